@@ -1,0 +1,278 @@
+//! The resolved, typed intermediate representation the checker produces:
+//! names are slot indices, neighbour reads are explicit forms, and integer
+//! and boolean expressions are separate types, so later phases need no
+//! type tests.
+
+use crate::span::Span;
+
+/// The type of a value. Everything but `Bool` is stored as an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// An integer.
+    Int,
+    /// A boolean.
+    Bool,
+    /// A value of the enumeration with this index.
+    Enum(usize),
+    /// A process reference (a process index at run time).
+    Node,
+}
+
+/// A variable's declared domain.
+#[derive(Clone, Debug)]
+pub enum Domain {
+    /// `bool`
+    Bool,
+    /// Self or a neighbour.
+    Node,
+    /// The values of an enumeration.
+    Enum(usize),
+    /// `lo..hi` inclusive; bounds use only parameters and `n`.
+    Range(IExpr, IExpr),
+}
+
+/// A process-scoped variable.
+#[derive(Clone, Debug)]
+pub struct Var {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub ty: Ty,
+    /// Its domain.
+    pub domain: Domain,
+    /// The declared initial value; it may use `index`, `id`, `n` and parameters.
+    pub init: Option<Value>,
+    /// The slot of this variable within a process's row.
+    pub slot: usize,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// An enumeration.
+#[derive(Clone, Debug)]
+pub struct Enum {
+    /// Its name (generated for anonymous ones).
+    pub name: String,
+    /// Its values, in order.
+    pub values: Vec<String>,
+}
+
+/// A parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// Its name.
+    pub name: String,
+    /// Its default; may use `n` and earlier parameters.
+    pub default: IExpr,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// The process a read refers to.
+#[derive(Clone, Debug)]
+pub enum Proc {
+    /// The current process.
+    Me,
+    /// Its left neighbour on a ring or chain.
+    Left(Span),
+    /// Its right neighbour on a ring or chain.
+    Right(Span),
+    /// A bound variable (quantifier) holding a process index.
+    Local(usize),
+    /// The process an own node-valued variable names.
+    Through(usize),
+    /// Any node expression; only in global predicates, where reads are unrestricted.
+    At(Box<IExpr>),
+}
+
+/// Arithmetic operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`, flooring
+    Div,
+    /// `mod`, result with the sign of the divisor
+    Mod,
+    /// `min(a, b)`
+    Min,
+    /// `max(a, b)`
+    Max,
+}
+
+/// Comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// What a quantifier ranges over.
+#[derive(Clone, Debug)]
+pub enum Coll {
+    /// The neighbours (those whose variables it may read) of this process.
+    NbrsOf(Proc),
+    /// All processes.
+    Procs,
+}
+
+/// Integer-valued expressions (integers, enumeration values, node references).
+#[derive(Clone, Debug)]
+pub enum IExpr {
+    /// A constant.
+    Const(i64),
+    /// A parameter's value.
+    Param(usize),
+    /// The number of processes.
+    N,
+    /// A variable of a process.
+    Var(Proc, usize),
+    /// The index of a process.
+    Index(Proc),
+    /// The id of a process.
+    Id(Proc),
+    /// The node reference to a process.
+    NodeOf(Proc),
+    /// `-e`
+    Neg(Box<IExpr>),
+    /// `|e|`
+    Abs(Box<IExpr>),
+    /// `a op b`; the span is reported on division by zero.
+    Arith(Arith, Box<IExpr>, Box<IExpr>, Span),
+    /// `count(q in C: P)`: the bound variable's local slot, the collection, the body.
+    Count(usize, Coll, Box<BExpr>),
+}
+
+/// Boolean-valued expressions.
+#[derive(Clone, Debug)]
+pub enum BExpr {
+    /// A constant.
+    Const(bool),
+    /// A boolean variable of a process.
+    Var(Proc, usize),
+    /// `not e`
+    Not(Box<BExpr>),
+    /// `a and b`
+    And(Box<BExpr>, Box<BExpr>),
+    /// `a or b`
+    Or(Box<BExpr>, Box<BExpr>),
+    /// `a => b`
+    Implies(Box<BExpr>, Box<BExpr>),
+    /// `a == b` (true) or `a != b` (false) on booleans.
+    BoolEq(bool, Box<BExpr>, Box<BExpr>),
+    /// An integer comparison.
+    Cmp(Cmp, IExpr, IExpr),
+    /// `forall(q in C: P)`
+    Forall(usize, Coll, Box<BExpr>),
+    /// `exists(q in C: P)`
+    Exists(usize, Coll, Box<BExpr>),
+    /// `enabled(p)` (global predicates only).
+    Enabled(Proc),
+}
+
+/// A value of either kind.
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// Integer-like.
+    Int(IExpr),
+    /// Boolean.
+    Bool(BExpr),
+}
+
+/// Statements.
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// Nothing.
+    Skip,
+    /// Simultaneous assignment to own variables: (variable, span of the target).
+    Assign(Vec<(usize, Span)>, Vec<Value>),
+    /// In sequence.
+    Seq(Vec<Stmt>),
+    /// Conditional.
+    If(BExpr, Box<Stmt>, Box<Stmt>),
+}
+
+/// A guarded action.
+#[derive(Clone, Debug)]
+pub struct Action {
+    /// Its label.
+    pub label: String,
+    /// Its priority expression (constant after instantiation); smaller is more urgent.
+    pub priority: Option<(IExpr, Span)>,
+    /// The guard.
+    pub guard: BExpr,
+    /// The statement.
+    pub body: Stmt,
+    /// The whole action, for runtime diagnostics.
+    pub span: Span,
+}
+
+/// A role: the program of the processes its selector matches.
+#[derive(Clone, Debug)]
+pub struct Role {
+    /// Selector over `index`, `id`, `n` and parameters; `None` matches all.
+    pub selector: Option<BExpr>,
+    /// The actions in program order.
+    pub actions: Vec<Action>,
+    /// The role's head, for messages.
+    pub head: Span,
+    /// Whether any action reads `left` / `right`, with a span of one such read.
+    pub reads_left: Option<Span>,
+    /// See `reads_left`.
+    pub reads_right: Option<Span>,
+}
+
+/// A checked program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// Parameters in declaration order.
+    pub params: Vec<Param>,
+    /// The default topology, if declared.
+    pub topology: Option<(String, Span)>,
+    /// Enumerations.
+    pub enums: Vec<Enum>,
+    /// Process variables; `slot` is the position in a process's row.
+    pub vars: Vec<Var>,
+    /// Roles in program order.
+    pub roles: Vec<Role>,
+    /// The legitimacy predicate.
+    pub legitimate: Option<(BExpr, Span)>,
+    /// Named invariants.
+    pub invariants: Vec<(String, BExpr, Span)>,
+    /// How many quantifier variables may be live at once.
+    pub max_locals: usize,
+}
+
+impl Program {
+    /// The number of value slots one process occupies.
+    pub fn stride(&self) -> usize {
+        self.vars.len()
+    }
+
+    /// Writes a value of type `ty` the way a user reads it.
+    pub fn show_value(&self, ty: Ty, v: i64) -> String {
+        match ty {
+            Ty::Bool => (v != 0).to_string(),
+            Ty::Enum(e) => self.enums[e]
+                .values
+                .get(v as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("<{v}>")),
+            Ty::Int | Ty::Node => v.to_string(),
+        }
+    }
+}

@@ -1,0 +1,432 @@
+//! Phase 5, the command-line front end: `guarded run` and `guarded check`.
+//! Parses flags with clap, drives the pipeline, renders diagnostics, prints
+//! traces and the summary.
+//!
+//! Exit codes: 0 success; 1 the program, a configuration or schedule file
+//! is wrong; 2 the command line is wrong; 3 a runtime error in the program
+//! (out-of-domain assignment, division by zero, bad schedule line);
+//! 4 an invariant was violated.
+
+mod output;
+
+use crate::check;
+use crate::compile;
+use crate::diagnostic::{render, Problem};
+use crate::runtime::engine::{Choice, Daemon, Outcome, ScheduledStep, Simulation};
+use crate::runtime::init::{initial_state, InitMode};
+use crate::runtime::topology::{self, Ids, Topology};
+use crate::syntax;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::io::{IsTerminal, Write};
+
+/// Success.
+pub const EXIT_OK: i32 = 0;
+/// The program or an input file is wrong.
+pub const EXIT_INPUT: i32 = 1;
+/// The command line is wrong.
+pub const EXIT_USAGE: i32 = 2;
+/// The program failed at run time.
+pub const EXIT_RUNTIME: i32 = 3;
+/// An invariant was violated.
+pub const EXIT_INVARIANT: i32 = 4;
+
+const EXIT_CODES: &str = "Exit codes: 0 success; 1 the program or an input file is wrong; \
+2 the command line is wrong; 3 runtime error in the program; 4 an invariant was violated.";
+
+#[derive(Parser, Debug)]
+#[command(name = "guarded", version, about = "Run distributed algorithms written as guarded commands", after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a program on a topology under a daemon and report the measures.
+    #[command(after_help = EXIT_CODES)]
+    Run(RunArgs),
+    /// Parse and check a program (and instantiate it on its topology) without running it.
+    #[command(after_help = EXIT_CODES)]
+    Check(CheckArgs),
+}
+
+/// How the program is instantiated: shared by `run` and `check`.
+#[derive(Args, Debug)]
+struct InstanceArgs {
+    /// The program (a `.gc` file).
+    program: String,
+    /// Topology: ring:N, uring:N, chain:N, star:N, complete:N, grid:RxC, torus:RxC,
+    /// hypercube:D, tree:N, random:N[:P], file:EDGES, dot:FILE.DOT [default: the program's]
+    #[arg(short, long, value_name = "SPEC")]
+    topology: Option<String>,
+    /// Process ids: index, random (a permutation of 0..n-1), random:LO..HI, or a list 6,7,4,...
+    #[arg(long, default_value = "index", value_parser = parse_ids)]
+    ids: Ids,
+    /// Override a parameter: NAME=VALUE (repeatable).
+    #[arg(short, long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, i64)>,
+    /// Seed of the one random generator (topology, ids, initial values, daemon).
+    #[arg(short, long, default_value_t = 0)]
+    seed: u64,
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    #[command(flatten)]
+    instance: InstanceArgs,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum Until {
+    /// Stop when no process is enabled (or at a limit).
+    Silent,
+    /// Stop as soon as the legitimacy predicate holds.
+    Legitimate,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    #[command(flatten)]
+    instance: InstanceArgs,
+    /// Daemon: central, synchronous, distributed, locally-central, or schedule:FILE
+    /// (one step a line: the indices of the processes that move).
+    #[arg(short, long, default_value = "central", value_name = "DAEMON")]
+    daemon: String,
+    /// Initial configuration: declared, random, or a file of `PROCESS.VAR = VALUE` lines
+    /// [default: declared when every variable has a declared value, random otherwise]
+    #[arg(short, long, value_name = "MODE|FILE")]
+    init: Option<String>,
+    /// Set one initial value: PROCESS.VAR=VALUE (`*` for every process; repeatable).
+    #[arg(long = "set", value_name = "P.VAR=VALUE")]
+    sets: Vec<String>,
+    /// Stop after this many steps.
+    #[arg(long, default_value_t = 100_000)]
+    max_steps: u64,
+    /// Stop after this many moves.
+    #[arg(long)]
+    max_moves: Option<u64>,
+    /// When to stop early.
+    #[arg(long, value_enum, default_value_t = Until::Silent)]
+    until: Until,
+    /// Among several enabled actions of one process, run the first or a random one.
+    #[arg(long, value_enum, default_value_t = ChoiceArg::First)]
+    choice: ChoiceArg,
+    /// Print every step.
+    #[arg(long)]
+    trace: bool,
+    /// Trace format (implies --trace).
+    #[arg(long, value_enum)]
+    trace_format: Option<Format>,
+    /// Summary format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Leave the final configuration out of the summary.
+    #[arg(long)]
+    no_final: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum ChoiceArg {
+    First,
+    Random,
+}
+
+fn parse_ids(s: &str) -> Result<Ids, String> {
+    s.parse()
+}
+
+fn parse_param(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;
+    let name = name.trim();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("`{name}` is not a parameter name"));
+    }
+    let value = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{}` is not an integer", value.trim()))?;
+    Ok((name.to_string(), value))
+}
+
+fn parse_daemon(s: &str) -> Result<Daemon, String> {
+    Ok(match s {
+        "central" => Daemon::Central,
+        "synchronous" | "sync" => Daemon::Synchronous,
+        "distributed" => Daemon::Distributed,
+        "locally-central" => Daemon::LocallyCentral,
+        _ => {
+            if let Some(path) = s.strip_prefix("schedule:") {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read schedule `{path}`: {e}"))?;
+                return parse_schedule(path, &text).map(Daemon::Schedule);
+            }
+            let names = ["central", "synchronous", "distributed", "locally-central", "schedule"];
+            let hint = check::suggest(s, names).map_or(String::new(), |h| format!(" (did you mean `{h}`?)"));
+            return Err(format!(
+                "unknown daemon `{s}`{hint}; use central, synchronous, distributed, locally-central or schedule:FILE"
+            ));
+        }
+    })
+}
+
+/// Reads a schedule: one step a line, process indices separated by spaces
+/// or commas (braces allowed), `#` comments.
+pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, String> {
+    let mut out = Vec::new();
+    for (k, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let procs: Result<Vec<u32>, _> = line
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '{' || c == '}')
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse::<u32>())
+            .collect();
+        match procs {
+            Ok(p) if !p.is_empty() => out.push(ScheduledStep { line: k + 1, procs: p }),
+            _ => return Err(format!("{name}:{}: expected process indices, found `{line}`", k + 1)),
+        }
+    }
+    Ok(out)
+}
+
+struct Loaded {
+    prog: check::ir::Program,
+    topo: Topology,
+    code: compile::Compiled,
+    rng: ChaCha8Rng,
+    source: String,
+}
+
+/// Whether diagnostics should be plain (no colour).
+fn plain() -> bool {
+    std::env::var_os("NO_COLOR").is_some() || !std::io::stderr().is_terminal()
+}
+
+fn eprint_problems(problems: &[Problem], name: &str, source: &str) {
+    eprint!("{}", render(problems, name, source, plain()));
+}
+
+fn usage_error(message: String) -> i32 {
+    eprintln!("error: {message}\n\nFor more information, try '--help'.");
+    EXIT_USAGE
+}
+
+fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
+    let source = std::fs::read_to_string(&args.program).map_err(|e| usage_error(format!("cannot read program `{}`: {e}", args.program)))?;
+    let ast = syntax::parse_program(&source).map_err(|p| {
+        eprint_problems(&[p], &args.program, &source);
+        EXIT_INPUT
+    })?;
+    let prog = check::check(&ast).map_err(|ps| {
+        eprint_problems(&ps, &args.program, &source);
+        EXIT_INPUT
+    })?;
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let spec = match (&args.topology, &prog.topology) {
+        (Some(t), _) => t.clone(),
+        (None, Some((t, _))) => t.clone(),
+        (None, None) => {
+            return Err(usage_error(format!(
+                "`{}` declares no default topology; give one with --topology, e.g. --topology ring:8",
+                args.program
+            )))
+        }
+    };
+    let read = |path: &str| std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"));
+    let mut topo = topology::build(&spec, &mut rng, &read).map_err(|m| match (&args.topology, &prog.topology) {
+        (None, Some((_, span))) => {
+            eprint_problems(
+                &[Problem::new("guarded::topology::invalid", m)
+                    .label(*span, "the default topology")
+                    .help("fix the declaration or give --topology")],
+                &args.program,
+                &source,
+            );
+            EXIT_INPUT
+        }
+        _ => usage_error(m),
+    })?;
+    topology::assign_ids(&mut topo, &args.ids, &mut rng).map_err(usage_error)?;
+    let code = compile::instantiate(&prog, &topo, &args.params).map_err(|ps| {
+        eprint_problems(&ps, &args.program, &source);
+        EXIT_INPUT
+    })?;
+    Ok(Loaded {
+        prog,
+        topo,
+        code,
+        rng,
+        source,
+    })
+}
+
+/// Runs the command line; returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Check(a) => match load(&a.instance) {
+            Ok(l) => {
+                println!(
+                    "{}: ok ({} variables, {} roles, {} actions; instantiated on {} with {} processes)",
+                    a.instance.program,
+                    l.prog.vars.len(),
+                    l.prog.roles.len(),
+                    l.prog.roles.iter().map(|r| r.actions.len()).sum::<usize>(),
+                    l.topo.name,
+                    l.topo.n()
+                );
+                EXIT_OK
+            }
+            Err(code) => code,
+        },
+        Command::Run(a) => run(&a),
+    }
+}
+
+fn run(a: &RunArgs) -> i32 {
+    let daemon = match parse_daemon(&a.daemon) {
+        Ok(d) => d,
+        Err(m) => return usage_error(m),
+    };
+    let mut l = match load(&a.instance) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let all_declared = l.prog.vars.iter().all(|v| v.init.is_some());
+    let mode = match a.init.as_deref() {
+        None if all_declared => InitMode::Declared,
+        None => InitMode::Random,
+        Some("declared") => InitMode::Declared,
+        Some("random") => InitMode::Random,
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => InitMode::File(path.to_string(), text),
+            Err(e) => return usage_error(format!("--init: cannot read `{path}`: {e} (use `declared`, `random` or a file)")),
+        },
+    };
+    let state = match initial_state(&l.prog, &l.code, &l.topo, &mode, &a.sets, &mut l.rng) {
+        Ok(s) => s,
+        Err(e) => {
+            if e.origin.is_empty() {
+                eprint_problems(&e.problems, &a.instance.program, &l.source);
+            } else {
+                eprint_problems(&e.problems, &e.origin, &e.text);
+            }
+            return EXIT_INPUT;
+        }
+    };
+    let init_name = match &mode {
+        InitMode::Declared => "declared".to_string(),
+        InitMode::Random => "random".to_string(),
+        InitMode::File(p, _) => p.clone(),
+    };
+    let choice = if a.choice == ChoiceArg::Random { Choice::Random } else { Choice::First };
+    let source = std::mem::take(&mut l.source);
+    let program = a.instance.program.clone();
+    let mut sim = match Simulation::new(l.prog, l.code, l.topo, state, daemon, choice, l.rng) {
+        Ok(s) => s,
+        Err(e) => {
+            eprint!("{}", output::runtime_error(&e, &program, &source, plain(), None));
+            return EXIT_RUNTIME;
+        }
+    };
+    let trace = a.trace_format.or(if a.trace { Some(Format::Text) } else { None });
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut tracer = output::Tracer::new(trace == Some(Format::Json));
+    if trace.is_some() {
+        let _ = tracer.initial(&mut out, &sim);
+    }
+    let mut stop = output::Stop::StepLimit;
+    let mut exit = EXIT_OK;
+    let mut failure: Option<String> = None;
+    let check_invariants = |sim: &Simulation| -> Result<(), (String, i32)> {
+        match sim.violated_invariant() {
+            Ok(None) => Ok(()),
+            Ok(Some(i)) => Err((output::invariant_violation(sim, i, &program, &source, plain()), EXIT_INVARIANT)),
+            Err(e) => Err((output::runtime_error(&e, &program, &source, plain(), Some(sim)), EXIT_RUNTIME)),
+        }
+    };
+    if let Err((msg, code)) = check_invariants(&sim) {
+        failure = Some(msg);
+        exit = code;
+        stop = output::Stop::Invariant;
+    }
+    while failure.is_none() {
+        if a.until == Until::Legitimate && sim.legitimate() == Some(true) {
+            stop = output::Stop::Legitimate;
+            break;
+        }
+        if sim.now().step >= a.max_steps {
+            stop = output::Stop::StepLimit;
+            break;
+        }
+        if a.max_moves.is_some_and(|m| sim.now().moves >= m) {
+            stop = output::Stop::MoveLimit;
+            break;
+        }
+        match sim.step() {
+            Ok(Outcome::Moved) => {
+                if trace.is_some() {
+                    let _ = tracer.step(&mut out, &sim);
+                }
+                if let Err((msg, code)) = check_invariants(&sim) {
+                    failure = Some(msg);
+                    exit = code;
+                    stop = output::Stop::Invariant;
+                }
+            }
+            Ok(Outcome::Silent) => {
+                stop = output::Stop::Silent;
+                break;
+            }
+            Ok(Outcome::ScheduleDone) => {
+                stop = output::Stop::ScheduleDone;
+                break;
+            }
+            Err(e) => {
+                failure = Some(output::runtime_error(&e, &program, &source, plain(), Some(&sim)));
+                exit = EXIT_RUNTIME;
+                stop = output::Stop::Error;
+            }
+        }
+    }
+    let info = output::RunInfo {
+        program: &program,
+        daemon: sim.daemon.name(),
+        seed: a.instance.seed,
+        init: &init_name,
+        stop,
+        show_final: !a.no_final,
+    };
+    let _ = out.flush();
+    if let Some(msg) = &failure {
+        eprint!("{msg}");
+    }
+    // A failed run still reports what it knew.
+    let summary = if a.format == Format::Json {
+        output::summary_json(&sim, &info)
+    } else {
+        output::summary_text(&sim, &info)
+    };
+    let _ = write!(out, "{summary}");
+    let _ = out.flush();
+    exit
+}

@@ -1,0 +1,354 @@
+//! What `guarded run` prints: the trace (text or JSON lines), the summary
+//! (text or JSON), and runtime errors and invariant violations as
+//! diagnostics.
+
+use crate::diagnostic::{render, Problem};
+use crate::runtime::engine::{RunError, Simulation};
+use serde_json::{json, Map, Value};
+use std::io::{self, Write};
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// No process is enabled.
+    Silent,
+    /// `--until legitimate` and it holds.
+    Legitimate,
+    /// `--max-steps` reached.
+    StepLimit,
+    /// `--max-moves` reached.
+    MoveLimit,
+    /// The schedule ran out.
+    ScheduleDone,
+    /// An invariant was violated.
+    Invariant,
+    /// A runtime error.
+    Error,
+}
+
+impl Stop {
+    fn describe(self) -> &'static str {
+        match self {
+            Stop::Silent => "silent (no process enabled)",
+            Stop::Legitimate => "legitimate (--until legitimate)",
+            Stop::StepLimit => "step limit",
+            Stop::MoveLimit => "move limit",
+            Stop::ScheduleDone => "end of schedule",
+            Stop::Invariant => "invariant violated",
+            Stop::Error => "runtime error",
+        }
+    }
+    fn key(self) -> &'static str {
+        match self {
+            Stop::Silent => "silent",
+            Stop::Legitimate => "legitimate",
+            Stop::StepLimit => "step-limit",
+            Stop::MoveLimit => "move-limit",
+            Stop::ScheduleDone => "schedule-done",
+            Stop::Invariant => "invariant",
+            Stop::Error => "error",
+        }
+    }
+}
+
+/// What the summary says about how the run was set up.
+pub struct RunInfo<'a> {
+    /// The program's path.
+    pub program: &'a str,
+    /// The daemon's name.
+    pub daemon: &'a str,
+    /// The seed.
+    pub seed: u64,
+    /// The initial configuration's origin.
+    pub init: &'a str,
+    /// Why the run ended.
+    pub stop: Stop,
+    /// Whether to print the final configuration.
+    pub show_final: bool,
+}
+
+fn row_text(sim: &Simulation, row: &[i64]) -> String {
+    sim.prog
+        .vars
+        .iter()
+        .map(|v| format!("{}={}", v.name, sim.prog.show_value(v.ty, row[v.slot])))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn row_json(sim: &Simulation, row: &[i64]) -> Value {
+    let mut m = Map::new();
+    for v in &sim.prog.vars {
+        let x = row[v.slot];
+        let val = match v.ty {
+            crate::check::ir::Ty::Bool => json!(x != 0),
+            crate::check::ir::Ty::Enum(_) => json!(sim.prog.show_value(v.ty, x)),
+            _ => json!(x),
+        };
+        m.insert(v.name.clone(), val);
+    }
+    Value::Object(m)
+}
+
+/// Prints the trace as the run goes.
+pub struct Tracer {
+    json: bool,
+    order: Vec<usize>,
+    was_legit: Option<bool>,
+}
+
+impl Tracer {
+    /// A tracer in text or JSON-lines form.
+    pub fn new(json: bool) -> Self {
+        Tracer {
+            json,
+            order: Vec::new(),
+            was_legit: None,
+        }
+    }
+
+    /// The initial configuration.
+    pub fn initial(&mut self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
+        let stride = sim.stride();
+        self.was_legit = sim.legitimate();
+        if self.json {
+            let procs: Vec<Value> = (0..sim.n()).map(|p| row_json(sim, &sim.state[p * stride..(p + 1) * stride])).collect();
+            let mut m = Map::new();
+            m.insert("step".into(), json!(0));
+            m.insert("configuration".into(), Value::Array(procs));
+            m.insert("enabled".into(), json!(sorted(sim.enabled())));
+            if let Some(l) = sim.legitimate() {
+                m.insert("legitimate".into(), json!(l));
+            }
+            writeln!(out, "{}", Value::Object(m))
+        } else {
+            writeln!(out, "initial configuration:")?;
+            for p in 0..sim.n() {
+                writeln!(out, "  {p}: {}", row_text(sim, &sim.state[p * stride..(p + 1) * stride]))?;
+            }
+            writeln!(out, "enabled: {}", list(&sorted(sim.enabled())))?;
+            if sim.legitimate() == Some(true) {
+                writeln!(out, "-- legitimate at the start")?;
+            }
+            Ok(())
+        }
+    }
+
+    /// The step just taken.
+    pub fn step(&mut self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
+        let last = sim.last();
+        let stride = sim.stride();
+        let now = sim.now();
+        // Movers in index order, so traces read the same whatever the daemon's order.
+        self.order.clear();
+        self.order.extend(0..last.movers.len());
+        self.order.sort_by_key(|&k| last.movers[k]);
+        let label = |k: usize| {
+            let p = last.movers[k] as usize;
+            &sim.code.roles[sim.code.role_of[p] as usize].actions[last.actions[k] as usize].label
+        };
+        let changes = |k: usize| {
+            sim.prog.vars.iter().filter(move |v| last.before[k * stride + v.slot] != last.after[k * stride + v.slot])
+        };
+        if self.json {
+            let moves: Vec<Value> = self
+                .order
+                .iter()
+                .map(|&k| {
+                    let mut w = Map::new();
+                    for v in changes(k) {
+                        w.insert(v.name.clone(), row_json(sim, &last.after[k * stride..(k + 1) * stride])[&v.name].clone());
+                    }
+                    json!({"process": last.movers[k], "action": label(k), "writes": Value::Object(w)})
+                })
+                .collect();
+            let mut m = Map::new();
+            m.insert("step".into(), json!(now.step));
+            m.insert("round".into(), json!(now.round.max(1)));
+            m.insert("moves".into(), Value::Array(moves));
+            if let Some(l) = sim.legitimate() {
+                m.insert("legitimate".into(), json!(l));
+            }
+            writeln!(out, "{}", Value::Object(m))?;
+        } else {
+            let parts: Vec<String> = self
+                .order
+                .iter()
+                .map(|&k| {
+                    let ch: Vec<String> = changes(k)
+                        .map(|v| {
+                            format!(
+                                "{}: {} -> {}",
+                                v.name,
+                                sim.prog.show_value(v.ty, last.before[k * stride + v.slot]),
+                                sim.prog.show_value(v.ty, last.after[k * stride + v.slot])
+                            )
+                        })
+                        .collect();
+                    let ch = if ch.is_empty() { "no change".to_string() } else { ch.join(", ") };
+                    format!("{} {} ({ch})", last.movers[k], label(k))
+                })
+                .collect();
+            writeln!(out, "step {} round {}: {}", now.step, now.round.max(1), parts.join("; "))?;
+            match (self.was_legit, sim.legitimate()) {
+                (Some(false), Some(true)) => writeln!(out, "-- legitimate from step {} (move {}, round {})", now.step, now.moves, now.round)?,
+                (Some(true), Some(false)) => writeln!(out, "-- legitimacy lost at step {}", now.step)?,
+                _ => {}
+            }
+        }
+        self.was_legit = sim.legitimate();
+        Ok(())
+    }
+}
+
+fn sorted(v: &[u32]) -> Vec<u32> {
+    let mut v = v.to_vec();
+    v.sort_unstable();
+    v
+}
+
+fn list(v: &[u32]) -> String {
+    if v.is_empty() {
+        return "none".into();
+    }
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+}
+
+/// The summary in text form.
+pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
+    let now = sim.now();
+    let mut s = String::new();
+    let mut line = |k: &str, v: String| s.push_str(&format!("{k:<12}{v}\n"));
+    line("program", info.program.to_string());
+    line("topology", format!("{} ({} processes)", sim.topo.name, sim.n()));
+    if !sim.code.params.is_empty() {
+        line("parameters", sim.code.params.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "));
+    }
+    line("daemon", format!("{}, seed {}", info.daemon, info.seed));
+    line("init", info.init.to_string());
+    line("stopped", format!("{} after step {}", info.stop.describe(), now.step));
+    line("steps", now.step.to_string());
+    line("moves", now.moves.to_string());
+    line("rounds", format!("{} ({} complete)", now.round, sim.rounds_completed()));
+    match sim.legitimate() {
+        None => line("legitimate", "no predicate declared".into()),
+        Some(l) => {
+            line("legitimate", if l { "yes, at the end".into() } else { "no, not at the end".into() });
+            match (sim.stabilized_at(), sim.first_legitimate()) {
+                (Some(p), first) => {
+                    let mut v = format!("step {}, move {}, round {}", p.step, p.moves, p.round);
+                    if sim.legitimacy_losses() > 0 {
+                        let f = first.unwrap_or(p);
+                        v.push_str(&format!(" (first held at step {}, lost {} times since)", f.step, sim.legitimacy_losses()));
+                    }
+                    line("stabilized", v);
+                }
+                (None, Some(f)) => line("stabilized", format!("no (held at step {} but was lost)", f.step)),
+                (None, None) => line("stabilized", "no".into()),
+            }
+        }
+    }
+    line("silent", if sim.is_silent() { "yes".into() } else { format!("no ({} enabled)", sim.enabled().len()) });
+    if info.show_final {
+        s.push_str("final configuration:\n");
+        let stride = sim.stride();
+        let enabled = sorted(sim.enabled());
+        for p in 0..sim.n() {
+            let mark = if enabled.binary_search(&(p as u32)).is_ok() { " *" } else { "" };
+            s.push_str(&format!("  {p}: {}{mark}\n", row_text(sim, &sim.state[p * stride..(p + 1) * stride])));
+        }
+        s.push_str("  (* enabled)\n");
+    }
+    s
+}
+
+/// The summary as one JSON object.
+pub fn summary_json(sim: &Simulation, info: &RunInfo) -> String {
+    let now = sim.now();
+    let stride = sim.stride();
+    let params: Map<String, Value> = sim.code.params.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+    let mut v = json!({
+        "program": info.program,
+        "topology": sim.topo.name,
+        "processes": sim.n(),
+        "parameters": params,
+        "daemon": info.daemon,
+        "seed": info.seed,
+        "init": info.init,
+        "stopped": info.stop.key(),
+        "steps": now.step,
+        "moves": now.moves,
+        "rounds": now.round,
+        "rounds_complete": sim.rounds_completed(),
+        "legitimate": sim.legitimate(),
+        "stabilized": sim.stabilized_at(),
+        "first_legitimate": sim.first_legitimate(),
+        "legitimacy_losses": sim.legitimacy_losses(),
+        "silent": sim.is_silent(),
+        "enabled": sorted(sim.enabled()),
+    });
+    if info.show_final {
+        v["final"] = Value::Array((0..sim.n()).map(|p| row_json(sim, &sim.state[p * stride..(p + 1) * stride])).collect());
+    }
+    format!("{v}\n")
+}
+
+/// A runtime error as a diagnostic against the program's source.
+pub fn runtime_error(e: &RunError, program: &str, source: &str, plain: bool, sim: Option<&Simulation>) -> String {
+    match e {
+        RunError::Fault {
+            fault,
+            process,
+            action,
+            step,
+            during,
+        } => {
+            let who = match (process, action) {
+                (Some(p), Some((label, _))) => format!("process {p}, action `{label}`"),
+                (Some(p), None) => format!("process {p}"),
+                _ => "the whole configuration".to_string(),
+            };
+            let mut pr = Problem::new(
+                "guarded::runtime::fault",
+                format!("runtime error at step {step} in {who}, evaluating {during}: {}", fault.message),
+            )
+            .label(fault.span, fault.message.clone())
+            .help(fault.help.clone());
+            if let Some((label, span)) = action {
+                pr = pr.label(*span, format!("in action `{label}`"));
+            }
+            let mut out = render(&[pr], program, source, plain);
+            if let (Some(sim), Some(p)) = (sim, process) {
+                let stride = sim.stride();
+                out.push_str(&format!(
+                    "  process {p} before the step: {}\n",
+                    row_text(sim, &sim.state[p * stride..(p + 1) * stride])
+                ));
+            }
+            out
+        }
+        RunError::Schedule { line, message } => format!("error: schedule line {line}: {message}\n"),
+    }
+}
+
+/// An invariant violation as a diagnostic naming the step that broke it.
+pub fn invariant_violation(sim: &Simulation, index: usize, program: &str, source: &str, plain: bool) -> String {
+    let inv = &sim.code.invariants[index];
+    let now = sim.now();
+    let cause = if now.step == 0 {
+        "in the initial configuration".to_string()
+    } else {
+        let last = sim.last();
+        let moves: Vec<String> = last
+            .movers
+            .iter()
+            .zip(&last.actions)
+            .map(|(&p, &a)| format!("{p} {}", sim.code.roles[sim.code.role_of[p as usize] as usize].actions[a as usize].label))
+            .collect();
+        format!("by step {} (round {}), in which moved: {}", now.step, now.round, moves.join(", "))
+    };
+    let pr = Problem::new("guarded::runtime::invariant", format!("invariant `{}` violated {cause}", inv.name))
+        .label(inv.span, "this no longer holds")
+        .help("rerun with --trace to see the steps that led here");
+    render(&[pr], program, source, plain)
+}

@@ -1,0 +1,745 @@
+//! Phase 3, compilation: instantiates a checked program on a topology
+//! (parameters, domains, priorities and roles become constants) and turns
+//! every guard, statement and predicate into closures over the flat
+//! configuration. Nothing walks the IR at run time.
+
+use crate::check::ir::{self, Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Ty, Value};
+use crate::diagnostic::Problem;
+use crate::runtime::topology::{Topology, NONE};
+use crate::span::Span;
+use std::cell::Cell;
+
+/// What a closure sees while it runs.
+pub struct Env<'a> {
+    /// The configuration before the step: `stride` values per process.
+    pub state: &'a [i64],
+    /// The process whose guard or statement runs (unused in global predicates).
+    pub me: usize,
+    /// The mover's own row while its statement runs; its writes land here.
+    pub scratch: &'a [Cell<i64>],
+    /// The topology.
+    pub topo: &'a Topology,
+    /// Quantifier variables.
+    pub locals: &'a [Cell<i64>],
+    /// Per process, its chosen action or `NONE` when disabled (for `enabled(p)`).
+    pub enabled: &'a [u32],
+}
+
+/// A runtime error raised inside a closure, pointing at the expression.
+#[derive(Debug, Clone)]
+pub struct Fault {
+    /// The expression or assignment that failed.
+    pub span: Span,
+    /// What went wrong.
+    pub message: String,
+    /// What to do about it.
+    pub help: String,
+}
+
+/// A closure's result; faults are boxed to keep the success path small.
+pub type Res<T> = Result<T, Box<Fault>>;
+
+fn fault<T>(span: Span, message: String, help: &str) -> Res<T> {
+    Err(Box::new(Fault {
+        span,
+        message,
+        help: help.to_string(),
+    }))
+}
+
+/// A compiled integer-like expression.
+pub type IFn = Box<dyn Fn(&Env) -> Res<i64> + Send + Sync>;
+/// A compiled boolean expression.
+pub type BFn = Box<dyn Fn(&Env) -> Res<bool> + Send + Sync>;
+/// A compiled statement: writes go to `Env::scratch`.
+pub type SFn = Box<dyn Fn(&Env) -> Res<()> + Send + Sync>;
+type PFn = Box<dyn Fn(&Env) -> Res<usize> + Send + Sync>;
+
+/// A variable's domain with its bounds known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VarDomain {
+    /// `false`/`true` as 0/1.
+    Bool,
+    /// `lo..=hi`.
+    Range(i64, i64),
+    /// `0..len-1`, the enumeration's values.
+    Enum(usize),
+    /// Self or a neighbour.
+    Node,
+}
+
+impl VarDomain {
+    /// Whether `v` lies in the domain for process `me`.
+    pub fn contains(&self, v: i64, me: usize, topo: &Topology) -> bool {
+        match *self {
+            VarDomain::Bool => v == 0 || v == 1,
+            VarDomain::Range(lo, hi) => (lo..=hi).contains(&v),
+            VarDomain::Enum(len) => v >= 0 && (v as usize) < len,
+            VarDomain::Node => v >= 0 && (v as usize) < topo.n() && topo.is_self_or_nbr(me, v as usize),
+        }
+    }
+    /// The domain as a user writes it.
+    pub fn describe(&self, prog: &ir::Program) -> String {
+        match *self {
+            VarDomain::Bool => "bool".into(),
+            VarDomain::Range(lo, hi) => format!("{lo}..{hi}"),
+            VarDomain::Enum(_) => "the enumeration's values".into(),
+            VarDomain::Node => {
+                let _ = prog;
+                "self or a neighbour".into()
+            }
+        }
+    }
+}
+
+/// One compiled action.
+pub struct CAction {
+    /// Its label.
+    pub label: String,
+    /// Its priority (smaller is more urgent; 0 when none was given).
+    pub priority: i64,
+    /// The guard.
+    pub guard: BFn,
+    /// The statement.
+    pub body: SFn,
+    /// The action's source, for diagnostics.
+    pub span: Span,
+}
+
+/// A compiled role: its actions sorted by priority, program order kept among equals.
+pub struct CRole {
+    /// Actions, most urgent first.
+    pub actions: Vec<CAction>,
+}
+
+/// A compiled invariant.
+pub struct CInvariant {
+    /// Its name.
+    pub name: String,
+    /// The predicate.
+    pub test: BFn,
+    /// Its source.
+    pub span: Span,
+}
+
+/// A program instantiated on a topology and compiled.
+pub struct Compiled {
+    /// Values per process.
+    pub stride: usize,
+    /// Parameter values, in declaration order.
+    pub params: Vec<(String, i64)>,
+    /// The roles.
+    pub roles: Vec<CRole>,
+    /// Each process's role.
+    pub role_of: Vec<u32>,
+    /// Domains of the variables, by slot.
+    pub domains: Vec<VarDomain>,
+    /// Declared initial values by slot; evaluated with `me` set and no state.
+    pub inits: Vec<Option<IFn>>,
+    /// The legitimacy predicate.
+    pub legitimate: Option<BFn>,
+    /// The invariants.
+    pub invariants: Vec<CInvariant>,
+    /// Size of the quantifier-variable frame.
+    pub max_locals: usize,
+}
+
+/// Evaluates an expression built only from constants, parameters and `n`.
+pub fn const_eval(e: &IExpr, params: &[i64], n: i64) -> Option<i64> {
+    Some(match e {
+        IExpr::Const(c) => *c,
+        IExpr::Param(i) => *params.get(*i)?,
+        IExpr::N => n,
+        IExpr::Neg(a) => const_eval(a, params, n)?.checked_neg()?,
+        IExpr::Abs(a) => const_eval(a, params, n)?.checked_abs()?,
+        IExpr::Arith(op, a, b, _) => arith(*op, const_eval(a, params, n)?, const_eval(b, params, n)?)?,
+        _ => return None,
+    })
+}
+
+fn arith(op: Arith, a: i64, b: i64) -> Option<i64> {
+    match op {
+        Arith::Add => a.checked_add(b),
+        Arith::Sub => a.checked_sub(b),
+        Arith::Mul => a.checked_mul(b),
+        Arith::Div => a.checked_div_euclid(b),
+        Arith::Mod => a.checked_rem_euclid(b),
+        Arith::Min => Some(a.min(b)),
+        Arith::Max => Some(a.max(b)),
+    }
+}
+
+/// Instantiates `prog` on `topo` with parameter overrides, checking what can
+/// only be checked once sizes are known, and compiles it.
+pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i64)]) -> Result<Compiled, Vec<Problem>> {
+    let n = topo.n() as i64;
+    let mut problems = Vec::new();
+    for (name, _) in overrides {
+        if !prog.params.iter().any(|p| &p.name == name) {
+            let known: Vec<&str> = prog.params.iter().map(|p| p.name.as_str()).collect();
+            let help = match crate::check::suggest(name, known.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None if known.is_empty() => "this program declares no parameters".into(),
+                None => format!("its parameters are {}", known.join(", ")),
+            };
+            problems.push(
+                Problem::new("guarded::instance::unknown_param", format!("the program has no parameter `{name}`"))
+                    .label(Span::default(), "")
+                    .help(help),
+            );
+        }
+    }
+    let mut params: Vec<i64> = Vec::new();
+    for p in &prog.params {
+        let v = match overrides.iter().rev().find(|(name, _)| *name == p.name) {
+            Some((_, v)) => *v,
+            None => match const_eval(&p.default, &params, n) {
+                Some(v) => v,
+                None => {
+                    problems.push(
+                        Problem::new("guarded::instance::param_overflow", format!("the default of `{}` cannot be computed", p.name))
+                            .label(p.span, "overflow or division by zero")
+                            .help("give the parameter with --param NAME=VALUE"),
+                    );
+                    0
+                }
+            },
+        };
+        params.push(v);
+    }
+    let mut domains = Vec::new();
+    for v in &prog.vars {
+        domains.push(match &v.domain {
+            Domain::Bool => VarDomain::Bool,
+            Domain::Node => VarDomain::Node,
+            Domain::Enum(e) => VarDomain::Enum(prog.enums[*e].values.len()),
+            Domain::Range(lo, hi) => match (const_eval(lo, &params, n), const_eval(hi, &params, n)) {
+                (Some(lo), Some(hi)) if lo <= hi => VarDomain::Range(lo, hi),
+                (Some(lo), Some(hi)) => {
+                    problems.push(
+                        Problem::new("guarded::instance::empty_domain", format!("the domain of `{}` is empty: {lo}..{hi}", v.name))
+                            .label(v.span, format!("{lo}..{hi} with n = {n}"))
+                            .help("a range `lo..hi` needs lo <= hi; check the parameters or the topology size"),
+                    );
+                    VarDomain::Range(0, 0)
+                }
+                _ => {
+                    problems.push(
+                        Problem::new("guarded::instance::bad_domain", format!("the bounds of `{}` cannot be computed", v.name))
+                            .label(v.span, "overflow or division by zero")
+                            .help("check the parameters"),
+                    );
+                    VarDomain::Range(0, 0)
+                }
+            },
+        });
+    }
+    let c = Compiler {
+        prog,
+        params: params.clone(),
+        n,
+        stride: prog.stride(),
+        in_stmt: false,
+        domains: domains.clone(),
+    };
+    // Constant values outside a domain, now that bounds are known.
+    for v in &prog.vars {
+        if let Some(Value::Int(e)) = &v.init {
+            if let Some(x) = const_eval(e, &params, n) {
+                if let VarDomain::Range(lo, hi) = domains[v.slot] {
+                    if !(lo..=hi).contains(&x) {
+                        problems.push(out_of_domain(v, x, lo, hi, v.span));
+                    }
+                }
+            }
+        }
+    }
+    for role in &prog.roles {
+        for a in &role.actions {
+            c.constant_assignments(&a.body, &mut problems);
+        }
+    }
+    // Which role each process runs.
+    let selectors: Vec<Option<BFn>> = prog.roles.iter().map(|r| r.selector.as_ref().map(|s| c.bexpr(s))).collect();
+    let locals = vec![Cell::new(0); prog.max_locals];
+    let mut role_of = vec![0u32; topo.n()];
+    let mut role_problems = 0;
+    for (p, role) in role_of.iter_mut().enumerate() {
+        let env = Env {
+            state: &[],
+            me: p,
+            scratch: &[],
+            topo,
+            locals: &locals,
+            enabled: &[],
+        };
+        let mut matched = Vec::new();
+        for (r, s) in selectors.iter().enumerate() {
+            let yes = match s {
+                None => true,
+                Some(f) => match f(&env) {
+                    Ok(b) => b,
+                    Err(fault) => {
+                        problems.push(
+                            Problem::new("guarded::instance::selector_fault", format!("role selector failed for process {p}: {}", fault.message))
+                                .label(fault.span, "here")
+                                .help(fault.help.clone()),
+                        );
+                        false
+                    }
+                },
+            };
+            if yes {
+                matched.push(r);
+            }
+        }
+        if matched.len() == 1 {
+            *role = matched[0] as u32;
+            continue;
+        }
+        role_problems += 1;
+        if role_problems > 3 {
+            continue;
+        }
+        let id = topo.ids[p];
+        let mut pr = if matched.is_empty() {
+            Problem::new("guarded::instance::no_role", format!("process {p} (id {id}) matches no role"))
+                .help("every process must match exactly one `process where ...` block; add a role or widen a selector")
+        } else {
+            Problem::new("guarded::instance::two_roles", format!("process {p} (id {id}) matches {} roles", matched.len()))
+                .help("every process must match exactly one `process where ...` block; make the selectors exclusive")
+        };
+        for r in &matched {
+            pr = pr.label(prog.roles[*r].head, format!("process {p} matches this role"));
+        }
+        if matched.is_empty() {
+            for r in &prog.roles {
+                pr = pr.label(r.head, format!("process {p} does not match"));
+            }
+        }
+        problems.push(pr);
+    }
+    // Ring neighbours must exist for every process whose role reads them.
+    for (r, role) in prog.roles.iter().enumerate() {
+        for (span, has, table, word) in [
+            (role.reads_left, topo.has_left, &topo.left, "left"),
+            (role.reads_right, topo.has_right, &topo.right, "right"),
+        ] {
+            let Some(span) = span else { continue };
+            let missing = (0..topo.n()).find(|&p| role_of[p] as usize == r && table[p] == NONE);
+            if !has || missing.is_some() {
+                let why = if !has {
+                    format!("topology `{}` has no `{word}` neighbours", topo.name)
+                } else {
+                    format!("process {} has no `{word}` neighbour on `{}`", missing.unwrap_or(0), topo.name)
+                };
+                problems.push(
+                    Problem::new("guarded::instance::no_ring_neighbour", why)
+                        .label(span, format!("`{word}` is read here"))
+                        .help("`left` and `right` exist on ring and chain topologies (a `uring` has only `left`); on other graphs quantify over `nbrs`"),
+                );
+            }
+        }
+    }
+    let mut roles = Vec::new();
+    for role in &prog.roles {
+        let mut actions = Vec::new();
+        for a in &role.actions {
+            let priority = match &a.priority {
+                None => 0,
+                Some((e, span)) => const_eval(e, &params, n).unwrap_or_else(|| {
+                    problems.push(
+                        Problem::new("guarded::instance::bad_priority", format!("the priority of `{}` cannot be computed", a.label))
+                            .label(*span, "overflow or division by zero")
+                            .help("a priority is a constant integer"),
+                    );
+                    0
+                }),
+            };
+            let s = Compiler { in_stmt: true, ..c.clone() };
+            actions.push(CAction {
+                label: a.label.clone(),
+                priority,
+                guard: c.bexpr(&a.guard),
+                body: s.stmt(&a.body),
+                span: a.span,
+            });
+        }
+        // Stable: program order decides among equal priorities.
+        actions.sort_by_key(|a| a.priority);
+        roles.push(CRole { actions });
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let inits = prog
+        .vars
+        .iter()
+        .map(|v| {
+            v.init.as_ref().map(|init| match init {
+                Value::Int(e) => c.iexpr(e),
+                Value::Bool(b) => {
+                    let f = c.bexpr(b);
+                    Box::new(move |e: &Env| f(e).map(i64::from)) as IFn
+                }
+            })
+        })
+        .collect();
+    Ok(Compiled {
+        stride: prog.stride(),
+        params: prog.params.iter().map(|p| p.name.clone()).zip(params).collect(),
+        roles,
+        role_of,
+        domains,
+        inits,
+        legitimate: prog.legitimate.as_ref().map(|(b, _)| c.bexpr(b)),
+        invariants: prog
+            .invariants
+            .iter()
+            .map(|(name, b, span)| CInvariant {
+                name: name.clone(),
+                test: c.bexpr(b),
+                span: *span,
+            })
+            .collect(),
+        max_locals: prog.max_locals,
+    })
+}
+
+fn out_of_domain(v: &ir::Var, x: i64, lo: i64, hi: i64, span: Span) -> Problem {
+    Problem::new("guarded::instance::out_of_domain", format!("{x} is outside the domain {lo}..{hi} of `{}`", v.name))
+        .label(span, format!("{x} is not in {lo}..{hi}"))
+        .help("use a value in the domain, or widen the domain (the bounds are computed with the current parameters and n)")
+}
+
+#[derive(Clone)]
+struct Compiler<'a> {
+    prog: &'a ir::Program,
+    params: Vec<i64>,
+    n: i64,
+    stride: usize,
+    /// Whether this compiles a statement: own reads then see own earlier writes.
+    in_stmt: bool,
+    domains: Vec<VarDomain>,
+}
+
+impl Compiler<'_> {
+    fn constant_assignments(&self, s: &ir::Stmt, problems: &mut Vec<Problem>) {
+        match s {
+            ir::Stmt::Skip => {}
+            ir::Stmt::Seq(v) => v.iter().for_each(|s| self.constant_assignments(s, problems)),
+            ir::Stmt::If(_, a, b) => {
+                self.constant_assignments(a, problems);
+                self.constant_assignments(b, problems);
+            }
+            ir::Stmt::Assign(targets, values) => {
+                for ((var, span), val) in targets.iter().zip(values) {
+                    if let (Value::Int(e), VarDomain::Range(lo, hi)) = (val, &self.domains[*var]) {
+                        if let Some(x) = const_eval(e, &self.params, self.n) {
+                            if !(*lo..=*hi).contains(&x) {
+                                problems.push(out_of_domain(&self.prog.vars[*var], x, *lo, *hi, *span));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A read of slot `slot` of the process `p` denotes.
+    fn read(&self, p: &Proc, slot: usize) -> IFn {
+        let stride = self.stride;
+        match p {
+            Proc::Me if self.in_stmt => Box::new(move |e| Ok(e.scratch[slot].get())),
+            Proc::Me => Box::new(move |e| Ok(e.state[e.me * stride + slot])),
+            Proc::Left(span) if !self.in_stmt => {
+                let span = *span;
+                Box::new(move |e| {
+                    let q = e.topo.left[e.me];
+                    if q == NONE {
+                        return no_neighbour(span, "left", e.me);
+                    }
+                    Ok(e.state[q as usize * stride + slot])
+                })
+            }
+            _ => {
+                let proc = self.proc(p);
+                if self.in_stmt {
+                    Box::new(move |e| {
+                        let q = proc(e)?;
+                        Ok(if q == e.me { e.scratch[slot].get() } else { e.state[q * stride + slot] })
+                    })
+                } else {
+                    Box::new(move |e| Ok(e.state[proc(e)? * stride + slot]))
+                }
+            }
+        }
+    }
+
+    fn proc(&self, p: &Proc) -> PFn {
+        match p {
+            Proc::Me => Box::new(|e| Ok(e.me)),
+            Proc::Left(span) | Proc::Right(span) => {
+                let span = *span;
+                let left = matches!(p, Proc::Left(_));
+                Box::new(move |e| {
+                    let q = if left { e.topo.left[e.me] } else { e.topo.right[e.me] };
+                    if q == NONE {
+                        return no_neighbour(span, if left { "left" } else { "right" }, e.me);
+                    }
+                    Ok(q as usize)
+                })
+            }
+            Proc::Local(slot) => {
+                let slot = *slot;
+                Box::new(move |e| Ok(e.locals[slot].get() as usize))
+            }
+            Proc::Through(var) => {
+                let own = self.read(&Proc::Me, *var);
+                Box::new(move |e| Ok(own(e)? as usize))
+            }
+            Proc::At(expr) => {
+                let f = self.iexpr(expr);
+                Box::new(move |e| {
+                    let q = f(e)?;
+                    if q < 0 || q as usize >= e.topo.n() {
+                        return fault(Span::default(), format!("{q} is not a process"), "node values are process indices");
+                    }
+                    Ok(q as usize)
+                })
+            }
+        }
+    }
+
+    fn iexpr(&self, x: &IExpr) -> IFn {
+        if let Some(c) = const_eval(x, &self.params, self.n) {
+            return Box::new(move |_| Ok(c));
+        }
+        match x {
+            IExpr::Const(_) | IExpr::Param(_) | IExpr::N => unreachable!("constants fold above"),
+            IExpr::Var(p, v) => self.read(p, self.prog.vars[*v].slot),
+            IExpr::Index(p) | IExpr::NodeOf(p) => {
+                let f = self.proc(p);
+                Box::new(move |e| Ok(f(e)? as i64))
+            }
+            IExpr::Id(p) => {
+                let f = self.proc(p);
+                Box::new(move |e| Ok(e.topo.ids[f(e)?]))
+            }
+            IExpr::Neg(a) | IExpr::Abs(a) => {
+                let neg = matches!(x, IExpr::Neg(_));
+                let f = self.iexpr(a);
+                Box::new(move |e| {
+                    let v = f(e)?;
+                    let r = if neg { v.checked_neg() } else { v.checked_abs() };
+                    r.map_or_else(|| fault(Span::default(), "arithmetic overflow".into(), "values are 64-bit integers"), Ok)
+                })
+            }
+            IExpr::Arith(op, a, b, span) => {
+                let (op, span) = (*op, *span);
+                let (fa, fb) = (self.iexpr(a), self.iexpr(b));
+                match op {
+                    // The common cases, without the general overflow dispatch.
+                    Arith::Add => Box::new(move |e| {
+                        fa(e)?.checked_add(fb(e)?).map_or_else(|| overflow(span), Ok)
+                    }),
+                    Arith::Sub => Box::new(move |e| {
+                        fa(e)?.checked_sub(fb(e)?).map_or_else(|| overflow(span), Ok)
+                    }),
+                    _ => Box::new(move |e| {
+                        let (x, y) = (fa(e)?, fb(e)?);
+                        if y == 0 && matches!(op, Arith::Div | Arith::Mod) {
+                            return fault(span, format!("division by zero ({x} {} 0)", if op == Arith::Div { "/" } else { "mod" }), "guard the action so the divisor cannot be 0");
+                        }
+                        arith(op, x, y).map_or_else(|| overflow(span), Ok)
+                    }),
+                }
+            }
+            IExpr::Count(slot, coll, body) => {
+                let slot = *slot;
+                let body = self.bexpr(body);
+                self.over(coll, move |e, items| {
+                    let mut k = 0;
+                    for q in items {
+                        e.locals[slot].set(q as i64);
+                        k += i64::from(body(e)?);
+                    }
+                    Ok(k)
+                })
+            }
+        }
+    }
+
+    /// Builds a closure that runs `f` over the processes of a collection.
+    fn over<T: 'static>(
+        &self,
+        coll: &Coll,
+        f: impl Fn(&Env, &mut dyn Iterator<Item = usize>) -> Res<T> + Send + Sync + 'static,
+    ) -> Box<dyn Fn(&Env) -> Res<T> + Send + Sync> {
+        match coll {
+            Coll::Procs => Box::new(move |e| f(e, &mut (0..e.topo.n()))),
+            Coll::NbrsOf(p) => {
+                let p = self.proc(p);
+                Box::new(move |e| {
+                    let q = p(e)?;
+                    f(e, &mut e.topo.nbrs(q).iter().map(|&x| x as usize))
+                })
+            }
+        }
+    }
+
+    fn bexpr(&self, x: &BExpr) -> BFn {
+        match x {
+            BExpr::Const(b) => {
+                let b = *b;
+                Box::new(move |_| Ok(b))
+            }
+            BExpr::Var(p, v) => {
+                let f = self.read(p, self.prog.vars[*v].slot);
+                Box::new(move |e| Ok(f(e)? != 0))
+            }
+            BExpr::Not(a) => {
+                let f = self.bexpr(a);
+                Box::new(move |e| Ok(!f(e)?))
+            }
+            BExpr::And(a, b) => {
+                let (fa, fb) = (self.bexpr(a), self.bexpr(b));
+                Box::new(move |e| Ok(fa(e)? && fb(e)?))
+            }
+            BExpr::Or(a, b) => {
+                let (fa, fb) = (self.bexpr(a), self.bexpr(b));
+                Box::new(move |e| Ok(fa(e)? || fb(e)?))
+            }
+            BExpr::Implies(a, b) => {
+                let (fa, fb) = (self.bexpr(a), self.bexpr(b));
+                Box::new(move |e| Ok(!fa(e)? || fb(e)?))
+            }
+            BExpr::BoolEq(eq, a, b) => {
+                let (eq, fa, fb) = (*eq, self.bexpr(a), self.bexpr(b));
+                Box::new(move |e| Ok((fa(e)? == fb(e)?) == eq))
+            }
+            BExpr::Cmp(op, a, b) => {
+                let (fa, fb) = (self.iexpr(a), self.iexpr(b));
+                match op {
+                    Cmp::Eq => Box::new(move |e| Ok(fa(e)? == fb(e)?)),
+                    Cmp::Ne => Box::new(move |e| Ok(fa(e)? != fb(e)?)),
+                    Cmp::Lt => Box::new(move |e| Ok(fa(e)? < fb(e)?)),
+                    Cmp::Le => Box::new(move |e| Ok(fa(e)? <= fb(e)?)),
+                    Cmp::Gt => Box::new(move |e| Ok(fa(e)? > fb(e)?)),
+                    Cmp::Ge => Box::new(move |e| Ok(fa(e)? >= fb(e)?)),
+                }
+            }
+            BExpr::Forall(slot, coll, body) | BExpr::Exists(slot, coll, body) => {
+                let slot = *slot;
+                let want = matches!(x, BExpr::Exists(..));
+                let body = self.bexpr(body);
+                self.over(coll, move |e, items| {
+                    for q in items {
+                        e.locals[slot].set(q as i64);
+                        if body(e)? == want {
+                            return Ok(want);
+                        }
+                    }
+                    Ok(!want)
+                })
+            }
+            BExpr::Enabled(p) => {
+                let f = self.proc(p);
+                Box::new(move |e| Ok(e.enabled[f(e)?] != NONE))
+            }
+        }
+    }
+
+    fn stmt(&self, s: &ir::Stmt) -> SFn {
+        match s {
+            ir::Stmt::Skip => Box::new(|_| Ok(())),
+            ir::Stmt::Seq(v) => {
+                let fs: Vec<SFn> = v.iter().map(|s| self.stmt(s)).collect();
+                Box::new(move |e| fs.iter().try_for_each(|f| f(e)))
+            }
+            ir::Stmt::If(c, a, b) => {
+                let (fc, fa, fb) = (self.bexpr(c), self.stmt(a), self.stmt(b));
+                Box::new(move |e| if fc(e)? { fa(e) } else { fb(e) })
+            }
+            ir::Stmt::Assign(targets, values) => {
+                let writes: Vec<(usize, IFn, Box<dyn Fn(&Env, i64) -> Res<()> + Send + Sync>)> = targets
+                    .iter()
+                    .zip(values)
+                    .map(|((var, span), val)| {
+                        let slot = self.prog.vars[*var].slot;
+                        let f: IFn = match val {
+                            Value::Int(x) => self.iexpr(x),
+                            Value::Bool(b) => {
+                                let f = self.bexpr(b);
+                                Box::new(move |e| f(e).map(i64::from))
+                            }
+                        };
+                        (slot, f, self.domain_check(*var, *span))
+                    })
+                    .collect();
+                if writes.len() == 1 {
+                    let (slot, f, check) = writes.into_iter().next().expect("one write");
+                    return Box::new(move |e| {
+                        let v = f(e)?;
+                        check(e, v)?;
+                        e.scratch[slot].set(v);
+                        Ok(())
+                    });
+                }
+                // Every right-hand side is evaluated before anything is written.
+                Box::new(move |e| {
+                    let mut small = [0i64; 8];
+                    let mut big = Vec::new();
+                    let vals: &mut [i64] = if writes.len() <= small.len() {
+                        &mut small[..writes.len()]
+                    } else {
+                        big.resize(writes.len(), 0);
+                        &mut big
+                    };
+                    for (slot_val, (_, f, check)) in vals.iter_mut().zip(&writes) {
+                        *slot_val = f(e)?;
+                        check(e, *slot_val)?;
+                    }
+                    for (v, (slot, _, _)) in vals.iter().zip(&writes) {
+                        e.scratch[*slot].set(*v);
+                    }
+                    Ok(())
+                })
+            }
+        }
+    }
+
+    fn domain_check(&self, var: usize, span: Span) -> Box<dyn Fn(&Env, i64) -> Res<()> + Send + Sync> {
+        let name = self.prog.vars[var].name.clone();
+        match self.domains[var].clone() {
+            VarDomain::Bool | VarDomain::Enum(_) => Box::new(|_, _| Ok(())),
+            VarDomain::Range(lo, hi) => Box::new(move |_, v| {
+                if (lo..=hi).contains(&v) {
+                    Ok(())
+                } else {
+                    fault(span, format!("`{name}` := {v} is outside its domain {lo}..{hi}"), "the statement must keep every variable in its declared domain")
+                }
+            }),
+            VarDomain::Node => Box::new(move |e, v| {
+                if v >= 0 && (v as usize) < e.topo.n() && e.topo.is_self_or_nbr(e.me, v as usize) {
+                    Ok(())
+                } else {
+                    fault(span, format!("`{name}` := {v}, which is neither process {} nor one of its neighbours", e.me), "a node variable may only name its own process or a neighbour")
+                }
+            }),
+        }
+    }
+}
+
+fn overflow<T>(span: Span) -> Res<T> {
+    fault(span, "arithmetic overflow".into(), "values are 64-bit integers")
+}
+
+fn no_neighbour<T>(span: Span, word: &str, me: usize) -> Res<T> {
+    fault(span, format!("process {me} has no `{word}` neighbour"), "`left` and `right` exist on rings and chains only")
+}
+
+/// The type of each variable, by slot, for printing values.
+pub fn slot_types(prog: &ir::Program) -> Vec<Ty> {
+    prog.vars.iter().map(|v| v.ty).collect()
+}

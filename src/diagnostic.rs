@@ -1,0 +1,97 @@
+//! The diagnostic type shared by every phase: a message, labelled spans, a
+//! help line and a stable code, rendered by miette. Spans only: the front end
+//! attaches the source text once, when it renders.
+
+use crate::span::Span;
+use miette::{Diagnostic, LabeledSpan};
+use std::fmt;
+
+/// One user-facing error (or note) with its position in some source text.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    /// Stable code, e.g. `guarded::check::unknown_name`.
+    pub code: &'static str,
+    /// The one-line message.
+    pub message: String,
+    /// Labelled spans; the first is the primary one.
+    pub labels: Vec<(Span, String)>,
+    /// What to do about it.
+    pub help: Option<String>,
+}
+
+impl Problem {
+    /// A problem with a code and message and nothing else yet.
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Problem {
+            code,
+            message: message.into(),
+            labels: Vec::new(),
+            help: None,
+        }
+    }
+    /// Adds a labelled span.
+    pub fn label(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.labels.push((span, text.into()));
+        self
+    }
+    /// Sets the help line.
+    pub fn help(mut self, text: impl Into<String>) -> Self {
+        self.help = Some(text.into());
+        self
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Problem {}
+
+impl Diagnostic for Problem {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.code))
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.labels.is_empty() {
+            return None;
+        }
+        Some(Box::new(self.labels.iter().enumerate().map(|(i, (s, t))| {
+            let label = (!t.is_empty()).then(|| t.clone());
+            if i == 0 {
+                LabeledSpan::new_primary_with_span(label, *s)
+            } else {
+                LabeledSpan::new_with_span(label, *s)
+            }
+        })))
+    }
+}
+
+/// Several problems found in one pass; the checker reports all of them.
+pub type Problems = Vec<Problem>;
+
+/// Renders problems against a named source text, without colour and at a
+/// fixed width when `plain` (tests, pipes, `NO_COLOR`), fancier otherwise.
+pub fn render(problems: &[Problem], name: &str, source: &str, plain: bool) -> String {
+    use miette::{GraphicalReportHandler, GraphicalTheme, NamedSource};
+    let theme = if plain {
+        GraphicalTheme::unicode_nocolor()
+    } else {
+        GraphicalTheme::unicode()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+    let mut out = String::new();
+    for p in problems {
+        let report = miette::Report::new(p.clone())
+            .with_source_code(NamedSource::new(name, source.to_string()));
+        // Rendering into a String cannot fail.
+        let _ = handler.render_report(&mut out, report.as_ref());
+    }
+    out
+}

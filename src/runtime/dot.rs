@@ -1,0 +1,146 @@
+//! Reads topologies from Graphviz DOT files, the format SASA users keep
+//! their graphs in. Node attribute `id` gives the process id; any other node
+//! attribute named like a program variable gives its initial value.
+//!
+//! Processes are numbered by their node names when those are exactly
+//! `0..n-1`, and in order of first appearance otherwise.
+
+use super::topology::{from_arcs, Topology};
+use pest::Parser;
+use std::collections::HashMap;
+
+mod grammar {
+    #![allow(missing_docs)]
+    #[derive(pest_derive::Parser)]
+    #[grammar = "../grammar/dot.pest"]
+    pub(super) struct DotParser;
+}
+use grammar::{DotParser, Rule};
+
+fn unquote(s: &str) -> String {
+    match s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        Some(inner) => inner.replace("\\\"", "\""),
+        None => s.to_string(),
+    }
+}
+
+/// Parses a DOT file's text into a topology.
+pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
+    let file = DotParser::parse(Rule::dot_file, text)
+        .map_err(|e| {
+            let (line, col) = match e.line_col {
+                pest::error::LineColLocation::Pos(p) | pest::error::LineColLocation::Span(p, _) => p,
+            };
+            format!("{name}:{line}:{col}: not a DOT graph this tool reads (one `graph` or `digraph` of node and edge statements; subgraphs are not supported)")
+        })?
+        .next()
+        .expect("dot_file yields one pair");
+    let mut directed = false;
+    let mut names: Vec<String> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut attrs: Vec<Vec<(String, String)>> = Vec::new();
+    let mut arcs: Vec<(String, String)> = Vec::new();
+    let mut node = |n: &str, names: &mut Vec<String>, attrs: &mut Vec<Vec<(String, String)>>| -> usize {
+        *index.entry(n.to_string()).or_insert_with(|| {
+            names.push(n.to_string());
+            attrs.push(Vec::new());
+            names.len() - 1
+        })
+    };
+    for stmt in file.into_inner() {
+        match stmt.as_rule() {
+            Rule::graph_kind => directed = stmt.as_str().eq_ignore_ascii_case("digraph"),
+            Rule::node_stmt => {
+                let mut it = stmt.into_inner();
+                let id = unquote(it.next().unwrap().as_str());
+                let k = node(&id, &mut names, &mut attrs);
+                if let Some(list) = it.next() {
+                    for a in list.into_inner() {
+                        let mut kv = a.into_inner();
+                        let key = unquote(kv.next().unwrap().as_str());
+                        let val = unquote(kv.next().unwrap().as_str());
+                        attrs[k].push((key, val));
+                    }
+                }
+            }
+            Rule::edge_stmt => {
+                let mut prev: Option<String> = None;
+                for part in stmt.into_inner() {
+                    match part.as_rule() {
+                        Rule::dot_id => {
+                            let id = unquote(part.as_str());
+                            node(&id, &mut names, &mut attrs);
+                            if let Some(p) = prev.replace(id.clone()) {
+                                arcs.push((p, id));
+                            }
+                        }
+                        Rule::edge_op => {
+                            let op_directed = part.as_str() == "->";
+                            if op_directed != directed {
+                                return Err(format!(
+                                    "{name}: `{}` in a {}",
+                                    part.as_str(),
+                                    if directed { "digraph (use `->`)" } else { "graph (use `--`)" }
+                                ));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if names.is_empty() {
+        return Err(format!("{name}: the graph has no nodes"));
+    }
+    // Numeric names 0..n-1 are process indices; otherwise first appearance.
+    let n = names.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    let numeric: Option<Vec<usize>> = names.iter().map(|s| s.parse::<usize>().ok().filter(|v| *v < n)).collect();
+    if let Some(nums) = numeric {
+        let mut seen = vec![false; n];
+        if nums.iter().all(|&v| !std::mem::replace(&mut seen[v], true)) {
+            order = nums;
+        }
+    }
+    let arcs: Vec<(usize, usize)> = arcs.iter().map(|(a, b)| (order[index[a]], order[index[b]])).collect();
+    let mut topo = from_arcs(format!("dot:{name}"), n, &arcs, directed);
+    for (k, list) in attrs.into_iter().enumerate() {
+        let p = order[k];
+        for (key, val) in list {
+            if key == "id" {
+                topo.ids[p] = val
+                    .parse()
+                    .map_err(|_| format!("{name}: node `{}` has id `{val}`, which is not an integer", names[k]))?;
+            } else {
+                topo.attrs[p].push((key, val));
+            }
+        }
+    }
+    Ok(topo)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reads_nodes_edges_ids_and_values() {
+        let t = super::parse(
+            "g.dot",
+            "graph g {\n node [shape=circle]\n 2 [id=7, x=\"3\"];\n 0 -- 1 -- 2; 2 -- 0 // ring\n}",
+        )
+        .unwrap();
+        assert_eq!(t.n(), 3);
+        assert_eq!(t.nbrs(0), &[1, 2]);
+        assert_eq!(t.ids, vec![0, 1, 7]);
+        assert_eq!(t.attrs[2], vec![("x".to_string(), "3".to_string())]);
+    }
+
+    #[test]
+    fn digraph_arcs_point_the_way_information_flows() {
+        let t = super::parse("u.dot", "digraph { a -> b -> c -> a }").unwrap();
+        assert_eq!(t.nbrs(1), &[0]);
+        assert!(super::parse("x.dot", "digraph { a -- b }").is_err());
+        assert!(super::parse("x.dot", "graph { subgraph s { a } }").is_err());
+    }
+}

@@ -1,0 +1,592 @@
+//! The step relation and its measures. One step: the daemon selects enabled
+//! processes, each runs its enabled action against the configuration from
+//! before the step, and all writes land together (composite atomicity).
+//! After a step only the movers and the processes that read them are
+//! re-evaluated, and rounds, legitimacy and stabilization are updated.
+
+use crate::check::ir;
+use crate::compile::{Compiled, Env, Fault};
+use crate::runtime::topology::{Topology, NONE};
+use crate::span::Span;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::cell::Cell;
+
+/// One line of a schedule: the processes that move at that step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduledStep {
+    /// 1-based line in the schedule file.
+    pub line: usize,
+    /// The processes.
+    pub procs: Vec<u32>,
+}
+
+/// Who chooses the movers of each step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Daemon {
+    /// One enabled process, uniformly at random.
+    Central,
+    /// Every enabled process.
+    Synchronous,
+    /// A random non-empty subset of the enabled processes.
+    Distributed,
+    /// A random non-empty set of enabled processes, no two of them neighbours.
+    LocallyCentral,
+    /// An explicit list of process sets, one per step.
+    Schedule(Vec<ScheduledStep>),
+}
+
+impl Daemon {
+    /// The daemon's name as the command line spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Daemon::Central => "central",
+            Daemon::Synchronous => "synchronous",
+            Daemon::Distributed => "distributed",
+            Daemon::LocallyCentral => "locally-central",
+            Daemon::Schedule(_) => "schedule",
+        }
+    }
+}
+
+/// Which enabled action a process runs when several of the most urgent
+/// priority are enabled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// The first in program order.
+    First,
+    /// One at random.
+    Random,
+}
+
+/// A point in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Point {
+    /// Steps taken.
+    pub step: u64,
+    /// Moves made.
+    pub moves: u64,
+    /// Rounds, counting a started partial round as one.
+    pub round: u64,
+}
+
+/// Why a run could not go on.
+#[derive(Debug, Clone)]
+pub enum RunError {
+    /// A closure failed: out-of-domain assignment, division by zero, ...
+    Fault {
+        /// The failure.
+        fault: Box<Fault>,
+        /// The process whose code failed (none for global predicates).
+        process: Option<usize>,
+        /// The action's label and span, when an action failed.
+        action: Option<(String, Span)>,
+        /// The step being taken (0 for the initial configuration).
+        step: u64,
+        /// What was being evaluated.
+        during: &'static str,
+    },
+    /// A schedule named a process that cannot move.
+    Schedule {
+        /// 1-based line of the schedule.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// What one call to [`Simulation::step`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A step was taken; see [`Simulation::last`].
+    Moved,
+    /// No process is enabled.
+    Silent,
+    /// The schedule has no more lines.
+    ScheduleDone,
+}
+
+/// The movers of the last step, their actions, and their rows before and after.
+#[derive(Default, Debug, Clone)]
+pub struct StepRecord {
+    /// The processes that moved, in selection order.
+    pub movers: Vec<u32>,
+    /// Index of each mover's action in its role's compiled action list.
+    pub actions: Vec<u32>,
+    /// Each mover's row before the step, `stride` values each.
+    pub before: Vec<i64>,
+    /// Each mover's row after the step.
+    pub after: Vec<i64>,
+}
+
+/// The set of enabled processes: O(1) insert, remove and uniform choice.
+#[derive(Default, Clone)]
+struct EnabledSet {
+    list: Vec<u32>,
+    pos: Vec<u32>,
+}
+
+impl EnabledSet {
+    fn new(n: usize) -> Self {
+        EnabledSet {
+            list: Vec::new(),
+            pos: vec![NONE; n],
+        }
+    }
+    fn insert(&mut self, p: u32) {
+        if self.pos[p as usize] == NONE {
+            self.pos[p as usize] = self.list.len() as u32;
+            self.list.push(p);
+        }
+    }
+    fn remove(&mut self, p: u32) {
+        let i = self.pos[p as usize];
+        if i != NONE {
+            let last = self.list.pop().expect("non-empty");
+            if last != p {
+                self.list[i as usize] = last;
+                self.pos[last as usize] = i;
+            }
+            self.pos[p as usize] = NONE;
+        }
+    }
+}
+
+/// A running instance: configuration, enabled set, daemon and measures.
+pub struct Simulation {
+    /// The checked program (names, types).
+    pub prog: ir::Program,
+    /// Its compiled form on this topology.
+    pub code: Compiled,
+    /// The topology.
+    pub topo: Topology,
+    /// The configuration: `stride` values per process.
+    pub state: Vec<i64>,
+    /// The generator every random choice draws from.
+    pub rng: ChaCha8Rng,
+    /// The daemon.
+    pub daemon: Daemon,
+    /// How an action is chosen among several enabled.
+    pub choice: Choice,
+    chosen: Vec<u32>,
+    enabled: EnabledSet,
+    schedule_pos: usize,
+    scratch: Vec<Cell<i64>>,
+    locals: Vec<Cell<i64>>,
+    stamp: Vec<u32>,
+    stamp_gen: u32,
+    affected: Vec<u32>,
+    last: StepRecord,
+    steps: u64,
+    moves: u64,
+    rounds_done: u64,
+    steps_in_round: u64,
+    in_round: Vec<bool>,
+    pending: usize,
+    legit_now: Option<bool>,
+    first_legit: Option<Point>,
+    last_entry: Option<Point>,
+    losses: u64,
+}
+
+impl Simulation {
+    /// Starts a run from `state`.
+    pub fn new(
+        prog: ir::Program,
+        code: Compiled,
+        topo: Topology,
+        state: Vec<i64>,
+        daemon: Daemon,
+        choice: Choice,
+        rng: ChaCha8Rng,
+    ) -> Result<Self, RunError> {
+        let n = topo.n();
+        let stride = code.stride;
+        let mut sim = Simulation {
+            scratch: vec![Cell::new(0); stride],
+            locals: vec![Cell::new(0); code.max_locals],
+            prog,
+            code,
+            topo,
+            state,
+            rng,
+            daemon,
+            choice,
+            chosen: vec![NONE; n],
+            enabled: EnabledSet::new(n),
+            schedule_pos: 0,
+            stamp: vec![0; n],
+            stamp_gen: 0,
+            affected: Vec::new(),
+            last: StepRecord::default(),
+            steps: 0,
+            moves: 0,
+            rounds_done: 0,
+            steps_in_round: 0,
+            in_round: vec![false; n],
+            pending: 0,
+            legit_now: None,
+            first_legit: None,
+            last_entry: None,
+            losses: 0,
+        };
+        sim.reevaluate_all()?;
+        sim.start_round();
+        sim.update_legitimacy()?;
+        Ok(sim)
+    }
+
+    /// Re-evaluates every process's guards (after the configuration changed
+    /// from outside a step) and restarts the current round.
+    pub fn reevaluate_all(&mut self) -> Result<(), RunError> {
+        for p in 0..self.topo.n() {
+            self.refresh(p)?;
+        }
+        Ok(())
+    }
+
+    fn start_round(&mut self) {
+        self.steps_in_round = 0;
+        self.pending = self.enabled.list.len();
+        for &p in &self.enabled.list {
+            self.in_round[p as usize] = true;
+        }
+    }
+
+    /// The number of processes.
+    pub fn n(&self) -> usize {
+        self.topo.n()
+    }
+    /// Values per process.
+    pub fn stride(&self) -> usize {
+        self.code.stride
+    }
+    /// The last step's movers and rows.
+    pub fn last(&self) -> &StepRecord {
+        &self.last
+    }
+    /// Steps, moves and rounds so far.
+    pub fn now(&self) -> Point {
+        Point {
+            step: self.steps,
+            moves: self.moves,
+            round: self.rounds_done + u64::from(self.steps_in_round > 0),
+        }
+    }
+    /// Rounds completed (a partial round not counted).
+    pub fn rounds_completed(&self) -> u64 {
+        self.rounds_done
+    }
+    /// Whether no process is enabled.
+    pub fn is_silent(&self) -> bool {
+        self.enabled.list.is_empty()
+    }
+    /// The enabled processes, in no particular order.
+    pub fn enabled(&self) -> &[u32] {
+        &self.enabled.list
+    }
+    /// The action process `p` would run, if it is enabled.
+    pub fn chosen_action(&self, p: usize) -> Option<&crate::compile::CAction> {
+        let a = self.chosen[p];
+        (a != NONE).then(|| &self.code.roles[self.code.role_of[p] as usize].actions[a as usize])
+    }
+    /// Whether the legitimacy predicate holds now (`None` without one).
+    pub fn legitimate(&self) -> Option<bool> {
+        self.legit_now
+    }
+    /// The first point at which legitimacy held.
+    pub fn first_legitimate(&self) -> Option<Point> {
+        self.first_legit
+    }
+    /// The point from which legitimacy has held without interruption, if it holds now.
+    pub fn stabilized_at(&self) -> Option<Point> {
+        if self.legit_now == Some(true) {
+            self.last_entry
+        } else {
+            None
+        }
+    }
+    /// How often legitimacy was lost after holding.
+    pub fn legitimacy_losses(&self) -> u64 {
+        self.losses
+    }
+
+    fn env<'a>(&'a self, me: usize, scratch: &'a [Cell<i64>]) -> Env<'a> {
+        Env {
+            state: &self.state,
+            me,
+            scratch,
+            topo: &self.topo,
+            locals: &self.locals,
+            enabled: &self.chosen,
+        }
+    }
+
+    /// Evaluates `p`'s guards: the first enabled action of the most urgent priority.
+    fn first_enabled(&self, p: usize) -> Result<u32, RunError> {
+        let role = &self.code.roles[self.code.role_of[p] as usize];
+        let env = self.env(p, &[]);
+        for (i, a) in role.actions.iter().enumerate() {
+            match (a.guard)(&env) {
+                Ok(true) => return Ok(i as u32),
+                Ok(false) => {}
+                Err(fault) => {
+                    return Err(RunError::Fault {
+                        fault,
+                        process: Some(p),
+                        action: Some((a.label.clone(), a.span)),
+                        step: self.steps,
+                        during: "guard",
+                    })
+                }
+            }
+        }
+        Ok(NONE)
+    }
+
+    fn refresh(&mut self, p: usize) -> Result<(), RunError> {
+        let a = self.first_enabled(p)?;
+        self.chosen[p] = a;
+        if a == NONE {
+            self.enabled.remove(p as u32);
+        } else {
+            self.enabled.insert(p as u32);
+        }
+        Ok(())
+    }
+
+    /// The enabled actions of `p` (those of the most urgent enabled priority), by index.
+    pub fn enabled_actions(&self, p: usize) -> Result<Vec<u32>, RunError> {
+        let first = self.chosen[p];
+        if first == NONE {
+            return Ok(vec![]);
+        }
+        let role = &self.code.roles[self.code.role_of[p] as usize];
+        let prio = role.actions[first as usize].priority;
+        let env = self.env(p, &[]);
+        let mut out = vec![first];
+        for (i, a) in role.actions.iter().enumerate().skip(first as usize + 1) {
+            if a.priority != prio {
+                break;
+            }
+            if (a.guard)(&env).unwrap_or(false) {
+                out.push(i as u32);
+            }
+        }
+        Ok(out)
+    }
+
+    fn select(&mut self) -> Result<bool, RunError> {
+        self.last.movers.clear();
+        let list = &self.enabled.list;
+        match &self.daemon {
+            Daemon::Central => {
+                let k = self.rng.gen_range(0..list.len());
+                self.last.movers.push(list[k]);
+            }
+            Daemon::Synchronous => self.last.movers.extend_from_slice(list),
+            Daemon::Distributed => {
+                for &p in list {
+                    if self.rng.gen::<bool>() {
+                        self.last.movers.push(p);
+                    }
+                }
+                if self.last.movers.is_empty() {
+                    self.last.movers.push(list[self.rng.gen_range(0..list.len())]);
+                }
+            }
+            Daemon::LocallyCentral => {
+                self.stamp_gen = self.stamp_gen.wrapping_add(1).max(1);
+                let gen = self.stamp_gen;
+                let start = self.rng.gen_range(0..list.len());
+                for k in 0..list.len() {
+                    let p = list[(start + k) % list.len()] as usize;
+                    let free = self.stamp[p] != gen;
+                    if free && (self.last.movers.is_empty() || self.rng.gen::<bool>()) {
+                        self.last.movers.push(p as u32);
+                        for &q in self.topo.nbrs(p).iter().chain(self.topo.readers(p)) {
+                            self.stamp[q as usize] = gen;
+                        }
+                    }
+                }
+            }
+            Daemon::Schedule(lines) => {
+                let Some(line) = lines.get(self.schedule_pos) else {
+                    return Ok(false);
+                };
+                self.schedule_pos += 1;
+                for &p in &line.procs {
+                    if p as usize >= self.topo.n() {
+                        return Err(RunError::Schedule {
+                            line: line.line,
+                            message: format!("process {p} does not exist (the topology has {})", self.topo.n()),
+                        });
+                    }
+                    if self.chosen[p as usize] == NONE {
+                        return Err(RunError::Schedule {
+                            line: line.line,
+                            message: format!("process {p} is not enabled at step {}", self.steps + 1),
+                        });
+                    }
+                    if !self.last.movers.contains(&p) {
+                        self.last.movers.push(p);
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Takes one step under the daemon.
+    pub fn step(&mut self) -> Result<Outcome, RunError> {
+        if self.enabled.list.is_empty() {
+            return Ok(Outcome::Silent);
+        }
+        if !self.select()? {
+            return Ok(Outcome::ScheduleDone);
+        }
+        self.execute()
+    }
+
+    /// Takes one step in which exactly `movers` move (all must be enabled),
+    /// running `action` (an index into the role's actions) when given.
+    pub fn step_with(&mut self, movers: &[u32], action: Option<u32>) -> Result<Outcome, RunError> {
+        self.last.movers.clear();
+        self.last.movers.extend_from_slice(movers);
+        self.execute_with(action)
+    }
+
+    fn execute(&mut self) -> Result<Outcome, RunError> {
+        self.execute_with(None)
+    }
+
+    fn execute_with(&mut self, forced: Option<u32>) -> Result<Outcome, RunError> {
+        let stride = self.code.stride;
+        let step_no = self.steps + 1;
+        self.last.actions.clear();
+        self.last.before.clear();
+        self.last.after.clear();
+        for k in 0..self.last.movers.len() {
+            let p = self.last.movers[k] as usize;
+            let a = match (forced, self.choice) {
+                (Some(a), _) => a,
+                (None, Choice::First) => self.chosen[p],
+                (None, Choice::Random) => {
+                    let options = self.enabled_actions(p)?;
+                    options[self.rng.gen_range(0..options.len())]
+                }
+            };
+            let row = &self.state[p * stride..(p + 1) * stride];
+            for (c, v) in self.scratch.iter().zip(row) {
+                c.set(*v);
+            }
+            let action = &self.code.roles[self.code.role_of[p] as usize].actions[a as usize];
+            let env = Env {
+                state: &self.state,
+                me: p,
+                scratch: &self.scratch,
+                topo: &self.topo,
+                locals: &self.locals,
+                enabled: &[],
+            };
+            if let Err(fault) = (action.body)(&env) {
+                return Err(RunError::Fault {
+                    fault,
+                    process: Some(p),
+                    action: Some((action.label.clone(), action.span)),
+                    step: step_no,
+                    during: "statement",
+                });
+            }
+            self.last.actions.push(a);
+            self.last.before.extend_from_slice(row);
+            self.last.after.extend(self.scratch.iter().map(Cell::get));
+        }
+        // All writes land together.
+        for (k, &p) in self.last.movers.iter().enumerate() {
+            let p = p as usize;
+            self.state[p * stride..(p + 1) * stride].copy_from_slice(&self.last.after[k * stride..(k + 1) * stride]);
+        }
+        self.steps = step_no;
+        self.moves += self.last.movers.len() as u64;
+        // Only the movers and their readers can change enabledness.
+        self.stamp_gen = self.stamp_gen.wrapping_add(1).max(1);
+        let gen = self.stamp_gen;
+        self.affected.clear();
+        for &p in &self.last.movers {
+            for &q in std::iter::once(&p).chain(self.topo.readers(p as usize)) {
+                if self.stamp[q as usize] != gen {
+                    self.stamp[q as usize] = gen;
+                    self.affected.push(q);
+                }
+            }
+        }
+        for k in 0..self.affected.len() {
+            self.refresh(self.affected[k] as usize)?;
+        }
+        // Rounds: movers are done; affected processes now disabled were neutralized.
+        for &p in &self.last.movers {
+            if std::mem::take(&mut self.in_round[p as usize]) {
+                self.pending -= 1;
+            }
+        }
+        for &q in &self.affected {
+            if self.chosen[q as usize] == NONE && std::mem::take(&mut self.in_round[q as usize]) {
+                self.pending -= 1;
+            }
+        }
+        self.steps_in_round += 1;
+        if self.pending == 0 {
+            self.rounds_done += 1;
+            self.start_round();
+        }
+        self.update_legitimacy()?;
+        Ok(Outcome::Moved)
+    }
+
+    fn update_legitimacy(&mut self) -> Result<(), RunError> {
+        let Some(legit) = &self.code.legitimate else {
+            return Ok(());
+        };
+        let holds = legit(&self.env(0, &[])).map_err(|fault| RunError::Fault {
+            fault,
+            process: None,
+            action: None,
+            step: self.steps,
+            during: "the legitimacy predicate",
+        })?;
+        let now = self.now();
+        match (self.legit_now, holds) {
+            (Some(true), false) => self.losses += 1,
+            (Some(true), true) => {}
+            (_, true) => {
+                self.last_entry = Some(now);
+                self.first_legit.get_or_insert(now);
+            }
+            _ => {}
+        }
+        self.legit_now = Some(holds);
+        Ok(())
+    }
+
+    /// The first declared invariant that does not hold now, if any.
+    pub fn violated_invariant(&self) -> Result<Option<usize>, RunError> {
+        let env = self.env(0, &[]);
+        for (i, inv) in self.code.invariants.iter().enumerate() {
+            match (inv.test)(&env) {
+                Ok(true) => {}
+                Ok(false) => return Ok(Some(i)),
+                Err(fault) => {
+                    return Err(RunError::Fault {
+                        fault,
+                        process: None,
+                        action: None,
+                        step: self.steps,
+                        during: "an invariant",
+                    })
+                }
+            }
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,330 @@
+//! Initial configurations: declared values, uniformly random values over
+//! every domain, and assignment files. One format serves files, `--set`
+//! overrides and saved configurations: one `PROCESS.VAR = VALUE` a line,
+//! `PROCESS` a process index or `*` for all, `#` starting a comment.
+
+use crate::check::ir::{self, Ty};
+use crate::compile::{Compiled, Env, VarDomain};
+use crate::diagnostic::Problem;
+use crate::runtime::topology::Topology;
+use crate::span::Span;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::cell::Cell;
+
+/// Where the initial configuration comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InitMode {
+    /// The declared initial values (and DOT node attributes).
+    Declared,
+    /// Uniformly random over every domain: the arbitrary start.
+    Random,
+    /// Declared values overridden by an assignment file (its name and text).
+    File(String, String),
+}
+
+/// One parsed `PROCESS.VAR = VALUE`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    /// The process, or `None` for every process.
+    pub process: Option<usize>,
+    /// The variable's slot.
+    pub slot: usize,
+    /// The value.
+    pub value: i64,
+    /// Where it was written, for diagnostics.
+    pub span: Span,
+}
+
+/// Parses a value of type `ty` as a user writes it.
+pub fn parse_value(prog: &ir::Program, ty: Ty, text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    match ty {
+        Ty::Bool => match text {
+            "true" => Ok(1),
+            "false" => Ok(0),
+            _ => Err(format!("`{text}` is not a boolean (write `true` or `false`)")),
+        },
+        Ty::Int => text.parse().map_err(|_| format!("`{text}` is not an integer")),
+        Ty::Node => text
+            .parse()
+            .map_err(|_| format!("`{text}` is not a process index")),
+        Ty::Enum(e) => prog.enums[e]
+            .values
+            .iter()
+            .position(|v| v == text)
+            .map(|k| k as i64)
+            .ok_or_else(|| format!("`{text}` is not one of {}", prog.enums[e].values.join(", "))),
+    }
+}
+
+/// Parses assignment lines; `offset` is added to every span (for text that
+/// is part of a larger source).
+pub fn parse_assignments(prog: &ir::Program, topo: &Topology, text: &str) -> Result<Vec<Assignment>, Vec<Problem>> {
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let body = line.split('#').next().unwrap_or("");
+        let trimmed = body.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let lead = body.len() - body.trim_start().len();
+        let span = Span::new(start + lead, start + lead + trimmed.len());
+        match parse_line(prog, topo, trimmed, span) {
+            Ok(a) => out.push(a),
+            Err(p) => problems.push(p),
+        }
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems)
+    }
+}
+
+fn parse_line(prog: &ir::Program, topo: &Topology, line: &str, span: Span) -> Result<Assignment, Problem> {
+    let bad = |msg: String, help: &str| {
+        Problem::new("guarded::config::bad_assignment", msg)
+            .label(span, "in this assignment")
+            .help(help.to_string())
+    };
+    let (lhs, value) = line
+        .split_once('=')
+        .ok_or_else(|| bad(format!("expected `PROCESS.VAR = VALUE`, found `{line}`"), "for example `3.x = 2`, or `*.x = 0` for every process"))?;
+    let (who, var) = lhs
+        .trim()
+        .split_once('.')
+        .ok_or_else(|| bad(format!("`{}` does not name a process and a variable", lhs.trim()), "write `PROCESS.VAR`, e.g. `3.x`"))?;
+    let process = match who.trim() {
+        "*" => None,
+        w => {
+            let p: usize = w
+                .parse()
+                .map_err(|_| bad(format!("`{w}` is not a process index"), "processes are numbered 0 to n-1; `*` means all"))?;
+            if p >= topo.n() {
+                return Err(bad(
+                    format!("process {p} does not exist; the topology has {} processes", topo.n()),
+                    "processes are numbered 0 to n-1",
+                ));
+            }
+            Some(p)
+        }
+    };
+    let var = var.trim();
+    let Some(v) = prog.vars.iter().find(|v| v.name == var) else {
+        let names: Vec<&str> = prog.vars.iter().map(|v| v.name.as_str()).collect();
+        let help = match crate::check::suggest(var, names.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("the variables are {}", names.join(", ")),
+        };
+        return Err(bad(format!("the program has no variable `{var}`"), &help));
+    };
+    let value = if v.ty == Ty::Node && value.trim() == "self" {
+        match process {
+            Some(p) => p as i64,
+            None => return Err(bad("`self` needs one process, not `*`".into(), "write the process index")),
+        }
+    } else {
+        parse_value(prog, v.ty, value).map_err(|m| bad(m, "the value must belong to the variable's type"))?
+    };
+    Ok(Assignment {
+        process,
+        slot: v.slot,
+        value,
+        span,
+    })
+}
+
+/// Applies assignments, checking every value against its domain.
+pub fn apply(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    state: &mut [Option<i64>],
+    list: &[Assignment],
+) -> Result<(), Vec<Problem>> {
+    let stride = code.stride;
+    let mut problems = Vec::new();
+    for a in list {
+        let targets: Vec<usize> = match a.process {
+            Some(p) => vec![p],
+            None => (0..topo.n()).collect(),
+        };
+        for p in targets {
+            let d = &code.domains[a.slot];
+            if !d.contains(a.value, p, topo) {
+                let v = &prog.vars[a.slot];
+                problems.push(
+                    Problem::new(
+                        "guarded::config::out_of_domain",
+                        format!("{} is outside the domain of `{}` at process {p}", prog.show_value(v.ty, a.value), v.name),
+                    )
+                    .label(a.span, "this value")
+                    .help(format!("`{}` ranges over {}", v.name, d.describe(prog))),
+                );
+                break;
+            }
+            state[p * stride + a.slot] = Some(a.value);
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
+    }
+}
+
+/// A random value of a domain for process `p`.
+pub fn random_value(d: &VarDomain, p: usize, topo: &Topology, rng: &mut ChaCha8Rng) -> i64 {
+    match *d {
+        VarDomain::Bool => i64::from(rng.gen::<bool>()),
+        VarDomain::Range(lo, hi) => rng.gen_range(lo..=hi),
+        VarDomain::Enum(len) => rng.gen_range(0..len as i64),
+        VarDomain::Node => {
+            let nbrs = topo.nbrs(p);
+            let k = rng.gen_range(0..=nbrs.len());
+            if k == 0 {
+                p as i64
+            } else {
+                nbrs[k - 1] as i64
+            }
+        }
+    }
+}
+
+/// Where a configuration problem comes from, for rendering.
+#[derive(Debug)]
+pub struct ConfigError {
+    /// The source's name (a file path, `--set`, the program).
+    pub origin: String,
+    /// The source's text.
+    pub text: String,
+    /// The problems.
+    pub problems: Vec<Problem>,
+}
+
+/// Builds the initial configuration. DOT attributes apply on top of declared
+/// values; `--set` overrides (`sets`, each its own one-line source) come last.
+pub fn initial_state(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    mode: &InitMode,
+    sets: &[String],
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<i64>, ConfigError> {
+    let n = topo.n();
+    let stride = code.stride;
+    let mut state: Vec<Option<i64>> = vec![None; n * stride];
+    let here = |problems: Vec<Problem>, origin: &str, text: &str| ConfigError {
+        origin: origin.to_string(),
+        text: text.to_string(),
+        problems,
+    };
+    if *mode == InitMode::Random {
+        for p in 0..n {
+            for (slot, d) in code.domains.iter().enumerate() {
+                state[p * stride + slot] = Some(random_value(d, p, topo, rng));
+            }
+        }
+    } else {
+        let locals = vec![Cell::new(0); code.max_locals];
+        for p in 0..n {
+            let env = Env {
+                state: &[],
+                me: p,
+                scratch: &[],
+                topo,
+                locals: &locals,
+                enabled: &[],
+            };
+            for (slot, init) in code.inits.iter().enumerate() {
+                let Some(f) = init else { continue };
+                let v = &prog.vars[slot];
+                let value = f(&env).map_err(|fault| {
+                    here(
+                        vec![Problem::new("guarded::config::init_fault", format!("the initial value of `{}` fails at process {p}: {}", v.name, fault.message))
+                            .label(fault.span, "here")
+                            .help(fault.help.clone())],
+                        "",
+                        "",
+                    )
+                })?;
+                if !code.domains[slot].contains(value, p, topo) {
+                    return Err(here(
+                        vec![Problem::new(
+                            "guarded::config::out_of_domain",
+                            format!("the declared initial value of `{}` at process {p} is {}, outside its domain", v.name, prog.show_value(v.ty, value)),
+                        )
+                        .label(v.span, "declared here")
+                        .help(format!("`{}` ranges over {}", v.name, code.domains[slot].describe(prog)))],
+                        "",
+                        "",
+                    ));
+                }
+                state[p * stride + slot] = Some(value);
+            }
+            // Values a DOT file gives as node attributes.
+            for (key, val) in &topo.attrs[p] {
+                if prog.vars.iter().any(|v| &v.name == key) {
+                    let line = format!("{p}.{key} = {val}");
+                    let list = parse_assignments(prog, topo, &line).map_err(|ps| here(ps, &topo.name, &line))?;
+                    apply(prog, code, topo, &mut state, &list).map_err(|ps| here(ps, &topo.name, &line))?;
+                }
+            }
+        }
+        if let InitMode::File(name, text) = mode {
+            let list = parse_assignments(prog, topo, text).map_err(|ps| here(ps, name, text))?;
+            apply(prog, code, topo, &mut state, &list).map_err(|ps| here(ps, name, text))?;
+        }
+    }
+    for s in sets {
+        let list = parse_assignments(prog, topo, s).map_err(|ps| here(ps, "--set", s))?;
+        apply(prog, code, topo, &mut state, &list).map_err(|ps| here(ps, "--set", s))?;
+    }
+    let mut out = Vec::with_capacity(state.len());
+    for (k, v) in state.iter().enumerate() {
+        match v {
+            Some(v) => out.push(*v),
+            None => {
+                let var = &prog.vars[k % stride];
+                let from = match mode {
+                    InitMode::File(name, _) => format!(" and {name} does not set it"),
+                    _ => String::new(),
+                };
+                return Err(here(
+                    vec![Problem::new(
+                        "guarded::config::no_initial_value",
+                        format!("process {} has no initial value for `{}`{from}", k / stride, var.name),
+                    )
+                    .label(var.span, "declared without `= value`")
+                    .help(format!(
+                        "declare one (`var {}: ... = VALUE`), set it (`--set {}.{}=VALUE` or an --init file), or start from `--init random`",
+                        var.name,
+                        k / stride,
+                        var.name
+                    ))],
+                    "",
+                    "",
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Writes a configuration in the assignment-file format.
+pub fn format_config(prog: &ir::Program, n: usize, state: &[i64]) -> String {
+    let stride = prog.stride();
+    let mut out = String::new();
+    for p in 0..n {
+        for v in &prog.vars {
+            out.push_str(&format!("{p}.{} = {}\n", v.name, prog.show_value(v.ty, state[p * stride + v.slot])));
+        }
+    }
+    out
+}

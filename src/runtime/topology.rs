@@ -1,0 +1,527 @@
+//! Topologies: the built-in families, edge-list and DOT files, and process
+//! ids. Graphs are built with petgraph and then frozen into compact
+//! adjacency arrays that the runtime indexes directly.
+//!
+//! An arc `u -> v` means information flows from `u` to `v`: `v` reads `u`'s
+//! variables, so `u` is among `v`'s neighbours. Undirected edges are arcs both
+//! ways.
+
+use crate::diagnostic::Problem;
+use crate::span::Span;
+use petgraph::graph::{DiGraph, NodeIndex};
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// Marks a missing `left`/`right`/`parent`.
+pub const NONE: u32 = u32::MAX;
+
+/// A frozen topology of `n` processes.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    /// How it was named (`ring:8`, `dot:g.dot`).
+    pub name: String,
+    /// The graph itself.
+    pub graph: DiGraph<(), ()>,
+    nbr_start: Vec<u32>,
+    nbr: Vec<u32>,
+    rdr_start: Vec<u32>,
+    rdr: Vec<u32>,
+    /// Left neighbour on rings and chains (`NONE` where there is none).
+    pub left: Vec<u32>,
+    /// Right neighbour on bidirectional rings and chains.
+    pub right: Vec<u32>,
+    /// Whether `left` / `right` exist at all in this family.
+    pub has_left: bool,
+    /// See `has_left`.
+    pub has_right: bool,
+    /// Tree parent for rooted trees (`NONE` at the root or off trees).
+    pub parent: Vec<u32>,
+    /// Process ids (default: the index).
+    pub ids: Vec<i64>,
+    /// Node attributes from a DOT file other than `id`: (name, value text).
+    pub attrs: Vec<Vec<(String, String)>>,
+}
+
+impl Topology {
+    /// The number of processes.
+    pub fn n(&self) -> usize {
+        self.left.len()
+    }
+    /// The processes whose variables `p` may read, in increasing index order.
+    #[inline]
+    pub fn nbrs(&self, p: usize) -> &[u32] {
+        &self.nbr[self.nbr_start[p] as usize..self.nbr_start[p + 1] as usize]
+    }
+    /// The processes that read `p`.
+    #[inline]
+    pub fn readers(&self, p: usize) -> &[u32] {
+        &self.rdr[self.rdr_start[p] as usize..self.rdr_start[p + 1] as usize]
+    }
+    /// Whether `q` is `p` or one of `p`'s neighbours.
+    pub fn is_self_or_nbr(&self, p: usize, q: usize) -> bool {
+        p == q || self.nbrs(p).binary_search(&(q as u32)).is_ok()
+    }
+    /// Whether `p` and `q` are adjacent in either direction.
+    pub fn adjacent(&self, p: usize, q: usize) -> bool {
+        self.nbrs(p).binary_search(&(q as u32)).is_ok() || self.readers(p).binary_search(&(q as u32)).is_ok()
+    }
+
+    fn freeze(name: String, graph: DiGraph<(), ()>) -> Topology {
+        let n = graph.node_count();
+        let mut nbrs: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut rdrs: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for e in graph.raw_edges() {
+            let (u, v) = (e.source().index(), e.target().index());
+            if u != v {
+                nbrs[v].push(u as u32);
+                rdrs[u].push(v as u32);
+            }
+        }
+        let csr = |lists: &mut Vec<Vec<u32>>| {
+            let mut start = vec![0u32];
+            let mut flat = Vec::new();
+            for l in lists.iter_mut() {
+                l.sort_unstable();
+                l.dedup();
+                flat.extend_from_slice(l);
+                start.push(flat.len() as u32);
+            }
+            (start, flat)
+        };
+        let (nbr_start, nbr) = csr(&mut nbrs);
+        let (rdr_start, rdr) = csr(&mut rdrs);
+        Topology {
+            name,
+            graph,
+            nbr_start,
+            nbr,
+            rdr_start,
+            rdr,
+            left: vec![NONE; n],
+            right: vec![NONE; n],
+            has_left: false,
+            has_right: false,
+            parent: vec![NONE; n],
+            ids: (0..n as i64).collect(),
+            attrs: vec![Vec::new(); n],
+        }
+    }
+}
+
+fn graph_with(n: usize) -> DiGraph<(), ()> {
+    let mut g = DiGraph::with_capacity(n, 2 * n);
+    for _ in 0..n {
+        g.add_node(());
+    }
+    g
+}
+
+fn edge(g: &mut DiGraph<(), ()>, u: usize, v: usize) {
+    g.add_edge(NodeIndex::new(u), NodeIndex::new(v), ());
+    g.add_edge(NodeIndex::new(v), NodeIndex::new(u), ());
+}
+
+/// The largest topology accepted, to keep a typo from exhausting memory.
+pub const MAX_PROCESSES: usize = 50_000_000;
+
+/// Builds a topology from a spec such as `ring:8`, `grid:3x4`, `tree:20`,
+/// `random:30`, `random:30:0.1`, `file:edges.txt` or `dot:graph.dot`.
+/// `read` loads a file's text. Errors are phrased for the command line.
+pub fn build(spec: &str, rng: &mut ChaCha8Rng, read: &dyn Fn(&str) -> Result<String, String>) -> Result<Topology, String> {
+    let (family, arg) = spec.split_once(':').unwrap_or((spec, ""));
+    let count = |s: &str, what: &str| -> Result<usize, String> {
+        let v: usize = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}` is not a {what} (in topology `{spec}`)"))?;
+        if v == 0 || v > MAX_PROCESSES {
+            return Err(format!("{what} must be between 1 and {MAX_PROCESSES}, not {v}"));
+        }
+        Ok(v)
+    };
+    let dims = |s: &str| -> Result<(usize, usize), String> {
+        let (r, c) = s
+            .split_once('x')
+            .ok_or_else(|| format!("`{family}` needs ROWSxCOLS, e.g. `{family}:3x4`"))?;
+        let (r, c) = (count(r, "row count")?, count(c, "column count")?);
+        if r.saturating_mul(c) > MAX_PROCESSES {
+            return Err(format!("{r}x{c} is more than {MAX_PROCESSES} processes"));
+        }
+        Ok((r, c))
+    };
+    if arg.is_empty() && !matches!(family, "file" | "dot") {
+        return Err(format!("topology `{spec}` needs a size, e.g. `{family}:8`"));
+    }
+    let name = spec.to_string();
+    let topo = match family {
+        "ring" | "uring" => {
+            let n = count(arg, "process count")?;
+            if n < 2 {
+                return Err(format!("a {family} needs at least 2 processes"));
+            }
+            let mut g = graph_with(n);
+            for i in 0..n {
+                let j = (i + 1) % n;
+                if family == "ring" {
+                    edge(&mut g, i, j);
+                } else {
+                    g.add_edge(NodeIndex::new(i), NodeIndex::new(j), ());
+                }
+            }
+            let mut t = Topology::freeze(name, g);
+            t.has_left = true;
+            t.has_right = family == "ring";
+            for i in 0..n {
+                t.left[i] = ((i + n - 1) % n) as u32;
+                if family == "ring" {
+                    t.right[i] = ((i + 1) % n) as u32;
+                }
+            }
+            t
+        }
+        "chain" => {
+            let n = count(arg, "process count")?;
+            let mut g = graph_with(n);
+            for i in 1..n {
+                edge(&mut g, i - 1, i);
+            }
+            let mut t = Topology::freeze(name, g);
+            t.has_left = true;
+            t.has_right = true;
+            for i in 0..n {
+                if i > 0 {
+                    t.left[i] = (i - 1) as u32;
+                }
+                if i + 1 < n {
+                    t.right[i] = (i + 1) as u32;
+                }
+            }
+            t
+        }
+        "star" => {
+            let n = count(arg, "process count")?;
+            let mut g = graph_with(n);
+            for i in 1..n {
+                edge(&mut g, 0, i);
+            }
+            Topology::freeze(name, g)
+        }
+        "complete" => {
+            let n = count(arg, "process count")?;
+            if n > 20_000 {
+                return Err(format!("complete:{n} has too many edges; use at most 20000 processes"));
+            }
+            let mut g = graph_with(n);
+            for i in 0..n {
+                for j in i + 1..n {
+                    edge(&mut g, i, j);
+                }
+            }
+            Topology::freeze(name, g)
+        }
+        "grid" | "torus" => {
+            let (r, c) = dims(arg)?;
+            let mut g = graph_with(r * c);
+            let at = |i: usize, j: usize| i * c + j;
+            for i in 0..r {
+                for j in 0..c {
+                    if j + 1 < c {
+                        edge(&mut g, at(i, j), at(i, j + 1));
+                    } else if family == "torus" && c > 2 {
+                        edge(&mut g, at(i, j), at(i, 0));
+                    }
+                    if i + 1 < r {
+                        edge(&mut g, at(i, j), at(i + 1, j));
+                    } else if family == "torus" && r > 2 {
+                        edge(&mut g, at(i, j), at(0, j));
+                    }
+                }
+            }
+            Topology::freeze(name, g)
+        }
+        "hypercube" => {
+            let d: usize = arg
+                .parse()
+                .ok()
+                .filter(|d| *d <= 24)
+                .ok_or_else(|| format!("`hypercube` needs a dimension from 0 to 24, not `{arg}`"))?;
+            let n = 1usize << d;
+            let mut g = graph_with(n);
+            for i in 0..n {
+                for b in 0..d {
+                    let j = i ^ (1 << b);
+                    if i < j {
+                        edge(&mut g, i, j);
+                    }
+                }
+            }
+            Topology::freeze(name, g)
+        }
+        "tree" => {
+            let n = count(arg, "process count")?;
+            let mut g = graph_with(n);
+            let mut parent = vec![NONE; n];
+            for (i, p) in parent.iter_mut().enumerate().skip(1) {
+                let j = rng.gen_range(0..i);
+                *p = j as u32;
+                edge(&mut g, j, i);
+            }
+            let mut t = Topology::freeze(name, g);
+            t.parent = parent;
+            t
+        }
+        "random" => {
+            let (n, p) = match arg.split_once(':') {
+                Some((n, p)) => {
+                    let p: f64 = p
+                        .parse()
+                        .ok()
+                        .filter(|p: &f64| (0.0..=1.0).contains(p))
+                        .ok_or_else(|| format!("edge probability must be between 0 and 1, not `{p}`"))?;
+                    (count(n, "process count")?, Some(p))
+                }
+                None => (count(arg, "process count")?, None),
+            };
+            if n > 100_000 {
+                return Err(format!("random:{n} is too large; use at most 100000 processes"));
+            }
+            // A random spanning tree keeps it connected; extra edges with
+            // probability p (default: about two more per process).
+            let p = p.unwrap_or(if n > 1 { (2.0 / (n as f64 - 1.0)).min(1.0) } else { 0.0 });
+            let mut order: Vec<usize> = (0..n).collect();
+            order.shuffle(rng);
+            let mut adj = std::collections::HashSet::new();
+            let mut g = graph_with(n);
+            for i in 1..n {
+                let j = rng.gen_range(0..i);
+                let (a, b) = (order[i].min(order[j]), order[i].max(order[j]));
+                adj.insert((a, b));
+                edge(&mut g, a, b);
+            }
+            for a in 0..n {
+                for b in a + 1..n {
+                    if !adj.contains(&(a, b)) && rng.gen_bool(p) {
+                        edge(&mut g, a, b);
+                    }
+                }
+            }
+            Topology::freeze(name, g)
+        }
+        "file" => {
+            let text = read(arg)?;
+            edge_list(arg, &text).map_err(|e| format!("{arg}: {e}"))?
+        }
+        "dot" => {
+            let text = read(arg)?;
+            super::dot::parse(arg, &text)?
+        }
+        other => {
+            let families = [
+                "ring", "uring", "chain", "star", "complete", "grid", "torus", "hypercube", "tree", "random", "file", "dot",
+            ];
+            let hint = crate::check::suggest(other, families).map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
+            return Err(format!(
+                "unknown topology `{other}`{hint}; known: ring:N, uring:N, chain:N, star:N, complete:N, grid:RxC, torus:RxC, hypercube:D, tree:N, random:N[:P], file:PATH, dot:PATH"
+            ));
+        }
+    };
+    Ok(topo)
+}
+
+/// Reads an edge list: one undirected edge `u v` a line (process indices;
+/// `#` starts a comment); a line with one index declares an isolated process.
+pub fn edge_list(name: &str, text: &str) -> Result<Topology, String> {
+    let mut pairs = Vec::new();
+    let mut n = 0usize;
+    for (k, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let nums: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '-')
+            .filter(|s| !s.is_empty())
+            .collect();
+        let parse = |s: &str| -> Result<usize, String> {
+            s.parse::<usize>()
+                .ok()
+                .filter(|v| *v < MAX_PROCESSES)
+                .ok_or_else(|| format!("line {}: `{s}` is not a process index", k + 1))
+        };
+        match nums.as_slice() {
+            [a] => n = n.max(parse(a)? + 1),
+            [a, b] => {
+                let (a, b) = (parse(a)?, parse(b)?);
+                n = n.max(a + 1).max(b + 1);
+                pairs.push((a, b));
+            }
+            _ => return Err(format!("line {}: expected `u v`, found `{line}`", k + 1)),
+        }
+    }
+    if n == 0 {
+        return Err("the edge list has no processes".into());
+    }
+    let mut g = graph_with(n);
+    for (a, b) in pairs {
+        edge(&mut g, a, b);
+    }
+    Ok(Topology::freeze(format!("file:{name}"), g))
+}
+
+/// Builds a topology from DOT nodes and arcs already parsed.
+pub(super) fn from_arcs(name: String, n: usize, arcs: &[(usize, usize)], directed: bool) -> Topology {
+    let mut g = graph_with(n);
+    for &(a, b) in arcs {
+        if directed {
+            g.add_edge(NodeIndex::new(a), NodeIndex::new(b), ());
+        } else {
+            edge(&mut g, a, b);
+        }
+    }
+    Topology::freeze(name, g)
+}
+
+/// How process ids are assigned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ids {
+    /// The id is the index.
+    Index,
+    /// An explicit list, one per process.
+    List(Vec<i64>),
+    /// Distinct values drawn uniformly from `lo..=hi`.
+    Random(i64, i64),
+    /// A random permutation of `0..n-1`.
+    Shuffled,
+}
+
+impl std::str::FromStr for Ids {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "index" => return Ok(Ids::Index),
+            "random" => return Ok(Ids::Shuffled),
+            _ => {}
+        }
+        if let Some(range) = s.strip_prefix("random:") {
+            let (lo, hi) = range
+                .split_once("..")
+                .ok_or_else(|| format!("expected `random:LO..HI`, found `{s}`"))?;
+            let lo: i64 = lo.trim().parse().map_err(|_| format!("`{lo}` is not a number"))?;
+            let hi: i64 = hi.trim().parse().map_err(|_| format!("`{hi}` is not a number"))?;
+            if lo > hi {
+                return Err(format!("empty id range {lo}..{hi}"));
+            }
+            return Ok(Ids::Random(lo, hi));
+        }
+        let list: Result<Vec<i64>, _> = s.split(',').map(|x| x.trim().parse::<i64>()).collect();
+        list.map(Ids::List)
+            .map_err(|_| format!("`{s}` is not `index`, `random`, `random:LO..HI` or a comma-separated list of numbers"))
+    }
+}
+
+/// Assigns ids to the topology's processes.
+pub fn assign_ids(topo: &mut Topology, ids: &Ids, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let n = topo.n();
+    match ids {
+        Ids::Index => {
+            // DOT files may have given ids already; keep them.
+        }
+        Ids::Shuffled => {
+            let mut v: Vec<i64> = (0..n as i64).collect();
+            v.shuffle(rng);
+            topo.ids = v;
+        }
+        Ids::List(v) => {
+            if v.len() != n {
+                return Err(format!("--ids lists {} ids but the topology has {n} processes", v.len()));
+            }
+            topo.ids = v.clone();
+        }
+        Ids::Random(lo, hi) => {
+            let width = (*hi as i128 - *lo as i128 + 1) as u128;
+            if width < n as u128 {
+                return Err(format!("the range {lo}..{hi} has fewer than {n} distinct ids"));
+            }
+            let mut seen = std::collections::HashSet::new();
+            let mut v = Vec::with_capacity(n);
+            while v.len() < n {
+                let x = rng.gen_range(*lo..=*hi);
+                if seen.insert(x) {
+                    v.push(x);
+                }
+            }
+            topo.ids = v;
+        }
+    }
+    let mut sorted = topo.ids.clone();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("id {} is given to two processes; ids must be distinct", w[0]));
+    }
+    Ok(())
+}
+
+/// A span-less problem about a topology, for the command line.
+pub fn problem(message: String) -> Problem {
+    Problem::new("guarded::topology::invalid", message)
+        .label(Span::default(), "")
+        .help("see `guarded run --help` for the topology families")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn t(spec: &str) -> Topology {
+        build(spec, &mut ChaCha8Rng::seed_from_u64(1), &|_| Err("no files".into())).unwrap()
+    }
+
+    #[test]
+    fn rings_chains_and_unidirectional_rings() {
+        let r = t("ring:5");
+        assert_eq!(r.nbrs(0), &[1, 4]);
+        assert_eq!((r.left[0], r.right[0]), (4, 1));
+        let u = t("uring:5");
+        assert_eq!(u.nbrs(0), &[4]);
+        assert_eq!(u.readers(0), &[1]);
+        assert!(!u.has_right);
+        let c = t("chain:3");
+        assert_eq!(c.left[0], NONE);
+        assert_eq!(c.nbrs(1), &[0, 2]);
+    }
+
+    #[test]
+    fn families_have_the_right_shape() {
+        assert_eq!(t("grid:3x4").n(), 12);
+        assert_eq!(t("torus:3x3").nbrs(0).len(), 4);
+        assert_eq!(t("hypercube:3").nbrs(5).len(), 3);
+        assert_eq!(t("complete:5").nbrs(2).len(), 4);
+        assert_eq!(t("star:5").nbrs(0).len(), 4);
+        let tree = t("tree:30");
+        assert_eq!(tree.graph.edge_count(), 2 * 29);
+        assert!(tree.parent.iter().skip(1).all(|p| *p != NONE));
+        let g = t("random:40");
+        assert_eq!(petgraph::algo::connected_components(&g.graph), 1);
+    }
+
+    #[test]
+    fn bad_specs_are_refused() {
+        let b = |s: &str| build(s, &mut ChaCha8Rng::seed_from_u64(1), &|_| Err("no files".into())).unwrap_err();
+        assert!(b("rign:5").contains("did you mean `ring`"));
+        assert!(b("ring").contains("needs a size"));
+        assert!(b("ring:x").contains("not a process count"));
+        assert!(b("grid:3").contains("ROWSxCOLS"));
+    }
+
+    #[test]
+    fn ids() {
+        let mut r = t("ring:4");
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        assign_ids(&mut r, &"random:10..20".parse().unwrap(), &mut rng).unwrap();
+        assert!(r.ids.iter().all(|i| (10..=20).contains(i)));
+        assert!(assign_ids(&mut r, &"1,1,2,3".parse().unwrap(), &mut rng).unwrap_err().contains("distinct"));
+        assert!(assign_ids(&mut r, &"1,2".parse().unwrap(), &mut rng).is_err());
+    }
+}

@@ -1,0 +1,44 @@
+//! Source spans: the one span type every phase stores, and its single
+//! conversion to miette's offset-and-length form.
+
+/// A byte range `start..end` in a source text.
+///
+/// Spans compare equal to each other regardless of position, so that AST
+/// tests do not depend on where a construct sits in the text.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl PartialEq for Span {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for Span {}
+
+impl Span {
+    /// The span from `start` to `end`.
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+    /// The smallest span covering both.
+    pub fn join(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+impl From<pest::Span<'_>> for Span {
+    fn from(s: pest::Span<'_>) -> Self {
+        Span::new(s.start(), s.end())
+    }
+}
+
+impl From<Span> for miette::SourceSpan {
+    fn from(s: Span) -> Self {
+        (s.start, s.end.saturating_sub(s.start)).into()
+    }
+}

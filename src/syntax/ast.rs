@@ -1,0 +1,248 @@
+//! The untyped abstract syntax tree: what the parser produces, with a span on
+//! every node. Names are still strings; the checker resolves them.
+
+use crate::span::Span;
+
+/// An identifier with its position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    /// The name as written.
+    pub name: String,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// A whole program: its declarations in source order.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Program {
+    /// `param NAME = expr`, in order (later defaults may use earlier ones).
+    pub params: Vec<Param>,
+    /// `topology SPEC`, at most one is allowed (the checker says so).
+    pub topologies: Vec<(String, Span)>,
+    /// `enum NAME = {a, b}`.
+    pub enums: Vec<EnumDecl>,
+    /// `var NAME: DOMAIN [= init]`.
+    pub vars: Vec<VarDecl>,
+    /// `process [where PRED] { actions }`.
+    pub roles: Vec<Role>,
+    /// `legitimate: expr`.
+    pub legitimate: Vec<Expr>,
+    /// `invariant NAME: expr`.
+    pub invariants: Vec<(Ident, Expr)>,
+}
+
+/// `param NAME = default`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// Its name.
+    pub name: Ident,
+    /// Its default value, evaluated at instantiation (it may use `n`).
+    pub default: Expr,
+}
+
+/// `enum NAME = {a, b, c}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumDecl {
+    /// Its name.
+    pub name: Ident,
+    /// Its values in order.
+    pub values: Vec<Ident>,
+}
+
+/// The declared domain of a variable.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Domain {
+    /// `bool`
+    Bool(Span),
+    /// `node`: self or a neighbour.
+    Node(Span),
+    /// `lo..hi`, inclusive.
+    Range(Box<Expr>, Box<Expr>),
+    /// `{a, b, c}`: an anonymous enumeration.
+    Enum(Vec<Ident>, Span),
+    /// A named enumeration.
+    Named(Ident),
+}
+
+/// `var NAME: DOMAIN [= init]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarDecl {
+    /// Its name.
+    pub name: Ident,
+    /// Its domain.
+    pub domain: Domain,
+    /// The declared initial value, if any.
+    pub init: Option<Expr>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// `process [where PRED] { actions }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Role {
+    /// The selecting predicate over `index`, `id`, `n` and parameters.
+    pub selector: Option<Expr>,
+    /// The actions, in program order.
+    pub actions: Vec<Action>,
+    /// The `process` keyword and selector, for messages.
+    pub head: Span,
+}
+
+/// `label [priority P] :: guard -> statement`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    /// The action's label.
+    pub label: Ident,
+    /// Smaller is more urgent; `None` is the same as every other `None`.
+    pub priority: Option<Expr>,
+    /// The guard.
+    pub guard: Expr,
+    /// The statement.
+    pub body: Stmt,
+    /// The whole action.
+    pub span: Span,
+}
+
+/// Statements.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `skip`
+    Skip(Span),
+    /// `a, b := e1, e2`: every right-hand side is evaluated before any write.
+    Assign(Vec<Ident>, Vec<Expr>, Span),
+    /// Statements in sequence.
+    Seq(Vec<Stmt>, Span),
+    /// `if c { .. } else { .. }`
+    If(Box<Expr>, Box<Stmt>, Option<Box<Stmt>>, Span),
+}
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (integer division, truncating towards negative infinity like `mod`)
+    Div,
+    /// `mod` (result in `0..|m|-1`)
+    Mod,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `and`
+    And,
+    /// `or`
+    Or,
+    /// `=>`
+    Implies,
+}
+
+impl BinOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Mod => "mod",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            And => "and",
+            Or => "or",
+            Implies => "=>",
+        }
+    }
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `not`
+    Not,
+    /// `-`
+    Neg,
+}
+
+/// Quantifier kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuantKind {
+    /// `forall(q in S: P)`
+    Forall,
+    /// `exists(q in S: P)`
+    Exists,
+    /// `count(q in S: P)`
+    Count,
+}
+
+/// What a quantifier ranges over.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Collection {
+    /// The neighbours of the current process, or of the process given.
+    Nbrs(Option<Box<Expr>>),
+    /// Every process (global predicates only).
+    Procs,
+}
+
+/// Expressions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// An integer literal.
+    Int(i64, Span),
+    /// `true` / `false`.
+    Bool(bool, Span),
+    /// A bare name: a variable, parameter, enumeration value, bound
+    /// variable or built-in (`index`, `id`, `n`, `self`, `left`, `right`).
+    Name(Ident),
+    /// `base.field`: a read of `field` at the process `base` denotes.
+    Field(Box<Expr>, Ident, Span),
+    /// `name(args)`.
+    Call(Ident, Vec<Expr>, Span),
+    /// A unary operation.
+    Unary(UnOp, Box<Expr>, Span),
+    /// A binary operation.
+    Binary(BinOp, Box<Expr>, Box<Expr>, Span),
+    /// A quantifier.
+    Quant(QuantKind, Ident, Collection, Box<Expr>, Span),
+}
+
+impl Expr {
+    /// The span of the whole expression.
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Int(_, s) | Expr::Bool(_, s) => *s,
+            Expr::Name(i) => i.span,
+            Expr::Field(_, _, s)
+            | Expr::Call(_, _, s)
+            | Expr::Unary(_, _, s)
+            | Expr::Binary(_, _, _, s)
+            | Expr::Quant(_, _, _, _, s) => *s,
+        }
+    }
+}
+
+impl Stmt {
+    /// The span of the whole statement.
+    pub fn span(&self) -> Span {
+        match self {
+            Stmt::Skip(s) | Stmt::Assign(_, _, s) | Stmt::Seq(_, s) | Stmt::If(_, _, _, s) => *s,
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! Phase 1, syntax: the pest grammar (`grammar/guarded.pest`) and its lowering
+//! into the untyped AST of [`ast`], with pest's errors turned into diagnostics.
+
+pub mod ast;
+mod parse;
+
+pub use parse::{parse_expression, parse_program};

@@ -1,0 +1,527 @@
+//! Lowers pest pairs into the AST by hand, one function per grammar rule.
+//! Operator precedence is a Pratt parser built once.
+
+use super::ast::*;
+use crate::diagnostic::Problem;
+use crate::span::Span;
+use pest::iterators::{Pair, Pairs};
+use pest::pratt_parser::{Assoc, Op, PrattParser};
+use pest::Parser;
+use std::sync::LazyLock;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "../grammar/guarded.pest"]
+struct GuardedParser;
+
+static PRATT: LazyLock<PrattParser<Rule>> = LazyLock::new(|| {
+    // Lowest precedence first.
+    PrattParser::new()
+        .op(Op::infix(Rule::implies_op, Assoc::Right))
+        .op(Op::infix(Rule::or_op, Assoc::Left))
+        .op(Op::infix(Rule::and_op, Assoc::Left))
+        .op(Op::prefix(Rule::not_op))
+        .op(Op::infix(Rule::eq_op, Assoc::Left)
+            | Op::infix(Rule::ne_op, Assoc::Left)
+            | Op::infix(Rule::lt_op, Assoc::Left)
+            | Op::infix(Rule::le_op, Assoc::Left)
+            | Op::infix(Rule::gt_op, Assoc::Left)
+            | Op::infix(Rule::ge_op, Assoc::Left))
+        .op(Op::infix(Rule::add_op, Assoc::Left) | Op::infix(Rule::sub_op, Assoc::Left))
+        .op(Op::infix(Rule::mul_op, Assoc::Left)
+            | Op::infix(Rule::div_op, Assoc::Left)
+            | Op::infix(Rule::mod_op, Assoc::Left))
+        .op(Op::prefix(Rule::neg_op))
+});
+
+/// Parses a whole program, or says where and why it is not one.
+pub fn parse_program(source: &str) -> Result<Program, Problem> {
+    let mut pairs = GuardedParser::parse(Rule::program, source).map_err(|e| syntax_error(e, source))?;
+    let program = pairs.next().expect("the program rule always yields one pair");
+    Ok(lower_program(program))
+}
+
+/// Parses one expression (the REPL and `--set` use this).
+pub fn parse_expression(source: &str) -> Result<Expr, Problem> {
+    let mut pairs = GuardedParser::parse(Rule::expr, source).map_err(|e| syntax_error(e, source))?;
+    let e = lower_expr(pairs.next().expect("expr yields one pair"));
+    let end = e.span().end;
+    if source[end..].trim().is_empty() {
+        Ok(e)
+    } else {
+        let rest = source[end..].len() - source[end..].trim_start().len();
+        Err(Problem::new("guarded::syntax::trailing", "unexpected text after the expression")
+            .label(Span::new(end + rest, source.len()), "not part of the expression")
+            .help("write one expression"))
+    }
+}
+
+fn rule_name(rule: &Rule) -> String {
+    use Rule::*;
+    let s = match rule {
+        EOI => "end of input",
+        program | item => "a declaration (param, topology, enum, var, process, legitimate, invariant)",
+        param_decl => "a parameter declaration",
+        topology_decl => "a topology declaration",
+        topology_spec => "a topology such as `ring:8`",
+        enum_decl => "an enumeration declaration",
+        enum_body => "`{` and a list of names",
+        var_decl => "a variable declaration",
+        domain | bool_domain | node_domain | range_domain | named_domain => {
+            "a domain (`lo..hi`, `bool`, `node`, `{a, b}` or an enumeration name)"
+        }
+        legitimate_decl => "`legitimate:`",
+        invariant_decl => "`invariant NAME:`",
+        role => "`process`",
+        action => "an action `label :: guard -> statement`",
+        priority => "`priority N`",
+        stmts | stmt | block | skip_stmt | if_stmt | assign => "a statement",
+        target => "a variable to assign",
+        expr | sum | primary | atom | paren | call | name => "an expression",
+        prefix | sum_prefix | not_op | neg_op => "an operator",
+        infix | sum_infix | implies_op | or_op | and_op | eq_op | ne_op | le_op | ge_op
+        | lt_op | gt_op | add_op | sub_op | mul_op | div_op | mod_op => "an operator",
+        quantifier | quant_kind => "a quantifier",
+        collection => "`nbrs` or `procs`",
+        int_lit => "a number",
+        true_lit | false_lit => "a boolean",
+        ident => "a name",
+        keyword => "a keyword",
+        kw_param => "`param`",
+        kw_topology => "`topology`",
+        kw_enum => "`enum`",
+        kw_var => "`var`",
+        kw_bool => "`bool`",
+        kw_node => "`node`",
+        kw_legitimate => "`legitimate`",
+        kw_invariant => "`invariant`",
+        kw_process => "`process`",
+        kw_where => "`where`",
+        kw_priority => "`priority`",
+        kw_skip => "`skip`",
+        kw_if => "`if`",
+        kw_else => "`else`",
+        kw_not => "`not`",
+        kw_or => "`or`",
+        kw_and => "`and`",
+        kw_mod => "`mod`",
+        kw_forall => "`forall`",
+        kw_exists => "`exists`",
+        kw_count => "`count`",
+        kw_in => "`in`",
+        kw_nbrs => "`nbrs`",
+        kw_procs => "`procs`",
+        kw_true => "`true`",
+        kw_false => "`false`",
+        WHITESPACE | COMMENT | ident_char => "whitespace",
+    };
+    s.to_string()
+}
+
+fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Problem {
+    use pest::error::{ErrorVariant, InputLocation};
+    let (start, end) = match e.location {
+        InputLocation::Pos(p) => (p, p),
+        InputLocation::Span((s, e)) => (s, e),
+    };
+    // At end of input, point at the last character rather than past it.
+    let (start, end) = if start >= source.len() && !source.is_empty() {
+        let last = source.trim_end().len().max(1);
+        let c = source[..last].chars().next_back().map_or(1, char::len_utf8);
+        (last - c, last)
+    } else if start == end {
+        let c = source[start..].chars().next().map_or(0, char::len_utf8);
+        (start, start + c)
+    } else {
+        (start, end)
+    };
+    let message = match &e.variant {
+        ErrorVariant::ParsingError { positives, negatives } => {
+            let mut names: Vec<String> = positives.iter().map(rule_name).collect();
+            names.sort();
+            names.dedup();
+            if names.is_empty() {
+                let neg: Vec<String> = negatives.iter().map(rule_name).collect();
+                format!("unexpected {}", neg.join(" or "))
+            } else {
+                format!("expected {}", join_or(&names))
+            }
+        }
+        ErrorVariant::CustomError { message } => message.clone(),
+    };
+    let found = source.get(start..end).unwrap_or("");
+    let label = if found.trim().is_empty() {
+        "here".to_string()
+    } else {
+        format!("found `{}`", found.trim())
+    };
+    Problem::new("guarded::syntax::unexpected", format!("syntax error: {message}"))
+        .label(Span::new(start, end), label)
+        .help(
+            "see docs/language.md for the grammar; a program is a list of \
+             param/topology/enum/var declarations, process blocks, and legitimate/invariant predicates",
+        )
+}
+
+fn join_or(names: &[String]) -> String {
+    match names.len() {
+        0 => String::new(),
+        1 => names[0].clone(),
+        _ => format!("{} or {}", names[..names.len() - 1].join(", "), names[names.len() - 1]),
+    }
+}
+
+fn ident(p: Pair<Rule>) -> Ident {
+    Ident {
+        name: p.as_str().to_string(),
+        span: p.as_span().into(),
+    }
+}
+
+/// `program = { SOI ~ item* ~ EOI }`
+fn lower_program(p: Pair<Rule>) -> Program {
+    let mut prog = Program::default();
+    for item in p.into_inner() {
+        let span: Span = item.as_span().into();
+        match item.as_rule() {
+            Rule::param_decl => {
+                let mut it = item.into_inner().skip(1);
+                let name = ident(it.next().unwrap());
+                let default = lower_expr(it.next().unwrap());
+                prog.params.push(Param { name, default });
+            }
+            Rule::topology_decl => {
+                let spec = item.into_inner().nth(1).unwrap();
+                prog.topologies.push((spec.as_str().to_string(), spec.as_span().into()));
+            }
+            Rule::enum_decl => {
+                let mut it = item.into_inner().skip(1);
+                let name = ident(it.next().unwrap());
+                let values = it.next().unwrap().into_inner().map(ident).collect();
+                prog.enums.push(EnumDecl { name, values });
+            }
+            Rule::var_decl => prog.vars.push(lower_var(item, span)),
+            Rule::role => prog.roles.push(lower_role(item)),
+            Rule::legitimate_decl => {
+                prog.legitimate.push(lower_expr(item.into_inner().nth(1).unwrap()));
+            }
+            Rule::invariant_decl => {
+                let mut it = item.into_inner().skip(1);
+                let name = ident(it.next().unwrap());
+                prog.invariants.push((name, lower_expr(it.next().unwrap())));
+            }
+            Rule::EOI => {}
+            r => unreachable!("item rule {r:?}"),
+        }
+    }
+    prog
+}
+
+/// `var_decl = { kw_var ~ ident ~ ":" ~ domain ~ ("=" ~ expr)? }`
+fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
+    let mut it = p.into_inner().skip(1);
+    let name = ident(it.next().unwrap());
+    let domain = lower_domain(it.next().unwrap());
+    let init = it.next().map(lower_expr);
+    VarDecl {
+        name,
+        domain,
+        init,
+        span,
+    }
+}
+
+/// `domain = { bool_domain | node_domain | enum_body | range_domain | named_domain }`
+fn lower_domain(p: Pair<Rule>) -> Domain {
+    let d = p.into_inner().next().unwrap();
+    let span: Span = d.as_span().into();
+    match d.as_rule() {
+        Rule::bool_domain => Domain::Bool(span),
+        Rule::node_domain => Domain::Node(span),
+        Rule::enum_body => Domain::Enum(d.into_inner().map(ident).collect(), span),
+        Rule::range_domain => {
+            let mut it = d.into_inner();
+            let lo = lower_expr(it.next().unwrap());
+            let hi = lower_expr(it.next().unwrap());
+            Domain::Range(Box::new(lo), Box::new(hi))
+        }
+        Rule::named_domain => Domain::Named(ident(d.into_inner().next().unwrap())),
+        r => unreachable!("domain rule {r:?}"),
+    }
+}
+
+/// `role = { kw_process ~ (kw_where ~ expr)? ~ "{" ~ action* ~ "}" }`
+fn lower_role(p: Pair<Rule>) -> Role {
+    let mut selector = None;
+    let mut actions = Vec::new();
+    let mut head: Span = p.as_span().into();
+    for c in p.into_inner() {
+        match c.as_rule() {
+            Rule::kw_process => head = c.as_span().into(),
+            Rule::kw_where => {}
+            Rule::expr => {
+                let e = lower_expr(c);
+                head = head.join(e.span());
+                selector = Some(e);
+            }
+            Rule::action => actions.push(lower_action(c)),
+            r => unreachable!("role rule {r:?}"),
+        }
+    }
+    Role {
+        selector,
+        actions,
+        head,
+    }
+}
+
+/// `action = { ident ~ priority? ~ "::" ~ expr ~ "->" ~ stmts }`
+fn lower_action(p: Pair<Rule>) -> Action {
+    let span: Span = p.as_span().into();
+    let mut it = p.into_inner().peekable();
+    let label = ident(it.next().unwrap());
+    let priority = if it.peek().map(|c| c.as_rule()) == Some(Rule::priority) {
+        Some(lower_expr(it.next().unwrap().into_inner().nth(1).unwrap()))
+    } else {
+        None
+    };
+    let guard = lower_expr(it.next().unwrap());
+    let body = lower_stmts(it.next().unwrap());
+    Action {
+        label,
+        priority,
+        guard,
+        body,
+        span,
+    }
+}
+
+/// `stmts = { stmt ~ (";" ~ stmt)* ~ ";"? }`
+fn lower_stmts(p: Pair<Rule>) -> Stmt {
+    let span: Span = p.as_span().into();
+    let mut stmts: Vec<Stmt> = p.into_inner().map(lower_stmt).collect();
+    if stmts.len() == 1 {
+        stmts.pop().unwrap()
+    } else {
+        Stmt::Seq(stmts, span)
+    }
+}
+
+/// `stmt = _{ if_stmt | skip_stmt | block | assign }`
+fn lower_stmt(p: Pair<Rule>) -> Stmt {
+    let span: Span = p.as_span().into();
+    match p.as_rule() {
+        Rule::skip_stmt => Stmt::Skip(span),
+        Rule::block => match p.into_inner().next() {
+            Some(s) => lower_stmts(s),
+            None => Stmt::Skip(span),
+        },
+        Rule::if_stmt => {
+            let mut it = p.into_inner().skip(1);
+            let cond = lower_expr(it.next().unwrap());
+            let then = lower_stmt(it.next().unwrap());
+            let els = it.nth(1).map(|e| Box::new(lower_stmt(e)));
+            Stmt::If(Box::new(cond), Box::new(then), els, span)
+        }
+        Rule::assign => {
+            let mut targets = Vec::new();
+            let mut values = Vec::new();
+            for c in p.into_inner() {
+                match c.as_rule() {
+                    Rule::target => targets.push(ident(c.into_inner().next().unwrap())),
+                    _ => values.push(lower_expr(c)),
+                }
+            }
+            Stmt::Assign(targets, values, span)
+        }
+        r => unreachable!("stmt rule {r:?}"),
+    }
+}
+
+/// `expr = { prefix* ~ primary ~ (infix ~ prefix* ~ primary)* }` (and `sum`)
+pub(super) fn lower_expr(p: Pair<Rule>) -> Expr {
+    lower_operators(p.into_inner())
+}
+
+fn lower_operators(pairs: Pairs<Rule>) -> Expr {
+    PRATT
+        .map_primary(lower_primary)
+        .map_prefix(|op, e| {
+            let span = Span::from(op.as_span()).join(e.span());
+            let op = match op.as_rule() {
+                Rule::not_op => UnOp::Not,
+                _ => UnOp::Neg,
+            };
+            Expr::Unary(op, Box::new(e), span)
+        })
+        .map_infix(|l, op, r| {
+            let span = l.span().join(r.span());
+            let op = match op.as_rule() {
+                Rule::implies_op => BinOp::Implies,
+                Rule::or_op => BinOp::Or,
+                Rule::and_op => BinOp::And,
+                Rule::eq_op => BinOp::Eq,
+                Rule::ne_op => BinOp::Ne,
+                Rule::lt_op => BinOp::Lt,
+                Rule::le_op => BinOp::Le,
+                Rule::gt_op => BinOp::Gt,
+                Rule::ge_op => BinOp::Ge,
+                Rule::add_op => BinOp::Add,
+                Rule::sub_op => BinOp::Sub,
+                Rule::mul_op => BinOp::Mul,
+                Rule::div_op => BinOp::Div,
+                Rule::mod_op => BinOp::Mod,
+                r => unreachable!("infix rule {r:?}"),
+            };
+            Expr::Binary(op, Box::new(l), Box::new(r), span)
+        })
+        .parse(pairs)
+}
+
+/// `primary = { atom ~ ("." ~ ident)* }`
+fn lower_primary(p: Pair<Rule>) -> Expr {
+    let mut it = p.into_inner();
+    let mut e = lower_atom(it.next().unwrap());
+    for field in it {
+        let f = ident(field);
+        let span = e.span().join(f.span);
+        e = Expr::Field(Box::new(e), f, span);
+    }
+    e
+}
+
+/// `atom = _{ int_lit | true_lit | false_lit | quantifier | call | paren | name }`
+fn lower_atom(p: Pair<Rule>) -> Expr {
+    let span: Span = p.as_span().into();
+    match p.as_rule() {
+        // Literals too large for i64 saturate; the checker's domain checks reject them.
+        Rule::int_lit => Expr::Int(p.as_str().parse().unwrap_or(i64::MAX), span),
+        Rule::true_lit => Expr::Bool(true, span),
+        Rule::false_lit => Expr::Bool(false, span),
+        Rule::paren => lower_expr(p.into_inner().next().unwrap()),
+        Rule::name => Expr::Name(ident(p.into_inner().next().unwrap())),
+        Rule::call => {
+            let mut it = p.into_inner();
+            let name = ident(it.next().unwrap());
+            Expr::Call(name, it.map(lower_expr).collect(), span)
+        }
+        Rule::quantifier => {
+            let mut it = p.into_inner();
+            let kind = match it.next().unwrap().into_inner().next().unwrap().as_rule() {
+                Rule::kw_forall => QuantKind::Forall,
+                Rule::kw_exists => QuantKind::Exists,
+                _ => QuantKind::Count,
+            };
+            let var = ident(it.next().unwrap());
+            let _in = it.next();
+            let mut coll_parts = it.next().unwrap().into_inner();
+            let coll = match coll_parts.next().unwrap().as_rule() {
+                Rule::kw_nbrs => Collection::Nbrs(coll_parts.next().map(|e| Box::new(lower_expr(e)))),
+                _ => Collection::Procs,
+            };
+            let body = lower_expr(it.next().unwrap());
+            Expr::Quant(kind, var, coll, Box::new(body), span)
+        }
+        r => unreachable!("atom rule {r:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(s: &str) -> Expr {
+        parse_expression(s).unwrap()
+    }
+    fn n(s: &str) -> Expr {
+        Expr::Name(Ident {
+            name: s.into(),
+            span: Span::default(),
+        })
+    }
+    fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
+        Expr::Binary(op, Box::new(l), Box::new(r), Span::default())
+    }
+
+    #[test]
+    fn precedence_of_arithmetic_and_comparison() {
+        let one = Expr::Int(1, Span::default());
+        assert_eq!(
+            e("x + 1 mod K == y"),
+            bin(BinOp::Eq, bin(BinOp::Add, n("x"), bin(BinOp::Mod, one, n("K"))), n("y"))
+        );
+    }
+
+    #[test]
+    fn not_binds_looser_than_comparison_and_tighter_than_and() {
+        assert_eq!(
+            e("not a == b and c"),
+            bin(
+                BinOp::And,
+                Expr::Unary(UnOp::Not, Box::new(bin(BinOp::Eq, n("a"), n("b"))), Span::default()),
+                n("c")
+            )
+        );
+    }
+
+    #[test]
+    fn field_reads_and_quantifiers() {
+        let q = e("count(q in nbrs : q.x == left.x)");
+        match q {
+            Expr::Quant(QuantKind::Count, v, Collection::Nbrs(None), body, _) => {
+                assert_eq!(v.name, "q");
+                assert!(matches!(*body, Expr::Binary(BinOp::Eq, _, _, _)));
+            }
+            other => panic!("not a quantifier: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn keywords_are_not_prefixes_of_names() {
+        assert_eq!(e("index"), n("index"));
+        assert_eq!(e("notify"), n("notify"));
+        assert_eq!(e("order"), n("order"));
+    }
+
+    #[test]
+    fn program_with_roles_actions_and_priorities() {
+        let p = parse_program(
+            "param K = n\nvar x: 0..K-1 = 0 // counter\n\
+             process where index == 0 { a priority 1 :: x == left.x -> x := (x + 1) mod K }\n\
+             process where index != 0 { b :: x != left.x -> x := left.x; }\n\
+             legitimate: count(p in procs: enabled(p)) == 1",
+        )
+        .unwrap();
+        assert_eq!(p.params.len(), 1);
+        assert_eq!(p.vars.len(), 1);
+        assert_eq!(p.roles.len(), 2);
+        assert!(p.roles[0].actions[0].priority.is_some());
+        assert_eq!(p.roles[1].actions[0].label.name, "b");
+        assert_eq!(p.legitimate.len(), 1);
+    }
+
+    #[test]
+    fn multiple_assignment_and_if() {
+        let p = parse_program(
+            "var a: bool\nvar b: bool\nprocess { s :: true -> a, b := b, a; if a { b := true } else { skip } }",
+        )
+        .unwrap();
+        match &p.roles[0].actions[0].body {
+            Stmt::Seq(s, _) => {
+                assert!(matches!(&s[0], Stmt::Assign(t, v, _) if t.len() == 2 && v.len() == 2));
+                assert!(matches!(&s[1], Stmt::If(_, _, Some(_), _)));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn syntax_errors_name_what_was_expected_not_rules() {
+        let err = parse_program("var x: 0..3\nprocess { a :: x == -> x := 1 }").unwrap_err();
+        assert!(err.message.contains("expected"), "{}", err.message);
+        assert!(!err.message.contains("primary"), "{}", err.message);
+        let src = "var x: 0..3\nprocess { a :: x == 1 -> x := 1";
+        let err = parse_program(src).unwrap_err();
+        // At end of input the label sits on the last character, not past it.
+        assert_eq!((err.labels[0].0.start, err.labels[0].0.end), (src.len() - 1, src.len()));
+    }
+}
