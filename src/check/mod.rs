@@ -164,13 +164,16 @@ impl Checker {
                     .help("keep one; the command line's --topology overrides it anyway"),
             );
         }
+        // Names first, so a default that uses a later parameter gets a pointed message.
+        for (i, p) in prog.params.iter().enumerate() {
+            if self.declare_name(&p.name, "parameter") {
+                self.param_index.insert(p.name.name.clone(), i);
+            }
+        }
         for p in &prog.params {
             self.scope = Some(Scope::ParamDefault);
             self.params_visible = self.params.len();
             let default = self.int_expr(&p.default, Some(Ty::Int)).unwrap_or(IExpr::Const(0));
-            if self.declare_name(&p.name, "parameter") {
-                self.param_index.insert(p.name.name.clone(), self.params.len());
-            }
             self.params.push(ir::Param {
                 name: p.name.name.clone(),
                 default,

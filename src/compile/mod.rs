@@ -183,9 +183,7 @@ pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i6
                 None => format!("its parameters are {}", known.join(", ")),
             };
             problems.push(
-                Problem::new("guarded::instance::unknown_param", format!("the program has no parameter `{name}`"))
-                    .label(Span::default(), "")
-                    .help(help),
+                Problem::new("guarded::instance::unknown_param", format!("the program has no parameter `{name}`")).help(help),
             );
         }
     }

@@ -6,8 +6,6 @@
 //! variables, so `u` is among `v`'s neighbours. Undirected edges are arcs both
 //! ways.
 
-use crate::diagnostic::Problem;
-use crate::span::Span;
 use petgraph::graph::{DiGraph, NodeIndex};
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -310,11 +308,15 @@ pub fn build(spec: &str, rng: &mut ChaCha8Rng, read: &dyn Fn(&str) -> Result<Str
         }
         "file" => {
             let text = read(arg)?;
-            edge_list(arg, &text).map_err(|e| format!("{arg}: {e}"))?
+            let mut t = edge_list(arg, &text).map_err(|e| format!("{arg}: {e}"))?;
+            orient_if_ring(&mut t);
+            t
         }
         "dot" => {
             let text = read(arg)?;
-            super::dot::parse(arg, &text)?
+            let mut t = super::dot::parse(arg, &text)?;
+            orient_if_ring(&mut t);
+            t
         }
         other => {
             let families = [
@@ -327,6 +329,51 @@ pub fn build(spec: &str, rng: &mut ChaCha8Rng, read: &dyn Fn(&str) -> Result<Str
         }
     };
     Ok(topo)
+}
+
+/// Gives a graph read from a file `left`/`right` neighbours when it is a
+/// ring: a directed cycle gets `left` (the process it reads), an undirected
+/// cycle gets both, oriented so that `right` of process 0 is its smaller
+/// neighbour. Other graphs are left alone.
+pub fn orient_if_ring(t: &mut Topology) {
+    let n = t.n();
+    if n < 3 || (0..n).any(|p| t.nbrs(p).len() + t.readers(p).len() != 2 && t.nbrs(p).len() != 2) {
+        return;
+    }
+    let directed = (0..n).all(|p| t.nbrs(p).len() == 1 && t.readers(p).len() == 1);
+    let undirected = (0..n).all(|p| t.nbrs(p).len() == 2 && t.nbrs(p) == t.readers(p));
+    let (mut left, mut right) = (vec![NONE; n], vec![NONE; n]);
+    let (mut prev, mut cur) = (0usize, 0usize);
+    for _ in 0..n {
+        let next = if directed {
+            t.readers(cur)[0] as usize
+        } else if undirected {
+            let ns = t.nbrs(cur);
+            if cur == 0 && prev == 0 {
+                ns[0] as usize
+            } else if ns[0] as usize == prev {
+                ns[1] as usize
+            } else {
+                ns[0] as usize
+            }
+        } else {
+            return;
+        };
+        left[next] = cur as u32;
+        right[cur] = next as u32;
+        prev = cur;
+        cur = next;
+    }
+    // One cycle through every process, back at 0.
+    if cur != 0 || left.contains(&NONE) {
+        return;
+    }
+    t.left = left;
+    t.has_left = true;
+    if undirected {
+        t.right = right;
+        t.has_right = true;
+    }
 }
 
 /// Reads an edge list: one undirected edge `u v` a line (process indices;
@@ -462,13 +509,6 @@ pub fn assign_ids(topo: &mut Topology, ids: &Ids, rng: &mut ChaCha8Rng) -> Resul
     Ok(())
 }
 
-/// A span-less problem about a topology, for the command line.
-pub fn problem(message: String) -> Problem {
-    Problem::new("guarded::topology::invalid", message)
-        .label(Span::default(), "")
-        .help("see `guarded run --help` for the topology families")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -513,6 +553,19 @@ mod tests {
         assert!(b("ring").contains("needs a size"));
         assert!(b("ring:x").contains("not a process count"));
         assert!(b("grid:3").contains("ROWSxCOLS"));
+    }
+
+    #[test]
+    fn cycles_read_from_files_are_rings() {
+        let mut t = edge_list("c", "0 1\n1 2\n2 3\n3 0\n").unwrap();
+        orient_if_ring(&mut t);
+        assert_eq!((t.left[0], t.right[0], t.left[2], t.right[2]), (3, 1, 1, 3));
+        let mut u = crate::runtime::dot::parse("u", "digraph { 0 -> 1 -> 2 -> 0 }").unwrap();
+        orient_if_ring(&mut u);
+        assert_eq!((u.left[0], u.has_right), (2, false));
+        let mut s = edge_list("s", "0 1\n0 2\n0 3\n").unwrap();
+        orient_if_ring(&mut s);
+        assert!(!s.has_left);
     }
 
     #[test]

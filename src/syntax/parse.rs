@@ -73,6 +73,9 @@ fn rule_name(rule: &Rule) -> String {
         invariant_decl => "`invariant NAME:`",
         role => "`process`",
         action => "an action `label :: guard -> statement`",
+        arrow => "`->`",
+        rbrace => "`}`",
+        assign_op => "`:=`",
         priority => "`priority N`",
         stmts | stmt | block | skip_stmt | if_stmt | assign => "a statement",
         target => "a variable to assign",
@@ -129,8 +132,12 @@ fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Problem {
         let c = source[..last].chars().next_back().map_or(1, char::len_utf8);
         (last - c, last)
     } else if start == end {
+        // Show the whole word or number found there, else one character.
+        let word = source[start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(source.len() - start);
         let c = source[start..].chars().next().map_or(0, char::len_utf8);
-        (start, start + c)
+        (start, start + word.max(c))
     } else {
         (start, end)
     };
@@ -220,8 +227,15 @@ fn lower_program(p: Pair<Rule>) -> Program {
 fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
     let mut it = p.into_inner().skip(1);
     let name = ident(it.next().unwrap());
-    let domain = lower_domain(it.next().unwrap());
+    let domain_pair = it.next().unwrap();
+    let mut end = domain_pair.as_span().end();
+    let domain = lower_domain(domain_pair);
     let init = it.next().map(lower_expr);
+    if let Some(e) = &init {
+        end = e.span().end;
+    }
+    // The rule's own span can reach over trailing comments; cut it at the last token.
+    let span = Span::new(span.start, end);
     VarDecl {
         name,
         domain,
@@ -264,6 +278,7 @@ fn lower_role(p: Pair<Rule>) -> Role {
                 selector = Some(e);
             }
             Rule::action => actions.push(lower_action(c)),
+            Rule::rbrace => {}
             r => unreachable!("role rule {r:?}"),
         }
     }
@@ -285,6 +300,7 @@ fn lower_action(p: Pair<Rule>) -> Action {
         None
     };
     let guard = lower_expr(it.next().unwrap());
+    let _arrow = it.next();
     let body = lower_stmts(it.next().unwrap());
     Action {
         label,
@@ -328,6 +344,7 @@ fn lower_stmt(p: Pair<Rule>) -> Stmt {
             for c in p.into_inner() {
                 match c.as_rule() {
                     Rule::target => targets.push(ident(c.into_inner().next().unwrap())),
+                    Rule::assign_op => {}
                     _ => values.push(lower_expr(c)),
                 }
             }
