@@ -62,14 +62,16 @@ impl Diagnostic for Problem {
         if self.labels.is_empty() {
             return None;
         }
-        Some(Box::new(self.labels.iter().enumerate().map(|(i, (s, t))| {
-            let label = (!t.is_empty()).then(|| t.clone());
-            if i == 0 {
-                LabeledSpan::new_primary_with_span(label, *s)
-            } else {
-                LabeledSpan::new_with_span(label, *s)
-            }
-        })))
+        Some(Box::new(self.labels.iter().enumerate().map(
+            |(i, (s, t))| {
+                let label = (!t.is_empty()).then(|| t.clone());
+                if i == 0 {
+                    LabeledSpan::new_primary_with_span(label, *s)
+                } else {
+                    LabeledSpan::new_with_span(label, *s)
+                }
+            },
+        )))
     }
 }
 

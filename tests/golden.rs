@@ -25,9 +25,15 @@ fn run(args: &[String]) -> String {
         .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs");
-    let code = out.status.code().map_or("signal".to_string(), |c| c.to_string());
+    let code = out
+        .status
+        .code()
+        .map_or("signal".to_string(), |c| c.to_string());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "guarded panicked on {args:?}:\n{stderr}");
+    assert!(
+        !stderr.contains("panicked"),
+        "guarded panicked on {args:?}:\n{stderr}"
+    );
     format!(
         "{HEADER}$ guarded {}\nexit: {code}\n--- stdout\n{}--- stderr\n{}",
         args.join(" "),
@@ -112,10 +118,17 @@ fn bad_programs() {
             (c, args)
         })
         .collect();
-    assert!(cases.len() >= 30, "the corpus should hold at least 30 bad programs");
+    assert!(
+        cases.len() >= 30,
+        "the corpus should hold at least 30 bad programs"
+    );
     for (c, args) in &cases {
         let out = run(args);
-        assert!(out.contains("\nexit: 1\n"), "{} should be rejected with exit 1:\n{out}", rel(c));
+        assert!(
+            out.contains("\nexit: 1\n"),
+            "{} should be rejected with exit 1:\n{out}",
+            rel(c)
+        );
     }
     compare(cases);
 }

@@ -12,7 +12,9 @@ use ir::{Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Ty, Value};
 use std::collections::HashMap;
 
 /// Names the language gives a meaning of its own.
-pub const BUILTIN_NAMES: &[&str] = &["n", "index", "id", "self", "left", "right", "enabled", "min", "max", "abs"];
+pub const BUILTIN_NAMES: &[&str] = &[
+    "n", "index", "id", "self", "left", "right", "enabled", "min", "max", "abs",
+];
 
 /// Checks a parsed program and lowers it to the typed IR.
 pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
@@ -23,9 +25,14 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
     let invariants = c.invariants(prog);
     if prog.roles.is_empty() {
         c.problems.push(
-            Problem::new("guarded::check::no_role", "the program has no `process` block")
-                .label(Span::new(0, 0), "")
-                .help("add `process { label :: guard -> statement }` with the actions every process runs"),
+            Problem::new(
+                "guarded::check::no_role",
+                "the program has no `process` block",
+            )
+            .label(Span::new(0, 0), "")
+            .help(
+                "add `process { label :: guard -> statement }` with the actions every process runs",
+            ),
         );
     }
     if !c.problems.is_empty() {
@@ -103,13 +110,15 @@ fn distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
             }
@@ -136,9 +145,12 @@ impl Checker {
     fn declare_name(&mut self, id: &ast::Ident, what: &str) -> bool {
         if BUILTIN_NAMES.contains(&id.name.as_str()) {
             self.err(
-                Problem::new("guarded::check::reserved_name", format!("`{}` is a built-in name", id.name))
-                    .label(id.span, format!("this {what} would hide the built-in"))
-                    .help("choose another name"),
+                Problem::new(
+                    "guarded::check::reserved_name",
+                    format!("`{}` is a built-in name", id.name),
+                )
+                .label(id.span, format!("this {what} would hide the built-in"))
+                .help("choose another name"),
             );
             return false;
         }
@@ -159,9 +171,12 @@ impl Checker {
     fn declare(&mut self, prog: &ast::Program) {
         if let Some((_, span)) = prog.topologies.get(1) {
             self.err(
-                Problem::new("guarded::check::duplicate_topology", "more than one default topology")
-                    .label(*span, "second `topology` declaration")
-                    .help("keep one; the command line's --topology overrides it anyway"),
+                Problem::new(
+                    "guarded::check::duplicate_topology",
+                    "more than one default topology",
+                )
+                .label(*span, "second `topology` declaration")
+                .help("keep one; the command line's --topology overrides it anyway"),
             );
         }
         // Names first, so a default that uses a later parameter gets a pointed message.
@@ -173,7 +188,9 @@ impl Checker {
         for p in &prog.params {
             self.scope = Some(Scope::ParamDefault);
             self.params_visible = self.params.len();
-            let default = self.int_expr(&p.default, Some(Ty::Int)).unwrap_or(IExpr::Const(0));
+            let default = self
+                .int_expr(&p.default, Some(Ty::Int))
+                .unwrap_or(IExpr::Const(0));
             self.params.push(ir::Param {
                 name: p.name.name.clone(),
                 default,
@@ -183,7 +200,8 @@ impl Checker {
         self.params_visible = self.params.len();
         for e in &prog.enums {
             if self.declare_name(&e.name, "enumeration") {
-                self.enum_index.insert(e.name.name.clone(), self.enums.len());
+                self.enum_index
+                    .insert(e.name.name.clone(), self.enums.len());
             }
             self.add_enum(e.name.name.clone(), &e.values);
         }
@@ -221,7 +239,10 @@ impl Checker {
                 }
             };
             self.scope = Some(Scope::Init);
-            let init = v.init.as_ref().and_then(|e| self.value(e, ty, "the variable's domain"));
+            let init = v
+                .init
+                .as_ref()
+                .and_then(|e| self.value(e, ty, "the variable's domain"));
             if self.declare_name(&v.name, "variable") {
                 self.var_index.insert(v.name.name.clone(), self.vars.len());
             }
@@ -298,9 +319,12 @@ impl Checker {
         self.scope = Some(Scope::Global);
         if let Some(second) = prog.legitimate.get(1) {
             self.err(
-                Problem::new("guarded::check::duplicate_legitimate", "more than one legitimacy predicate")
-                    .label(second.span(), "second `legitimate:`")
-                    .help("combine them with `and`"),
+                Problem::new(
+                    "guarded::check::duplicate_legitimate",
+                    "more than one legitimacy predicate",
+                )
+                .label(second.span(), "second `legitimate:`")
+                .help("combine them with `and`"),
             );
         }
         let e = prog.legitimate.first()?;
@@ -314,10 +338,13 @@ impl Checker {
         for (name, e) in &prog.invariants {
             if let Some(prev) = seen.insert(&name.name, name.span) {
                 self.err(
-                    Problem::new("guarded::check::duplicate_invariant", format!("invariant `{}` is declared twice", name.name))
-                        .label(name.span, "second one")
-                        .label(prev, "first one")
-                        .help("give each invariant its own name; violations are reported by name"),
+                    Problem::new(
+                        "guarded::check::duplicate_invariant",
+                        format!("invariant `{}` is declared twice", name.name),
+                    )
+                    .label(name.span, "second one")
+                    .label(prev, "first one")
+                    .help("give each invariant its own name; violations are reported by name"),
                 );
             }
             if let Some(b) = self.bool_expr(e) {
@@ -345,7 +372,9 @@ impl Checker {
                             format!("{} variables but {} values", targets.len(), values.len()),
                         )
                         .label(*span, "the counts differ")
-                        .help("a multiple assignment `a, b := e1, e2` needs one value per variable"),
+                        .help(
+                            "a multiple assignment `a, b := e1, e2` needs one value per variable",
+                        ),
                     );
                     return ir::Stmt::Skip;
                 }
@@ -357,7 +386,10 @@ impl Checker {
                         self.err(
                             Problem::new(
                                 "guarded::check::assigned_twice",
-                                format!("`{}` is assigned twice in one multiple assignment", t.name),
+                                format!(
+                                    "`{}` is assigned twice in one multiple assignment",
+                                    t.name
+                                ),
                             )
                             .label(t.span, "second time")
                             .label(prev, "first time")
@@ -400,16 +432,22 @@ impl Checker {
                 None => "declare it with `var NAME: DOMAIN`".into(),
             };
             self.err(
-                Problem::new("guarded::check::unknown_variable", format!("unknown variable `{}`", t.name))
-                    .label(t.span, "not declared")
-                    .help(help),
+                Problem::new(
+                    "guarded::check::unknown_variable",
+                    format!("unknown variable `{}`", t.name),
+                )
+                .label(t.span, "not declared")
+                .help(help),
             );
             return None;
         };
         self.err(
-            Problem::new("guarded::check::not_assignable", format!("cannot assign to `{}`", t.name))
-                .label(t.span, format!("this is {what}"))
-                .help("an action assigns only its own process's variables"),
+            Problem::new(
+                "guarded::check::not_assignable",
+                format!("cannot assign to `{}`", t.name),
+            )
+            .label(t.span, format!("this is {what}"))
+            .help("an action assigns only its own process's variables"),
         );
         None
     }
@@ -428,7 +466,10 @@ impl Checker {
                         format!("expected {}, found {}", ty_name(self, ty), found),
                     )
                     .label(e.span(), format!("this is {found}"))
-                    .help(format!("{target} holds values of type {}", ty_name(self, ty))),
+                    .help(format!(
+                        "{target} holds values of type {}",
+                        ty_name(self, ty)
+                    )),
                 );
                 None
             }
@@ -448,9 +489,12 @@ impl Checker {
             t => {
                 let found = self.typed_name(&t);
                 self.err(
-                    Problem::new("guarded::check::type_mismatch", format!("expected bool, found {found}"))
-                        .label(e.span(), format!("this is {found}"))
-                        .help("a condition must be true or false; compare it, e.g. `x == 0`"),
+                    Problem::new(
+                        "guarded::check::type_mismatch",
+                        format!("expected bool, found {found}"),
+                    )
+                    .label(e.span(), format!("this is {found}"))
+                    .help("a condition must be true or false; compare it, e.g. `x == 0`"),
                 );
                 None
             }
@@ -465,9 +509,12 @@ impl Checker {
                 let found = self.typed_name(&t);
                 let wanted = want.map_or("a number".into(), |w| ty_name(self, w));
                 self.err(
-                    Problem::new("guarded::check::type_mismatch", format!("expected {wanted}, found {found}"))
-                        .label(e.span(), format!("this is {found}"))
-                        .help(format!("this position needs {wanted}")),
+                    Problem::new(
+                        "guarded::check::type_mismatch",
+                        format!("expected {wanted}, found {found}"),
+                    )
+                    .label(e.span(), format!("this is {found}"))
+                    .help(format!("this position needs {wanted}")),
                 );
                 None
             }
@@ -488,10 +535,17 @@ impl Checker {
                 self.field(p, field)
             }
             Expr::Call(f, args, span) => self.call(f, args, *span),
-            Expr::Unary(UnOp::Not, a, _) => Some(Typed::Bool(BExpr::Not(Box::new(self.bool_expr(a)?)))),
-            Expr::Unary(UnOp::Neg, a, _) => Some(Typed::Int(IExpr::Neg(Box::new(self.int_expr(a, Some(Ty::Int))?)), Ty::Int)),
+            Expr::Unary(UnOp::Not, a, _) => {
+                Some(Typed::Bool(BExpr::Not(Box::new(self.bool_expr(a)?))))
+            }
+            Expr::Unary(UnOp::Neg, a, _) => Some(Typed::Int(
+                IExpr::Neg(Box::new(self.int_expr(a, Some(Ty::Int))?)),
+                Ty::Int,
+            )),
             Expr::Binary(op, l, r, span) => self.binary(*op, l, r, *span),
-            Expr::Quant(kind, var, coll, body, span) => self.quantifier(*kind, var, coll, body, *span),
+            Expr::Quant(kind, var, coll, body, span) => {
+                self.quantifier(*kind, var, coll, body, *span)
+            }
         }
     }
 
@@ -518,7 +572,10 @@ impl Checker {
                     Div => Arith::Div,
                     _ => Arith::Mod,
                 };
-                Some(Typed::Int(IExpr::Arith(arith, Box::new(a?), Box::new(b?), span), Ty::Int))
+                Some(Typed::Int(
+                    IExpr::Arith(arith, Box::new(a?), Box::new(b?), span),
+                    Ty::Int,
+                ))
             }
             Eq | Ne | Lt | Le | Gt | Ge => {
                 let a = self.expr(l);
@@ -533,10 +590,12 @@ impl Checker {
                     _ => Cmp::Ge,
                 };
                 match (a, b) {
-                    (Typed::Bool(a), Typed::Bool(b)) if matches!(op, Eq | Ne) => {
-                        Some(Typed::Bool(BExpr::BoolEq(op == Eq, Box::new(a), Box::new(b))))
-                    }
-                    (Typed::Int(a, ta), Typed::Int(b, tb)) if ta == tb && (ta == Ty::Int || matches!(op, Eq | Ne)) => {
+                    (Typed::Bool(a), Typed::Bool(b)) if matches!(op, Eq | Ne) => Some(Typed::Bool(
+                        BExpr::BoolEq(op == Eq, Box::new(a), Box::new(b)),
+                    )),
+                    (Typed::Int(a, ta), Typed::Int(b, tb))
+                        if ta == tb && (ta == Ty::Int || matches!(op, Eq | Ne)) =>
+                    {
                         Some(Typed::Bool(BExpr::Cmp(cmp, a, b)))
                     }
                     (a, b) => {
@@ -570,7 +629,12 @@ impl Checker {
             c.err(
                 Problem::new(
                     "guarded::check::arity",
-                    format!("`{}` takes {n} argument{}, found {}", f.name, if n == 1 { "" } else { "s" }, args.len()),
+                    format!(
+                        "`{}` takes {n} argument{}, found {}",
+                        f.name,
+                        if n == 1 { "" } else { "s" },
+                        args.len()
+                    ),
                 )
                 .label(span, "wrong number of arguments")
                 .help(format!("write `{}({})`", f.name, vec!["_"; n].join(", "))),
@@ -584,9 +648,15 @@ impl Checker {
                 }
                 if self.scope() != Scope::Global {
                     self.err(
-                        Problem::new("guarded::check::non_local", "`enabled` is not local to a process")
-                            .label(span, "whether a process is enabled depends on its neighbours' state")
-                            .help("use `enabled(p)` in `legitimate:` or `invariant` predicates"),
+                        Problem::new(
+                            "guarded::check::non_local",
+                            "`enabled` is not local to a process",
+                        )
+                        .label(
+                            span,
+                            "whether a process is enabled depends on its neighbours' state",
+                        )
+                        .help("use `enabled(p)` in `legitimate:` or `invariant` predicates"),
                     );
                     return None;
                 }
@@ -599,27 +669,47 @@ impl Checker {
                 }
                 let a = self.int_expr(&args[0], Some(Ty::Int));
                 let b = self.int_expr(&args[1], Some(Ty::Int));
-                let op = if f.name == "min" { Arith::Min } else { Arith::Max };
-                Some(Typed::Int(IExpr::Arith(op, Box::new(a?), Box::new(b?), span), Ty::Int))
+                let op = if f.name == "min" {
+                    Arith::Min
+                } else {
+                    Arith::Max
+                };
+                Some(Typed::Int(
+                    IExpr::Arith(op, Box::new(a?), Box::new(b?), span),
+                    Ty::Int,
+                ))
             }
             "abs" => {
                 if !arity(self, 1) {
                     return None;
                 }
-                Some(Typed::Int(IExpr::Abs(Box::new(self.int_expr(&args[0], Some(Ty::Int))?)), Ty::Int))
+                Some(Typed::Int(
+                    IExpr::Abs(Box::new(self.int_expr(&args[0], Some(Ty::Int))?)),
+                    Ty::Int,
+                ))
             }
             _ => {
                 self.err(
-                    Problem::new("guarded::check::unknown_function", format!("unknown function `{}`", f.name))
-                        .label(f.span, "not a function")
-                        .help("the functions are `enabled(p)`, `min(a, b)`, `max(a, b)` and `abs(a)`"),
+                    Problem::new(
+                        "guarded::check::unknown_function",
+                        format!("unknown function `{}`", f.name),
+                    )
+                    .label(f.span, "not a function")
+                    .help("the functions are `enabled(p)`, `min(a, b)`, `max(a, b)` and `abs(a)`"),
                 );
                 None
             }
         }
     }
 
-    fn quantifier(&mut self, kind: QuantKind, var: &ast::Ident, coll: &Collection, body: &Expr, span: Span) -> Option<Typed> {
+    fn quantifier(
+        &mut self,
+        kind: QuantKind,
+        var: &ast::Ident,
+        coll: &Collection,
+        body: &Expr,
+        span: Span,
+    ) -> Option<Typed> {
         let coll = match coll {
             Collection::Procs => {
                 if self.scope() != Scope::Global {
@@ -647,9 +737,12 @@ impl Checker {
                 let p = self.proc_of(of)?;
                 if self.scope() == Scope::Process && !matches!(p, Proc::Me) {
                     self.err(
-                        Problem::new("guarded::check::non_local", "a process can only range over its own neighbours")
-                            .label(of.span(), "the neighbours of another process are not local")
-                            .help("write `nbrs` for this process's neighbours"),
+                        Problem::new(
+                            "guarded::check::non_local",
+                            "a process can only range over its own neighbours",
+                        )
+                        .label(of.span(), "the neighbours of another process are not local")
+                        .help("write `nbrs` for this process's neighbours"),
                     );
                     return None;
                 }
@@ -728,23 +821,37 @@ impl Checker {
         }
         if self.scope() == Scope::Init || self.scope() == Scope::Selector {
             self.err(
-                Problem::new("guarded::check::not_constant", format!("`{}` is read before the configuration exists", field.name))
-                    .label(field.span, "a variable")
-                    .help("initial values and role selectors may use `index`, `id`, `n` and parameters"),
+                Problem::new(
+                    "guarded::check::not_constant",
+                    format!("`{}` is read before the configuration exists", field.name),
+                )
+                .label(field.span, "a variable")
+                .help(
+                    "initial values and role selectors may use `index`, `id`, `n` and parameters",
+                ),
             );
             return None;
         }
         match self.var_index.get(&field.name) {
             Some(&v) => Some(self.var_read(p, v)),
             None => {
-                let help = match suggest(&field.name, self.var_index.keys().map(String::as_str).chain(["index", "id"])) {
+                let help = match suggest(
+                    &field.name,
+                    self.var_index
+                        .keys()
+                        .map(String::as_str)
+                        .chain(["index", "id"]),
+                ) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "a process has its declared variables, `index` and `id`".into(),
                 };
                 self.err(
-                    Problem::new("guarded::check::unknown_variable", format!("unknown variable `{}`", field.name))
-                        .label(field.span, "no such variable")
-                        .help(help),
+                    Problem::new(
+                        "guarded::check::unknown_variable",
+                        format!("unknown variable `{}`", field.name),
+                    )
+                    .label(field.span, "no such variable")
+                    .help(help),
                 );
                 None
             }
@@ -772,18 +879,24 @@ impl Checker {
                 _ => "domains, priorities, parameters, selectors and initial values may use only `n`, parameters, `index` and `id`".into(),
             };
             self.err(
-                Problem::new("guarded::check::no_process", format!("variable `{}` read without a process", id.name))
-                    .label(id.span, "which process's?")
-                    .help(help),
+                Problem::new(
+                    "guarded::check::no_process",
+                    format!("variable `{}` read without a process", id.name),
+                )
+                .label(id.span, "which process's?")
+                .help(help),
             );
             return None;
         }
         if let Some(&i) = self.param_index.get(&id.name) {
             if scope == Scope::ParamDefault && i >= self.params_visible {
                 self.err(
-                    Problem::new("guarded::check::param_order", format!("parameter `{}` is declared later", id.name))
-                        .label(id.span, "used before its declaration")
-                        .help("a default may use `n` and the parameters declared before it"),
+                    Problem::new(
+                        "guarded::check::param_order",
+                        format!("parameter `{}` is declared later", id.name),
+                    )
+                    .label(id.span, "used before its declaration")
+                    .help("a default may use `n` and the parameters declared before it"),
                 );
                 return None;
             }
@@ -827,16 +940,22 @@ impl Checker {
             None => "declare it with `var`, `param` or `enum`".into(),
         };
         self.err(
-            Problem::new("guarded::check::unknown_name", format!("unknown name `{}`", id.name))
-                .label(id.span, "not declared")
-                .help(help),
+            Problem::new(
+                "guarded::check::unknown_name",
+                format!("unknown name `{}`", id.name),
+            )
+            .label(id.span, "not declared")
+            .help(help),
         );
         None
     }
 }
 
 fn join_names(v: &[ast::Ident]) -> String {
-    v.iter().map(|i| i.name.as_str()).collect::<Vec<_>>().join(", ")
+    v.iter()
+        .map(|i| i.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -853,31 +972,58 @@ mod tests {
 
     #[test]
     fn a_correct_program_checks() {
-        assert_eq!(errors("param K = n\nvar x: 0..K-1\nprocess { a :: x != left.x -> x := left.x }"), Vec::<String>::new());
+        assert_eq!(
+            errors("param K = n\nvar x: 0..K-1\nprocess { a :: x != left.x -> x := left.x }"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
     fn unknown_names_and_types() {
-        assert_eq!(errors("var x: 0..3\nprocess { a :: y == 1 -> x := 1 }"), ["guarded::check::unknown_name"]);
-        assert_eq!(errors("var x: 0..3\nprocess { a :: x -> x := 1 }"), ["guarded::check::type_mismatch"]);
-        assert_eq!(errors("var x: 0..3\nvar b: bool\nprocess { a :: b -> x := b }"), ["guarded::check::type_mismatch"]);
+        assert_eq!(
+            errors("var x: 0..3\nprocess { a :: y == 1 -> x := 1 }"),
+            ["guarded::check::unknown_name"]
+        );
+        assert_eq!(
+            errors("var x: 0..3\nprocess { a :: x -> x := 1 }"),
+            ["guarded::check::type_mismatch"]
+        );
+        assert_eq!(
+            errors("var x: 0..3\nvar b: bool\nprocess { a :: b -> x := b }"),
+            ["guarded::check::type_mismatch"]
+        );
     }
 
     #[test]
     fn all_errors_are_reported_at_once() {
-        assert_eq!(errors("var x: 0..3\nprocess { a :: y -> z := 1; x := true }").len(), 3);
+        assert_eq!(
+            errors("var x: 0..3\nprocess { a :: y -> z := 1; x := true }").len(),
+            3
+        );
     }
 
     #[test]
     fn locality_is_enforced() {
-        assert_eq!(errors("var x: 0..3\nprocess { a :: forall(p in procs: p.x == 0) -> x := 1 }"), ["guarded::check::non_local"]);
-        assert_eq!(errors("var x: 0..3\nvar p: node\nprocess { a :: p.p.x == 0 -> x := 1 }"), ["guarded::check::non_local"]);
-        assert_eq!(errors("var x: 0..3\nprocess { a :: enabled(left) -> x := 1 }"), ["guarded::check::non_local"]);
+        assert_eq!(
+            errors("var x: 0..3\nprocess { a :: forall(p in procs: p.x == 0) -> x := 1 }"),
+            ["guarded::check::non_local"]
+        );
+        assert_eq!(
+            errors("var x: 0..3\nvar p: node\nprocess { a :: p.p.x == 0 -> x := 1 }"),
+            ["guarded::check::non_local"]
+        );
+        assert_eq!(
+            errors("var x: 0..3\nprocess { a :: enabled(left) -> x := 1 }"),
+            ["guarded::check::non_local"]
+        );
     }
 
     #[test]
     fn globals_need_a_process() {
-        assert_eq!(errors("var x: 0..3\nprocess { a :: true -> x := 1 }\nlegitimate: x == 0"), ["guarded::check::no_process"]);
+        assert_eq!(
+            errors("var x: 0..3\nprocess { a :: true -> x := 1 }\nlegitimate: x == 0"),
+            ["guarded::check::no_process"]
+        );
         assert!(errors("var x: 0..3\nprocess { a :: true -> x := 1 }\nlegitimate: forall(p in procs: p.x == 0 and forall(q in nbrs(p): q.x == p.x))").is_empty());
     }
 }

@@ -166,11 +166,19 @@ fn parse_daemon(s: &str) -> Result<Daemon, String> {
         "locally-central" => Daemon::LocallyCentral,
         _ => {
             if let Some(path) = s.strip_prefix("schedule:") {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read schedule `{path}`: {e}"))?;
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read schedule `{path}`: {e}"))?;
                 return parse_schedule(path, &text).map(Daemon::Schedule);
             }
-            let names = ["central", "synchronous", "distributed", "locally-central", "schedule"];
-            let hint = check::suggest(s, names).map_or(String::new(), |h| format!(" (did you mean `{h}`?)"));
+            let names = [
+                "central",
+                "synchronous",
+                "distributed",
+                "locally-central",
+                "schedule",
+            ];
+            let hint = check::suggest(s, names)
+                .map_or(String::new(), |h| format!(" (did you mean `{h}`?)"));
             return Err(format!(
                 "unknown daemon `{s}`{hint}; use central, synchronous, distributed, locally-central or schedule:FILE"
             ));
@@ -193,8 +201,16 @@ pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, Stri
             .map(|s| s.parse::<u32>())
             .collect();
         match procs {
-            Ok(p) if !p.is_empty() => out.push(ScheduledStep { line: k + 1, procs: p }),
-            _ => return Err(format!("{name}:{}: expected process indices, found `{line}`", k + 1)),
+            Ok(p) if !p.is_empty() => out.push(ScheduledStep {
+                line: k + 1,
+                procs: p,
+            }),
+            _ => {
+                return Err(format!(
+                    "{name}:{}: expected process indices, found `{line}`",
+                    k + 1
+                ))
+            }
         }
     }
     Ok(out)
@@ -223,7 +239,8 @@ fn usage_error(message: String) -> i32 {
 }
 
 fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
-    let source = std::fs::read_to_string(&args.program).map_err(|e| usage_error(format!("cannot read program `{}`: {e}", args.program)))?;
+    let source = std::fs::read_to_string(&args.program)
+        .map_err(|e| usage_error(format!("cannot read program `{}`: {e}", args.program)))?;
     let ast = syntax::parse_program(&source).map_err(|p| {
         eprint_problems(&[p], &args.program, &source);
         EXIT_INPUT
@@ -238,24 +255,28 @@ fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
         (None, Some((t, _))) => t.clone(),
         (None, None) => {
             return Err(usage_error(format!(
-                "`{}` declares no default topology; give one with --topology, e.g. --topology ring:8",
-                args.program
-            )))
+            "`{}` declares no default topology; give one with --topology, e.g. --topology ring:8",
+            args.program
+        )))
         }
     };
-    let read = |path: &str| std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"));
-    let mut topo = topology::build(&spec, &mut rng, &read).map_err(|m| match (&args.topology, &prog.topology) {
-        (None, Some((_, span))) => {
-            eprint_problems(
-                &[Problem::new("guarded::topology::invalid", m)
-                    .label(*span, "the default topology")
-                    .help("fix the declaration or give --topology")],
-                &args.program,
-                &source,
-            );
-            EXIT_INPUT
+    let read = |path: &str| {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))
+    };
+    let mut topo = topology::build(&spec, &mut rng, &read).map_err(|m| {
+        match (&args.topology, &prog.topology) {
+            (None, Some((_, span))) => {
+                eprint_problems(
+                    &[Problem::new("guarded::topology::invalid", m)
+                        .label(*span, "the default topology")
+                        .help("fix the declaration or give --topology")],
+                    &args.program,
+                    &source,
+                );
+                EXIT_INPUT
+            }
+            _ => usage_error(m),
         }
-        _ => usage_error(m),
     })?;
     topology::assign_ids(&mut topo, &args.ids, &mut rng).map_err(usage_error)?;
     let code = compile::instantiate(&prog, &topo, &args.params).map_err(|ps| {
@@ -318,7 +339,11 @@ fn run(a: &RunArgs) -> i32 {
         Some("random") => InitMode::Random,
         Some(path) => match std::fs::read_to_string(path) {
             Ok(text) => InitMode::File(path.to_string(), text),
-            Err(e) => return usage_error(format!("--init: cannot read `{path}`: {e} (use `declared`, `random` or a file)")),
+            Err(e) => {
+                return usage_error(format!(
+                    "--init: cannot read `{path}`: {e} (use `declared`, `random` or a file)"
+                ))
+            }
         },
     };
     let state = match initial_state(&l.prog, &l.code, &l.topo, &mode, &a.sets, &mut l.rng) {
@@ -337,17 +362,26 @@ fn run(a: &RunArgs) -> i32 {
         InitMode::Random => "random".to_string(),
         InitMode::File(p, _) => p.clone(),
     };
-    let choice = if a.choice == ChoiceArg::Random { Choice::Random } else { Choice::First };
+    let choice = if a.choice == ChoiceArg::Random {
+        Choice::Random
+    } else {
+        Choice::First
+    };
     let source = std::mem::take(&mut l.source);
     let program = a.instance.program.clone();
     let mut sim = match Simulation::new(l.prog, l.code, l.topo, state, daemon, choice, l.rng) {
         Ok(s) => s,
         Err(e) => {
-            eprint!("{}", output::runtime_error(&e, &program, &source, plain(), None));
+            eprint!(
+                "{}",
+                output::runtime_error(&e, &program, &source, plain(), None)
+            );
             return EXIT_RUNTIME;
         }
     };
-    let trace = a.trace_format.or(if a.trace { Some(Format::Text) } else { None });
+    let trace = a
+        .trace_format
+        .or(if a.trace { Some(Format::Text) } else { None });
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut tracer = output::Tracer::new(trace == Some(Format::Json));
@@ -360,8 +394,14 @@ fn run(a: &RunArgs) -> i32 {
     let check_invariants = |sim: &Simulation| -> Result<(), (String, i32)> {
         match sim.violated_invariant() {
             Ok(None) => Ok(()),
-            Ok(Some(i)) => Err((output::invariant_violation(sim, i, &program, &source, plain()), EXIT_INVARIANT)),
-            Err(e) => Err((output::runtime_error(&e, &program, &source, plain(), Some(sim)), EXIT_RUNTIME)),
+            Ok(Some(i)) => Err((
+                output::invariant_violation(sim, i, &program, &source, plain()),
+                EXIT_INVARIANT,
+            )),
+            Err(e) => Err((
+                output::runtime_error(&e, &program, &source, plain(), Some(sim)),
+                EXIT_RUNTIME,
+            )),
         }
     };
     if let Err((msg, code)) = check_invariants(&sim) {
@@ -402,7 +442,13 @@ fn run(a: &RunArgs) -> i32 {
                 break;
             }
             Err(e) => {
-                failure = Some(output::runtime_error(&e, &program, &source, plain(), Some(&sim)));
+                failure = Some(output::runtime_error(
+                    &e,
+                    &program,
+                    &source,
+                    plain(),
+                    Some(&sim),
+                ));
                 exit = EXIT_RUNTIME;
                 stop = output::Stop::Error;
             }

@@ -112,7 +112,9 @@ impl Tracer {
         let stride = sim.stride();
         self.was_legit = sim.legitimate();
         if self.json {
-            let procs: Vec<Value> = (0..sim.n()).map(|p| row_json(sim, &sim.state[p * stride..(p + 1) * stride])).collect();
+            let procs: Vec<Value> = (0..sim.n())
+                .map(|p| row_json(sim, &sim.state[p * stride..(p + 1) * stride]))
+                .collect();
             let mut m = Map::new();
             m.insert("step".into(), json!(0));
             m.insert("configuration".into(), Value::Array(procs));
@@ -124,7 +126,11 @@ impl Tracer {
         } else {
             writeln!(out, "initial configuration:")?;
             for p in 0..sim.n() {
-                writeln!(out, "  {p}: {}", row_text(sim, &sim.state[p * stride..(p + 1) * stride]))?;
+                writeln!(
+                    out,
+                    "  {p}: {}",
+                    row_text(sim, &sim.state[p * stride..(p + 1) * stride])
+                )?;
             }
             writeln!(out, "enabled: {}", list(&sorted(sim.enabled())))?;
             if sim.legitimate() == Some(true) {
@@ -148,7 +154,9 @@ impl Tracer {
             &sim.code.roles[sim.code.role_of[p] as usize].actions[last.actions[k] as usize].label
         };
         let changes = |k: usize| {
-            sim.prog.vars.iter().filter(move |v| last.before[k * stride + v.slot] != last.after[k * stride + v.slot])
+            sim.prog.vars.iter().filter(move |v| {
+                last.before[k * stride + v.slot] != last.after[k * stride + v.slot]
+            })
         };
         if self.json {
             let moves: Vec<Value> = self
@@ -185,14 +193,30 @@ impl Tracer {
                             )
                         })
                         .collect();
-                    let ch = if ch.is_empty() { "no change".to_string() } else { ch.join(", ") };
+                    let ch = if ch.is_empty() {
+                        "no change".to_string()
+                    } else {
+                        ch.join(", ")
+                    };
                     format!("{} {} ({ch})", last.movers[k], label(k))
                 })
                 .collect();
-            writeln!(out, "step {} round {}: {}", now.step, now.round.max(1), parts.join("; "))?;
+            writeln!(
+                out,
+                "step {} round {}: {}",
+                now.step,
+                now.round.max(1),
+                parts.join("; ")
+            )?;
             match (self.was_legit, sim.legitimate()) {
-                (Some(false), Some(true)) => writeln!(out, "-- legitimate from step {} (move {}, round {})", now.step, now.moves, now.round)?,
-                (Some(true), Some(false)) => writeln!(out, "-- legitimacy lost at step {}", now.step)?,
+                (Some(false), Some(true)) => writeln!(
+                    out,
+                    "-- legitimate from step {} (move {}, round {})",
+                    now.step, now.moves, now.round
+                )?,
+                (Some(true), Some(false)) => {
+                    writeln!(out, "-- legitimacy lost at step {}", now.step)?
+                }
                 _ => {}
             }
         }
@@ -220,42 +244,87 @@ pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
     let mut s = String::new();
     let mut line = |k: &str, v: String| s.push_str(&format!("{k:<12}{v}\n"));
     line("program", info.program.to_string());
-    line("topology", format!("{} ({} processes)", sim.topo.name, sim.n()));
+    line(
+        "topology",
+        format!("{} ({} processes)", sim.topo.name, sim.n()),
+    );
     if !sim.code.params.is_empty() {
-        line("parameters", sim.code.params.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "));
+        line(
+            "parameters",
+            sim.code
+                .params
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
     }
     line("daemon", format!("{}, seed {}", info.daemon, info.seed));
     line("init", info.init.to_string());
-    line("stopped", format!("{} after step {}", info.stop.describe(), now.step));
+    line(
+        "stopped",
+        format!("{} after step {}", info.stop.describe(), now.step),
+    );
     line("steps", now.step.to_string());
     line("moves", now.moves.to_string());
-    line("rounds", format!("{} ({} complete)", now.round, sim.rounds_completed()));
+    line(
+        "rounds",
+        format!("{} ({} complete)", now.round, sim.rounds_completed()),
+    );
     match sim.legitimate() {
         None => line("legitimate", "no predicate declared".into()),
         Some(l) => {
-            line("legitimate", if l { "yes, at the end".into() } else { "no, not at the end".into() });
+            line(
+                "legitimate",
+                if l {
+                    "yes, at the end".into()
+                } else {
+                    "no, not at the end".into()
+                },
+            );
             match (sim.stabilized_at(), sim.first_legitimate()) {
                 (Some(p), first) => {
                     let mut v = format!("step {}, move {}, round {}", p.step, p.moves, p.round);
                     if sim.legitimacy_losses() > 0 {
                         let f = first.unwrap_or(p);
-                        v.push_str(&format!(" (first held at step {}, lost {} times since)", f.step, sim.legitimacy_losses()));
+                        v.push_str(&format!(
+                            " (first held at step {}, lost {} times since)",
+                            f.step,
+                            sim.legitimacy_losses()
+                        ));
                     }
                     line("stabilized", v);
                 }
-                (None, Some(f)) => line("stabilized", format!("no (held at step {} but was lost)", f.step)),
+                (None, Some(f)) => line(
+                    "stabilized",
+                    format!("no (held at step {} but was lost)", f.step),
+                ),
                 (None, None) => line("stabilized", "no".into()),
             }
         }
     }
-    line("silent", if sim.is_silent() { "yes".into() } else { format!("no ({} enabled)", sim.enabled().len()) });
+    line(
+        "silent",
+        if sim.is_silent() {
+            "yes".into()
+        } else {
+            format!("no ({} enabled)", sim.enabled().len())
+        },
+    );
     if info.show_final {
         s.push_str("final configuration:\n");
         let stride = sim.stride();
         let enabled = sorted(sim.enabled());
         for p in 0..sim.n() {
-            let mark = if enabled.binary_search(&(p as u32)).is_ok() { " *" } else { "" };
-            s.push_str(&format!("  {p}: {}{mark}\n", row_text(sim, &sim.state[p * stride..(p + 1) * stride])));
+            let mark = if enabled.binary_search(&(p as u32)).is_ok() {
+                " *"
+            } else {
+                ""
+            };
+            s.push_str(&format!(
+                "  {p}: {}{mark}\n",
+                row_text(sim, &sim.state[p * stride..(p + 1) * stride])
+            ));
         }
         s.push_str("  (* enabled)\n");
     }
@@ -266,7 +335,12 @@ pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
 pub fn summary_json(sim: &Simulation, info: &RunInfo) -> String {
     let now = sim.now();
     let stride = sim.stride();
-    let params: Map<String, Value> = sim.code.params.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+    let params: Map<String, Value> = sim
+        .code
+        .params
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
     let mut v = json!({
         "program": info.program,
         "topology": sim.topo.name,
@@ -288,13 +362,23 @@ pub fn summary_json(sim: &Simulation, info: &RunInfo) -> String {
         "enabled": sorted(sim.enabled()),
     });
     if info.show_final {
-        v["final"] = Value::Array((0..sim.n()).map(|p| row_json(sim, &sim.state[p * stride..(p + 1) * stride])).collect());
+        v["final"] = Value::Array(
+            (0..sim.n())
+                .map(|p| row_json(sim, &sim.state[p * stride..(p + 1) * stride]))
+                .collect(),
+        );
     }
     format!("{v}\n")
 }
 
 /// A runtime error as a diagnostic against the program's source.
-pub fn runtime_error(e: &RunError, program: &str, source: &str, plain: bool, sim: Option<&Simulation>) -> String {
+pub fn runtime_error(
+    e: &RunError,
+    program: &str,
+    source: &str,
+    plain: bool,
+    sim: Option<&Simulation>,
+) -> String {
     match e {
         RunError::Fault {
             fault,
@@ -310,7 +394,10 @@ pub fn runtime_error(e: &RunError, program: &str, source: &str, plain: bool, sim
             };
             let mut pr = Problem::new(
                 "guarded::runtime::fault",
-                format!("runtime error at step {step} in {who}, evaluating {during}: {}", fault.message),
+                format!(
+                    "runtime error at step {step} in {who}, evaluating {during}: {}",
+                    fault.message
+                ),
             )
             .label(fault.span, fault.message.clone())
             .help(fault.help.clone());
@@ -332,7 +419,13 @@ pub fn runtime_error(e: &RunError, program: &str, source: &str, plain: bool, sim
 }
 
 /// An invariant violation as a diagnostic naming the step that broke it.
-pub fn invariant_violation(sim: &Simulation, index: usize, program: &str, source: &str, plain: bool) -> String {
+pub fn invariant_violation(
+    sim: &Simulation,
+    index: usize,
+    program: &str,
+    source: &str,
+    plain: bool,
+) -> String {
     let inv = &sim.code.invariants[index];
     let now = sim.now();
     let cause = if now.step == 0 {
@@ -343,12 +436,25 @@ pub fn invariant_violation(sim: &Simulation, index: usize, program: &str, source
             .movers
             .iter()
             .zip(&last.actions)
-            .map(|(&p, &a)| format!("{p} {}", sim.code.roles[sim.code.role_of[p as usize] as usize].actions[a as usize].label))
+            .map(|(&p, &a)| {
+                format!(
+                    "{p} {}",
+                    sim.code.roles[sim.code.role_of[p as usize] as usize].actions[a as usize].label
+                )
+            })
             .collect();
-        format!("by step {} (round {}), in which moved: {}", now.step, now.round, moves.join(", "))
+        format!(
+            "by step {} (round {}), in which moved: {}",
+            now.step,
+            now.round,
+            moves.join(", ")
+        )
     };
-    let pr = Problem::new("guarded::runtime::invariant", format!("invariant `{}` violated {cause}", inv.name))
-        .label(inv.span, "this no longer holds")
-        .help("rerun with --trace to see the steps that led here");
+    let pr = Problem::new(
+        "guarded::runtime::invariant",
+        format!("invariant `{}` violated {cause}", inv.name),
+    )
+    .label(inv.span, "this no longer holds")
+    .help("rerun with --trace to see the steps that led here");
     render(&[pr], program, source, plain)
 }

@@ -54,6 +54,10 @@ pub type BFn = Box<dyn Fn(&Env) -> Res<bool> + Send + Sync>;
 /// A compiled statement: writes go to `Env::scratch`.
 pub type SFn = Box<dyn Fn(&Env) -> Res<()> + Send + Sync>;
 type PFn = Box<dyn Fn(&Env) -> Res<usize> + Send + Sync>;
+/// A compiled domain check run before an assignment lands.
+type CheckFn = Box<dyn Fn(&Env, i64) -> Res<()> + Send + Sync>;
+/// A compiled closure producing any result.
+type AnyFn<T> = Box<dyn Fn(&Env) -> Res<T> + Send + Sync>;
 
 /// A variable's domain with its bounds known.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,7 +79,9 @@ impl VarDomain {
             VarDomain::Bool => v == 0 || v == 1,
             VarDomain::Range(lo, hi) => (lo..=hi).contains(&v),
             VarDomain::Enum(len) => v >= 0 && (v as usize) < len,
-            VarDomain::Node => v >= 0 && (v as usize) < topo.n() && topo.is_self_or_nbr(me, v as usize),
+            VarDomain::Node => {
+                v >= 0 && (v as usize) < topo.n() && topo.is_self_or_nbr(me, v as usize)
+            }
         }
     }
     /// The domain as a user writes it.
@@ -152,7 +158,9 @@ pub fn const_eval(e: &IExpr, params: &[i64], n: i64) -> Option<i64> {
         IExpr::N => n,
         IExpr::Neg(a) => const_eval(a, params, n)?.checked_neg()?,
         IExpr::Abs(a) => const_eval(a, params, n)?.checked_abs()?,
-        IExpr::Arith(op, a, b, _) => arith(*op, const_eval(a, params, n)?, const_eval(b, params, n)?)?,
+        IExpr::Arith(op, a, b, _) => {
+            arith(*op, const_eval(a, params, n)?, const_eval(b, params, n)?)?
+        }
         _ => return None,
     })
 }
@@ -171,7 +179,11 @@ fn arith(op: Arith, a: i64, b: i64) -> Option<i64> {
 
 /// Instantiates `prog` on `topo` with parameter overrides, checking what can
 /// only be checked once sizes are known, and compiles it.
-pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i64)]) -> Result<Compiled, Vec<Problem>> {
+pub fn instantiate(
+    prog: &ir::Program,
+    topo: &Topology,
+    overrides: &[(String, i64)],
+) -> Result<Compiled, Vec<Problem>> {
     let n = topo.n() as i64;
     let mut problems = Vec::new();
     for (name, _) in overrides {
@@ -183,7 +195,11 @@ pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i6
                 None => format!("its parameters are {}", known.join(", ")),
             };
             problems.push(
-                Problem::new("guarded::instance::unknown_param", format!("the program has no parameter `{name}`")).help(help),
+                Problem::new(
+                    "guarded::instance::unknown_param",
+                    format!("the program has no parameter `{name}`"),
+                )
+                .help(help),
             );
         }
     }
@@ -195,9 +211,12 @@ pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i6
                 Some(v) => v,
                 None => {
                     problems.push(
-                        Problem::new("guarded::instance::param_overflow", format!("the default of `{}` cannot be computed", p.name))
-                            .label(p.span, "overflow or division by zero")
-                            .help("give the parameter with --param NAME=VALUE"),
+                        Problem::new(
+                            "guarded::instance::param_overflow",
+                            format!("the default of `{}` cannot be computed", p.name),
+                        )
+                        .label(p.span, "overflow or division by zero")
+                        .help("give the parameter with --param NAME=VALUE"),
                     );
                     0
                 }
@@ -258,7 +277,11 @@ pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i6
         }
     }
     // Which role each process runs.
-    let selectors: Vec<Option<BFn>> = prog.roles.iter().map(|r| r.selector.as_ref().map(|s| c.bexpr(s))).collect();
+    let selectors: Vec<Option<BFn>> = prog
+        .roles
+        .iter()
+        .map(|r| r.selector.as_ref().map(|s| c.bexpr(s)))
+        .collect();
     let locals = vec![Cell::new(0); prog.max_locals];
     let mut role_of = vec![0u32; topo.n()];
     let mut role_problems = 0;
@@ -279,9 +302,12 @@ pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i6
                     Ok(b) => b,
                     Err(fault) => {
                         problems.push(
-                            Problem::new("guarded::instance::selector_fault", format!("role selector failed for process {p}: {}", fault.message))
-                                .label(fault.span, "here")
-                                .help(fault.help.clone()),
+                            Problem::new(
+                                "guarded::instance::selector_fault",
+                                format!("role selector failed for process {p}: {}", fault.message),
+                            )
+                            .label(fault.span, "here")
+                            .help(fault.help.clone()),
                         );
                         false
                     }
@@ -308,7 +334,10 @@ pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i6
                 .help("every process must match exactly one `process where ...` block; make the selectors exclusive")
         };
         for r in &matched {
-            pr = pr.label(prog.roles[*r].head, format!("process {p} matches this role"));
+            pr = pr.label(
+                prog.roles[*r].head,
+                format!("process {p} matches this role"),
+            );
         }
         if matched.is_empty() {
             for r in &prog.roles {
@@ -329,7 +358,11 @@ pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i6
                 let why = if !has {
                     format!("topology `{}` has no `{word}` neighbours", topo.name)
                 } else {
-                    format!("process {} has no `{word}` neighbour on `{}`", missing.unwrap_or(0), topo.name)
+                    format!(
+                        "process {} has no `{word}` neighbour on `{}`",
+                        missing.unwrap_or(0),
+                        topo.name
+                    )
                 };
                 problems.push(
                     Problem::new("guarded::instance::no_ring_neighbour", why)
@@ -347,14 +380,20 @@ pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i6
                 None => 0,
                 Some((e, span)) => const_eval(e, &params, n).unwrap_or_else(|| {
                     problems.push(
-                        Problem::new("guarded::instance::bad_priority", format!("the priority of `{}` cannot be computed", a.label))
-                            .label(*span, "overflow or division by zero")
-                            .help("a priority is a constant integer"),
+                        Problem::new(
+                            "guarded::instance::bad_priority",
+                            format!("the priority of `{}` cannot be computed", a.label),
+                        )
+                        .label(*span, "overflow or division by zero")
+                        .help("a priority is a constant integer"),
                     );
                     0
                 }),
             };
-            let s = Compiler { in_stmt: true, ..c.clone() };
+            let s = Compiler {
+                in_stmt: true,
+                ..c.clone()
+            };
             actions.push(CAction {
                 label: a.label.clone(),
                 priority,
@@ -385,7 +424,12 @@ pub fn instantiate(prog: &ir::Program, topo: &Topology, overrides: &[(String, i6
         .collect();
     Ok(Compiled {
         stride: prog.stride(),
-        params: prog.params.iter().map(|p| p.name.clone()).zip(params).collect(),
+        params: prog
+            .params
+            .iter()
+            .map(|p| p.name.clone())
+            .zip(params)
+            .collect(),
         roles,
         role_of,
         domains,
@@ -425,7 +469,9 @@ impl Compiler<'_> {
     fn constant_assignments(&self, s: &ir::Stmt, problems: &mut Vec<Problem>) {
         match s {
             ir::Stmt::Skip => {}
-            ir::Stmt::Seq(v) => v.iter().for_each(|s| self.constant_assignments(s, problems)),
+            ir::Stmt::Seq(v) => v
+                .iter()
+                .for_each(|s| self.constant_assignments(s, problems)),
             ir::Stmt::If(_, a, b) => {
                 self.constant_assignments(a, problems);
                 self.constant_assignments(b, problems);
@@ -435,7 +481,13 @@ impl Compiler<'_> {
                     if let (Value::Int(e), VarDomain::Range(lo, hi)) = (val, &self.domains[*var]) {
                         if let Some(x) = const_eval(e, &self.params, self.n) {
                             if !(*lo..=*hi).contains(&x) {
-                                problems.push(out_of_domain(&self.prog.vars[*var], x, *lo, *hi, *span));
+                                problems.push(out_of_domain(
+                                    &self.prog.vars[*var],
+                                    x,
+                                    *lo,
+                                    *hi,
+                                    *span,
+                                ));
                             }
                         }
                     }
@@ -465,7 +517,11 @@ impl Compiler<'_> {
                 if self.in_stmt {
                     Box::new(move |e| {
                         let q = proc(e)?;
-                        Ok(if q == e.me { e.scratch[slot].get() } else { e.state[q * stride + slot] })
+                        Ok(if q == e.me {
+                            e.scratch[slot].get()
+                        } else {
+                            e.state[q * stride + slot]
+                        })
                     })
                 } else {
                     Box::new(move |e| Ok(e.state[proc(e)? * stride + slot]))
@@ -481,7 +537,11 @@ impl Compiler<'_> {
                 let span = *span;
                 let left = matches!(p, Proc::Left(_));
                 Box::new(move |e| {
-                    let q = if left { e.topo.left[e.me] } else { e.topo.right[e.me] };
+                    let q = if left {
+                        e.topo.left[e.me]
+                    } else {
+                        e.topo.right[e.me]
+                    };
                     if q == NONE {
                         return no_neighbour(span, if left { "left" } else { "right" }, e.me);
                     }
@@ -501,7 +561,11 @@ impl Compiler<'_> {
                 Box::new(move |e| {
                     let q = f(e)?;
                     if q < 0 || q as usize >= e.topo.n() {
-                        return fault(Span::default(), format!("{q} is not a process"), "node values are process indices");
+                        return fault(
+                            Span::default(),
+                            format!("{q} is not a process"),
+                            "node values are process indices",
+                        );
                     }
                     Ok(q as usize)
                 })
@@ -529,8 +593,21 @@ impl Compiler<'_> {
                 let f = self.iexpr(a);
                 Box::new(move |e| {
                     let v = f(e)?;
-                    let r = if neg { v.checked_neg() } else { v.checked_abs() };
-                    r.map_or_else(|| fault(Span::default(), "arithmetic overflow".into(), "values are 64-bit integers"), Ok)
+                    let r = if neg {
+                        v.checked_neg()
+                    } else {
+                        v.checked_abs()
+                    };
+                    r.map_or_else(
+                        || {
+                            fault(
+                                Span::default(),
+                                "arithmetic overflow".into(),
+                                "values are 64-bit integers",
+                            )
+                        },
+                        Ok,
+                    )
                 })
             }
             IExpr::Arith(op, a, b, span) => {
@@ -539,15 +616,26 @@ impl Compiler<'_> {
                 match op {
                     // The common cases, without the general overflow dispatch.
                     Arith::Add => Box::new(move |e| {
-                        fa(e)?.checked_add(fb(e)?).map_or_else(|| overflow(span), Ok)
+                        fa(e)?
+                            .checked_add(fb(e)?)
+                            .map_or_else(|| overflow(span), Ok)
                     }),
                     Arith::Sub => Box::new(move |e| {
-                        fa(e)?.checked_sub(fb(e)?).map_or_else(|| overflow(span), Ok)
+                        fa(e)?
+                            .checked_sub(fb(e)?)
+                            .map_or_else(|| overflow(span), Ok)
                     }),
                     _ => Box::new(move |e| {
                         let (x, y) = (fa(e)?, fb(e)?);
                         if y == 0 && matches!(op, Arith::Div | Arith::Mod) {
-                            return fault(span, format!("division by zero ({x} {} 0)", if op == Arith::Div { "/" } else { "mod" }), "guard the action so the divisor cannot be 0");
+                            return fault(
+                                span,
+                                format!(
+                                    "division by zero ({x} {} 0)",
+                                    if op == Arith::Div { "/" } else { "mod" }
+                                ),
+                                "guard the action so the divisor cannot be 0",
+                            );
                         }
                         arith(op, x, y).map_or_else(|| overflow(span), Ok)
                     }),
@@ -573,7 +661,7 @@ impl Compiler<'_> {
         &self,
         coll: &Coll,
         f: impl Fn(&Env, &mut dyn Iterator<Item = usize>) -> Res<T> + Send + Sync + 'static,
-    ) -> Box<dyn Fn(&Env) -> Res<T> + Send + Sync> {
+    ) -> AnyFn<T> {
         match coll {
             Coll::Procs => Box::new(move |e| f(e, &mut (0..e.topo.n()))),
             Coll::NbrsOf(p) => {
@@ -660,7 +748,7 @@ impl Compiler<'_> {
                 Box::new(move |e| if fc(e)? { fa(e) } else { fb(e) })
             }
             ir::Stmt::Assign(targets, values) => {
-                let writes: Vec<(usize, IFn, Box<dyn Fn(&Env, i64) -> Res<()> + Send + Sync>)> = targets
+                let writes: Vec<(usize, IFn, CheckFn)> = targets
                     .iter()
                     .zip(values)
                     .map(|((var, span), val)| {
@@ -707,7 +795,7 @@ impl Compiler<'_> {
         }
     }
 
-    fn domain_check(&self, var: usize, span: Span) -> Box<dyn Fn(&Env, i64) -> Res<()> + Send + Sync> {
+    fn domain_check(&self, var: usize, span: Span) -> CheckFn {
         let name = self.prog.vars[var].name.clone();
         match self.domains[var].clone() {
             VarDomain::Bool | VarDomain::Enum(_) => Box::new(|_, _| Ok(())),
@@ -715,7 +803,11 @@ impl Compiler<'_> {
                 if (lo..=hi).contains(&v) {
                     Ok(())
                 } else {
-                    fault(span, format!("`{name}` := {v} is outside its domain {lo}..{hi}"), "the statement must keep every variable in its declared domain")
+                    fault(
+                        span,
+                        format!("`{name}` := {v} is outside its domain {lo}..{hi}"),
+                        "the statement must keep every variable in its declared domain",
+                    )
                 }
             }),
             VarDomain::Node => Box::new(move |e, v| {
@@ -730,11 +822,19 @@ impl Compiler<'_> {
 }
 
 fn overflow<T>(span: Span) -> Res<T> {
-    fault(span, "arithmetic overflow".into(), "values are 64-bit integers")
+    fault(
+        span,
+        "arithmetic overflow".into(),
+        "values are 64-bit integers",
+    )
 }
 
 fn no_neighbour<T>(span: Span, word: &str, me: usize) -> Res<T> {
-    fault(span, format!("process {me} has no `{word}` neighbour"), "`left` and `right` exist on rings and chains only")
+    fault(
+        span,
+        format!("process {me} has no `{word}` neighbour"),
+        "`left` and `right` exist on rings and chains only",
+    )
 }
 
 /// The type of each variable, by slot, for printing values.

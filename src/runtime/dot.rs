@@ -40,13 +40,14 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut attrs: Vec<Vec<(String, String)>> = Vec::new();
     let mut arcs: Vec<(String, String)> = Vec::new();
-    let mut node = |n: &str, names: &mut Vec<String>, attrs: &mut Vec<Vec<(String, String)>>| -> usize {
-        *index.entry(n.to_string()).or_insert_with(|| {
-            names.push(n.to_string());
-            attrs.push(Vec::new());
-            names.len() - 1
-        })
-    };
+    let mut node =
+        |n: &str, names: &mut Vec<String>, attrs: &mut Vec<Vec<(String, String)>>| -> usize {
+            *index.entry(n.to_string()).or_insert_with(|| {
+                names.push(n.to_string());
+                attrs.push(Vec::new());
+                names.len() - 1
+            })
+        };
     for stmt in file.into_inner() {
         match stmt.as_rule() {
             Rule::graph_kind => directed = stmt.as_str().eq_ignore_ascii_case("digraph"),
@@ -80,7 +81,11 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
                                 return Err(format!(
                                     "{name}: `{}` in a {}",
                                     part.as_str(),
-                                    if directed { "digraph (use `->`)" } else { "graph (use `--`)" }
+                                    if directed {
+                                        "digraph (use `->`)"
+                                    } else {
+                                        "graph (use `--`)"
+                                    }
                                 ));
                             }
                         }
@@ -97,22 +102,31 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
     // Numeric names 0..n-1 are process indices; otherwise first appearance.
     let n = names.len();
     let mut order: Vec<usize> = (0..n).collect();
-    let numeric: Option<Vec<usize>> = names.iter().map(|s| s.parse::<usize>().ok().filter(|v| *v < n)).collect();
+    let numeric: Option<Vec<usize>> = names
+        .iter()
+        .map(|s| s.parse::<usize>().ok().filter(|v| *v < n))
+        .collect();
     if let Some(nums) = numeric {
         let mut seen = vec![false; n];
         if nums.iter().all(|&v| !std::mem::replace(&mut seen[v], true)) {
             order = nums;
         }
     }
-    let arcs: Vec<(usize, usize)> = arcs.iter().map(|(a, b)| (order[index[a]], order[index[b]])).collect();
+    let arcs: Vec<(usize, usize)> = arcs
+        .iter()
+        .map(|(a, b)| (order[index[a]], order[index[b]]))
+        .collect();
     let mut topo = from_arcs(format!("dot:{name}"), n, &arcs, directed);
     for (k, list) in attrs.into_iter().enumerate() {
         let p = order[k];
         for (key, val) in list {
             if key == "id" {
-                topo.ids[p] = val
-                    .parse()
-                    .map_err(|_| format!("{name}: node `{}` has id `{val}`, which is not an integer", names[k]))?;
+                topo.ids[p] = val.parse().map_err(|_| {
+                    format!(
+                        "{name}: node `{}` has id `{val}`, which is not an integer",
+                        names[k]
+                    )
+                })?;
             } else {
                 topo.attrs[p].push((key, val));
             }

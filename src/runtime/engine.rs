@@ -392,7 +392,9 @@ impl Simulation {
                     }
                 }
                 if self.last.movers.is_empty() {
-                    self.last.movers.push(list[self.rng.gen_range(0..list.len())]);
+                    self.last
+                        .movers
+                        .push(list[self.rng.gen_range(0..list.len())]);
                 }
             }
             Daemon::LocallyCentral => {
@@ -419,13 +421,19 @@ impl Simulation {
                     if p as usize >= self.topo.n() {
                         return Err(RunError::Schedule {
                             line: line.line,
-                            message: format!("process {p} does not exist (the topology has {})", self.topo.n()),
+                            message: format!(
+                                "process {p} does not exist (the topology has {})",
+                                self.topo.n()
+                            ),
                         });
                     }
                     if self.chosen[p as usize] == NONE {
                         return Err(RunError::Schedule {
                             line: line.line,
-                            message: format!("process {p} is not enabled at step {}", self.steps + 1),
+                            message: format!(
+                                "process {p} is not enabled at step {}",
+                                self.steps + 1
+                            ),
                         });
                     }
                     if !self.last.movers.contains(&p) {
@@ -505,7 +513,8 @@ impl Simulation {
         // All writes land together.
         for (k, &p) in self.last.movers.iter().enumerate() {
             let p = p as usize;
-            self.state[p * stride..(p + 1) * stride].copy_from_slice(&self.last.after[k * stride..(k + 1) * stride]);
+            self.state[p * stride..(p + 1) * stride]
+                .copy_from_slice(&self.last.after[k * stride..(k + 1) * stride]);
         }
         self.steps = step_no;
         self.moves += self.last.movers.len() as u64;

@@ -43,9 +43,13 @@ pub fn parse_value(prog: &ir::Program, ty: Ty, text: &str) -> Result<i64, String
         Ty::Bool => match text {
             "true" => Ok(1),
             "false" => Ok(0),
-            _ => Err(format!("`{text}` is not a boolean (write `true` or `false`)")),
+            _ => Err(format!(
+                "`{text}` is not a boolean (write `true` or `false`)"
+            )),
         },
-        Ty::Int => text.parse().map_err(|_| format!("`{text}` is not an integer")),
+        Ty::Int => text
+            .parse()
+            .map_err(|_| format!("`{text}` is not an integer")),
         Ty::Node => text
             .parse()
             .map_err(|_| format!("`{text}` is not a process index")),
@@ -60,7 +64,11 @@ pub fn parse_value(prog: &ir::Program, ty: Ty, text: &str) -> Result<i64, String
 
 /// Parses assignment lines; `offset` is added to every span (for text that
 /// is part of a larger source).
-pub fn parse_assignments(prog: &ir::Program, topo: &Topology, text: &str) -> Result<Vec<Assignment>, Vec<Problem>> {
+pub fn parse_assignments(
+    prog: &ir::Program,
+    topo: &Topology,
+    text: &str,
+) -> Result<Vec<Assignment>, Vec<Problem>> {
     let mut out = Vec::new();
     let mut problems = Vec::new();
     let mut offset = 0;
@@ -86,28 +94,44 @@ pub fn parse_assignments(prog: &ir::Program, topo: &Topology, text: &str) -> Res
     }
 }
 
-fn parse_line(prog: &ir::Program, topo: &Topology, line: &str, span: Span) -> Result<Assignment, Problem> {
+fn parse_line(
+    prog: &ir::Program,
+    topo: &Topology,
+    line: &str,
+    span: Span,
+) -> Result<Assignment, Problem> {
     let bad = |msg: String, help: &str| {
         Problem::new("guarded::config::bad_assignment", msg)
             .label(span, "in this assignment")
             .help(help.to_string())
     };
-    let (lhs, value) = line
-        .split_once('=')
-        .ok_or_else(|| bad(format!("expected `PROCESS.VAR = VALUE`, found `{line}`"), "for example `3.x = 2`, or `*.x = 0` for every process"))?;
-    let (who, var) = lhs
-        .trim()
-        .split_once('.')
-        .ok_or_else(|| bad(format!("`{}` does not name a process and a variable", lhs.trim()), "write `PROCESS.VAR`, e.g. `3.x`"))?;
+    let (lhs, value) = line.split_once('=').ok_or_else(|| {
+        bad(
+            format!("expected `PROCESS.VAR = VALUE`, found `{line}`"),
+            "for example `3.x = 2`, or `*.x = 0` for every process",
+        )
+    })?;
+    let (who, var) = lhs.trim().split_once('.').ok_or_else(|| {
+        bad(
+            format!("`{}` does not name a process and a variable", lhs.trim()),
+            "write `PROCESS.VAR`, e.g. `3.x`",
+        )
+    })?;
     let process = match who.trim() {
         "*" => None,
         w => {
-            let p: usize = w
-                .parse()
-                .map_err(|_| bad(format!("`{w}` is not a process index"), "processes are numbered 0 to n-1; `*` means all"))?;
+            let p: usize = w.parse().map_err(|_| {
+                bad(
+                    format!("`{w}` is not a process index"),
+                    "processes are numbered 0 to n-1; `*` means all",
+                )
+            })?;
             if p >= topo.n() {
                 return Err(bad(
-                    format!("process {p} does not exist; the topology has {} processes", topo.n()),
+                    format!(
+                        "process {p} does not exist; the topology has {} processes",
+                        topo.n()
+                    ),
                     "processes are numbered 0 to n-1",
                 ));
             }
@@ -126,10 +150,16 @@ fn parse_line(prog: &ir::Program, topo: &Topology, line: &str, span: Span) -> Re
     let value = if v.ty == Ty::Node && value.trim() == "self" {
         match process {
             Some(p) => p as i64,
-            None => return Err(bad("`self` needs one process, not `*`".into(), "write the process index")),
+            None => {
+                return Err(bad(
+                    "`self` needs one process, not `*`".into(),
+                    "write the process index",
+                ))
+            }
         }
     } else {
-        parse_value(prog, v.ty, value).map_err(|m| bad(m, "the value must belong to the variable's type"))?
+        parse_value(prog, v.ty, value)
+            .map_err(|m| bad(m, "the value must belong to the variable's type"))?
     };
     Ok(Assignment {
         process,
@@ -161,10 +191,18 @@ pub fn apply(
                 problems.push(
                     Problem::new(
                         "guarded::config::out_of_domain",
-                        format!("{} is outside the domain of `{}` at process {p}", prog.show_value(v.ty, a.value), v.name),
+                        format!(
+                            "{} is outside the domain of `{}` at process {p}",
+                            prog.show_value(v.ty, a.value),
+                            v.name
+                        ),
                     )
                     .label(a.span, "this value")
-                    .help(format!("`{}` ranges over {}", v.name, d.describe(prog))),
+                    .help(format!(
+                        "`{}` ranges over {}",
+                        v.name,
+                        d.describe(prog)
+                    )),
                 );
                 break;
             }
@@ -247,9 +285,15 @@ pub fn initial_state(
                 let v = &prog.vars[slot];
                 let value = f(&env).map_err(|fault| {
                     here(
-                        vec![Problem::new("guarded::config::init_fault", format!("the initial value of `{}` fails at process {p}: {}", v.name, fault.message))
-                            .label(fault.span, "here")
-                            .help(fault.help.clone())],
+                        vec![Problem::new(
+                            "guarded::config::init_fault",
+                            format!(
+                                "the initial value of `{}` fails at process {p}: {}",
+                                v.name, fault.message
+                            ),
+                        )
+                        .label(fault.span, "here")
+                        .help(fault.help.clone())],
                         "",
                         "",
                     )
@@ -272,8 +316,10 @@ pub fn initial_state(
             for (key, val) in &topo.attrs[p] {
                 if prog.vars.iter().any(|v| &v.name == key) {
                     let line = format!("{p}.{key} = {val}");
-                    let list = parse_assignments(prog, topo, &line).map_err(|ps| here(ps, &topo.name, &line))?;
-                    apply(prog, code, topo, &mut state, &list).map_err(|ps| here(ps, &topo.name, &line))?;
+                    let list = parse_assignments(prog, topo, &line)
+                        .map_err(|ps| here(ps, &topo.name, &line))?;
+                    apply(prog, code, topo, &mut state, &list)
+                        .map_err(|ps| here(ps, &topo.name, &line))?;
                 }
             }
         }
@@ -323,7 +369,11 @@ pub fn format_config(prog: &ir::Program, n: usize, state: &[i64]) -> String {
     let mut out = String::new();
     for p in 0..n {
         for v in &prog.vars {
-            out.push_str(&format!("{p}.{} = {}\n", v.name, prog.show_value(v.ty, state[p * stride + v.slot])));
+            out.push_str(&format!(
+                "{p}.{} = {}\n",
+                v.name,
+                prog.show_value(v.ty, state[p * stride + v.slot])
+            ));
         }
     }
     out

@@ -62,7 +62,8 @@ impl Topology {
     }
     /// Whether `p` and `q` are adjacent in either direction.
     pub fn adjacent(&self, p: usize, q: usize) -> bool {
-        self.nbrs(p).binary_search(&(q as u32)).is_ok() || self.readers(p).binary_search(&(q as u32)).is_ok()
+        self.nbrs(p).binary_search(&(q as u32)).is_ok()
+            || self.readers(p).binary_search(&(q as u32)).is_ok()
     }
 
     fn freeze(name: String, graph: DiGraph<(), ()>) -> Topology {
@@ -126,7 +127,11 @@ pub const MAX_PROCESSES: usize = 50_000_000;
 /// Builds a topology from a spec such as `ring:8`, `grid:3x4`, `tree:20`,
 /// `random:30`, `random:30:0.1`, `file:edges.txt` or `dot:graph.dot`.
 /// `read` loads a file's text. Errors are phrased for the command line.
-pub fn build(spec: &str, rng: &mut ChaCha8Rng, read: &dyn Fn(&str) -> Result<String, String>) -> Result<Topology, String> {
+pub fn build(
+    spec: &str,
+    rng: &mut ChaCha8Rng,
+    read: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<Topology, String> {
     let (family, arg) = spec.split_once(':').unwrap_or((spec, ""));
     let count = |s: &str, what: &str| -> Result<usize, String> {
         let v: usize = s
@@ -134,7 +139,9 @@ pub fn build(spec: &str, rng: &mut ChaCha8Rng, read: &dyn Fn(&str) -> Result<Str
             .parse()
             .map_err(|_| format!("`{s}` is not a {what} (in topology `{spec}`)"))?;
         if v == 0 || v > MAX_PROCESSES {
-            return Err(format!("{what} must be between 1 and {MAX_PROCESSES}, not {v}"));
+            return Err(format!(
+                "{what} must be between 1 and {MAX_PROCESSES}, not {v}"
+            ));
         }
         Ok(v)
     };
@@ -208,7 +215,9 @@ pub fn build(spec: &str, rng: &mut ChaCha8Rng, read: &dyn Fn(&str) -> Result<Str
         "complete" => {
             let n = count(arg, "process count")?;
             if n > 20_000 {
-                return Err(format!("complete:{n} has too many edges; use at most 20000 processes"));
+                return Err(format!(
+                    "complete:{n} has too many edges; use at most 20000 processes"
+                ));
             }
             let mut g = graph_with(n);
             for i in 0..n {
@@ -239,11 +248,9 @@ pub fn build(spec: &str, rng: &mut ChaCha8Rng, read: &dyn Fn(&str) -> Result<Str
             Topology::freeze(name, g)
         }
         "hypercube" => {
-            let d: usize = arg
-                .parse()
-                .ok()
-                .filter(|d| *d <= 24)
-                .ok_or_else(|| format!("`hypercube` needs a dimension from 0 to 24, not `{arg}`"))?;
+            let d: usize = arg.parse().ok().filter(|d| *d <= 24).ok_or_else(|| {
+                format!("`hypercube` needs a dimension from 0 to 24, not `{arg}`")
+            })?;
             let n = 1usize << d;
             let mut g = graph_with(n);
             for i in 0..n {
@@ -276,17 +283,25 @@ pub fn build(spec: &str, rng: &mut ChaCha8Rng, read: &dyn Fn(&str) -> Result<Str
                         .parse()
                         .ok()
                         .filter(|p: &f64| (0.0..=1.0).contains(p))
-                        .ok_or_else(|| format!("edge probability must be between 0 and 1, not `{p}`"))?;
+                        .ok_or_else(|| {
+                            format!("edge probability must be between 0 and 1, not `{p}`")
+                        })?;
                     (count(n, "process count")?, Some(p))
                 }
                 None => (count(arg, "process count")?, None),
             };
             if n > 100_000 {
-                return Err(format!("random:{n} is too large; use at most 100000 processes"));
+                return Err(format!(
+                    "random:{n} is too large; use at most 100000 processes"
+                ));
             }
             // A random spanning tree keeps it connected; extra edges with
             // probability p (default: about two more per process).
-            let p = p.unwrap_or(if n > 1 { (2.0 / (n as f64 - 1.0)).min(1.0) } else { 0.0 });
+            let p = p.unwrap_or(if n > 1 {
+                (2.0 / (n as f64 - 1.0)).min(1.0)
+            } else {
+                0.0
+            });
             let mut order: Vec<usize> = (0..n).collect();
             order.shuffle(rng);
             let mut adj = std::collections::HashSet::new();
@@ -320,9 +335,21 @@ pub fn build(spec: &str, rng: &mut ChaCha8Rng, read: &dyn Fn(&str) -> Result<Str
         }
         other => {
             let families = [
-                "ring", "uring", "chain", "star", "complete", "grid", "torus", "hypercube", "tree", "random", "file", "dot",
+                "ring",
+                "uring",
+                "chain",
+                "star",
+                "complete",
+                "grid",
+                "torus",
+                "hypercube",
+                "tree",
+                "random",
+                "file",
+                "dot",
             ];
-            let hint = crate::check::suggest(other, families).map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
+            let hint = crate::check::suggest(other, families)
+                .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
             return Err(format!(
                 "unknown topology `{other}`{hint}; known: ring:N, uring:N, chain:N, star:N, complete:N, grid:RxC, torus:RxC, hypercube:D, tree:N, random:N[:P], file:PATH, dot:PATH"
             ));
@@ -417,7 +444,12 @@ pub fn edge_list(name: &str, text: &str) -> Result<Topology, String> {
 }
 
 /// Builds a topology from DOT nodes and arcs already parsed.
-pub(super) fn from_arcs(name: String, n: usize, arcs: &[(usize, usize)], directed: bool) -> Topology {
+pub(super) fn from_arcs(
+    name: String,
+    n: usize,
+    arcs: &[(usize, usize)],
+    directed: bool,
+) -> Topology {
     let mut g = graph_with(n);
     for &(a, b) in arcs {
         if directed {
@@ -454,8 +486,14 @@ impl std::str::FromStr for Ids {
             let (lo, hi) = range
                 .split_once("..")
                 .ok_or_else(|| format!("expected `random:LO..HI`, found `{s}`"))?;
-            let lo: i64 = lo.trim().parse().map_err(|_| format!("`{lo}` is not a number"))?;
-            let hi: i64 = hi.trim().parse().map_err(|_| format!("`{hi}` is not a number"))?;
+            let lo: i64 = lo
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{lo}` is not a number"))?;
+            let hi: i64 = hi
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{hi}` is not a number"))?;
             if lo > hi {
                 return Err(format!("empty id range {lo}..{hi}"));
             }
@@ -481,14 +519,19 @@ pub fn assign_ids(topo: &mut Topology, ids: &Ids, rng: &mut ChaCha8Rng) -> Resul
         }
         Ids::List(v) => {
             if v.len() != n {
-                return Err(format!("--ids lists {} ids but the topology has {n} processes", v.len()));
+                return Err(format!(
+                    "--ids lists {} ids but the topology has {n} processes",
+                    v.len()
+                ));
             }
             topo.ids = v.clone();
         }
         Ids::Random(lo, hi) => {
             let width = (*hi as i128 - *lo as i128 + 1) as u128;
             if width < n as u128 {
-                return Err(format!("the range {lo}..{hi} has fewer than {n} distinct ids"));
+                return Err(format!(
+                    "the range {lo}..{hi} has fewer than {n} distinct ids"
+                ));
             }
             let mut seen = std::collections::HashSet::new();
             let mut v = Vec::with_capacity(n);
@@ -504,7 +547,10 @@ pub fn assign_ids(topo: &mut Topology, ids: &Ids, rng: &mut ChaCha8Rng) -> Resul
     let mut sorted = topo.ids.clone();
     sorted.sort_unstable();
     if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-        return Err(format!("id {} is given to two processes; ids must be distinct", w[0]));
+        return Err(format!(
+            "id {} is given to two processes; ids must be distinct",
+            w[0]
+        ));
     }
     Ok(())
 }
@@ -515,7 +561,10 @@ mod tests {
     use rand::SeedableRng;
 
     fn t(spec: &str) -> Topology {
-        build(spec, &mut ChaCha8Rng::seed_from_u64(1), &|_| Err("no files".into())).unwrap()
+        build(spec, &mut ChaCha8Rng::seed_from_u64(1), &|_| {
+            Err("no files".into())
+        })
+        .unwrap()
     }
 
     #[test]
@@ -548,7 +597,12 @@ mod tests {
 
     #[test]
     fn bad_specs_are_refused() {
-        let b = |s: &str| build(s, &mut ChaCha8Rng::seed_from_u64(1), &|_| Err("no files".into())).unwrap_err();
+        let b = |s: &str| {
+            build(s, &mut ChaCha8Rng::seed_from_u64(1), &|_| {
+                Err("no files".into())
+            })
+            .unwrap_err()
+        };
         assert!(b("rign:5").contains("did you mean `ring`"));
         assert!(b("ring").contains("needs a size"));
         assert!(b("ring:x").contains("not a process count"));
@@ -574,7 +628,9 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         assign_ids(&mut r, &"random:10..20".parse().unwrap(), &mut rng).unwrap();
         assert!(r.ids.iter().all(|i| (10..=20).contains(i)));
-        assert!(assign_ids(&mut r, &"1,1,2,3".parse().unwrap(), &mut rng).unwrap_err().contains("distinct"));
+        assert!(assign_ids(&mut r, &"1,1,2,3".parse().unwrap(), &mut rng)
+            .unwrap_err()
+            .contains("distinct"));
         assert!(assign_ids(&mut r, &"1,2".parse().unwrap(), &mut rng).is_err());
     }
 }

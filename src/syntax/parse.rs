@@ -35,23 +35,33 @@ static PRATT: LazyLock<PrattParser<Rule>> = LazyLock::new(|| {
 
 /// Parses a whole program, or says where and why it is not one.
 pub fn parse_program(source: &str) -> Result<Program, Problem> {
-    let mut pairs = GuardedParser::parse(Rule::program, source).map_err(|e| syntax_error(e, source))?;
-    let program = pairs.next().expect("the program rule always yields one pair");
+    let mut pairs =
+        GuardedParser::parse(Rule::program, source).map_err(|e| syntax_error(e, source))?;
+    let program = pairs
+        .next()
+        .expect("the program rule always yields one pair");
     Ok(lower_program(program))
 }
 
 /// Parses one expression (the REPL and `--set` use this).
 pub fn parse_expression(source: &str) -> Result<Expr, Problem> {
-    let mut pairs = GuardedParser::parse(Rule::expr, source).map_err(|e| syntax_error(e, source))?;
+    let mut pairs =
+        GuardedParser::parse(Rule::expr, source).map_err(|e| syntax_error(e, source))?;
     let e = lower_expr(pairs.next().expect("expr yields one pair"));
     let end = e.span().end;
     if source[end..].trim().is_empty() {
         Ok(e)
     } else {
         let rest = source[end..].len() - source[end..].trim_start().len();
-        Err(Problem::new("guarded::syntax::trailing", "unexpected text after the expression")
-            .label(Span::new(end + rest, source.len()), "not part of the expression")
-            .help("write one expression"))
+        Err(Problem::new(
+            "guarded::syntax::trailing",
+            "unexpected text after the expression",
+        )
+        .label(
+            Span::new(end + rest, source.len()),
+            "not part of the expression",
+        )
+        .help("write one expression"))
     }
 }
 
@@ -59,7 +69,9 @@ fn rule_name(rule: &Rule) -> String {
     use Rule::*;
     let s = match rule {
         EOI => "end of input",
-        program | item => "a declaration (param, topology, enum, var, process, legitimate, invariant)",
+        program | item => {
+            "a declaration (param, topology, enum, var, process, legitimate, invariant)"
+        }
         param_decl => "a parameter declaration",
         topology_decl => "a topology declaration",
         topology_spec => "a topology such as `ring:8`",
@@ -81,8 +93,8 @@ fn rule_name(rule: &Rule) -> String {
         target => "a variable to assign",
         expr | sum | primary | atom | paren | call | name => "an expression",
         prefix | sum_prefix | not_op | neg_op => "an operator",
-        infix | sum_infix | implies_op | or_op | and_op | eq_op | ne_op | le_op | ge_op
-        | lt_op | gt_op | add_op | sub_op | mul_op | div_op | mod_op => "an operator",
+        infix | sum_infix | implies_op | or_op | and_op | eq_op | ne_op | le_op | ge_op | lt_op
+        | gt_op | add_op | sub_op | mul_op | div_op | mod_op => "an operator",
         quantifier | quant_kind => "a quantifier",
         collection => "`nbrs` or `procs`",
         int_lit => "a number",
@@ -142,7 +154,10 @@ fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Problem {
         (start, end)
     };
     let message = match &e.variant {
-        ErrorVariant::ParsingError { positives, negatives } => {
+        ErrorVariant::ParsingError {
+            positives,
+            negatives,
+        } => {
             let mut names: Vec<String> = positives.iter().map(rule_name).collect();
             names.sort();
             names.dedup();
@@ -173,7 +188,11 @@ fn join_or(names: &[String]) -> String {
     match names.len() {
         0 => String::new(),
         1 => names[0].clone(),
-        _ => format!("{} or {}", names[..names.len() - 1].join(", "), names[names.len() - 1]),
+        _ => format!(
+            "{} or {}",
+            names[..names.len() - 1].join(", "),
+            names[names.len() - 1]
+        ),
     }
 }
 
@@ -198,7 +217,8 @@ fn lower_program(p: Pair<Rule>) -> Program {
             }
             Rule::topology_decl => {
                 let spec = item.into_inner().nth(1).unwrap();
-                prog.topologies.push((spec.as_str().to_string(), spec.as_span().into()));
+                prog.topologies
+                    .push((spec.as_str().to_string(), spec.as_span().into()));
             }
             Rule::enum_decl => {
                 let mut it = item.into_inner().skip(1);
@@ -209,7 +229,8 @@ fn lower_program(p: Pair<Rule>) -> Program {
             Rule::var_decl => prog.vars.push(lower_var(item, span)),
             Rule::role => prog.roles.push(lower_role(item)),
             Rule::legitimate_decl => {
-                prog.legitimate.push(lower_expr(item.into_inner().nth(1).unwrap()));
+                prog.legitimate
+                    .push(lower_expr(item.into_inner().nth(1).unwrap()));
             }
             Rule::invariant_decl => {
                 let mut it = item.into_inner().skip(1);
@@ -432,7 +453,9 @@ fn lower_atom(p: Pair<Rule>) -> Expr {
             let _in = it.next();
             let mut coll_parts = it.next().unwrap().into_inner();
             let coll = match coll_parts.next().unwrap().as_rule() {
-                Rule::kw_nbrs => Collection::Nbrs(coll_parts.next().map(|e| Box::new(lower_expr(e)))),
+                Rule::kw_nbrs => {
+                    Collection::Nbrs(coll_parts.next().map(|e| Box::new(lower_expr(e))))
+                }
                 _ => Collection::Procs,
             };
             let body = lower_expr(it.next().unwrap());
@@ -464,7 +487,11 @@ mod tests {
         let one = Expr::Int(1, Span::default());
         assert_eq!(
             e("x + 1 mod K == y"),
-            bin(BinOp::Eq, bin(BinOp::Add, n("x"), bin(BinOp::Mod, one, n("K"))), n("y"))
+            bin(
+                BinOp::Eq,
+                bin(BinOp::Add, n("x"), bin(BinOp::Mod, one, n("K"))),
+                n("y")
+            )
         );
     }
 
@@ -474,7 +501,11 @@ mod tests {
             e("not a == b and c"),
             bin(
                 BinOp::And,
-                Expr::Unary(UnOp::Not, Box::new(bin(BinOp::Eq, n("a"), n("b"))), Span::default()),
+                Expr::Unary(
+                    UnOp::Not,
+                    Box::new(bin(BinOp::Eq, n("a"), n("b"))),
+                    Span::default()
+                ),
                 n("c")
             )
         );
@@ -539,6 +570,9 @@ mod tests {
         let src = "var x: 0..3\nprocess { a :: x == 1 -> x := 1";
         let err = parse_program(src).unwrap_err();
         // At end of input the label sits on the last character, not past it.
-        assert_eq!((err.labels[0].0.start, err.labels[0].0.end), (src.len() - 1, src.len()));
+        assert_eq!(
+            (err.labels[0].0.start, err.labels[0].0.end),
+            (src.len() - 1, src.len())
+        );
     }
 }
