@@ -214,9 +214,9 @@ pub fn build(
         }
         "complete" => {
             let n = count(arg, "process count")?;
-            if n > 20_000 {
+            if n > 3_000 {
                 return Err(format!(
-                    "complete:{n} has too many edges; use at most 20000 processes"
+                    "complete:{n} has too many edges; use at most 3000 processes"
                 ));
             }
             let mut g = graph_with(n);
@@ -248,8 +248,8 @@ pub fn build(
             Topology::freeze(name, g)
         }
         "hypercube" => {
-            let d: usize = arg.parse().ok().filter(|d| *d <= 24).ok_or_else(|| {
-                format!("`hypercube` needs a dimension from 0 to 24, not `{arg}`")
+            let d: usize = arg.parse().ok().filter(|d| *d <= 20).ok_or_else(|| {
+                format!("`hypercube` needs a dimension from 0 to 20, not `{arg}`")
             })?;
             let n = 1usize << d;
             let mut g = graph_with(n);
@@ -290,9 +290,10 @@ pub fn build(
                 }
                 None => (count(arg, "process count")?, None),
             };
-            if n > 100_000 {
+            // Every pair is considered once, so the cost is quadratic.
+            if n > 5_000 {
                 return Err(format!(
-                    "random:{n} is too large; use at most 100000 processes"
+                    "random:{n} is too large; use at most 5000 processes"
                 ));
             }
             // A random spanning tree keeps it connected; extra edges with

@@ -1,0 +1,198 @@
+//! The execution model of DESIGN.md, one small program per rule: composite
+//! atomicity, simultaneous assignment, priorities, daemons, locality.
+
+use guarded::runtime::engine::{Daemon, Outcome, ScheduledStep, Simulation};
+use guarded::runtime::init::InitMode;
+use guarded::runtime::{simulate, Setup};
+
+fn sim(src: &str, topology: &str, daemon: Daemon, seed: u64) -> Simulation {
+    let setup = Setup {
+        topology: Some(topology.into()),
+        daemon,
+        seed,
+        ..Setup::default()
+    };
+    simulate(src, &setup).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn values(s: &Simulation) -> Vec<i64> {
+    s.state.clone()
+}
+
+fn schedule(steps: &[&[u32]]) -> Daemon {
+    Daemon::Schedule(
+        steps
+            .iter()
+            .enumerate()
+            .map(|(k, p)| ScheduledStep {
+                line: k + 1,
+                procs: p.to_vec(),
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn neighbours_read_the_configuration_before_the_step() {
+    // Everyone copies its left neighbour at once: a rotation, not a smear.
+    let src =
+        "var x: 0..9 = index\nvar go: bool = true\nprocess { r :: go -> x := left.x; go := false }";
+    let mut s = sim(src, "ring:4", Daemon::Synchronous, 0);
+    assert_eq!(s.step().unwrap(), Outcome::Moved);
+    let xs: Vec<i64> = values(&s).chunks(2).map(|r| r[0]).collect();
+    assert_eq!(xs, [3, 0, 1, 2]);
+    assert!(s.is_silent());
+}
+
+#[test]
+fn a_sequence_sees_its_own_earlier_writes() {
+    let src = "var x: 0..9 = 1\nvar y: 0..9 = 0\nprocess { a :: y == 0 -> x := x + 1; y := x * 2 }";
+    let mut s = sim(src, "chain:1", Daemon::Central, 0);
+    s.step().unwrap();
+    assert_eq!(values(&s), [2, 4]);
+}
+
+#[test]
+fn a_multiple_assignment_evaluates_every_value_first() {
+    let src = "var x: 0..9 = 1\nvar y: 0..9 = 2\nvar done: bool = false\nprocess { a :: not done -> x, y, done := y, x, true }";
+    let mut s = sim(src, "chain:1", Daemon::Central, 0);
+    s.step().unwrap();
+    assert_eq!(values(&s), [2, 1, 1]);
+}
+
+#[test]
+fn the_most_urgent_enabled_action_runs_then_program_order() {
+    let src = "var x: 0..9 = 0\nprocess {\n late priority 2 :: x == 0 -> x := 2\n first priority 1 :: x == 0 -> x := 1\n second priority 1 :: x == 0 -> x := 3\n}";
+    let mut s = sim(src, "chain:1", Daemon::Central, 0);
+    assert_eq!(s.chosen_action(0).unwrap().label, "first");
+    assert_eq!(s.enabled_actions(0).unwrap().len(), 2);
+    s.step().unwrap();
+    assert_eq!(values(&s), [1]);
+}
+
+#[test]
+fn a_less_urgent_action_runs_when_no_more_urgent_one_is_enabled() {
+    let src = "var x: 0..9 = 5\nprocess {\n a priority 1 :: x == 0 -> x := 1\n b priority 2 :: x == 5 -> x := 0\n}";
+    let mut s = sim(src, "chain:1", Daemon::Central, 0);
+    s.step().unwrap();
+    s.step().unwrap();
+    assert_eq!(values(&s), [1]);
+    assert!(s.is_silent());
+}
+
+const BUSY: &str = "var x: 0..1 = 0\nprocess { flip :: true -> x := 1 - x }";
+
+#[test]
+fn the_locally_central_daemon_never_moves_two_neighbours() {
+    for topo in ["ring:9", "grid:4x4", "complete:6", "random:25", "tree:20"] {
+        let mut s = sim(BUSY, topo, Daemon::LocallyCentral, 3);
+        let mut total = 0;
+        for _ in 0..300 {
+            s.step().unwrap();
+            let m = &s.last().movers;
+            total += m.len();
+            for (i, &a) in m.iter().enumerate() {
+                for &b in &m[i + 1..] {
+                    assert!(
+                        !s.topo.adjacent(a as usize, b as usize),
+                        "{topo}: {a} and {b} moved together"
+                    );
+                }
+            }
+        }
+        assert!(
+            total > 300 || topo == "complete:6",
+            "{topo}: one mover a step is only central"
+        );
+    }
+}
+
+#[test]
+fn the_central_daemon_moves_one_and_the_distributed_some() {
+    let mut c = sim(BUSY, "ring:10", Daemon::Central, 1);
+    let mut d = sim(BUSY, "ring:10", Daemon::Distributed, 1);
+    let mut sizes = std::collections::BTreeSet::new();
+    for _ in 0..200 {
+        c.step().unwrap();
+        assert_eq!(c.last().movers.len(), 1);
+        d.step().unwrap();
+        assert!(!d.last().movers.is_empty());
+        sizes.insert(d.last().movers.len());
+    }
+    assert!(
+        sizes.len() > 3,
+        "distributed subsets should vary: {sizes:?}"
+    );
+}
+
+#[test]
+fn a_schedule_is_followed_exactly_and_refuses_disabled_processes() {
+    let src = "var x: 0..9 = 0\nprocess where index == 0 { a :: x < 3 -> x := x + 1 }\nprocess where index != 0 { b :: x != left.x -> x := left.x }";
+    let mut s = sim(src, "chain:3", schedule(&[&[0], &[1], &[0, 2]]), 0);
+    for _ in 0..3 {
+        s.step().unwrap();
+    }
+    assert_eq!(values(&s), [2, 1, 1]);
+    assert_eq!(s.step().unwrap(), Outcome::ScheduleDone);
+    let mut bad = sim(src, "chain:3", schedule(&[&[2]]), 0);
+    assert!(bad.step().is_err());
+}
+
+#[test]
+fn quantifiers_over_neighbours_and_processes() {
+    // Each process takes the maximum of its neighbourhood; legitimacy: all equal.
+    let src = "var x: 0..20\nprocess { up :: exists(q in nbrs : q.x > x) -> x := x + 1 }\nlegitimate: forall(p in procs : forall(q in nbrs(p) : q.x == p.x))";
+    let setup = Setup {
+        topology: Some("grid:3x3".into()),
+        init: InitMode::Random,
+        seed: 4,
+        ..Setup::default()
+    };
+    let mut s = simulate(src, &setup).unwrap();
+    let max = *s.state.iter().max().unwrap();
+    while s.step().unwrap() == Outcome::Moved {}
+    assert!(s.is_silent());
+    assert_eq!(s.legitimate(), Some(true));
+    assert!(s.state.iter().all(|&v| v == max));
+    assert!(s.stabilized_at().is_some());
+}
+
+#[test]
+fn roles_by_id_and_ids_from_a_list() {
+    let src = "var leader: bool = false\nprocess where id == 7 { win :: not leader -> leader := true }\nprocess where id != 7 { }";
+    let setup = Setup {
+        topology: Some("chain:3".into()),
+        ids: "5,7,6".parse().unwrap(),
+        ..Setup::default()
+    };
+    let mut s = simulate(src, &setup).unwrap();
+    s.step().unwrap();
+    assert_eq!(values(&s), [0, 1, 0]);
+}
+
+#[test]
+fn node_variables_read_through_and_stay_local() {
+    // Each process points at its smallest-index neighbour and copies its x.
+    let src = "var x: 0..9 = index\nvar p: node = self\n\
+               process { point :: p == self and exists(q in nbrs : q.index < index) -> p := left\n\
+                         copy :: p != self and p.x != x -> x := p.x }";
+    let mut s = sim(src, "chain:4", Daemon::Synchronous, 0);
+    while s.step().unwrap() == Outcome::Moved {}
+    let xs: Vec<i64> = values(&s).chunks(2).map(|r| r[0]).collect();
+    assert_eq!(xs, [0, 0, 0, 0]);
+}
+
+#[test]
+fn assigning_a_non_neighbour_to_a_node_variable_is_a_runtime_error() {
+    // Process 0 takes its right neighbour's pointer, which names process 2.
+    let src = "var p: node = self\nprocess { grab :: p == self -> p := right.p }";
+    let setup = Setup {
+        topology: Some("ring:6".into()),
+        sets: vec!["1.p=2".into()],
+        daemon: schedule(&[&[0]]),
+        ..Setup::default()
+    };
+    let mut s = simulate(src, &setup).unwrap();
+    let err = format!("{:?}", s.step().unwrap_err());
+    assert!(err.contains("neither process"), "{err}");
+}
