@@ -825,7 +825,7 @@ fn no_neighbour<T>(span: Span, word: &str, me: usize) -> Res<T> {
     fault(
         span,
         format!("process {me} has no `{word}` neighbour"),
-        "`left` and `right` exist on rings and chains only",
+        "the ends of a chain have no `left`/`right` and a `uring` has no `right`: run it on a ring, or guard the read",
     )
 }
 
