@@ -23,6 +23,8 @@ pub struct Env<'a> {
     pub locals: &'a [Cell<i64>],
     /// Per process, its chosen action or `NONE` when disabled (for `enabled(p)`).
     pub enabled: &'a [u32],
+    /// How many processes are enabled (so `count(p in procs : enabled(p))` costs O(1)).
+    pub enabled_count: usize,
 }
 
 /// A runtime error raised inside a closure, pointing at the expression.
@@ -293,6 +295,7 @@ pub fn instantiate(
             topo,
             locals: &locals,
             enabled: &[],
+            enabled_count: 0,
         };
         let mut matched = Vec::new();
         for (r, s) in selectors.iter().enumerate() {
@@ -632,6 +635,10 @@ impl Compiler<'_> {
                         arith(op, x, y).map_or_else(|| overflow(span), Ok)
                     }),
                 }
+            }
+            // The runtime keeps the enabled set, so this count is free.
+            IExpr::Count(slot, Coll::Procs, body) if matches!(&**body, BExpr::Enabled(Proc::Local(s)) if s == slot) => {
+                Box::new(|e| Ok(e.enabled_count as i64))
             }
             IExpr::Count(slot, coll, body) => {
                 let slot = *slot;

@@ -319,6 +319,7 @@ impl Simulation {
             topo: &self.topo,
             locals: &self.locals,
             enabled: &self.chosen,
+            enabled_count: self.enabled.list.len(),
         }
     }
 
@@ -496,6 +497,7 @@ impl Simulation {
                 topo: &self.topo,
                 locals: &self.locals,
                 enabled: &[],
+                enabled_count: 0,
             };
             if let Err(fault) = (action.body)(&env) {
                 return Err(RunError::Fault {

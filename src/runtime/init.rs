@@ -279,6 +279,7 @@ pub fn initial_state(
                 topo,
                 locals: &locals,
                 enabled: &[],
+                enabled_count: 0,
             };
             for (slot, init) in code.inits.iter().enumerate() {
                 let Some(f) = init else { continue };
