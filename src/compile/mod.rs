@@ -3,7 +3,7 @@
 //! every guard, statement and predicate into closures over the flat
 //! configuration. Nothing walks the IR at run time.
 
-use crate::check::ir::{self, Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Ty, Value};
+use crate::check::ir::{self, Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Value};
 use crate::diagnostic::Problem;
 use crate::runtime::topology::{Topology, NONE};
 use crate::span::Span;
@@ -87,15 +87,12 @@ impl VarDomain {
         }
     }
     /// The domain as a user writes it.
-    pub fn describe(&self, prog: &ir::Program) -> String {
+    pub fn describe(&self) -> String {
         match *self {
             VarDomain::Bool => "bool".into(),
             VarDomain::Range(lo, hi) => format!("{lo}..{hi}"),
             VarDomain::Enum(_) => "the enumeration's values".into(),
-            VarDomain::Node => {
-                let _ = prog;
-                "self or a neighbour".into()
-            }
+            VarDomain::Node => "self or a neighbour".into(),
         }
     }
 }
@@ -834,9 +831,4 @@ fn no_neighbour<T>(span: Span, word: &str, me: usize) -> Res<T> {
         format!("process {me} has no `{word}` neighbour"),
         "the ends of a chain have no `left`/`right` and a `uring` has no `right`: run it on a ring, or guard the read",
     )
-}
-
-/// The type of each variable, by slot, for printing values.
-pub fn slot_types(prog: &ir::Program) -> Vec<Ty> {
-    prog.vars.iter().map(|v| v.ty).collect()
 }

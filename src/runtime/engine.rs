@@ -457,19 +457,7 @@ impl Simulation {
         self.execute()
     }
 
-    /// Takes one step in which exactly `movers` move (all must be enabled),
-    /// running `action` (an index into the role's actions) when given.
-    pub fn step_with(&mut self, movers: &[u32], action: Option<u32>) -> Result<Outcome, RunError> {
-        self.last.movers.clear();
-        self.last.movers.extend_from_slice(movers);
-        self.execute_with(action)
-    }
-
     fn execute(&mut self) -> Result<Outcome, RunError> {
-        self.execute_with(None)
-    }
-
-    fn execute_with(&mut self, forced: Option<u32>) -> Result<Outcome, RunError> {
         let stride = self.code.stride;
         let step_no = self.steps + 1;
         self.last.actions.clear();
@@ -477,10 +465,9 @@ impl Simulation {
         self.last.after.clear();
         for k in 0..self.last.movers.len() {
             let p = self.last.movers[k] as usize;
-            let a = match (forced, self.choice) {
-                (Some(a), _) => a,
-                (None, Choice::First) => self.chosen[p],
-                (None, Choice::Random) => {
+            let a = match self.choice {
+                Choice::First => self.chosen[p],
+                Choice::Random => {
                     let options = self.enabled_actions(p)?;
                     options[self.rng.gen_range(0..options.len())]
                 }

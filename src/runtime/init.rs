@@ -62,8 +62,7 @@ pub fn parse_value(prog: &ir::Program, ty: Ty, text: &str) -> Result<i64, String
     }
 }
 
-/// Parses assignment lines; `offset` is added to every span (for text that
-/// is part of a larger source).
+/// Parses assignment lines, with spans into `text`.
 pub fn parse_assignments(
     prog: &ir::Program,
     topo: &Topology,
@@ -198,11 +197,7 @@ pub fn apply(
                         ),
                     )
                     .label(a.span, "this value")
-                    .help(format!(
-                        "`{}` ranges over {}",
-                        v.name,
-                        d.describe(prog)
-                    )),
+                    .help(format!("`{}` ranges over {}", v.name, d.describe())),
                 );
                 break;
             }
@@ -306,7 +301,7 @@ pub fn initial_state(
                             format!("the declared initial value of `{}` at process {p} is {}, outside its domain", v.name, prog.show_value(v.ty, value)),
                         )
                         .label(v.span, "declared here")
-                        .help(format!("`{}` ranges over {}", v.name, code.domains[slot].describe(prog)))],
+                        .help(format!("`{}` ranges over {}", v.name, code.domains[slot].describe()))],
                         "",
                         "",
                     ));
