@@ -196,3 +196,16 @@ fn assigning_a_non_neighbour_to_a_node_variable_is_a_runtime_error() {
     let err = format!("{:?}", s.step().unwrap_err());
     assert!(err.contains("neither process"), "{err}");
 }
+
+#[test]
+fn a_random_choice_among_equally_urgent_actions_uses_both() {
+    let src = "var x: 0..1 = 0\nprocess { a :: true -> x := 0\n b :: true -> x := 1 }";
+    let mut s = sim(src, "chain:1", Daemon::Central, 2);
+    s.choice = guarded::runtime::engine::Choice::Random;
+    let mut seen = [false; 2];
+    for _ in 0..50 {
+        s.step().unwrap();
+        seen[s.state[0] as usize] = true;
+    }
+    assert_eq!(seen, [true, true]);
+}
