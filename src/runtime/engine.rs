@@ -236,8 +236,8 @@ impl Simulation {
         Ok(sim)
     }
 
-    /// Re-evaluates every process's guards (after the configuration changed
-    /// from outside a step) and restarts the current round.
+    /// Re-evaluates every process's guards, as after the configuration
+    /// changed from outside a step.
     pub fn reevaluate_all(&mut self) -> Result<(), RunError> {
         for p in 0..self.topo.n() {
             self.refresh(p)?;
