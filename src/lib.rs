@@ -12,6 +12,7 @@ pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod diagnostic;
+pub mod repl;
 pub mod runtime;
 pub mod span;
 pub mod syntax;

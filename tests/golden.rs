@@ -19,12 +19,26 @@ fn root() -> PathBuf {
 
 /// Runs the binary from the crate root and renders exit code, stdout and stderr.
 fn run(args: &[String]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
+    run_with_input(args, None)
+}
+
+fn run_with_input(args: &[String], input: Option<&str>) -> String {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_guarded"))
         .args(args)
         .current_dir(root())
         .env("NO_COLOR", "1")
-        .output()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("the binary runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    if let Some(text) = input {
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("the binary finishes");
     let code = out
         .status
         .code()
@@ -53,12 +67,16 @@ fn cases(dir: &str, ext: &str) -> Vec<PathBuf> {
 }
 
 fn compare(cases: Vec<(PathBuf, Vec<String>)>) {
+    compare_with_input(cases.into_iter().map(|(c, a)| (c, a, None)).collect());
+}
+
+fn compare_with_input(cases: Vec<(PathBuf, Vec<String>, Option<String>)>) {
     let bless = std::env::var_os("BLESS").is_some();
     let mut failures = Vec::new();
     assert!(!cases.is_empty(), "no golden cases found");
-    for (case, args) in &cases {
+    for (case, args, input) in &cases {
         let expected_path = case.with_extension("out");
-        let actual = run(args);
+        let actual = run_with_input(args, input.as_deref());
         let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
         if actual != expected {
             if bless {
@@ -131,4 +149,20 @@ fn bad_programs() {
         );
     }
     compare(cases);
+}
+
+/// REPL transcripts: `tests/golden/repl/NAME.repl` holds the `guarded`
+/// arguments on its first line and the commands typed after it.
+#[test]
+fn repl_transcripts() {
+    let cases: Vec<(PathBuf, Vec<String>, Option<String>)> = cases("tests/golden/repl", "repl")
+        .into_iter()
+        .map(|c| {
+            let text = std::fs::read_to_string(&c).expect("read transcript");
+            let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+            let args = first.split_whitespace().map(String::from).collect();
+            (c, args, Some(rest.to_string()))
+        })
+        .collect();
+    compare_with_input(cases);
 }

@@ -50,6 +50,47 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
     })
 }
 
+/// A checked stand-alone expression.
+#[derive(Clone, Debug)]
+pub enum Checked {
+    /// Integer-like, with its type.
+    Int(IExpr, Ty),
+    /// Boolean.
+    Bool(BExpr),
+}
+
+/// Checks an expression over the whole configuration (as in `legitimate:`)
+/// against a program's declarations: for the REPL's `eval`, watches and
+/// breakpoints. Returns it with the number of quantifier slots it needs.
+pub fn check_global_expr(prog: &ast::Program, e: &Expr) -> Result<(Checked, usize), Vec<Problem>> {
+    let mut c = Checker::default();
+    c.declare(prog);
+    c.problems.clear();
+    c.scope = Some(Scope::Global);
+    let t = c.expr(e);
+    match t {
+        Some(_) if !c.problems.is_empty() => Err(c.problems),
+        Some(Typed::Int(i, ty)) => Ok((Checked::Int(i, ty), c.max_locals)),
+        Some(Typed::Bool(b)) => Ok((Checked::Bool(b), c.max_locals)),
+        None => Err(c.problems),
+    }
+}
+
+/// Checks an expression as a guard would see it (own variables, `left.x`,
+/// neighbours): for the REPL's explanations of disabled guards.
+pub fn check_local_expr(prog: &ast::Program, e: &Expr) -> Result<(Checked, usize), Vec<Problem>> {
+    let mut c = Checker::default();
+    c.declare(prog);
+    c.problems.clear();
+    c.scope = Some(Scope::Process);
+    match c.expr(e) {
+        Some(_) if !c.problems.is_empty() => Err(c.problems),
+        Some(Typed::Int(i, ty)) => Ok((Checked::Int(i, ty), c.max_locals)),
+        Some(Typed::Bool(b)) => Ok((Checked::Bool(b), c.max_locals)),
+        None => Err(c.problems),
+    }
+}
+
 /// Where an expression sits, which decides what it may read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Scope {

@@ -7,7 +7,7 @@
 //! (out-of-domain assignment, division by zero, bad schedule line);
 //! 4 an invariant was violated.
 
-mod output;
+pub(crate) mod output;
 
 use crate::check;
 use crate::compile;
@@ -47,6 +47,11 @@ enum Command {
     /// Run a program on a topology under a daemon and report the measures.
     #[command(after_help = EXIT_CODES)]
     Run(RunArgs),
+    /// Step through a run interactively: fire processes, inject faults, go back.
+    #[command(
+        after_help = "Type `help` at the prompt for the commands. Standard input that is not a terminal is read line by line, without prompts."
+    )]
+    Repl(ReplArgs),
     /// Parse and check a program (and instantiate it on its topology) without running it.
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
@@ -92,10 +97,9 @@ enum Until {
     Legitimate,
 }
 
+/// How a run starts: shared by `run` and `repl`.
 #[derive(Args, Debug)]
-struct RunArgs {
-    #[command(flatten)]
-    instance: InstanceArgs,
+struct StartArgs {
     /// Daemon: central, synchronous, distributed, locally-central, or schedule:FILE
     /// (one step a line: the indices of the processes that move).
     #[arg(short, long, default_value = "central", value_name = "DAEMON")]
@@ -107,6 +111,28 @@ struct RunArgs {
     /// Set one initial value: PROCESS.VAR=VALUE (`*` for every process; repeatable).
     #[arg(long = "set", value_name = "P.VAR=VALUE")]
     sets: Vec<String>,
+    /// Among several enabled actions of one process, run the first or a random one.
+    #[arg(long, value_enum, default_value_t = ChoiceArg::First)]
+    choice: ChoiceArg,
+}
+
+#[derive(Args, Debug)]
+struct ReplArgs {
+    #[command(flatten)]
+    instance: InstanceArgs,
+    #[command(flatten)]
+    start: StartArgs,
+    /// Without a terminal, print each command (as `> command`) before its output.
+    #[arg(long)]
+    echo: bool,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    #[command(flatten)]
+    instance: InstanceArgs,
+    #[command(flatten)]
+    start: StartArgs,
     /// Stop after this many steps.
     #[arg(long, default_value_t = 100_000)]
     max_steps: u64,
@@ -116,9 +142,6 @@ struct RunArgs {
     /// When to stop early.
     #[arg(long, value_enum, default_value_t = Until::Silent)]
     until: Until,
-    /// Among several enabled actions of one process, run the first or a random one.
-    #[arg(long, value_enum, default_value_t = ChoiceArg::First)]
-    choice: ChoiceArg,
     /// Print every step.
     #[arg(long)]
     trace: bool,
@@ -217,6 +240,7 @@ pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, Stri
 }
 
 struct Loaded {
+    ast: syntax::ast::Program,
     prog: check::ir::Program,
     topo: Topology,
     code: compile::Compiled,
@@ -284,6 +308,7 @@ fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
         EXIT_INPUT
     })?;
     Ok(Loaded {
+        ast,
         prog,
         topo,
         code,
@@ -319,66 +344,35 @@ pub fn main() -> i32 {
             Err(code) => code,
         },
         Command::Run(a) => run(&a),
+        Command::Repl(a) => match start(&a.instance, &a.start) {
+            Ok(s) => {
+                let color =
+                    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+                let session = crate::repl::Session::new(
+                    s.sim,
+                    s.ast,
+                    a.instance.program.clone(),
+                    s.source,
+                    color,
+                );
+                crate::repl::line::drive(session, a.echo)
+            }
+            Err(code) => code,
+        },
     }
 }
 
 fn run(a: &RunArgs) -> i32 {
-    let daemon = match parse_daemon(&a.daemon) {
-        Ok(d) => d,
-        Err(m) => return usage_error(m),
-    };
-    let mut l = match load(&a.instance) {
-        Ok(l) => l,
+    let Started {
+        mut sim,
+        source,
+        init_name,
+        ..
+    } = match start(&a.instance, &a.start) {
+        Ok(s) => s,
         Err(code) => return code,
     };
-    let all_declared = l.prog.vars.iter().all(|v| v.init.is_some());
-    let mode = match a.init.as_deref() {
-        None if all_declared => InitMode::Declared,
-        None => InitMode::Random,
-        Some("declared") => InitMode::Declared,
-        Some("random") => InitMode::Random,
-        Some(path) => match std::fs::read_to_string(path) {
-            Ok(text) => InitMode::File(path.to_string(), text),
-            Err(e) => {
-                return usage_error(format!(
-                    "--init: cannot read `{path}`: {e} (use `declared`, `random` or a file)"
-                ))
-            }
-        },
-    };
-    let state = match initial_state(&l.prog, &l.code, &l.topo, &mode, &a.sets, &mut l.rng) {
-        Ok(s) => s,
-        Err(e) => {
-            if e.origin.is_empty() {
-                eprint_problems(&e.problems, &a.instance.program, &l.source);
-            } else {
-                eprint_problems(&e.problems, &e.origin, &e.text);
-            }
-            return EXIT_INPUT;
-        }
-    };
-    let init_name = match &mode {
-        InitMode::Declared => "declared".to_string(),
-        InitMode::Random => "random".to_string(),
-        InitMode::File(p, _) => p.clone(),
-    };
-    let choice = if a.choice == ChoiceArg::Random {
-        Choice::Random
-    } else {
-        Choice::First
-    };
-    let source = std::mem::take(&mut l.source);
     let program = a.instance.program.clone();
-    let mut sim = match Simulation::new(l.prog, l.code, l.topo, state, daemon, choice, l.rng) {
-        Ok(s) => s,
-        Err(e) => {
-            eprint!(
-                "{}",
-                output::runtime_error(&e, &program, &source, plain(), None)
-            );
-            return EXIT_RUNTIME;
-        }
-    };
     let trace = a
         .trace_format
         .or(if a.trace { Some(Format::Text) } else { None });
@@ -475,4 +469,75 @@ fn run(a: &RunArgs) -> i32 {
     let _ = write!(out, "{summary}");
     let _ = out.flush();
     exit
+}
+
+/// A simulation at step 0, with what the front ends print about it.
+pub(crate) struct Started {
+    pub(crate) sim: Simulation,
+    /// The program's AST, which the REPL checks typed expressions against.
+    pub(crate) ast: syntax::ast::Program,
+    pub(crate) source: String,
+    pub(crate) init_name: String,
+}
+
+fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
+    let daemon = match parse_daemon(&st.daemon) {
+        Ok(d) => d,
+        Err(m) => return Err(usage_error(m)),
+    };
+    let mut l = load(inst)?;
+    let all_declared = l.prog.vars.iter().all(|v| v.init.is_some());
+    let mode = match st.init.as_deref() {
+        None if all_declared => InitMode::Declared,
+        None => InitMode::Random,
+        Some("declared") => InitMode::Declared,
+        Some("random") => InitMode::Random,
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => InitMode::File(path.to_string(), text),
+            Err(e) => {
+                return Err(usage_error(format!(
+                    "--init: cannot read `{path}`: {e} (use `declared`, `random` or a file)"
+                )))
+            }
+        },
+    };
+    let state = match initial_state(&l.prog, &l.code, &l.topo, &mode, &st.sets, &mut l.rng) {
+        Ok(s) => s,
+        Err(e) => {
+            if e.origin.is_empty() {
+                eprint_problems(&e.problems, &inst.program, &l.source);
+            } else {
+                eprint_problems(&e.problems, &e.origin, &e.text);
+            }
+            return Err(EXIT_INPUT);
+        }
+    };
+    let init_name = match &mode {
+        InitMode::Declared => "declared".to_string(),
+        InitMode::Random => "random".to_string(),
+        InitMode::File(p, _) => p.clone(),
+    };
+    let choice = if st.choice == ChoiceArg::Random {
+        Choice::Random
+    } else {
+        Choice::First
+    };
+    let source = std::mem::take(&mut l.source);
+    let program = inst.program.clone();
+    let sim = match Simulation::new(l.prog, l.code, l.topo, state, daemon, choice, l.rng) {
+        Ok(s) => s,
+        Err(e) => {
+            eprint!(
+                "{}",
+                output::runtime_error(&e, &program, &source, plain(), None)
+            );
+            return Err(EXIT_RUNTIME);
+        }
+    };
+    Ok(Started {
+        sim,
+        ast: l.ast,
+        source,
+        init_name,
+    })
 }

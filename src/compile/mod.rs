@@ -440,6 +440,47 @@ pub fn instantiate(
     })
 }
 
+/// A compiled stand-alone global expression.
+pub enum GlobalFn {
+    /// Integer-like, with its type for printing.
+    Int(IFn, ir::Ty),
+    /// Boolean.
+    Bool(BFn),
+}
+
+/// Compiles an expression checked by [`crate::check::check_global_expr`]
+/// for the instance `code` was built for.
+pub fn compile_global(
+    prog: &ir::Program,
+    code: &Compiled,
+    n: usize,
+    e: &crate::check::Checked,
+) -> GlobalFn {
+    let c = Compiler {
+        prog,
+        params: code.params.iter().map(|(_, v)| *v).collect(),
+        n: n as i64,
+        stride: code.stride,
+        in_stmt: false,
+        domains: code.domains.clone(),
+    };
+    match e {
+        crate::check::Checked::Int(i, ty) => GlobalFn::Int(c.iexpr(i), *ty),
+        crate::check::Checked::Bool(b) => GlobalFn::Bool(c.bexpr(b)),
+    }
+}
+
+/// Compiles an expression checked by [`crate::check::check_local_expr`]; it
+/// is evaluated at one process (see `Simulation::eval_at`).
+pub fn compile_local(
+    prog: &ir::Program,
+    code: &Compiled,
+    n: usize,
+    e: &crate::check::Checked,
+) -> GlobalFn {
+    compile_global(prog, code, n, e)
+}
+
 fn out_of_domain(v: &ir::Var, x: i64, lo: i64, hi: i64, span: Span) -> Problem {
     Problem::new("guarded::instance::out_of_domain", format!("{x} is outside the domain {lo}..{hi} of `{}`", v.name))
         .label(span, format!("{x} is not in {lo}..{hi}"))

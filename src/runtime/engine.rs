@@ -189,7 +189,90 @@ pub struct Simulation {
     losses: u64,
 }
 
+/// Everything a step can change, so a run can go back exactly (undo),
+/// including the random generator's position.
+#[derive(Clone)]
+pub struct Snapshot {
+    state: Vec<i64>,
+    rng: ChaCha8Rng,
+    chosen: Vec<u32>,
+    enabled: EnabledSet,
+    schedule_pos: usize,
+    last: StepRecord,
+    steps: u64,
+    moves: u64,
+    rounds_done: u64,
+    steps_in_round: u64,
+    in_round: Vec<bool>,
+    pending: usize,
+    legit_now: Option<bool>,
+    first_legit: Option<Point>,
+    last_entry: Option<Point>,
+    losses: u64,
+}
+
+impl Snapshot {
+    /// The configuration it holds.
+    pub fn state(&self) -> &[i64] {
+        &self.state
+    }
+}
+
 impl Simulation {
+    /// Captures everything a step can change.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            state: self.state.clone(),
+            rng: self.rng.clone(),
+            chosen: self.chosen.clone(),
+            enabled: self.enabled.clone(),
+            schedule_pos: self.schedule_pos,
+            last: self.last.clone(),
+            steps: self.steps,
+            moves: self.moves,
+            rounds_done: self.rounds_done,
+            steps_in_round: self.steps_in_round,
+            in_round: self.in_round.clone(),
+            pending: self.pending,
+            legit_now: self.legit_now,
+            first_legit: self.first_legit,
+            last_entry: self.last_entry,
+            losses: self.losses,
+        }
+    }
+
+    /// Goes back to a snapshot taken from this simulation.
+    pub fn restore(&mut self, s: Snapshot) {
+        self.state = s.state;
+        self.rng = s.rng;
+        self.chosen = s.chosen;
+        self.enabled = s.enabled;
+        self.schedule_pos = s.schedule_pos;
+        self.last = s.last;
+        self.steps = s.steps;
+        self.moves = s.moves;
+        self.rounds_done = s.rounds_done;
+        self.steps_in_round = s.steps_in_round;
+        self.in_round = s.in_round;
+        self.pending = s.pending;
+        self.legit_now = s.legit_now;
+        self.first_legit = s.first_legit;
+        self.last_entry = s.last_entry;
+        self.losses = s.losses;
+    }
+
+    /// Replaces values from outside a step (fault injection, a loaded
+    /// configuration): guards are re-evaluated, a new round starts (the
+    /// completed ones are kept) and legitimacy is updated, so a later return
+    /// to legitimacy counts as a new stabilization.
+    pub fn change_state(&mut self, change: impl FnOnce(&mut [i64])) -> Result<(), RunError> {
+        change(&mut self.state);
+        self.reevaluate_all()?;
+        self.in_round.iter_mut().for_each(|r| *r = false);
+        self.start_round();
+        self.update_legitimacy()
+    }
+
     /// Starts a run from `state`.
     pub fn new(
         prog: ir::Program,
@@ -457,7 +540,20 @@ impl Simulation {
         self.execute()
     }
 
+    /// Takes one step in which exactly `movers` move (each must be enabled),
+    /// running the action with index `action` of its role when given (it
+    /// must be one of the process's enabled actions).
+    pub fn step_with(&mut self, movers: &[u32], action: Option<u32>) -> Result<Outcome, RunError> {
+        self.last.movers.clear();
+        self.last.movers.extend_from_slice(movers);
+        self.execute_forced(action)
+    }
+
     fn execute(&mut self) -> Result<Outcome, RunError> {
+        self.execute_forced(None)
+    }
+
+    fn execute_forced(&mut self, forced: Option<u32>) -> Result<Outcome, RunError> {
         let stride = self.code.stride;
         let step_no = self.steps + 1;
         self.last.actions.clear();
@@ -465,9 +561,10 @@ impl Simulation {
         self.last.after.clear();
         for k in 0..self.last.movers.len() {
             let p = self.last.movers[k] as usize;
-            let a = match self.choice {
-                Choice::First => self.chosen[p],
-                Choice::Random => {
+            let a = match (forced, self.choice) {
+                (Some(a), _) => a,
+                (None, Choice::First) => self.chosen[p],
+                (None, Choice::Random) => {
                     let options = self.enabled_actions(p)?;
                     options[self.rng.gen_range(0..options.len())]
                 }
@@ -565,6 +662,34 @@ impl Simulation {
         }
         self.legit_now = Some(holds);
         Ok(())
+    }
+
+    /// Evaluates a compiled global expression on the current configuration;
+    /// `locals` is the number of quantifier slots it needs.
+    pub fn eval_global(
+        &self,
+        f: &crate::compile::GlobalFn,
+        locals: usize,
+    ) -> Result<i64, Box<Fault>> {
+        self.eval_at(0, f, locals)
+    }
+
+    /// Evaluates a compiled expression as process `p` sees the configuration.
+    pub fn eval_at(
+        &self,
+        p: usize,
+        f: &crate::compile::GlobalFn,
+        locals: usize,
+    ) -> Result<i64, Box<Fault>> {
+        let cells = vec![Cell::new(0); locals.max(self.locals.len())];
+        let env = Env {
+            locals: &cells,
+            ..self.env(p, &[])
+        };
+        match f {
+            crate::compile::GlobalFn::Int(g, _) => g(&env),
+            crate::compile::GlobalFn::Bool(g) => g(&env).map(i64::from),
+        }
     }
 
     /// The first declared invariant that does not hold now, if any.

@@ -45,8 +45,10 @@ pub fn parse_program(source: &str) -> Result<Program, Problem> {
 
 /// Parses one expression (the REPL and `--set` use this).
 pub fn parse_expression(source: &str) -> Result<Expr, Problem> {
-    let mut pairs =
-        GuardedParser::parse(Rule::expr, source).map_err(|e| syntax_error(e, source))?;
+    let mut pairs = GuardedParser::parse(Rule::expr, source).map_err(|e| {
+        syntax_error(e, source)
+            .help("write one expression, e.g. `count(p in procs : enabled(p)) == 1`")
+    })?;
     let e = lower_expr(pairs.next().expect("expr yields one pair"));
     let end = e.span().end;
     if source[end..].trim().is_empty() {

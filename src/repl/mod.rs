@@ -1,0 +1,1063 @@
+//! Front end: the interactive REPL. [`Session`] holds a simulation and
+//! executes one command line at a time, writing its answer into a string, so
+//! the same code serves a terminal (`line.rs`, with rustyline) and scripted
+//! standard input (golden transcripts).
+
+pub mod line;
+
+use crate::check::{self, ir::Ty};
+use crate::compile::{self, GlobalFn};
+use crate::diagnostic::render;
+use crate::runtime::engine::{Daemon, Outcome, RunError, Simulation, Snapshot};
+use crate::runtime::init;
+use crate::syntax::{self, ast};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by Ctrl-C; a long `run` checks it between steps.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// The commands, their arguments and what they do: `help` prints these.
+pub const COMMANDS: &[(&str, &str, &str)] = &[
+    (
+        "step",
+        "[N]",
+        "take N steps (default 1) under the current daemon",
+    ),
+    (
+        "fire",
+        "P [ACTION]",
+        "make process P move (with ACTION if given); says why it cannot",
+    ),
+    (
+        "run",
+        "[N] [until EXPR]",
+        "step until EXPR holds, a breakpoint, silence, or N steps (default 100000)",
+    ),
+    (
+        "show",
+        "[P | P.VAR | VAR]",
+        "the configuration, one process, one variable of one or all processes",
+    ),
+    (
+        "enabled",
+        "",
+        "the enabled processes and their enabled actions",
+    ),
+    (
+        "eval",
+        "EXPR",
+        "evaluate an expression over the configuration (as in `legitimate:`)",
+    ),
+    (
+        "set",
+        "P.VAR = VALUE",
+        "change a value (fault injection; `*` for every process); domain-checked",
+    ),
+    (
+        "corrupt",
+        "N",
+        "give N random processes random values in every variable",
+    ),
+    (
+        "daemon",
+        "[NAME]",
+        "show or switch the daemon: central, synchronous, distributed, locally-central",
+    ),
+    ("seed", "N", "restart the random generator from seed N"),
+    (
+        "watch",
+        "[EXPR]",
+        "print EXPR after every step; without EXPR, list the watches",
+    ),
+    ("unwatch", "[K]", "remove watch K (default: all)"),
+    (
+        "break",
+        "[EXPR]",
+        "stop `run` when EXPR becomes true; without EXPR, list breakpoints",
+    ),
+    ("unbreak", "[K]", "remove breakpoint K (default: all)"),
+    (
+        "back",
+        "[N]",
+        "undo N steps or changes (default 1), exactly, random generator included",
+    ),
+    ("reset", "", "go back to the initial configuration"),
+    (
+        "measures",
+        "",
+        "steps, moves, rounds, legitimacy and stabilization so far",
+    ),
+    (
+        "save",
+        "FILE",
+        "write the configuration (the format `run --init FILE` reads)",
+    ),
+    ("load", "FILE", "read a configuration file"),
+    ("help", "[COMMAND]", "this list, or one command"),
+    ("quit", "", "leave (Ctrl-D too)"),
+];
+
+/// Undo history is cut when it would hold more values than this.
+const UNDO_VALUES: usize = 50_000_000;
+
+/// What the driver should do after a line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Read the next line.
+    Continue,
+    /// Leave the REPL.
+    Quit,
+}
+
+struct Watch {
+    text: String,
+    code: GlobalFn,
+    locals: usize,
+}
+
+/// A REPL session over one program and topology.
+pub struct Session {
+    sim: Simulation,
+    program: String,
+    source: String,
+    ast: ast::Program,
+    initial: Snapshot,
+    undo: Vec<Snapshot>,
+    watches: Vec<Watch>,
+    breaks: Vec<Watch>,
+    color: bool,
+}
+
+fn type_of(f: &GlobalFn) -> Ty {
+    match f {
+        GlobalFn::Int(_, ty) => *ty,
+        GlobalFn::Bool(_) => Ty::Bool,
+    }
+}
+
+impl Session {
+    /// A session on a simulation at its start; `ast` is the program's AST,
+    /// for checking expressions typed at the prompt.
+    pub fn new(
+        sim: Simulation,
+        ast: ast::Program,
+        program: String,
+        source: String,
+        color: bool,
+    ) -> Self {
+        Session {
+            program,
+            source,
+            initial: sim.snapshot(),
+            sim,
+            ast,
+            undo: Vec::new(),
+            watches: Vec::new(),
+            breaks: Vec::new(),
+            color,
+        }
+    }
+
+    /// The simulation.
+    pub fn sim(&self) -> &Simulation {
+        &self.sim
+    }
+
+    /// Names the completer offers: variables, action labels.
+    pub fn words(&self) -> Vec<String> {
+        let mut w: Vec<String> = self.sim.prog.vars.iter().map(|v| v.name.clone()).collect();
+        for r in &self.sim.prog.roles {
+            w.extend(r.actions.iter().map(|a| a.label.clone()));
+        }
+        w.sort();
+        w.dedup();
+        w
+    }
+
+    fn remember(&mut self) {
+        let size = self.sim.state.len().max(1);
+        if (self.undo.len() + 1) * size > UNDO_VALUES {
+            self.undo.remove(0);
+        }
+        self.undo.push(self.sim.snapshot());
+    }
+
+    /// Executes one line, appending its output to `out`.
+    pub fn execute(&mut self, line: &str, out: &mut String) -> Control {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return Control::Continue;
+        }
+        let (cmd, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim();
+        let result = match cmd {
+            "step" | "s" => self.step(rest, out),
+            "fire" | "f" => self.fire(rest, out),
+            "run" | "r" => self.run(rest, out),
+            "show" | "p" => self.show(rest, out),
+            "enabled" | "e" => self.enabled(out),
+            "eval" => self.eval(rest, out),
+            "set" => self.set(rest, out),
+            "corrupt" => self.corrupt(rest, out),
+            "daemon" => self.daemon(rest, out),
+            "seed" => self.seed(rest, out),
+            "watch" => self.watch(rest, out, false),
+            "break" => self.watch(rest, out, true),
+            "unwatch" => self.unwatch(rest, out, false),
+            "unbreak" => self.unwatch(rest, out, true),
+            "back" | "b" => self.back(rest, out),
+            "reset" => {
+                self.remember();
+                self.sim.restore(self.initial.clone());
+                out.push_str("back at the initial configuration\n");
+                self.show("", out)
+            }
+            "measures" | "m" => {
+                self.measures(out);
+                Ok(())
+            }
+            "save" => self.save(rest, out),
+            "load" => self.load(rest, out),
+            "help" | "h" | "?" => self.help(rest, out),
+            "quit" | "exit" | "q" => return Control::Quit,
+            other => {
+                let names = COMMANDS.iter().map(|c| c.0);
+                let hint = check::suggest(other, names)
+                    .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
+                Err(format!(
+                    "unknown command `{other}`{hint}; `help` lists the commands"
+                ))
+            }
+        };
+        if let Err(message) = result {
+            for l in message.lines() {
+                if l.starts_with("error")
+                    || l.starts_with(' ')
+                    || l.starts_with("guarded::")
+                    || l.is_empty()
+                {
+                    let _ = writeln!(out, "{l}");
+                } else {
+                    let _ = writeln!(out, "error: {l}");
+                }
+            }
+        }
+        Control::Continue
+    }
+
+    fn count(arg: &str, default: u64) -> Result<u64, String> {
+        if arg.is_empty() {
+            return Ok(default);
+        }
+        arg.parse().map_err(|_| format!("`{arg}` is not a count"))
+    }
+
+    fn process(&self, arg: &str) -> Result<usize, String> {
+        let p: usize = arg
+            .parse()
+            .map_err(|_| format!("`{arg}` is not a process number"))?;
+        if p >= self.sim.n() {
+            return Err(format!(
+                "there is no process {p}: processes are 0 to {}",
+                self.sim.n() - 1
+            ));
+        }
+        Ok(p)
+    }
+
+    fn runtime_error(&self, e: &RunError) -> String {
+        crate::cli::output::runtime_error(
+            e,
+            &self.program,
+            &self.source,
+            !self.color,
+            Some(&self.sim),
+        )
+    }
+
+    /// Prints one step's moves and the watches.
+    fn report_step(&self, out: &mut String) {
+        let last = self.sim.last();
+        let stride = self.sim.stride();
+        let now = self.sim.now();
+        let mut order: Vec<usize> = (0..last.movers.len()).collect();
+        order.sort_by_key(|&k| last.movers[k]);
+        let parts: Vec<String> = order
+            .iter()
+            .map(|&k| {
+                let p = last.movers[k] as usize;
+                let label = &self.sim.code.roles[self.sim.code.role_of[p] as usize].actions
+                    [last.actions[k] as usize]
+                    .label;
+                let ch: Vec<String> = self
+                    .sim
+                    .prog
+                    .vars
+                    .iter()
+                    .filter(|v| last.before[k * stride + v.slot] != last.after[k * stride + v.slot])
+                    .map(|v| {
+                        format!(
+                            "{}: {} -> {}",
+                            v.name,
+                            self.sim
+                                .prog
+                                .show_value(v.ty, last.before[k * stride + v.slot]),
+                            self.sim
+                                .prog
+                                .show_value(v.ty, last.after[k * stride + v.slot])
+                        )
+                    })
+                    .collect();
+                format!(
+                    "{p} {label} ({})",
+                    if ch.is_empty() {
+                        "no change".into()
+                    } else {
+                        ch.join(", ")
+                    }
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "step {} round {}: {}",
+            now.step,
+            now.round.max(1),
+            parts.join("; ")
+        );
+        self.print_watches(out);
+    }
+
+    fn print_watches(&self, out: &mut String) {
+        for w in &self.watches {
+            let v = match self.sim.eval_global(&w.code, w.locals) {
+                Ok(v) => self.sim.prog.show_value(type_of(&w.code), v),
+                Err(f) => format!("error: {}", f.message),
+            };
+            let _ = writeln!(out, "  {} = {v}", w.text);
+        }
+    }
+
+    fn step(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let n = Self::count(arg, 1)?;
+        for _ in 0..n {
+            if !self.one_step(out)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes one daemon step; false when nothing moved.
+    fn one_step(&mut self, out: &mut String) -> Result<bool, String> {
+        self.remember();
+        match self.sim.step() {
+            Ok(Outcome::Moved) => {
+                self.report_step(out);
+                self.note_legitimacy(out);
+                Ok(true)
+            }
+            Ok(Outcome::Silent) => {
+                self.undo.pop();
+                out.push_str("silent: no process is enabled\n");
+                Ok(false)
+            }
+            Ok(Outcome::ScheduleDone) => {
+                self.undo.pop();
+                out.push_str("the schedule is over\n");
+                Ok(false)
+            }
+            Err(e) => {
+                let snap = self.undo.pop().expect("remembered above");
+                self.sim.restore(snap);
+                Err(self.runtime_error(&e))
+            }
+        }
+    }
+
+    fn note_legitimacy(&self, out: &mut String) {
+        if let (Some(p), Some(true)) = (self.sim.stabilized_at(), self.sim.legitimate()) {
+            if p == self.sim.now() {
+                let _ = writeln!(
+                    out,
+                    "-- legitimate from here (step {}, move {}, round {})",
+                    p.step, p.moves, p.round
+                );
+            }
+        }
+        if let Ok(Some(i)) = self.sim.violated_invariant() {
+            let _ = writeln!(
+                out,
+                "-- invariant `{}` does not hold",
+                self.sim.code.invariants[i].name
+            );
+        }
+    }
+
+    fn fire(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let mut words = arg.split_whitespace();
+        let p = self.process(words.next().ok_or("usage: fire P [ACTION]")?)?;
+        let wanted = words.next();
+        let role = self.sim.code.role_of[p] as usize;
+        let actions = &self.sim.code.roles[role].actions;
+        if let Some(w) = wanted {
+            if !actions.iter().any(|a| a.label == w) {
+                let labels: Vec<&str> = actions.iter().map(|a| a.label.as_str()).collect();
+                return Err(format!(
+                    "process {p} has no action `{w}`; its actions are {}",
+                    labels.join(", ")
+                ));
+            }
+        }
+        let enabled = self
+            .sim
+            .enabled_actions(p)
+            .map_err(|e| self.runtime_error(&e))?;
+        let pick = match wanted {
+            None => enabled.first().copied(),
+            Some(w) => enabled
+                .iter()
+                .copied()
+                .find(|&a| actions[a as usize].label == w),
+        };
+        let Some(action) = pick else {
+            return Err(self.why_not(p, wanted));
+        };
+        self.remember();
+        match self.sim.step_with(&[p as u32], Some(action)) {
+            Ok(_) => {
+                self.report_step(out);
+                self.note_legitimacy(out);
+                Ok(())
+            }
+            Err(e) => {
+                let snap = self.undo.pop().expect("remembered above");
+                self.sim.restore(snap);
+                Err(self.runtime_error(&e))
+            }
+        }
+    }
+
+    /// Explains, action by action, why process `p` cannot fire: each guard's
+    /// conjuncts with their values at `p`.
+    fn why_not(&self, p: usize, wanted: Option<&str>) -> String {
+        let role = self.sim.code.role_of[p] as usize;
+        let mut s = match wanted {
+            Some(w) => format!("process {p} cannot fire `{w}`:\n"),
+            None => format!("process {p} is not enabled:\n"),
+        };
+        let compiled = &self.sim.code.roles[role].actions;
+        let first = self.sim.chosen_action(p).map(|a| a.priority);
+        for a in &self.ast.roles[role].actions {
+            if wanted.is_some_and(|w| w != a.label.name) {
+                continue;
+            }
+            let prio = compiled
+                .iter()
+                .find(|c| c.label == a.label.name)
+                .map_or(0, |c| c.priority);
+            let mut conj = Vec::new();
+            conjuncts(&a.guard, &mut conj);
+            let mut held = true;
+            let mut parts = Vec::new();
+            for c in conj {
+                let text = self.snippet(c.span());
+                match self.eval_local(p, c) {
+                    Ok(v) => {
+                        held &= v != 0;
+                        let reads = self.reads_of(p, c);
+                        let status = if v != 0 { "true" } else { "false" };
+                        parts.push(format!(
+                            "    {text}  is {status}{}",
+                            if reads.is_empty() {
+                                String::new()
+                            } else {
+                                format!("  ({reads})")
+                            }
+                        ));
+                    }
+                    Err(m) => parts.push(format!("    {text}  cannot be evaluated: {m}")),
+                }
+            }
+            let verdict = match (held, first) {
+                (true, Some(fp)) if fp < prio => {
+                    format!("its guard holds, but a more urgent action (priority {fp}) is enabled")
+                }
+                (true, _) => "its guard holds".into(),
+                (false, _) => "its guard is false".into(),
+            };
+            let _ = writeln!(s, "  `{}`: {verdict}", a.label.name);
+            for part in parts {
+                let _ = writeln!(s, "{part}");
+            }
+        }
+        s
+    }
+
+    fn snippet(&self, span: crate::span::Span) -> String {
+        self.source_text()
+            .get(span.start..span.end)
+            .unwrap_or("?")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn source_text(&self) -> &str {
+        &self.source
+    }
+
+    /// Evaluates a process-scope expression at process `p`.
+    fn eval_local(&self, p: usize, e: &ast::Expr) -> Result<i64, String> {
+        let (checked, locals) =
+            check::check_local_expr(&self.ast, e).map_err(|ps| ps[0].message.clone())?;
+        let f = compile::compile_local(&self.sim.prog, &self.sim.code, self.sim.n(), &checked);
+        self.sim
+            .eval_at(p, &f, locals)
+            .map_err(|f| f.message.clone())
+    }
+
+    /// The values of the variable reads inside `e`, at process `p`.
+    fn reads_of(&self, p: usize, e: &ast::Expr) -> String {
+        let mut reads = Vec::new();
+        collect_reads(e, &mut reads);
+        let mut seen = Vec::new();
+        let mut parts = Vec::new();
+        for r in reads {
+            let text = self.snippet(r.span());
+            if seen.contains(&text) {
+                continue;
+            }
+            if let Ok((checked, locals)) = check::check_local_expr(&self.ast, r) {
+                let ty = match &checked {
+                    check::Checked::Int(_, ty) => *ty,
+                    check::Checked::Bool(_) => Ty::Bool,
+                };
+                let f =
+                    compile::compile_local(&self.sim.prog, &self.sim.code, self.sim.n(), &checked);
+                if let Ok(v) = self.sim.eval_at(p, &f, locals) {
+                    parts.push(format!("{text} = {}", self.sim.prog.show_value(ty, v)));
+                }
+            }
+            seen.push(text);
+        }
+        parts.join(", ")
+    }
+
+    fn run(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let (limit, until) = match arg.split_once("until") {
+            Some((n, e)) => (n.trim(), Some(e.trim())),
+            None => (arg, None),
+        };
+        let limit = Self::count(limit, 100_000)?;
+        let until = match until {
+            Some(text) => Some(self.compile_expr(text)?),
+            None => None,
+        };
+        if let Some((_, GlobalFn::Int(..), _)) = &until {
+            return Err("`run until` needs a condition (a bool expression)".into());
+        }
+        INTERRUPTED.store(false, Ordering::SeqCst);
+        let start = self.sim.now().step;
+        let mut quiet = String::new();
+        for k in 0..limit {
+            if let Some((text, f, locals)) = &until {
+                if self
+                    .sim
+                    .eval_global(f, *locals)
+                    .map_err(|e| e.message.clone())?
+                    != 0
+                {
+                    let _ = writeln!(out, "`{text}` holds");
+                    break;
+                }
+            }
+            if INTERRUPTED.swap(false, Ordering::SeqCst) {
+                out.push_str("interrupted\n");
+                break;
+            }
+            quiet.clear();
+            let before: Vec<bool> = self.breaks_now();
+            if !self.one_step(&mut quiet)? {
+                out.push_str(&quiet);
+                break;
+            }
+            // Print the last few steps of a long run only.
+            if limit <= 20 || k + 20 >= limit {
+                out.push_str(&quiet);
+            }
+            let after = self.breaks_now();
+            if let Some(i) = (0..after.len()).find(|&i| after[i] && !before[i]) {
+                if limit > 20 && k + 20 < limit {
+                    out.push_str(&quiet);
+                }
+                let _ = writeln!(out, "breakpoint {} hit: `{}`", i + 1, self.breaks[i].text);
+                break;
+            }
+        }
+        let now = self.sim.now();
+        let ran = now.step - start;
+        let _ = writeln!(
+            out,
+            "ran {ran} step{}; now at step {}, move {}, round {}",
+            if ran == 1 { "" } else { "s" },
+            now.step,
+            now.moves,
+            now.round
+        );
+        Ok(())
+    }
+
+    fn breaks_now(&self) -> Vec<bool> {
+        self.breaks
+            .iter()
+            .map(|b| self.sim.eval_global(&b.code, b.locals).unwrap_or(0) != 0)
+            .collect()
+    }
+
+    fn compile_expr(&self, text: &str) -> Result<(String, GlobalFn, usize), String> {
+        if text.is_empty() {
+            return Err("an expression is needed".into());
+        }
+        let e = syntax::parse_expression(text)
+            .map_err(|p| render(&[p], "<input>", text, !self.color))?;
+        let (checked, locals) = check::check_global_expr(&self.ast, &e)
+            .map_err(|ps| render(&ps, "<input>", text, !self.color))?;
+        Ok((
+            text.to_string(),
+            compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked),
+            locals,
+        ))
+    }
+
+    fn eval(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let (_, f, locals) = self.compile_expr(arg)?;
+        let v = self
+            .sim
+            .eval_global(&f, locals)
+            .map_err(|e| e.message.clone())?;
+        let _ = writeln!(out, "{}", self.sim.prog.show_value(type_of(&f), v));
+        Ok(())
+    }
+
+    fn row(&self, p: usize) -> String {
+        let stride = self.sim.stride();
+        let row = &self.sim.state[p * stride..(p + 1) * stride];
+        self.sim
+            .prog
+            .vars
+            .iter()
+            .map(|v| format!("{}={}", v.name, self.sim.prog.show_value(v.ty, row[v.slot])))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn mark(&self, p: usize, text: String) -> String {
+        let enabled = self.sim.chosen_action(p).is_some();
+        match (enabled, self.color) {
+            (true, true) => format!("\x1b[1;32m{text}*\x1b[0m"),
+            (true, false) => format!("{text}*"),
+            (false, _) => text,
+        }
+    }
+
+    fn show(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let n = self.sim.n();
+        let stride = self.sim.stride();
+        if arg.is_empty() {
+            // Rings and chains with one variable fit on one line.
+            if self.sim.topo.has_left && stride == 1 && n <= 64 {
+                let v = &self.sim.prog.vars[0];
+                let cells: Vec<String> = (0..n)
+                    .map(|p| {
+                        self.mark(
+                            p,
+                            format!("{p}:{}", self.sim.prog.show_value(v.ty, self.sim.state[p])),
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(out, "{}: {}", v.name, cells.join(" "));
+            } else {
+                for p in 0..n {
+                    let line = self.mark(p, format!("{p:>4}: {}", self.row(p)));
+                    let _ = writeln!(out, "{line}");
+                }
+            }
+            out.push_str("(* enabled)\n");
+            return Ok(());
+        }
+        if let Some((who, var)) = arg.split_once('.') {
+            let p = self.process(who.trim())?;
+            let v = self.var(var.trim())?;
+            let _ = writeln!(
+                out,
+                "{p}.{} = {}",
+                v.name,
+                self.sim
+                    .prog
+                    .show_value(v.ty, self.sim.state[p * stride + v.slot])
+            );
+            return Ok(());
+        }
+        if arg.chars().all(|c| c.is_ascii_digit()) {
+            let p = self.process(arg)?;
+            let mut line = format!("{p}: {}", self.row(p));
+            if let Some(a) = self.sim.chosen_action(p) {
+                let _ = write!(line, "   (enabled: {})", a.label);
+            }
+            let nbrs: Vec<String> = self.sim.topo.nbrs(p).iter().map(u32::to_string).collect();
+            let _ = write!(
+                line,
+                "   neighbours: {}",
+                if nbrs.is_empty() {
+                    "none".into()
+                } else {
+                    nbrs.join(" ")
+                }
+            );
+            let _ = writeln!(out, "{line}");
+            return Ok(());
+        }
+        let v = self.var(arg)?;
+        let cells: Vec<String> = (0..n)
+            .map(|p| {
+                format!(
+                    "{p}:{}",
+                    self.sim
+                        .prog
+                        .show_value(v.ty, self.sim.state[p * stride + v.slot])
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "{}: {}", v.name, cells.join(" "));
+        Ok(())
+    }
+
+    fn var(&self, name: &str) -> Result<&check::ir::Var, String> {
+        self.sim
+            .prog
+            .vars
+            .iter()
+            .find(|v| v.name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.sim.prog.vars.iter().map(|v| v.name.as_str()).collect();
+                match check::suggest(name, names.iter().copied()) {
+                    Some(s) => format!("no variable `{name}` (did you mean `{s}`?)"),
+                    None => format!(
+                        "no variable `{name}`; the variables are {}",
+                        names.join(", ")
+                    ),
+                }
+            })
+    }
+
+    fn enabled(&mut self, out: &mut String) -> Result<(), String> {
+        let mut ps = self.sim.enabled().to_vec();
+        ps.sort_unstable();
+        if ps.is_empty() {
+            out.push_str("no process is enabled (silent)\n");
+        }
+        for p in ps {
+            let p = p as usize;
+            let acts = self
+                .sim
+                .enabled_actions(p)
+                .map_err(|e| self.runtime_error(&e))?;
+            let role = self.sim.code.role_of[p] as usize;
+            let labels: Vec<&str> = acts
+                .iter()
+                .map(|&a| self.sim.code.roles[role].actions[a as usize].label.as_str())
+                .collect();
+            let _ = writeln!(out, "{p}: {}", labels.join(", "));
+        }
+        Ok(())
+    }
+
+    fn apply_assignments(&mut self, name: &str, text: &str) -> Result<(), String> {
+        let sim = &self.sim;
+        let list = init::parse_assignments(&sim.prog, &sim.topo, text)
+            .map_err(|ps| render(&ps, name, text, !self.color))?;
+        let mut cells: Vec<Option<i64>> = sim.state.iter().map(|v| Some(*v)).collect();
+        init::apply(&sim.prog, &sim.code, &sim.topo, &mut cells, &list)
+            .map_err(|ps| render(&ps, name, text, !self.color))?;
+        self.remember();
+        let new: Vec<i64> = cells.into_iter().map(|v| v.unwrap_or(0)).collect();
+        let result = self.sim.change_state(|s| s.copy_from_slice(&new));
+        if let Err(e) = result {
+            let snap = self.undo.pop().expect("remembered above");
+            self.sim.restore(snap);
+            return Err(self.runtime_error(&e));
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        if arg.is_empty() {
+            return Err("usage: set P.VAR = VALUE".into());
+        }
+        self.apply_assignments("set", arg)?;
+        let _ = writeln!(
+            out,
+            "ok; {} enabled, legitimate: {}",
+            self.sim.enabled().len(),
+            self.legit_word()
+        );
+        Ok(())
+    }
+
+    fn legit_word(&self) -> &'static str {
+        match self.sim.legitimate() {
+            None => "no predicate",
+            Some(true) => "yes",
+            Some(false) => "no",
+        }
+    }
+
+    fn corrupt(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let k = Self::count(arg, 1)? as usize;
+        let n = self.sim.n();
+        if k == 0 || k > n {
+            return Err(format!("corrupt takes a count from 1 to {n}"));
+        }
+        self.remember();
+        let mut procs: Vec<usize> = (0..n).collect();
+        procs.shuffle(&mut self.sim.rng);
+        procs.truncate(k);
+        procs.sort_unstable();
+        let stride = self.sim.stride();
+        let mut new = self.sim.state.clone();
+        for &p in &procs {
+            for (slot, d) in self.sim.code.domains.iter().enumerate() {
+                new[p * stride + slot] =
+                    init::random_value(d, p, &self.sim.topo, &mut self.sim.rng);
+            }
+        }
+        if let Err(e) = self.sim.change_state(|s| s.copy_from_slice(&new)) {
+            let snap = self.undo.pop().expect("remembered above");
+            self.sim.restore(snap);
+            return Err(self.runtime_error(&e));
+        }
+        for p in procs {
+            let _ = writeln!(out, "corrupted {p}: {}", self.row(p));
+        }
+        let _ = writeln!(
+            out,
+            "{} enabled, legitimate: {}",
+            self.sim.enabled().len(),
+            self.legit_word()
+        );
+        Ok(())
+    }
+
+    fn daemon(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        if !arg.is_empty() {
+            self.sim.daemon = match arg {
+                "central" => Daemon::Central,
+                "synchronous" | "sync" => Daemon::Synchronous,
+                "distributed" => Daemon::Distributed,
+                "locally-central" => Daemon::LocallyCentral,
+                other => {
+                    let names = ["central", "synchronous", "distributed", "locally-central"];
+                    let hint = check::suggest(other, names)
+                        .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
+                    return Err(format!(
+                        "unknown daemon `{other}`{hint}; use {}",
+                        names.join(", ")
+                    ));
+                }
+            };
+        }
+        let _ = writeln!(out, "daemon: {}", self.sim.daemon.name());
+        Ok(())
+    }
+
+    fn seed(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let s: u64 = arg
+            .parse()
+            .map_err(|_| format!("`{arg}` is not a seed (a whole number)"))?;
+        self.remember();
+        self.sim.rng = rand_chacha::ChaCha8Rng::seed_from_u64(s);
+        let _ = writeln!(out, "seed: {s}");
+        Ok(())
+    }
+
+    fn watch(&mut self, arg: &str, out: &mut String, is_break: bool) -> Result<(), String> {
+        if arg.is_empty() {
+            let list = if is_break {
+                &self.breaks
+            } else {
+                &self.watches
+            };
+            if list.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "no {}",
+                    if is_break { "breakpoints" } else { "watches" }
+                );
+            }
+            for (i, w) in list.iter().enumerate() {
+                let _ = writeln!(out, "{}: {}", i + 1, w.text);
+            }
+            return Ok(());
+        }
+        let (text, code, locals) = self.compile_expr(arg)?;
+        if is_break && !matches!(code, GlobalFn::Bool(_)) {
+            return Err("a breakpoint needs a condition (a bool expression)".into());
+        }
+        let w = Watch { text, code, locals };
+        if is_break {
+            self.breaks.push(w);
+            let _ = writeln!(out, "breakpoint {}: {arg}", self.breaks.len());
+        } else {
+            self.watches.push(w);
+            let _ = writeln!(out, "watch {}: {arg}", self.watches.len());
+            self.print_watches(out);
+        }
+        Ok(())
+    }
+
+    fn unwatch(&mut self, arg: &str, out: &mut String, is_break: bool) -> Result<(), String> {
+        let list = if is_break {
+            &mut self.breaks
+        } else {
+            &mut self.watches
+        };
+        if arg.is_empty() {
+            list.clear();
+        } else {
+            let k: usize = arg
+                .parse()
+                .map_err(|_| format!("`{arg}` is not a number"))?;
+            if k == 0 || k > list.len() {
+                return Err(format!(
+                    "there is no {} {k}",
+                    if is_break { "breakpoint" } else { "watch" }
+                ));
+            }
+            list.remove(k - 1);
+        }
+        let _ = writeln!(out, "{} left", list.len());
+        Ok(())
+    }
+
+    fn back(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let k = Self::count(arg, 1)? as usize;
+        if k == 0 || k > self.undo.len() {
+            return Err(format!(
+                "can go back at most {} (the history holds that many steps and changes)",
+                self.undo.len()
+            ));
+        }
+        let snap = self
+            .undo
+            .drain(self.undo.len() - k..)
+            .next()
+            .expect("k >= 1");
+        self.sim.restore(snap);
+        let now = self.sim.now();
+        let _ = writeln!(
+            out,
+            "back {k}: now at step {}, move {}, round {}",
+            now.step, now.moves, now.round
+        );
+        self.show("", out)
+    }
+
+    fn measures(&self, out: &mut String) {
+        let now = self.sim.now();
+        let _ = writeln!(
+            out,
+            "steps {}, moves {}, rounds {} ({} complete)",
+            now.step,
+            now.moves,
+            now.round,
+            self.sim.rounds_completed()
+        );
+        let _ = writeln!(out, "legitimate: {}", self.legit_word());
+        match self.sim.stabilized_at() {
+            Some(p) => {
+                let _ = writeln!(
+                    out,
+                    "stabilized at step {}, move {}, round {}",
+                    p.step, p.moves, p.round
+                );
+            }
+            None => out.push_str("not stabilized\n"),
+        }
+        let _ = writeln!(
+            out,
+            "enabled: {}, silent: {}",
+            self.sim.enabled().len(),
+            if self.sim.is_silent() { "yes" } else { "no" }
+        );
+    }
+
+    fn save(&self, arg: &str, out: &mut String) -> Result<(), String> {
+        if arg.is_empty() {
+            return Err("usage: save FILE".into());
+        }
+        let text = init::format_config(&self.sim.prog, self.sim.n(), &self.sim.state);
+        std::fs::write(arg, text).map_err(|e| format!("cannot write `{arg}`: {e}"))?;
+        let _ = writeln!(out, "saved to {arg}");
+        Ok(())
+    }
+
+    fn load(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        if arg.is_empty() {
+            return Err("usage: load FILE".into());
+        }
+        let text = std::fs::read_to_string(arg).map_err(|e| format!("cannot read `{arg}`: {e}"))?;
+        self.apply_assignments(arg, &text)?;
+        let _ = writeln!(out, "loaded {arg}");
+        self.show("", out)
+    }
+
+    fn help(&self, arg: &str, out: &mut String) -> Result<(), String> {
+        let list: Vec<&(&str, &str, &str)> = if arg.is_empty() {
+            COMMANDS.iter().collect()
+        } else {
+            let found: Vec<_> = COMMANDS.iter().filter(|c| c.0 == arg).collect();
+            if found.is_empty() {
+                return Err(format!("no command `{arg}`; `help` lists them"));
+            }
+            found
+        };
+        for (name, args, what) in list {
+            let _ = writeln!(out, "  {:<28}{what}", format!("{name} {args}"));
+        }
+        if arg.is_empty() {
+            out.push_str(
+                "Expressions are those of `legitimate:` (e.g. `count(p in procs : enabled(p))`).\n",
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The conjuncts of a guard: `a and b and c` gives a, b, c.
+fn conjuncts<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    match e {
+        ast::Expr::Binary(ast::BinOp::And, l, r, _) => {
+            conjuncts(l, out);
+            conjuncts(r, out);
+        }
+        other => out.push(other),
+    }
+}
+
+/// The variable reads in an expression outside quantifiers: `x`, `left.x`, `parent.x`.
+fn collect_reads<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    match e {
+        ast::Expr::Name(_) | ast::Expr::Field(..) => out.push(e),
+        ast::Expr::Unary(_, a, _) => collect_reads(a, out),
+        ast::Expr::Binary(_, a, b, _) => {
+            collect_reads(a, out);
+            collect_reads(b, out);
+        }
+        ast::Expr::Call(_, args, _) => args.iter().for_each(|a| collect_reads(a, out)),
+        _ => {}
+    }
+}
