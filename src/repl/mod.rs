@@ -100,8 +100,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("quit", "", "leave (Ctrl-D too)"),
 ];
 
-/// Undo history is cut when it would hold more values than this.
-const UNDO_VALUES: usize = 50_000_000;
+/// About how much memory the undo history may hold; the oldest entries go first.
+const UNDO_BYTES: usize = 256 << 20;
 
 /// What the driver should do after a line.
 #[derive(Debug, PartialEq, Eq)]
@@ -125,7 +125,7 @@ pub struct Session {
     source: String,
     ast: ast::Program,
     initial: Snapshot,
-    undo: Vec<Snapshot>,
+    undo: std::collections::VecDeque<Snapshot>,
     watches: Vec<Watch>,
     breaks: Vec<Watch>,
     color: bool,
@@ -154,7 +154,7 @@ impl Session {
             initial: sim.snapshot(),
             sim,
             ast,
-            undo: Vec::new(),
+            undo: std::collections::VecDeque::new(),
             watches: Vec::new(),
             breaks: Vec::new(),
             color,
@@ -178,11 +178,13 @@ impl Session {
     }
 
     fn remember(&mut self) {
-        let size = self.sim.state.len().max(1);
-        if (self.undo.len() + 1) * size > UNDO_VALUES {
-            self.undo.remove(0);
+        // A snapshot holds the values plus a few words of bookkeeping per process.
+        let bytes = self.sim.n() * (8 * self.sim.stride() + 16) + 512;
+        let keep = (UNDO_BYTES / bytes).clamp(4, 100_000);
+        while self.undo.len() >= keep {
+            self.undo.pop_front();
         }
-        self.undo.push(self.sim.snapshot());
+        self.undo.push_back(self.sim.snapshot());
     }
 
     /// Executes one line, appending its output to `out`.
@@ -361,17 +363,17 @@ impl Session {
                 Ok(true)
             }
             Ok(Outcome::Silent) => {
-                self.undo.pop();
+                self.undo.pop_back();
                 out.push_str("silent: no process is enabled\n");
                 Ok(false)
             }
             Ok(Outcome::ScheduleDone) => {
-                self.undo.pop();
+                self.undo.pop_back();
                 out.push_str("the schedule is over\n");
                 Ok(false)
             }
             Err(e) => {
-                let snap = self.undo.pop().expect("remembered above");
+                let snap = self.undo.pop_back().expect("remembered above");
                 self.sim.restore(snap);
                 Err(self.runtime_error(&e))
             }
@@ -434,7 +436,7 @@ impl Session {
                 Ok(())
             }
             Err(e) => {
-                let snap = self.undo.pop().expect("remembered above");
+                let snap = self.undo.pop_back().expect("remembered above");
                 self.sim.restore(snap);
                 Err(self.runtime_error(&e))
             }
@@ -787,7 +789,7 @@ impl Session {
         let new: Vec<i64> = cells.into_iter().map(|v| v.unwrap_or(0)).collect();
         let result = self.sim.change_state(|s| s.copy_from_slice(&new));
         if let Err(e) = result {
-            let snap = self.undo.pop().expect("remembered above");
+            let snap = self.undo.pop_back().expect("remembered above");
             self.sim.restore(snap);
             return Err(self.runtime_error(&e));
         }
@@ -836,7 +838,7 @@ impl Session {
             }
         }
         if let Err(e) = self.sim.change_state(|s| s.copy_from_slice(&new)) {
-            let snap = self.undo.pop().expect("remembered above");
+            let snap = self.undo.pop_back().expect("remembered above");
             self.sim.restore(snap);
             return Err(self.runtime_error(&e));
         }

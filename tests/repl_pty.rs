@@ -1,0 +1,75 @@
+//! The REPL in a real pseudo-terminal: prompt, tab completion, hints do not
+//! get in the way, Ctrl-C stays, Ctrl-D leaves, history persists.
+
+use expectrl::{ControlCode, Session};
+use std::process::Command;
+use std::time::Duration;
+
+fn spawn(history: &std::path::Path) -> Session {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_guarded"));
+    cmd.args([
+        "repl",
+        "programs/dijkstra_kstate.gc",
+        "--topology",
+        "ring:6",
+        "--init",
+        "random",
+        "--seed",
+        "1",
+    ])
+    .current_dir(env!("CARGO_MANIFEST_DIR"))
+    .env("NO_COLOR", "1")
+    .env("GUARDED_HISTORY_DIR", history);
+    let mut s = Session::spawn(cmd).expect("spawn in a pty");
+    s.set_expect_timeout(Some(Duration::from_secs(20)));
+    s
+}
+
+#[test]
+fn prompt_completion_interrupt_and_history() {
+    let dir = std::env::temp_dir().join(format!("guarded-pty-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut s = spawn(&dir);
+    s.expect("`help` lists the commands").unwrap();
+    s.expect("[0]> ").unwrap();
+    // Tab completes `st` to `step`.
+    s.send("st\t").unwrap();
+    s.expect("step").unwrap();
+    s.send("\r").unwrap();
+    s.expect("step 1 round 1:").unwrap();
+    s.expect("[1]> ").unwrap();
+    s.send_line("fire 99").unwrap();
+    s.expect("there is no process 99").unwrap();
+    // Ctrl-C at the prompt does not leave.
+    s.send(ControlCode::EndOfText).unwrap();
+    s.expect("Ctrl-D to leave").unwrap();
+    // Ctrl-C during a long run stops the run, not the session.
+    s.send_line("run 1000000000").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    s.send(ControlCode::EndOfText).unwrap();
+    s.expect("interrupted").unwrap();
+    s.expect("> ").unwrap();
+    s.send_line("back 1").unwrap();
+    s.expect("back 1").unwrap();
+    s.send_line("reset").unwrap();
+    s.expect("initial configuration").unwrap();
+    s.send_line("show 0.x").unwrap();
+    s.expect("0.x = 2").unwrap();
+    // Ctrl-D leaves.
+    s.send(ControlCode::EndOfTransmission).unwrap();
+    s.expect(expectrl::Eof).unwrap();
+    let history = std::fs::read_to_string(dir.join("history")).expect("history written");
+    assert!(
+        history.contains("fire 99") && history.contains("show 0.x"),
+        "{history}"
+    );
+
+    // A new session recalls the last line with the up arrow.
+    let mut s = spawn(&dir);
+    s.expect("[0]> ").unwrap();
+    s.send("\x1b[A\r").unwrap();
+    s.expect("0.x = 2").unwrap();
+    s.send_line("quit").unwrap();
+    s.expect(expectrl::Eof).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
