@@ -64,7 +64,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "daemon",
         "[NAME]",
-        "show or switch the daemon: central, synchronous, distributed, locally-central",
+        "show or switch the daemon: central, synchronous, distributed, locally-central, schedule:FILE",
     ),
     ("seed", "N", "restart the random generator from seed N"),
     (
@@ -683,9 +683,41 @@ impl Session {
                     .collect();
                 let _ = writeln!(out, "{}: {}", v.name, cells.join(" "));
             } else {
-                for p in 0..n {
-                    let line = self.mark(p, format!("{p:>4}: {}", self.row(p)));
-                    let _ = writeln!(out, "{line}");
+                // A table: a column a variable, a row a process.
+                let prog = &self.sim.prog;
+                let cells: Vec<Vec<String>> = (0..n)
+                    .map(|p| {
+                        prog.vars
+                            .iter()
+                            .map(|v| prog.show_value(v.ty, self.sim.state[p * stride + v.slot]))
+                            .collect()
+                    })
+                    .collect();
+                let widths: Vec<usize> = prog
+                    .vars
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        cells
+                            .iter()
+                            .map(|r| r[i].len())
+                            .chain([v.name.len()])
+                            .max()
+                            .unwrap_or(1)
+                    })
+                    .collect();
+                let pw = n.saturating_sub(1).to_string().len().max(1);
+                let mut head = format!("{:>pw$}", "");
+                for (v, w) in prog.vars.iter().zip(&widths) {
+                    let _ = write!(head, "  {:>w$}", v.name);
+                }
+                let _ = writeln!(out, "{head}");
+                for (p, row) in cells.iter().enumerate() {
+                    let mut line = format!("{p:>pw$}");
+                    for (c, w) in row.iter().zip(&widths) {
+                        let _ = write!(line, "  {c:>w$}");
+                    }
+                    let _ = writeln!(out, "{}", self.mark(p, line));
                 }
             }
             out.push_str("(* enabled)\n");
@@ -861,8 +893,20 @@ impl Session {
                 "synchronous" | "sync" => Daemon::Synchronous,
                 "distributed" => Daemon::Distributed,
                 "locally-central" => Daemon::LocallyCentral,
+                other if other.starts_with("schedule:") => {
+                    let path = &other["schedule:".len()..];
+                    let text = std::fs::read_to_string(path)
+                        .map_err(|e| format!("cannot read schedule `{path}`: {e}"))?;
+                    Daemon::Schedule(crate::cli::parse_schedule(path, &text)?)
+                }
                 other => {
-                    let names = ["central", "synchronous", "distributed", "locally-central"];
+                    let names = [
+                        "central",
+                        "synchronous",
+                        "distributed",
+                        "locally-central",
+                        "schedule:FILE",
+                    ];
                     let hint = check::suggest(other, names)
                         .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
                     return Err(format!(
