@@ -181,7 +181,8 @@ fn parse_param(s: &str) -> Result<(String, i64), String> {
     Ok((name.to_string(), value))
 }
 
-fn parse_daemon(s: &str) -> Result<Daemon, String> {
+/// Parses a daemon name as `--daemon` and the REPL's `daemon` take it.
+pub(crate) fn parse_daemon(s: &str) -> Result<Daemon, String> {
     Ok(match s {
         "central" => Daemon::Central,
         "synchronous" | "sync" => Daemon::Synchronous,

@@ -8,7 +8,7 @@ pub mod line;
 use crate::check::{self, ir::Ty};
 use crate::compile::{self, GlobalFn};
 use crate::diagnostic::render;
-use crate::runtime::engine::{Daemon, Outcome, RunError, Simulation, Snapshot};
+use crate::runtime::engine::{Outcome, RunError, Simulation, Snapshot};
 use crate::runtime::init;
 use crate::syntax::{self, ast};
 use rand::seq::SliceRandom;
@@ -888,33 +888,7 @@ impl Session {
 
     fn daemon(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
         if !arg.is_empty() {
-            self.sim.daemon = match arg {
-                "central" => Daemon::Central,
-                "synchronous" | "sync" => Daemon::Synchronous,
-                "distributed" => Daemon::Distributed,
-                "locally-central" => Daemon::LocallyCentral,
-                other if other.starts_with("schedule:") => {
-                    let path = &other["schedule:".len()..];
-                    let text = std::fs::read_to_string(path)
-                        .map_err(|e| format!("cannot read schedule `{path}`: {e}"))?;
-                    Daemon::Schedule(crate::cli::parse_schedule(path, &text)?)
-                }
-                other => {
-                    let names = [
-                        "central",
-                        "synchronous",
-                        "distributed",
-                        "locally-central",
-                        "schedule:FILE",
-                    ];
-                    let hint = check::suggest(other, names)
-                        .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
-                    return Err(format!(
-                        "unknown daemon `{other}`{hint}; use {}",
-                        names.join(", ")
-                    ));
-                }
-            };
+            self.sim.daemon = crate::cli::parse_daemon(arg)?;
         }
         let _ = writeln!(out, "daemon: {}", self.sim.daemon.name());
         Ok(())

@@ -168,14 +168,21 @@ pub struct Simulation {
     pub daemon: Daemon,
     /// How an action is chosen among several enabled.
     pub choice: Choice,
-    chosen: Vec<u32>,
-    enabled: EnabledSet,
-    schedule_pos: usize,
+    progress: Progress,
     scratch: Vec<Cell<i64>>,
     locals: Vec<Cell<i64>>,
     stamp: Vec<u32>,
     stamp_gen: u32,
     affected: Vec<u32>,
+}
+
+/// The bookkeeping a step changes besides the configuration: enabled set,
+/// schedule position, last step, measures, round and legitimacy state.
+#[derive(Clone)]
+struct Progress {
+    chosen: Vec<u32>,
+    enabled: EnabledSet,
+    schedule_pos: usize,
     last: StepRecord,
     steps: u64,
     moves: u64,
@@ -195,20 +202,7 @@ pub struct Simulation {
 pub struct Snapshot {
     state: Vec<i64>,
     rng: ChaCha8Rng,
-    chosen: Vec<u32>,
-    enabled: EnabledSet,
-    schedule_pos: usize,
-    last: StepRecord,
-    steps: u64,
-    moves: u64,
-    rounds_done: u64,
-    steps_in_round: u64,
-    in_round: Vec<bool>,
-    pending: usize,
-    legit_now: Option<bool>,
-    first_legit: Option<Point>,
-    last_entry: Option<Point>,
-    losses: u64,
+    progress: Progress,
 }
 
 impl Snapshot {
@@ -224,20 +218,7 @@ impl Simulation {
         Snapshot {
             state: self.state.clone(),
             rng: self.rng.clone(),
-            chosen: self.chosen.clone(),
-            enabled: self.enabled.clone(),
-            schedule_pos: self.schedule_pos,
-            last: self.last.clone(),
-            steps: self.steps,
-            moves: self.moves,
-            rounds_done: self.rounds_done,
-            steps_in_round: self.steps_in_round,
-            in_round: self.in_round.clone(),
-            pending: self.pending,
-            legit_now: self.legit_now,
-            first_legit: self.first_legit,
-            last_entry: self.last_entry,
-            losses: self.losses,
+            progress: self.progress.clone(),
         }
     }
 
@@ -245,20 +226,7 @@ impl Simulation {
     pub fn restore(&mut self, s: Snapshot) {
         self.state = s.state;
         self.rng = s.rng;
-        self.chosen = s.chosen;
-        self.enabled = s.enabled;
-        self.schedule_pos = s.schedule_pos;
-        self.last = s.last;
-        self.steps = s.steps;
-        self.moves = s.moves;
-        self.rounds_done = s.rounds_done;
-        self.steps_in_round = s.steps_in_round;
-        self.in_round = s.in_round;
-        self.pending = s.pending;
-        self.legit_now = s.legit_now;
-        self.first_legit = s.first_legit;
-        self.last_entry = s.last_entry;
-        self.losses = s.losses;
+        self.progress = s.progress;
     }
 
     /// Replaces values from outside a step (fault injection, a loaded
@@ -268,7 +236,7 @@ impl Simulation {
     pub fn change_state(&mut self, change: impl FnOnce(&mut [i64])) -> Result<(), RunError> {
         change(&mut self.state);
         self.reevaluate_all()?;
-        self.in_round.iter_mut().for_each(|r| *r = false);
+        self.progress.in_round.iter_mut().for_each(|r| *r = false);
         self.start_round();
         self.update_legitimacy()
     }
@@ -295,23 +263,25 @@ impl Simulation {
             rng,
             daemon,
             choice,
-            chosen: vec![NONE; n],
-            enabled: EnabledSet::new(n),
-            schedule_pos: 0,
+            progress: Progress {
+                chosen: vec![NONE; n],
+                enabled: EnabledSet::new(n),
+                schedule_pos: 0,
+                last: StepRecord::default(),
+                steps: 0,
+                moves: 0,
+                rounds_done: 0,
+                steps_in_round: 0,
+                in_round: vec![false; n],
+                pending: 0,
+                legit_now: None,
+                first_legit: None,
+                last_entry: None,
+                losses: 0,
+            },
             stamp: vec![0; n],
             stamp_gen: 0,
             affected: Vec::new(),
-            last: StepRecord::default(),
-            steps: 0,
-            moves: 0,
-            rounds_done: 0,
-            steps_in_round: 0,
-            in_round: vec![false; n],
-            pending: 0,
-            legit_now: None,
-            first_legit: None,
-            last_entry: None,
-            losses: 0,
         };
         sim.reevaluate_all()?;
         sim.start_round();
@@ -329,10 +299,10 @@ impl Simulation {
     }
 
     fn start_round(&mut self) {
-        self.steps_in_round = 0;
-        self.pending = self.enabled.list.len();
-        for &p in &self.enabled.list {
-            self.in_round[p as usize] = true;
+        self.progress.steps_in_round = 0;
+        self.progress.pending = self.progress.enabled.list.len();
+        for &p in &self.progress.enabled.list {
+            self.progress.in_round[p as usize] = true;
         }
     }
 
@@ -346,52 +316,52 @@ impl Simulation {
     }
     /// The last step's movers and rows.
     pub fn last(&self) -> &StepRecord {
-        &self.last
+        &self.progress.last
     }
     /// Steps, moves and rounds so far.
     pub fn now(&self) -> Point {
         Point {
-            step: self.steps,
-            moves: self.moves,
-            round: self.rounds_done + u64::from(self.steps_in_round > 0),
+            step: self.progress.steps,
+            moves: self.progress.moves,
+            round: self.progress.rounds_done + u64::from(self.progress.steps_in_round > 0),
         }
     }
     /// Rounds completed (a partial round not counted).
     pub fn rounds_completed(&self) -> u64 {
-        self.rounds_done
+        self.progress.rounds_done
     }
     /// Whether no process is enabled.
     pub fn is_silent(&self) -> bool {
-        self.enabled.list.is_empty()
+        self.progress.enabled.list.is_empty()
     }
     /// The enabled processes, in no particular order.
     pub fn enabled(&self) -> &[u32] {
-        &self.enabled.list
+        &self.progress.enabled.list
     }
     /// The action process `p` would run, if it is enabled.
     pub fn chosen_action(&self, p: usize) -> Option<&crate::compile::CAction> {
-        let a = self.chosen[p];
+        let a = self.progress.chosen[p];
         (a != NONE).then(|| &self.code.roles[self.code.role_of[p] as usize].actions[a as usize])
     }
     /// Whether the legitimacy predicate holds now (`None` without one).
     pub fn legitimate(&self) -> Option<bool> {
-        self.legit_now
+        self.progress.legit_now
     }
     /// The first point at which legitimacy held.
     pub fn first_legitimate(&self) -> Option<Point> {
-        self.first_legit
+        self.progress.first_legit
     }
     /// The point from which legitimacy has held without interruption, if it holds now.
     pub fn stabilized_at(&self) -> Option<Point> {
-        if self.legit_now == Some(true) {
-            self.last_entry
+        if self.progress.legit_now == Some(true) {
+            self.progress.last_entry
         } else {
             None
         }
     }
     /// How often legitimacy was lost after holding.
     pub fn legitimacy_losses(&self) -> u64 {
-        self.losses
+        self.progress.losses
     }
 
     fn env<'a>(&'a self, me: usize, scratch: &'a [Cell<i64>]) -> Env<'a> {
@@ -401,8 +371,8 @@ impl Simulation {
             scratch,
             topo: &self.topo,
             locals: &self.locals,
-            enabled: &self.chosen,
-            enabled_count: self.enabled.list.len(),
+            enabled: &self.progress.chosen,
+            enabled_count: self.progress.enabled.list.len(),
         }
     }
 
@@ -419,7 +389,7 @@ impl Simulation {
                         fault,
                         process: Some(p),
                         action: Some((a.label.clone(), a.span)),
-                        step: self.steps,
+                        step: self.progress.steps,
                         during: "guard",
                     })
                 }
@@ -430,18 +400,18 @@ impl Simulation {
 
     fn refresh(&mut self, p: usize) -> Result<(), RunError> {
         let a = self.first_enabled(p)?;
-        self.chosen[p] = a;
+        self.progress.chosen[p] = a;
         if a == NONE {
-            self.enabled.remove(p as u32);
+            self.progress.enabled.remove(p as u32);
         } else {
-            self.enabled.insert(p as u32);
+            self.progress.enabled.insert(p as u32);
         }
         Ok(())
     }
 
     /// The enabled actions of `p` (those of the most urgent enabled priority), by index.
     pub fn enabled_actions(&self, p: usize) -> Result<Vec<u32>, RunError> {
-        let first = self.chosen[p];
+        let first = self.progress.chosen[p];
         if first == NONE {
             return Ok(vec![]);
         }
@@ -461,22 +431,23 @@ impl Simulation {
     }
 
     fn select(&mut self) -> Result<bool, RunError> {
-        self.last.movers.clear();
-        let list = &self.enabled.list;
+        self.progress.last.movers.clear();
+        let list = &self.progress.enabled.list;
         match &self.daemon {
             Daemon::Central => {
                 let k = self.rng.gen_range(0..list.len());
-                self.last.movers.push(list[k]);
+                self.progress.last.movers.push(list[k]);
             }
-            Daemon::Synchronous => self.last.movers.extend_from_slice(list),
+            Daemon::Synchronous => self.progress.last.movers.extend_from_slice(list),
             Daemon::Distributed => {
                 for &p in list {
                     if self.rng.gen::<bool>() {
-                        self.last.movers.push(p);
+                        self.progress.last.movers.push(p);
                     }
                 }
-                if self.last.movers.is_empty() {
-                    self.last
+                if self.progress.last.movers.is_empty() {
+                    self.progress
+                        .last
                         .movers
                         .push(list[self.rng.gen_range(0..list.len())]);
                 }
@@ -488,8 +459,8 @@ impl Simulation {
                 for k in 0..list.len() {
                     let p = list[(start + k) % list.len()] as usize;
                     let free = self.stamp[p] != gen;
-                    if free && (self.last.movers.is_empty() || self.rng.gen::<bool>()) {
-                        self.last.movers.push(p as u32);
+                    if free && (self.progress.last.movers.is_empty() || self.rng.gen::<bool>()) {
+                        self.progress.last.movers.push(p as u32);
                         for &q in self.topo.nbrs(p).iter().chain(self.topo.readers(p)) {
                             self.stamp[q as usize] = gen;
                         }
@@ -497,10 +468,10 @@ impl Simulation {
                 }
             }
             Daemon::Schedule(lines) => {
-                let Some(line) = lines.get(self.schedule_pos) else {
+                let Some(line) = lines.get(self.progress.schedule_pos) else {
                     return Ok(false);
                 };
-                self.schedule_pos += 1;
+                self.progress.schedule_pos += 1;
                 for &p in &line.procs {
                     if p as usize >= self.topo.n() {
                         return Err(RunError::Schedule {
@@ -511,17 +482,17 @@ impl Simulation {
                             ),
                         });
                     }
-                    if self.chosen[p as usize] == NONE {
+                    if self.progress.chosen[p as usize] == NONE {
                         return Err(RunError::Schedule {
                             line: line.line,
                             message: format!(
                                 "process {p} is not enabled at step {}",
-                                self.steps + 1
+                                self.progress.steps + 1
                             ),
                         });
                     }
-                    if !self.last.movers.contains(&p) {
-                        self.last.movers.push(p);
+                    if !self.progress.last.movers.contains(&p) {
+                        self.progress.last.movers.push(p);
                     }
                 }
             }
@@ -531,7 +502,7 @@ impl Simulation {
 
     /// Takes one step under the daemon.
     pub fn step(&mut self) -> Result<Outcome, RunError> {
-        if self.enabled.list.is_empty() {
+        if self.progress.enabled.list.is_empty() {
             return Ok(Outcome::Silent);
         }
         if !self.select()? {
@@ -544,8 +515,8 @@ impl Simulation {
     /// running the action with index `action` of its role when given (it
     /// must be one of the process's enabled actions).
     pub fn step_with(&mut self, movers: &[u32], action: Option<u32>) -> Result<Outcome, RunError> {
-        self.last.movers.clear();
-        self.last.movers.extend_from_slice(movers);
+        self.progress.last.movers.clear();
+        self.progress.last.movers.extend_from_slice(movers);
         self.execute_forced(action)
     }
 
@@ -555,15 +526,15 @@ impl Simulation {
 
     fn execute_forced(&mut self, forced: Option<u32>) -> Result<Outcome, RunError> {
         let stride = self.code.stride;
-        let step_no = self.steps + 1;
-        self.last.actions.clear();
-        self.last.before.clear();
-        self.last.after.clear();
-        for k in 0..self.last.movers.len() {
-            let p = self.last.movers[k] as usize;
+        let step_no = self.progress.steps + 1;
+        self.progress.last.actions.clear();
+        self.progress.last.before.clear();
+        self.progress.last.after.clear();
+        for k in 0..self.progress.last.movers.len() {
+            let p = self.progress.last.movers[k] as usize;
             let a = match (forced, self.choice) {
                 (Some(a), _) => a,
-                (None, Choice::First) => self.chosen[p],
+                (None, Choice::First) => self.progress.chosen[p],
                 (None, Choice::Random) => {
                     let options = self.enabled_actions(p)?;
                     options[self.rng.gen_range(0..options.len())]
@@ -592,23 +563,26 @@ impl Simulation {
                     during: "statement",
                 });
             }
-            self.last.actions.push(a);
-            self.last.before.extend_from_slice(row);
-            self.last.after.extend(self.scratch.iter().map(Cell::get));
+            self.progress.last.actions.push(a);
+            self.progress.last.before.extend_from_slice(row);
+            self.progress
+                .last
+                .after
+                .extend(self.scratch.iter().map(Cell::get));
         }
         // All writes land together.
-        for (k, &p) in self.last.movers.iter().enumerate() {
+        for (k, &p) in self.progress.last.movers.iter().enumerate() {
             let p = p as usize;
             self.state[p * stride..(p + 1) * stride]
-                .copy_from_slice(&self.last.after[k * stride..(k + 1) * stride]);
+                .copy_from_slice(&self.progress.last.after[k * stride..(k + 1) * stride]);
         }
-        self.steps = step_no;
-        self.moves += self.last.movers.len() as u64;
+        self.progress.steps = step_no;
+        self.progress.moves += self.progress.last.movers.len() as u64;
         // Only the movers and their readers can change enabledness.
         self.stamp_gen = self.stamp_gen.wrapping_add(1).max(1);
         let gen = self.stamp_gen;
         self.affected.clear();
-        for &p in &self.last.movers {
+        for &p in &self.progress.last.movers {
             for &q in std::iter::once(&p).chain(self.topo.readers(p as usize)) {
                 if self.stamp[q as usize] != gen {
                     self.stamp[q as usize] = gen;
@@ -620,19 +594,21 @@ impl Simulation {
             self.refresh(self.affected[k] as usize)?;
         }
         // Rounds: movers are done; affected processes now disabled were neutralized.
-        for &p in &self.last.movers {
-            if std::mem::take(&mut self.in_round[p as usize]) {
-                self.pending -= 1;
+        for &p in &self.progress.last.movers {
+            if std::mem::take(&mut self.progress.in_round[p as usize]) {
+                self.progress.pending -= 1;
             }
         }
         for &q in &self.affected {
-            if self.chosen[q as usize] == NONE && std::mem::take(&mut self.in_round[q as usize]) {
-                self.pending -= 1;
+            if self.progress.chosen[q as usize] == NONE
+                && std::mem::take(&mut self.progress.in_round[q as usize])
+            {
+                self.progress.pending -= 1;
             }
         }
-        self.steps_in_round += 1;
-        if self.pending == 0 {
-            self.rounds_done += 1;
+        self.progress.steps_in_round += 1;
+        if self.progress.pending == 0 {
+            self.progress.rounds_done += 1;
             self.start_round();
         }
         self.update_legitimacy()?;
@@ -647,20 +623,20 @@ impl Simulation {
             fault,
             process: None,
             action: None,
-            step: self.steps,
+            step: self.progress.steps,
             during: "the legitimacy predicate",
         })?;
         let now = self.now();
-        match (self.legit_now, holds) {
-            (Some(true), false) => self.losses += 1,
+        match (self.progress.legit_now, holds) {
+            (Some(true), false) => self.progress.losses += 1,
             (Some(true), true) => {}
             (_, true) => {
-                self.last_entry = Some(now);
-                self.first_legit.get_or_insert(now);
+                self.progress.last_entry = Some(now);
+                self.progress.first_legit.get_or_insert(now);
             }
             _ => {}
         }
-        self.legit_now = Some(holds);
+        self.progress.legit_now = Some(holds);
         Ok(())
     }
 
@@ -704,7 +680,7 @@ impl Simulation {
                         fault,
                         process: None,
                         action: None,
-                        step: self.steps,
+                        step: self.progress.steps,
                         during: "an invariant",
                     })
                 }
