@@ -207,3 +207,47 @@ fn same_command_same_output() {
     assert!(!a.is_empty());
     assert_eq!(a, run());
 }
+
+/// `--stats` adds speed and memory to the summary (values depend on the
+/// machine, so only their presence and form are checked).
+#[test]
+fn stats_report_speed_and_memory() {
+    let run = |format: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_guarded"))
+            .args([
+                "run",
+                "programs/dijkstra_kstate.gc",
+                "--topology",
+                "ring:100",
+                "--init",
+                "random",
+            ])
+            .args([
+                "--max-steps",
+                "5000",
+                "--stats",
+                "--no-final",
+                "--format",
+                format,
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("runs");
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let text = run("text");
+    assert!(text.contains("5000 steps in"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("memory") && l.contains("bytes/process")),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&run("json")).expect("json");
+    assert!(json["stats"]["steps_per_second"]
+        .as_f64()
+        .is_some_and(|v| v > 0.0));
+    assert!(json["stats"]["bytes_per_process"]
+        .as_f64()
+        .is_some_and(|v| v > 8.0));
+}

@@ -154,6 +154,9 @@ struct RunArgs {
     /// Leave the final configuration out of the summary.
     #[arg(long)]
     no_final: bool,
+    /// Report speed (steps and moves per second of the run loop) and memory per process.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -404,6 +407,8 @@ fn run(a: &RunArgs) -> i32 {
         exit = code;
         stop = output::Stop::Invariant;
     }
+    let started_at = std::time::Instant::now();
+    let start_point = sim.now();
     while failure.is_none() {
         if a.until == Until::Legitimate && sim.legitimate() == Some(true) {
             stop = output::Stop::Legitimate;
@@ -456,6 +461,12 @@ fn run(a: &RunArgs) -> i32 {
         init: &init_name,
         stop,
         show_final: !a.no_final,
+        stats: a.stats.then(|| output::Stats {
+            seconds: started_at.elapsed().as_secs_f64(),
+            steps: sim.now().step - start_point.step,
+            moves: sim.now().moves - start_point.moves,
+            bytes: sim.memory_bytes(),
+        }),
     };
     let _ = out.flush();
     if let Some(msg) = &failure {

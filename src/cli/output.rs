@@ -65,6 +65,32 @@ pub struct RunInfo<'a> {
     pub stop: Stop,
     /// Whether to print the final configuration.
     pub show_final: bool,
+    /// Speed and memory, with `--stats`.
+    pub stats: Option<Stats>,
+}
+
+/// What `--stats` reports. Timing depends on the machine, so it never
+/// appears in golden outputs.
+#[derive(Clone, Copy, Debug)]
+pub struct Stats {
+    /// Wall-clock seconds of the run loop (not parsing or set-up).
+    pub seconds: f64,
+    /// Steps taken in that time.
+    pub steps: u64,
+    /// Moves made in that time.
+    pub moves: u64,
+    /// Bytes held by the configuration, runtime tables and topology.
+    pub bytes: usize,
+}
+
+impl Stats {
+    fn rate(count: u64, seconds: f64) -> f64 {
+        if seconds > 0.0 {
+            count as f64 / seconds
+        } else {
+            0.0
+        }
+    }
 }
 
 fn row_text(sim: &Simulation, row: &[i64]) -> String {
@@ -311,6 +337,26 @@ pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
             format!("no ({} enabled)", sim.enabled().len())
         },
     );
+    if let Some(st) = info.stats {
+        line(
+            "speed",
+            format!(
+                "{:.3e} steps/s, {:.3e} moves/s ({} steps in {:.3} s)",
+                Stats::rate(st.steps, st.seconds),
+                Stats::rate(st.moves, st.seconds),
+                st.steps,
+                st.seconds
+            ),
+        );
+        line(
+            "memory",
+            format!(
+                "{:.1} bytes/process ({:.1} MB in all)",
+                st.bytes as f64 / sim.n() as f64,
+                st.bytes as f64 / 1e6
+            ),
+        );
+    }
     if info.show_final {
         s.push_str("final configuration:\n");
         let stride = sim.stride();
@@ -361,6 +407,15 @@ pub fn summary_json(sim: &Simulation, info: &RunInfo) -> String {
         "silent": sim.is_silent(),
         "enabled": sorted(sim.enabled()),
     });
+    if let Some(st) = info.stats {
+        v["stats"] = json!({
+            "seconds": st.seconds,
+            "steps_per_second": Stats::rate(st.steps, st.seconds),
+            "moves_per_second": Stats::rate(st.moves, st.seconds),
+            "bytes": st.bytes,
+            "bytes_per_process": st.bytes as f64 / sim.n() as f64,
+        });
+    }
     if info.show_final {
         v["final"] = Value::Array(
             (0..sim.n())

@@ -306,6 +306,21 @@ impl Simulation {
         }
     }
 
+    /// Bytes held by the configuration, the runtime's per-process tables and
+    /// the topology (closures and per-step buffers are left out: they do not
+    /// grow with n).
+    pub fn memory_bytes(&self) -> usize {
+        let p = &self.progress;
+        self.state.capacity() * 8
+            + (p.chosen.capacity()
+                + p.enabled.list.capacity()
+                + p.enabled.pos.capacity()
+                + self.stamp.capacity())
+                * 4
+            + p.in_round.capacity()
+            + self.topo.memory_bytes()
+    }
+
     /// The number of processes.
     pub fn n(&self) -> usize {
         self.topo.n()

@@ -42,6 +42,24 @@ pub struct Topology {
 }
 
 impl Topology {
+    /// Bytes held by the topology's tables and graph.
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let (nodes, edges) = self.graph.capacity();
+        let words = self.nbr_start.capacity()
+            + self.nbr.capacity()
+            + self.rdr_start.capacity()
+            + self.rdr.capacity()
+            + self.left.capacity()
+            + self.right.capacity()
+            + self.parent.capacity();
+        words * 4
+            + self.ids.capacity() * 8
+            + self.attrs.capacity() * size_of::<Vec<(String, String)>>()
+            + nodes * size_of::<petgraph::graph::Node<()>>()
+            + edges * size_of::<petgraph::graph::Edge<()>>()
+    }
+
     /// The number of processes.
     pub fn n(&self) -> usize {
         self.left.len()
