@@ -1,0 +1,176 @@
+//! Dijkstra's K-state ring: a hand-written simulator (the baseline) against
+//! `programs/dijkstra_kstate.gc` run through the library, on the same sizes,
+//! seeds and step budgets, in one run so the ratio is measured under the same
+//! machine load. `cargo bench --bench dijkstra`.
+//!
+//! Central daemon: steps per second over a fixed budget, continuing from
+//! where the previous batch stopped. Synchronous daemon: process updates per
+//! second (n per step) over a few steps from the same random start.
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use guarded::runtime::engine::{Daemon, Simulation};
+use guarded::runtime::init::InitMode;
+use guarded::runtime::{simulate, Setup};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::Duration;
+
+const PROGRAM: &str = include_str!("../programs/dijkstra_kstate.gc");
+const NONE: u32 = u32::MAX;
+
+/// The baseline: a flat array of states and an enabled set kept
+/// incrementally, O(1) work per central step.
+#[derive(Clone)]
+struct Baseline {
+    x: Vec<u32>,
+    k: u32,
+    list: Vec<u32>,
+    pos: Vec<u32>,
+    rng: ChaCha8Rng,
+}
+
+impl Baseline {
+    fn new(n: usize, seed: u64) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let k = n as u32;
+        let x = (0..n).map(|_| rng.gen_range(0..k)).collect();
+        let mut b = Baseline {
+            x,
+            k,
+            list: Vec::new(),
+            pos: vec![NONE; n],
+            rng,
+        };
+        for i in 0..n {
+            b.update(i);
+        }
+        b
+    }
+
+    #[inline]
+    fn privileged(&self, i: usize) -> bool {
+        let n = self.x.len();
+        let left = if i == 0 { n - 1 } else { i - 1 };
+        (i == 0) == (self.x[i] == self.x[left])
+    }
+
+    #[inline]
+    fn update(&mut self, i: usize) {
+        let on = self.privileged(i);
+        let at = self.pos[i];
+        if on && at == NONE {
+            self.pos[i] = self.list.len() as u32;
+            self.list.push(i as u32);
+        } else if !on && at != NONE {
+            let last = self.list.pop().expect("non-empty");
+            if last as usize != i {
+                self.list[at as usize] = last;
+                self.pos[last as usize] = at;
+            }
+            self.pos[i] = NONE;
+        }
+    }
+
+    #[inline]
+    fn fire(x: &mut [u32], k: u32, i: usize) {
+        let n = x.len();
+        let left = if i == 0 { n - 1 } else { i - 1 };
+        x[i] = if i == 0 { (x[0] + 1) % k } else { x[left] };
+    }
+
+    fn central_step(&mut self) {
+        let i = self.list[self.rng.gen_range(0..self.list.len())] as usize;
+        Self::fire(&mut self.x, self.k, i);
+        self.update(i);
+        self.update((i + 1) % self.x.len());
+    }
+
+    /// One synchronous step: every privileged machine fires on the old states.
+    fn synchronous_step(&mut self, next: &mut Vec<u32>) {
+        let n = self.x.len();
+        next.clear();
+        next.push(if self.x[0] == self.x[n - 1] { (self.x[0] + 1) % self.k } else { self.x[0] });
+        next.extend(self.x.windows(2).map(|w| w[0]));
+        std::mem::swap(&mut self.x, next);
+    }
+}
+
+fn interpreter(n: usize, seed: u64, daemon: Daemon) -> Simulation {
+    let setup = Setup {
+        topology: Some(format!("ring:{n}")),
+        params: vec![("K".into(), n as i64)],
+        seed,
+        init: InitMode::Random,
+        daemon,
+        ..Setup::default()
+    };
+    simulate(PROGRAM, &setup).expect("the bundled program runs")
+}
+
+const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
+const CENTRAL_BUDGET: u64 = 100_000;
+const SYNC_STEPS: usize = 5;
+
+fn central(c: &mut Criterion) {
+    let mut g = c.benchmark_group("central");
+    g.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    g.throughput(Throughput::Elements(CENTRAL_BUDGET));
+    for n in SIZES {
+        let mut base = Baseline::new(n, 1);
+        g.bench_with_input(BenchmarkId::new("baseline", n), &n, |b, _| {
+            b.iter(|| {
+                for _ in 0..CENTRAL_BUDGET {
+                    base.central_step();
+                }
+            })
+        });
+        let mut sim = interpreter(n, 1, Daemon::Central);
+        g.bench_with_input(BenchmarkId::new("guarded", n), &n, |b, _| {
+            b.iter(|| {
+                for _ in 0..CENTRAL_BUDGET {
+                    sim.step().expect("no runtime error");
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+fn synchronous(c: &mut Criterion) {
+    let mut g = c.benchmark_group("synchronous");
+    g.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    for n in SIZES {
+        g.throughput(Throughput::Elements((n * SYNC_STEPS) as u64));
+        let base = Baseline::new(n, 2);
+        let mut next = Vec::with_capacity(n);
+        g.bench_with_input(BenchmarkId::new("baseline", n), &n, |b, _| {
+            b.iter_batched_ref(
+                || base.clone(),
+                |ring| {
+                    for _ in 0..SYNC_STEPS {
+                        ring.synchronous_step(&mut next);
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        let mut sim = interpreter(n, 2, Daemon::Synchronous);
+        let start = sim.snapshot();
+        g.bench_with_input(BenchmarkId::new("guarded", n), &n, |b, _| {
+            b.iter_batched(
+                || start.clone(),
+                |snap| {
+                    sim.restore(snap);
+                    for _ in 0..SYNC_STEPS {
+                        sim.step().expect("no runtime error");
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, central, synchronous);
+criterion_main!(benches);
