@@ -89,7 +89,11 @@ impl Baseline {
     fn synchronous_step(&mut self, next: &mut Vec<u32>) {
         let n = self.x.len();
         next.clear();
-        next.push(if self.x[0] == self.x[n - 1] { (self.x[0] + 1) % self.k } else { self.x[0] });
+        next.push(if self.x[0] == self.x[n - 1] {
+            (self.x[0] + 1) % self.k
+        } else {
+            self.x[0]
+        });
         next.extend(self.x.windows(2).map(|w| w[0]));
         std::mem::swap(&mut self.x, next);
     }
@@ -113,7 +117,9 @@ const SYNC_STEPS: usize = 5;
 
 fn central(c: &mut Criterion) {
     let mut g = c.benchmark_group("central");
-    g.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
     g.throughput(Throughput::Elements(CENTRAL_BUDGET));
     for n in SIZES {
         let mut base = Baseline::new(n, 1);
@@ -138,7 +144,9 @@ fn central(c: &mut Criterion) {
 
 fn synchronous(c: &mut Criterion) {
     let mut g = c.benchmark_group("synchronous");
-    g.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
     for n in SIZES {
         g.throughput(Throughput::Elements((n * SYNC_STEPS) as u64));
         let base = Baseline::new(n, 2);
