@@ -128,7 +128,7 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
                     )
                 })?;
             } else {
-                topo.attrs[p].push((key, val));
+                topo.attrs.push((p as u32, key, val));
             }
         }
     }
@@ -147,7 +147,7 @@ mod tests {
         assert_eq!(t.n(), 3);
         assert_eq!(t.nbrs(0), &[1, 2]);
         assert_eq!(t.ids, vec![0, 1, 7]);
-        assert_eq!(t.attrs[2], vec![("x".to_string(), "3".to_string())]);
+        assert_eq!(t.attrs, vec![(2, "x".to_string(), "3".to_string())]);
     }
 
     #[test]

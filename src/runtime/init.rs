@@ -308,15 +308,15 @@ pub fn initial_state(
                 }
                 state[p * stride + slot] = Some(value);
             }
-            // Values a DOT file gives as node attributes.
-            for (key, val) in &topo.attrs[p] {
-                if prog.vars.iter().any(|v| &v.name == key) {
-                    let line = format!("{p}.{key} = {val}");
-                    let list = parse_assignments(prog, topo, &line)
-                        .map_err(|ps| here(ps, &topo.name, &line))?;
-                    apply(prog, code, topo, &mut state, &list)
-                        .map_err(|ps| here(ps, &topo.name, &line))?;
-                }
+        }
+        // Values a DOT file gives as node attributes.
+        for (p, key, val) in &topo.attrs {
+            if prog.vars.iter().any(|v| &v.name == key) {
+                let line = format!("{p}.{key} = {val}");
+                let list = parse_assignments(prog, topo, &line)
+                    .map_err(|ps| here(ps, &topo.name, &line))?;
+                apply(prog, code, topo, &mut state, &list)
+                    .map_err(|ps| here(ps, &topo.name, &line))?;
             }
         }
         if let InitMode::File(name, text) = mode {

@@ -19,8 +19,6 @@ pub const NONE: u32 = u32::MAX;
 pub struct Topology {
     /// How it was named (`ring:8`, `dot:g.dot`).
     pub name: String,
-    /// The graph itself.
-    pub graph: DiGraph<(), ()>,
     nbr_start: Vec<u32>,
     nbr: Vec<u32>,
     rdr_start: Vec<u32>,
@@ -37,15 +35,13 @@ pub struct Topology {
     pub parent: Vec<u32>,
     /// Process ids (default: the index).
     pub ids: Vec<i64>,
-    /// Node attributes from a DOT file other than `id`: (name, value text).
-    pub attrs: Vec<Vec<(String, String)>>,
+    /// Node attributes from a DOT file other than `id`: (process, name, value text).
+    pub attrs: Vec<(u32, String, String)>,
 }
 
 impl Topology {
-    /// Bytes held by the topology's tables and graph.
+    /// Bytes held by the topology's tables.
     pub fn memory_bytes(&self) -> usize {
-        use std::mem::size_of;
-        let (nodes, edges) = self.graph.capacity();
         let words = self.nbr_start.capacity()
             + self.nbr.capacity()
             + self.rdr_start.capacity()
@@ -55,9 +51,19 @@ impl Topology {
             + self.parent.capacity();
         words * 4
             + self.ids.capacity() * 8
-            + self.attrs.capacity() * size_of::<Vec<(String, String)>>()
-            + nodes * size_of::<petgraph::graph::Node<()>>()
-            + edges * size_of::<petgraph::graph::Edge<()>>()
+            + self.attrs.capacity() * std::mem::size_of::<(u32, String, String)>()
+    }
+
+    /// The topology as a petgraph graph (arcs point the way information
+    /// flows), for algorithms and exporters; the runtime uses the frozen arrays.
+    pub fn to_graph(&self) -> DiGraph<(), ()> {
+        let mut g = graph_with(self.n());
+        for v in 0..self.n() {
+            for &u in self.nbrs(v) {
+                g.add_edge(NodeIndex::new(u as usize), NodeIndex::new(v), ());
+            }
+        }
+        g
     }
 
     /// The number of processes.
@@ -84,33 +90,21 @@ impl Topology {
             || self.readers(p).binary_search(&(q as u32)).is_ok()
     }
 
+    /// Freezes a built graph into adjacency arrays; the graph itself is dropped.
     fn freeze(name: String, graph: DiGraph<(), ()>) -> Topology {
         let n = graph.node_count();
-        let mut nbrs: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut rdrs: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for e in graph.raw_edges() {
-            let (u, v) = (e.source().index(), e.target().index());
-            if u != v {
-                nbrs[v].push(u as u32);
-                rdrs[u].push(v as u32);
-            }
-        }
-        let csr = |lists: &mut Vec<Vec<u32>>| {
-            let mut start = vec![0u32];
-            let mut flat = Vec::new();
-            for l in lists.iter_mut() {
-                l.sort_unstable();
-                l.dedup();
-                flat.extend_from_slice(l);
-                start.push(flat.len() as u32);
-            }
-            (start, flat)
+        let arcs = || {
+            graph
+                .raw_edges()
+                .iter()
+                .map(|e| (e.source().index(), e.target().index()))
+                .filter(|(u, v)| u != v)
         };
-        let (nbr_start, nbr) = csr(&mut nbrs);
-        let (rdr_start, rdr) = csr(&mut rdrs);
+        let (nbr_start, nbr) = csr(n, arcs().map(|(u, v)| (v, u as u32)));
+        let (rdr_start, rdr) = csr(n, arcs().map(|(u, v)| (u, v as u32)));
+        drop(graph);
         Topology {
             name,
-            graph,
             nbr_start,
             nbr,
             rdr_start,
@@ -121,9 +115,45 @@ impl Topology {
             has_right: false,
             parent: vec![NONE; n],
             ids: (0..n as i64).collect(),
-            attrs: vec![Vec::new(); n],
+            attrs: Vec::new(),
         }
     }
+}
+
+/// Compressed rows: for each process, its sorted, distinct partners.
+fn csr(n: usize, pairs: impl Iterator<Item = (usize, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    for (k, _) in pairs.clone() {
+        start[k + 1] += 1;
+    }
+    for k in 0..n {
+        start[k + 1] += start[k];
+    }
+    let mut flat = vec![0u32; start[n] as usize];
+    let mut fill = start.clone();
+    for (k, v) in pairs {
+        flat[fill[k] as usize] = v;
+        fill[k] += 1;
+    }
+    // Sort each row and drop repeated arcs, compacting in place.
+    let mut out_start = Vec::with_capacity(n + 1);
+    out_start.push(0u32);
+    let mut w = 0usize;
+    for k in 0..n {
+        let (a, b) = (start[k] as usize, start[k + 1] as usize);
+        flat[a..b].sort_unstable();
+        let row_start = w;
+        for i in a..b {
+            if w == row_start || flat[w - 1] != flat[i] {
+                flat[w] = flat[i];
+                w += 1;
+            }
+        }
+        out_start.push(w as u32);
+    }
+    flat.truncate(w);
+    flat.shrink_to_fit();
+    (out_start, flat)
 }
 
 fn graph_with(n: usize) -> DiGraph<(), ()> {
@@ -608,10 +638,10 @@ mod tests {
         assert_eq!(t("complete:5").nbrs(2).len(), 4);
         assert_eq!(t("star:5").nbrs(0).len(), 4);
         let tree = t("tree:30");
-        assert_eq!(tree.graph.edge_count(), 2 * 29);
+        assert_eq!(tree.to_graph().edge_count(), 2 * 29);
         assert!(tree.parent.iter().skip(1).all(|p| *p != NONE));
         let g = t("random:40");
-        assert_eq!(petgraph::algo::connected_components(&g.graph), 1);
+        assert_eq!(petgraph::algo::connected_components(&g.to_graph()), 1);
     }
 
     #[test]
