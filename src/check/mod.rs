@@ -63,26 +63,25 @@ pub enum Checked {
 /// against a program's declarations: for the REPL's `eval`, watches and
 /// breakpoints. Returns it with the number of quantifier slots it needs.
 pub fn check_global_expr(prog: &ast::Program, e: &Expr) -> Result<(Checked, usize), Vec<Problem>> {
-    let mut c = Checker::default();
-    c.declare(prog);
-    c.problems.clear();
-    c.scope = Some(Scope::Global);
-    let t = c.expr(e);
-    match t {
-        Some(_) if !c.problems.is_empty() => Err(c.problems),
-        Some(Typed::Int(i, ty)) => Ok((Checked::Int(i, ty), c.max_locals)),
-        Some(Typed::Bool(b)) => Ok((Checked::Bool(b), c.max_locals)),
-        None => Err(c.problems),
-    }
+    check_standalone(prog, e, Scope::Global)
 }
 
 /// Checks an expression as a guard would see it (own variables, `left.x`,
 /// neighbours): for the REPL's explanations of disabled guards.
 pub fn check_local_expr(prog: &ast::Program, e: &Expr) -> Result<(Checked, usize), Vec<Problem>> {
+    check_standalone(prog, e, Scope::Process)
+}
+
+fn check_standalone(
+    prog: &ast::Program,
+    e: &Expr,
+    scope: Scope,
+) -> Result<(Checked, usize), Vec<Problem>> {
     let mut c = Checker::default();
     c.declare(prog);
+    // The program itself already checked; only the expression's problems count.
     c.problems.clear();
-    c.scope = Some(Scope::Process);
+    c.scope = Some(scope);
     match c.expr(e) {
         Some(_) if !c.problems.is_empty() => Err(c.problems),
         Some(Typed::Int(i, ty)) => Ok((Checked::Int(i, ty), c.max_locals)),

@@ -93,7 +93,8 @@ impl Stats {
     }
 }
 
-fn row_text(sim: &Simulation, row: &[i64]) -> String {
+/// A process's row as `x=3 b=true`.
+pub(crate) fn row_text(sim: &Simulation, row: &[i64]) -> String {
     sim.prog
         .vars
         .iter()
@@ -168,32 +169,37 @@ impl Tracer {
 
     /// The step just taken.
     pub fn step(&mut self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
-        let last = sim.last();
-        let stride = sim.stride();
         let now = sim.now();
-        // Movers in index order, so traces read the same whatever the daemon's order.
-        self.order.clear();
-        self.order.extend(0..last.movers.len());
-        self.order.sort_by_key(|&k| last.movers[k]);
-        let label = |k: usize| {
-            let p = last.movers[k] as usize;
-            &sim.code.roles[sim.code.role_of[p] as usize].actions[last.actions[k] as usize].label
-        };
-        let changes = |k: usize| {
-            sim.prog.vars.iter().filter(move |v| {
-                last.before[k * stride + v.slot] != last.after[k * stride + v.slot]
-            })
-        };
         if self.json {
+            let last = sim.last();
+            let stride = sim.stride();
+            // Movers in index order, so traces read the same whatever the daemon's order.
+            self.order.clear();
+            self.order.extend(0..last.movers.len());
+            self.order.sort_by_key(|&k| last.movers[k]);
             let moves: Vec<Value> = self
                 .order
                 .iter()
                 .map(|&k| {
+                    let p = last.movers[k] as usize;
+                    let label = &sim.code.roles[sim.code.role_of[p] as usize].actions
+                        [last.actions[k] as usize]
+                        .label;
+                    let (before, after) = (
+                        &last.before[k * stride..(k + 1) * stride],
+                        &last.after[k * stride..(k + 1) * stride],
+                    );
+                    let values = row_json(sim, after);
                     let mut w = Map::new();
-                    for v in changes(k) {
-                        w.insert(v.name.clone(), row_json(sim, &last.after[k * stride..(k + 1) * stride])[&v.name].clone());
+                    for v in sim
+                        .prog
+                        .vars
+                        .iter()
+                        .filter(|v| before[v.slot] != after[v.slot])
+                    {
+                        w.insert(v.name.clone(), values[&v.name].clone());
                     }
-                    json!({"process": last.movers[k], "action": label(k), "writes": Value::Object(w)})
+                    json!({"process": p, "action": label, "writes": Value::Object(w)})
                 })
                 .collect();
             let mut m = Map::new();
@@ -205,35 +211,7 @@ impl Tracer {
             }
             writeln!(out, "{}", Value::Object(m))?;
         } else {
-            let parts: Vec<String> = self
-                .order
-                .iter()
-                .map(|&k| {
-                    let ch: Vec<String> = changes(k)
-                        .map(|v| {
-                            format!(
-                                "{}: {} -> {}",
-                                v.name,
-                                sim.prog.show_value(v.ty, last.before[k * stride + v.slot]),
-                                sim.prog.show_value(v.ty, last.after[k * stride + v.slot])
-                            )
-                        })
-                        .collect();
-                    let ch = if ch.is_empty() {
-                        "no change".to_string()
-                    } else {
-                        ch.join(", ")
-                    };
-                    format!("{} {} ({ch})", last.movers[k], label(k))
-                })
-                .collect();
-            writeln!(
-                out,
-                "step {} round {}: {}",
-                now.step,
-                now.round.max(1),
-                parts.join("; ")
-            )?;
+            writeln!(out, "{}", step_line(sim))?;
             match (self.was_legit, sim.legitimate()) {
                 (Some(false), Some(true)) => writeln!(
                     out,
@@ -249,6 +227,55 @@ impl Tracer {
         self.was_legit = sim.legitimate();
         Ok(())
     }
+}
+
+/// The last step in one line: `step 4 round 2: 1 copy (x: 0 -> 2); ...`,
+/// movers in index order so traces read the same whatever the daemon's order.
+pub(crate) fn step_line(sim: &Simulation) -> String {
+    let last = sim.last();
+    let stride = sim.stride();
+    let now = sim.now();
+    let mut order: Vec<usize> = (0..last.movers.len()).collect();
+    order.sort_by_key(|&k| last.movers[k]);
+    let parts: Vec<String> = order
+        .iter()
+        .map(|&k| {
+            let p = last.movers[k] as usize;
+            let label = &sim.code.roles[sim.code.role_of[p] as usize].actions
+                [last.actions[k] as usize]
+                .label;
+            let (before, after) = (
+                &last.before[k * stride..(k + 1) * stride],
+                &last.after[k * stride..(k + 1) * stride],
+            );
+            let changes: Vec<String> = sim
+                .prog
+                .vars
+                .iter()
+                .filter(|v| before[v.slot] != after[v.slot])
+                .map(|v| {
+                    format!(
+                        "{}: {} -> {}",
+                        v.name,
+                        sim.prog.show_value(v.ty, before[v.slot]),
+                        sim.prog.show_value(v.ty, after[v.slot])
+                    )
+                })
+                .collect();
+            let changes = if changes.is_empty() {
+                "no change".to_string()
+            } else {
+                changes.join(", ")
+            };
+            format!("{p} {label} ({changes})")
+        })
+        .collect();
+    format!(
+        "step {} round {}: {}",
+        now.step,
+        now.round.max(1),
+        parts.join("; ")
+    )
 }
 
 fn sorted(v: &[u32]) -> Vec<u32> {

@@ -448,8 +448,9 @@ pub enum GlobalFn {
     Bool(BFn),
 }
 
-/// Compiles an expression checked by [`crate::check::check_global_expr`]
-/// for the instance `code` was built for.
+/// Compiles an expression checked by [`crate::check::check_global_expr`] or
+/// [`crate::check::check_local_expr`] for the instance `code` was built for;
+/// evaluate it with `Simulation::eval_global` or `Simulation::eval_at`.
 pub fn compile_global(
     prog: &ir::Program,
     code: &Compiled,
@@ -468,17 +469,6 @@ pub fn compile_global(
         crate::check::Checked::Int(i, ty) => GlobalFn::Int(c.iexpr(i), *ty),
         crate::check::Checked::Bool(b) => GlobalFn::Bool(c.bexpr(b)),
     }
-}
-
-/// Compiles an expression checked by [`crate::check::check_local_expr`]; it
-/// is evaluated at one process (see `Simulation::eval_at`).
-pub fn compile_local(
-    prog: &ir::Program,
-    code: &Compiled,
-    n: usize,
-    e: &crate::check::Checked,
-) -> GlobalFn {
-    compile_global(prog, code, n, e)
 }
 
 fn out_of_domain(v: &ir::Var, x: i64, lo: i64, hi: i64, span: Span) -> Problem {

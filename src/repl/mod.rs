@@ -282,54 +282,7 @@ impl Session {
 
     /// Prints one step's moves and the watches.
     fn report_step(&self, out: &mut String) {
-        let last = self.sim.last();
-        let stride = self.sim.stride();
-        let now = self.sim.now();
-        let mut order: Vec<usize> = (0..last.movers.len()).collect();
-        order.sort_by_key(|&k| last.movers[k]);
-        let parts: Vec<String> = order
-            .iter()
-            .map(|&k| {
-                let p = last.movers[k] as usize;
-                let label = &self.sim.code.roles[self.sim.code.role_of[p] as usize].actions
-                    [last.actions[k] as usize]
-                    .label;
-                let ch: Vec<String> = self
-                    .sim
-                    .prog
-                    .vars
-                    .iter()
-                    .filter(|v| last.before[k * stride + v.slot] != last.after[k * stride + v.slot])
-                    .map(|v| {
-                        format!(
-                            "{}: {} -> {}",
-                            v.name,
-                            self.sim
-                                .prog
-                                .show_value(v.ty, last.before[k * stride + v.slot]),
-                            self.sim
-                                .prog
-                                .show_value(v.ty, last.after[k * stride + v.slot])
-                        )
-                    })
-                    .collect();
-                format!(
-                    "{p} {label} ({})",
-                    if ch.is_empty() {
-                        "no change".into()
-                    } else {
-                        ch.join(", ")
-                    }
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            out,
-            "step {} round {}: {}",
-            now.step,
-            now.round.max(1),
-            parts.join("; ")
-        );
+        let _ = writeln!(out, "{}", crate::cli::output::step_line(&self.sim));
         self.print_watches(out);
     }
 
@@ -516,7 +469,7 @@ impl Session {
     fn eval_local(&self, p: usize, e: &ast::Expr) -> Result<i64, String> {
         let (checked, locals) =
             check::check_local_expr(&self.ast, e).map_err(|ps| ps[0].message.clone())?;
-        let f = compile::compile_local(&self.sim.prog, &self.sim.code, self.sim.n(), &checked);
+        let f = compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked);
         self.sim
             .eval_at(p, &f, locals)
             .map_err(|f| f.message.clone())
@@ -539,7 +492,7 @@ impl Session {
                     check::Checked::Bool(_) => Ty::Bool,
                 };
                 let f =
-                    compile::compile_local(&self.sim.prog, &self.sim.code, self.sim.n(), &checked);
+                    compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked);
                 if let Ok(v) = self.sim.eval_at(p, &f, locals) {
                     parts.push(format!("{text} = {}", self.sim.prog.show_value(ty, v)));
                 }
@@ -647,14 +600,7 @@ impl Session {
 
     fn row(&self, p: usize) -> String {
         let stride = self.sim.stride();
-        let row = &self.sim.state[p * stride..(p + 1) * stride];
-        self.sim
-            .prog
-            .vars
-            .iter()
-            .map(|v| format!("{}={}", v.name, self.sim.prog.show_value(v.ty, row[v.slot])))
-            .collect::<Vec<_>>()
-            .join(" ")
+        crate::cli::output::row_text(&self.sim, &self.sim.state[p * stride..(p + 1) * stride])
     }
 
     fn mark(&self, p: usize, text: String) -> String {
