@@ -40,10 +40,12 @@ pub struct Var {
     pub ty: Ty,
     /// Its domain.
     pub domain: Domain,
-    /// The declared initial value; it may use `index`, `id`, `n` and parameters.
+    /// The declared initial value (of every element, for an array); it may
+    /// use `index`, `id`, `n` and parameters.
     pub init: Option<Value>,
-    /// The slot of this variable within a process's row.
-    pub slot: usize,
+    /// For an array, its length (constant after instantiation); `ty` and
+    /// `domain` are then those of its elements.
+    pub len: Option<IExpr>,
     /// The declaration.
     pub span: Span,
 }
@@ -83,6 +85,9 @@ pub enum Proc {
     Through(usize),
     /// Any node expression; only in global predicates, where reads are unrestricted.
     At(Box<IExpr>),
+    /// A node expression in an action that may not name a neighbour (say
+    /// `q.parent` for a neighbour `q`): checked when it is read.
+    Via(Box<IExpr>, Span),
 }
 
 /// Arithmetic operators.
@@ -128,6 +133,8 @@ pub enum Coll {
     NbrsOf(Proc),
     /// All processes.
     Procs,
+    /// The integers `lo..=hi`.
+    Range(Box<IExpr>, Box<IExpr>),
 }
 
 /// Integer-valued expressions (integers, enumeration values, node references).
@@ -155,6 +162,32 @@ pub enum IExpr {
     Arith(Arith, Box<IExpr>, Box<IExpr>, Span),
     /// `count(q in C: P)`: the bound variable's local slot, the collection, the body.
     Count(usize, Coll, Box<BExpr>),
+    /// An integer bound variable (`i in 0..k`, `for i in ...`).
+    Local(usize),
+    /// An element of an array variable: process, variable, index, span of the read.
+    Elem(Proc, usize, Box<IExpr>, Span),
+    /// The member of a collection whose keys are smallest (or largest),
+    /// lexicographically; ties go to the smallest id, then index. Empty: a fault.
+    Best(Box<Best>),
+    /// `body` evaluated with the local `slot` set to `value`.
+    Let(usize, Box<IExpr>, Box<IExpr>),
+}
+
+/// See [`IExpr::Best`].
+#[derive(Clone, Debug)]
+pub struct Best {
+    /// The bound variable's slot.
+    pub slot: usize,
+    /// What it ranges over.
+    pub coll: Coll,
+    /// Which members count.
+    pub filter: Option<BExpr>,
+    /// The keys compared, most significant first.
+    pub keys: Vec<IExpr>,
+    /// Largest instead of smallest.
+    pub max: bool,
+    /// Reported when no member qualifies.
+    pub span: Span,
 }
 
 /// Boolean-valued expressions.
@@ -182,6 +215,10 @@ pub enum BExpr {
     Exists(usize, Coll, Box<BExpr>),
     /// `enabled(p)` (global predicates only).
     Enabled(Proc),
+    /// An element of a boolean array.
+    Elem(Proc, usize, Box<IExpr>, Span),
+    /// Whole-array equality (true) or difference (false) of two arrays of one length.
+    ArrayEq(bool, Proc, usize, Proc, usize, Span),
 }
 
 /// A value of either kind.
@@ -191,6 +228,19 @@ pub enum Value {
     Int(IExpr),
     /// Boolean.
     Bool(BExpr),
+    /// A whole array variable of a process.
+    Array(Proc, usize),
+}
+
+/// The left of an assignment.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// The variable.
+    pub var: usize,
+    /// The element of an array; `None` assigns the whole variable.
+    pub index: Option<IExpr>,
+    /// Where it is written.
+    pub span: Span,
 }
 
 /// Statements.
@@ -198,8 +248,10 @@ pub enum Value {
 pub enum Stmt {
     /// Nothing.
     Skip,
-    /// Simultaneous assignment to own variables: (variable, span of the target).
-    Assign(Vec<(usize, Span)>, Vec<Value>),
+    /// Simultaneous assignment to own variables.
+    Assign(Vec<Target>, Vec<Value>),
+    /// `for` over `lo..=hi` with the loop variable in a local slot.
+    For(usize, IExpr, IExpr, Box<Stmt>),
     /// In sequence.
     Seq(Vec<Stmt>),
     /// Conditional.
@@ -245,7 +297,7 @@ pub struct Program {
     pub topology: Option<(String, Span)>,
     /// Enumerations.
     pub enums: Vec<Enum>,
-    /// Process variables; `slot` is the position in a process's row.
+    /// Process variables; instantiation lays them out in a process's row.
     pub vars: Vec<Var>,
     /// Roles in program order.
     pub roles: Vec<Role>,
@@ -253,16 +305,13 @@ pub struct Program {
     pub legitimate: Option<(BExpr, Span)>,
     /// Named invariants.
     pub invariants: Vec<(String, BExpr, Span)>,
+    /// Named values printed in a run's summary.
+    pub reports: Vec<(String, crate::check::Checked)>,
     /// How many quantifier variables may be live at once.
     pub max_locals: usize,
 }
 
 impl Program {
-    /// The number of value slots one process occupies.
-    pub fn stride(&self) -> usize {
-        self.vars.len()
-    }
-
     /// Writes a value of type `ty` the way a user reads it.
     pub fn show_value(&self, ty: Ty, v: i64) -> String {
         match ty {

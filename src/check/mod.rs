@@ -3,17 +3,19 @@
 //! AST into the typed IR of [`ir`]. Every problem found is reported, not only
 //! the first.
 
+mod expand;
 pub mod ir;
 
 use crate::diagnostic::Problem;
 use crate::span::Span;
 use crate::syntax::ast::{self, BinOp, Collection, Expr, QuantKind, UnOp};
+use expand::{Subst, FRESH_MARK};
 use ir::{Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Ty, Value};
 use std::collections::HashMap;
 
 /// Names the language gives a meaning of its own.
 pub const BUILTIN_NAMES: &[&str] = &[
-    "n", "index", "id", "self", "left", "right", "enabled", "min", "max", "abs",
+    "n", "index", "id", "self", "left", "right", "enabled", "min", "max", "abs", "argmin", "argmax",
 ];
 
 /// Checks a parsed program and lowers it to the typed IR.
@@ -23,6 +25,7 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
     let roles = prog.roles.iter().map(|r| c.role(r)).collect();
     let legitimate = c.legitimacy(prog);
     let invariants = c.invariants(prog);
+    let reports = c.reports(prog);
     if prog.roles.is_empty() {
         c.problems.push(
             Problem::new(
@@ -46,6 +49,7 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
         roles,
         legitimate,
         invariants,
+        reports,
         max_locals: c.max_locals,
     })
 }
@@ -86,6 +90,17 @@ fn check_standalone(
         Some(_) if !c.problems.is_empty() => Err(c.problems),
         Some(Typed::Int(i, ty)) => Ok((Checked::Int(i, ty), c.max_locals)),
         Some(Typed::Bool(b)) => Ok((Checked::Bool(b), c.max_locals)),
+        Some(t) => {
+            let found = c.typed_name(&t);
+            Err(vec![Problem::new(
+                "guarded::check::not_scalar",
+                format!("cannot show {found} as one value"),
+            )
+            .label(e.span(), format!("this is {found}"))
+            .help(
+                "evaluate one component or element at a time, e.g. `p.F[0]`",
+            )])
+        }
         None => Err(c.problems),
     }
 }
@@ -107,10 +122,31 @@ enum Scope {
     Global,
 }
 
-/// A checked expression of either kind.
+/// A checked expression.
+#[derive(Clone)]
 enum Typed {
     Int(IExpr, Ty),
     Bool(BExpr),
+    /// A tuple, compared lexicographically; it exists only while checking.
+    Tuple(Vec<Typed>),
+    /// A whole array variable of a process.
+    Array(Proc, usize),
+}
+
+/// What a bound variable holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LocalKind {
+    /// A process; `nbr` when it ranges over this process's neighbours.
+    Node { nbr: bool },
+    /// An integer.
+    Int,
+}
+
+/// A bound variable in scope.
+struct LocalVar {
+    name: String,
+    slot: usize,
+    kind: LocalKind,
 }
 
 #[derive(Default)]
@@ -123,9 +159,17 @@ struct Checker {
     enum_consts: HashMap<String, (usize, i64)>,
     vars: Vec<ir::Var>,
     var_index: HashMap<String, usize>,
-    /// Quantifier variables in scope, innermost last: (name, local slot).
-    locals: Vec<String>,
+    /// Bound variables in scope, innermost last.
+    locals: Vec<LocalVar>,
+    /// Local slots in use.
+    live: usize,
     max_locals: usize,
+    /// Definitions by name.
+    defs: HashMap<String, ast::Def>,
+    /// Definitions being expanded, innermost last (recursion is an error).
+    expanding: Vec<String>,
+    /// Numbers renamed bound variables.
+    fresh: usize,
     scope: Option<Scope>,
     params_visible: usize,
     reads_left: Option<Span>,
@@ -140,6 +184,14 @@ fn ty_name(c: &Checker, t: Ty) -> String {
         Ty::Bool => "bool".into(),
         Ty::Node => "node".into(),
         Ty::Enum(e) => format!("enum `{}`", c.enums[e].name),
+    }
+}
+
+/// A tuple's components, flattened.
+fn flatten(t: Typed, out: &mut Vec<Typed>) {
+    match t {
+        Typed::Tuple(v) => v.into_iter().for_each(|c| flatten(c, out)),
+        t => out.push(t),
     }
 }
 
@@ -245,38 +297,37 @@ impl Checker {
             }
             self.add_enum(e.name.name.clone(), &e.values);
         }
+        for d in &prog.defs {
+            if self.declare_name(&d.name, "definition") {
+                self.defs.insert(d.name.name.clone(), d.clone());
+            }
+            let mut seen: HashMap<&str, Span> = HashMap::new();
+            for p in &d.params {
+                if let Some(prev) = seen.insert(&p.name, p.span) {
+                    self.err(
+                        Problem::new(
+                            "guarded::check::duplicate_name",
+                            format!("parameter `{}` appears twice", p.name),
+                        )
+                        .label(p.span, "second one")
+                        .label(prev, "first one")
+                        .help("give each parameter of a definition its own name"),
+                    );
+                }
+            }
+        }
         for v in &prog.vars {
             self.scope = Some(Scope::Constant);
-            let (ty, domain) = match &v.domain {
-                ast::Domain::Bool(_) => (Ty::Bool, Domain::Bool),
-                ast::Domain::Node(_) => (Ty::Node, Domain::Node),
-                ast::Domain::Enum(values, _) => {
-                    let e = self.add_enum(format!("{{{}}}", join_names(values)), values);
-                    (Ty::Enum(e), Domain::Enum(e))
+            let (len, elem) = match &v.domain {
+                ast::Domain::Array(len, elem, _) => {
+                    (self.int_expr(len, Some(Ty::Int)), elem.as_ref())
                 }
-                ast::Domain::Named(id) => match self.enum_index.get(&id.name) {
-                    Some(&e) => (Ty::Enum(e), Domain::Enum(e)),
-                    None => {
-                        let help = match suggest(&id.name, self.enum_index.keys().map(String::as_str)) {
-                            Some(s) => format!("did you mean `{s}`?"),
-                            None => "a domain is `lo..hi`, `bool`, `node`, `{a, b, c}` or a declared `enum`".into(),
-                        };
-                        self.err(
-                            Problem::new(
-                                "guarded::check::unknown_domain",
-                                format!("unknown domain `{}`", id.name),
-                            )
-                            .label(id.span, "not an enumeration")
-                            .help(help),
-                        );
-                        (Ty::Int, Domain::Range(IExpr::Const(0), IExpr::Const(0)))
-                    }
-                },
-                ast::Domain::Range(lo, hi) => {
-                    let lo = self.int_expr(lo, Some(Ty::Int)).unwrap_or(IExpr::Const(0));
-                    let hi = self.int_expr(hi, Some(Ty::Int)).unwrap_or(IExpr::Const(0));
-                    (Ty::Int, Domain::Range(lo, hi))
-                }
+                d => (None, d),
+            };
+            let (ty, domain) = self.scalar_domain(elem);
+            let len = match &v.domain {
+                ast::Domain::Array(..) => Some(len.unwrap_or(IExpr::Const(1))),
+                _ => None,
             };
             self.scope = Some(Scope::Init);
             let init = v
@@ -291,9 +342,55 @@ impl Checker {
                 ty,
                 domain,
                 init,
-                slot: self.vars.len(),
+                len,
                 span: v.span,
             });
+        }
+    }
+
+    /// The type and domain of a scalar domain.
+    fn scalar_domain(&mut self, d: &ast::Domain) -> (Ty, Domain) {
+        match d {
+            ast::Domain::Bool(_) => (Ty::Bool, Domain::Bool),
+            ast::Domain::Node(_) => (Ty::Node, Domain::Node),
+            ast::Domain::Enum(values, _) => {
+                let e = self.add_enum(format!("{{{}}}", join_names(values)), values);
+                (Ty::Enum(e), Domain::Enum(e))
+            }
+            ast::Domain::Named(id) => match self.enum_index.get(&id.name) {
+                Some(&e) => (Ty::Enum(e), Domain::Enum(e)),
+                None => {
+                    let help = match suggest(&id.name, self.enum_index.keys().map(String::as_str)) {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => "a domain is `lo..hi`, `bool`, `node`, `{a, b, c}`, `array[LEN] of DOMAIN` or a declared `enum`".into(),
+                    };
+                    self.err(
+                        Problem::new(
+                            "guarded::check::unknown_domain",
+                            format!("unknown domain `{}`", id.name),
+                        )
+                        .label(id.span, "not an enumeration")
+                        .help(help),
+                    );
+                    (Ty::Int, Domain::Range(IExpr::Const(0), IExpr::Const(0)))
+                }
+            },
+            ast::Domain::Range(lo, hi) => {
+                let lo = self.int_expr(lo, Some(Ty::Int)).unwrap_or(IExpr::Const(0));
+                let hi = self.int_expr(hi, Some(Ty::Int)).unwrap_or(IExpr::Const(0));
+                (Ty::Int, Domain::Range(lo, hi))
+            }
+            ast::Domain::Array(_, _, span) => {
+                self.err(
+                    Problem::new(
+                        "guarded::check::nested_array",
+                        "arrays of arrays are not supported",
+                    )
+                    .label(*span, "an array inside an array")
+                    .help("use one array of LEN1*LEN2 values and index it with `i * LEN2 + j`"),
+                );
+                (Ty::Int, Domain::Range(IExpr::Const(0), IExpr::Const(0)))
+            }
         }
     }
 
@@ -394,6 +491,42 @@ impl Checker {
         out
     }
 
+    fn reports(&mut self, prog: &ast::Program) -> Vec<(String, Checked)> {
+        self.scope = Some(Scope::Global);
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        let mut out = Vec::new();
+        for (name, e) in &prog.reports {
+            if let Some(prev) = seen.insert(&name.name, name.span) {
+                self.err(
+                    Problem::new(
+                        "guarded::check::duplicate_report",
+                        format!("report `{}` is declared twice", name.name),
+                    )
+                    .label(name.span, "second one")
+                    .label(prev, "first one")
+                    .help("give each report its own name"),
+                );
+            }
+            match self.expr(e) {
+                Some(Typed::Int(i, ty)) => out.push((name.name.clone(), Checked::Int(i, ty))),
+                Some(Typed::Bool(b)) => out.push((name.name.clone(), Checked::Bool(b))),
+                Some(t) => {
+                    let found = self.typed_name(&t);
+                    self.err(
+                        Problem::new(
+                            "guarded::check::not_scalar",
+                            format!("a report shows one value, not {found}"),
+                        )
+                        .label(e.span(), format!("this is {found}"))
+                        .help("report one component at a time"),
+                    );
+                }
+                None => {}
+            }
+        }
+        out
+    }
+
     fn stmt(&mut self, s: &ast::Stmt) -> ir::Stmt {
         match s {
             ast::Stmt::Skip(_) => ir::Stmt::Skip,
@@ -404,53 +537,172 @@ impl Checker {
                 let e = e.as_ref().map_or(ir::Stmt::Skip, |e| self.stmt(e));
                 ir::Stmt::If(c, Box::new(t), Box::new(e))
             }
-            ast::Stmt::Assign(targets, values, span) => {
-                if targets.len() != values.len() {
-                    self.err(
-                        Problem::new(
-                            "guarded::check::assignment_arity",
-                            format!("{} variables but {} values", targets.len(), values.len()),
-                        )
-                        .label(*span, "the counts differ")
-                        .help(
-                            "a multiple assignment `a, b := e1, e2` needs one value per variable",
-                        ),
-                    );
-                    return ir::Stmt::Skip;
-                }
-                let mut out_t = Vec::new();
-                let mut out_v = Vec::new();
-                let mut seen: HashMap<&str, Span> = HashMap::new();
-                for (t, v) in targets.iter().zip(values) {
-                    if let Some(prev) = seen.insert(&t.name, t.span) {
-                        self.err(
-                            Problem::new(
-                                "guarded::check::assigned_twice",
-                                format!(
-                                    "`{}` is assigned twice in one multiple assignment",
-                                    t.name
-                                ),
-                            )
-                            .label(t.span, "second time")
-                            .label(prev, "first time")
-                            .help("each variable may appear once on the left of `:=`"),
-                        );
-                    }
-                    let Some(var) = self.assignable(t) else {
-                        continue;
-                    };
-                    let ty = self.vars[var].ty;
-                    if let Some(val) = self.value(v, ty, &format!("`{}`", t.name)) {
-                        out_t.push((var, t.span));
-                        out_v.push(val);
-                    }
-                }
-                if out_t.len() == targets.len() {
-                    ir::Stmt::Assign(out_t, out_v)
-                } else {
-                    ir::Stmt::Skip
+            ast::Stmt::For(var, lo, hi, body, _) => {
+                let lo = self.int_expr(lo, Some(Ty::Int));
+                let hi = self.int_expr(hi, Some(Ty::Int));
+                let mark = self.mark();
+                let slot = self.bind(&var.name, LocalKind::Int);
+                let body = self.stmt(body);
+                self.release(mark);
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) => ir::Stmt::For(slot, lo, hi, Box::new(body)),
+                    _ => ir::Stmt::Skip,
                 }
             }
+            ast::Stmt::Call(f, args, span) => {
+                let Some(body) = self.expand_stmt(f, args, *span) else {
+                    return ir::Stmt::Skip;
+                };
+                self.expanding.push(f.name.clone());
+                let out = self.stmt(&body);
+                self.expanding.pop();
+                out
+            }
+            ast::Stmt::Assign(targets, values, span) => self.assign(targets, values, *span),
+        }
+    }
+
+    fn assign(&mut self, targets: &[ast::Target], values: &[Expr], span: Span) -> ir::Stmt {
+        // Right-hand sides first; a tuple gives one value per component.
+        let mut vals: Vec<(Typed, Span)> = Vec::new();
+        let mut ok = true;
+        for v in values {
+            match self.expr(v) {
+                Some(t) => {
+                    let mut parts = Vec::new();
+                    flatten(t, &mut parts);
+                    vals.extend(parts.into_iter().map(|p| (p, v.span())));
+                }
+                None => ok = false,
+            }
+        }
+        if ok && targets.len() != vals.len() {
+            self.err(
+                Problem::new(
+                    "guarded::check::assignment_arity",
+                    format!("{} variables but {} values", targets.len(), vals.len()),
+                )
+                .label(span, "the counts differ")
+                .help("a multiple assignment `a, b := e1, e2` needs one value per variable (a tuple counts its components)"),
+            );
+            return ir::Stmt::Skip;
+        }
+        let mut out_t = Vec::new();
+        let mut out_v = Vec::new();
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        for (k, t) in targets.iter().enumerate() {
+            if t.index.is_none() {
+                if let Some(prev) = seen.insert(&t.name.name, t.span) {
+                    self.err(
+                        Problem::new(
+                            "guarded::check::assigned_twice",
+                            format!(
+                                "`{}` is assigned twice in one multiple assignment",
+                                t.name.name
+                            ),
+                        )
+                        .label(t.span, "second time")
+                        .label(prev, "first time")
+                        .help("each variable may appear once on the left of `:=`"),
+                    );
+                }
+            }
+            let Some(var) = self.assignable(&t.name) else {
+                continue;
+            };
+            let is_array = self.vars[var].len.is_some();
+            let index = match &t.index {
+                Some(i) if is_array => self.int_expr(i, Some(Ty::Int)),
+                Some(_) => {
+                    self.err(
+                        Problem::new(
+                            "guarded::check::not_an_array",
+                            format!("`{}` is not an array", t.name.name),
+                        )
+                        .label(t.span, "indexed here")
+                        .help("only variables declared `array[LEN] of DOMAIN` have elements"),
+                    );
+                    continue;
+                }
+                None => None,
+            };
+            let Some((val, vspan)) = vals.get(k).cloned() else {
+                continue;
+            };
+            let ty = self.vars[var].ty;
+            let value = if is_array && t.index.is_none() {
+                match val {
+                    Typed::Array(p, src) if self.vars[src].ty == ty => Some(Value::Array(p, src)),
+                    other => {
+                        let found = self.typed_name(&other);
+                        self.err(
+                            Problem::new(
+                                "guarded::check::type_mismatch",
+                                format!("expected an array of {}, found {found}", ty_name(self, ty)),
+                            )
+                            .label(vspan, format!("this is {found}"))
+                            .help(format!(
+                                "`{}` is an array of {}: assign another such array, or one element with `{}[i] := ...`",
+                                t.name.name,
+                                ty_name(self, ty),
+                                t.name.name
+                            )),
+                        );
+                        None
+                    }
+                }
+            } else {
+                self.typed_value(val, vspan, ty, &format!("`{}`", t.name.name))
+            };
+            let Some(value) = value else { continue };
+            if ty == Ty::Node {
+                if let Value::Int(e) = &value {
+                    if !self.names_neighbour(e) {
+                        self.err(
+                            Problem::new(
+                                "guarded::check::node_not_local",
+                                format!("`{}` may only name this process or a neighbour", t.name.name),
+                            )
+                            .label(vspan, "this process may not be a neighbour")
+                            .help("assign `self`, a neighbour (`q` of `q in nbrs`, `left`, `right`), an `argmin(q in nbrs : ...)` or another own node variable"),
+                        );
+                        continue;
+                    }
+                }
+            }
+            if t.index.is_some() && index.is_none() {
+                continue;
+            }
+            out_t.push(ir::Target {
+                var,
+                index,
+                span: t.span,
+            });
+            out_v.push(value);
+        }
+        if out_t.len() == targets.len() {
+            ir::Stmt::Assign(out_t, out_v)
+        } else {
+            ir::Stmt::Skip
+        }
+    }
+
+    /// Whether a node expression is sure to name this process or a neighbour.
+    fn names_neighbour(&self, e: &IExpr) -> bool {
+        match e {
+            IExpr::NodeOf(Proc::Me | Proc::Left(_) | Proc::Right(_)) => true,
+            IExpr::NodeOf(Proc::Local(slot)) => self
+                .locals
+                .iter()
+                .rev()
+                .find(|l| l.slot == *slot)
+                .is_some_and(|l| l.kind == LocalKind::Node { nbr: true }),
+            IExpr::Var(Proc::Me, v) | IExpr::Elem(Proc::Me, v, _, _) => {
+                self.vars[*v].ty == Ty::Node
+            }
+            IExpr::Best(b) => matches!(b.coll, Coll::NbrsOf(Proc::Me)),
+            IExpr::Let(_, _, body) => self.names_neighbour(body),
+            _ => false,
         }
     }
 
@@ -464,8 +716,10 @@ impl Checker {
             "an enumeration value"
         } else if BUILTIN_NAMES.contains(&t.name.as_str()) {
             "a built-in name"
-        } else if self.locals.contains(&t.name) {
-            "a quantifier variable"
+        } else if self.defs.contains_key(&t.name) {
+            "a definition"
+        } else if self.locals.iter().any(|l| l.name == t.name) {
+            "a bound variable"
         } else {
             let help = match suggest(&t.name, self.var_index.keys().map(String::as_str)) {
                 Some(s) => format!("did you mean `{s}`?"),
@@ -495,6 +749,11 @@ impl Checker {
     /// Checks `e` as a value for something of type `ty`.
     fn value(&mut self, e: &Expr, ty: Ty, target: &str) -> Option<Value> {
         let t = self.expr(e)?;
+        self.typed_value(t, e.span(), ty, target)
+    }
+
+    /// A checked value for something of type `ty`.
+    fn typed_value(&mut self, t: Typed, span: Span, ty: Ty, target: &str) -> Option<Value> {
         match (t, ty) {
             (Typed::Bool(b), Ty::Bool) => Some(Value::Bool(b)),
             (Typed::Int(i, it), _) if it == ty => Some(Value::Int(i)),
@@ -505,7 +764,7 @@ impl Checker {
                         "guarded::check::type_mismatch",
                         format!("expected {}, found {}", ty_name(self, ty), found),
                     )
-                    .label(e.span(), format!("this is {found}"))
+                    .label(span, format!("this is {found}"))
                     .help(format!(
                         "{target} holds values of type {}",
                         ty_name(self, ty)
@@ -520,6 +779,14 @@ impl Checker {
         match t {
             Typed::Bool(_) => "bool".into(),
             Typed::Int(_, ty) => ty_name(self, *ty),
+            Typed::Tuple(v) => format!(
+                "a tuple ({})",
+                v.iter()
+                    .map(|c| self.typed_name(c))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Typed::Array(_, v) => format!("an array of {}", ty_name(self, self.vars[*v].ty)),
         }
     }
 
@@ -570,7 +837,12 @@ impl Checker {
             Expr::Int(v, _) => Some(Typed::Int(IExpr::Const(*v), Ty::Int)),
             Expr::Bool(b, _) => Some(Typed::Bool(BExpr::Const(*b))),
             Expr::Name(id) => self.name(id),
-            Expr::Field(base, field, _) => {
+            Expr::Field(base, field, span) => {
+                // `q.key` for a one-parameter definition `key` is `key(q)`.
+                if !self.var_index.contains_key(&field.name) && self.defs.contains_key(&field.name)
+                {
+                    return self.use_def(field, std::slice::from_ref(base), *span);
+                }
                 let p = self.proc_of(base)?;
                 self.field(p, field)
             }
@@ -586,7 +858,274 @@ impl Checker {
             Expr::Quant(kind, var, coll, body, span) => {
                 self.quantifier(*kind, var, coll, body, *span)
             }
+            Expr::Index(base, index, span) => {
+                let arr = self.expr(base);
+                let i = self.int_expr(index, Some(Ty::Int));
+                match arr? {
+                    Typed::Array(p, v) => {
+                        let i = Box::new(i?);
+                        Some(match self.vars[v].ty {
+                            Ty::Bool => Typed::Bool(BExpr::Elem(p, v, i, *span)),
+                            ty => Typed::Int(IExpr::Elem(p, v, i, *span), ty),
+                        })
+                    }
+                    t => {
+                        let found = self.typed_name(&t);
+                        self.err(
+                            Problem::new(
+                                "guarded::check::not_an_array",
+                                format!("cannot index {found}"),
+                            )
+                            .label(base.span(), format!("this is {found}"))
+                            .help("only variables declared `array[LEN] of DOMAIN` have elements"),
+                        );
+                        None
+                    }
+                }
+            }
+            Expr::Tuple(items, _) => {
+                let mut out = Vec::new();
+                for i in items {
+                    out.push(self.expr(i));
+                }
+                Some(Typed::Tuple(out.into_iter().collect::<Option<Vec<_>>>()?))
+            }
+            Expr::Set(_, _, _, span) => {
+                self.err(
+                    Problem::new("guarded::check::set_value", "a set is not a value")
+                        .label(*span, "a set")
+                        .help("quantify over it: `forall(q in S : ...)`, `count(q in S)`, `argmin(q in S : q.x)`"),
+                );
+                None
+            }
         }
+    }
+
+    /// The innermost bound variable called `name`.
+    fn local(&self, name: &str) -> Option<&LocalVar> {
+        self.locals.iter().rev().find(|l| l.name == name)
+    }
+
+    fn mark(&self) -> (usize, usize) {
+        (self.locals.len(), self.live)
+    }
+
+    fn release(&mut self, (len, live): (usize, usize)) {
+        self.locals.truncate(len);
+        self.live = live;
+    }
+
+    /// Binds `name` to a new local slot.
+    fn bind(&mut self, name: &str, kind: LocalKind) -> usize {
+        let slot = self.live;
+        self.live += 1;
+        self.max_locals = self.max_locals.max(self.live);
+        self.locals.push(LocalVar {
+            name: name.to_string(),
+            slot,
+            kind,
+        });
+        slot
+    }
+
+    /// The body of definition `f` with `args` substituted, if `f` is a
+    /// definition of the wanted kind used with the right number of arguments.
+    fn expand(
+        &mut self,
+        f: &ast::Ident,
+        args: &[Expr],
+        span: Span,
+        stmt: bool,
+    ) -> Option<ast::DefBody> {
+        let def = self.defs.get(&f.name).cloned()?;
+        if self.expanding.contains(&f.name) {
+            self.err(
+                Problem::new(
+                    "guarded::check::recursive_def",
+                    format!("`{}` is defined in terms of itself", f.name),
+                )
+                .label(span, "used inside its own definition")
+                .label(def.name.span, "defined here")
+                .help("definitions are expanded where they are used, so they cannot recurse; use a quantifier or a `for` loop"),
+            );
+            return None;
+        }
+        if def.params.len() != args.len() {
+            let params: Vec<&str> = def.params.iter().map(|p| p.name.as_str()).collect();
+            self.err(
+                Problem::new(
+                    "guarded::check::arity",
+                    format!(
+                        "`{}` takes {} argument{}, found {}",
+                        f.name,
+                        params.len(),
+                        if params.len() == 1 { "" } else { "s" },
+                        args.len()
+                    ),
+                )
+                .label(span, "wrong number of arguments")
+                .label(def.name.span, "defined here")
+                .help(format!("write `{}({})`", f.name, params.join(", "))),
+            );
+            return None;
+        }
+        let is_stmt = matches!(def.body, ast::DefBody::Stmt(_));
+        if is_stmt != stmt {
+            let (what, help) = if stmt {
+                (
+                    "an expression, not a statement",
+                    "use it inside a guard or an expression, e.g. `x := f(a)`",
+                )
+            } else {
+                (
+                    "a statement, not an expression",
+                    "use it as a statement: `f(a)` on its own after `->`",
+                )
+            };
+            self.err(
+                Problem::new(
+                    "guarded::check::def_kind",
+                    format!("`{}` is {what}", f.name),
+                )
+                .label(span, "used here")
+                .label(def.name.span, "defined here")
+                .help(help),
+            );
+            return None;
+        }
+        let params: Vec<String> = def.params.iter().map(|p| p.name.clone()).collect();
+        let mut subst = Subst::new(&params, args, &mut self.fresh);
+        Some(match &def.body {
+            ast::DefBody::Expr(e) => ast::DefBody::Expr(subst.expr(e)),
+            ast::DefBody::Stmt(s) => ast::DefBody::Stmt(subst.stmt(s)),
+        })
+    }
+
+    /// Checks a use of an expression definition.
+    fn use_def(&mut self, f: &ast::Ident, args: &[Expr], span: Span) -> Option<Typed> {
+        let Some(ast::DefBody::Expr(body)) = self.expand(f, args, span, false) else {
+            return None;
+        };
+        self.expanding.push(f.name.clone());
+        let out = self.expr(&body);
+        self.expanding.pop();
+        out
+    }
+
+    /// A use of a statement definition, expanded.
+    fn expand_stmt(&mut self, f: &ast::Ident, args: &[Expr], span: Span) -> Option<ast::Stmt> {
+        if !self.defs.contains_key(&f.name) {
+            let help = match suggest(&f.name, self.defs.keys().map(String::as_str)) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => "a statement is `x := e`, `if`, `for`, `skip`, or a `def NAME(..) { .. }` used by name".into(),
+            };
+            self.err(
+                Problem::new(
+                    "guarded::check::unknown_statement",
+                    format!("`{}` is not a statement", f.name),
+                )
+                .label(span, "not a defined statement")
+                .help(help),
+            );
+            return None;
+        }
+        match self.expand(f, args, span, true)? {
+            ast::DefBody::Stmt(s) => Some(s),
+            ast::DefBody::Expr(_) => None,
+        }
+    }
+
+    /// Compares two checked values; `None` after reporting a mismatch.
+    fn compare(&mut self, op: BinOp, a: Typed, b: Typed, l: Span, r: Span) -> Option<BExpr> {
+        use BinOp::*;
+        let cmp = match op {
+            Eq => Cmp::Eq,
+            Ne => Cmp::Ne,
+            Lt => Cmp::Lt,
+            Le => Cmp::Le,
+            Gt => Cmp::Gt,
+            _ => Cmp::Ge,
+        };
+        match (a, b) {
+            (Typed::Bool(a), Typed::Bool(b)) if matches!(op, Eq | Ne) => {
+                Some(BExpr::BoolEq(op == Eq, Box::new(a), Box::new(b)))
+            }
+            (Typed::Int(a, ta), Typed::Int(b, tb))
+                if ta == tb && (ta == Ty::Int || matches!(op, Eq | Ne)) =>
+            {
+                Some(BExpr::Cmp(cmp, a, b))
+            }
+            (Typed::Array(pa, va), Typed::Array(pb, vb))
+                if matches!(op, Eq | Ne) && self.vars[va].ty == self.vars[vb].ty =>
+            {
+                Some(BExpr::ArrayEq(op == Eq, pa, va, pb, vb, l.join(r)))
+            }
+            (Typed::Tuple(a), Typed::Tuple(b)) if a.len() == b.len() => {
+                self.compare_tuples(op, a, b, l, r)
+            }
+            (a, b) => {
+                let (na, nb) = (self.typed_name(&a), self.typed_name(&b));
+                let help = if na == nb {
+                    format!("values of type {na} can only be compared with == and !=")
+                } else {
+                    "both sides of a comparison must have the same type (tuples: the same length)"
+                        .into()
+                };
+                self.err(
+                    Problem::new(
+                        "guarded::check::type_mismatch",
+                        format!("cannot compare {na} with {nb} using `{}`", op.symbol()),
+                    )
+                    .label(l, na)
+                    .label(r, nb)
+                    .help(help),
+                );
+                None
+            }
+        }
+    }
+
+    /// Tuples compare lexicographically: the first differing component decides.
+    fn compare_tuples(
+        &mut self,
+        op: BinOp,
+        a: Vec<Typed>,
+        b: Vec<Typed>,
+        l: Span,
+        r: Span,
+    ) -> Option<BExpr> {
+        use BinOp::*;
+        let eqs: Vec<BExpr> = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| self.compare(Eq, x.clone(), y.clone(), l, r))
+            .collect::<Option<_>>()?;
+        let all_eq = eqs
+            .iter()
+            .cloned()
+            .reduce(|x, y| BExpr::And(Box::new(x), Box::new(y)))
+            .unwrap_or(BExpr::Const(true));
+        match op {
+            Eq => return Some(all_eq),
+            Ne => return Some(BExpr::Not(Box::new(all_eq))),
+            _ => {}
+        }
+        // a < b: some prefix equal, then a smaller component; `<=` also when all equal.
+        let strict = if matches!(op, Lt | Le) { Lt } else { Gt };
+        let mut out = if matches!(op, Le | Ge) {
+            all_eq
+        } else {
+            BExpr::Const(false)
+        };
+        for k in (0..a.len()).rev() {
+            let less = self.compare(strict, a[k].clone(), b[k].clone(), l, r)?;
+            let prefix = eqs[..k]
+                .iter()
+                .cloned()
+                .fold(less, |acc, e| BExpr::And(Box::new(e), Box::new(acc)));
+            out = BExpr::Or(Box::new(prefix), Box::new(out));
+        }
+        Some(out)
     }
 
     fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, span: Span) -> Option<Typed> {
@@ -603,8 +1142,6 @@ impl Checker {
                 }))
             }
             Add | Sub | Mul | Div | Mod => {
-                let a = self.int_expr(l, Some(Ty::Int));
-                let b = self.int_expr(r, Some(Ty::Int));
                 let arith = match op {
                     Add => Arith::Add,
                     Sub => Arith::Sub,
@@ -612,51 +1149,59 @@ impl Checker {
                     Div => Arith::Div,
                     _ => Arith::Mod,
                 };
-                Some(Typed::Int(
-                    IExpr::Arith(arith, Box::new(a?), Box::new(b?), span),
-                    Ty::Int,
-                ))
+                let a = self.expr(l);
+                let b = self.expr(r);
+                self.arith(arith, a?, b?, l.span(), r.span(), span)
             }
             Eq | Ne | Lt | Le | Gt | Ge => {
                 let a = self.expr(l);
                 let b = self.expr(r);
-                let (a, b) = (a?, b?);
-                let cmp = match op {
-                    Eq => Cmp::Eq,
-                    Ne => Cmp::Ne,
-                    Lt => Cmp::Lt,
-                    Le => Cmp::Le,
-                    Gt => Cmp::Gt,
-                    _ => Cmp::Ge,
-                };
-                match (a, b) {
-                    (Typed::Bool(a), Typed::Bool(b)) if matches!(op, Eq | Ne) => Some(Typed::Bool(
-                        BExpr::BoolEq(op == Eq, Box::new(a), Box::new(b)),
-                    )),
-                    (Typed::Int(a, ta), Typed::Int(b, tb))
-                        if ta == tb && (ta == Ty::Int || matches!(op, Eq | Ne)) =>
-                    {
-                        Some(Typed::Bool(BExpr::Cmp(cmp, a, b)))
-                    }
-                    (a, b) => {
-                        let (na, nb) = (self.typed_name(&a), self.typed_name(&b));
-                        let help = if na == nb {
-                            format!("values of type {na} can only be compared with == and !=")
-                        } else {
-                            "both sides of a comparison must have the same type".into()
-                        };
+                let b = self.compare(op, a?, b?, l.span(), r.span())?;
+                Some(Typed::Bool(b))
+            }
+        }
+    }
+
+    /// Arithmetic on integers, and componentwise `+`/`-` on tuples of one length.
+    fn arith(
+        &mut self,
+        op: Arith,
+        a: Typed,
+        b: Typed,
+        l: Span,
+        r: Span,
+        span: Span,
+    ) -> Option<Typed> {
+        match (a, b) {
+            (Typed::Int(a, Ty::Int), Typed::Int(b, Ty::Int)) => Some(Typed::Int(
+                IExpr::Arith(op, Box::new(a), Box::new(b), span),
+                Ty::Int,
+            )),
+            (Typed::Tuple(a), Typed::Tuple(b))
+                if a.len() == b.len() && matches!(op, Arith::Add | Arith::Sub) =>
+            {
+                let mut out = Vec::new();
+                for (x, y) in a.into_iter().zip(b) {
+                    out.push(self.arith(op, x, y, l, r, span)?);
+                }
+                Some(Typed::Tuple(out))
+            }
+            (a, b) => {
+                for (t, s) in [(&a, l), (&b, r)] {
+                    if !matches!(t, Typed::Int(_, Ty::Int)) {
+                        let found = self.typed_name(t);
                         self.err(
                             Problem::new(
                                 "guarded::check::type_mismatch",
-                                format!("cannot compare {na} with {nb} using `{}`", op.symbol()),
+                                format!("expected int, found {found}"),
                             )
-                            .label(l.span(), na)
-                            .label(r.span(), nb)
-                            .help(help),
+                            .label(s, format!("this is {found}"))
+                            .help("arithmetic works on integers, and `+`/`-` on tuples of the same length"),
                         );
-                        None
+                        return None;
                     }
                 }
+                None
             }
         }
     }
@@ -728,14 +1273,19 @@ impl Checker {
                     Ty::Int,
                 ))
             }
+            _ if self.defs.contains_key(&f.name) => self.use_def(f, args, span),
             _ => {
+                let help = match suggest(&f.name, self.defs.keys().map(String::as_str)) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "the functions are `enabled(p)`, `min(a, b)`, `max(a, b)`, `abs(a)` and those declared with `def`".into(),
+                };
                 self.err(
                     Problem::new(
                         "guarded::check::unknown_function",
                         format!("unknown function `{}`", f.name),
                     )
                     .label(f.span, "not a function")
-                    .help("the functions are `enabled(p)`, `min(a, b)`, `max(a, b)` and `abs(a)`"),
+                    .help(help),
                 );
                 None
             }
@@ -750,7 +1300,120 @@ impl Checker {
         body: &Expr,
         span: Span,
     ) -> Option<Typed> {
-        let coll = match coll {
+        let mark = self.mark();
+        let bound = self.collection(var, coll, span, 0);
+        let body = match &bound {
+            Some(_) => self.expr(body),
+            None => None,
+        };
+        self.release(mark);
+        let (slot, coll, filter, kind_of) = bound?;
+        let body = body?;
+        let guarded = |filter: Option<BExpr>, b: BExpr, and: bool| match filter {
+            None => b,
+            Some(f) if and => BExpr::And(Box::new(f), Box::new(b)),
+            Some(f) => BExpr::Implies(Box::new(f), Box::new(b)),
+        };
+        let want_bool = |c: &mut Checker, t: Typed| match t {
+            Typed::Bool(b) => Some(b),
+            t => {
+                let found = c.typed_name(&t);
+                c.err(
+                    Problem::new(
+                        "guarded::check::type_mismatch",
+                        format!("expected bool, found {found}"),
+                    )
+                    .label(span, format!("the predicate is {found}"))
+                    .help("`forall`, `exists` and `count` take a condition after `:`"),
+                );
+                None
+            }
+        };
+        Some(match kind {
+            QuantKind::Forall => Typed::Bool(BExpr::Forall(
+                slot,
+                coll,
+                Box::new(guarded(filter, want_bool(self, body)?, false)),
+            )),
+            QuantKind::Exists => Typed::Bool(BExpr::Exists(
+                slot,
+                coll,
+                Box::new(guarded(filter, want_bool(self, body)?, true)),
+            )),
+            QuantKind::Count => Typed::Int(
+                IExpr::Count(
+                    slot,
+                    coll,
+                    Box::new(guarded(filter, want_bool(self, body)?, true)),
+                ),
+                Ty::Int,
+            ),
+            QuantKind::Min | QuantKind::Max | QuantKind::ArgMin | QuantKind::ArgMax => {
+                let mut parts = Vec::new();
+                let tuple = matches!(body, Typed::Tuple(_));
+                flatten(body, &mut parts);
+                let mut keys = Vec::new();
+                for p in parts {
+                    match p {
+                        Typed::Int(k, Ty::Int) => keys.push(k),
+                        t => {
+                            let found = self.typed_name(&t);
+                            self.err(
+                                Problem::new(
+                                    "guarded::check::type_mismatch",
+                                    format!("cannot order {found}"),
+                                )
+                                .label(span, format!("the key is {found}"))
+                                .help("`min`, `max`, `argmin` and `argmax` compare integers or tuples of integers"),
+                            );
+                            return None;
+                        }
+                    }
+                }
+                let max = matches!(kind, QuantKind::Max | QuantKind::ArgMax);
+                let best = IExpr::Best(Box::new(ir::Best {
+                    slot,
+                    coll,
+                    filter,
+                    keys: keys.clone(),
+                    max,
+                    span,
+                }));
+                if matches!(kind, QuantKind::ArgMin | QuantKind::ArgMax) {
+                    let ty = match kind_of {
+                        LocalKind::Int => Ty::Int,
+                        LocalKind::Node { .. } => Ty::Node,
+                    };
+                    return Some(Typed::Int(best, ty));
+                }
+                let mut comps: Vec<Typed> = keys
+                    .into_iter()
+                    .map(|k| {
+                        Typed::Int(
+                            IExpr::Let(slot, Box::new(best.clone()), Box::new(k)),
+                            Ty::Int,
+                        )
+                    })
+                    .collect();
+                if tuple {
+                    Typed::Tuple(comps)
+                } else {
+                    comps.pop()?
+                }
+            }
+        })
+    }
+
+    /// Binds `var` over a collection: its slot, the collection, the filter a
+    /// set adds, and what the variable holds. The caller releases the binding.
+    fn collection(
+        &mut self,
+        var: &ast::Ident,
+        coll: &Collection,
+        span: Span,
+        depth: usize,
+    ) -> Option<(usize, Coll, Option<BExpr>, LocalKind)> {
+        let (coll, kind) = match coll {
             Collection::Procs => {
                 if self.scope() != Scope::Global {
                     self.err(
@@ -760,7 +1423,7 @@ impl Checker {
                     );
                     return None;
                 }
-                Coll::Procs
+                (Coll::Procs, LocalKind::Node { nbr: false })
             }
             Collection::Nbrs(None) => {
                 if self.scope() != Scope::Process {
@@ -771,11 +1434,12 @@ impl Checker {
                     );
                     return None;
                 }
-                Coll::NbrsOf(Proc::Me)
+                (Coll::NbrsOf(Proc::Me), LocalKind::Node { nbr: true })
             }
             Collection::Nbrs(Some(of)) => {
                 let p = self.proc_of(of)?;
-                if self.scope() == Scope::Process && !matches!(p, Proc::Me) {
+                let mine = matches!(p, Proc::Me);
+                if self.scope() == Scope::Process && !mine {
                     self.err(
                         Problem::new(
                             "guarded::check::non_local",
@@ -786,20 +1450,79 @@ impl Checker {
                     );
                     return None;
                 }
-                Coll::NbrsOf(p)
+                (Coll::NbrsOf(p), LocalKind::Node { nbr: mine })
+            }
+            Collection::Range(lo, hi) => {
+                let lo = self.int_expr(lo, Some(Ty::Int));
+                let hi = self.int_expr(hi, Some(Ty::Int));
+                (Coll::Range(Box::new(lo?), Box::new(hi?)), LocalKind::Int)
+            }
+            Collection::Set(e) => return self.set(var, e, span, depth),
+        };
+        let slot = self.bind(&var.name, kind);
+        Some((slot, coll, None, kind))
+    }
+
+    /// Binds `var` over a set `{q in C : P}` (written out or named by a definition).
+    fn set(
+        &mut self,
+        var: &ast::Ident,
+        e: &Expr,
+        span: Span,
+        depth: usize,
+    ) -> Option<(usize, Coll, Option<BExpr>, LocalKind)> {
+        let (name, args, at) = match e {
+            Expr::Set(binder, inner, pred, _) => {
+                let (slot, coll, filter, kind) = self.collection(var, inner, span, depth)?;
+                // The set's own variable names the same member while its predicate is checked.
+                let mark = self.mark();
+                self.locals.push(LocalVar {
+                    name: binder.name.clone(),
+                    slot,
+                    kind,
+                });
+                let pred = self.bool_expr(pred);
+                self.locals.truncate(mark.0);
+                let pred = pred?;
+                let filter = Some(match filter {
+                    Some(f) => BExpr::And(Box::new(f), Box::new(pred)),
+                    None => pred,
+                });
+                return Some((slot, coll, filter, kind));
+            }
+            Expr::Call(f, args, at) => (f, args.as_slice(), *at),
+            Expr::Name(f) => (f, &[][..], f.span),
+            other => {
+                self.err(
+                    Problem::new("guarded::check::not_a_set", "not a set")
+                        .label(other.span(), "a quantifier ranges over this")
+                        .help("write `nbrs`, `procs`, `lo..hi`, `{q in nbrs : P}` or the name of a `def` that stands for a set"),
+                );
+                return None;
             }
         };
-        let slot = self.locals.len();
-        self.locals.push(var.name.clone());
-        self.max_locals = self.max_locals.max(self.locals.len());
-        let b = self.bool_expr(body);
-        self.locals.pop();
-        let b = Box::new(b?);
-        Some(match kind {
-            QuantKind::Forall => Typed::Bool(BExpr::Forall(slot, coll, b)),
-            QuantKind::Exists => Typed::Bool(BExpr::Exists(slot, coll, b)),
-            QuantKind::Count => Typed::Int(IExpr::Count(slot, coll, b), Ty::Int),
-        })
+        if !self.defs.contains_key(&name.name) || depth > 64 {
+            let help = match suggest(&name.name, self.defs.keys().map(String::as_str)) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => "define it: `def NAME(p) = {q in nbrs(p) : ...}`".into(),
+            };
+            self.err(
+                Problem::new(
+                    "guarded::check::not_a_set",
+                    format!("`{}` is not a set", name.name),
+                )
+                .label(at, "a quantifier ranges over this")
+                .help(help),
+            );
+            return None;
+        }
+        let Some(ast::DefBody::Expr(body)) = self.expand(name, args, at, false) else {
+            return None;
+        };
+        self.expanding.push(name.name.clone());
+        let out = self.set(var, &body, span, depth + 1);
+        self.expanding.pop();
+        out
     }
 
     /// Resolves an expression that denotes a process: the base of a field
@@ -807,8 +1530,10 @@ impl Checker {
     fn proc_of(&mut self, e: &Expr) -> Option<Proc> {
         let scope = self.scope();
         if let Expr::Name(id) = e {
-            if let Some(slot) = self.locals.iter().rposition(|l| *l == id.name) {
-                return Some(Proc::Local(slot));
+            if let Some(l) = self.local(&id.name) {
+                if let LocalKind::Node { .. } = l.kind {
+                    return Some(Proc::Local(l.slot));
+                }
             }
             match (id.name.as_str(), scope) {
                 ("self", Scope::Process | Scope::Init) => return Some(Proc::Me),
@@ -822,22 +1547,24 @@ impl Checker {
                 }
                 _ => {}
             }
-            if scope == Scope::Process {
-                if let Some(&v) = self.var_index.get(&id.name) {
-                    if self.vars[v].ty == Ty::Node {
-                        return Some(Proc::Through(v));
-                    }
-                }
-            }
         }
         let t = self.expr(e)?;
         match t {
+            Typed::Int(IExpr::NodeOf(p), Ty::Node) => Some(p),
+            Typed::Int(IExpr::Var(Proc::Me, v), Ty::Node) if scope == Scope::Process => {
+                Some(Proc::Through(v))
+            }
             Typed::Int(i, Ty::Node) if scope == Scope::Global => Some(Proc::At(Box::new(i))),
+            // Reads through a neighbour's node variable (`q.parent.x`) are
+            // checked when they happen: the process named must be a neighbour.
+            Typed::Int(i, Ty::Node) if scope == Scope::Process => {
+                Some(Proc::Via(Box::new(i), e.span()))
+            }
             Typed::Int(_, Ty::Node) => {
                 self.err(
-                    Problem::new("guarded::check::non_local", "read beyond the neighbours")
-                        .label(e.span(), "this process may not be a neighbour")
-                        .help("a guard or statement reads its own variables, its neighbours' (`left.x`, `q.x` for `q in nbrs`) and those of processes its own node variables name"),
+                    Problem::new("guarded::check::not_constant", "a process read before the configuration exists")
+                        .label(e.span(), "this names a process through a variable")
+                        .help("initial values and role selectors may use `index`, `id`, `n` and parameters"),
                 );
                 None
             }
@@ -846,7 +1573,7 @@ impl Checker {
                 self.err(
                     Problem::new("guarded::check::type_mismatch", format!("expected a process, found {found}"))
                         .label(e.span(), format!("this is {found}"))
-                        .help("reads like `p.x` need a process on the left: `self`, `left`, `right`, a quantifier variable or a node variable"),
+                        .help("reads like `p.x` need a process on the left: `self`, `left`, `right`, a bound variable or a node variable"),
                 );
                 None
             }
@@ -883,7 +1610,7 @@ impl Checker {
                         .chain(["index", "id"]),
                 ) {
                     Some(s) => format!("did you mean `{s}`?"),
-                    None => "a process has its declared variables, `index` and `id`".into(),
+                    None => "a process has its declared variables, `index`, `id`, and one-parameter definitions (`p.f` is `f(p)`)".into(),
                 };
                 self.err(
                     Problem::new(
@@ -899,6 +1626,9 @@ impl Checker {
     }
 
     fn var_read(&self, p: Proc, v: usize) -> Typed {
+        if self.vars[v].len.is_some() {
+            return Typed::Array(p, v);
+        }
         match self.vars[v].ty {
             Ty::Bool => Typed::Bool(BExpr::Var(p, v)),
             ty => Typed::Int(IExpr::Var(p, v), ty),
@@ -907,8 +1637,14 @@ impl Checker {
 
     fn name(&mut self, id: &ast::Ident) -> Option<Typed> {
         let scope = self.scope();
-        if let Some(slot) = self.locals.iter().rposition(|l| *l == id.name) {
-            return Some(Typed::Int(IExpr::NodeOf(Proc::Local(slot)), Ty::Node));
+        if let Some(l) = self.local(&id.name) {
+            return Some(match l.kind {
+                LocalKind::Node { .. } => Typed::Int(IExpr::NodeOf(Proc::Local(l.slot)), Ty::Node),
+                LocalKind::Int => Typed::Int(IExpr::Local(l.slot), Ty::Int),
+            });
+        }
+        if self.defs.contains_key(&id.name) {
+            return self.use_def(id, &[], id.span);
         }
         if let Some(&v) = self.var_index.get(&id.name) {
             if scope == Scope::Process {
@@ -970,7 +1706,13 @@ impl Checker {
             }
             _ => {}
         }
-        let mut candidates: Vec<&str> = self.locals.iter().map(String::as_str).collect();
+        let mut candidates: Vec<&str> = self
+            .locals
+            .iter()
+            .map(|l| l.name.as_str())
+            .filter(|n| !n.contains(FRESH_MARK))
+            .collect();
+        candidates.extend(self.defs.keys().map(String::as_str));
         candidates.extend(self.var_index.keys().map(String::as_str));
         candidates.extend(self.param_index.keys().map(String::as_str));
         candidates.extend(self.enum_consts.keys().map(String::as_str));
@@ -1048,13 +1790,54 @@ mod tests {
             errors("var x: 0..3\nprocess { a :: forall(p in procs: p.x == 0) -> x := 1 }"),
             ["guarded::check::non_local"]
         );
+        // A read through a neighbour's node variable is checked when it happens.
+        assert!(
+            errors("var x: 0..3\nvar p: node\nprocess { a :: p.p.x == 0 -> x := 1 }").is_empty()
+        );
         assert_eq!(
-            errors("var x: 0..3\nvar p: node\nprocess { a :: p.p.x == 0 -> x := 1 }"),
-            ["guarded::check::non_local"]
+            errors("var x: 0..3\nvar p: node\nprocess { a :: true -> p := p.p }"),
+            ["guarded::check::node_not_local"]
         );
         assert_eq!(
             errors("var x: 0..3\nprocess { a :: enabled(left) -> x := 1 }"),
             ["guarded::check::non_local"]
+        );
+    }
+
+    #[test]
+    fn arrays_tuples_sets_and_definitions() {
+        let ok = "param k = 2\nvar F: array[k+2] of 0..k+1\nvar b: bool\nvar par: node\n\
+            def Next(p, q) = forall(i in 0..k : p.F[i] == q.F[i+1]) and p.F[k+1] == p.id\n\
+            def key(p) = (p.F[0], p.F[1])\n\
+            def Kids(p) = {q in nbrs(p) : q.par == p}\n\
+            def Update() { for i in 0..k { F[i] := left.F[i+1] }; F[k+1] := min(id, k+1) }\n\
+            process {\n\
+              a :: not Next(self, left) -> Update()\n\
+              b :: F != left.F and self.key < left.key -> F := left.F\n\
+              c :: count(q in Kids(self)) > 0 -> par := argmin(q in nbrs : q.key)\n\
+              d :: true -> F[0], F[1] := min(q in nbrs : q.key) + (0, 1)\n\
+            }";
+        assert_eq!(errors(ok), Vec::<String>::new());
+        assert_eq!(
+            errors("var x: 0..3\ndef f(a) = a + 1\nprocess { a :: f(1, 2) == 0 -> x := 1 }"),
+            ["guarded::check::arity"]
+        );
+        assert_eq!(
+            errors("var x: 0..3\ndef f(a) = f(a) + 1\nprocess { a :: f(1) == 0 -> x := 1 }"),
+            ["guarded::check::recursive_def"]
+        );
+        assert_eq!(
+            errors("var x: 0..3\nprocess { a :: x[0] == 0 -> x := 1 }"),
+            ["guarded::check::not_an_array"]
+        );
+        assert_eq!(
+            errors("var x: 0..3\nprocess { a :: (x, 1) < (1, true) -> x := 1 }"),
+            ["guarded::check::type_mismatch"]
+        );
+        // A definition's bound variable never captures an argument's name.
+        assert_eq!(
+            errors("var x: 0..3\ndef all(v) = forall(q in nbrs : q.x >= v)\nprocess { a :: exists(q in nbrs : all(q.x)) -> x := 1 }"),
+            Vec::<String>::new()
         );
     }
 

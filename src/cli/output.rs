@@ -98,23 +98,37 @@ pub(crate) fn row_text(sim: &Simulation, row: &[i64]) -> String {
     sim.prog
         .vars
         .iter()
-        .map(|v| format!("{}={}", v.name, sim.prog.show_value(v.ty, row[v.slot])))
+        .enumerate()
+        .map(|(k, v)| format!("{}={}", v.name, sim.code.show_var(&sim.prog, k, row)))
         .collect::<Vec<_>>()
         .join(" ")
 }
 
 fn row_json(sim: &Simulation, row: &[i64]) -> Value {
     let mut m = Map::new();
-    for v in &sim.prog.vars {
-        let x = row[v.slot];
-        let val = match v.ty {
+    for (k, v) in sim.prog.vars.iter().enumerate() {
+        let one = |x: i64| match v.ty {
             crate::check::ir::Ty::Bool => json!(x != 0),
             crate::check::ir::Ty::Enum(_) => json!(sim.prog.show_value(v.ty, x)),
             _ => json!(x),
         };
+        let val = match sim.code.lens[k] {
+            None => one(row[sim.code.offsets[k]]),
+            Some(_) => Value::Array(row[sim.code.slots(k)].iter().map(|&x| one(x)).collect()),
+        };
         m.insert(v.name.clone(), val);
     }
     Value::Object(m)
+}
+
+/// The variables a move changed, by index.
+fn changed(sim: &Simulation, before: &[i64], after: &[i64]) -> Vec<usize> {
+    (0..sim.prog.vars.len())
+        .filter(|&k| {
+            let s = sim.code.slots(k);
+            before[s.clone()] != after[s]
+        })
+        .collect()
 }
 
 /// Prints the trace as the run goes.
@@ -191,13 +205,9 @@ impl Tracer {
                     );
                     let values = row_json(sim, after);
                     let mut w = Map::new();
-                    for v in sim
-                        .prog
-                        .vars
-                        .iter()
-                        .filter(|v| before[v.slot] != after[v.slot])
-                    {
-                        w.insert(v.name.clone(), values[&v.name].clone());
+                    for v in changed(sim, before, after) {
+                        let name = &sim.prog.vars[v].name;
+                        w.insert(name.clone(), values[name].clone());
                     }
                     json!({"process": p, "action": label, "writes": Value::Object(w)})
                 })
@@ -248,17 +258,14 @@ pub(crate) fn step_line(sim: &Simulation) -> String {
                 &last.before[k * stride..(k + 1) * stride],
                 &last.after[k * stride..(k + 1) * stride],
             );
-            let changes: Vec<String> = sim
-                .prog
-                .vars
-                .iter()
-                .filter(|v| before[v.slot] != after[v.slot])
+            let changes: Vec<String> = changed(sim, before, after)
+                .into_iter()
                 .map(|v| {
                     format!(
                         "{}: {} -> {}",
-                        v.name,
-                        sim.prog.show_value(v.ty, before[v.slot]),
-                        sim.prog.show_value(v.ty, after[v.slot])
+                        sim.prog.vars[v].name,
+                        sim.code.show_var(&sim.prog, v, before),
+                        sim.code.show_var(&sim.prog, v, after)
                     )
                 })
                 .collect();
@@ -364,6 +371,9 @@ pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
             format!("no ({} enabled)", sim.enabled().len())
         },
     );
+    for (name, v) in sim.reports() {
+        line(&name, v.unwrap_or_else(|why| format!("undefined ({why})")));
+    }
     if let Some(st) = info.stats {
         line(
             "speed",
@@ -434,6 +444,19 @@ pub fn summary_json(sim: &Simulation, info: &RunInfo) -> String {
         "silent": sim.is_silent(),
         "enabled": sorted(sim.enabled()),
     });
+    if !sim.code.reports.is_empty() {
+        let mut m = Map::new();
+        for (name, r) in sim.reports() {
+            m.insert(
+                name,
+                match r {
+                    Ok(v) => json!(v),
+                    Err(why) => json!({ "undefined": why }),
+                },
+            );
+        }
+        v["reports"] = Value::Object(m);
+    }
     if let Some(st) = info.stats {
         v["stats"] = json!({
             "seconds": st.seconds,

@@ -7,7 +7,8 @@ use crate::check::ir::{self, Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Value
 use crate::diagnostic::Problem;
 use crate::runtime::topology::{Topology, NONE};
 use crate::span::Span;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 /// What a closure sees while it runs.
 pub struct Env<'a> {
@@ -131,22 +132,59 @@ pub struct CInvariant {
 pub struct Compiled {
     /// Values per process.
     pub stride: usize,
+    /// Each variable's first slot in a process's row.
+    pub offsets: Vec<usize>,
+    /// Each array variable's length; `None` for a scalar.
+    pub lens: Vec<Option<usize>>,
     /// Parameter values, in declaration order.
     pub params: Vec<(String, i64)>,
     /// The roles.
     pub roles: Vec<CRole>,
     /// Each process's role.
     pub role_of: Vec<u32>,
-    /// Domains of the variables, by slot.
+    /// Domains by slot (an array's elements share its element domain).
     pub domains: Vec<VarDomain>,
-    /// Declared initial values by slot; evaluated with `me` set and no state.
+    /// Declared initial values by variable (every element of an array gets
+    /// it); evaluated with `me` set and no state.
     pub inits: Vec<Option<IFn>>,
     /// The legitimacy predicate.
     pub legitimate: Option<BFn>,
     /// The invariants.
     pub invariants: Vec<CInvariant>,
+    /// The reports, by name.
+    pub reports: Vec<(String, GlobalFn)>,
     /// Size of the quantifier-variable frame.
     pub max_locals: usize,
+}
+
+impl Compiled {
+    /// The slots variable `v` occupies in a process's row.
+    pub fn slots(&self, v: usize) -> std::ops::Range<usize> {
+        let start = self.offsets[v];
+        start..start + self.lens[v].unwrap_or(1)
+    }
+
+    /// The variable a slot belongs to, and the element for an array.
+    pub fn var_of_slot(&self, slot: usize) -> (usize, Option<usize>) {
+        let v = self.offsets.partition_point(|&o| o <= slot) - 1;
+        (v, self.lens[v].map(|_| slot - self.offsets[v]))
+    }
+
+    /// Variable `v` of a process's row as a user reads it: `[a, b]` for arrays.
+    pub fn show_var(&self, prog: &ir::Program, v: usize, row: &[i64]) -> String {
+        let ty = prog.vars[v].ty;
+        match self.lens[v] {
+            None => prog.show_value(ty, row[self.offsets[v]]),
+            Some(_) => format!(
+                "[{}]",
+                row[self.slots(v)]
+                    .iter()
+                    .map(|x| prog.show_value(ty, *x))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        }
+    }
 }
 
 /// Evaluates an expression built only from constants, parameters and `n`.
@@ -223,9 +261,21 @@ pub fn instantiate(
         };
         params.push(v);
     }
-    let mut domains = Vec::new();
+    let mut var_domains = Vec::new();
+    let mut lens = Vec::new();
     for v in &prog.vars {
-        domains.push(match &v.domain {
+        lens.push(v.len.as_ref().map(|len| match const_eval(len, &params, n) {
+            Some(k) if (1..=1 << 20).contains(&k) => k as usize,
+            k => {
+                problems.push(
+                    Problem::new("guarded::instance::bad_length", format!("the length of array `{}` is {}", v.name, k.map_or("not computable".into(), |k| k.to_string())))
+                        .label(v.span, "declared here")
+                        .help("an array has 1 to 1048576 elements; check the parameters or the topology size"),
+                );
+                1
+            }
+        }));
+        var_domains.push(match &v.domain {
             Domain::Bool => VarDomain::Bool,
             Domain::Node => VarDomain::Node,
             Domain::Enum(e) => VarDomain::Enum(prog.enums[*e].values.len()),
@@ -250,19 +300,29 @@ pub fn instantiate(
             },
         });
     }
+    let mut offsets = Vec::new();
+    let mut domains = Vec::new();
+    for (d, len) in var_domains.iter().zip(&lens) {
+        offsets.push(domains.len());
+        domains.extend(std::iter::repeat_n(d.clone(), len.unwrap_or(1)));
+    }
+    let stride = domains.len();
     let c = Compiler {
         prog,
         params: params.clone(),
         n,
-        stride: prog.stride(),
+        stride,
         in_stmt: false,
-        domains: domains.clone(),
+        domains: var_domains.clone(),
+        offsets: offsets.clone(),
+        lens: lens.iter().map(|l| l.unwrap_or(1)).collect(),
+        problems: Rc::new(RefCell::new(Vec::new())),
     };
     // Constant values outside a domain, now that bounds are known.
-    for v in &prog.vars {
+    for (k, v) in prog.vars.iter().enumerate() {
         if let Some(Value::Int(e)) = &v.init {
             if let Some(x) = const_eval(e, &params, n) {
-                if let VarDomain::Range(lo, hi) = domains[v.slot] {
+                if let VarDomain::Range(lo, hi) = var_domains[k] {
                     if !(lo..=hi).contains(&x) {
                         problems.push(out_of_domain(v, x, lo, hi, v.span));
                     }
@@ -398,6 +458,22 @@ pub fn instantiate(
         actions.sort_by_key(|a| a.priority);
         roles.push(CRole { actions });
     }
+    let legitimate = prog.legitimate.as_ref().map(|(b, _)| c.bexpr(b));
+    let invariants = prog
+        .invariants
+        .iter()
+        .map(|(name, b, span)| CInvariant {
+            name: name.clone(),
+            test: c.bexpr(b),
+            span: *span,
+        })
+        .collect();
+    let reports = prog
+        .reports
+        .iter()
+        .map(|(name, e)| (name.clone(), c.global(e)))
+        .collect();
+    problems.extend(c.problems.borrow_mut().drain(..));
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -411,11 +487,14 @@ pub fn instantiate(
                     let f = c.bexpr(b);
                     Box::new(move |e: &Env| f(e).map(i64::from)) as IFn
                 }
+                Value::Array(..) => unreachable!("the checker types initial values as scalars"),
             })
         })
         .collect();
     Ok(Compiled {
-        stride: prog.stride(),
+        stride,
+        offsets,
+        lens,
         params: prog
             .params
             .iter()
@@ -426,16 +505,9 @@ pub fn instantiate(
         role_of,
         domains,
         inits,
-        legitimate: prog.legitimate.as_ref().map(|(b, _)| c.bexpr(b)),
-        invariants: prog
-            .invariants
-            .iter()
-            .map(|(name, b, span)| CInvariant {
-                name: name.clone(),
-                test: c.bexpr(b),
-                span: *span,
-            })
-            .collect(),
+        legitimate,
+        invariants,
+        reports,
         max_locals: prog.max_locals,
     })
 }
@@ -456,18 +528,26 @@ pub fn compile_global(
     code: &Compiled,
     n: usize,
     e: &crate::check::Checked,
-) -> GlobalFn {
+) -> Result<GlobalFn, Vec<Problem>> {
     let c = Compiler {
         prog,
         params: code.params.iter().map(|(_, v)| *v).collect(),
         n: n as i64,
         stride: code.stride,
         in_stmt: false,
-        domains: code.domains.clone(),
+        domains: (0..prog.vars.len())
+            .map(|v| code.domains[code.offsets[v]].clone())
+            .collect(),
+        offsets: code.offsets.clone(),
+        lens: code.lens.iter().map(|l| l.unwrap_or(1)).collect(),
+        problems: Rc::new(RefCell::new(Vec::new())),
     };
-    match e {
-        crate::check::Checked::Int(i, ty) => GlobalFn::Int(c.iexpr(i), *ty),
-        crate::check::Checked::Bool(b) => GlobalFn::Bool(c.bexpr(b)),
+    let f = c.global(e);
+    let problems = c.problems.take();
+    if problems.is_empty() {
+        Ok(f)
+    } else {
+        Err(problems)
     }
 }
 
@@ -485,10 +565,24 @@ struct Compiler<'a> {
     stride: usize,
     /// Whether this compiles a statement: own reads then see own earlier writes.
     in_stmt: bool,
+    /// Domains by variable.
     domains: Vec<VarDomain>,
+    /// Each variable's first slot.
+    offsets: Vec<usize>,
+    /// Each variable's number of slots.
+    lens: Vec<usize>,
+    /// Problems found while compiling (constant indices out of range).
+    problems: Rc<RefCell<Vec<Problem>>>,
 }
 
 impl Compiler<'_> {
+    fn global(&self, e: &crate::check::Checked) -> GlobalFn {
+        match e {
+            crate::check::Checked::Int(i, ty) => GlobalFn::Int(self.iexpr(i), *ty),
+            crate::check::Checked::Bool(b) => GlobalFn::Bool(self.bexpr(b)),
+        }
+    }
+
     fn constant_assignments(&self, s: &ir::Stmt, problems: &mut Vec<Problem>) {
         match s {
             ir::Stmt::Skip => {}
@@ -499,23 +593,114 @@ impl Compiler<'_> {
                 self.constant_assignments(a, problems);
                 self.constant_assignments(b, problems);
             }
+            ir::Stmt::For(_, _, _, body) => self.constant_assignments(body, problems),
             ir::Stmt::Assign(targets, values) => {
-                for ((var, span), val) in targets.iter().zip(values) {
-                    if let (Value::Int(e), VarDomain::Range(lo, hi)) = (val, &self.domains[*var]) {
+                for (t, val) in targets.iter().zip(values) {
+                    if let (Value::Int(e), VarDomain::Range(lo, hi)) = (val, &self.domains[t.var]) {
                         if let Some(x) = const_eval(e, &self.params, self.n) {
                             if !(*lo..=*hi).contains(&x) {
                                 problems.push(out_of_domain(
-                                    &self.prog.vars[*var],
+                                    &self.prog.vars[t.var],
                                     x,
                                     *lo,
                                     *hi,
-                                    *span,
+                                    t.span,
                                 ));
                             }
                         }
                     }
+                    if let Value::Array(_, src) = val {
+                        self.same_length(t.var, *src, t.span);
+                    }
                 }
             }
+        }
+    }
+
+    /// Reports arrays of different lengths used as one.
+    fn same_length(&self, a: usize, b: usize, span: Span) {
+        if self.lens[a] != self.lens[b] {
+            let (va, vb) = (&self.prog.vars[a], &self.prog.vars[b]);
+            self.problems.borrow_mut().push(
+                Problem::new(
+                    "guarded::instance::array_lengths",
+                    format!(
+                        "`{}` has {} elements but `{}` has {}",
+                        va.name, self.lens[a], vb.name, self.lens[b]
+                    ),
+                )
+                .label(span, "the whole arrays are used together here")
+                .help("whole-array comparison and assignment need arrays of one length"),
+            );
+        }
+    }
+
+    /// The element slot of an array read or write: constant indices are
+    /// checked now, others when evaluated.
+    fn element(&self, var: usize, index: &IExpr, span: Span) -> Result<usize, IFn> {
+        let len = self.lens[var];
+        let base = self.offsets[var];
+        if let Some(i) = const_eval(index, &self.params, self.n) {
+            if i < 0 || i as usize >= len {
+                let v = &self.prog.vars[var];
+                self.problems.borrow_mut().push(
+                    Problem::new(
+                        "guarded::instance::index_out_of_range",
+                        format!(
+                            "index {i} is outside `{}`, which has {len} elements",
+                            v.name
+                        ),
+                    )
+                    .label(span, format!("valid indices are 0..{}", len - 1))
+                    .help("indices start at 0; check the parameters"),
+                );
+                return Ok(base);
+            }
+            return Ok(base + i as usize);
+        }
+        let f = self.iexpr(index);
+        let name = self.prog.vars[var].name.clone();
+        Err(Box::new(move |e| {
+            let i = f(e)?;
+            if i < 0 || i as usize >= len {
+                return fault(
+                    span,
+                    format!("index {i} is outside `{name}`, which has {len} elements"),
+                    "indices run from 0 to the length minus one",
+                );
+            }
+            Ok((base + i as usize) as i64)
+        }))
+    }
+
+    /// A read of the slot `slot` computes (an array element with a
+    /// computed index) at the process `p` denotes.
+    fn read_at(&self, p: &Proc, slot: IFn) -> IFn {
+        let stride = self.stride;
+        let proc = self.proc(p);
+        if self.in_stmt {
+            Box::new(move |e| {
+                let q = proc(e)?;
+                let s = slot(e)? as usize;
+                Ok(if q == e.me {
+                    e.scratch[s].get()
+                } else {
+                    e.state[q * stride + s]
+                })
+            })
+        } else {
+            Box::new(move |e| {
+                let q = proc(e)?;
+                Ok(e.state[q * stride + slot(e)? as usize])
+            })
+        }
+    }
+
+    /// A read of an array element.
+    fn elem(&self, p: &Proc, var: usize, index: &IExpr, span: Span) -> IFn {
+        match self.element(var, index, span) {
+            Ok(slot) => self.read(p, slot),
+            Err(slot) => self.read_at(p, slot),
         }
     }
 
@@ -576,7 +761,7 @@ impl Compiler<'_> {
                 Box::new(move |e| Ok(e.locals[slot].get() as usize))
             }
             Proc::Through(var) => {
-                let own = self.read(&Proc::Me, *var);
+                let own = self.read(&Proc::Me, self.offsets[*var]);
                 Box::new(move |e| Ok(own(e)? as usize))
             }
             Proc::At(expr) => {
@@ -593,6 +778,22 @@ impl Compiler<'_> {
                     Ok(q as usize)
                 })
             }
+            Proc::Via(expr, span) => {
+                let f = self.iexpr(expr);
+                let span = *span;
+                Box::new(move |e| {
+                    let q = f(e)?;
+                    if q < 0 || q as usize >= e.topo.n() || !e.topo.is_self_or_nbr(e.me, q as usize)
+                    {
+                        return fault(
+                            span,
+                            format!("process {} reads process {q}, which is not a neighbour", e.me),
+                            "a process reads only itself and its neighbours; guard the read, e.g. `q.parent == self and q.parent.x ...`",
+                        );
+                    }
+                    Ok(q as usize)
+                })
+            }
         }
     }
 
@@ -602,7 +803,12 @@ impl Compiler<'_> {
         }
         match x {
             IExpr::Const(_) | IExpr::Param(_) | IExpr::N => unreachable!("constants fold above"),
-            IExpr::Var(p, v) => self.read(p, self.prog.vars[*v].slot),
+            IExpr::Var(p, v) => self.read(p, self.offsets[*v]),
+            IExpr::Elem(p, v, i, span) => self.elem(p, *v, i, *span),
+            IExpr::Local(slot) => {
+                let slot = *slot;
+                Box::new(move |e| Ok(e.locals[slot].get()))
+            }
             IExpr::Index(p) | IExpr::NodeOf(p) => {
                 let f = self.proc(p);
                 Box::new(move |e| Ok(f(e)? as i64))
@@ -674,28 +880,106 @@ impl Compiler<'_> {
                 self.over(coll, move |e, items| {
                     let mut k = 0;
                     for q in items {
-                        e.locals[slot].set(q as i64);
+                        e.locals[slot].set(q);
                         k += i64::from(body(e)?);
                     }
                     Ok(k)
                 })
             }
+            IExpr::Best(b) => self.best(b),
+            IExpr::Let(slot, value, body) => {
+                let slot = *slot;
+                let (fv, fb) = (self.iexpr(value), self.iexpr(body));
+                Box::new(move |e| {
+                    let v = fv(e)?;
+                    e.locals[slot].set(v);
+                    fb(e)
+                })
+            }
         }
     }
 
-    /// Builds a closure that runs `f` over the processes of a collection.
+    /// `argmin`/`argmax`: the member with the best keys; ties go to the
+    /// member with the smallest id (integers: the smallest).
+    fn best(&self, b: &ir::Best) -> IFn {
+        const MAX_KEYS: usize = 8;
+        let slot = b.slot;
+        let filter = b.filter.as_ref().map(|f| self.bexpr(f));
+        let keys: Vec<IFn> = b
+            .keys
+            .iter()
+            .take(MAX_KEYS)
+            .map(|k| self.iexpr(k))
+            .collect();
+        let (max, span) = (b.max, b.span);
+        let nodes = !matches!(b.coll, Coll::Range(..));
+        self.over(&b.coll, move |e, items| {
+            let mut best: Option<i64> = None;
+            let mut best_keys = [0i64; MAX_KEYS];
+            let mut cur = [0i64; MAX_KEYS];
+            for q in items {
+                e.locals[slot].set(q);
+                if let Some(f) = &filter {
+                    if !f(e)? {
+                        continue;
+                    }
+                }
+                for (c, k) in cur.iter_mut().zip(&keys) {
+                    *c = k(e)?;
+                }
+                let n = keys.len();
+                let better = match best {
+                    None => true,
+                    Some(b) => {
+                        let ord = cur[..n].cmp(&best_keys[..n]);
+                        let ord = if max { ord.reverse() } else { ord };
+                        match ord {
+                            std::cmp::Ordering::Less => true,
+                            std::cmp::Ordering::Greater => false,
+                            std::cmp::Ordering::Equal => {
+                                nodes && e.topo.ids[q as usize] < e.topo.ids[b as usize]
+                            }
+                        }
+                    }
+                };
+                if better {
+                    best = Some(q);
+                    best_keys[..n].copy_from_slice(&cur[..n]);
+                }
+            }
+            best.map_or_else(
+                || {
+                    fault(
+                        span,
+                        "no member to choose from".into(),
+                        "the collection (after its filter) is empty here; guard the use, e.g. with `exists(q in S : true)`",
+                    )
+                },
+                Ok,
+            )
+        })
+    }
+
+    /// Builds a closure that runs `f` over the members of a collection.
     fn over<T: 'static>(
         &self,
         coll: &Coll,
-        f: impl Fn(&Env, &mut dyn Iterator<Item = usize>) -> Res<T> + Send + Sync + 'static,
+        f: impl Fn(&Env, &mut dyn Iterator<Item = i64>) -> Res<T> + Send + Sync + 'static,
     ) -> AnyFn<T> {
         match coll {
-            Coll::Procs => Box::new(move |e| f(e, &mut (0..e.topo.n()))),
+            Coll::Procs => Box::new(move |e| f(e, &mut (0..e.topo.n() as i64))),
             Coll::NbrsOf(p) => {
                 let p = self.proc(p);
                 Box::new(move |e| {
                     let q = p(e)?;
-                    f(e, &mut e.topo.nbrs(q).iter().map(|&x| x as usize))
+                    f(e, &mut e.topo.nbrs(q).iter().map(|&x| x as i64))
+                })
+            }
+            Coll::Range(lo, hi) => {
+                let (lo, hi) = (self.iexpr(lo), self.iexpr(hi));
+                Box::new(move |e| {
+                    let (lo, hi) = (lo(e)?, hi(e)?);
+                    f(e, &mut (lo..=hi))
                 })
             }
         }
@@ -708,8 +992,32 @@ impl Compiler<'_> {
                 Box::new(move |_| Ok(b))
             }
             BExpr::Var(p, v) => {
-                let f = self.read(p, self.prog.vars[*v].slot);
+                let f = self.read(p, self.offsets[*v]);
                 Box::new(move |e| Ok(f(e)? != 0))
+            }
+            BExpr::Elem(p, v, i, span) => {
+                let f = self.elem(p, *v, i, *span);
+                Box::new(move |e| Ok(f(e)? != 0))
+            }
+            BExpr::ArrayEq(eq, pa, va, pb, vb, span) => {
+                self.same_length(*va, *vb, *span);
+                let eq = *eq;
+                let len = self.lens[*va].min(self.lens[*vb]);
+                let (oa, ob) = (self.offsets[*va], self.offsets[*vb]);
+                let (fa, fb) = (self.proc(pa), self.proc(pb));
+                let (stride, in_stmt) = (self.stride, self.in_stmt);
+                Box::new(move |e| {
+                    let (qa, qb) = (fa(e)?, fb(e)?);
+                    let get = |q: usize, s: usize| {
+                        if in_stmt && q == e.me {
+                            e.scratch[s].get()
+                        } else {
+                            e.state[q * stride + s]
+                        }
+                    };
+                    let same = (0..len).all(|i| get(qa, oa + i) == get(qb, ob + i));
+                    Ok(same == eq)
+                })
             }
             BExpr::Not(a) => {
                 let f = self.bexpr(a);
@@ -748,7 +1056,7 @@ impl Compiler<'_> {
                 let body = self.bexpr(body);
                 self.over(coll, move |e, items| {
                     for q in items {
-                        e.locals[slot].set(q as i64);
+                        e.locals[slot].set(q);
                         if body(e)? == want {
                             return Ok(want);
                         }
@@ -774,52 +1082,121 @@ impl Compiler<'_> {
                 let (fc, fa, fb) = (self.bexpr(c), self.stmt(a), self.stmt(b));
                 Box::new(move |e| if fc(e)? { fa(e) } else { fb(e) })
             }
-            ir::Stmt::Assign(targets, values) => {
-                let writes: Vec<(usize, IFn, CheckFn)> = targets
-                    .iter()
-                    .zip(values)
-                    .map(|((var, span), val)| {
-                        let slot = self.prog.vars[*var].slot;
-                        let f: IFn = match val {
-                            Value::Int(x) => self.iexpr(x),
-                            Value::Bool(b) => {
-                                let f = self.bexpr(b);
-                                Box::new(move |e| f(e).map(i64::from))
-                            }
-                        };
-                        (slot, f, self.domain_check(*var, *span))
-                    })
-                    .collect();
-                if writes.len() == 1 {
-                    let (slot, f, check) = writes.into_iter().next().expect("one write");
-                    return Box::new(move |e| {
-                        let v = f(e)?;
-                        check(e, v)?;
-                        e.scratch[slot].set(v);
-                        Ok(())
-                    });
-                }
-                // Every right-hand side is evaluated before anything is written.
+            ir::Stmt::For(slot, lo, hi, body) => {
+                let slot = *slot;
+                let (lo, hi, body) = (self.iexpr(lo), self.iexpr(hi), self.stmt(body));
                 Box::new(move |e| {
-                    let mut small = [0i64; 8];
-                    let mut big = Vec::new();
-                    let vals: &mut [i64] = if writes.len() <= small.len() {
-                        &mut small[..writes.len()]
-                    } else {
-                        big.resize(writes.len(), 0);
-                        &mut big
-                    };
-                    for (slot_val, (_, f, check)) in vals.iter_mut().zip(&writes) {
-                        *slot_val = f(e)?;
-                        check(e, *slot_val)?;
-                    }
-                    for (v, (slot, _, _)) in vals.iter().zip(&writes) {
-                        e.scratch[*slot].set(*v);
+                    for i in lo(e)?..=hi(e)? {
+                        e.locals[slot].set(i);
+                        body(e)?;
                     }
                     Ok(())
                 })
             }
+            ir::Stmt::Assign(targets, values) => self.assign(targets, values),
         }
+    }
+
+    fn assign(&self, targets: &[ir::Target], values: &[Value]) -> SFn {
+        /// One target: where it writes and what.
+        enum Write {
+            /// A scalar or an element at a known slot.
+            Slot(usize, IFn, CheckFn),
+            /// An element at a computed slot.
+            At(IFn, IFn, CheckFn),
+            /// A whole array copied from an array at the process `PFn` names.
+            Array(usize, usize, PFn, usize),
+        }
+        let writes: Vec<Write> = targets
+            .iter()
+            .zip(values)
+            .map(|(t, val)| {
+                let check = self.domain_check(t.var, t.span);
+                let f: IFn = match val {
+                    Value::Int(x) => self.iexpr(x),
+                    Value::Bool(b) => {
+                        let f = self.bexpr(b);
+                        Box::new(move |e| f(e).map(i64::from))
+                    }
+                    Value::Array(p, src) => {
+                        return Write::Array(
+                            self.offsets[t.var],
+                            self.lens[t.var].min(self.lens[*src]),
+                            self.proc(p),
+                            self.offsets[*src],
+                        )
+                    }
+                };
+                match &t.index {
+                    None => Write::Slot(self.offsets[t.var], f, check),
+                    Some(i) => match self.element(t.var, i, t.span) {
+                        Ok(slot) => Write::Slot(slot, f, check),
+                        Err(slot) => Write::At(slot, f, check),
+                    },
+                }
+            })
+            .collect();
+        // The common case, one plain write, without the buffer.
+        if writes.len() == 1 && matches!(writes[0], Write::Slot(..)) {
+            let Some(Write::Slot(slot, f, check)) = writes.into_iter().next() else {
+                unreachable!("matched above")
+            };
+            return Box::new(move |e| {
+                let v = f(e)?;
+                check(e, v)?;
+                e.scratch[slot].set(v);
+                Ok(())
+            });
+        }
+        let stride = self.stride;
+        // Every right-hand side and index is evaluated before anything is written.
+        Box::new(move |e| {
+            let mut small = [(0usize, 0i64); 16];
+            let mut big = Vec::new();
+            let mut k = 0;
+            let mut push = |slot: usize, v: i64| {
+                if k < small.len() {
+                    small[k] = (slot, v);
+                } else {
+                    if big.is_empty() {
+                        big.extend_from_slice(&small);
+                    }
+                    big.push((slot, v));
+                }
+                k += 1;
+            };
+            for w in &writes {
+                match w {
+                    Write::Slot(slot, f, check) => {
+                        let v = f(e)?;
+                        check(e, v)?;
+                        push(*slot, v);
+                    }
+                    Write::At(slot, f, check) => {
+                        let s = slot(e)? as usize;
+                        let v = f(e)?;
+                        check(e, v)?;
+                        push(s, v);
+                    }
+                    Write::Array(dst, len, p, src) => {
+                        let q = p(e)?;
+                        for i in 0..*len {
+                            let v = if q == e.me {
+                                e.scratch[src + i].get()
+                            } else {
+                                e.state[q * stride + src + i]
+                            };
+                            push(dst + i, v);
+                        }
+                    }
+                }
+            }
+            let done: &[(usize, i64)] = if k <= small.len() { &small[..k] } else { &big };
+            for &(slot, v) in done {
+                e.scratch[slot].set(v);
+            }
+            Ok(())
+        })
     }
 
     fn domain_check(&self, var: usize, span: Span) -> CheckFn {

@@ -469,7 +469,8 @@ impl Session {
     fn eval_local(&self, p: usize, e: &ast::Expr) -> Result<i64, String> {
         let (checked, locals) =
             check::check_local_expr(&self.ast, e).map_err(|ps| ps[0].message.clone())?;
-        let f = compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked);
+        let f = compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked)
+            .map_err(|ps| ps[0].message.clone())?;
         self.sim
             .eval_at(p, &f, locals)
             .map_err(|f| f.message.clone())
@@ -491,8 +492,11 @@ impl Session {
                     check::Checked::Int(_, ty) => *ty,
                     check::Checked::Bool(_) => Ty::Bool,
                 };
-                let f =
-                    compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked);
+                let Ok(f) =
+                    compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked)
+                else {
+                    continue;
+                };
                 if let Ok(v) = self.sim.eval_at(p, &f, locals) {
                     parts.push(format!("{text} = {}", self.sim.prog.show_value(ty, v)));
                 }
@@ -583,7 +587,8 @@ impl Session {
             .map_err(|ps| render(&ps, "<input>", text, !self.color))?;
         Ok((
             text.to_string(),
-            compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked),
+            compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked)
+                .map_err(|ps| render(&ps, "<input>", text, !self.color))?,
             locals,
         ))
     }
@@ -623,7 +628,14 @@ impl Session {
                     .map(|p| {
                         self.mark(
                             p,
-                            format!("{p}:{}", self.sim.prog.show_value(v.ty, self.sim.state[p])),
+                            format!(
+                                "{p}:{}",
+                                self.sim.code.show_var(
+                                    &self.sim.prog,
+                                    0,
+                                    &self.sim.state[p..p + 1]
+                                )
+                            ),
                         )
                     })
                     .collect();
@@ -633,9 +645,9 @@ impl Session {
                 let prog = &self.sim.prog;
                 let cells: Vec<Vec<String>> = (0..n)
                     .map(|p| {
-                        prog.vars
-                            .iter()
-                            .map(|v| prog.show_value(v.ty, self.sim.state[p * stride + v.slot]))
+                        let row = &self.sim.state[p * stride..(p + 1) * stride];
+                        (0..prog.vars.len())
+                            .map(|v| self.sim.code.show_var(prog, v, row))
                             .collect()
                     })
                     .collect();
@@ -675,10 +687,12 @@ impl Session {
             let _ = writeln!(
                 out,
                 "{p}.{} = {}",
-                v.name,
-                self.sim
-                    .prog
-                    .show_value(v.ty, self.sim.state[p * stride + v.slot])
+                self.sim.prog.vars[v].name,
+                self.sim.code.show_var(
+                    &self.sim.prog,
+                    v,
+                    &self.sim.state[p * stride..(p + 1) * stride]
+                )
             );
             return Ok(());
         }
@@ -706,22 +720,24 @@ impl Session {
             .map(|p| {
                 format!(
                     "{p}:{}",
-                    self.sim
-                        .prog
-                        .show_value(v.ty, self.sim.state[p * stride + v.slot])
+                    self.sim.code.show_var(
+                        &self.sim.prog,
+                        v,
+                        &self.sim.state[p * stride..(p + 1) * stride]
+                    )
                 )
             })
             .collect();
-        let _ = writeln!(out, "{}: {}", v.name, cells.join(" "));
+        let _ = writeln!(out, "{}: {}", self.sim.prog.vars[v].name, cells.join(" "));
         Ok(())
     }
 
-    fn var(&self, name: &str) -> Result<&check::ir::Var, String> {
+    fn var(&self, name: &str) -> Result<usize, String> {
         self.sim
             .prog
             .vars
             .iter()
-            .find(|v| v.name == name)
+            .position(|v| v.name == name)
             .ok_or_else(|| {
                 let names: Vec<&str> = self.sim.prog.vars.iter().map(|v| v.name.as_str()).collect();
                 match check::suggest(name, names.iter().copied()) {
@@ -758,7 +774,7 @@ impl Session {
 
     fn apply_assignments(&mut self, name: &str, text: &str) -> Result<(), String> {
         let sim = &self.sim;
-        let list = init::parse_assignments(&sim.prog, &sim.topo, text)
+        let list = init::parse_assignments(&sim.prog, &sim.code, &sim.topo, text)
             .map_err(|ps| render(&ps, name, text, !self.color))?;
         let mut cells: Vec<Option<i64>> = sim.state.iter().map(|v| Some(*v)).collect();
         init::apply(&sim.prog, &sim.code, &sim.topo, &mut cells, &list)
@@ -965,7 +981,12 @@ impl Session {
         if arg.is_empty() {
             return Err("usage: save FILE".into());
         }
-        let text = init::format_config(&self.sim.prog, self.sim.n(), &self.sim.state);
+        let text = init::format_config(
+            &self.sim.prog,
+            &self.sim.code,
+            self.sim.n(),
+            &self.sim.state,
+        );
         std::fs::write(arg, text).map_err(|e| format!("cannot write `{arg}`: {e}"))?;
         let _ = writeln!(out, "saved to {arg}");
         Ok(())
@@ -1017,8 +1038,9 @@ fn conjuncts<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
 /// The variable reads in an expression outside quantifiers: `x`, `left.x`, `parent.x`.
 fn collect_reads<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
     match e {
-        ast::Expr::Name(_) | ast::Expr::Field(..) => out.push(e),
+        ast::Expr::Name(_) | ast::Expr::Field(..) | ast::Expr::Index(..) => out.push(e),
         ast::Expr::Unary(_, a, _) => collect_reads(a, out),
+        ast::Expr::Tuple(items, _) => items.iter().for_each(|a| collect_reads(a, out)),
         ast::Expr::Binary(_, a, b, _) => {
             collect_reads(a, out);
             collect_reads(b, out);

@@ -665,6 +665,29 @@ impl Simulation {
         self.eval_at(0, f, locals)
     }
 
+    /// The program's `report` values on the current configuration, as text;
+    /// a report that cannot be evaluated gives the reason instead.
+    pub fn reports(&self) -> Vec<(String, Result<String, String>)> {
+        self.code
+            .reports
+            .iter()
+            .map(|(name, f)| {
+                let v = self.eval_global(f, 0).map_err(|e| e.message.clone());
+                let shown = v.map(|v| match f {
+                    crate::compile::GlobalFn::Int(_, crate::check::ir::Ty::Node) => {
+                        match self.topo.ids.get(v as usize) {
+                            Some(id) => format!("process {v} (id {id})"),
+                            None => format!("{v}"),
+                        }
+                    }
+                    crate::compile::GlobalFn::Int(_, ty) => self.prog.show_value(*ty, v),
+                    crate::compile::GlobalFn::Bool(_) => (v != 0).to_string(),
+                });
+                (name.clone(), shown)
+            })
+            .collect()
+    }
+
     /// Evaluates a compiled expression as process `p` sees the configuration.
     pub fn eval_at(
         &self,

@@ -1,7 +1,8 @@
 //! Initial configurations: declared values, uniformly random values over
 //! every domain, and assignment files. One format serves files, `--set`
 //! overrides and saved configurations: one `PROCESS.VAR = VALUE` a line,
-//! `PROCESS` a process index or `*` for all, `#` starting a comment.
+//! `PROCESS` a process index or `*` for all, `#` starting a comment. An
+//! array is written whole, `3.F = [0, 2, 1]`, or by element, `3.F[1] = 2`.
 
 use crate::check::ir::{self, Ty};
 use crate::compile::{Compiled, Env, VarDomain};
@@ -28,10 +29,12 @@ pub enum InitMode {
 pub struct Assignment {
     /// The process, or `None` for every process.
     pub process: Option<usize>,
-    /// The variable's slot.
+    /// The variable.
+    pub var: usize,
+    /// The first slot written.
     pub slot: usize,
-    /// The value.
-    pub value: i64,
+    /// The values, from `slot` on (several for a whole array).
+    pub values: Vec<i64>,
     /// Where it was written, for diagnostics.
     pub span: Span,
 }
@@ -65,6 +68,7 @@ pub fn parse_value(prog: &ir::Program, ty: Ty, text: &str) -> Result<i64, String
 /// Parses assignment lines, with spans into `text`.
 pub fn parse_assignments(
     prog: &ir::Program,
+    code: &Compiled,
     topo: &Topology,
     text: &str,
 ) -> Result<Vec<Assignment>, Vec<Problem>> {
@@ -81,7 +85,7 @@ pub fn parse_assignments(
         }
         let lead = body.len() - body.trim_start().len();
         let span = Span::new(start + lead, start + lead + trimmed.len());
-        match parse_line(prog, topo, trimmed, span) {
+        match parse_line(prog, code, topo, trimmed, span) {
             Ok(a) => out.push(a),
             Err(p) => problems.push(p),
         }
@@ -95,6 +99,7 @@ pub fn parse_assignments(
 
 fn parse_line(
     prog: &ir::Program,
+    code: &Compiled,
     topo: &Topology,
     line: &str,
     span: Span,
@@ -138,7 +143,23 @@ fn parse_line(
         }
     };
     let var = var.trim();
-    let Some(v) = prog.vars.iter().find(|v| v.name == var) else {
+    // `F[2]` names one element of an array.
+    let (var, element) = match var.split_once('[') {
+        Some((name, rest)) => {
+            let i = rest
+                .strip_suffix(']')
+                .and_then(|i| i.trim().parse::<usize>().ok())
+                .ok_or_else(|| {
+                    bad(
+                        format!("`{var}` is not a variable or an array element"),
+                        "write `F[2]` for element 2 of array `F`",
+                    )
+                })?;
+            (name.trim(), Some(i))
+        }
+        None => (var, None),
+    };
+    let Some(k) = prog.vars.iter().position(|v| v.name == var) else {
         let names: Vec<&str> = prog.vars.iter().map(|v| v.name.as_str()).collect();
         let help = match crate::check::suggest(var, names.iter().copied()) {
             Some(s) => format!("did you mean `{s}`?"),
@@ -146,24 +167,68 @@ fn parse_line(
         };
         return Err(bad(format!("the program has no variable `{var}`"), &help));
     };
-    let value = if v.ty == Ty::Node && value.trim() == "self" {
-        match process {
-            Some(p) => p as i64,
-            None => {
-                return Err(bad(
+    let v = &prog.vars[k];
+    let one = |text: &str| -> Result<i64, Problem> {
+        if v.ty == Ty::Node && text.trim() == "self" {
+            return match process {
+                Some(p) => Ok(p as i64),
+                None => Err(bad(
                     "`self` needs one process, not `*`".into(),
                     "write the process index",
-                ))
-            }
+                )),
+            };
         }
-    } else {
-        parse_value(prog, v.ty, value)
-            .map_err(|m| bad(m, "the value must belong to the variable's type"))?
+        parse_value(prog, v.ty, text)
+            .map_err(|m| bad(m, "the value must belong to the variable's type"))
+    };
+    let (slot, values) = match (code.lens[k], element) {
+        (None, Some(_)) => {
+            return Err(bad(
+                format!("`{var}` is not an array"),
+                &format!("write `{var} = VALUE`"),
+            ))
+        }
+        (None, None) => (code.offsets[k], vec![one(value)?]),
+        (Some(len), Some(i)) if i >= len => {
+            return Err(bad(
+                format!("`{var}` has {len} elements; there is no element {i}"),
+                &format!("indices run from 0 to {}", len - 1),
+            ))
+        }
+        (Some(_), Some(i)) => (code.offsets[k] + i, vec![one(value)?]),
+        (Some(len), None) => {
+            let list = value
+                .trim()
+                .strip_prefix('[')
+                .and_then(|r| r.strip_suffix(']'))
+                .ok_or_else(|| {
+                    bad(
+                        format!("`{var}` is an array of {len}; write its values in brackets"),
+                        &format!(
+                            "for example `{var} = [{}]`, or one element: `{var}[0] = ...`",
+                            vec!["0"; len].join(", ")
+                        ),
+                    )
+                })?;
+            let values = list
+                .split(',')
+                .filter(|t| !t.trim().is_empty())
+                .map(one)
+                .collect::<Result<Vec<_>, _>>()?;
+            if values.len() != len {
+                return Err(bad(
+                    format!("`{var}` has {len} elements, {} given", values.len()),
+                    "give one value per element",
+                ));
+            }
+            (code.offsets[k], values)
+        }
     };
     Ok(Assignment {
         process,
-        slot: v.slot,
-        value,
+        var: k,
+        slot,
+        values,
         span,
     })
 }
@@ -183,25 +248,31 @@ pub fn apply(
             Some(p) => vec![p],
             None => (0..topo.n()).collect(),
         };
-        for p in targets {
-            let d = &code.domains[a.slot];
-            if !d.contains(a.value, p, topo) {
-                let v = &prog.vars[a.slot];
-                problems.push(
-                    Problem::new(
-                        "guarded::config::out_of_domain",
-                        format!(
-                            "{} is outside the domain of `{}` at process {p}",
-                            prog.show_value(v.ty, a.value),
-                            v.name
-                        ),
-                    )
-                    .label(a.span, "this value")
-                    .help(format!("`{}` ranges over {}", v.name, d.describe())),
-                );
-                break;
+        'each: for p in targets {
+            for (i, &value) in a.values.iter().enumerate() {
+                let d = &code.domains[a.slot + i];
+                if !d.contains(value, p, topo) {
+                    let v = &prog.vars[a.var];
+                    problems.push(
+                        Problem::new(
+                            "guarded::config::out_of_domain",
+                            format!(
+                                "{} is outside the domain of `{}` at process {p}",
+                                prog.show_value(v.ty, value),
+                                v.name
+                            ),
+                        )
+                        .label(a.span, "this value")
+                        .help(format!(
+                            "`{}` ranges over {}",
+                            v.name,
+                            d.describe()
+                        )),
+                    );
+                    break 'each;
+                }
+                state[p * stride + a.slot + i] = Some(value);
             }
-            state[p * stride + a.slot] = Some(a.value);
         }
     }
     if problems.is_empty() {
@@ -276,9 +347,10 @@ pub fn initial_state(
                 enabled: &[],
                 enabled_count: 0,
             };
-            for (slot, init) in code.inits.iter().enumerate() {
+            for (var, init) in code.inits.iter().enumerate() {
                 let Some(f) = init else { continue };
-                let v = &prog.vars[slot];
+                let v = &prog.vars[var];
+                let slot = code.offsets[var];
                 let value = f(&env).map_err(|fault| {
                     here(
                         vec![Problem::new(
@@ -306,26 +378,29 @@ pub fn initial_state(
                         "",
                     ));
                 }
-                state[p * stride + slot] = Some(value);
+                for s in code.slots(var) {
+                    state[p * stride + s] = Some(value);
+                }
             }
         }
         // Values a DOT file gives as node attributes.
         for (p, key, val) in &topo.attrs {
             if prog.vars.iter().any(|v| &v.name == key) {
                 let line = format!("{p}.{key} = {val}");
-                let list = parse_assignments(prog, topo, &line)
+                let list = parse_assignments(prog, code, topo, &line)
                     .map_err(|ps| here(ps, &topo.name, &line))?;
                 apply(prog, code, topo, &mut state, &list)
                     .map_err(|ps| here(ps, &topo.name, &line))?;
             }
         }
         if let InitMode::File(name, text) = mode {
-            let list = parse_assignments(prog, topo, text).map_err(|ps| here(ps, name, text))?;
+            let list =
+                parse_assignments(prog, code, topo, text).map_err(|ps| here(ps, name, text))?;
             apply(prog, code, topo, &mut state, &list).map_err(|ps| here(ps, name, text))?;
         }
     }
     for s in sets {
-        let list = parse_assignments(prog, topo, s).map_err(|ps| here(ps, "--set", s))?;
+        let list = parse_assignments(prog, code, topo, s).map_err(|ps| here(ps, "--set", s))?;
         apply(prog, code, topo, &mut state, &list).map_err(|ps| here(ps, "--set", s))?;
     }
     let mut out = Vec::with_capacity(state.len());
@@ -333,7 +408,7 @@ pub fn initial_state(
         match v {
             Some(v) => out.push(*v),
             None => {
-                let var = &prog.vars[k % stride];
+                let var = &prog.vars[code.var_of_slot(k % stride).0];
                 let from = match mode {
                     InitMode::File(name, _) => format!(" and {name} does not set it"),
                     _ => String::new(),
@@ -360,15 +435,16 @@ pub fn initial_state(
 }
 
 /// Writes a configuration in the assignment-file format.
-pub fn format_config(prog: &ir::Program, n: usize, state: &[i64]) -> String {
-    let stride = prog.stride();
+pub fn format_config(prog: &ir::Program, code: &Compiled, n: usize, state: &[i64]) -> String {
+    let stride = code.stride;
     let mut out = String::new();
     for p in 0..n {
-        for v in &prog.vars {
+        let row = &state[p * stride..(p + 1) * stride];
+        for (k, v) in prog.vars.iter().enumerate() {
             out.push_str(&format!(
                 "{p}.{} = {}\n",
                 v.name,
-                prog.show_value(v.ty, state[p * stride + v.slot])
+                code.show_var(prog, k, row)
             ));
         }
     }

@@ -29,6 +29,32 @@ pub struct Program {
     pub legitimate: Vec<Expr>,
     /// `invariant NAME: expr`.
     pub invariants: Vec<(Ident, Expr)>,
+    /// `def NAME(params) = expr` and `def NAME(params) { statements }`.
+    pub defs: Vec<Def>,
+    /// `report NAME: expr`.
+    pub reports: Vec<(Ident, Expr)>,
+}
+
+/// A named expression or statement with parameters, expanded where used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Def {
+    /// Its name.
+    pub name: Ident,
+    /// Its parameters (untyped: arguments are substituted).
+    pub params: Vec<Ident>,
+    /// What it stands for.
+    pub body: DefBody,
+    /// The whole definition.
+    pub span: Span,
+}
+
+/// What a definition stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DefBody {
+    /// A predicate, function, tuple or set.
+    Expr(Expr),
+    /// A statement (a macro in the papers' sense).
+    Stmt(Stmt),
 }
 
 /// `param NAME = default`.
@@ -62,6 +88,8 @@ pub enum Domain {
     Enum(Vec<Ident>, Span),
     /// A named enumeration.
     Named(Ident),
+    /// `array[len] of DOMAIN`.
+    Array(Box<Expr>, Box<Domain>, Span),
 }
 
 /// `var NAME: DOMAIN [= init]`.
@@ -108,12 +136,27 @@ pub struct Action {
 pub enum Stmt {
     /// `skip`
     Skip(Span),
-    /// `a, b := e1, e2`: every right-hand side is evaluated before any write.
-    Assign(Vec<Ident>, Vec<Expr>, Span),
+    /// `a, b[i] := e1, e2`: every right-hand side is evaluated before any write.
+    Assign(Vec<Target>, Vec<Expr>, Span),
+    /// `for i in lo..hi { body }`, both bounds inclusive.
+    For(Ident, Box<Expr>, Box<Expr>, Box<Stmt>, Span),
+    /// A use of a statement definition.
+    Call(Ident, Vec<Expr>, Span),
     /// Statements in sequence.
     Seq(Vec<Stmt>, Span),
     /// `if c { .. } else { .. }`
     If(Box<Expr>, Box<Stmt>, Option<Box<Stmt>>, Span),
+}
+
+/// The left of an assignment: a variable or one element of an array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// The variable.
+    pub name: Ident,
+    /// The element, for `a[i] := ...`.
+    pub index: Option<Expr>,
+    /// The whole target.
+    pub span: Span,
 }
 
 /// Binary operators.
@@ -190,6 +233,14 @@ pub enum QuantKind {
     Exists,
     /// `count(q in S: P)`
     Count,
+    /// `min(q in S: e)`: the smallest value (lexicographic for tuples).
+    Min,
+    /// `max(q in S: e)`
+    Max,
+    /// `argmin(q in S: e)`: the member with the smallest value, ties to the smallest id.
+    ArgMin,
+    /// `argmax(q in S: e)`
+    ArgMax,
 }
 
 /// What a quantifier ranges over.
@@ -199,6 +250,10 @@ pub enum Collection {
     Nbrs(Option<Box<Expr>>),
     /// Every process (global predicates only).
     Procs,
+    /// `lo..hi`: the integers between, inclusive.
+    Range(Box<Expr>, Box<Expr>),
+    /// A set: a literal `{q in C : P}` or a definition that stands for one.
+    Set(Box<Expr>),
 }
 
 /// Expressions.
@@ -221,6 +276,12 @@ pub enum Expr {
     Binary(BinOp, Box<Expr>, Box<Expr>, Span),
     /// A quantifier.
     Quant(QuantKind, Ident, Collection, Box<Expr>, Span),
+    /// `a[i]`: an element of an array.
+    Index(Box<Expr>, Box<Expr>, Span),
+    /// `(a, b)`: a tuple, ordered lexicographically.
+    Tuple(Vec<Expr>, Span),
+    /// `{q in C : P}`: the members of `C` satisfying `P`.
+    Set(Ident, Collection, Box<Expr>, Span),
 }
 
 impl Expr {
@@ -233,7 +294,10 @@ impl Expr {
             | Expr::Call(_, _, s)
             | Expr::Unary(_, _, s)
             | Expr::Binary(_, _, _, s)
-            | Expr::Quant(_, _, _, _, s) => *s,
+            | Expr::Quant(_, _, _, _, s)
+            | Expr::Index(_, _, s)
+            | Expr::Tuple(_, s)
+            | Expr::Set(_, _, _, s) => *s,
         }
     }
 }
@@ -242,7 +306,12 @@ impl Stmt {
     /// The span of the whole statement.
     pub fn span(&self) -> Span {
         match self {
-            Stmt::Skip(s) | Stmt::Assign(_, _, s) | Stmt::Seq(_, s) | Stmt::If(_, _, _, s) => *s,
+            Stmt::Skip(s)
+            | Stmt::Assign(_, _, s)
+            | Stmt::Seq(_, s)
+            | Stmt::If(_, _, _, s)
+            | Stmt::For(_, _, _, _, s)
+            | Stmt::Call(_, _, s) => *s,
         }
     }
 }

@@ -72,7 +72,7 @@ fn rule_name(rule: &Rule) -> String {
     let s = match rule {
         EOI => "end of input",
         program | item => {
-            "a declaration (param, topology, enum, var, process, legitimate, invariant)"
+            "a declaration (param, topology, enum, var, def, process, legitimate, invariant, report)"
         }
         param_decl => "a parameter declaration",
         topology_decl => "a topology declaration",
@@ -81,7 +81,7 @@ fn rule_name(rule: &Rule) -> String {
         enum_body => "`{` and a list of names",
         var_decl => "a variable declaration",
         domain | bool_domain | node_domain | range_domain | named_domain => {
-            "a domain (`lo..hi`, `bool`, `node`, `{a, b}` or an enumeration name)"
+            "a domain (`lo..hi`, `bool`, `node`, `{a, b}`, `array[LEN] of DOMAIN` or an enumeration name)"
         }
         legitimate_decl => "`legitimate:`",
         invariant_decl => "`invariant NAME:`",
@@ -98,7 +98,7 @@ fn rule_name(rule: &Rule) -> String {
         infix | sum_infix | implies_op | or_op | and_op | eq_op | ne_op | le_op | ge_op | lt_op
         | gt_op | add_op | sub_op | mul_op | div_op | mod_op => "an operator",
         quantifier | quant_kind => "a quantifier",
-        collection => "`nbrs` or `procs`",
+        collection => "`nbrs`, `procs`, a range `lo..hi` or a set",
         int_lit => "a number",
         true_lit | false_lit => "a boolean",
         ident => "a name",
@@ -129,6 +129,26 @@ fn rule_name(rule: &Rule) -> String {
         kw_procs => "`procs`",
         kw_true => "`true`",
         kw_false => "`false`",
+        kw_def => "`def`",
+        kw_report => "`report`",
+        report_decl => "`report NAME:`",
+        kw_for => "`for`",
+        kw_array => "`array`",
+        kw_of => "`of`",
+        w_min => "`min`",
+        w_max => "`max`",
+        w_argmin => "`argmin`",
+        w_argmax => "`argmax`",
+        def_decl | def_expr => "a definition `def NAME(params) = expression`",
+        def_params => "a parameter list `(a, b)`",
+        array_domain => "an array domain `array[LEN] of DOMAIN`",
+        for_stmt => "a `for` loop",
+        call_stmt => "a statement",
+        field => "`.` and a variable",
+        index => "`[` and an index",
+        tuple => "a tuple `(a, b)`",
+        set_lit => "a set `{q in nbrs : predicate}`",
+        range_coll => "a range `lo..hi`",
         WHITESPACE | COMMENT | ident_char => "whitespace",
     };
     s.to_string()
@@ -229,6 +249,7 @@ fn lower_program(p: Pair<Rule>) -> Program {
                 prog.enums.push(EnumDecl { name, values });
             }
             Rule::var_decl => prog.vars.push(lower_var(item, span)),
+            Rule::def_decl => prog.defs.push(lower_def(item, span)),
             Rule::role => prog.roles.push(lower_role(item)),
             Rule::legitimate_decl => {
                 prog.legitimate
@@ -238,6 +259,11 @@ fn lower_program(p: Pair<Rule>) -> Program {
                 let mut it = item.into_inner().skip(1);
                 let name = ident(it.next().unwrap());
                 prog.invariants.push((name, lower_expr(it.next().unwrap())));
+            }
+            Rule::report_decl => {
+                let mut it = item.into_inner().skip(1);
+                let name = ident(it.next().unwrap());
+                prog.reports.push((name, lower_expr(it.next().unwrap())));
             }
             Rule::EOI => {}
             r => unreachable!("item rule {r:?}"),
@@ -267,6 +293,32 @@ fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
     }
 }
 
+/// `def_decl = { kw_def ~ ident ~ def_params? ~ (def_expr | block) }`
+fn lower_def(p: Pair<Rule>, span: Span) -> Def {
+    let mut it = p.into_inner().skip(1).peekable();
+    let name = ident(it.next().unwrap());
+    let params = if it.peek().map(|c| c.as_rule()) == Some(Rule::def_params) {
+        it.next().unwrap().into_inner().map(ident).collect()
+    } else {
+        Vec::new()
+    };
+    let body = it.next().unwrap();
+    let body = match body.as_rule() {
+        Rule::def_expr => DefBody::Expr(lower_expr(body.into_inner().next().unwrap())),
+        _ => DefBody::Stmt(lower_stmt(body)),
+    };
+    let end = match &body {
+        DefBody::Expr(e) => e.span().end,
+        DefBody::Stmt(s) => s.span().end.max(span.start),
+    };
+    Def {
+        name,
+        params,
+        body,
+        span: Span::new(span.start, end.max(span.start)),
+    }
+}
+
 /// `domain = { bool_domain | node_domain | enum_body | range_domain | named_domain }`
 fn lower_domain(p: Pair<Rule>) -> Domain {
     let d = p.into_inner().next().unwrap();
@@ -282,6 +334,12 @@ fn lower_domain(p: Pair<Rule>) -> Domain {
             Domain::Range(Box::new(lo), Box::new(hi))
         }
         Rule::named_domain => Domain::Named(ident(d.into_inner().next().unwrap())),
+        Rule::array_domain => {
+            let mut it = d.into_inner().skip(1);
+            let len = lower_expr(it.next().unwrap());
+            let elem = lower_domain(it.nth(1).unwrap());
+            Domain::Array(Box::new(len), Box::new(elem), span)
+        }
         r => unreachable!("domain rule {r:?}"),
     }
 }
@@ -345,7 +403,7 @@ fn lower_stmts(p: Pair<Rule>) -> Stmt {
     }
 }
 
-/// `stmt = _{ if_stmt | skip_stmt | block | assign }`
+/// `stmt = _{ if_stmt | for_stmt | skip_stmt | block | assign | call_stmt }`
 fn lower_stmt(p: Pair<Rule>) -> Stmt {
     let span: Span = p.as_span().into();
     match p.as_rule() {
@@ -366,12 +424,32 @@ fn lower_stmt(p: Pair<Rule>) -> Stmt {
             let mut values = Vec::new();
             for c in p.into_inner() {
                 match c.as_rule() {
-                    Rule::target => targets.push(ident(c.into_inner().next().unwrap())),
+                    Rule::target => {
+                        let span: Span = c.as_span().into();
+                        let mut it = c.into_inner();
+                        let name = ident(it.next().unwrap());
+                        let index = it.next().map(lower_expr);
+                        targets.push(Target { name, index, span });
+                    }
                     Rule::assign_op => {}
                     _ => values.push(lower_expr(c)),
                 }
             }
             Stmt::Assign(targets, values, span)
+        }
+        Rule::for_stmt => {
+            let mut it = p.into_inner().skip(1);
+            let var = ident(it.next().unwrap());
+            let _in = it.next();
+            let lo = lower_expr(it.next().unwrap());
+            let hi = lower_expr(it.next().unwrap());
+            let body = lower_stmt(it.next().unwrap());
+            Stmt::For(var, Box::new(lo), Box::new(hi), Box::new(body), span)
+        }
+        Rule::call_stmt => {
+            let mut it = p.into_inner();
+            let name = ident(it.next().unwrap());
+            Stmt::Call(name, it.map(lower_expr).collect(), span)
         }
         r => unreachable!("stmt rule {r:?}"),
     }
@@ -417,16 +495,37 @@ fn lower_operators(pairs: Pairs<Rule>) -> Expr {
         .parse(pairs)
 }
 
-/// `primary = { atom ~ ("." ~ ident)* }`
+/// `primary = { atom ~ (field | index)* }`
 fn lower_primary(p: Pair<Rule>) -> Expr {
     let mut it = p.into_inner();
     let mut e = lower_atom(it.next().unwrap());
-    for field in it {
-        let f = ident(field);
-        let span = e.span().join(f.span);
-        e = Expr::Field(Box::new(e), f, span);
+    for post in it {
+        let end: Span = post.as_span().into();
+        let span = e.span().join(end);
+        let inner = post.clone().into_inner().next().unwrap();
+        e = match post.as_rule() {
+            Rule::field => Expr::Field(Box::new(e), ident(inner), span),
+            _ => Expr::Index(Box::new(e), Box::new(lower_expr(inner)), span),
+        };
     }
     e
+}
+
+/// `collection = { kw_procs | kw_nbrs ~ ("(" ~ expr ~ ")")? | range_coll | set_lit | call | name }`
+fn lower_collection(p: Pair<Rule>) -> Collection {
+    let mut parts = p.into_inner();
+    let first = parts.next().unwrap();
+    match first.as_rule() {
+        Rule::kw_nbrs => Collection::Nbrs(parts.next().map(|e| Box::new(lower_expr(e)))),
+        Rule::kw_procs => Collection::Procs,
+        Rule::range_coll => {
+            let mut it = first.into_inner();
+            let lo = lower_expr(it.next().unwrap());
+            let hi = lower_expr(it.next().unwrap());
+            Collection::Range(Box::new(lo), Box::new(hi))
+        }
+        _ => Collection::Set(Box::new(lower_atom(first))),
+    }
 }
 
 /// `atom = _{ int_lit | true_lit | false_lit | quantifier | call | paren | name }`
@@ -438,6 +537,15 @@ fn lower_atom(p: Pair<Rule>) -> Expr {
         Rule::true_lit => Expr::Bool(true, span),
         Rule::false_lit => Expr::Bool(false, span),
         Rule::paren => lower_expr(p.into_inner().next().unwrap()),
+        Rule::tuple => Expr::Tuple(p.into_inner().map(lower_expr).collect(), span),
+        Rule::set_lit => {
+            let mut it = p.into_inner();
+            let var = ident(it.next().unwrap());
+            let _in = it.next();
+            let coll = lower_collection(it.next().unwrap());
+            let pred = lower_expr(it.next().unwrap());
+            Expr::Set(var, coll, Box::new(pred), span)
+        }
         Rule::name => Expr::Name(ident(p.into_inner().next().unwrap())),
         Rule::call => {
             let mut it = p.into_inner();
@@ -449,18 +557,17 @@ fn lower_atom(p: Pair<Rule>) -> Expr {
             let kind = match it.next().unwrap().into_inner().next().unwrap().as_rule() {
                 Rule::kw_forall => QuantKind::Forall,
                 Rule::kw_exists => QuantKind::Exists,
-                _ => QuantKind::Count,
+                Rule::kw_count => QuantKind::Count,
+                Rule::w_min => QuantKind::Min,
+                Rule::w_max => QuantKind::Max,
+                Rule::w_argmin => QuantKind::ArgMin,
+                _ => QuantKind::ArgMax,
             };
             let var = ident(it.next().unwrap());
             let _in = it.next();
-            let mut coll_parts = it.next().unwrap().into_inner();
-            let coll = match coll_parts.next().unwrap().as_rule() {
-                Rule::kw_nbrs => {
-                    Collection::Nbrs(coll_parts.next().map(|e| Box::new(lower_expr(e))))
-                }
-                _ => Collection::Procs,
-            };
-            let body = lower_expr(it.next().unwrap());
+            let coll = lower_collection(it.next().unwrap());
+            // `count(q in S)` counts every member.
+            let body = it.next().map_or(Expr::Bool(true, span), lower_expr);
             Expr::Quant(kind, var, coll, Box::new(body), span)
         }
         r => unreachable!("atom rule {r:?}"),
