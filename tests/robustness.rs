@@ -12,6 +12,8 @@ const SEEDS: &[&str] = &[
     include_str!("../programs/dijkstra_kstate.gc"),
     include_str!("golden/programs/faults.gc"),
     include_str!("golden/programs/counter_invariant.gc"),
+    include_str!("../programs/johnen_leader.gc"),
+    include_str!("../programs/ssle.gc"),
     "var x: 0..20\nvar p: node = self\nvar s: {a, b} = a\nprocess { up priority 1 :: exists(q in nbrs : q.x > x) -> x, s := x + 1, b\n \
      point :: p == self -> p := left; if x > 3 { x := x mod 3 } else { skip } }\n\
      legitimate: forall(p in procs : forall(q in nbrs(p) : q.x == p.x))\ninvariant i: count(p in procs : p.s == a) >= 0",
@@ -39,6 +41,14 @@ const NOISE: &[&str] = &[
     "forall",
     "procs",
     "9999999999999999999999",
+    "[",
+    "]",
+    ",",
+    "def",
+    "argmin",
+    "(1, 2)",
+    "for",
+    "in",
 ];
 
 #[test]

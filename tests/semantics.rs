@@ -183,18 +183,36 @@ fn node_variables_read_through_and_stay_local() {
 }
 
 #[test]
-fn assigning_a_non_neighbour_to_a_node_variable_is_a_runtime_error() {
-    // Process 0 takes its right neighbour's pointer, which names process 2.
-    let src = "var p: node = self\nprocess { grab :: p == self -> p := right.p }";
+fn node_variables_name_neighbours_and_reads_through_them_are_checked() {
     let setup = Setup {
         topology: Some("ring:6".into()),
         sets: vec!["1.p=2".into()],
         daemon: schedule(&[&[0]]),
         ..Setup::default()
     };
+    // Taking a neighbour's pointer may name a non-neighbour: rejected before the run.
+    let src = "var p: node = self\nprocess { grab :: p == self -> p := right.p }";
+    let err = simulate(src, &setup).err().expect("rejected");
+    assert!(
+        err.contains("may only name this process or a neighbour"),
+        "{err}"
+    );
+    // Reading through it is allowed, and checked when it happens: process 0
+    // reads process 1's pointer, which names process 2, not a neighbour of 0.
+    let src = "var p: node = self\nvar x: 0..1 = 0\nprocess { look :: right.p.x == 0 -> x := 1 }";
+    // (Guards are first evaluated on the initial configuration.)
+    let err = simulate(src, &setup).err().expect("a runtime error");
+    assert!(
+        err.contains("process 0 reads process 2, which is not a neighbour"),
+        "{err}"
+    );
+    // Where the pointer names the reader itself the read is fine.
+    let setup = Setup {
+        sets: vec!["1.p=0".into()],
+        ..setup
+    };
     let mut s = simulate(src, &setup).unwrap();
-    let err = format!("{:?}", s.step().unwrap_err());
-    assert!(err.contains("neither process"), "{err}");
+    assert_eq!(s.step().unwrap(), Outcome::Moved);
 }
 
 #[test]

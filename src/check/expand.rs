@@ -128,3 +128,81 @@ impl<'a> Subst<'a> {
         }
     }
 }
+
+/// The definitions a body uses, with where: calls, bare names, `x.f`
+/// field-style uses and named sets (parameters excluded). Used to reject
+/// recursion before anything is expanded.
+pub fn uses(e: &Expr, params: &[String], out: &mut Vec<(String, crate::span::Span)>) {
+    let name = |n: &crate::syntax::ast::Ident, out: &mut Vec<_>| {
+        if !params.contains(&n.name) {
+            out.push((n.name.clone(), n.span));
+        }
+    };
+    match e {
+        Expr::Int(..) | Expr::Bool(..) => {}
+        Expr::Name(id) => name(id, out),
+        Expr::Field(b, f, _) => {
+            uses(b, params, out);
+            name(f, out);
+        }
+        Expr::Call(f, args, _) => {
+            name(f, out);
+            args.iter().for_each(|a| uses(a, params, out));
+        }
+        Expr::Unary(_, a, _) => uses(a, params, out),
+        Expr::Binary(_, a, b, _) | Expr::Index(a, b, _) => {
+            uses(a, params, out);
+            uses(b, params, out);
+        }
+        Expr::Quant(_, _, coll, body, _) | Expr::Set(_, coll, body, _) => {
+            coll_uses(coll, params, out);
+            uses(body, params, out);
+        }
+        Expr::Tuple(v, _) => v.iter().for_each(|a| uses(a, params, out)),
+    }
+}
+
+fn coll_uses(c: &Collection, params: &[String], out: &mut Vec<(String, crate::span::Span)>) {
+    match c {
+        Collection::Procs | Collection::Nbrs(None) => {}
+        Collection::Nbrs(Some(e)) | Collection::Set(e) => uses(e, params, out),
+        Collection::Range(a, b) => {
+            uses(a, params, out);
+            uses(b, params, out);
+        }
+    }
+}
+
+/// [`uses`] for a statement body.
+pub fn stmt_uses(s: &Stmt, params: &[String], out: &mut Vec<(String, crate::span::Span)>) {
+    match s {
+        Stmt::Skip(_) => {}
+        Stmt::Assign(targets, values, _) => {
+            for t in targets {
+                if let Some(i) = &t.index {
+                    uses(i, params, out);
+                }
+            }
+            values.iter().for_each(|v| uses(v, params, out));
+        }
+        Stmt::Seq(v, _) => v.iter().for_each(|s| stmt_uses(s, params, out)),
+        Stmt::If(c, a, b, _) => {
+            uses(c, params, out);
+            stmt_uses(a, params, out);
+            if let Some(b) = b {
+                stmt_uses(b, params, out);
+            }
+        }
+        Stmt::For(_, lo, hi, body, _) => {
+            uses(lo, params, out);
+            uses(hi, params, out);
+            stmt_uses(body, params, out);
+        }
+        Stmt::Call(f, args, _) => {
+            if !params.contains(&f.name) {
+                out.push((f.name.clone(), f.span));
+            }
+            args.iter().for_each(|a| uses(a, params, out));
+        }
+    }
+}

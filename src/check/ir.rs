@@ -46,6 +46,8 @@ pub struct Var {
     /// For an array, its length (constant after instantiation); `ty` and
     /// `domain` are then those of its elements.
     pub len: Option<IExpr>,
+    /// `random lo..hi`: where arbitrary configurations draw it from.
+    pub random: Option<(IExpr, IExpr)>,
     /// The declaration.
     pub span: Span,
 }

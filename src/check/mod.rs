@@ -12,6 +12,7 @@ use crate::syntax::ast::{self, BinOp, Collection, Expr, QuantKind, UnOp};
 use expand::{Subst, FRESH_MARK};
 use ir::{Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Ty, Value};
 use std::collections::HashMap;
+use std::collections::HashSet;
 
 /// Names the language gives a meaning of its own.
 pub const BUILTIN_NAMES: &[&str] = &[
@@ -39,7 +40,7 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
         );
     }
     if !c.problems.is_empty() {
-        return Err(c.problems);
+        return Err(dedup(c.problems));
     }
     Ok(ir::Program {
         params: c.params,
@@ -52,6 +53,18 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
         reports,
         max_locals: c.max_locals,
     })
+}
+
+/// Drops repeats: an error inside a definition's body is found at every use.
+fn dedup(problems: Vec<Problem>) -> Vec<Problem> {
+    let mut seen = HashSet::new();
+    problems
+        .into_iter()
+        .filter(|p| {
+            let at = p.labels.first().map(|(s, _)| (s.start, s.end));
+            seen.insert((p.code, p.message.clone(), at))
+        })
+        .collect()
 }
 
 /// A checked stand-alone expression.
@@ -87,7 +100,7 @@ fn check_standalone(
     c.problems.clear();
     c.scope = Some(scope);
     match c.expr(e) {
-        Some(_) if !c.problems.is_empty() => Err(c.problems),
+        Some(_) if !c.problems.is_empty() => Err(dedup(c.problems)),
         Some(Typed::Int(i, ty)) => Ok((Checked::Int(i, ty), c.max_locals)),
         Some(Typed::Bool(b)) => Ok((Checked::Bool(b), c.max_locals)),
         Some(t) => {
@@ -101,7 +114,7 @@ fn check_standalone(
                 "evaluate one component or element at a time, e.g. `p.F[0]`",
             )])
         }
-        None => Err(c.problems),
+        None => Err(dedup(c.problems)),
     }
 }
 
@@ -166,8 +179,8 @@ struct Checker {
     max_locals: usize,
     /// Definitions by name.
     defs: HashMap<String, ast::Def>,
-    /// Definitions being expanded, innermost last (recursion is an error).
-    expanding: Vec<String>,
+    /// Definitions that use themselves (reported once, never expanded).
+    recursive: HashSet<String>,
     /// Numbers renamed bound variables.
     fresh: usize,
     scope: Option<Scope>,
@@ -316,6 +329,7 @@ impl Checker {
                 }
             }
         }
+        self.find_recursion();
         for v in &prog.vars {
             self.scope = Some(Scope::Constant);
             let (len, elem) = match &v.domain {
@@ -325,6 +339,19 @@ impl Checker {
                 d => (None, d),
             };
             let (ty, domain) = self.scalar_domain(elem);
+            let random = v.random.as_ref().and_then(|(lo, hi)| {
+                if ty != Ty::Int {
+                    self.err(
+                        Problem::new("guarded::check::random_range", "`random lo..hi` needs an integer variable")
+                            .label(lo.span().join(hi.span()), "a range for a variable that is not an integer")
+                            .help("remove it: arbitrary configurations draw other variables from their whole domain"),
+                    );
+                    return None;
+                }
+                let lo = self.int_expr(lo, Some(Ty::Int));
+                let hi = self.int_expr(hi, Some(Ty::Int));
+                Some((lo?, hi?))
+            });
             let len = match &v.domain {
                 ast::Domain::Array(..) => Some(len.unwrap_or(IExpr::Const(1))),
                 _ => None,
@@ -343,8 +370,51 @@ impl Checker {
                 domain,
                 init,
                 len,
+                random,
                 span: v.span,
             });
+        }
+    }
+
+    /// Reports definitions that use themselves, directly or through others.
+    fn find_recursion(&mut self) {
+        let mut graph: HashMap<String, Vec<(String, Span)>> = HashMap::new();
+        for (name, d) in &self.defs {
+            let params: Vec<String> = d.params.iter().map(|p| p.name.clone()).collect();
+            let mut out = Vec::new();
+            match &d.body {
+                ast::DefBody::Expr(e) => expand::uses(e, &params, &mut out),
+                ast::DefBody::Stmt(s) => expand::stmt_uses(s, &params, &mut out),
+            }
+            out.retain(|(u, _)| self.defs.contains_key(u));
+            graph.insert(name.clone(), out);
+        }
+        let mut names: Vec<&String> = graph.keys().collect();
+        names.sort_by_key(|n| self.defs[*n].span.start);
+        for start in names {
+            // Depth-first from `start`, looking for a path back to it.
+            let mut stack: Vec<(&str, Span)> =
+                graph[start].iter().map(|(u, s)| (u.as_str(), *s)).collect();
+            let mut seen: HashSet<&str> = HashSet::new();
+            while let Some((u, at)) = stack.pop() {
+                if u == start {
+                    self.recursive.insert(start.clone());
+                    let d = &self.defs[start];
+                    self.problems.push(
+                        Problem::new(
+                            "guarded::check::recursive_def",
+                            format!("`{start}` is defined in terms of itself"),
+                        )
+                        .label(at, "this use leads back to it")
+                        .label(d.name.span, "defined here")
+                        .help("definitions are expanded where they are used, so they cannot recurse; use a quantifier or a `for` loop"),
+                    );
+                    break;
+                }
+                if seen.insert(u) {
+                    stack.extend(graph[u].iter().map(|(v, s)| (v.as_str(), *s)));
+                }
+            }
         }
     }
 
@@ -553,10 +623,7 @@ impl Checker {
                 let Some(body) = self.expand_stmt(f, args, *span) else {
                     return ir::Stmt::Skip;
                 };
-                self.expanding.push(f.name.clone());
-                let out = self.stmt(&body);
-                self.expanding.pop();
-                out
+                self.stmt(&body)
             }
             ast::Stmt::Assign(targets, values, span) => self.assign(targets, values, *span),
         }
@@ -576,7 +643,13 @@ impl Checker {
                 None => ok = false,
             }
         }
-        if ok && targets.len() != vals.len() {
+        if !ok {
+            for t in targets {
+                self.assignable(&t.name);
+            }
+            return ir::Stmt::Skip;
+        }
+        if targets.len() != vals.len() {
             self.err(
                 Problem::new(
                     "guarded::check::assignment_arity",
@@ -938,16 +1011,7 @@ impl Checker {
         stmt: bool,
     ) -> Option<ast::DefBody> {
         let def = self.defs.get(&f.name).cloned()?;
-        if self.expanding.contains(&f.name) {
-            self.err(
-                Problem::new(
-                    "guarded::check::recursive_def",
-                    format!("`{}` is defined in terms of itself", f.name),
-                )
-                .label(span, "used inside its own definition")
-                .label(def.name.span, "defined here")
-                .help("definitions are expanded where they are used, so they cannot recurse; use a quantifier or a `for` loop"),
-            );
+        if self.recursive.contains(&f.name) {
             return None;
         }
         if def.params.len() != args.len() {
@@ -1006,10 +1070,7 @@ impl Checker {
         let Some(ast::DefBody::Expr(body)) = self.expand(f, args, span, false) else {
             return None;
         };
-        self.expanding.push(f.name.clone());
-        let out = self.expr(&body);
-        self.expanding.pop();
-        out
+        self.expr(&body)
     }
 
     /// A use of a statement definition, expanded.
@@ -1519,10 +1580,7 @@ impl Checker {
         let Some(ast::DefBody::Expr(body)) = self.expand(name, args, at, false) else {
             return None;
         };
-        self.expanding.push(name.name.clone());
-        let out = self.set(var, &body, span, depth + 1);
-        self.expanding.pop();
-        out
+        self.set(var, &body, span, depth + 1)
     }
 
     /// Resolves an expression that denotes a process: the base of a field

@@ -144,6 +144,9 @@ pub struct Compiled {
     pub role_of: Vec<u32>,
     /// Domains by slot (an array's elements share its element domain).
     pub domains: Vec<VarDomain>,
+    /// What arbitrary (random) configurations draw each slot from: the
+    /// domain, or a declared `random lo..hi` within it.
+    pub arbitrary: Vec<VarDomain>,
     /// Declared initial values by variable (every element of an array gets
     /// it); evaluated with `me` set and no state.
     pub inits: Vec<Option<IFn>>,
@@ -302,9 +305,31 @@ pub fn instantiate(
     }
     let mut offsets = Vec::new();
     let mut domains = Vec::new();
-    for (d, len) in var_domains.iter().zip(&lens) {
+    let mut arbitrary = Vec::new();
+    for ((d, len), v) in var_domains.iter().zip(&lens).zip(&prog.vars) {
         offsets.push(domains.len());
         domains.extend(std::iter::repeat_n(d.clone(), len.unwrap_or(1)));
+        let from = match (&v.random, d) {
+            (None, _) => d.clone(),
+            (Some((lo, hi)), VarDomain::Range(dlo, dhi)) => {
+                match (const_eval(lo, &params, n), const_eval(hi, &params, n)) {
+                    (Some(lo), Some(hi)) if *dlo <= lo && lo <= hi && hi <= *dhi => {
+                        VarDomain::Range(lo, hi)
+                    }
+                    (lo, hi) => {
+                        let show = |x: Option<i64>| x.map_or("?".into(), |x| x.to_string());
+                        problems.push(
+                            Problem::new("guarded::instance::random_range", format!("`random {}..{}` of `{}` is not a non-empty part of its domain {dlo}..{dhi}", show(lo), show(hi), v.name))
+                                .label(v.span, "declared here")
+                                .help("the range random configurations draw from must lie within the domain"),
+                        );
+                        d.clone()
+                    }
+                }
+            }
+            (Some(_), _) => d.clone(),
+        };
+        arbitrary.extend(std::iter::repeat_n(from, len.unwrap_or(1)));
     }
     let stride = domains.len();
     let c = Compiler {
@@ -504,6 +529,7 @@ pub fn instantiate(
         roles,
         role_of,
         domains,
+        arbitrary,
         inits,
         legitimate,
         invariants,

@@ -826,7 +826,7 @@ impl Session {
         let stride = self.sim.stride();
         let mut new = self.sim.state.clone();
         for &p in &procs {
-            for (slot, d) in self.sim.code.domains.iter().enumerate() {
+            for (slot, d) in self.sim.code.arbitrary.iter().enumerate() {
                 new[p * stride + slot] =
                     init::random_value(d, p, &self.sim.topo, &mut self.sim.rng);
             }

@@ -18,7 +18,8 @@ use std::cell::Cell;
 pub enum InitMode {
     /// The declared initial values (and DOT node attributes).
     Declared,
-    /// Uniformly random over every domain: the arbitrary start.
+    /// Uniformly random over every domain (or declared `random` range): the
+    /// arbitrary start.
     Random,
     /// Declared values overridden by an assignment file (its name and text).
     File(String, String),
@@ -331,7 +332,7 @@ pub fn initial_state(
     };
     if *mode == InitMode::Random {
         for p in 0..n {
-            for (slot, d) in code.domains.iter().enumerate() {
+            for (slot, d) in code.arbitrary.iter().enumerate() {
                 state[p * stride + slot] = Some(random_value(d, p, topo, rng));
             }
         }

@@ -101,6 +101,8 @@ pub struct VarDecl {
     pub domain: Domain,
     /// The declared initial value, if any.
     pub init: Option<Expr>,
+    /// `random lo..hi`: the range arbitrary configurations draw from.
+    pub random: Option<(Expr, Expr)>,
     /// The whole declaration.
     pub span: Span,
 }

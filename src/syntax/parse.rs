@@ -139,6 +139,8 @@ fn rule_name(rule: &Rule) -> String {
         w_max => "`max`",
         w_argmin => "`argmin`",
         w_argmax => "`argmax`",
+        w_random => "`random`",
+        random_range => "`random lo..hi`",
         def_decl | def_expr => "a definition `def NAME(params) = expression`",
         def_params => "a parameter list `(a, b)`",
         array_domain => "an array domain `array[LEN] of DOMAIN`",
@@ -279,6 +281,18 @@ fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
     let domain_pair = it.next().unwrap();
     let mut end = domain_pair.as_span().end();
     let domain = lower_domain(domain_pair);
+    let mut it = it.peekable();
+    let random = if it.peek().map(|c| c.as_rule()) == Some(Rule::random_range) {
+        let r = it.next().unwrap();
+        end = r.as_span().end();
+        let mut parts = r.into_inner().skip(1);
+        Some((
+            lower_expr(parts.next().unwrap()),
+            lower_expr(parts.next().unwrap()),
+        ))
+    } else {
+        None
+    };
     let init = it.next().map(lower_expr);
     if let Some(e) = &init {
         end = e.span().end;
@@ -289,6 +303,7 @@ fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
         name,
         domain,
         init,
+        random,
         span,
     }
 }
