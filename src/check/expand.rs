@@ -74,6 +74,11 @@ impl<'a> Subst<'a> {
                 let (var, pred) = self.binding(var, |me| me.expr(pred));
                 Expr::Set(var, coll, Box::new(pred), *s)
             }
+            Expr::Edge(v, s) => Expr::Edge(v.iter().map(|a| self.expr(a)).collect(), *s),
+            Expr::Acyclic(a, b, pred, s) => {
+                let (a, (b, pred)) = self.binding(a, |me| me.binding(b, |me| me.expr(pred)));
+                Expr::Acyclic(a, b, Box::new(pred), *s)
+            }
         }
     }
 
@@ -102,6 +107,7 @@ impl<'a> Subst<'a> {
                             _ => t.name.clone(),
                         },
                         index: t.index.as_ref().map(|i| self.expr(i)),
+                        edge: t.edge,
                         span: t.span,
                     })
                     .collect(),
@@ -115,11 +121,17 @@ impl<'a> Subst<'a> {
                 b.as_ref().map(|b| Box::new(self.stmt(b))),
                 *span,
             ),
-            Stmt::For(var, lo, hi, body, span) => {
-                let (lo, hi) = (self.expr(lo), self.expr(hi));
+            Stmt::For(var, coll, body, span) => {
+                let coll = self.coll(coll);
                 let (var, body) = self.binding(var, |me| me.stmt(body));
-                Stmt::For(var, Box::new(lo), Box::new(hi), Box::new(body), *span)
+                Stmt::For(var, coll, Box::new(body), *span)
             }
+            Stmt::Send(m, args, to, span) => Stmt::Send(
+                m.clone(),
+                args.iter().map(|a| self.expr(a)).collect(),
+                Box::new(self.expr(to)),
+                *span,
+            ),
             Stmt::Call(f, args, span) => Stmt::Call(
                 f.clone(),
                 args.iter().map(|a| self.expr(a)).collect(),
@@ -158,7 +170,8 @@ pub fn uses(e: &Expr, params: &[String], out: &mut Vec<(String, crate::span::Spa
             coll_uses(coll, params, out);
             uses(body, params, out);
         }
-        Expr::Tuple(v, _) => v.iter().for_each(|a| uses(a, params, out)),
+        Expr::Tuple(v, _) | Expr::Edge(v, _) => v.iter().for_each(|a| uses(a, params, out)),
+        Expr::Acyclic(_, _, pred, _) => uses(pred, params, out),
     }
 }
 
@@ -193,10 +206,13 @@ pub fn stmt_uses(s: &Stmt, params: &[String], out: &mut Vec<(String, crate::span
                 stmt_uses(b, params, out);
             }
         }
-        Stmt::For(_, lo, hi, body, _) => {
-            uses(lo, params, out);
-            uses(hi, params, out);
+        Stmt::For(_, coll, body, _) => {
+            coll_uses(coll, params, out);
             stmt_uses(body, params, out);
+        }
+        Stmt::Send(_, args, to, _) => {
+            args.iter().for_each(|a| uses(a, params, out));
+            uses(to, params, out);
         }
         Stmt::Call(f, args, _) => {
             if !params.contains(&f.name) {

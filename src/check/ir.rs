@@ -48,6 +48,12 @@ pub struct Var {
     pub len: Option<IExpr>,
     /// `random lo..hi`: where arbitrary configurations draw it from.
     pub random: Option<(IExpr, IExpr)>,
+    /// One value per neighbour (`array[nbrs] of D`, and every edge variable),
+    /// indexed by the neighbour.
+    pub per_nbr: bool,
+    /// `var`, `edge var` (shared by both ends: every write lands at both) or
+    /// `timer` (advances by one at the end of every round).
+    pub kind: crate::syntax::ast::VarKind,
     /// The declaration.
     pub span: Span,
 }
@@ -90,6 +96,8 @@ pub enum Proc {
     /// A node expression in an action that may not name a neighbour (say
     /// `q.parent` for a neighbour `q`): checked when it is read.
     Via(Box<IExpr>, Span),
+    /// The process's parent in a rooted tree topology (itself at the root).
+    TreeParent(Span),
 }
 
 /// Arithmetic operators.
@@ -139,6 +147,17 @@ pub enum Coll {
     Range(Box<IExpr>, Box<IExpr>),
 }
 
+/// A collection with the filter a set adds, and the slot its variable uses.
+#[derive(Clone, Debug)]
+pub struct Binder {
+    /// The bound variable's local slot.
+    pub slot: usize,
+    /// What it ranges over.
+    pub coll: Coll,
+    /// Which members count.
+    pub filter: Option<BExpr>,
+}
+
 /// Integer-valued expressions (integers, enumeration values, node references).
 #[derive(Clone, Debug)]
 pub enum IExpr {
@@ -173,6 +192,10 @@ pub enum IExpr {
     Best(Box<Best>),
     /// `body` evaluated with the local `slot` set to `value`.
     Let(usize, Box<IExpr>, Box<IExpr>),
+    /// `int(b)`: 1 or 0.
+    FromBool(Box<BExpr>),
+    /// `msgs(p, q, m)`: messages (of type `m`, or all) in the channel from p to q.
+    Msgs(Proc, Proc, Option<usize>, Span),
 }
 
 /// See [`IExpr::Best`].
@@ -221,6 +244,8 @@ pub enum BExpr {
     Elem(Proc, usize, Box<IExpr>, Span),
     /// Whole-array equality (true) or difference (false) of two arrays of one length.
     ArrayEq(bool, Proc, usize, Proc, usize, Span),
+    /// `acyclic(p -> q : P)`: the slots of p and q, and P.
+    Acyclic(usize, usize, Box<BExpr>),
 }
 
 /// A value of either kind.
@@ -252,8 +277,10 @@ pub enum Stmt {
     Skip,
     /// Simultaneous assignment to own variables.
     Assign(Vec<Target>, Vec<Value>),
-    /// `for` over `lo..=hi` with the loop variable in a local slot.
-    For(usize, IExpr, IExpr, Box<Stmt>),
+    /// `for` over a collection, in order, with the loop variable in a local slot.
+    For(Binder, Box<Stmt>),
+    /// `send m(values) to q`.
+    Send(usize, Vec<Value>, IExpr, Span),
     /// In sequence.
     Seq(Vec<Stmt>),
     /// Conditional.
@@ -273,6 +300,19 @@ pub struct Action {
     pub body: Stmt,
     /// The whole action, for runtime diagnostics.
     pub span: Span,
+    /// `for q in C`: enabled for some member, runs for the first.
+    pub binder: Option<Binder>,
+    /// `receive m(x) from q`: the message type, the sender's slot and the fields' slots.
+    pub receive: Option<(usize, usize, Vec<usize>)>,
+}
+
+/// A message type.
+#[derive(Clone, Debug)]
+pub struct Message {
+    /// Its name.
+    pub name: String,
+    /// Its fields: name, type, domain.
+    pub fields: Vec<(String, Ty, Domain)>,
 }
 
 /// A role: the program of the processes its selector matches.
@@ -288,6 +328,8 @@ pub struct Role {
     pub reads_left: Option<Span>,
     /// See `reads_left`.
     pub reads_right: Option<Span>,
+    /// Whether any action reads `tree_parent`.
+    pub reads_tree: Option<Span>,
 }
 
 /// A checked program.
@@ -309,6 +351,10 @@ pub struct Program {
     pub invariants: Vec<(String, BExpr, Span)>,
     /// Named values printed in a run's summary.
     pub reports: Vec<(String, crate::check::Checked)>,
+    /// Message types.
+    pub messages: Vec<Message>,
+    /// The capacity of every channel, when messages are declared.
+    pub capacity: Option<(IExpr, Span)>,
     /// How many quantifier variables may be live at once.
     pub max_locals: usize,
 }

@@ -16,7 +16,22 @@ use std::collections::HashSet;
 
 /// Names the language gives a meaning of its own.
 pub const BUILTIN_NAMES: &[&str] = &[
-    "n", "index", "id", "self", "left", "right", "enabled", "min", "max", "abs", "argmin", "argmax",
+    "n",
+    "index",
+    "id",
+    "self",
+    "left",
+    "right",
+    "enabled",
+    "min",
+    "max",
+    "abs",
+    "argmin",
+    "argmax",
+    "int",
+    "msgs",
+    "tree_parent",
+    "acyclic",
 ];
 
 /// Checks a parsed program and lowers it to the typed IR.
@@ -27,6 +42,7 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
     let legitimate = c.legitimacy(prog);
     let invariants = c.invariants(prog);
     let reports = c.reports(prog);
+    let capacity = c.capacity(prog);
     if prog.roles.is_empty() {
         c.problems.push(
             Problem::new(
@@ -51,6 +67,8 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
         legitimate,
         invariants,
         reports,
+        messages: c.messages,
+        capacity,
         max_locals: c.max_locals,
     })
 }
@@ -153,6 +171,8 @@ enum LocalKind {
     Node { nbr: bool },
     /// An integer.
     Int,
+    /// A received message's field of this type.
+    Field(Ty),
 }
 
 /// A bound variable in scope.
@@ -183,6 +203,11 @@ struct Checker {
     recursive: HashSet<String>,
     /// Numbers renamed bound variables.
     fresh: usize,
+    /// Message types by name.
+    msg_index: HashMap<String, usize>,
+    messages: Vec<ir::Message>,
+    /// Whether any action reads `tree_parent`, with a span of one such read.
+    reads_tree: Option<Span>,
     scope: Option<Scope>,
     params_visible: usize,
     reads_left: Option<Span>,
@@ -330,15 +355,70 @@ impl Checker {
             }
         }
         self.find_recursion();
+        for m in &prog.messages {
+            if self.declare_name(&m.name, "message type") {
+                self.msg_index
+                    .insert(m.name.name.clone(), self.messages.len());
+            }
+            self.scope = Some(Scope::Constant);
+            let mut fields = Vec::new();
+            let mut seen: HashMap<&str, Span> = HashMap::new();
+            for (f, d) in &m.fields {
+                if let Some(prev) = seen.insert(&f.name, f.span) {
+                    self.err(
+                        Problem::new(
+                            "guarded::check::duplicate_name",
+                            format!("field `{}` appears twice", f.name),
+                        )
+                        .label(f.span, "second one")
+                        .label(prev, "first one")
+                        .help("give each field of a message its own name"),
+                    );
+                }
+                let (ty, domain) = self.scalar_domain(d);
+                if ty == Ty::Node {
+                    self.err(
+                        Problem::new(
+                            "guarded::check::node_field",
+                            "a message field cannot be a node reference",
+                        )
+                        .label(f.span, "a `node` field")
+                        .help("send a process number (`index`) or an `id` as an integer"),
+                    );
+                }
+                fields.push((f.name.clone(), ty, domain));
+            }
+            self.messages.push(ir::Message {
+                name: m.name.name.clone(),
+                fields,
+            });
+        }
         for v in &prog.vars {
             self.scope = Some(Scope::Constant);
-            let (len, elem) = match &v.domain {
-                ast::Domain::Array(len, elem, _) => {
-                    (self.int_expr(len, Some(Ty::Int)), elem.as_ref())
+            let (len, per_nbr, elem) = match &v.domain {
+                ast::Domain::Array(Some(len), elem, _) => {
+                    (self.int_expr(len, Some(Ty::Int)), false, elem.as_ref())
                 }
-                d => (None, d),
+                ast::Domain::Array(None, elem, _) => (None, true, elem.as_ref()),
+                d => (None, v.kind == ast::VarKind::Edge, d),
             };
+            if v.kind == ast::VarKind::Edge {
+                if let ast::Domain::Array(_, _, span) = &v.domain {
+                    self.err(
+                        Problem::new("guarded::check::edge_array", "an edge variable holds one value per edge")
+                            .label(*span, "an array")
+                            .help("declare `edge var x: DOMAIN`; each edge has its own x, read as `edge(q).x` or `x[q]`"),
+                    );
+                }
+            }
             let (ty, domain) = self.scalar_domain(elem);
+            if v.kind == ast::VarKind::Timer && !matches!(domain, Domain::Range(..)) {
+                self.err(
+                    Problem::new("guarded::check::timer_domain", "a timer counts rounds: its domain is a range")
+                        .label(v.name.span, "this timer")
+                        .help("declare `timer t: 0..T` (it stops at T), or `timer t: array[nbrs] of 0..T`"),
+                );
+            }
             let random = v.random.as_ref().and_then(|(lo, hi)| {
                 if ty != Ty::Int {
                     self.err(
@@ -353,7 +433,7 @@ impl Checker {
                 Some((lo?, hi?))
             });
             let len = match &v.domain {
-                ast::Domain::Array(..) => Some(len.unwrap_or(IExpr::Const(1))),
+                ast::Domain::Array(Some(_), _, _) => Some(len.unwrap_or(IExpr::Const(1))),
                 _ => None,
             };
             self.scope = Some(Scope::Init);
@@ -371,8 +451,64 @@ impl Checker {
                 init,
                 len,
                 random,
+                per_nbr,
+                kind: v.kind,
                 span: v.span,
             });
+        }
+    }
+
+    fn capacity(&mut self, prog: &ast::Program) -> Option<(IExpr, Span)> {
+        self.scope = Some(Scope::Constant);
+        if let Some(second) = prog.capacity.get(1) {
+            self.err(
+                Problem::new(
+                    "guarded::check::duplicate_capacity",
+                    "more than one channel capacity",
+                )
+                .label(second.span(), "second `channel capacity`")
+                .help("every channel has the same capacity; keep one declaration"),
+            );
+        }
+        match prog.capacity.first() {
+            Some(e) => self.int_expr(e, Some(Ty::Int)).map(|c| (c, e.span())),
+            None if !prog.messages.is_empty() => {
+                let m = &prog.messages[0];
+                self.err(
+                    Problem::new(
+                        "guarded::check::no_capacity",
+                        "messages are declared but channels have no capacity",
+                    )
+                    .label(m.name.span, "a message type")
+                    .help("declare how many messages a channel holds: `channel capacity 4`"),
+                );
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Whether variable `v` has elements (a fixed array or one per neighbour).
+    fn is_array(&self, v: usize) -> bool {
+        self.vars[v].len.is_some() || self.vars[v].per_nbr
+    }
+
+    /// An index into variable `v`: an integer, or a neighbour for per-neighbour arrays.
+    fn index_expr(&mut self, v: usize, e: &Expr) -> Option<IExpr> {
+        if !self.vars[v].per_nbr {
+            return self.int_expr(e, Some(Ty::Int));
+        }
+        match self.expr(e)? {
+            Typed::Int(i, Ty::Node) => Some(i),
+            t => {
+                let found = self.typed_name(&t);
+                self.err(
+                    Problem::new("guarded::check::type_mismatch", format!("expected a neighbour, found {found}"))
+                        .label(e.span(), format!("this is {found}"))
+                        .help(format!("`{}` has one value per neighbour: index it with a neighbour, e.g. `{}[q]` for `q in nbrs`", self.vars[v].name, self.vars[v].name)),
+                );
+                None
+            }
         }
     }
 
@@ -483,6 +619,7 @@ impl Checker {
         let selector = r.selector.as_ref().and_then(|e| self.bool_expr(e));
         self.reads_left = None;
         self.reads_right = None;
+        self.reads_tree = None;
         let mut labels: HashMap<&str, Span> = HashMap::new();
         let mut actions = Vec::new();
         for a in &r.actions {
@@ -503,14 +640,23 @@ impl Checker {
                 .as_ref()
                 .and_then(|p| self.int_expr(p, Some(Ty::Int)).map(|e| (e, p.span())));
             self.scope = Some(Scope::Process);
+            let mark = self.mark();
+            let binder = a.binder.as_ref().and_then(|(var, coll)| {
+                self.collection(var, coll, var.span, 0)
+                    .map(|(slot, coll, filter, _)| ir::Binder { slot, coll, filter })
+            });
+            let receive = a.receive.as_ref().and_then(|r| self.receive(r));
             let guard = self.bool_expr(&a.guard).unwrap_or(BExpr::Const(false));
             let body = self.stmt(&a.body);
+            self.release(mark);
             actions.push(ir::Action {
                 label: a.label.name.clone(),
                 priority,
                 guard,
                 body,
                 span: a.span,
+                binder,
+                receive,
             });
         }
         ir::Role {
@@ -519,7 +665,61 @@ impl Checker {
             head: r.head,
             reads_left: self.reads_left,
             reads_right: self.reads_right,
+            reads_tree: self.reads_tree,
         }
+    }
+
+    /// Binds a receive clause's sender and fields.
+    fn receive(&mut self, r: &ast::Receive) -> Option<(usize, usize, Vec<usize>)> {
+        let Some(&m) = self.msg_index.get(&r.message.name) else {
+            let help = match suggest(&r.message.name, self.msg_index.keys().map(String::as_str)) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => "declare it: `message NAME(field: DOMAIN)`".into(),
+            };
+            self.err(
+                Problem::new(
+                    "guarded::check::unknown_message",
+                    format!("unknown message type `{}`", r.message.name),
+                )
+                .label(r.message.span, "not declared")
+                .help(help),
+            );
+            return None;
+        };
+        let fields = self.messages[m].fields.clone();
+        if fields.len() != r.fields.len() {
+            self.err(
+                Problem::new(
+                    "guarded::check::arity",
+                    format!(
+                        "`{}` has {} field{}, {} named",
+                        r.message.name,
+                        fields.len(),
+                        if fields.len() == 1 { "" } else { "s" },
+                        r.fields.len()
+                    ),
+                )
+                .label(r.message.span, "name each field once")
+                .help(format!(
+                    "write `receive {}({}) from q`",
+                    r.message.name,
+                    fields
+                        .iter()
+                        .map(|f| f.0.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+            return None;
+        }
+        let from = self.bind(&r.from.name, LocalKind::Node { nbr: true });
+        let slots = r
+            .fields
+            .iter()
+            .zip(&fields)
+            .map(|(name, (_, ty, _))| self.bind(&name.name, LocalKind::Field(*ty)))
+            .collect();
+        Some((m, from, slots))
     }
 
     fn legitimacy(&mut self, prog: &ast::Program) -> Option<(BExpr, Span)> {
@@ -607,18 +807,19 @@ impl Checker {
                 let e = e.as_ref().map_or(ir::Stmt::Skip, |e| self.stmt(e));
                 ir::Stmt::If(c, Box::new(t), Box::new(e))
             }
-            ast::Stmt::For(var, lo, hi, body, _) => {
-                let lo = self.int_expr(lo, Some(Ty::Int));
-                let hi = self.int_expr(hi, Some(Ty::Int));
+            ast::Stmt::For(var, coll, body, span) => {
                 let mark = self.mark();
-                let slot = self.bind(&var.name, LocalKind::Int);
+                let bound = self.collection(var, coll, *span, 0);
                 let body = self.stmt(body);
                 self.release(mark);
-                match (lo, hi) {
-                    (Some(lo), Some(hi)) => ir::Stmt::For(slot, lo, hi, Box::new(body)),
-                    _ => ir::Stmt::Skip,
+                match bound {
+                    Some((slot, coll, filter, _)) => {
+                        ir::Stmt::For(ir::Binder { slot, coll, filter }, Box::new(body))
+                    }
+                    None => ir::Stmt::Skip,
                 }
             }
+            ast::Stmt::Send(m, args, to, span) => self.send(m, args, to, *span),
             ast::Stmt::Call(f, args, span) => {
                 let Some(body) = self.expand_stmt(f, args, *span) else {
                     return ir::Stmt::Skip;
@@ -626,6 +827,71 @@ impl Checker {
                 self.stmt(&body)
             }
             ast::Stmt::Assign(targets, values, span) => self.assign(targets, values, *span),
+        }
+    }
+
+    fn send(&mut self, m: &ast::Ident, args: &[Expr], to: &Expr, span: Span) -> ir::Stmt {
+        let Some(&k) = self.msg_index.get(&m.name) else {
+            let help = match suggest(&m.name, self.msg_index.keys().map(String::as_str)) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => "declare it: `message NAME(field: DOMAIN)`".into(),
+            };
+            self.err(
+                Problem::new(
+                    "guarded::check::unknown_message",
+                    format!("unknown message type `{}`", m.name),
+                )
+                .label(m.span, "not declared")
+                .help(help),
+            );
+            return ir::Stmt::Skip;
+        };
+        let fields = self.messages[k].fields.clone();
+        if fields.len() != args.len() {
+            self.err(
+                Problem::new(
+                    "guarded::check::arity",
+                    format!(
+                        "`{}` has {} field{}, {} given",
+                        m.name,
+                        fields.len(),
+                        if fields.len() == 1 { "" } else { "s" },
+                        args.len()
+                    ),
+                )
+                .label(span, "one value per field")
+                .help(format!(
+                    "write `send {}({}) to q`",
+                    m.name,
+                    fields
+                        .iter()
+                        .map(|f| f.0.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+            return ir::Stmt::Skip;
+        }
+        let mut values = Vec::new();
+        for (a, (name, ty, _)) in args.iter().zip(&fields) {
+            values.push(self.value(a, *ty, &format!("field `{name}`")));
+        }
+        let dest = match self.expr(to) {
+            Some(Typed::Int(e, Ty::Node)) if self.names_neighbour(&e) => Some(e),
+            Some(t) => {
+                let found = self.typed_name(&t);
+                self.err(
+                    Problem::new("guarded::check::send_not_neighbour", "a message goes to a neighbour")
+                        .label(to.span(), format!("this is {found}, not surely a neighbour"))
+                        .help("send to `q` of `q in nbrs`, the sender of a received message, `left`, `right`, `tree_parent` or an own node variable"),
+                );
+                None
+            }
+            None => None,
+        };
+        match (values.into_iter().collect::<Option<Vec<_>>>(), dest) {
+            (Some(values), Some(dest)) => ir::Stmt::Send(k, values, dest, span),
+            _ => ir::Stmt::Skip,
         }
     }
 
@@ -683,9 +949,20 @@ impl Checker {
             let Some(var) = self.assignable(&t.name) else {
                 continue;
             };
-            let is_array = self.vars[var].len.is_some();
+            if t.edge && self.vars[var].kind != ast::VarKind::Edge {
+                self.err(
+                    Problem::new(
+                        "guarded::check::not_edge_variable",
+                        format!("`{}` is not an edge variable", t.name.name),
+                    )
+                    .label(t.span, "written as an edge's variable")
+                    .help("declare it `edge var`, or assign it as `x := ...`"),
+                );
+                continue;
+            }
+            let is_array = self.is_array(var);
             let index = match &t.index {
-                Some(i) if is_array => self.int_expr(i, Some(Ty::Int)),
+                Some(i) if is_array => self.index_expr(var, i),
                 Some(_) => {
                     self.err(
                         Problem::new(
@@ -763,13 +1040,14 @@ impl Checker {
     /// Whether a node expression is sure to name this process or a neighbour.
     fn names_neighbour(&self, e: &IExpr) -> bool {
         match e {
-            IExpr::NodeOf(Proc::Me | Proc::Left(_) | Proc::Right(_)) => true,
+            IExpr::NodeOf(Proc::Me | Proc::Left(_) | Proc::Right(_) | Proc::TreeParent(_)) => true,
             IExpr::NodeOf(Proc::Local(slot)) => self
                 .locals
                 .iter()
                 .rev()
                 .find(|l| l.slot == *slot)
                 .is_some_and(|l| l.kind == LocalKind::Node { nbr: true }),
+            IExpr::NodeOf(Proc::Through(v)) => self.vars[*v].ty == Ty::Node,
             IExpr::Var(Proc::Me, v) | IExpr::Elem(Proc::Me, v, _, _) => {
                 self.vars[*v].ty == Ty::Node
             }
@@ -910,6 +1188,12 @@ impl Checker {
             Expr::Int(v, _) => Some(Typed::Int(IExpr::Const(*v), Ty::Int)),
             Expr::Bool(b, _) => Some(Typed::Bool(BExpr::Const(*b))),
             Expr::Name(id) => self.name(id),
+            Expr::Field(base, field, span) if matches!(**base, Expr::Edge(..)) => {
+                let Expr::Edge(args, espan) = &**base else {
+                    unreachable!("matched above")
+                };
+                self.edge_read(args, *espan, field, *span)
+            }
             Expr::Field(base, field, span) => {
                 // `q.key` for a one-parameter definition `key` is `key(q)`.
                 if !self.var_index.contains_key(&field.name) && self.defs.contains_key(&field.name)
@@ -933,10 +1217,9 @@ impl Checker {
             }
             Expr::Index(base, index, span) => {
                 let arr = self.expr(base);
-                let i = self.int_expr(index, Some(Ty::Int));
                 match arr? {
                     Typed::Array(p, v) => {
-                        let i = Box::new(i?);
+                        let i = Box::new(self.index_expr(v, index)?);
                         Some(match self.vars[v].ty {
                             Ty::Bool => Typed::Bool(BExpr::Elem(p, v, i, *span)),
                             ty => Typed::Int(IExpr::Elem(p, v, i, *span), ty),
@@ -963,6 +1246,33 @@ impl Checker {
                 }
                 Some(Typed::Tuple(out.into_iter().collect::<Option<Vec<_>>>()?))
             }
+            Expr::Edge(_, span) => {
+                self.err(
+                    Problem::new("guarded::check::edge_value", "`edge(..)` is not a value")
+                        .label(*span, "an edge")
+                        .help("read one of its variables: `edge(q).x`"),
+                );
+                None
+            }
+            Expr::Acyclic(a, b, pred, span) => {
+                if self.scope() != Scope::Global {
+                    self.err(
+                        Problem::new(
+                            "guarded::check::non_local",
+                            "`acyclic` looks at the whole configuration",
+                        )
+                        .label(*span, "not local to a process")
+                        .help("use it in `legitimate:`, an `invariant` or a `report`"),
+                    );
+                    return None;
+                }
+                let mark = self.mark();
+                let sa = self.bind(&a.name, LocalKind::Node { nbr: false });
+                let sb = self.bind(&b.name, LocalKind::Node { nbr: false });
+                let pred = self.bool_expr(pred);
+                self.release(mark);
+                Some(Typed::Bool(BExpr::Acyclic(sa, sb, Box::new(pred?))))
+            }
             Expr::Set(_, _, _, span) => {
                 self.err(
                     Problem::new("guarded::check::set_value", "a set is not a value")
@@ -972,6 +1282,64 @@ impl Checker {
                 None
             }
         }
+    }
+
+    /// `edge(q).x` in an action, `edge(p, q).x` in a global predicate.
+    fn edge_read(
+        &mut self,
+        args: &[Expr],
+        espan: Span,
+        field: &ast::Ident,
+        span: Span,
+    ) -> Option<Typed> {
+        let Some(&v) = self
+            .var_index
+            .get(&field.name)
+            .filter(|&&v| self.vars[v].kind == ast::VarKind::Edge)
+        else {
+            let edge_vars: Vec<&str> = self
+                .vars
+                .iter()
+                .filter(|v| v.kind == ast::VarKind::Edge)
+                .map(|v| v.name.as_str())
+                .collect();
+            let help = match suggest(&field.name, edge_vars.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None if edge_vars.is_empty() => "declare one: `edge var x: DOMAIN`".into(),
+                None => format!("the edge variables are {}", edge_vars.join(", ")),
+            };
+            self.err(
+                Problem::new(
+                    "guarded::check::not_edge_variable",
+                    format!("`{}` is not an edge variable", field.name),
+                )
+                .label(field.span, "not declared with `edge var`")
+                .help(help),
+            );
+            return None;
+        };
+        let (owner, other) = match (self.scope(), args) {
+            (Scope::Process, [q]) => (Proc::Me, q),
+            (Scope::Global, [p, q]) => (self.proc_of(p)?, q),
+            (scope, _) => {
+                let want = if scope == Scope::Global {
+                    "`edge(p, q)`: both ends"
+                } else {
+                    "`edge(q)`: the other end"
+                };
+                self.err(
+                    Problem::new("guarded::check::edge_arity", format!("here an edge is written {want}"))
+                        .label(espan, "this edge")
+                        .help("in an action `edge(q).x` is the edge to neighbour q; in a global predicate `edge(p, q).x`"),
+                );
+                return None;
+            }
+        };
+        let i = Box::new(self.index_expr(v, other)?);
+        Some(match self.vars[v].ty {
+            Ty::Bool => Typed::Bool(BExpr::Elem(owner, v, i, span)),
+            ty => Typed::Int(IExpr::Elem(owner, v, i, span), ty),
+        })
     }
 
     /// The innermost bound variable called `name`.
@@ -1334,6 +1702,44 @@ impl Checker {
                     Ty::Int,
                 ))
             }
+            "int" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let b = self.bool_expr(&args[0])?;
+                Some(Typed::Int(IExpr::FromBool(Box::new(b)), Ty::Int))
+            }
+            "msgs" => {
+                if args.len() != 2 && args.len() != 3 {
+                    arity(self, 3);
+                    return None;
+                }
+                if self.scope() != Scope::Global {
+                    self.err(
+                        Problem::new("guarded::check::non_local", "a process cannot look into channels")
+                            .label(span, "channel contents are not local")
+                            .help("use `msgs(p, q, m)` in `legitimate:`, invariants and reports; an action sees the head of a channel with `receive`"),
+                    );
+                    return None;
+                }
+                let p = self.proc_of(&args[0]);
+                let q = self.proc_of(&args[1]);
+                let m = match args.get(2) {
+                    None => None,
+                    Some(Expr::Name(id)) if self.msg_index.contains_key(&id.name) => {
+                        Some(self.msg_index[&id.name])
+                    }
+                    Some(other) => {
+                        self.err(
+                            Problem::new("guarded::check::unknown_message", "expected a message type")
+                                .label(other.span(), "not a message type")
+                                .help("write `msgs(p, q, NAME)` with a declared `message NAME`, or `msgs(p, q)` for all"),
+                        );
+                        return None;
+                    }
+                };
+                Some(Typed::Int(IExpr::Msgs(p?, q?, m, span), Ty::Int))
+            }
             _ if self.defs.contains_key(&f.name) => self.use_def(f, args, span),
             _ => {
                 let help = match suggest(&f.name, self.defs.keys().map(String::as_str)) {
@@ -1443,6 +1849,7 @@ impl Checker {
                 if matches!(kind, QuantKind::ArgMin | QuantKind::ArgMax) {
                     let ty = match kind_of {
                         LocalKind::Int => Ty::Int,
+                        LocalKind::Field(t) => t,
                         LocalKind::Node { .. } => Ty::Node,
                     };
                     return Some(Typed::Int(best, ty));
@@ -1603,6 +2010,10 @@ impl Checker {
                     self.reads_right.get_or_insert(id.span);
                     return Some(Proc::Right(id.span));
                 }
+                ("tree_parent", Scope::Process) => {
+                    self.reads_tree.get_or_insert(id.span);
+                    return Some(Proc::TreeParent(id.span));
+                }
                 _ => {}
             }
         }
@@ -1684,7 +2095,7 @@ impl Checker {
     }
 
     fn var_read(&self, p: Proc, v: usize) -> Typed {
-        if self.vars[v].len.is_some() {
+        if self.is_array(v) {
             return Typed::Array(p, v);
         }
         match self.vars[v].ty {
@@ -1699,6 +2110,10 @@ impl Checker {
             return Some(match l.kind {
                 LocalKind::Node { .. } => Typed::Int(IExpr::NodeOf(Proc::Local(l.slot)), Ty::Node),
                 LocalKind::Int => Typed::Int(IExpr::Local(l.slot), Ty::Int),
+                LocalKind::Field(Ty::Bool) => {
+                    Typed::Bool(BExpr::Cmp(Cmp::Ne, IExpr::Local(l.slot), IExpr::Const(0)))
+                }
+                LocalKind::Field(ty) => Typed::Int(IExpr::Local(l.slot), ty),
             });
         }
         if self.defs.contains_key(&id.name) {
@@ -1747,11 +2162,11 @@ impl Checker {
             "self" if matches!(scope, Scope::Process | Scope::Init) => {
                 return Some(Typed::Int(IExpr::NodeOf(Proc::Me), Ty::Node))
             }
-            "left" | "right" if scope == Scope::Process => {
+            "left" | "right" | "tree_parent" if scope == Scope::Process => {
                 let p = self.proc_of(&Expr::Name(id.clone()))?;
                 return Some(Typed::Int(IExpr::NodeOf(p), Ty::Node));
             }
-            "index" | "id" | "self" | "left" | "right" => {
+            "index" | "id" | "self" | "left" | "right" | "tree_parent" => {
                 self.err(
                     Problem::new("guarded::check::no_process", format!("`{}` has no process here", id.name))
                         .label(id.span, "whose?")

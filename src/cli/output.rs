@@ -3,6 +3,7 @@
 //! diagnostics.
 
 use crate::diagnostic::{render, Problem};
+use crate::runtime::channels::Msg;
 use crate::runtime::engine::{RunError, Simulation};
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
@@ -93,15 +94,49 @@ impl Stats {
     }
 }
 
-/// A process's row as `x=3 b=true`.
-pub(crate) fn row_text(sim: &Simulation, row: &[i64]) -> String {
+/// Process `p`'s row as `x=3 b=true`.
+pub(crate) fn row_text(sim: &Simulation, p: usize, row: &[i64]) -> String {
+    let nbrs = sim.topo.nbrs(p);
     sim.prog
         .vars
         .iter()
         .enumerate()
-        .map(|(k, v)| format!("{}={}", v.name, sim.code.show_var(&sim.prog, k, row)))
+        .map(|(k, v)| format!("{}={}", v.name, sim.code.show_var(&sim.prog, nbrs, k, row)))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A message as `find(3)`.
+pub(crate) fn msg_text(sim: &Simulation, m: &Msg) -> String {
+    let t = &sim.prog.messages[m.kind as usize];
+    let fields: Vec<String> = t
+        .fields
+        .iter()
+        .zip(m.fields)
+        .map(|((_, ty, _), v)| sim.prog.show_value(*ty, v))
+        .collect();
+    if fields.is_empty() {
+        t.name.clone()
+    } else {
+        format!("{}({})", t.name, fields.join(","))
+    }
+}
+
+/// The non-empty channels, one line each: `  channel 3->5: find(2) observer(1)`.
+pub(crate) fn channels_text(sim: &Simulation) -> String {
+    let mut out = String::new();
+    for p in 0..sim.n() {
+        for &q in sim.topo.nbrs(p) {
+            let Some(c) = sim.chans.between(&sim.topo, p, q as usize) else {
+                continue;
+            };
+            if !c.is_empty() {
+                let ms: Vec<String> = c.iter().map(|m| msg_text(sim, m)).collect();
+                out.push_str(&format!("  channel {p}->{q}: {}\n", ms.join(" ")));
+            }
+        }
+    }
+    out
 }
 
 fn row_json(sim: &Simulation, row: &[i64]) -> Value {
@@ -170,9 +205,10 @@ impl Tracer {
                 writeln!(
                     out,
                     "  {p}: {}",
-                    row_text(sim, &sim.state[p * stride..(p + 1) * stride])
+                    row_text(sim, p, &sim.state[p * stride..(p + 1) * stride])
                 )?;
             }
+            write!(out, "{}", channels_text(sim))?;
             writeln!(out, "enabled: {}", list(&sorted(sim.enabled())))?;
             if sim.legitimate() == Some(true) {
                 writeln!(out, "-- legitimate at the start")?;
@@ -264,11 +300,18 @@ pub(crate) fn step_line(sim: &Simulation) -> String {
                     format!(
                         "{}: {} -> {}",
                         sim.prog.vars[v].name,
-                        sim.code.show_var(&sim.prog, v, before),
-                        sim.code.show_var(&sim.prog, v, after)
+                        sim.code.show_var(&sim.prog, sim.topo.nbrs(p), v, before),
+                        sim.code.show_var(&sim.prog, sim.topo.nbrs(p), v, after)
                     )
                 })
                 .collect();
+            let mut changes = changes;
+            if let Some(Some((from, m))) = last.received.get(k) {
+                changes.push(format!("took {} from {from}", msg_text(sim, m)));
+            }
+            for (_, to, m) in last.sent.iter().filter(|s| s.0 as usize == p) {
+                changes.push(format!("sent {} to {to}", msg_text(sim, m)));
+            }
             let changes = if changes.is_empty() {
                 "no change".to_string()
             } else {
@@ -277,6 +320,13 @@ pub(crate) fn step_line(sim: &Simulation) -> String {
             format!("{p} {label} ({changes})")
         })
         .collect();
+    if last.tick {
+        return format!(
+            "step {} round {}: no process enabled; timers advance",
+            now.step,
+            now.round.max(1)
+        );
+    }
     format!(
         "step {} round {}: {}",
         now.step,
@@ -406,9 +456,10 @@ pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
             };
             s.push_str(&format!(
                 "  {p}: {}{mark}\n",
-                row_text(sim, &sim.state[p * stride..(p + 1) * stride])
+                row_text(sim, p, &sim.state[p * stride..(p + 1) * stride])
             ));
         }
+        s.push_str(&channels_text(sim));
         s.push_str("  (* enabled)\n");
     }
     s
@@ -514,10 +565,29 @@ pub fn runtime_error(
                 let stride = sim.stride();
                 out.push_str(&format!(
                     "  process {p} before the step: {}\n",
-                    row_text(sim, &sim.state[p * stride..(p + 1) * stride])
+                    row_text(sim, *p, &sim.state[p * stride..(p + 1) * stride])
                 ));
             }
             out
+        }
+        RunError::Conflict {
+            step,
+            var,
+            edge,
+            writers,
+        } => {
+            let [(p, la, sa), (q, lb, sb)] = &**writers;
+            let pr = Problem::new(
+                "guarded::runtime::conflict",
+                format!(
+                    "conflict at step {step}: processes {p} and {q} both write `{var}` of edge {}-{}",
+                    edge.0, edge.1
+                ),
+            )
+            .label(*sa, format!("process {p} writes it in `{la}`"))
+            .label(*sb, format!("process {q} writes it in `{lb}`"))
+            .help("an edge variable may be written by one end per step: run under a daemon that never moves two neighbours together (central, locally-central)");
+            render(&[pr], program, source, plain)
         }
         RunError::Schedule { line, message } => format!("error: schedule line {line}: {message}\n"),
     }

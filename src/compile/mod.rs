@@ -5,10 +5,12 @@
 
 use crate::check::ir::{self, Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Value};
 use crate::diagnostic::Problem;
+use crate::runtime::channels::{Channels, MAX_FIELDS};
 use crate::runtime::topology::{Topology, NONE};
 use crate::span::Span;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// What a closure sees while it runs.
 pub struct Env<'a> {
@@ -26,6 +28,34 @@ pub struct Env<'a> {
     pub enabled: &'a [u32],
     /// How many processes are enabled (so `count(p in procs : enabled(p))` costs O(1)).
     pub enabled_count: usize,
+    /// The channels (read by `receive` guards and `msgs`).
+    pub chans: &'a Channels,
+    /// What the running statement does besides writing its own row.
+    pub fx: &'a Effects,
+}
+
+/// A message a statement sends: destination, type, fields, the `send`'s span.
+pub type Sent = (usize, u16, [i64; MAX_FIELDS], Span);
+
+/// What a statement does besides writing its own row: messages sent, edge
+/// variables written (which also land at the other end), the message taken.
+#[derive(Default, Debug)]
+pub struct Effects {
+    /// Messages sent.
+    pub sends: RefCell<Vec<Sent>>,
+    /// (the edge's other end, variable, value, the assignment's span).
+    pub edge_writes: RefCell<Vec<(usize, usize, i64, Span)>>,
+    /// The sender whose channel's head this action takes.
+    pub received: Cell<Option<usize>>,
+}
+
+impl Effects {
+    /// Forgets everything recorded.
+    pub fn clear(&self) {
+        self.sends.borrow_mut().clear();
+        self.edge_writes.borrow_mut().clear();
+        self.received.set(None);
+    }
 }
 
 /// A runtime error raised inside a closure, pointing at the expression.
@@ -134,8 +164,17 @@ pub struct Compiled {
     pub stride: usize,
     /// Each variable's first slot in a process's row.
     pub offsets: Vec<usize>,
-    /// Each array variable's length; `None` for a scalar.
+    /// Each array variable's length; `None` for a scalar. Per-neighbour
+    /// variables have one slot per neighbour of the busiest process.
     pub lens: Vec<Option<usize>>,
+    /// Which variables have one value per neighbour (slot k: the k-th neighbour).
+    pub per_nbr: Vec<bool>,
+    /// Timers: first slot, slots, the value they stop at.
+    pub timers: Vec<(usize, usize, i64)>,
+    /// The channel capacity, when the program passes messages.
+    pub capacity: Option<usize>,
+    /// Each message type's field domains.
+    pub message_domains: Vec<Vec<VarDomain>>,
     /// Parameter values, in declaration order.
     pub params: Vec<(String, i64)>,
     /// The roles.
@@ -173,9 +212,20 @@ impl Compiled {
         (v, self.lens[v].map(|_| slot - self.offsets[v]))
     }
 
-    /// Variable `v` of a process's row as a user reads it: `[a, b]` for arrays.
-    pub fn show_var(&self, prog: &ir::Program, v: usize, row: &[i64]) -> String {
+    /// Variable `v` of a process's row as a user reads it: `[a, b]` for
+    /// arrays, `{q:a, r:b}` for per-neighbour values (`nbrs`: the owner's).
+    pub fn show_var(&self, prog: &ir::Program, nbrs: &[u32], v: usize, row: &[i64]) -> String {
         let ty = prog.vars[v].ty;
+        if self.per_nbr[v] {
+            return format!(
+                "{{{}}}",
+                nbrs.iter()
+                    .zip(&row[self.slots(v)])
+                    .map(|(q, x)| format!("{q}:{}", prog.show_value(ty, *x)))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+        }
         match self.lens[v] {
             None => prog.show_value(ty, row[self.offsets[v]]),
             Some(_) => format!(
@@ -266,7 +316,37 @@ pub fn instantiate(
     }
     let mut var_domains = Vec::new();
     let mut lens = Vec::new();
+    // One slot per neighbour, for the process with the most neighbours.
+    let degree = topo.max_degree().max(1);
     for v in &prog.vars {
+        if v.per_nbr {
+            lens.push(Some(degree));
+            var_domains.push(match &v.domain {
+                Domain::Bool => VarDomain::Bool,
+                Domain::Node => VarDomain::Node,
+                Domain::Enum(e) => VarDomain::Enum(prog.enums[*e].values.len()),
+                Domain::Range(lo, hi) => {
+                    match (const_eval(lo, &params, n), const_eval(hi, &params, n)) {
+                        (Some(lo), Some(hi)) if lo <= hi => VarDomain::Range(lo, hi),
+                        _ => {
+                            problems.push(
+                                Problem::new(
+                                    "guarded::instance::bad_domain",
+                                    format!(
+                                        "the domain of `{}` is empty or cannot be computed",
+                                        v.name
+                                    ),
+                                )
+                                .label(v.span, "declared here")
+                                .help("a range `lo..hi` needs lo <= hi; check the parameters"),
+                            );
+                            VarDomain::Range(0, 0)
+                        }
+                    }
+                }
+            });
+            continue;
+        }
         lens.push(v.len.as_ref().map(|len| match const_eval(len, &params, n) {
             Some(k) if (1..=1 << 20).contains(&k) => k as usize,
             k => {
@@ -332,6 +412,59 @@ pub fn instantiate(
         arbitrary.extend(std::iter::repeat_n(from, len.unwrap_or(1)));
     }
     let stride = domains.len();
+    let per_nbr: Vec<bool> = prog.vars.iter().map(|v| v.per_nbr).collect();
+    let capacity = prog
+        .capacity
+        .as_ref()
+        .and_then(|(e, span)| match const_eval(e, &params, n) {
+            Some(c) if (1..=1 << 16).contains(&c) => Some(c as usize),
+            c => {
+                problems.push(
+                    Problem::new(
+                        "guarded::instance::bad_capacity",
+                        format!(
+                            "the channel capacity is {}",
+                            c.map_or("not computable".into(), |c| c.to_string())
+                        ),
+                    )
+                    .label(*span, "declared here")
+                    .help("a channel holds 1 to 65536 messages"),
+                );
+                None
+            }
+        });
+    let mut message_domains = Vec::new();
+    for m in &prog.messages {
+        let mut fields = Vec::new();
+        for (name, _, d) in &m.fields {
+            fields.push(match d {
+                Domain::Bool => VarDomain::Bool,
+                Domain::Node => VarDomain::Node,
+                Domain::Enum(e) => VarDomain::Enum(prog.enums[*e].values.len()),
+                Domain::Range(lo, hi) => match (const_eval(lo, &params, n), const_eval(hi, &params, n)) {
+                    (Some(lo), Some(hi)) if lo <= hi => VarDomain::Range(lo, hi),
+                    _ => {
+                        problems.push(
+                            Problem::new("guarded::instance::bad_domain", format!("the domain of field `{name}` of `{}` is empty or cannot be computed", m.name))
+                                .help("a range `lo..hi` needs lo <= hi; check the parameters"),
+                        );
+                        VarDomain::Range(0, 0)
+                    }
+                },
+            });
+        }
+        message_domains.push(fields);
+    }
+    let timers: Vec<(usize, usize, i64)> = prog
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.kind == crate::syntax::ast::VarKind::Timer)
+        .filter_map(|(k, _)| match var_domains[k] {
+            VarDomain::Range(_, hi) => Some((offsets[k], lens[k].unwrap_or(1), hi)),
+            _ => None,
+        })
+        .collect();
     let c = Compiler {
         prog,
         params: params.clone(),
@@ -341,6 +474,7 @@ pub fn instantiate(
         domains: var_domains.clone(),
         offsets: offsets.clone(),
         lens: lens.iter().map(|l| l.unwrap_or(1)).collect(),
+        per_nbr: per_nbr.clone(),
         problems: Rc::new(RefCell::new(Vec::new())),
     };
     // Constant values outside a domain, now that bounds are known.
@@ -369,6 +503,7 @@ pub fn instantiate(
     let locals = vec![Cell::new(0); prog.max_locals];
     let mut role_of = vec![0u32; topo.n()];
     let mut role_problems = 0;
+    let (no_chans, no_fx) = (Channels::default(), Effects::default());
     for (p, role) in role_of.iter_mut().enumerate() {
         let env = Env {
             state: &[],
@@ -378,6 +513,8 @@ pub fn instantiate(
             locals: &locals,
             enabled: &[],
             enabled_count: 0,
+            chans: &no_chans,
+            fx: &no_fx,
         };
         let mut matched = Vec::new();
         for (r, s) in selectors.iter().enumerate() {
@@ -449,6 +586,19 @@ pub fn instantiate(
             }
         }
     }
+    let has_tree = topo.parent.iter().any(|&p| p != NONE);
+    for role in &prog.roles {
+        if let (Some(span), false) = (role.reads_tree, has_tree) {
+            problems.push(
+                Problem::new(
+                    "guarded::instance::no_tree",
+                    format!("topology `{}` has no tree parent", topo.name),
+                )
+                .label(span, "`tree_parent` is read here")
+                .help("run it on a rooted tree: --topology tree:N"),
+            );
+        }
+    }
     let mut roles = Vec::new();
     for role in &prog.roles {
         let mut actions = Vec::new();
@@ -471,11 +621,16 @@ pub fn instantiate(
                 in_stmt: true,
                 ..c.clone()
             };
+            let (guard, body) = match (&a.receive, &a.binder) {
+                (Some(r), _) => c.receive_action(r, &a.guard, s.stmt(&a.body)),
+                (None, Some(b)) => c.bound_action(b, &a.guard, s.stmt(&a.body)),
+                (None, None) => (c.bexpr(&a.guard), s.stmt(&a.body)),
+            };
             actions.push(CAction {
                 label: a.label.clone(),
                 priority,
-                guard: c.bexpr(&a.guard),
-                body: s.stmt(&a.body),
+                guard,
+                body,
                 span: a.span,
             });
         }
@@ -520,6 +675,10 @@ pub fn instantiate(
         stride,
         offsets,
         lens,
+        per_nbr,
+        timers,
+        capacity,
+        message_domains,
         params: prog
             .params
             .iter()
@@ -566,6 +725,7 @@ pub fn compile_global(
             .collect(),
         offsets: code.offsets.clone(),
         lens: code.lens.iter().map(|l| l.unwrap_or(1)).collect(),
+        per_nbr: code.per_nbr.clone(),
         problems: Rc::new(RefCell::new(Vec::new())),
     };
     let f = c.global(e);
@@ -597,6 +757,8 @@ struct Compiler<'a> {
     offsets: Vec<usize>,
     /// Each variable's number of slots.
     lens: Vec<usize>,
+    /// Which variables have one value per neighbour.
+    per_nbr: Vec<bool>,
     /// Problems found while compiling (constant indices out of range).
     problems: Rc<RefCell<Vec<Problem>>>,
 }
@@ -619,7 +781,8 @@ impl Compiler<'_> {
                 self.constant_assignments(a, problems);
                 self.constant_assignments(b, problems);
             }
-            ir::Stmt::For(_, _, _, body) => self.constant_assignments(body, problems),
+            ir::Stmt::For(_, body) => self.constant_assignments(body, problems),
+            ir::Stmt::Send(..) => {}
             ir::Stmt::Assign(targets, values) => {
                 for (t, val) in targets.iter().zip(values) {
                     if let (Value::Int(e), VarDomain::Range(lo, hi)) = (val, &self.domains[t.var]) {
@@ -724,10 +887,134 @@ impl Compiler<'_> {
 
     /// A read of an array element.
     fn elem(&self, p: &Proc, var: usize, index: &IExpr, span: Span) -> IFn {
+        if self.per_nbr[var] {
+            return self.nbr_elem(p, var, index, span);
+        }
         match self.element(var, index, span) {
             Ok(slot) => self.read(p, slot),
             Err(slot) => self.read_at(p, slot),
         }
+    }
+
+    /// A read of the value a process `p` keeps for its neighbour `index`.
+    fn nbr_elem(&self, p: &Proc, var: usize, index: &IExpr, span: Span) -> IFn {
+        let owner = self.proc(p);
+        let q = self.iexpr(index);
+        let (base, stride, in_stmt) = (self.offsets[var], self.stride, self.in_stmt);
+        let name = self.prog.vars[var].name.clone();
+        Box::new(move |e| {
+            let o = owner(e)?;
+            let q = q(e)?;
+            let Some(k) = usize::try_from(q).ok().and_then(|q| e.topo.nbr_pos(o, q)) else {
+                return fault(
+                    span,
+                    format!("process {q} is not a neighbour of process {o}, so `{name}` has no value for it"),
+                    "index a per-neighbour variable with one of the owner's neighbours",
+                );
+            };
+            Ok(if in_stmt && o == e.me {
+                e.scratch[base + k].get()
+            } else {
+                e.state[o * stride + base + k]
+            })
+        })
+    }
+
+    /// The position of neighbour `q` of the running process, or a fault.
+    fn my_nbr_slot(&self, var: usize, index: &IExpr, span: Span) -> IFn {
+        let q = self.iexpr(index);
+        let base = self.offsets[var];
+        let name = self.prog.vars[var].name.clone();
+        Box::new(move |e| {
+            let q = q(e)?;
+            match usize::try_from(q).ok().and_then(|q| e.topo.nbr_pos(e.me, q)) {
+                Some(k) => Ok((base + k) as i64),
+                None => fault(
+                    span,
+                    format!("process {q} is not a neighbour of process {}, so `{name}` has no value for it", e.me),
+                    "index a per-neighbour variable with one of the process's neighbours",
+                ),
+            }
+        })
+    }
+
+    /// An action with `for q in C`: enabled when the guard holds for some
+    /// member; the statement runs for the first such member.
+    fn bound_action(&self, b: &ir::Binder, guard: &BExpr, body: SFn) -> (BFn, SFn) {
+        let slot = b.slot;
+        let g = self.bexpr(guard);
+        let filter = b.filter.as_ref().map(|f| self.bexpr(f));
+        let find = self.over(&b.coll, move |e, items| {
+            for q in items {
+                e.locals[slot].set(q);
+                if filter.as_ref().map_or(Ok(true), |f| f(e))? && g(e)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        });
+        // The guard and the statement share the search.
+        let find: Arc<AnyFn<bool>> = Arc::new(find);
+        let find2 = find.clone();
+        let guard: BFn = Box::new(move |e| find2(e));
+        let body: SFn = Box::new(move |e| if find(e)? { body(e) } else { Ok(()) });
+        (guard, body)
+    }
+
+    /// `receive m(x) from q and G`: enabled when some channel into the
+    /// process has an `m` at its head for which G holds; of several, the
+    /// oldest message is taken.
+    fn receive_action(
+        &self,
+        r: &(usize, usize, Vec<usize>),
+        guard: &BExpr,
+        body: SFn,
+    ) -> (BFn, SFn) {
+        let (kind, from, fields) = (r.0 as u16, r.1, r.2.clone());
+        let g = self.bexpr(guard);
+        // Binds the chosen sender and fields; true when one qualifies.
+        let find = move |e: &Env| -> Res<bool> {
+            let mut best: Option<(u64, usize)> = None;
+            for &s in e.topo.readers(e.me) {
+                let s = s as usize;
+                let Some(head) = e.chans.between(e.topo, s, e.me).and_then(|c| c.front()) else {
+                    continue;
+                };
+                if head.kind != kind || best.is_some_and(|(seq, _)| seq < head.seq) {
+                    continue;
+                }
+                e.locals[from].set(s as i64);
+                for (slot, v) in fields.iter().zip(head.fields) {
+                    e.locals[*slot].set(v);
+                }
+                if g(e)? {
+                    best = Some((head.seq, s));
+                }
+            }
+            let Some((_, s)) = best else { return Ok(false) };
+            let head = e
+                .chans
+                .between(e.topo, s, e.me)
+                .and_then(|c| c.front())
+                .expect("found above");
+            e.locals[from].set(s as i64);
+            for (slot, v) in fields.iter().zip(head.fields) {
+                e.locals[*slot].set(v);
+            }
+            Ok(true)
+        };
+        let find = Arc::new(find);
+        let find2 = find.clone();
+        let guard: BFn = Box::new(move |e| find(e));
+        let body: SFn = Box::new(move |e| {
+            if find2(e)? {
+                e.fx.received.set(Some(e.locals[from].get() as usize));
+                body(e)
+            } else {
+                Ok(())
+            }
+        });
+        (guard, body)
     }
 
     /// A read of slot `slot` of the process `p` denotes.
@@ -804,6 +1091,10 @@ impl Compiler<'_> {
                     Ok(q as usize)
                 })
             }
+            Proc::TreeParent(_) => Box::new(|e| {
+                let p = e.topo.parent[e.me];
+                Ok(if p == NONE { e.me } else { p as usize })
+            }),
             Proc::Via(expr, span) => {
                 let f = self.iexpr(expr);
                 let span = *span;
@@ -913,6 +1204,26 @@ impl Compiler<'_> {
                 })
             }
             IExpr::Best(b) => self.best(b),
+            IExpr::FromBool(b) => {
+                let f = self.bexpr(b);
+                Box::new(move |e| f(e).map(i64::from))
+            }
+            IExpr::Msgs(p, q, kind, span) => {
+                let (fp, fq, kind, span) =
+                    (self.proc(p), self.proc(q), kind.map(|k| k as u16), *span);
+                Box::new(move |e| {
+                    let (p, q) = (fp(e)?, fq(e)?);
+                    match e.chans.between(e.topo, p, q) {
+                        Some(c) => Ok(c.iter().filter(|m| kind.is_none_or(|k| m.kind == k)).count() as i64),
+                        None if e.topo.arc(p, q).is_none() => fault(
+                            span,
+                            format!("processes {p} and {q} are not neighbours: there is no channel from {p} to {q}"),
+                            "channels join a process to its neighbours",
+                        ),
+                        None => Ok(0),
+                    }
+                })
+            }
             IExpr::Let(slot, value, body) => {
                 let slot = *slot;
                 let (fv, fb) = (self.iexpr(value), self.iexpr(body));
@@ -1094,6 +1405,46 @@ impl Compiler<'_> {
                 let f = self.proc(p);
                 Box::new(move |e| Ok(e.enabled[f(e)?] != NONE))
             }
+            BExpr::Acyclic(sa, sb, pred) => {
+                let (sa, sb) = (*sa, *sb);
+                let pred = self.bexpr(pred);
+                Box::new(move |e| {
+                    // Iterative depth-first search; 1 = on the stack, 2 = done.
+                    let n = e.topo.n();
+                    let mut mark = vec![0u8; n];
+                    for root in 0..n {
+                        if mark[root] != 0 {
+                            continue;
+                        }
+                        let mut stack = vec![(root, 0usize)];
+                        mark[root] = 1;
+                        while let Some(&mut (p, ref mut k)) = stack.last_mut() {
+                            let nb = e.topo.nbrs(p);
+                            if *k == nb.len() {
+                                mark[p] = 2;
+                                stack.pop();
+                                continue;
+                            }
+                            let q = nb[*k] as usize;
+                            *k += 1;
+                            e.locals[sa].set(p as i64);
+                            e.locals[sb].set(q as i64);
+                            if !pred(e)? {
+                                continue;
+                            }
+                            match mark[q] {
+                                1 => return Ok(false),
+                                0 => {
+                                    mark[q] = 1;
+                                    stack.push((q, 0));
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    Ok(true)
+                })
+            }
         }
     }
 
@@ -1108,14 +1459,56 @@ impl Compiler<'_> {
                 let (fc, fa, fb) = (self.bexpr(c), self.stmt(a), self.stmt(b));
                 Box::new(move |e| if fc(e)? { fa(e) } else { fb(e) })
             }
-            ir::Stmt::For(slot, lo, hi, body) => {
-                let slot = *slot;
-                let (lo, hi, body) = (self.iexpr(lo), self.iexpr(hi), self.stmt(body));
-                Box::new(move |e| {
-                    for i in lo(e)?..=hi(e)? {
+            ir::Stmt::For(b, body) => {
+                let slot = b.slot;
+                let filter = b.filter.as_ref().map(|f| self.bexpr(f));
+                let body = self.stmt(body);
+                self.over(&b.coll, move |e, items| {
+                    for i in items {
                         e.locals[slot].set(i);
-                        body(e)?;
+                        if filter.as_ref().map_or(Ok(true), |f| f(e))? {
+                            body(e)?;
+                        }
                     }
+                    Ok(())
+                })
+            }
+            ir::Stmt::Send(kind, values, to, span) => {
+                let kind = *kind as u16;
+                let span = *span;
+                let fields: Vec<IFn> = values
+                    .iter()
+                    .map(|v| match v {
+                        Value::Int(x) => self.iexpr(x),
+                        Value::Bool(b) => {
+                            let f = self.bexpr(b);
+                            Box::new(move |e: &Env| f(e).map(i64::from)) as IFn
+                        }
+                        Value::Array(..) => unreachable!("the checker types fields as scalars"),
+                    })
+                    .collect();
+                let to = self.iexpr(to);
+                Box::new(move |e| {
+                    let q = to(e)?;
+                    if usize::try_from(q)
+                        .ok()
+                        .and_then(|q| e.topo.arc(e.me, q))
+                        .is_none()
+                    {
+                        return fault(
+                            span,
+                            format!(
+                                "process {} sends to process {q}, which is not a neighbour",
+                                e.me
+                            ),
+                            "messages go to neighbours",
+                        );
+                    }
+                    let mut m = [0i64; MAX_FIELDS];
+                    for (slot, f) in m.iter_mut().zip(&fields) {
+                        *slot = f(e)?;
+                    }
+                    e.fx.sends.borrow_mut().push((q as usize, kind, m, span));
                     Ok(())
                 })
             }
@@ -1132,6 +1525,9 @@ impl Compiler<'_> {
             At(IFn, IFn, CheckFn),
             /// A whole array copied from an array at the process `PFn` names.
             Array(usize, usize, PFn, usize),
+            /// An edge variable: the variable, the other end, the value; it
+            /// lands in this process's slot for that neighbour and at the other end.
+            Edge(usize, IFn, IFn, IFn, CheckFn, Span),
         }
         let writes: Vec<Write> = targets
             .iter()
@@ -1153,8 +1549,20 @@ impl Compiler<'_> {
                         )
                     }
                 };
+                let edge = self.prog.vars[t.var].kind == crate::syntax::ast::VarKind::Edge;
                 match &t.index {
                     None => Write::Slot(self.offsets[t.var], f, check),
+                    Some(i) if edge => Write::Edge(
+                        t.var,
+                        self.iexpr(i),
+                        self.my_nbr_slot(t.var, i, t.span),
+                        f,
+                        check,
+                        t.span,
+                    ),
+                    Some(i) if self.per_nbr[t.var] => {
+                        Write::At(self.my_nbr_slot(t.var, i, t.span), f, check)
+                    }
                     Some(i) => match self.element(t.var, i, t.span) {
                         Ok(slot) => Write::Slot(slot, f, check),
                         Err(slot) => Write::At(slot, f, check),
@@ -1203,6 +1611,15 @@ impl Compiler<'_> {
                         let v = f(e)?;
                         check(e, v)?;
                         push(s, v);
+                    }
+                    Write::Edge(var, q, slot, f, check, span) => {
+                        let s = slot(e)? as usize;
+                        let v = f(e)?;
+                        check(e, v)?;
+                        push(s, v);
+                        e.fx.edge_writes
+                            .borrow_mut()
+                            .push((q(e)? as usize, *var, v, *span));
                     }
                     Write::Array(dst, len, p, src) => {
                         let q = p(e)?;

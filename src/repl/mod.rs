@@ -605,7 +605,7 @@ impl Session {
 
     fn row(&self, p: usize) -> String {
         let stride = self.sim.stride();
-        crate::cli::output::row_text(&self.sim, &self.sim.state[p * stride..(p + 1) * stride])
+        crate::cli::output::row_text(&self.sim, p, &self.sim.state[p * stride..(p + 1) * stride])
     }
 
     fn mark(&self, p: usize, text: String) -> String {
@@ -632,6 +632,7 @@ impl Session {
                                 "{p}:{}",
                                 self.sim.code.show_var(
                                     &self.sim.prog,
+                                    self.sim.topo.nbrs(p),
                                     0,
                                     &self.sim.state[p..p + 1]
                                 )
@@ -647,7 +648,7 @@ impl Session {
                     .map(|p| {
                         let row = &self.sim.state[p * stride..(p + 1) * stride];
                         (0..prog.vars.len())
-                            .map(|v| self.sim.code.show_var(prog, v, row))
+                            .map(|v| self.sim.code.show_var(prog, self.sim.topo.nbrs(p), v, row))
                             .collect()
                     })
                     .collect();
@@ -690,6 +691,7 @@ impl Session {
                 self.sim.prog.vars[v].name,
                 self.sim.code.show_var(
                     &self.sim.prog,
+                    self.sim.topo.nbrs(p),
                     v,
                     &self.sim.state[p * stride..(p + 1) * stride]
                 )
@@ -722,6 +724,7 @@ impl Session {
                     "{p}:{}",
                     self.sim.code.show_var(
                         &self.sim.prog,
+                        self.sim.topo.nbrs(p),
                         v,
                         &self.sim.state[p * stride..(p + 1) * stride]
                     )
@@ -984,7 +987,7 @@ impl Session {
         let text = init::format_config(
             &self.sim.prog,
             &self.sim.code,
-            self.sim.n(),
+            &self.sim.topo,
             &self.sim.state,
         );
         std::fs::write(arg, text).map_err(|e| format!("cannot write `{arg}`: {e}"))?;

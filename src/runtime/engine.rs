@@ -5,7 +5,8 @@
 //! re-evaluated, and rounds, legitimacy and stabilization are updated.
 
 use crate::check::ir;
-use crate::compile::{Compiled, Env, Fault};
+use crate::compile::{Compiled, Effects, Env, Fault};
+use crate::runtime::channels::{Channels, Msg, MAX_FIELDS};
 use crate::runtime::topology::{Topology, NONE};
 use crate::span::Span;
 use rand::Rng;
@@ -86,6 +87,17 @@ pub enum RunError {
         /// What was being evaluated.
         during: &'static str,
     },
+    /// Two processes wrote the same edge variable in one step.
+    Conflict {
+        /// The step.
+        step: u64,
+        /// The edge variable.
+        var: String,
+        /// The edge's ends.
+        edge: (usize, usize),
+        /// Each writer: process, action label, the assignment's span.
+        writers: Box<[(usize, String, Span); 2]>,
+    },
     /// A schedule named a process that cannot move.
     Schedule {
         /// 1-based line of the schedule.
@@ -94,6 +106,13 @@ pub enum RunError {
         message: String,
     },
 }
+
+/// A message a mover sends in the step being taken: sender, destination,
+/// type, fields, the `send`'s span, the sender's action.
+type PendingSend = (usize, usize, u16, [i64; MAX_FIELDS], Span, u32);
+/// An edge variable a mover writes: writer, the other end, variable, value,
+/// the assignment's span, the writer's action.
+type PendingEdgeWrite = (usize, usize, usize, i64, Span, u32);
 
 /// What one call to [`Simulation::step`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +136,12 @@ pub struct StepRecord {
     pub before: Vec<i64>,
     /// Each mover's row after the step.
     pub after: Vec<i64>,
+    /// Per mover, the message it took: (sender, message).
+    pub received: Vec<Option<(u32, Msg)>>,
+    /// Messages sent: (sender, destination, message).
+    pub sent: Vec<(u32, u32, Msg)>,
+    /// Whether this step only let time pass (no process was enabled, timers ran).
+    pub tick: bool,
 }
 
 /// The set of enabled processes: O(1) insert, remove and uniform choice.
@@ -164,6 +189,9 @@ pub struct Simulation {
     pub state: Vec<i64>,
     /// The generator every random choice draws from.
     pub rng: ChaCha8Rng,
+    /// The channels' contents (empty without messages).
+    pub chans: Channels,
+    fx: Effects,
     /// The daemon.
     pub daemon: Daemon,
     /// How an action is chosen among several enabled.
@@ -201,6 +229,7 @@ struct Progress {
 #[derive(Clone)]
 pub struct Snapshot {
     state: Vec<i64>,
+    chans: Channels,
     rng: ChaCha8Rng,
     progress: Progress,
 }
@@ -217,6 +246,7 @@ impl Simulation {
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
             state: self.state.clone(),
+            chans: self.chans.clone(),
             rng: self.rng.clone(),
             progress: self.progress.clone(),
         }
@@ -225,6 +255,7 @@ impl Simulation {
     /// Goes back to a snapshot taken from this simulation.
     pub fn restore(&mut self, s: Snapshot) {
         self.state = s.state;
+        self.chans = s.chans;
         self.rng = s.rng;
         self.progress = s.progress;
     }
@@ -246,7 +277,7 @@ impl Simulation {
         prog: ir::Program,
         code: Compiled,
         topo: Topology,
-        state: Vec<i64>,
+        (state, chans): (Vec<i64>, Channels),
         daemon: Daemon,
         choice: Choice,
         rng: ChaCha8Rng,
@@ -261,6 +292,8 @@ impl Simulation {
             topo,
             state,
             rng,
+            chans,
+            fx: Effects::default(),
             daemon,
             choice,
             progress: Progress {
@@ -388,6 +421,8 @@ impl Simulation {
             locals: &self.locals,
             enabled: &self.progress.chosen,
             enabled_count: self.progress.enabled.list.len(),
+            chans: &self.chans,
+            fx: &self.fx,
         }
     }
 
@@ -518,7 +553,7 @@ impl Simulation {
     /// Takes one step under the daemon.
     pub fn step(&mut self) -> Result<Outcome, RunError> {
         if self.progress.enabled.list.is_empty() {
-            return Ok(Outcome::Silent);
+            return self.tick();
         }
         if !self.select()? {
             return Ok(Outcome::ScheduleDone);
@@ -539,12 +574,67 @@ impl Simulation {
         self.execute_forced(None)
     }
 
+    /// With no process enabled, time still passes while a timer can run: a
+    /// step with no moves that completes a round. Otherwise the run is silent.
+    fn tick(&mut self) -> Result<Outcome, RunError> {
+        if !self.timers_can_run() {
+            return Ok(Outcome::Silent);
+        }
+        let last = &mut self.progress.last;
+        last.movers.clear();
+        last.actions.clear();
+        last.before.clear();
+        last.after.clear();
+        last.received.clear();
+        last.sent.clear();
+        last.tick = true;
+        self.progress.steps += 1;
+        self.progress.rounds_done += 1;
+        self.advance_timers()?;
+        self.start_round();
+        self.update_legitimacy()?;
+        Ok(Outcome::Moved)
+    }
+
+    fn timers_can_run(&self) -> bool {
+        let stride = self.code.stride;
+        self.code.timers.iter().any(|&(first, len, max)| {
+            (0..self.topo.n()).any(|p| {
+                self.state[p * stride + first..p * stride + first + len]
+                    .iter()
+                    .any(|&v| v < max)
+            })
+        })
+    }
+
+    /// A round has ended: every timer advances by one (stopping at its
+    /// maximum) and guards that read them are re-evaluated.
+    fn advance_timers(&mut self) -> Result<(), RunError> {
+        if self.code.timers.is_empty() {
+            return Ok(());
+        }
+        let stride = self.code.stride;
+        for p in 0..self.topo.n() {
+            for &(first, len, max) in &self.code.timers {
+                for v in &mut self.state[p * stride + first..p * stride + first + len] {
+                    *v = (*v + 1).min(max);
+                }
+            }
+        }
+        self.reevaluate_all()
+    }
+
     fn execute_forced(&mut self, forced: Option<u32>) -> Result<Outcome, RunError> {
         let stride = self.code.stride;
         let step_no = self.progress.steps + 1;
         self.progress.last.actions.clear();
         self.progress.last.before.clear();
         self.progress.last.after.clear();
+        self.progress.last.received.clear();
+        self.progress.last.sent.clear();
+        self.progress.last.tick = false;
+        let mut edge_writes: Vec<PendingEdgeWrite> = Vec::new();
+        let mut sends: Vec<PendingSend> = Vec::new();
         for k in 0..self.progress.last.movers.len() {
             let p = self.progress.last.movers[k] as usize;
             let a = match (forced, self.choice) {
@@ -560,6 +650,7 @@ impl Simulation {
                 c.set(*v);
             }
             let action = &self.code.roles[self.code.role_of[p] as usize].actions[a as usize];
+            self.fx.clear();
             let env = Env {
                 state: &self.state,
                 me: p,
@@ -568,6 +659,8 @@ impl Simulation {
                 locals: &self.locals,
                 enabled: &[],
                 enabled_count: 0,
+                chans: &self.chans,
+                fx: &self.fx,
             };
             if let Err(fault) = (action.body)(&env) {
                 return Err(RunError::Fault {
@@ -584,12 +677,46 @@ impl Simulation {
                 .last
                 .after
                 .extend(self.scratch.iter().map(Cell::get));
+            let taken = self.fx.received.get().and_then(|s| {
+                let head = self.chans.between(&self.topo, s, p)?.front()?;
+                Some((s as u32, *head))
+            });
+            self.progress.last.received.push(taken);
+            for (q, var, v, span) in self.fx.edge_writes.borrow().iter() {
+                edge_writes.push((p, *q, *var, *v, *span, a));
+            }
+            for (q, kind, fields, span) in self.fx.sends.borrow().iter() {
+                sends.push((p, *q, *kind, *fields, *span, a));
+            }
         }
+        self.check_effects(&edge_writes, &sends, step_no)?;
         // All writes land together.
         for (k, &p) in self.progress.last.movers.iter().enumerate() {
             let p = p as usize;
             self.state[p * stride..(p + 1) * stride]
                 .copy_from_slice(&self.progress.last.after[k * stride..(k + 1) * stride]);
+        }
+        // The other end of every edge variable written, then the channels:
+        // messages taken leave first, then messages sent join the tails.
+        for &(p, q, var, v, _, _) in &edge_writes {
+            if let Some(k) = self.topo.nbr_pos(q, p) {
+                self.state[q * stride + self.code.offsets[var] + k] = v;
+            }
+        }
+        for (k, r) in self.progress.last.received.iter().enumerate() {
+            if let Some((s, _)) = r {
+                let p = self.progress.last.movers[k] as usize;
+                if let Some(a) = self.topo.arc(*s as usize, p) {
+                    self.chans.queues[a].pop_front();
+                }
+            }
+        }
+        for &(p, q, kind, fields, _, _) in &sends {
+            let m = self.chans.stamp(kind, fields);
+            if let Some(a) = self.topo.arc(p, q) {
+                self.chans.queues[a].push_back(m);
+            }
+            self.progress.last.sent.push((p as u32, q as u32, m));
         }
         self.progress.steps = step_no;
         self.progress.moves += self.progress.last.movers.len() as u64;
@@ -603,6 +730,18 @@ impl Simulation {
                     self.stamp[q as usize] = gen;
                     self.affected.push(q);
                 }
+            }
+        }
+        // Where a neighbour does not read the writer (directed topologies),
+        // the destinations of messages and the other ends of edges still change.
+        for q in sends
+            .iter()
+            .map(|s| s.1)
+            .chain(edge_writes.iter().map(|w| w.1))
+        {
+            if self.stamp[q] != gen {
+                self.stamp[q] = gen;
+                self.affected.push(q as u32);
             }
         }
         for k in 0..self.affected.len() {
@@ -624,10 +763,80 @@ impl Simulation {
         self.progress.steps_in_round += 1;
         if self.progress.pending == 0 {
             self.progress.rounds_done += 1;
+            self.advance_timers()?;
             self.start_round();
         }
         self.update_legitimacy()?;
         Ok(Outcome::Moved)
+    }
+
+    /// Refuses a step whose effects clash: two processes writing one edge
+    /// variable, or a message sent into a full channel.
+    fn check_effects(
+        &self,
+        edge_writes: &[PendingEdgeWrite],
+        sends: &[PendingSend],
+        step: u64,
+    ) -> Result<(), RunError> {
+        let label = |p: usize, a: u32| {
+            self.code.roles[self.code.role_of[p] as usize].actions[a as usize]
+                .label
+                .clone()
+        };
+        for (i, a) in edge_writes.iter().enumerate() {
+            let key = (a.0.min(a.1), a.0.max(a.1), a.2);
+            if let Some(b) = edge_writes[..i]
+                .iter()
+                .find(|b| (b.0.min(b.1), b.0.max(b.1), b.2) == key && b.0 != a.0)
+            {
+                return Err(RunError::Conflict {
+                    step,
+                    var: self.prog.vars[a.2].name.clone(),
+                    edge: (key.0, key.1),
+                    writers: Box::new([(b.0, label(b.0, b.5), b.4), (a.0, label(a.0, a.5), a.4)]),
+                });
+            }
+        }
+        for (i, m) in sends.iter().enumerate() {
+            let Some(arc) = self.topo.arc(m.0, m.1) else {
+                continue;
+            };
+            let before = self.chans.queues.get(arc).map_or(0, |q| q.len());
+            let taken = self
+                .progress
+                .last
+                .received
+                .iter()
+                .zip(&self.progress.last.movers)
+                .filter(|(r, &mover)| {
+                    mover as usize == m.1 && r.is_some_and(|(s, _)| s as usize == m.0)
+                })
+                .count();
+            let queued = before - taken
+                + sends[..=i]
+                    .iter()
+                    .filter(|o| o.0 == m.0 && o.1 == m.1)
+                    .count();
+            if queued > self.chans.capacity {
+                let action =
+                    &self.code.roles[self.code.role_of[m.0] as usize].actions[m.5 as usize];
+                return Err(RunError::Fault {
+                    fault: Box::new(Fault {
+                        span: m.4,
+                        message: format!(
+                            "the channel from {} to {} is full ({} messages)",
+                            m.0, m.1, self.chans.capacity
+                        ),
+                        help: "a send must find room: raise `channel capacity`, or send only when the protocol allows".into(),
+                    }),
+                    process: Some(m.0),
+                    action: Some((action.label.clone(), action.span)),
+                    step,
+                    during: "statement",
+                });
+            }
+        }
+        Ok(())
     }
 
     fn update_legitimacy(&mut self) -> Result<(), RunError> {

@@ -7,11 +7,13 @@
 use crate::check::ir::{self, Ty};
 use crate::compile::{Compiled, Env, VarDomain};
 use crate::diagnostic::Problem;
+use crate::runtime::channels::{Channels, MAX_FIELDS};
 use crate::runtime::topology::Topology;
 use crate::span::Span;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::cell::Cell;
+use std::collections::VecDeque;
 
 /// Where the initial configuration comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,10 +192,34 @@ fn parse_line(
             ))
         }
         (None, None) => (code.offsets[k], vec![one(value)?]),
-        (Some(len), Some(i)) if i >= len => {
+        (Some(len), Some(i)) if i >= len && !code.per_nbr[k] => {
             return Err(bad(
                 format!("`{var}` has {len} elements; there is no element {i}"),
                 &format!("indices run from 0 to {}", len - 1),
+            ))
+        }
+        (Some(_), Some(q)) if code.per_nbr[k] => {
+            let Some(p) = process else {
+                return Err(bad(
+                    format!("`{var}` has one value per neighbour; name one process, not `*`"),
+                    &format!("write `3.{var}[5] = ...` for process 3's value for its neighbour 5"),
+                ));
+            };
+            let Some(pos) = topo.nbr_pos(p, q) else {
+                return Err(bad(
+                    format!("process {q} is not a neighbour of process {p}"),
+                    &format!(
+                        "`{var}[q]` is the value for neighbour q; the neighbours of {p} are {:?}",
+                        topo.nbrs(p)
+                    ),
+                ));
+            };
+            (code.offsets[k] + pos, vec![one(value)?])
+        }
+        (Some(_), None) if code.per_nbr[k] => {
+            return Err(bad(
+                format!("`{var}` has one value per neighbour; set them one at a time"),
+                &format!("write `PROCESS.{var}[NEIGHBOUR] = VALUE`"),
             ))
         }
         (Some(_), Some(i)) => (code.offsets[k] + i, vec![one(value)?]),
@@ -273,6 +299,15 @@ pub fn apply(
                     break 'each;
                 }
                 state[p * stride + a.slot + i] = Some(value);
+                // The other end of an edge variable gets the same value.
+                if prog.vars[a.var].kind == crate::syntax::ast::VarKind::Edge {
+                    let k = a.slot + i - code.offsets[a.var];
+                    if let Some(&q) = topo.nbrs(p).get(k) {
+                        if let Some(j) = topo.nbr_pos(q as usize, p) {
+                            state[q as usize * stride + code.offsets[a.var] + j] = Some(value);
+                        }
+                    }
+                }
             }
         }
     }
@@ -321,7 +356,7 @@ pub fn initial_state(
     mode: &InitMode,
     sets: &[String],
     rng: &mut ChaCha8Rng,
-) -> Result<Vec<i64>, ConfigError> {
+) -> Result<(Vec<i64>, Channels), ConfigError> {
     let n = topo.n();
     let stride = code.stride;
     let mut state: Vec<Option<i64>> = vec![None; n * stride];
@@ -330,14 +365,30 @@ pub fn initial_state(
         text: text.to_string(),
         problems,
     };
+    let edge = |v: usize| prog.vars[v].kind == crate::syntax::ast::VarKind::Edge;
     if *mode == InitMode::Random {
         for p in 0..n {
             for (slot, d) in code.arbitrary.iter().enumerate() {
-                state[p * stride + slot] = Some(random_value(d, p, topo, rng));
+                let (v, k) = code.var_of_slot(slot);
+                let value = match (code.per_nbr[v], k) {
+                    // Slots beyond this process's neighbours hold nothing.
+                    (true, Some(k)) if k >= topo.nbrs(p).len() => unused_value(d, p),
+                    // An edge's node variable names one of its two ends.
+                    (true, Some(k)) if edge(v) && *d == VarDomain::Node => {
+                        if rng.gen::<bool>() {
+                            p as i64
+                        } else {
+                            topo.nbrs(p)[k] as i64
+                        }
+                    }
+                    _ => random_value(d, p, topo, rng),
+                };
+                state[p * stride + slot] = Some(value);
             }
         }
     } else {
         let locals = vec![Cell::new(0); code.max_locals];
+        let (no_chans, no_fx) = (Default::default(), Default::default());
         for p in 0..n {
             let env = Env {
                 state: &[],
@@ -347,6 +398,8 @@ pub fn initial_state(
                 locals: &locals,
                 enabled: &[],
                 enabled_count: 0,
+                chans: &no_chans,
+                fx: &no_fx,
             };
             for (var, init) in code.inits.iter().enumerate() {
                 let Some(f) = init else { continue };
@@ -404,6 +457,36 @@ pub fn initial_state(
         let list = parse_assignments(prog, code, topo, s).map_err(|ps| here(ps, "--set", s))?;
         apply(prog, code, topo, &mut state, &list).map_err(|ps| here(ps, "--set", s))?;
     }
+    mirror_edges(prog, code, topo, &mut state);
+    // Per-neighbour slots beyond a process's neighbours hold nothing.
+    for p in 0..n {
+        for (slot, d) in code.domains.iter().enumerate() {
+            let (v, k) = code.var_of_slot(slot);
+            if let (true, Some(k)) = (code.per_nbr[v], k) {
+                if k >= topo.nbrs(p).len() && state[p * stride + slot].is_none() {
+                    state[p * stride + slot] = Some(unused_value(d, p));
+                }
+            }
+        }
+    }
+    let mut chans = Channels::new(topo, code.capacity);
+    if *mode == InitMode::Random && !chans.queues.is_empty() {
+        // Arbitrary messages in transit: each channel holds 0 to capacity
+        // messages of random types and fields.
+        for a in 0..chans.queues.len() {
+            let k = rng.gen_range(0..=chans.capacity);
+            let mut q = VecDeque::with_capacity(k);
+            for _ in 0..k {
+                let kind = rng.gen_range(0..code.message_domains.len());
+                let mut fields = [0i64; MAX_FIELDS];
+                for (f, d) in fields.iter_mut().zip(&code.message_domains[kind]) {
+                    *f = random_value(d, 0, topo, rng);
+                }
+                q.push_back(chans.stamp(kind as u16, fields));
+            }
+            chans.queues[a] = q;
+        }
+    }
     let mut out = Vec::with_capacity(state.len());
     for (k, v) in state.iter().enumerate() {
         match v {
@@ -432,21 +515,66 @@ pub fn initial_state(
             }
         }
     }
-    Ok(out)
+    Ok((out, chans))
+}
+
+/// Both ends of an edge see one value of each edge variable: the smaller
+/// index's (declared values such as `self` differ at the two ends).
+fn mirror_edges(prog: &ir::Program, code: &Compiled, topo: &Topology, state: &mut [Option<i64>]) {
+    let stride = code.stride;
+    for (v, var) in prog.vars.iter().enumerate() {
+        if var.kind != crate::syntax::ast::VarKind::Edge {
+            continue;
+        }
+        for p in 0..topo.n() {
+            for (k, &q) in topo.nbrs(p).iter().enumerate() {
+                let q = q as usize;
+                if let (true, Some(j)) = (q < p, topo.nbr_pos(q, p)) {
+                    state[p * stride + code.offsets[v] + k] =
+                        state[q * stride + code.offsets[v] + j];
+                }
+            }
+        }
+    }
+}
+
+/// What a slot that belongs to no neighbour holds: the domain's first value.
+fn unused_value(d: &VarDomain, p: usize) -> i64 {
+    match *d {
+        VarDomain::Range(lo, _) => lo,
+        VarDomain::Node => p as i64,
+        VarDomain::Bool | VarDomain::Enum(_) => 0,
+    }
 }
 
 /// Writes a configuration in the assignment-file format.
-pub fn format_config(prog: &ir::Program, code: &Compiled, n: usize, state: &[i64]) -> String {
+pub fn format_config(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    state: &[i64],
+) -> String {
     let stride = code.stride;
     let mut out = String::new();
-    for p in 0..n {
+    for p in 0..topo.n() {
         let row = &state[p * stride..(p + 1) * stride];
         for (k, v) in prog.vars.iter().enumerate() {
-            out.push_str(&format!(
-                "{p}.{} = {}\n",
-                v.name,
-                code.show_var(prog, k, row)
-            ));
+            if code.per_nbr[k] {
+                for (j, q) in topo.nbrs(p).iter().enumerate() {
+                    let x = row[code.offsets[k] + j];
+                    out.push_str(&format!(
+                        "{p}.{}[{q}] = {}\n",
+                        v.name,
+                        prog.show_value(v.ty, x)
+                    ));
+                }
+            } else {
+                out.push_str(&format!(
+                    "{p}.{} = {}\n",
+                    v.name,
+                    code.show_var(prog, &[], k, row)
+                ));
+            }
         }
     }
     out

@@ -1,6 +1,7 @@
 //! Phase 4, the runtime: topologies, initial configurations, daemons, the
 //! step relation (composite atomicity) and the measures the papers use.
 
+pub mod channels;
 pub mod dot;
 pub mod engine;
 pub mod init;
@@ -64,7 +65,7 @@ pub fn simulate(source: &str, setup: &Setup) -> Result<Simulation, String> {
     topology::assign_ids(&mut topo, &setup.ids, &mut rng)?;
     let code = crate::compile::instantiate(&prog, &topo, &setup.params)
         .map_err(|ps| render(&ps, name, source, true))?;
-    let state = init::initial_state(&prog, &code, &topo, &setup.init, &setup.sets, &mut rng)
+    let start = init::initial_state(&prog, &code, &topo, &setup.init, &setup.sets, &mut rng)
         .map_err(|e| {
             render(
                 &e.problems,
@@ -77,7 +78,7 @@ pub fn simulate(source: &str, setup: &Setup) -> Result<Simulation, String> {
         prog,
         code,
         topo,
-        state,
+        start,
         setup.daemon.clone(),
         Choice::First,
         rng,

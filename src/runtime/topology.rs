@@ -80,6 +80,25 @@ impl Topology {
     pub fn readers(&self, p: usize) -> &[u32] {
         &self.rdr[self.rdr_start[p] as usize..self.rdr_start[p + 1] as usize]
     }
+    /// The position of `q` in `p`'s neighbour list.
+    #[inline]
+    pub fn nbr_pos(&self, p: usize, q: usize) -> Option<usize> {
+        self.nbrs(p).binary_search(&(q as u32)).ok()
+    }
+    /// The channel from `p` to its neighbour `q`: one per entry of the
+    /// neighbour lists, numbered like them.
+    #[inline]
+    pub fn arc(&self, p: usize, q: usize) -> Option<usize> {
+        self.nbr_pos(p, q).map(|k| self.nbr_start[p] as usize + k)
+    }
+    /// The number of channels (entries of all neighbour lists).
+    pub fn arcs(&self) -> usize {
+        self.nbr.len()
+    }
+    /// The largest number of neighbours of any process.
+    pub fn max_degree(&self) -> usize {
+        (0..self.n()).map(|p| self.nbrs(p).len()).max().unwrap_or(0)
+    }
     /// Whether `q` is `p` or one of `p`'s neighbours.
     pub fn is_self_or_nbr(&self, p: usize, q: usize) -> bool {
         p == q || self.nbrs(p).binary_search(&(q as u32)).is_ok()

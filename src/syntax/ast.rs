@@ -33,6 +33,41 @@ pub struct Program {
     pub defs: Vec<Def>,
     /// `report NAME: expr`.
     pub reports: Vec<(Ident, Expr)>,
+    /// `message NAME(field: DOMAIN, ...)`.
+    pub messages: Vec<MessageDecl>,
+    /// `channel capacity C` (at most one is allowed).
+    pub capacity: Vec<Expr>,
+}
+
+/// `message NAME(field: DOMAIN, ...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageDecl {
+    /// Its name.
+    pub name: Ident,
+    /// Its fields in order.
+    pub fields: Vec<(Ident, Domain)>,
+}
+
+/// What kind of variable a declaration makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// `var`: owned by the process.
+    Plain,
+    /// `edge var`: one value per edge, shared by its two ends.
+    Edge,
+    /// `timer`: advances by one at the end of every round.
+    Timer,
+}
+
+/// `receive m(a, b) from q`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Receive {
+    /// The message type.
+    pub message: Ident,
+    /// Names bound to its fields.
+    pub fields: Vec<Ident>,
+    /// The name bound to the sender.
+    pub from: Ident,
 }
 
 /// A named expression or statement with parameters, expanded where used.
@@ -88,13 +123,15 @@ pub enum Domain {
     Enum(Vec<Ident>, Span),
     /// A named enumeration.
     Named(Ident),
-    /// `array[len] of DOMAIN`.
-    Array(Box<Expr>, Box<Domain>, Span),
+    /// `array[len] of DOMAIN`; no length: `array[nbrs]`, one per neighbour.
+    Array(Option<Box<Expr>>, Box<Domain>, Span),
 }
 
 /// `var NAME: DOMAIN [= init]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarDecl {
+    /// `var`, `edge var` or `timer`.
+    pub kind: VarKind,
     /// Its name.
     pub name: Ident,
     /// Its domain.
@@ -125,6 +162,10 @@ pub struct Action {
     pub label: Ident,
     /// Smaller is more urgent; `None` is the same as every other `None`.
     pub priority: Option<Expr>,
+    /// `for q in C`: the action is enabled for some member and runs for the first.
+    pub binder: Option<(Ident, Collection)>,
+    /// `receive m(x) from q`: the guard also needs that message at a channel's head.
+    pub receive: Option<Receive>,
     /// The guard.
     pub guard: Expr,
     /// The statement.
@@ -140,8 +181,10 @@ pub enum Stmt {
     Skip(Span),
     /// `a, b[i] := e1, e2`: every right-hand side is evaluated before any write.
     Assign(Vec<Target>, Vec<Expr>, Span),
-    /// `for i in lo..hi { body }`, both bounds inclusive.
-    For(Ident, Box<Expr>, Box<Expr>, Box<Stmt>, Span),
+    /// `for i in C { body }`: over a range (inclusive), neighbours or a set.
+    For(Ident, Collection, Box<Stmt>, Span),
+    /// `send m(e1, e2) to q`.
+    Send(Ident, Vec<Expr>, Box<Expr>, Span),
     /// A use of a statement definition.
     Call(Ident, Vec<Expr>, Span),
     /// Statements in sequence.
@@ -155,8 +198,10 @@ pub enum Stmt {
 pub struct Target {
     /// The variable.
     pub name: Ident,
-    /// The element, for `a[i] := ...`.
+    /// The element, for `a[i] := ...` (the neighbour, for `edge(q).x := ...`).
     pub index: Option<Expr>,
+    /// Written `edge(q).x`.
+    pub edge: bool,
     /// The whole target.
     pub span: Span,
 }
@@ -284,6 +329,10 @@ pub enum Expr {
     Tuple(Vec<Expr>, Span),
     /// `{q in C : P}`: the members of `C` satisfying `P`.
     Set(Ident, Collection, Box<Expr>, Span),
+    /// `edge(q)` or `edge(p, q)`, the base of an edge variable read.
+    Edge(Vec<Expr>, Span),
+    /// `acyclic(p -> q : P)`.
+    Acyclic(Ident, Ident, Box<Expr>, Span),
 }
 
 impl Expr {
@@ -299,7 +348,9 @@ impl Expr {
             | Expr::Quant(_, _, _, _, s)
             | Expr::Index(_, _, s)
             | Expr::Tuple(_, s)
-            | Expr::Set(_, _, _, s) => *s,
+            | Expr::Set(_, _, _, s)
+            | Expr::Edge(_, s)
+            | Expr::Acyclic(_, _, _, s) => *s,
         }
     }
 }
@@ -312,7 +363,8 @@ impl Stmt {
             | Stmt::Assign(_, _, s)
             | Stmt::Seq(_, s)
             | Stmt::If(_, _, _, s)
-            | Stmt::For(_, _, _, _, s)
+            | Stmt::For(_, _, _, s)
+            | Stmt::Send(_, _, _, s)
             | Stmt::Call(_, _, s) => *s,
         }
     }

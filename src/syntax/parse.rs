@@ -72,7 +72,7 @@ fn rule_name(rule: &Rule) -> String {
     let s = match rule {
         EOI => "end of input",
         program | item => {
-            "a declaration (param, topology, enum, var, def, process, legitimate, invariant, report)"
+            "a declaration (param, topology, enum, var, edge var, timer, def, message, channel, process, legitimate, invariant, report)"
         }
         param_decl => "a parameter declaration",
         topology_decl => "a topology declaration",
@@ -131,6 +131,24 @@ fn rule_name(rule: &Rule) -> String {
         kw_false => "`false`",
         kw_def => "`def`",
         kw_report => "`report`",
+        kw_edge => "`edge`",
+        kw_timer => "`timer`",
+        kw_receive => "`receive`",
+        kw_from => "`from`",
+        kw_send => "`send`",
+        kw_to => "`to`",
+        kw_message => "`message`",
+        kw_channel => "`channel`",
+        w_capacity => "`capacity`",
+        w_acyclic => "`acyclic`",
+        var_kind => "`var`, `edge var` or `timer`",
+        message_decl | msg_field => "a message declaration `message NAME(field: DOMAIN)`",
+        channel_decl => "`channel capacity N`",
+        action_for => "`for q in COLLECTION`",
+        receive => "`receive MESSAGE(fields) from NAME`",
+        send_stmt => "`send MESSAGE(values) to PROCESS`",
+        edge_target | edge_ref => "`edge(q)`",
+        acyclic => "`acyclic(p -> q : predicate)`",
         report_decl => "`report NAME:`",
         kw_for => "`for`",
         kw_array => "`array`",
@@ -252,6 +270,22 @@ fn lower_program(p: Pair<Rule>) -> Program {
             }
             Rule::var_decl => prog.vars.push(lower_var(item, span)),
             Rule::def_decl => prog.defs.push(lower_def(item, span)),
+            Rule::message_decl => {
+                let mut it = item.into_inner().skip(1);
+                let name = ident(it.next().unwrap());
+                let fields = it
+                    .map(|f| {
+                        let mut parts = f.into_inner();
+                        let name = ident(parts.next().unwrap());
+                        (name, lower_domain(parts.next().unwrap()))
+                    })
+                    .collect();
+                prog.messages.push(MessageDecl { name, fields });
+            }
+            Rule::channel_decl => {
+                prog.capacity
+                    .push(lower_expr(item.into_inner().nth(2).unwrap()));
+            }
             Rule::role => prog.roles.push(lower_role(item)),
             Rule::legitimate_decl => {
                 prog.legitimate
@@ -274,9 +308,22 @@ fn lower_program(p: Pair<Rule>) -> Program {
     prog
 }
 
-/// `var_decl = { kw_var ~ ident ~ ":" ~ domain ~ ("=" ~ expr)? }`
+/// `var_decl = { var_kind ~ ident ~ ":" ~ domain ~ random_range? ~ ("=" ~ expr)? }`
 fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
-    let mut it = p.into_inner().skip(1);
+    let mut it = p.into_inner();
+    let kind = {
+        let k: Vec<Rule> = it
+            .next()
+            .unwrap()
+            .into_inner()
+            .map(|c| c.as_rule())
+            .collect();
+        match k.first() {
+            Some(Rule::kw_edge) => VarKind::Edge,
+            Some(Rule::kw_timer) => VarKind::Timer,
+            _ => VarKind::Plain,
+        }
+    };
     let name = ident(it.next().unwrap());
     let domain_pair = it.next().unwrap();
     let mut end = domain_pair.as_span().end();
@@ -300,6 +347,7 @@ fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
     // The rule's own span can reach over trailing comments; cut it at the last token.
     let span = Span::new(span.start, end);
     VarDecl {
+        kind,
         name,
         domain,
         init,
@@ -351,9 +399,13 @@ fn lower_domain(p: Pair<Rule>) -> Domain {
         Rule::named_domain => Domain::Named(ident(d.into_inner().next().unwrap())),
         Rule::array_domain => {
             let mut it = d.into_inner().skip(1);
-            let len = lower_expr(it.next().unwrap());
+            let len = it.next().unwrap();
+            let len = match len.as_rule() {
+                Rule::kw_nbrs => None,
+                _ => Some(Box::new(lower_expr(len))),
+            };
             let elem = lower_domain(it.nth(1).unwrap());
-            Domain::Array(Box::new(len), Box::new(elem), span)
+            Domain::Array(len, Box::new(elem), span)
         }
         r => unreachable!("domain rule {r:?}"),
     }
@@ -395,12 +447,53 @@ fn lower_action(p: Pair<Rule>) -> Action {
     } else {
         None
     };
-    let guard = lower_expr(it.next().unwrap());
+    let binder = if it.peek().map(|c| c.as_rule()) == Some(Rule::action_for) {
+        let mut parts = it.next().unwrap().into_inner().skip(1);
+        let var = ident(parts.next().unwrap());
+        let coll = lower_collection(parts.nth(1).unwrap());
+        Some((var, coll))
+    } else {
+        None
+    };
+    let g = it.next().unwrap();
+    let (receive, guard) = if g.as_rule() == Rule::receive {
+        let gspan: Span = g.as_span().into();
+        let mut parts = g.into_inner().skip(1);
+        let message = ident(parts.next().unwrap());
+        let mut fields = Vec::new();
+        let mut from = None;
+        let mut guard = None;
+        for c in parts {
+            match c.as_rule() {
+                Rule::ident if from.is_none() => fields.push(ident(c)),
+                Rule::kw_from | Rule::kw_and => {}
+                Rule::expr => guard = Some(lower_expr(c)),
+                _ => {}
+            }
+        }
+        // The last name before `and` (or the end) is the sender.
+        if let Some(last) = fields.pop() {
+            from = Some(last);
+        }
+        let from = from.expect("the grammar requires `from NAME`");
+        (
+            Some(Receive {
+                message,
+                fields,
+                from,
+            }),
+            guard.unwrap_or(Expr::Bool(true, gspan)),
+        )
+    } else {
+        (None, lower_expr(g))
+    };
     let _arrow = it.next();
     let body = lower_stmts(it.next().unwrap());
     Action {
         label,
         priority,
+        binder,
+        receive,
         guard,
         body,
         span,
@@ -418,7 +511,7 @@ fn lower_stmts(p: Pair<Rule>) -> Stmt {
     }
 }
 
-/// `stmt = _{ if_stmt | for_stmt | skip_stmt | block | assign | call_stmt }`
+/// `stmt = _{ if_stmt | for_stmt | skip_stmt | block | send_stmt | assign | call_stmt }`
 fn lower_stmt(p: Pair<Rule>) -> Stmt {
     let span: Span = p.as_span().into();
     match p.as_rule() {
@@ -442,9 +535,27 @@ fn lower_stmt(p: Pair<Rule>) -> Stmt {
                     Rule::target => {
                         let span: Span = c.as_span().into();
                         let mut it = c.into_inner();
-                        let name = ident(it.next().unwrap());
-                        let index = it.next().map(lower_expr);
-                        targets.push(Target { name, index, span });
+                        let first = it.next().unwrap();
+                        if first.as_rule() == Rule::edge_target {
+                            let mut parts = first.into_inner().skip(1);
+                            let q = lower_expr(parts.next().unwrap());
+                            let name = ident(parts.next().unwrap());
+                            targets.push(Target {
+                                name,
+                                index: Some(q),
+                                edge: true,
+                                span,
+                            });
+                        } else {
+                            let name = ident(first);
+                            let index = it.next().map(lower_expr);
+                            targets.push(Target {
+                                name,
+                                index,
+                                edge: false,
+                                span,
+                            });
+                        }
                     }
                     Rule::assign_op => {}
                     _ => values.push(lower_expr(c)),
@@ -456,10 +567,32 @@ fn lower_stmt(p: Pair<Rule>) -> Stmt {
             let mut it = p.into_inner().skip(1);
             let var = ident(it.next().unwrap());
             let _in = it.next();
-            let lo = lower_expr(it.next().unwrap());
-            let hi = lower_expr(it.next().unwrap());
+            let coll = lower_collection(it.next().unwrap());
             let body = lower_stmt(it.next().unwrap());
-            Stmt::For(var, Box::new(lo), Box::new(hi), Box::new(body), span)
+            Stmt::For(var, coll, Box::new(body), span)
+        }
+        Rule::send_stmt => {
+            let mut it = p.into_inner().skip(1);
+            let msg = ident(it.next().unwrap());
+            let mut args = Vec::new();
+            let mut to = None;
+            for c in it {
+                match c.as_rule() {
+                    Rule::kw_to => {}
+                    _ if to.is_none() => args.push(lower_expr(c)),
+                    _ => {}
+                }
+            }
+            // The last expression is the destination.
+            if let Some(last) = args.pop() {
+                to = Some(last);
+            }
+            Stmt::Send(
+                msg,
+                args,
+                Box::new(to.expect("the grammar requires `to`")),
+                span,
+            )
         }
         Rule::call_stmt => {
             let mut it = p.into_inner();
@@ -553,6 +686,14 @@ fn lower_atom(p: Pair<Rule>) -> Expr {
         Rule::false_lit => Expr::Bool(false, span),
         Rule::paren => lower_expr(p.into_inner().next().unwrap()),
         Rule::tuple => Expr::Tuple(p.into_inner().map(lower_expr).collect(), span),
+        Rule::edge_ref => Expr::Edge(p.into_inner().skip(1).map(lower_expr).collect(), span),
+        Rule::acyclic => {
+            let mut it = p.into_inner().skip(1);
+            let from = ident(it.next().unwrap());
+            let to = ident(it.next().unwrap());
+            let pred = lower_expr(it.next().unwrap());
+            Expr::Acyclic(from, to, Box::new(pred), span)
+        }
         Rule::set_lit => {
             let mut it = p.into_inner();
             let var = ident(it.next().unwrap());
