@@ -167,6 +167,8 @@ pub enum IExpr {
     Param(usize),
     /// The number of processes.
     N,
+    /// The largest number of neighbours of any process.
+    MaxDeg,
     /// A variable of a process.
     Var(Proc, usize),
     /// The index of a process.
@@ -306,6 +308,9 @@ pub struct Action {
     pub receive: Option<(usize, usize, Vec<usize>)>,
 }
 
+/// `channel capacity K random lo..hi`: K, the range, the declaration.
+pub type Capacity = (IExpr, Option<(IExpr, IExpr)>, Span);
+
 /// A message type.
 #[derive(Clone, Debug)]
 pub struct Message {
@@ -353,8 +358,9 @@ pub struct Program {
     pub reports: Vec<(String, crate::check::Checked)>,
     /// Message types.
     pub messages: Vec<Message>,
-    /// The capacity of every channel, when messages are declared.
-    pub capacity: Option<(IExpr, Span)>,
+    /// The capacity of every channel, when messages are declared, and how
+    /// many messages random configurations put in a channel (`lo..hi`).
+    pub capacity: Option<Capacity>,
     /// How many quantifier variables may be live at once.
     pub max_locals: usize,
 }
@@ -371,5 +377,67 @@ impl Program {
                 .unwrap_or_else(|| format!("<{v}>")),
             Ty::Int | Ty::Node => v.to_string(),
         }
+    }
+}
+
+/// Whether an expression reads a variable `hit` accepts (anywhere: own,
+/// neighbours', through node references). Used to find the guards that can
+/// change when only timers do.
+pub fn reads_var_b(b: &BExpr, hit: &dyn Fn(usize) -> bool) -> bool {
+    match b {
+        BExpr::Const(_) => false,
+        BExpr::Var(p, v) => hit(*v) || reads_var_p(p, hit),
+        BExpr::Not(a) => reads_var_b(a, hit),
+        BExpr::And(a, c) | BExpr::Or(a, c) | BExpr::Implies(a, c) | BExpr::BoolEq(_, a, c) => {
+            reads_var_b(a, hit) || reads_var_b(c, hit)
+        }
+        BExpr::Cmp(_, a, c) => reads_var_i(a, hit) || reads_var_i(c, hit),
+        BExpr::Forall(_, coll, body) | BExpr::Exists(_, coll, body) => {
+            reads_var_c(coll, hit) || reads_var_b(body, hit)
+        }
+        BExpr::Enabled(p) => reads_var_p(p, hit),
+        BExpr::Elem(p, v, i, _) => hit(*v) || reads_var_p(p, hit) || reads_var_i(i, hit),
+        BExpr::ArrayEq(_, p, v, q, w, _) => {
+            hit(*v) || hit(*w) || reads_var_p(p, hit) || reads_var_p(q, hit)
+        }
+        BExpr::Acyclic(_, _, body) => reads_var_b(body, hit),
+    }
+}
+
+/// See [`reads_var_b`].
+pub fn reads_var_i(e: &IExpr, hit: &dyn Fn(usize) -> bool) -> bool {
+    match e {
+        IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg | IExpr::Local(_) => false,
+        IExpr::Var(p, v) => hit(*v) || reads_var_p(p, hit),
+        IExpr::Index(p) | IExpr::Id(p) | IExpr::NodeOf(p) => reads_var_p(p, hit),
+        IExpr::Neg(a) | IExpr::Abs(a) => reads_var_i(a, hit),
+        IExpr::Arith(_, a, b, _) | IExpr::Let(_, a, b) => {
+            reads_var_i(a, hit) || reads_var_i(b, hit)
+        }
+        IExpr::Count(_, coll, body) => reads_var_c(coll, hit) || reads_var_b(body, hit),
+        IExpr::Elem(p, v, i, _) => hit(*v) || reads_var_p(p, hit) || reads_var_i(i, hit),
+        IExpr::Best(b) => {
+            reads_var_c(&b.coll, hit)
+                || b.filter.as_ref().is_some_and(|f| reads_var_b(f, hit))
+                || b.keys.iter().any(|k| reads_var_i(k, hit))
+        }
+        IExpr::FromBool(b) => reads_var_b(b, hit),
+        IExpr::Msgs(p, q, _, _) => reads_var_p(p, hit) || reads_var_p(q, hit),
+    }
+}
+
+fn reads_var_p(p: &Proc, hit: &dyn Fn(usize) -> bool) -> bool {
+    match p {
+        Proc::Through(v) => hit(*v),
+        Proc::At(e) | Proc::Via(e, _) => reads_var_i(e, hit),
+        _ => false,
+    }
+}
+
+fn reads_var_c(c: &Coll, hit: &dyn Fn(usize) -> bool) -> bool {
+    match c {
+        Coll::NbrsOf(p) => reads_var_p(p, hit),
+        Coll::Procs => false,
+        Coll::Range(a, b) => reads_var_i(a, hit) || reads_var_i(b, hit),
     }
 }

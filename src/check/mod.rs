@@ -458,7 +458,7 @@ impl Checker {
         }
     }
 
-    fn capacity(&mut self, prog: &ast::Program) -> Option<(IExpr, Span)> {
+    fn capacity(&mut self, prog: &ast::Program) -> Option<ir::Capacity> {
         self.scope = Some(Scope::Constant);
         if let Some(second) = prog.capacity.get(1) {
             self.err(
@@ -466,12 +466,20 @@ impl Checker {
                     "guarded::check::duplicate_capacity",
                     "more than one channel capacity",
                 )
-                .label(second.span(), "second `channel capacity`")
+                .label(second.0.span(), "second `channel capacity`")
                 .help("every channel has the same capacity; keep one declaration"),
             );
         }
         match prog.capacity.first() {
-            Some(e) => self.int_expr(e, Some(Ty::Int)).map(|c| (c, e.span())),
+            Some((e, random)) => {
+                let random = random.as_ref().and_then(|(lo, hi)| {
+                    let lo = self.int_expr(lo, Some(Ty::Int));
+                    let hi = self.int_expr(hi, Some(Ty::Int));
+                    Some((lo?, hi?))
+                });
+                self.int_expr(e, Some(Ty::Int))
+                    .map(|c| (c, random, e.span()))
+            }
             None if !prog.messages.is_empty() => {
                 let m = &prog.messages[0];
                 self.err(
@@ -2157,6 +2165,7 @@ impl Checker {
         let local = matches!(scope, Scope::Process | Scope::Selector | Scope::Init);
         match id.name.as_str() {
             "n" => return Some(Typed::Int(IExpr::N, Ty::Int)),
+            "maxdeg" => return Some(Typed::Int(IExpr::MaxDeg, Ty::Int)),
             "index" if local => return Some(Typed::Int(IExpr::Index(Proc::Me), Ty::Int)),
             "id" if local => return Some(Typed::Int(IExpr::Id(Proc::Me), Ty::Int)),
             "self" if matches!(scope, Scope::Process | Scope::Init) => {
@@ -2189,7 +2198,7 @@ impl Checker {
         candidates.extend(self.var_index.keys().map(String::as_str));
         candidates.extend(self.param_index.keys().map(String::as_str));
         candidates.extend(self.enum_consts.keys().map(String::as_str));
-        candidates.extend(["n", "index", "id", "self", "left", "right"]);
+        candidates.extend(["n", "maxdeg", "index", "id", "self", "left", "right"]);
         let help = match suggest(&id.name, candidates) {
             Some(s) => format!("did you mean `{s}`?"),
             None => "declare it with `var`, `param` or `enum`".into(),

@@ -220,6 +220,10 @@ impl Tracer {
     /// The step just taken.
     pub fn step(&mut self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
         let now = sim.now();
+        if self.json && sim.last().tick {
+            let v = json!({"round": now.round.max(1), "tick": true});
+            return writeln!(out, "{v}");
+        }
         if self.json {
             let last = sim.last();
             let stride = sim.stride();
@@ -322,8 +326,7 @@ pub(crate) fn step_line(sim: &Simulation) -> String {
         .collect();
     if last.tick {
         return format!(
-            "step {} round {}: no process enabled; timers advance",
-            now.step,
+            "-- round {} passes with no process enabled; timers advance",
             now.round.max(1)
         );
     }
@@ -352,7 +355,7 @@ fn list(v: &[u32]) -> String {
 pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
     let now = sim.now();
     let mut s = String::new();
-    let mut line = |k: &str, v: String| s.push_str(&format!("{k:<12}{v}\n"));
+    let mut line = |k: &str, v: String| s.push_str(&format!("{k:<11} {v}\n"));
     line("program", info.program.to_string());
     line(
         "topology",

@@ -140,6 +140,8 @@ pub struct CAction {
     pub body: SFn,
     /// The action's source, for diagnostics.
     pub span: Span,
+    /// Whether its guard reads a timer (so a round's end can enable it).
+    pub reads_timers: bool,
 }
 
 /// A compiled role: its actions sorted by priority, program order kept among equals.
@@ -162,6 +164,8 @@ pub struct CInvariant {
 pub struct Compiled {
     /// Values per process.
     pub stride: usize,
+    /// The topology's sizes the program's constants were computed with.
+    pub size: Size,
     /// Each variable's first slot in a process's row.
     pub offsets: Vec<usize>,
     /// Each array variable's length; `None` for a scalar. Per-neighbour
@@ -173,6 +177,8 @@ pub struct Compiled {
     pub timers: Vec<(usize, usize, i64)>,
     /// The channel capacity, when the program passes messages.
     pub capacity: Option<usize>,
+    /// How many messages a random configuration puts in each channel.
+    pub random_fill: (usize, usize),
     /// Each message type's field domains.
     pub message_domains: Vec<Vec<VarDomain>>,
     /// Parameter values, in declaration order.
@@ -191,6 +197,8 @@ pub struct Compiled {
     pub inits: Vec<Option<IFn>>,
     /// The legitimacy predicate.
     pub legitimate: Option<BFn>,
+    /// Whether it reads a timer (else rounds that only advance timers leave it be).
+    pub legitimate_reads_timers: bool,
     /// The invariants.
     pub invariants: Vec<CInvariant>,
     /// The reports, by name.
@@ -240,12 +248,22 @@ impl Compiled {
     }
 }
 
+/// The sizes of a topology a constant may use: `n` and `maxdeg`.
+#[derive(Clone, Copy, Debug)]
+pub struct Size {
+    /// The number of processes.
+    pub n: i64,
+    /// The largest number of neighbours of a process.
+    pub maxdeg: i64,
+}
+
 /// Evaluates an expression built only from constants, parameters and `n`.
-pub fn const_eval(e: &IExpr, params: &[i64], n: i64) -> Option<i64> {
+pub fn const_eval(e: &IExpr, params: &[i64], n: Size) -> Option<i64> {
     Some(match e {
         IExpr::Const(c) => *c,
         IExpr::Param(i) => *params.get(*i)?,
-        IExpr::N => n,
+        IExpr::N => n.n,
+        IExpr::MaxDeg => n.maxdeg,
         IExpr::Neg(a) => const_eval(a, params, n)?.checked_neg()?,
         IExpr::Abs(a) => const_eval(a, params, n)?.checked_abs()?,
         IExpr::Arith(op, a, b, _) => {
@@ -274,7 +292,10 @@ pub fn instantiate(
     topo: &Topology,
     overrides: &[(String, i64)],
 ) -> Result<Compiled, Vec<Problem>> {
-    let n = topo.n() as i64;
+    let n = Size {
+        n: topo.n() as i64,
+        maxdeg: topo.max_degree() as i64,
+    };
     let mut problems = Vec::new();
     for (name, _) in overrides {
         if !prog.params.iter().any(|p| &p.name == name) {
@@ -367,7 +388,7 @@ pub fn instantiate(
                 (Some(lo), Some(hi)) => {
                     problems.push(
                         Problem::new("guarded::instance::empty_domain", format!("the domain of `{}` is empty: {lo}..{hi}", v.name))
-                            .label(v.span, format!("{lo}..{hi} with n = {n}"))
+                            .label(v.span, format!("{lo}..{hi} with n = {}", n.n))
                             .help("a range `lo..hi` needs lo <= hi; check the parameters or the topology size"),
                     );
                     VarDomain::Range(0, 0)
@@ -413,26 +434,47 @@ pub fn instantiate(
     }
     let stride = domains.len();
     let per_nbr: Vec<bool> = prog.vars.iter().map(|v| v.per_nbr).collect();
-    let capacity = prog
-        .capacity
-        .as_ref()
-        .and_then(|(e, span)| match const_eval(e, &params, n) {
-            Some(c) if (1..=1 << 16).contains(&c) => Some(c as usize),
-            c => {
-                problems.push(
-                    Problem::new(
-                        "guarded::instance::bad_capacity",
-                        format!(
-                            "the channel capacity is {}",
-                            c.map_or("not computable".into(), |c| c.to_string())
-                        ),
-                    )
-                    .label(*span, "declared here")
-                    .help("a channel holds 1 to 65536 messages"),
-                );
-                None
+    let capacity =
+        prog.capacity
+            .as_ref()
+            .and_then(|(e, _, span)| match const_eval(e, &params, n) {
+                Some(c) if (1..=1 << 16).contains(&c) => Some(c as usize),
+                c => {
+                    problems.push(
+                        Problem::new(
+                            "guarded::instance::bad_capacity",
+                            format!(
+                                "the channel capacity is {}",
+                                c.map_or("not computable".into(), |c| c.to_string())
+                            ),
+                        )
+                        .label(*span, "declared here")
+                        .help("a channel holds 1 to 65536 messages"),
+                    );
+                    None
+                }
+            });
+    let random_fill = match (&prog.capacity, capacity) {
+        (Some((_, Some((lo, hi)), span)), Some(cap)) => {
+            match (const_eval(lo, &params, n), const_eval(hi, &params, n)) {
+                (Some(lo), Some(hi)) if 0 <= lo && lo <= hi && hi as usize <= cap => {
+                    (lo as usize, hi as usize)
+                }
+                _ => {
+                    problems.push(
+                        Problem::new(
+                            "guarded::instance::random_range",
+                            "the random channel fill is not within 0..capacity",
+                        )
+                        .label(*span, "declared here")
+                        .help("`channel capacity K random lo..hi` needs 0 <= lo <= hi <= K"),
+                    );
+                    (0, cap)
+                }
             }
-        });
+        }
+        (_, cap) => (0, cap.unwrap_or(0)),
+    };
     let mut message_domains = Vec::new();
     for m in &prog.messages {
         let mut fields = Vec::new();
@@ -626,12 +668,20 @@ pub fn instantiate(
                 (None, Some(b)) => c.bound_action(b, &a.guard, s.stmt(&a.body)),
                 (None, None) => (c.bexpr(&a.guard), s.stmt(&a.body)),
             };
+            let is_timer = |v: usize| prog.vars[v].kind == crate::syntax::ast::VarKind::Timer;
+            let reads_timers = ir::reads_var_b(&a.guard, &is_timer)
+                || a.binder.as_ref().is_some_and(|b| {
+                    b.filter
+                        .as_ref()
+                        .is_some_and(|f| ir::reads_var_b(f, &is_timer))
+                });
             actions.push(CAction {
                 label: a.label.clone(),
                 priority,
                 guard,
                 body,
                 span: a.span,
+                reads_timers,
             });
         }
         // Stable: program order decides among equal priorities.
@@ -673,11 +723,13 @@ pub fn instantiate(
         .collect();
     Ok(Compiled {
         stride,
+        size: n,
         offsets,
         lens,
         per_nbr,
         timers,
         capacity,
+        random_fill,
         message_domains,
         params: prog
             .params
@@ -691,6 +743,11 @@ pub fn instantiate(
         arbitrary,
         inits,
         legitimate,
+        legitimate_reads_timers: prog.legitimate.as_ref().is_some_and(|(b, _)| {
+            ir::reads_var_b(b, &|v| {
+                prog.vars[v].kind == crate::syntax::ast::VarKind::Timer
+            })
+        }),
         invariants,
         reports,
         max_locals: prog.max_locals,
@@ -711,13 +768,12 @@ pub enum GlobalFn {
 pub fn compile_global(
     prog: &ir::Program,
     code: &Compiled,
-    n: usize,
     e: &crate::check::Checked,
 ) -> Result<GlobalFn, Vec<Problem>> {
     let c = Compiler {
         prog,
         params: code.params.iter().map(|(_, v)| *v).collect(),
-        n: n as i64,
+        n: code.size,
         stride: code.stride,
         in_stmt: false,
         domains: (0..prog.vars.len())
@@ -747,7 +803,7 @@ fn out_of_domain(v: &ir::Var, x: i64, lo: i64, hi: i64, span: Span) -> Problem {
 struct Compiler<'a> {
     prog: &'a ir::Program,
     params: Vec<i64>,
-    n: i64,
+    n: Size,
     stride: usize,
     /// Whether this compiles a statement: own reads then see own earlier writes.
     in_stmt: bool,
@@ -1119,7 +1175,9 @@ impl Compiler<'_> {
             return Box::new(move |_| Ok(c));
         }
         match x {
-            IExpr::Const(_) | IExpr::Param(_) | IExpr::N => unreachable!("constants fold above"),
+            IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => {
+                unreachable!("constants fold above")
+            }
             IExpr::Var(p, v) => self.read(p, self.offsets[*v]),
             IExpr::Elem(p, v, i, span) => self.elem(p, *v, i, *span),
             IExpr::Local(slot) => {

@@ -469,7 +469,7 @@ impl Session {
     fn eval_local(&self, p: usize, e: &ast::Expr) -> Result<i64, String> {
         let (checked, locals) =
             check::check_local_expr(&self.ast, e).map_err(|ps| ps[0].message.clone())?;
-        let f = compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked)
+        let f = compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
             .map_err(|ps| ps[0].message.clone())?;
         self.sim
             .eval_at(p, &f, locals)
@@ -492,8 +492,7 @@ impl Session {
                     check::Checked::Int(_, ty) => *ty,
                     check::Checked::Bool(_) => Ty::Bool,
                 };
-                let Ok(f) =
-                    compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked)
+                let Ok(f) = compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
                 else {
                     continue;
                 };
@@ -587,7 +586,7 @@ impl Session {
             .map_err(|ps| render(&ps, "<input>", text, !self.color))?;
         Ok((
             text.to_string(),
-            compile::compile_global(&self.sim.prog, &self.sim.code, self.sim.n(), &checked)
+            compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
                 .map_err(|ps| render(&ps, "<input>", text, !self.color))?,
             locals,
         ))

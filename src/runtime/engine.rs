@@ -140,7 +140,8 @@ pub struct StepRecord {
     pub received: Vec<Option<(u32, Msg)>>,
     /// Messages sent: (sender, destination, message).
     pub sent: Vec<(u32, u32, Msg)>,
-    /// Whether this step only let time pass (no process was enabled, timers ran).
+    /// Whether no step was taken and only time passed: no process was
+    /// enabled, the round ended and timers advanced.
     pub tick: bool,
 }
 
@@ -575,7 +576,7 @@ impl Simulation {
     }
 
     /// With no process enabled, time still passes while a timer can run: a
-    /// step with no moves that completes a round. Otherwise the run is silent.
+    /// round with no step ends (`last().tick`). Otherwise the run is silent.
     fn tick(&mut self) -> Result<Outcome, RunError> {
         if !self.timers_can_run() {
             return Ok(Outcome::Silent);
@@ -588,11 +589,12 @@ impl Simulation {
         last.received.clear();
         last.sent.clear();
         last.tick = true;
-        self.progress.steps += 1;
         self.progress.rounds_done += 1;
         self.advance_timers()?;
         self.start_round();
-        self.update_legitimacy()?;
+        if self.code.legitimate_reads_timers {
+            self.update_legitimacy()?;
+        }
         Ok(Outcome::Moved)
     }
 
@@ -621,7 +623,35 @@ impl Simulation {
                 }
             }
         }
-        self.reevaluate_all()
+        // Only guards that read timers can change: an enabled process is
+        // looked at again in full, a disabled one only if such a guard now holds.
+        for p in 0..self.topo.n() {
+            if self.progress.chosen[p] != NONE || self.timer_guard_holds(p)? {
+                self.refresh(p)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn timer_guard_holds(&self, p: usize) -> Result<bool, RunError> {
+        let role = &self.code.roles[self.code.role_of[p] as usize];
+        let env = self.env(p, &[]);
+        for a in role.actions.iter().filter(|a| a.reads_timers) {
+            match (a.guard)(&env) {
+                Ok(true) => return Ok(true),
+                Ok(false) => {}
+                Err(fault) => {
+                    return Err(RunError::Fault {
+                        fault,
+                        process: Some(p),
+                        action: Some((a.label.clone(), a.span)),
+                        step: self.progress.steps,
+                        during: "guard",
+                    })
+                }
+            }
+        }
+        Ok(false)
     }
 
     fn execute_forced(&mut self, forced: Option<u32>) -> Result<Outcome, RunError> {

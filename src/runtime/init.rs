@@ -471,10 +471,11 @@ pub fn initial_state(
     }
     let mut chans = Channels::new(topo, code.capacity);
     if *mode == InitMode::Random && !chans.queues.is_empty() {
-        // Arbitrary messages in transit: each channel holds 0 to capacity
-        // messages of random types and fields.
+        // Arbitrary messages in transit: each channel holds a random number
+        // of messages (0 to capacity, or the declared range) of random types
+        // and fields.
         for a in 0..chans.queues.len() {
-            let k = rng.gen_range(0..=chans.capacity);
+            let k = rng.gen_range(code.random_fill.0..=code.random_fill.1);
             let mut q = VecDeque::with_capacity(k);
             for _ in 0..k {
                 let kind = rng.gen_range(0..code.message_domains.len());

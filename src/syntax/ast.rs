@@ -35,8 +35,8 @@ pub struct Program {
     pub reports: Vec<(Ident, Expr)>,
     /// `message NAME(field: DOMAIN, ...)`.
     pub messages: Vec<MessageDecl>,
-    /// `channel capacity C` (at most one is allowed).
-    pub capacity: Vec<Expr>,
+    /// `channel capacity C [random lo..hi]` (at most one is allowed).
+    pub capacity: Vec<(Expr, Option<(Expr, Expr)>)>,
 }
 
 /// `message NAME(field: DOMAIN, ...)`.

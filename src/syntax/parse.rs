@@ -283,8 +283,16 @@ fn lower_program(p: Pair<Rule>) -> Program {
                 prog.messages.push(MessageDecl { name, fields });
             }
             Rule::channel_decl => {
-                prog.capacity
-                    .push(lower_expr(item.into_inner().nth(2).unwrap()));
+                let mut it = item.into_inner().skip(2);
+                let cap = lower_expr(it.next().unwrap());
+                let random = it.next().map(|r| {
+                    let mut parts = r.into_inner().skip(1);
+                    (
+                        lower_expr(parts.next().unwrap()),
+                        lower_expr(parts.next().unwrap()),
+                    )
+                });
+                prog.capacity.push((cap, random));
             }
             Rule::role => prog.roles.push(lower_role(item)),
             Rule::legitimate_decl => {
