@@ -14,6 +14,8 @@ const SEEDS: &[&str] = &[
     include_str!("golden/programs/counter_invariant.gc"),
     include_str!("../programs/johnen_leader.gc"),
     include_str!("../programs/ssle.gc"),
+    include_str!("../programs/arbitration.gc"),
+    include_str!("../programs/arrow.gc"),
     "var x: 0..20\nvar p: node = self\nvar s: {a, b} = a\nprocess { up priority 1 :: exists(q in nbrs : q.x > x) -> x, s := x + 1, b\n \
      point :: p == self -> p := left; if x > 3 { x := x mod 3 } else { skip } }\n\
      legitimate: forall(p in procs : forall(q in nbrs(p) : q.x == p.x))\ninvariant i: count(p in procs : p.s == a) >= 0",
@@ -49,6 +51,10 @@ const NOISE: &[&str] = &[
     "(1, 2)",
     "for",
     "in",
+    "receive",
+    "send",
+    "edge(",
+    "timer",
 ];
 
 #[test]
@@ -81,7 +87,7 @@ fn mutated_programs_never_panic() {
             }
         }
         let setup = Setup {
-            topology: Some(["ring:5", "chain:4", "grid:2x3"][round % 3].into()),
+            topology: Some(["ring:5", "chain:4", "grid:2x3", "tree:6"][round % 4].into()),
             init: InitMode::Random,
             seed: round as u64,
             daemon: [Daemon::Central, Daemon::Synchronous, Daemon::LocallyCentral][round % 3]

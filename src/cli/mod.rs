@@ -454,6 +454,9 @@ fn run(a: &RunArgs) -> i32 {
             }
         }
     }
+    if trace.is_some() {
+        let _ = tracer.finish(&mut out);
+    }
     let info = output::RunInfo {
         program: &program,
         daemon: sim.daemon.name(),

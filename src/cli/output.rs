@@ -171,6 +171,8 @@ pub struct Tracer {
     json: bool,
     order: Vec<usize>,
     was_legit: Option<bool>,
+    /// Rounds that passed with no process enabled and are not printed yet.
+    idle: Option<(u64, u64)>,
 }
 
 impl Tracer {
@@ -180,6 +182,25 @@ impl Tracer {
             json,
             order: Vec::new(),
             was_legit: None,
+            idle: None,
+        }
+    }
+
+    /// Prints rounds that passed idle, as one line.
+    pub fn finish(&mut self, out: &mut impl Write) -> io::Result<()> {
+        match self.idle.take() {
+            None => Ok(()),
+            Some((a, b)) if self.json => {
+                writeln!(out, "{}", json!({"idle_rounds": [a, b], "tick": true}))
+            }
+            Some((a, b)) if a == b => writeln!(
+                out,
+                "-- round {a} passes with no process enabled; timers advance"
+            ),
+            Some((a, b)) => writeln!(
+                out,
+                "-- rounds {a} to {b} pass with no process enabled; timers advance"
+            ),
         }
     }
 
@@ -220,10 +241,13 @@ impl Tracer {
     /// The step just taken.
     pub fn step(&mut self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
         let now = sim.now();
-        if self.json && sim.last().tick {
-            let v = json!({"round": now.round.max(1), "tick": true});
-            return writeln!(out, "{v}");
+        if sim.last().tick {
+            // Idle rounds are gathered into one line.
+            let r = now.round.max(1);
+            self.idle = Some(self.idle.map_or((r, r), |(a, _)| (a, r)));
+            return Ok(());
         }
+        self.finish(out)?;
         if self.json {
             let last = sim.last();
             let stride = sim.stride();

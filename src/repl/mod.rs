@@ -678,6 +678,7 @@ impl Session {
                     let _ = writeln!(out, "{}", self.mark(p, line));
                 }
             }
+            out.push_str(&crate::cli::output::channels_text(&self.sim));
             out.push_str("(* enabled)\n");
             return Ok(());
         }
