@@ -257,12 +257,21 @@ fn distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
+/// A map's names in alphabetical order, so suggestions do not depend on
+/// hashing order.
+fn sorted_names<V>(m: &HashMap<String, V>) -> std::vec::IntoIter<&str> {
+    let mut v: Vec<&str> = m.keys().map(String::as_str).collect();
+    v.sort_unstable();
+    v.into_iter()
+}
+
 /// The closest candidate to `name`, if any is close enough to be a typo.
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (distance(name, c), c))
         .filter(|(d, c)| *d <= (name.len().max(c.len()) / 3).max(1))
+        // Ties go to the first candidate.
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
@@ -574,7 +583,7 @@ impl Checker {
             ast::Domain::Named(id) => match self.enum_index.get(&id.name) {
                 Some(&e) => (Ty::Enum(e), Domain::Enum(e)),
                 None => {
-                    let help = match suggest(&id.name, self.enum_index.keys().map(String::as_str)) {
+                    let help = match suggest(&id.name, sorted_names(&self.enum_index)) {
                         Some(s) => format!("did you mean `{s}`?"),
                         None => "a domain is `lo..hi`, `bool`, `node`, `{a, b, c}`, `array[LEN] of DOMAIN` or a declared `enum`".into(),
                     };
@@ -680,7 +689,7 @@ impl Checker {
     /// Binds a receive clause's sender and fields.
     fn receive(&mut self, r: &ast::Receive) -> Option<(usize, usize, Vec<usize>)> {
         let Some(&m) = self.msg_index.get(&r.message.name) else {
-            let help = match suggest(&r.message.name, self.msg_index.keys().map(String::as_str)) {
+            let help = match suggest(&r.message.name, sorted_names(&self.msg_index)) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "declare it: `message NAME(field: DOMAIN)`".into(),
             };
@@ -840,7 +849,7 @@ impl Checker {
 
     fn send(&mut self, m: &ast::Ident, args: &[Expr], to: &Expr, span: Span) -> ir::Stmt {
         let Some(&k) = self.msg_index.get(&m.name) else {
-            let help = match suggest(&m.name, self.msg_index.keys().map(String::as_str)) {
+            let help = match suggest(&m.name, sorted_names(&self.msg_index)) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "declare it: `message NAME(field: DOMAIN)`".into(),
             };
@@ -1080,7 +1089,7 @@ impl Checker {
         } else if self.locals.iter().any(|l| l.name == t.name) {
             "a bound variable"
         } else {
-            let help = match suggest(&t.name, self.var_index.keys().map(String::as_str)) {
+            let help = match suggest(&t.name, sorted_names(&self.var_index)) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "declare it with `var NAME: DOMAIN`".into(),
             };
@@ -1452,7 +1461,7 @@ impl Checker {
     /// A use of a statement definition, expanded.
     fn expand_stmt(&mut self, f: &ast::Ident, args: &[Expr], span: Span) -> Option<ast::Stmt> {
         if !self.defs.contains_key(&f.name) {
-            let help = match suggest(&f.name, self.defs.keys().map(String::as_str)) {
+            let help = match suggest(&f.name, sorted_names(&self.defs)) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "a statement is `x := e`, `if`, `for`, `skip`, or a `def NAME(..) { .. }` used by name".into(),
             };
@@ -1750,7 +1759,7 @@ impl Checker {
             }
             _ if self.defs.contains_key(&f.name) => self.use_def(f, args, span),
             _ => {
-                let help = match suggest(&f.name, self.defs.keys().map(String::as_str)) {
+                let help = match suggest(&f.name, sorted_names(&self.defs)) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "the functions are `enabled(p)`, `min(a, b)`, `max(a, b)`, `abs(a)` and those declared with `def`".into(),
                 };
@@ -1978,7 +1987,7 @@ impl Checker {
             }
         };
         if !self.defs.contains_key(&name.name) || depth > 64 {
-            let help = match suggest(&name.name, self.defs.keys().map(String::as_str)) {
+            let help = match suggest(&name.name, sorted_names(&self.defs)) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "define it: `def NAME(p) = {q in nbrs(p) : ...}`".into(),
             };
@@ -2081,10 +2090,7 @@ impl Checker {
             None => {
                 let help = match suggest(
                     &field.name,
-                    self.var_index
-                        .keys()
-                        .map(String::as_str)
-                        .chain(["index", "id"]),
+                    sorted_names(&self.var_index).chain(["index", "id"]),
                 ) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "a process has its declared variables, `index`, `id`, and one-parameter definitions (`p.f` is `f(p)`)".into(),
@@ -2194,10 +2200,10 @@ impl Checker {
             .map(|l| l.name.as_str())
             .filter(|n| !n.contains(FRESH_MARK))
             .collect();
-        candidates.extend(self.defs.keys().map(String::as_str));
-        candidates.extend(self.var_index.keys().map(String::as_str));
-        candidates.extend(self.param_index.keys().map(String::as_str));
-        candidates.extend(self.enum_consts.keys().map(String::as_str));
+        candidates.extend(sorted_names(&self.defs));
+        candidates.extend(sorted_names(&self.var_index));
+        candidates.extend(sorted_names(&self.param_index));
+        candidates.extend(sorted_names(&self.enum_consts));
         candidates.extend(["n", "maxdeg", "index", "id", "self", "left", "right"]);
         let help = match suggest(&id.name, candidates) {
             Some(s) => format!("did you mean `{s}`?"),
