@@ -103,6 +103,29 @@ fn deliveries_before_timeouts_starve_the_correction() {
         .is_some_and(|at| at.round <= 3 * r + tau));
 }
 
+/// The other reading of one find crossing two edges: a find forwarded onto
+/// an edge this node corrects is not counted in that edge's `sent`. The
+/// observe phases then underestimate phi(e), and these runs are still not
+/// legal at five times the bound, where the default reading is legal well
+/// within it.
+#[test]
+fn uncounted_forwarded_finds_break_the_bound() {
+    for seed in 1..=3 {
+        let mut sim = start(20, Daemon::Central, seed, &[("count_forwarded", 0)]);
+        let (r, tau) = (param(&sim, "R"), param(&sim, "tau"));
+        let bound = 3 * r + tau;
+        run_until_round(&mut sim, 5 * bound, "uncounted");
+        assert!(
+            sim.stabilized_at().is_none_or(|at| at.round > bound),
+            "seed {seed}: legal from {:?}",
+            sim.stabilized_at()
+        );
+        let mut sim = start(20, Daemon::Central, seed, &[]);
+        run_until_round(&mut sim, bound + r, "counted");
+        assert!(sim.stabilized_at().is_some_and(|at| at.round <= bound));
+    }
+}
+
 /// Whether no find is in transit and no request is pending.
 fn quiet(sim: &Simulation) -> bool {
     let want = sim.prog.vars.iter().position(|v| v.name == "want").unwrap();

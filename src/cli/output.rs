@@ -444,6 +444,8 @@ pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
         "silent",
         if sim.is_silent() {
             "yes".into()
+        } else if sim.enabled().is_empty() {
+            "no (no process enabled, but timers are running)".into()
         } else {
             format!("no ({} enabled)", sim.enabled().len())
         },

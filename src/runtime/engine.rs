@@ -381,7 +381,7 @@ impl Simulation {
     }
     /// Whether no process is enabled.
     pub fn is_silent(&self) -> bool {
-        self.progress.enabled.list.is_empty()
+        self.progress.enabled.list.is_empty() && !self.timers_can_run()
     }
     /// The enabled processes, in no particular order.
     pub fn enabled(&self) -> &[u32] {
@@ -602,11 +602,23 @@ impl Simulation {
         let stride = self.code.stride;
         self.code.timers.iter().any(|&(first, len, max)| {
             (0..self.topo.n()).any(|p| {
-                self.state[p * stride + first..p * stride + first + len]
+                let used = self.timer_slots(p, first, len);
+                self.state[p * stride + first..p * stride + first + used]
                     .iter()
                     .any(|&v| v < max)
             })
         })
+    }
+
+    /// How many of a timer's `len` slots process `p` uses: all, or one per
+    /// neighbour for per-neighbour timers.
+    fn timer_slots(&self, p: usize, first: usize, len: usize) -> usize {
+        let (v, _) = self.code.var_of_slot(first);
+        if self.code.per_nbr[v] {
+            self.topo.nbrs(p).len().min(len)
+        } else {
+            len
+        }
     }
 
     /// A round has ended: every timer advances by one (stopping at its
@@ -618,7 +630,8 @@ impl Simulation {
         let stride = self.code.stride;
         for p in 0..self.topo.n() {
             for &(first, len, max) in &self.code.timers {
-                for v in &mut self.state[p * stride + first..p * stride + first + len] {
+                let used = self.timer_slots(p, first, len);
+                for v in &mut self.state[p * stride + first..p * stride + first + used] {
                     *v = (*v + 1).min(max);
                 }
             }
