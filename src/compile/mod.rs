@@ -24,8 +24,8 @@ pub struct Env<'a> {
     pub topo: &'a Topology,
     /// Quantifier variables.
     pub locals: &'a [Cell<i64>],
-    /// Per process, its chosen action or `NONE` when disabled (for `enabled(p)`).
-    pub enabled: &'a [u32],
+    /// Per process, its bookkeeping; `chosen` is `NONE` when disabled (for `enabled(p)`).
+    pub enabled: &'a [ProcInfo],
     /// How many processes are enabled (so `count(p in procs : enabled(p))` costs O(1)).
     pub enabled_count: usize,
     /// The channels (read by `receive` guards and `msgs`).
@@ -33,6 +33,21 @@ pub struct Env<'a> {
     /// What the running statement does besides writing its own row.
     pub fx: &'a Effects,
 }
+
+/// The runtime's bookkeeping of one process, kept together so a step
+/// touches one cache line per process.
+#[derive(Clone, Copy, Debug)]
+pub struct ProcInfo {
+    /// Its place in the list of enabled processes, or `NONE`.
+    pub pos: u32,
+    /// The action it would run (the first enabled), or [`NO_ACTION`].
+    pub chosen: u16,
+    /// Its role.
+    pub role: u16,
+}
+
+/// [`ProcInfo::chosen`] of a process with no enabled action.
+pub const NO_ACTION: u16 = u16::MAX;
 
 /// A message a statement sends: destination, type, fields, the `send`'s span.
 pub type Sent = (usize, u16, [i64; MAX_FIELDS], Span);
@@ -173,6 +188,8 @@ pub struct Compiled {
     pub lens: Vec<Option<usize>>,
     /// Which variables have one value per neighbour (slot k: the k-th neighbour).
     pub per_nbr: Vec<bool>,
+    /// Whether it was compiled for a `ring`/`uring` (neighbours computed).
+    pub regular_ring: bool,
     /// Timers: first slot, slots, the value they stop at.
     pub timers: Vec<(usize, usize, i64)>,
     /// The channel capacity, when the program passes messages.
@@ -517,6 +534,7 @@ pub fn instantiate(
         offsets: offsets.clone(),
         lens: lens.iter().map(|l| l.unwrap_or(1)).collect(),
         per_nbr: per_nbr.clone(),
+        regular_ring: topo.regular_ring.is_some(),
         problems: Rc::new(RefCell::new(Vec::new())),
     };
     // Constant values outside a domain, now that bounds are known.
@@ -536,7 +554,21 @@ pub fn instantiate(
             c.constant_assignments(&a.body, &mut problems);
         }
     }
-    // Which role each process runs.
+    // Which role each process runs (the runtime keeps roles and actions in 16 bits).
+    if prog.roles.len() > usize::from(u16::MAX)
+        || prog
+            .roles
+            .iter()
+            .any(|r| r.actions.len() >= usize::from(u16::MAX))
+    {
+        problems.push(
+            Problem::new(
+                "guarded::instance::too_many_roles",
+                "too many roles or actions",
+            )
+            .help("a program has at most 65535 `process` blocks of at most 65534 actions each"),
+        );
+    }
     let selectors: Vec<Option<BFn>> = prog
         .roles
         .iter()
@@ -724,6 +756,7 @@ pub fn instantiate(
     Ok(Compiled {
         stride,
         size: n,
+        regular_ring: topo.regular_ring.is_some(),
         offsets,
         lens,
         per_nbr,
@@ -782,6 +815,7 @@ pub fn compile_global(
         offsets: code.offsets.clone(),
         lens: code.lens.iter().map(|l| l.unwrap_or(1)).collect(),
         per_nbr: code.per_nbr.clone(),
+        regular_ring: code.regular_ring,
         problems: Rc::new(RefCell::new(Vec::new())),
     };
     let f = c.global(e);
@@ -815,6 +849,8 @@ struct Compiler<'a> {
     lens: Vec<usize>,
     /// Which variables have one value per neighbour.
     per_nbr: Vec<bool>,
+    /// Whether the topology is a `ring` or `uring` (left of i is i-1).
+    regular_ring: bool,
     /// Problems found while compiling (constant indices out of range).
     problems: Rc<RefCell<Vec<Problem>>>,
 }
@@ -1079,6 +1115,11 @@ impl Compiler<'_> {
         match p {
             Proc::Me if self.in_stmt => Box::new(move |e| Ok(e.scratch[slot].get())),
             Proc::Me => Box::new(move |e| Ok(e.state[e.me * stride + slot])),
+            // On a ring the left neighbour is computed, not looked up.
+            Proc::Left(_) if !self.in_stmt && self.regular_ring => Box::new(move |e| {
+                let q = if e.me == 0 { e.topo.n() - 1 } else { e.me - 1 };
+                Ok(e.state[q * stride + slot])
+            }),
             Proc::Left(span) if !self.in_stmt => {
                 let span = *span;
                 Box::new(move |e| {
@@ -1110,6 +1151,20 @@ impl Compiler<'_> {
     fn proc(&self, p: &Proc) -> PFn {
         match p {
             Proc::Me => Box::new(|e| Ok(e.me)),
+            // On a ring neighbours are computed, not looked up.
+            Proc::Left(_) if self.regular_ring => {
+                Box::new(|e| Ok(if e.me == 0 { e.topo.n() - 1 } else { e.me - 1 }))
+            }
+            Proc::Right(span) if self.regular_ring => {
+                let span = *span;
+                Box::new(move |e| {
+                    if e.topo.has_right {
+                        Ok(if e.me + 1 == e.topo.n() { 0 } else { e.me + 1 })
+                    } else {
+                        no_neighbour(span, "right", e.me)
+                    }
+                })
+            }
             Proc::Left(span) | Proc::Right(span) => {
                 let span = *span;
                 let left = matches!(p, Proc::Left(_));
@@ -1461,7 +1516,7 @@ impl Compiler<'_> {
             }
             BExpr::Enabled(p) => {
                 let f = self.proc(p);
-                Box::new(move |e| Ok(e.enabled[f(e)?] != NONE))
+                Box::new(move |e| Ok(e.enabled[f(e)?].chosen != NO_ACTION))
             }
             BExpr::Acyclic(sa, sb, pred) => {
                 let (sa, sb) = (*sa, *sb);

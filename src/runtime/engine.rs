@@ -5,7 +5,7 @@
 //! re-evaluated, and rounds, legitimacy and stabilization are updated.
 
 use crate::check::ir;
-use crate::compile::{Compiled, Effects, Env, Fault};
+use crate::compile::{Compiled, Effects, Env, Fault, ProcInfo, NO_ACTION};
 use crate::runtime::channels::{Channels, Msg, MAX_FIELDS};
 use crate::runtime::topology::{Topology, NONE};
 use crate::span::Span;
@@ -145,35 +145,62 @@ pub struct StepRecord {
     pub tick: bool,
 }
 
+/// One bit per process.
+#[derive(Clone, Default)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Self {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    #[inline]
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 != 0
+    }
+    #[inline]
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    /// Clears bit `i`, returning whether it was set.
+    #[inline]
+    fn take(&mut self, i: usize) -> bool {
+        let was = self.get(i);
+        self.0[i / 64] &= !(1 << (i % 64));
+        was
+    }
+    fn clear_all(&mut self) {
+        self.0.iter_mut().for_each(|w| *w = 0);
+    }
+    fn bytes(&self) -> usize {
+        self.0.capacity() * 8
+    }
+}
+
 /// The set of enabled processes: O(1) insert, remove and uniform choice.
+/// Positions live in each process's [`ProcInfo`], next to the rest of its
+/// bookkeeping, so a step touches one cache line per process.
 #[derive(Default, Clone)]
 struct EnabledSet {
     list: Vec<u32>,
-    pos: Vec<u32>,
 }
 
 impl EnabledSet {
-    fn new(n: usize) -> Self {
-        EnabledSet {
-            list: Vec::new(),
-            pos: vec![NONE; n],
-        }
-    }
-    fn insert(&mut self, p: u32) {
-        if self.pos[p as usize] == NONE {
-            self.pos[p as usize] = self.list.len() as u32;
+    fn insert(&mut self, procs: &mut [ProcInfo], p: u32) {
+        let info = &mut procs[p as usize];
+        if info.pos == NONE {
+            info.pos = self.list.len() as u32;
             self.list.push(p);
         }
     }
-    fn remove(&mut self, p: u32) {
-        let i = self.pos[p as usize];
+    fn remove(&mut self, procs: &mut [ProcInfo], p: u32) {
+        let i = procs[p as usize].pos;
         if i != NONE {
             let last = self.list.pop().expect("non-empty");
             if last != p {
                 self.list[i as usize] = last;
-                self.pos[last as usize] = i;
+                procs[last as usize].pos = i;
             }
-            self.pos[p as usize] = NONE;
+            procs[p as usize].pos = NONE;
         }
     }
 }
@@ -200,8 +227,8 @@ pub struct Simulation {
     progress: Progress,
     scratch: Vec<Cell<i64>>,
     locals: Vec<Cell<i64>>,
-    stamp: Vec<u32>,
-    stamp_gen: u32,
+    /// Processes already looked at in this step (cleared after it).
+    marks: Bits,
     affected: Vec<u32>,
 }
 
@@ -209,7 +236,8 @@ pub struct Simulation {
 /// schedule position, last step, measures, round and legitimacy state.
 #[derive(Clone)]
 struct Progress {
-    chosen: Vec<u32>,
+    /// Per process: chosen action, place in the enabled list, round flag, role, mark.
+    procs: Vec<ProcInfo>,
     enabled: EnabledSet,
     schedule_pos: usize,
     last: StepRecord,
@@ -217,7 +245,8 @@ struct Progress {
     moves: u64,
     rounds_done: u64,
     steps_in_round: u64,
-    in_round: Vec<bool>,
+    /// Enabled at the round's start and neither moved nor neutralized since.
+    in_round: Bits,
     pending: usize,
     legit_now: Option<bool>,
     first_legit: Option<Point>,
@@ -268,7 +297,7 @@ impl Simulation {
     pub fn change_state(&mut self, change: impl FnOnce(&mut [i64])) -> Result<(), RunError> {
         change(&mut self.state);
         self.reevaluate_all()?;
-        self.progress.in_round.iter_mut().for_each(|r| *r = false);
+        self.progress.in_round.clear_all();
         self.start_round();
         self.update_legitimacy()
     }
@@ -285,6 +314,7 @@ impl Simulation {
     ) -> Result<Self, RunError> {
         let n = topo.n();
         let stride = code.stride;
+        let code_roles = code.role_of.clone();
         let mut sim = Simulation {
             scratch: vec![Cell::new(0); stride],
             locals: vec![Cell::new(0); code.max_locals],
@@ -298,23 +328,29 @@ impl Simulation {
             daemon,
             choice,
             progress: Progress {
-                chosen: vec![NONE; n],
-                enabled: EnabledSet::new(n),
+                procs: code_roles
+                    .iter()
+                    .map(|&role| ProcInfo {
+                        chosen: NO_ACTION,
+                        pos: NONE,
+                        role: role as u16,
+                    })
+                    .collect(),
+                enabled: EnabledSet::default(),
                 schedule_pos: 0,
                 last: StepRecord::default(),
                 steps: 0,
                 moves: 0,
                 rounds_done: 0,
                 steps_in_round: 0,
-                in_round: vec![false; n],
+                in_round: Bits::new(n),
                 pending: 0,
                 legit_now: None,
                 first_legit: None,
                 last_entry: None,
                 losses: 0,
             },
-            stamp: vec![0; n],
-            stamp_gen: 0,
+            marks: Bits::new(n),
             affected: Vec::new(),
         };
         sim.reevaluate_all()?;
@@ -336,7 +372,7 @@ impl Simulation {
         self.progress.steps_in_round = 0;
         self.progress.pending = self.progress.enabled.list.len();
         for &p in &self.progress.enabled.list {
-            self.progress.in_round[p as usize] = true;
+            self.progress.in_round.set(p as usize);
         }
     }
 
@@ -346,12 +382,10 @@ impl Simulation {
     pub fn memory_bytes(&self) -> usize {
         let p = &self.progress;
         self.state.capacity() * 8
-            + (p.chosen.capacity()
-                + p.enabled.list.capacity()
-                + p.enabled.pos.capacity()
-                + self.stamp.capacity())
-                * 4
-            + p.in_round.capacity()
+            + p.procs.capacity() * std::mem::size_of::<ProcInfo>()
+            + p.enabled.list.capacity() * 4
+            + p.in_round.bytes()
+            + self.marks.bytes()
             + self.topo.memory_bytes()
     }
 
@@ -389,8 +423,9 @@ impl Simulation {
     }
     /// The action process `p` would run, if it is enabled.
     pub fn chosen_action(&self, p: usize) -> Option<&crate::compile::CAction> {
-        let a = self.progress.chosen[p];
-        (a != NONE).then(|| &self.code.roles[self.code.role_of[p] as usize].actions[a as usize])
+        let info = self.progress.procs[p];
+        (info.chosen != NO_ACTION)
+            .then(|| &self.code.roles[info.role as usize].actions[info.chosen as usize])
     }
     /// Whether the legitimacy predicate holds now (`None` without one).
     pub fn legitimate(&self) -> Option<bool> {
@@ -420,7 +455,7 @@ impl Simulation {
             scratch,
             topo: &self.topo,
             locals: &self.locals,
-            enabled: &self.progress.chosen,
+            enabled: &self.progress.procs,
             enabled_count: self.progress.enabled.list.len(),
             chans: &self.chans,
             fx: &self.fx,
@@ -429,7 +464,7 @@ impl Simulation {
 
     /// Evaluates `p`'s guards: the first enabled action of the most urgent priority.
     fn first_enabled(&self, p: usize) -> Result<u32, RunError> {
-        let role = &self.code.roles[self.code.role_of[p] as usize];
+        let role = &self.code.roles[self.progress.procs[p].role as usize];
         let env = self.env(p, &[]);
         for (i, a) in role.actions.iter().enumerate() {
             match (a.guard)(&env) {
@@ -451,25 +486,26 @@ impl Simulation {
 
     fn refresh(&mut self, p: usize) -> Result<(), RunError> {
         let a = self.first_enabled(p)?;
-        self.progress.chosen[p] = a;
+        let progress = &mut self.progress;
+        progress.procs[p].chosen = if a == NONE { NO_ACTION } else { a as u16 };
         if a == NONE {
-            self.progress.enabled.remove(p as u32);
+            progress.enabled.remove(&mut progress.procs, p as u32);
         } else {
-            self.progress.enabled.insert(p as u32);
+            progress.enabled.insert(&mut progress.procs, p as u32);
         }
         Ok(())
     }
 
     /// The enabled actions of `p` (those of the most urgent enabled priority), by index.
     pub fn enabled_actions(&self, p: usize) -> Result<Vec<u32>, RunError> {
-        let first = self.progress.chosen[p];
-        if first == NONE {
+        let first = self.progress.procs[p].chosen;
+        if first == NO_ACTION {
             return Ok(vec![]);
         }
-        let role = &self.code.roles[self.code.role_of[p] as usize];
+        let role = &self.code.roles[self.progress.procs[p].role as usize];
         let prio = role.actions[first as usize].priority;
         let env = self.env(p, &[]);
-        let mut out = vec![first];
+        let mut out = vec![u32::from(first)];
         for (i, a) in role.actions.iter().enumerate().skip(first as usize + 1) {
             if a.priority != prio {
                 break;
@@ -504,17 +540,21 @@ impl Simulation {
                 }
             }
             Daemon::LocallyCentral => {
-                self.stamp_gen = self.stamp_gen.wrapping_add(1).max(1);
-                let gen = self.stamp_gen;
                 let start = self.rng.gen_range(0..list.len());
                 for k in 0..list.len() {
                     let p = list[(start + k) % list.len()] as usize;
-                    let free = self.stamp[p] != gen;
+                    let free = !self.marks.get(p);
                     if free && (self.progress.last.movers.is_empty() || self.rng.gen::<bool>()) {
                         self.progress.last.movers.push(p as u32);
                         for &q in self.topo.nbrs(p).iter().chain(self.topo.readers(p)) {
-                            self.stamp[q as usize] = gen;
+                            self.marks.set(q as usize);
                         }
+                    }
+                }
+                for &p in &self.progress.last.movers {
+                    let p = p as usize;
+                    for &q in self.topo.nbrs(p).iter().chain(self.topo.readers(p)) {
+                        self.marks.take(q as usize);
                     }
                 }
             }
@@ -533,7 +573,7 @@ impl Simulation {
                             ),
                         });
                     }
-                    if self.progress.chosen[p as usize] == NONE {
+                    if self.progress.procs[p as usize].chosen == NO_ACTION {
                         return Err(RunError::Schedule {
                             line: line.line,
                             message: format!(
@@ -639,7 +679,7 @@ impl Simulation {
         // Only guards that read timers can change: an enabled process is
         // looked at again in full, a disabled one only if such a guard now holds.
         for p in 0..self.topo.n() {
-            if self.progress.chosen[p] != NONE || self.timer_guard_holds(p)? {
+            if self.progress.procs[p].chosen != NO_ACTION || self.timer_guard_holds(p)? {
                 self.refresh(p)?;
             }
         }
@@ -647,7 +687,7 @@ impl Simulation {
     }
 
     fn timer_guard_holds(&self, p: usize) -> Result<bool, RunError> {
-        let role = &self.code.roles[self.code.role_of[p] as usize];
+        let role = &self.code.roles[self.progress.procs[p].role as usize];
         let env = self.env(p, &[]);
         for a in role.actions.iter().filter(|a| a.reads_timers) {
             match (a.guard)(&env) {
@@ -682,7 +722,7 @@ impl Simulation {
             let p = self.progress.last.movers[k] as usize;
             let a = match (forced, self.choice) {
                 (Some(a), _) => a,
-                (None, Choice::First) => self.progress.chosen[p],
+                (None, Choice::First) => u32::from(self.progress.procs[p].chosen),
                 (None, Choice::Random) => {
                     let options = self.enabled_actions(p)?;
                     options[self.rng.gen_range(0..options.len())]
@@ -692,7 +732,7 @@ impl Simulation {
             for (c, v) in self.scratch.iter().zip(row) {
                 c.set(*v);
             }
-            let action = &self.code.roles[self.code.role_of[p] as usize].actions[a as usize];
+            let action = &self.code.roles[self.progress.procs[p].role as usize].actions[a as usize];
             self.fx.clear();
             let env = Env {
                 state: &self.state,
@@ -764,14 +804,33 @@ impl Simulation {
         self.progress.steps = step_no;
         self.progress.moves += self.progress.last.movers.len() as u64;
         // Only the movers and their readers can change enabledness.
-        self.stamp_gen = self.stamp_gen.wrapping_add(1).max(1);
-        let gen = self.stamp_gen;
         self.affected.clear();
+        let n = self.topo.n() as u32;
+        let mark = |marks: &mut Bits, affected: &mut Vec<u32>, q: u32| {
+            if !marks.get(q as usize) {
+                marks.set(q as usize);
+                affected.push(q);
+            }
+        };
         for &p in &self.progress.last.movers {
-            for &q in std::iter::once(&p).chain(self.topo.readers(p as usize)) {
-                if self.stamp[q as usize] != gen {
-                    self.stamp[q as usize] = gen;
-                    self.affected.push(q);
+            mark(&mut self.marks, &mut self.affected, p);
+            match self.topo.regular_ring {
+                // On rings the readers are computed, not looked up.
+                // In increasing order, as the neighbour lists are (so runs
+                // are the same as through the lists).
+                Some(both) => {
+                    let (before, after) = ((p + n - 1) % n, (p + 1) % n);
+                    if both {
+                        mark(&mut self.marks, &mut self.affected, before.min(after));
+                        mark(&mut self.marks, &mut self.affected, before.max(after));
+                    } else {
+                        mark(&mut self.marks, &mut self.affected, after);
+                    }
+                }
+                None => {
+                    for &q in self.topo.readers(p as usize) {
+                        mark(&mut self.marks, &mut self.affected, q);
+                    }
                 }
             }
         }
@@ -782,23 +841,26 @@ impl Simulation {
             .map(|s| s.1)
             .chain(edge_writes.iter().map(|w| w.1))
         {
-            if self.stamp[q] != gen {
-                self.stamp[q] = gen;
+            if !self.marks.get(q) {
+                self.marks.set(q);
                 self.affected.push(q as u32);
             }
+        }
+        for &q in &self.affected {
+            self.marks.take(q as usize);
         }
         for k in 0..self.affected.len() {
             self.refresh(self.affected[k] as usize)?;
         }
         // Rounds: movers are done; affected processes now disabled were neutralized.
         for &p in &self.progress.last.movers {
-            if std::mem::take(&mut self.progress.in_round[p as usize]) {
+            if self.progress.in_round.take(p as usize) {
                 self.progress.pending -= 1;
             }
         }
         for &q in &self.affected {
-            if self.progress.chosen[q as usize] == NONE
-                && std::mem::take(&mut self.progress.in_round[q as usize])
+            if self.progress.procs[q as usize].chosen == NO_ACTION
+                && self.progress.in_round.take(q as usize)
             {
                 self.progress.pending -= 1;
             }
@@ -822,7 +884,7 @@ impl Simulation {
         step: u64,
     ) -> Result<(), RunError> {
         let label = |p: usize, a: u32| {
-            self.code.roles[self.code.role_of[p] as usize].actions[a as usize]
+            self.code.roles[self.progress.procs[p].role as usize].actions[a as usize]
                 .label
                 .clone()
         };
@@ -862,7 +924,7 @@ impl Simulation {
                     .count();
             if queued > self.chans.capacity {
                 let action =
-                    &self.code.roles[self.code.role_of[m.0] as usize].actions[m.5 as usize];
+                    &self.code.roles[self.progress.procs[m.0].role as usize].actions[m.5 as usize];
                 return Err(RunError::Fault {
                     fault: Box::new(Fault {
                         span: m.4,

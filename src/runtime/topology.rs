@@ -37,6 +37,10 @@ pub struct Topology {
     pub ids: Vec<i64>,
     /// Node attributes from a DOT file other than `id`: (process, name, value text).
     pub attrs: Vec<(u32, String, String)>,
+    /// For `ring:N` (true) and `uring:N` (false): process i's left is i-1
+    /// and its right i+1 (mod n), so the runtime can compute neighbours
+    /// instead of looking them up.
+    pub regular_ring: Option<bool>,
 }
 
 impl Topology {
@@ -135,6 +139,7 @@ impl Topology {
             parent: vec![NONE; n],
             ids: (0..n as i64).collect(),
             attrs: Vec::new(),
+            regular_ring: None,
         }
     }
 }
@@ -244,6 +249,7 @@ pub fn build(
             let mut t = Topology::freeze(name, g);
             t.has_left = true;
             t.has_right = family == "ring";
+            t.regular_ring = Some(family == "ring");
             for i in 0..n {
                 t.left[i] = ((i + n - 1) % n) as u32;
                 if family == "ring" {
