@@ -190,6 +190,9 @@ pub struct Compiled {
     pub per_nbr: Vec<bool>,
     /// Whether it was compiled for a `ring`/`uring` (neighbours computed).
     pub regular_ring: bool,
+    /// Whether statements can do more than write their own row (send
+    /// messages, take them, write edge variables).
+    pub has_effects: bool,
     /// Timers: first slot, slots, the value they stop at.
     pub timers: Vec<(usize, usize, i64)>,
     /// The channel capacity, when the program passes messages.
@@ -757,6 +760,11 @@ pub fn instantiate(
         stride,
         size: n,
         regular_ring: topo.regular_ring.is_some(),
+        has_effects: !prog.messages.is_empty()
+            || prog
+                .vars
+                .iter()
+                .any(|v| v.kind == crate::syntax::ast::VarKind::Edge),
         offsets,
         lens,
         per_nbr,

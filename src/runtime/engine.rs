@@ -733,7 +733,9 @@ impl Simulation {
                 c.set(*v);
             }
             let action = &self.code.roles[self.progress.procs[p].role as usize].actions[a as usize];
-            self.fx.clear();
+            if self.code.has_effects {
+                self.fx.clear();
+            }
             let env = Env {
                 state: &self.state,
                 me: p,
@@ -760,6 +762,10 @@ impl Simulation {
                 .last
                 .after
                 .extend(self.scratch.iter().map(Cell::get));
+            if !self.code.has_effects {
+                self.progress.last.received.push(None);
+                continue;
+            }
             let taken = self.fx.received.get().and_then(|s| {
                 let head = self.chans.between(&self.topo, s, p)?.front()?;
                 Some((s as u32, *head))
@@ -772,7 +778,9 @@ impl Simulation {
                 sends.push((p, *q, *kind, *fields, *span, a));
             }
         }
-        self.check_effects(&edge_writes, &sends, step_no)?;
+        if self.code.has_effects {
+            self.check_effects(&edge_writes, &sends, step_no)?;
+        }
         // All writes land together.
         for (k, &p) in self.progress.last.movers.iter().enumerate() {
             let p = p as usize;
@@ -819,7 +827,8 @@ impl Simulation {
                 // In increasing order, as the neighbour lists are (so runs
                 // are the same as through the lists).
                 Some(both) => {
-                    let (before, after) = ((p + n - 1) % n, (p + 1) % n);
+                    let before = if p == 0 { n - 1 } else { p - 1 };
+                    let after = if p + 1 == n { 0 } else { p + 1 };
                     if both {
                         mark(&mut self.marks, &mut self.affected, before.min(after));
                         mark(&mut self.marks, &mut self.affected, before.max(after));
