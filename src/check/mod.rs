@@ -757,20 +757,13 @@ impl Checker {
 
     fn invariants(&mut self, prog: &ast::Program) -> Vec<(String, BExpr, Span)> {
         self.scope = Some(Scope::Global);
-        let mut seen: HashMap<&str, Span> = HashMap::new();
+        self.unique_names(
+            prog.invariants.iter().map(|(n, _)| n),
+            "invariant",
+            "give each invariant its own name; violations are reported by name",
+        );
         let mut out = Vec::new();
         for (name, e) in &prog.invariants {
-            if let Some(prev) = seen.insert(&name.name, name.span) {
-                self.err(
-                    Problem::new(
-                        "guarded::check::duplicate_invariant",
-                        format!("invariant `{}` is declared twice", name.name),
-                    )
-                    .label(name.span, "second one")
-                    .label(prev, "first one")
-                    .help("give each invariant its own name; violations are reported by name"),
-                );
-            }
             if let Some(b) = self.bool_expr(e) {
                 out.push((name.name.clone(), b, e.span()));
             }
@@ -778,22 +771,40 @@ impl Checker {
         out
     }
 
-    fn reports(&mut self, prog: &ast::Program) -> Vec<(String, Checked)> {
-        self.scope = Some(Scope::Global);
+    /// Reports names given twice among invariants (or reports).
+    fn unique_names<'n>(
+        &mut self,
+        names: impl Iterator<Item = &'n ast::Ident>,
+        what: &str,
+        help: &str,
+    ) {
         let mut seen: HashMap<&str, Span> = HashMap::new();
-        let mut out = Vec::new();
-        for (name, e) in &prog.reports {
+        for name in names {
             if let Some(prev) = seen.insert(&name.name, name.span) {
+                let code = if what == "report" {
+                    "guarded::check::duplicate_report"
+                } else {
+                    "guarded::check::duplicate_invariant"
+                };
                 self.err(
-                    Problem::new(
-                        "guarded::check::duplicate_report",
-                        format!("report `{}` is declared twice", name.name),
-                    )
-                    .label(name.span, "second one")
-                    .label(prev, "first one")
-                    .help("give each report its own name"),
+                    Problem::new(code, format!("{what} `{}` is declared twice", name.name))
+                        .label(name.span, "second one")
+                        .label(prev, "first one")
+                        .help(help.to_string()),
                 );
             }
+        }
+    }
+
+    fn reports(&mut self, prog: &ast::Program) -> Vec<(String, Checked)> {
+        self.scope = Some(Scope::Global);
+        self.unique_names(
+            prog.reports.iter().map(|(n, _)| n),
+            "report",
+            "give each report its own name",
+        );
+        let mut out = Vec::new();
+        for (name, e) in &prog.reports {
             match self.expr(e) {
                 Some(Typed::Int(i, ty)) => out.push((name.name.clone(), Checked::Int(i, ty))),
                 Some(Typed::Bool(b)) => out.push((name.name.clone(), Checked::Bool(b))),

@@ -464,11 +464,20 @@ impl Simulation {
 
     /// Evaluates `p`'s guards: the first enabled action of the most urgent priority.
     fn first_enabled(&self, p: usize) -> Result<u32, RunError> {
+        Ok(self.first_true_guard(p, false)?.unwrap_or(NONE))
+    }
+
+    /// The first action of `p` whose guard holds, among all actions or only
+    /// those whose guards read timers.
+    fn first_true_guard(&self, p: usize, only_timers: bool) -> Result<Option<u32>, RunError> {
         let role = &self.code.roles[self.progress.procs[p].role as usize];
         let env = self.env(p, &[]);
         for (i, a) in role.actions.iter().enumerate() {
+            if only_timers && !a.reads_timers {
+                continue;
+            }
             match (a.guard)(&env) {
-                Ok(true) => return Ok(i as u32),
+                Ok(true) => return Ok(Some(i as u32)),
                 Ok(false) => {}
                 Err(fault) => {
                     return Err(RunError::Fault {
@@ -481,7 +490,7 @@ impl Simulation {
                 }
             }
         }
-        Ok(NONE)
+        Ok(None)
     }
 
     fn refresh(&mut self, p: usize) -> Result<(), RunError> {
@@ -687,24 +696,7 @@ impl Simulation {
     }
 
     fn timer_guard_holds(&self, p: usize) -> Result<bool, RunError> {
-        let role = &self.code.roles[self.progress.procs[p].role as usize];
-        let env = self.env(p, &[]);
-        for a in role.actions.iter().filter(|a| a.reads_timers) {
-            match (a.guard)(&env) {
-                Ok(true) => return Ok(true),
-                Ok(false) => {}
-                Err(fault) => {
-                    return Err(RunError::Fault {
-                        fault,
-                        process: Some(p),
-                        action: Some((a.label.clone(), a.span)),
-                        step: self.progress.steps,
-                        during: "guard",
-                    })
-                }
-            }
-        }
-        Ok(false)
+        Ok(self.first_true_guard(p, true)?.is_some())
     }
 
     fn execute_forced(&mut self, forced: Option<u32>) -> Result<Outcome, RunError> {
