@@ -227,3 +227,68 @@ fn a_random_choice_among_equally_urgent_actions_uses_both() {
     }
     assert_eq!(seen, [true, true]);
 }
+
+/// Legitimacy kept incrementally (conjuncts over all processes of a local
+/// predicate, re-evaluated only where a step can change them) always agrees
+/// with evaluating the whole predicate, for the bundled programs that use it,
+/// under every daemon, from random starts and after outside changes.
+#[test]
+fn incremental_legitimacy_agrees_with_full_evaluation() {
+    let cases: [(&str, &str, &[(&str, i64)]); 4] = [
+        (
+            include_str!("../programs/johnen_leader.gc"),
+            "uring:9",
+            &[("k", 2)],
+        ),
+        (
+            include_str!("../programs/ssle.gc"),
+            "random:14",
+            &[("repair", 1)],
+        ),
+        (include_str!("../programs/ssle.gc"), "tree:12", &[]),
+        (include_str!("../programs/arrow.gc"), "tree:8", &[]),
+    ];
+    for (src, topology, params) in cases {
+        for daemon in [Daemon::Central, Daemon::Synchronous, Daemon::Distributed] {
+            for seed in 0..3 {
+                let setup = Setup {
+                    topology: Some(topology.into()),
+                    params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                    seed,
+                    init: guarded::runtime::init::InitMode::Random,
+                    daemon: daemon.clone(),
+                    ..Setup::default()
+                };
+                let mut s = simulate(src, &setup).unwrap();
+                assert!(
+                    !s.code.legit_parts.is_empty(),
+                    "{topology}: not incremental"
+                );
+                for step in 0..600 {
+                    assert_eq!(
+                        s.legitimate(),
+                        s.legitimate_in_full().unwrap(),
+                        "{topology} step {step}"
+                    );
+                    if step == 300 {
+                        // An outside change: a third of the processes corrupted.
+                        use rand::SeedableRng;
+                        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                        let stride = s.stride();
+                        let mut new = s.state.clone();
+                        for p in (0..s.n()).step_by(3) {
+                            for (slot, d) in s.code.arbitrary.iter().enumerate() {
+                                new[p * stride + slot] =
+                                    guarded::runtime::init::random_value(d, p, &s.topo, &mut rng);
+                            }
+                        }
+                        s.change_state(|st| st.copy_from_slice(&new)).unwrap();
+                    }
+                    if s.step().unwrap() != Outcome::Moved {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -165,6 +165,17 @@ pub struct CRole {
     pub actions: Vec<CAction>,
 }
 
+/// A conjunct of the legitimacy predicate.
+pub enum LegitPart {
+    /// `forall(p in procs : body)` with `body` local to p: holds when it
+    /// holds at every process; the bound variable's slot.
+    Forall(usize, BFn),
+    /// `count(p in procs : body) CMP k` with `body` local to p.
+    Count(usize, BFn, Cmp, i64),
+    /// Anything else, evaluated in full.
+    Whole(BFn),
+}
+
 /// A compiled invariant.
 pub struct CInvariant {
     /// Its name.
@@ -219,6 +230,9 @@ pub struct Compiled {
     pub legitimate: Option<BFn>,
     /// Whether it reads a timer (else rounds that only advance timers leave it be).
     pub legitimate_reads_timers: bool,
+    /// The legitimacy predicate split into conjuncts, when some can be kept
+    /// up to date from the processes a step affects; empty otherwise.
+    pub legit_parts: Vec<LegitPart>,
     /// The invariants.
     pub invariants: Vec<CInvariant>,
     /// The reports, by name.
@@ -529,6 +543,7 @@ pub fn instantiate(
         .collect();
     let c = Compiler {
         prog,
+        topo: Some(topo),
         params: params.clone(),
         n,
         stride,
@@ -724,6 +739,11 @@ pub fn instantiate(
         roles.push(CRole { actions });
     }
     let legitimate = prog.legitimate.as_ref().map(|(b, _)| c.bexpr(b));
+    let legit_parts = prog
+        .legitimate
+        .as_ref()
+        .map(|(b, _)| c.legit_parts(b))
+        .unwrap_or_default();
     let invariants = prog
         .invariants
         .iter()
@@ -784,6 +804,7 @@ pub fn instantiate(
         arbitrary,
         inits,
         legitimate,
+        legit_parts,
         legitimate_reads_timers: prog.legitimate.as_ref().is_some_and(|(b, _)| {
             ir::reads_var_b(b, &|v| {
                 prog.vars[v].kind == crate::syntax::ast::VarKind::Timer
@@ -813,6 +834,7 @@ pub fn compile_global(
 ) -> Result<GlobalFn, Vec<Problem>> {
     let c = Compiler {
         prog,
+        topo: None,
         params: code.params.iter().map(|(_, v)| *v).collect(),
         n: code.size,
         stride: code.stride,
@@ -844,6 +866,9 @@ fn out_of_domain(v: &ir::Var, x: i64, lo: i64, hi: i64, span: Span) -> Problem {
 #[derive(Clone)]
 struct Compiler<'a> {
     prog: &'a ir::Program,
+    /// The topology, when compiling for one: expressions that read no state
+    /// (`min(p in procs : p.id)`) are then evaluated once.
+    topo: Option<&'a Topology>,
     params: Vec<i64>,
     n: Size,
     stride: usize,
@@ -864,6 +889,52 @@ struct Compiler<'a> {
 }
 
 impl Compiler<'_> {
+    /// Splits a legitimacy predicate into conjuncts, keeping those over all
+    /// processes of a local predicate incremental; empty if none is.
+    fn legit_parts(&self, b: &BExpr) -> Vec<LegitPart> {
+        fn conjuncts<'b>(b: &'b BExpr, out: &mut Vec<&'b BExpr>) {
+            match b {
+                BExpr::And(a, c) => {
+                    conjuncts(a, out);
+                    conjuncts(c, out);
+                }
+                b => out.push(b),
+            }
+        }
+        let node_var = |v: usize| self.prog.vars[v].ty == ir::Ty::Node;
+        let edge_var = |v: usize| self.prog.vars[v].kind == crate::syntax::ast::VarKind::Edge;
+        let local = |slot: usize, body: &BExpr| {
+            // `count(p in procs : enabled(p))` already costs nothing.
+            !matches!(body, BExpr::Enabled(Proc::Local(s)) if *s == slot)
+                && ir::local_to(body, slot, &node_var, &edge_var)
+        };
+        let mut parts = Vec::new();
+        let mut incremental = false;
+        let mut list = Vec::new();
+        conjuncts(b, &mut list);
+        for c in list {
+            match c {
+                BExpr::Forall(slot, Coll::Procs, body) if local(*slot, body) => {
+                    incremental = true;
+                    parts.push(LegitPart::Forall(*slot, self.bexpr(body)));
+                }
+                BExpr::Cmp(op, IExpr::Count(slot, Coll::Procs, body), k)
+                    if local(*slot, body) && const_eval(k, &self.params, self.n).is_some() =>
+                {
+                    incremental = true;
+                    let k = const_eval(k, &self.params, self.n).unwrap_or(0);
+                    parts.push(LegitPart::Count(*slot, self.bexpr(body), *op, k));
+                }
+                other => parts.push(LegitPart::Whole(self.bexpr(other))),
+            }
+        }
+        if incremental {
+            parts
+        } else {
+            Vec::new()
+        }
+    }
+
     fn global(&self, e: &crate::check::Checked) -> GlobalFn {
         match e {
             crate::check::Checked::Int(i, ty) => GlobalFn::Int(self.iexpr(i), *ty),
@@ -1236,6 +1307,33 @@ impl Compiler<'_> {
     fn iexpr(&self, x: &IExpr) -> IFn {
         if let Some(c) = const_eval(x, &self.params, self.n) {
             return Box::new(move |_| Ok(c));
+        }
+        if let Some(topo) = self.topo {
+            if matches!(x, IExpr::Best(_) | IExpr::Let(..)) && ir::state_free(x) {
+                let f = Compiler {
+                    topo: None,
+                    ..self.clone()
+                }
+                .iexpr(x);
+                let locals = vec![Cell::new(0); self.prog.max_locals];
+                let (chans, fx) = (Channels::default(), Effects::default());
+                let env = Env {
+                    state: &[],
+                    me: 0,
+                    scratch: &[],
+                    topo,
+                    locals: &locals,
+                    enabled: &[],
+                    enabled_count: 0,
+                    chans: &chans,
+                    fx: &fx,
+                };
+                // A fault (an empty set) is left to happen when evaluated.
+                if let Ok(c) = f(&env) {
+                    return Box::new(move |_| Ok(c));
+                }
+                return f;
+            }
         }
         match x {
             IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => {

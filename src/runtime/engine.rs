@@ -247,6 +247,8 @@ struct Progress {
     steps_in_round: u64,
     /// Enabled at the round's start and neither moved nor neutralized since.
     in_round: Bits,
+    /// Per incremental legitimacy conjunct: where its predicate holds, and how often.
+    legit: Vec<(Bits, usize)>,
     pending: usize,
     legit_now: Option<bool>,
     first_legit: Option<Point>,
@@ -299,7 +301,7 @@ impl Simulation {
         self.reevaluate_all()?;
         self.progress.in_round.clear_all();
         self.start_round();
-        self.update_legitimacy()
+        self.update_legitimacy(true)
     }
 
     /// Starts a run from `state`.
@@ -344,6 +346,7 @@ impl Simulation {
                 rounds_done: 0,
                 steps_in_round: 0,
                 in_round: Bits::new(n),
+                legit: Vec::new(),
                 pending: 0,
                 legit_now: None,
                 first_legit: None,
@@ -355,7 +358,7 @@ impl Simulation {
         };
         sim.reevaluate_all()?;
         sim.start_round();
-        sim.update_legitimacy()?;
+        sim.update_legitimacy(true)?;
         Ok(sim)
     }
 
@@ -642,7 +645,7 @@ impl Simulation {
         self.advance_timers()?;
         self.start_round();
         if self.code.legitimate_reads_timers {
-            self.update_legitimacy()?;
+            self.update_legitimacy(true)?;
         }
         Ok(Outcome::Moved)
     }
@@ -867,12 +870,15 @@ impl Simulation {
             }
         }
         self.progress.steps_in_round += 1;
+        let mut timers_ran = false;
         if self.progress.pending == 0 {
             self.progress.rounds_done += 1;
+            timers_ran = !self.code.timers.is_empty();
             self.advance_timers()?;
             self.start_round();
         }
-        self.update_legitimacy()?;
+        // Timers change every process; otherwise only the affected ones changed.
+        self.update_legitimacy(timers_ran && self.code.legitimate_reads_timers)?;
         Ok(Outcome::Moved)
     }
 
@@ -945,17 +951,25 @@ impl Simulation {
         Ok(())
     }
 
-    fn update_legitimacy(&mut self) -> Result<(), RunError> {
+    /// Re-evaluates the legitimacy predicate: in full, or (`full` false)
+    /// its incremental parts at the processes the last step affected only.
+    fn update_legitimacy(&mut self, full: bool) -> Result<(), RunError> {
         let Some(legit) = &self.code.legitimate else {
             return Ok(());
         };
-        let holds = legit(&self.env(0, &[])).map_err(|fault| RunError::Fault {
+        let step = self.progress.steps;
+        let fail = move |fault| RunError::Fault {
             fault,
             process: None,
             action: None,
-            step: self.progress.steps,
+            step,
             during: "the legitimacy predicate",
-        })?;
+        };
+        let holds = if self.code.legit_parts.is_empty() {
+            legit(&self.env(0, &[])).map_err(fail)?
+        } else {
+            self.legit_parts(full).map_err(fail)?
+        };
         let now = self.now();
         match (self.progress.legit_now, holds) {
             (Some(true), false) => self.progress.losses += 1,
@@ -968,6 +982,81 @@ impl Simulation {
         }
         self.progress.legit_now = Some(holds);
         Ok(())
+    }
+
+    /// The legitimacy predicate evaluated in full on the current
+    /// configuration, bypassing the incremental bookkeeping (for tests).
+    pub fn legitimate_in_full(&self) -> Result<Option<bool>, Box<Fault>> {
+        self.code
+            .legitimate
+            .as_ref()
+            .map(|f| f(&self.env(0, &[])))
+            .transpose()
+    }
+
+    /// Keeps the counts of the incremental conjuncts (processes where the
+    /// local predicate holds) and evaluates the others; whether all hold.
+    fn legit_parts(&mut self, full: bool) -> Result<bool, Box<Fault>> {
+        use crate::check::ir::Cmp;
+        use crate::compile::LegitPart;
+        let n = self.topo.n();
+        let full = full || self.progress.legit.len() != self.code.legit_parts.len();
+        if full {
+            self.progress.legit = vec![(Bits::new(n), 0); self.code.legit_parts.len()];
+        }
+        let mut all = true;
+        let mut changes: Vec<(usize, bool)> = Vec::new();
+        for (i, part) in self.code.legit_parts.iter().enumerate() {
+            let (slot, body) = match part {
+                LegitPart::Whole(f) => {
+                    all &= f(&self.env(0, &[]))?;
+                    continue;
+                }
+                LegitPart::Forall(slot, body) | LegitPart::Count(slot, body, _, _) => (*slot, body),
+            };
+            changes.clear();
+            {
+                let env = self.env(0, &[]);
+                let mut eval = |p: usize| -> Result<(), Box<Fault>> {
+                    env.locals[slot].set(p as i64);
+                    changes.push((p, body(&env)?));
+                    Ok(())
+                };
+                if full {
+                    (0..n).try_for_each(&mut eval)?;
+                } else {
+                    self.affected.iter().try_for_each(|&p| eval(p as usize))?;
+                }
+            }
+            let (bits, count) = &mut self.progress.legit[i];
+            for &(p, holds) in &changes {
+                if holds != bits.get(p) {
+                    if holds {
+                        bits.set(p);
+                        *count += 1;
+                    } else {
+                        bits.take(p);
+                        *count -= 1;
+                    }
+                }
+            }
+            all &= match part {
+                LegitPart::Forall(..) => *count == n,
+                LegitPart::Count(_, _, op, k) => {
+                    let c = *count as i64;
+                    match op {
+                        Cmp::Eq => c == *k,
+                        Cmp::Ne => c != *k,
+                        Cmp::Lt => c < *k,
+                        Cmp::Le => c <= *k,
+                        Cmp::Gt => c > *k,
+                        Cmp::Ge => c >= *k,
+                    }
+                }
+                LegitPart::Whole(_) => true,
+            };
+        }
+        Ok(all)
     }
 
     /// Evaluates a compiled global expression on the current configuration;
