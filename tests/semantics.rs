@@ -234,7 +234,8 @@ fn a_random_choice_among_equally_urgent_actions_uses_both() {
 /// under every daemon, from random starts and after outside changes.
 #[test]
 fn incremental_legitimacy_agrees_with_full_evaluation() {
-    let cases: [(&str, &str, &[(&str, i64)]); 4] = [
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
+    let cases: [Case; 4] = [
         (
             include_str!("../programs/johnen_leader.gc"),
             "uring:9",
