@@ -829,10 +829,15 @@ impl Session {
         let stride = self.sim.stride();
         let mut new = self.sim.state.clone();
         for &p in &procs {
-            for (slot, d) in self.sim.code.arbitrary.iter().enumerate() {
-                new[p * stride + slot] =
-                    init::random_value(d, p, &self.sim.topo, &mut self.sim.rng);
-            }
+            let row = init::random_row(
+                &self.sim.prog,
+                &self.sim.code,
+                &self.sim.topo,
+                p,
+                &mut self.sim.rng,
+            );
+            new[p * stride..(p + 1) * stride].copy_from_slice(&row);
+            init::share_edges_of(&self.sim.prog, &self.sim.code, &self.sim.topo, &mut new, p);
         }
         if let Err(e) = self.sim.change_state(|s| s.copy_from_slice(&new)) {
             let snap = self.undo.pop_back().expect("remembered above");

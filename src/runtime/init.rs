@@ -318,6 +318,61 @@ pub fn apply(
     }
 }
 
+/// An arbitrary row for process `p`: every slot random over its domain (or
+/// declared `random` range); per-neighbour slots beyond its neighbours hold
+/// the domain's first value, and an edge's node variable names one of the
+/// edge's ends. Edge variables still need [`mirror_edges`]-style agreement.
+pub fn random_row(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    p: usize,
+    rng: &mut ChaCha8Rng,
+) -> Vec<i64> {
+    let edge = |v: usize| prog.vars[v].kind == crate::syntax::ast::VarKind::Edge;
+    code.arbitrary
+        .iter()
+        .enumerate()
+        .map(|(slot, d)| {
+            let (v, k) = code.var_of_slot(slot);
+            match (code.per_nbr[v], k) {
+                (true, Some(k)) if k >= topo.nbrs(p).len() => unused_value(d, p),
+                (true, Some(k)) if edge(v) && *d == VarDomain::Node => {
+                    if rng.gen::<bool>() {
+                        p as i64
+                    } else {
+                        topo.nbrs(p)[k] as i64
+                    }
+                }
+                _ => random_value(d, p, topo, rng),
+            }
+        })
+        .collect()
+}
+
+/// After process `p`'s row changed from outside (a fault injected), its
+/// neighbours' copies of the shared edge variables take its values.
+pub fn share_edges_of(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    state: &mut [i64],
+    p: usize,
+) {
+    let stride = code.stride;
+    for (v, var) in prog.vars.iter().enumerate() {
+        if var.kind != crate::syntax::ast::VarKind::Edge {
+            continue;
+        }
+        for (k, &q) in topo.nbrs(p).iter().enumerate() {
+            if let Some(j) = topo.nbr_pos(q as usize, p) {
+                state[q as usize * stride + code.offsets[v] + j] =
+                    state[p * stride + code.offsets[v] + k];
+            }
+        }
+    }
+}
+
 /// A random value of a domain for process `p`.
 pub fn random_value(d: &VarDomain, p: usize, topo: &Topology, rng: &mut ChaCha8Rng) -> i64 {
     match *d {
@@ -365,25 +420,10 @@ pub fn initial_state(
         text: text.to_string(),
         problems,
     };
-    let edge = |v: usize| prog.vars[v].kind == crate::syntax::ast::VarKind::Edge;
     if *mode == InitMode::Random {
         for p in 0..n {
-            for (slot, d) in code.arbitrary.iter().enumerate() {
-                let (v, k) = code.var_of_slot(slot);
-                let value = match (code.per_nbr[v], k) {
-                    // Slots beyond this process's neighbours hold nothing.
-                    (true, Some(k)) if k >= topo.nbrs(p).len() => unused_value(d, p),
-                    // An edge's node variable names one of its two ends.
-                    (true, Some(k)) if edge(v) && *d == VarDomain::Node => {
-                        if rng.gen::<bool>() {
-                            p as i64
-                        } else {
-                            topo.nbrs(p)[k] as i64
-                        }
-                    }
-                    _ => random_value(d, p, topo, rng),
-                };
-                state[p * stride + slot] = Some(value);
+            for (slot, v) in random_row(prog, code, topo, p, rng).into_iter().enumerate() {
+                state[p * stride + slot] = Some(v);
             }
         }
     } else {
