@@ -156,6 +156,22 @@ fn row_json(sim: &Simulation, row: &[i64]) -> Value {
     Value::Object(m)
 }
 
+/// The `k`-th mover of the last step: its process, action label, and rows
+/// before and after.
+fn mover(sim: &Simulation, k: usize) -> (usize, &str, &[i64], &[i64]) {
+    let last = sim.last();
+    let stride = sim.stride();
+    let p = last.movers[k] as usize;
+    let label =
+        &sim.code.roles[sim.code.role_of[p] as usize].actions[last.actions[k] as usize].label;
+    (
+        p,
+        label,
+        &last.before[k * stride..(k + 1) * stride],
+        &last.after[k * stride..(k + 1) * stride],
+    )
+}
+
 /// The variables a move changed, by index.
 fn changed(sim: &Simulation, before: &[i64], after: &[i64]) -> Vec<usize> {
     (0..sim.prog.vars.len())
@@ -250,7 +266,6 @@ impl Tracer {
         self.finish(out)?;
         if self.json {
             let last = sim.last();
-            let stride = sim.stride();
             // Movers in index order, so traces read the same whatever the daemon's order.
             self.order.clear();
             self.order.extend(0..last.movers.len());
@@ -259,14 +274,7 @@ impl Tracer {
                 .order
                 .iter()
                 .map(|&k| {
-                    let p = last.movers[k] as usize;
-                    let label = &sim.code.roles[sim.code.role_of[p] as usize].actions
-                        [last.actions[k] as usize]
-                        .label;
-                    let (before, after) = (
-                        &last.before[k * stride..(k + 1) * stride],
-                        &last.after[k * stride..(k + 1) * stride],
-                    );
+                    let (p, label, before, after) = mover(sim, k);
                     let values = row_json(sim, after);
                     let mut w = Map::new();
                     for v in changed(sim, before, after) {
@@ -307,21 +315,13 @@ impl Tracer {
 /// movers in index order so traces read the same whatever the daemon's order.
 pub(crate) fn step_line(sim: &Simulation) -> String {
     let last = sim.last();
-    let stride = sim.stride();
     let now = sim.now();
     let mut order: Vec<usize> = (0..last.movers.len()).collect();
     order.sort_by_key(|&k| last.movers[k]);
     let parts: Vec<String> = order
         .iter()
         .map(|&k| {
-            let p = last.movers[k] as usize;
-            let label = &sim.code.roles[sim.code.role_of[p] as usize].actions
-                [last.actions[k] as usize]
-                .label;
-            let (before, after) = (
-                &last.before[k * stride..(k + 1) * stride],
-                &last.after[k * stride..(k + 1) * stride],
-            );
+            let (p, label, before, after) = mover(sim, k);
             let changes: Vec<String> = changed(sim, before, after)
                 .into_iter()
                 .map(|v| {
