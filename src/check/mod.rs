@@ -397,6 +397,19 @@ impl Checker {
                 }
                 fields.push((f.name.clone(), ty, domain));
             }
+            if fields.len() > crate::runtime::channels::MAX_FIELDS {
+                self.err(
+                    Problem::new(
+                        "guarded::check::too_many_fields",
+                        format!("`{}` has {} fields", m.name.name, fields.len()),
+                    )
+                    .label(m.name.span, "this message type")
+                    .help(format!(
+                        "a message has at most {} fields",
+                        crate::runtime::channels::MAX_FIELDS
+                    )),
+                );
+            }
             self.messages.push(ir::Message {
                 name: m.name.name.clone(),
                 fields,
@@ -1864,6 +1877,14 @@ impl Checker {
                             return None;
                         }
                     }
+                }
+                if keys.len() > 8 {
+                    self.err(
+                        Problem::new("guarded::check::too_many_keys", format!("a key of {} components", keys.len()))
+                            .label(span, "compared here")
+                            .help("`min`, `max`, `argmin` and `argmax` compare tuples of at most 8 integers"),
+                    );
+                    return None;
                 }
                 let max = matches!(kind, QuantKind::Max | QuantKind::ArgMax);
                 let best = IExpr::Best(Box::new(ir::Best {
