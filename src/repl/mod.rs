@@ -775,14 +775,22 @@ impl Session {
         Ok(())
     }
 
-    fn apply_assignments(&mut self, name: &str, text: &str) -> Result<(), String> {
+    /// Applies a configuration text; `whole` (a loaded file) also empties the
+    /// channels it does not fill, as saved files list only non-empty ones.
+    fn apply_assignments(&mut self, name: &str, text: &str, whole: bool) -> Result<(), String> {
         let sim = &self.sim;
         let list = init::parse_assignments(&sim.prog, &sim.code, &sim.topo, text)
+            .map_err(|ps| render(&ps, name, text, !self.color))?;
+        let channels = init::parse_channels(&sim.prog, &sim.code, &sim.topo, text)
             .map_err(|ps| render(&ps, name, text, !self.color))?;
         let mut cells: Vec<Option<i64>> = sim.state.iter().map(|v| Some(*v)).collect();
         init::apply(&sim.prog, &sim.code, &sim.topo, &mut cells, &list)
             .map_err(|ps| render(&ps, name, text, !self.color))?;
         self.remember();
+        if whole {
+            self.sim.chans.queues.iter_mut().for_each(|q| q.clear());
+        }
+        init::apply_channels(&mut self.sim.chans, &self.sim.topo, &channels);
         let new: Vec<i64> = cells.into_iter().map(|v| v.unwrap_or(0)).collect();
         let result = self.sim.change_state(|s| s.copy_from_slice(&new));
         if let Err(e) = result {
@@ -797,7 +805,7 @@ impl Session {
         if arg.is_empty() {
             return Err("usage: set P.VAR = VALUE".into());
         }
-        self.apply_assignments("set", arg)?;
+        self.apply_assignments("set", arg, false)?;
         let _ = writeln!(
             out,
             "ok; {} enabled, legitimate: {}",
@@ -994,6 +1002,7 @@ impl Session {
             &self.sim.code,
             &self.sim.topo,
             &self.sim.state,
+            &self.sim.chans,
         );
         std::fs::write(arg, text).map_err(|e| format!("cannot write `{arg}`: {e}"))?;
         let _ = writeln!(out, "saved to {arg}");
@@ -1005,7 +1014,7 @@ impl Session {
             return Err("usage: load FILE".into());
         }
         let text = std::fs::read_to_string(arg).map_err(|e| format!("cannot read `{arg}`: {e}"))?;
-        self.apply_assignments(arg, &text)?;
+        self.apply_assignments(arg, &text, true)?;
         let _ = writeln!(out, "loaded {arg}");
         self.show("", out)
     }

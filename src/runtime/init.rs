@@ -86,6 +86,9 @@ pub fn parse_assignments(
         if trimmed.is_empty() {
             continue;
         }
+        if is_channel_line(trimmed) {
+            continue;
+        }
         let lead = body.len() - body.trim_start().len();
         let span = Span::new(start + lead, start + lead + trimmed.len());
         match parse_line(prog, code, topo, trimmed, span) {
@@ -258,6 +261,170 @@ fn parse_line(
         values,
         span,
     })
+}
+
+/// Whether a line sets a channel: `3->5 = find(2) observer(1)`.
+fn is_channel_line(line: &str) -> bool {
+    line.split('=').next().is_some_and(|lhs| lhs.contains("->"))
+}
+
+/// The contents a line gives one channel: sender, receiver, messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChannelLine {
+    /// The sender.
+    pub from: usize,
+    /// The receiver.
+    pub to: usize,
+    /// The messages, head first: type and fields.
+    pub msgs: Vec<(u16, [i64; MAX_FIELDS])>,
+}
+
+/// Parses the channel lines of a configuration text (`A->B = m(1) m2`,
+/// head first; nothing after `=` empties the channel), checking types,
+/// domains and the capacity.
+pub fn parse_channels(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    text: &str,
+) -> Result<Vec<ChannelLine>, Vec<Problem>> {
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let body = line.split('#').next().unwrap_or("");
+        let trimmed = body.trim();
+        if trimmed.is_empty() || !is_channel_line(trimmed) {
+            continue;
+        }
+        let lead = body.len() - body.trim_start().len();
+        let span = Span::new(start + lead, start + lead + trimmed.len());
+        match parse_channel_line(prog, code, topo, trimmed, span) {
+            Ok(c) => out.push(c),
+            Err(p) => problems.push(p),
+        }
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems)
+    }
+}
+
+fn parse_channel_line(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    line: &str,
+    span: Span,
+) -> Result<ChannelLine, Problem> {
+    let bad = |msg: String, help: &str| {
+        Problem::new("guarded::config::bad_channel", msg)
+            .label(span, "in this line")
+            .help(help.to_string())
+    };
+    let Some(capacity) = code.capacity else {
+        return Err(bad(
+            "the program passes no messages".into(),
+            "channel lines `A->B = ...` need `message` declarations",
+        ));
+    };
+    let (lhs, rhs) = line.split_once('=').unwrap_or((line, ""));
+    let (a, b) = lhs.split_once("->").unwrap_or((lhs, ""));
+    let proc_of = |w: &str| -> Result<usize, Problem> {
+        w.trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&p| p < topo.n())
+            .ok_or_else(|| {
+                bad(
+                    format!("`{}` is not a process", w.trim()),
+                    "processes are numbered 0 to n-1",
+                )
+            })
+    };
+    let (from, to) = (proc_of(a)?, proc_of(b)?);
+    if topo.arc(from, to).is_none() {
+        return Err(bad(
+            format!("there is no channel from {from} to {to}: {to} is not a neighbour of {from}"),
+            "channels join a process to its neighbours",
+        ));
+    }
+    let mut msgs = Vec::new();
+    let mut rest = rhs.trim();
+    while !rest.is_empty() {
+        let name_end = rest
+            .find(|c: char| c == '(' || c.is_whitespace())
+            .unwrap_or(rest.len());
+        let name = &rest[..name_end];
+        let Some(kind) = prog.messages.iter().position(|m| m.name == name) else {
+            let names: Vec<&str> = prog.messages.iter().map(|m| m.name.as_str()).collect();
+            return Err(bad(
+                format!("`{name}` is not a message type"),
+                &format!("the message types are {}", names.join(", ")),
+            ));
+        };
+        rest = rest[name_end..].trim_start();
+        let mut values = Vec::new();
+        if let Some(after) = rest.strip_prefix('(') {
+            let close = after
+                .find(')')
+                .ok_or_else(|| bad(format!("`{name}(` is not closed"), "write `name(1, 2)`"))?;
+            values = after[..close]
+                .split(',')
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .collect();
+            rest = after[close + 1..].trim_start();
+        }
+        let fields = &prog.messages[kind].fields;
+        if values.len() != fields.len() {
+            return Err(bad(
+                format!(
+                    "`{name}` has {} fields, {} given",
+                    fields.len(),
+                    values.len()
+                ),
+                "give one value per field",
+            ));
+        }
+        let mut m = [0i64; MAX_FIELDS];
+        for ((slot, text), ((fname, ty, _), d)) in m
+            .iter_mut()
+            .zip(&values)
+            .zip(fields.iter().zip(&code.message_domains[kind]))
+        {
+            let v = parse_value(prog, *ty, text)
+                .map_err(|e| bad(e, "the value must belong to the field's type"))?;
+            if !d.contains(v, from, topo) {
+                return Err(bad(
+                    format!("{text} is outside the domain of field `{fname}`"),
+                    &format!("`{fname}` ranges over {}", d.describe()),
+                ));
+            }
+            *slot = v;
+        }
+        msgs.push((kind as u16, m));
+    }
+    if msgs.len() > capacity {
+        return Err(bad(
+            format!("{} messages, but a channel holds {capacity}", msgs.len()),
+            "give fewer messages",
+        ));
+    }
+    Ok(ChannelLine { from, to, msgs })
+}
+
+/// Replaces the contents of the channels the lines name.
+pub fn apply_channels(chans: &mut Channels, topo: &Topology, lines: &[ChannelLine]) {
+    for l in lines {
+        if let Some(a) = topo.arc(l.from, l.to) {
+            let q: VecDeque<_> = l.msgs.iter().map(|&(k, f)| chans.stamp(k, f)).collect();
+            chans.queues[a] = q;
+        }
+    }
 }
 
 /// Applies assignments, checking every value against its domain.
@@ -510,6 +677,11 @@ pub fn initial_state(
         }
     }
     let mut chans = Channels::new(topo, code.capacity);
+    let mut sources: Vec<(&str, &str)> = Vec::new();
+    if let InitMode::File(name, text) = mode {
+        sources.push((name, text));
+    }
+    sources.extend(sets.iter().map(|s| ("--set", s.as_str())));
     if *mode == InitMode::Random && !chans.queues.is_empty() {
         // Arbitrary messages in transit: each channel holds a random number
         // of messages (0 to capacity, or the declared range) of random types
@@ -527,6 +699,10 @@ pub fn initial_state(
             }
             chans.queues[a] = q;
         }
+    }
+    for (origin, text) in sources {
+        let lines = parse_channels(prog, code, topo, text).map_err(|ps| here(ps, origin, text))?;
+        apply_channels(&mut chans, topo, &lines);
     }
     let mut out = Vec::with_capacity(state.len());
     for (k, v) in state.iter().enumerate() {
@@ -594,6 +770,7 @@ pub fn format_config(
     code: &Compiled,
     topo: &Topology,
     state: &[i64],
+    chans: &Channels,
 ) -> String {
     let stride = code.stride;
     let mut out = String::new();
@@ -616,6 +793,34 @@ pub fn format_config(
                     code.show_var(prog, &[], k, row)
                 ));
             }
+        }
+    }
+    for p in 0..topo.n() {
+        for &q in topo.nbrs(p) {
+            let Some(c) = chans.between(topo, p, q as usize) else {
+                continue;
+            };
+            if c.is_empty() {
+                continue;
+            }
+            let ms: Vec<String> = c
+                .iter()
+                .map(|m| {
+                    let t = &prog.messages[m.kind as usize];
+                    let fields: Vec<String> = t
+                        .fields
+                        .iter()
+                        .zip(m.fields)
+                        .map(|((_, ty, _), v)| prog.show_value(*ty, v))
+                        .collect();
+                    if fields.is_empty() {
+                        t.name.clone()
+                    } else {
+                        format!("{}({})", t.name, fields.join(","))
+                    }
+                })
+                .collect();
+            out.push_str(&format!("{p}->{q} = {}\n", ms.join(" ")));
         }
     }
     out
