@@ -136,7 +136,8 @@ pub struct StepRecord {
     pub before: Vec<i64>,
     /// Each mover's row after the step.
     pub after: Vec<i64>,
-    /// Per mover, the message it took: (sender, message).
+    /// Per mover, the message it took: (sender, message); empty when the
+    /// program passes no messages.
     pub received: Vec<Option<(u32, Msg)>>,
     /// Messages sent: (sender, destination, message).
     pub sent: Vec<(u32, u32, Msg)>,
@@ -758,7 +759,6 @@ impl Simulation {
                 .after
                 .extend(self.scratch.iter().map(Cell::get));
             if !self.code.has_effects {
-                self.progress.last.received.push(None);
                 continue;
             }
             let taken = self.fx.received.get().and_then(|s| {
