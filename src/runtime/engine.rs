@@ -809,8 +809,21 @@ impl Simulation {
         // Only the movers and their readers can change enabledness.
         self.affected.clear();
         let n = self.topo.n() as u32;
+        // One mover (the central daemon) affects a handful of processes: a
+        // scan of the list is cheaper than marking and unmarking bits.
+        let few = match self.progress.last.movers[..] {
+            [m] => {
+                (self.topo.regular_ring.is_some() || self.topo.readers(m as usize).len() <= 8)
+                    && sends.len() + edge_writes.len() <= 8
+            }
+            _ => false,
+        };
         let mark = |marks: &mut Bits, affected: &mut Vec<u32>, q: u32| {
-            if !marks.get(q as usize) {
+            if few {
+                if !affected.contains(&q) {
+                    affected.push(q);
+                }
+            } else if !marks.get(q as usize) {
                 marks.set(q as usize);
                 affected.push(q);
             }
@@ -845,13 +858,12 @@ impl Simulation {
             .map(|s| s.1)
             .chain(edge_writes.iter().map(|w| w.1))
         {
-            if !self.marks.get(q) {
-                self.marks.set(q);
-                self.affected.push(q as u32);
-            }
+            mark(&mut self.marks, &mut self.affected, q as u32);
         }
-        for &q in &self.affected {
-            self.marks.take(q as usize);
+        if !few {
+            for &q in &self.affected {
+                self.marks.take(q as usize);
+            }
         }
         for k in 0..self.affected.len() {
             self.refresh(self.affected[k] as usize)?;
