@@ -108,18 +108,7 @@ pub(crate) fn row_text(sim: &Simulation, p: usize, row: &[i64]) -> String {
 
 /// A message as `find(3)`.
 pub(crate) fn msg_text(sim: &Simulation, m: &Msg) -> String {
-    let t = &sim.prog.messages[m.kind as usize];
-    let fields: Vec<String> = t
-        .fields
-        .iter()
-        .zip(m.fields)
-        .map(|((_, ty, _), v)| sim.prog.show_value(*ty, v))
-        .collect();
-    if fields.is_empty() {
-        t.name.clone()
-    } else {
-        format!("{}({})", t.name, fields.join(","))
-    }
+    crate::runtime::init::msg_text(&sim.prog, m)
 }
 
 /// The non-empty channels, one line each: `  channel 3->5: find(2) observer(1)`.

@@ -75,6 +75,18 @@ pub fn parse_assignments(
     topo: &Topology,
     text: &str,
 ) -> Result<Vec<Assignment>, Vec<Problem>> {
+    parse_lines(text, false, |line, span| {
+        parse_line(prog, code, topo, line, span)
+    })
+}
+
+/// Runs `parse` on each non-empty, non-comment line of `text` that is (when
+/// `channels`) or is not a channel line, with its span; all problems at once.
+fn parse_lines<T>(
+    text: &str,
+    channels: bool,
+    parse: impl Fn(&str, Span) -> Result<T, Problem>,
+) -> Result<Vec<T>, Vec<Problem>> {
     let mut out = Vec::new();
     let mut problems = Vec::new();
     let mut offset = 0;
@@ -83,15 +95,12 @@ pub fn parse_assignments(
         offset += line.len();
         let body = line.split('#').next().unwrap_or("");
         let trimmed = body.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
-        if is_channel_line(trimmed) {
+        if trimmed.is_empty() || is_channel_line(trimmed) != channels {
             continue;
         }
         let lead = body.len() - body.trim_start().len();
         let span = Span::new(start + lead, start + lead + trimmed.len());
-        match parse_line(prog, code, topo, trimmed, span) {
+        match parse(trimmed, span) {
             Ok(a) => out.push(a),
             Err(p) => problems.push(p),
         }
@@ -263,6 +272,22 @@ fn parse_line(
     })
 }
 
+/// A message as written in configurations and traces: `find(3)`, `pong`.
+pub fn msg_text(prog: &ir::Program, m: &crate::runtime::channels::Msg) -> String {
+    let t = &prog.messages[m.kind as usize];
+    let fields: Vec<String> = t
+        .fields
+        .iter()
+        .zip(m.fields)
+        .map(|((_, ty, _), v)| prog.show_value(*ty, v))
+        .collect();
+    if fields.is_empty() {
+        t.name.clone()
+    } else {
+        format!("{}({})", t.name, fields.join(","))
+    }
+}
+
 /// Whether a line sets a channel: `3->5 = find(2) observer(1)`.
 fn is_channel_line(line: &str) -> bool {
     line.split('=').next().is_some_and(|lhs| lhs.contains("->"))
@@ -288,29 +313,9 @@ pub fn parse_channels(
     topo: &Topology,
     text: &str,
 ) -> Result<Vec<ChannelLine>, Vec<Problem>> {
-    let mut out = Vec::new();
-    let mut problems = Vec::new();
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        let body = line.split('#').next().unwrap_or("");
-        let trimmed = body.trim();
-        if trimmed.is_empty() || !is_channel_line(trimmed) {
-            continue;
-        }
-        let lead = body.len() - body.trim_start().len();
-        let span = Span::new(start + lead, start + lead + trimmed.len());
-        match parse_channel_line(prog, code, topo, trimmed, span) {
-            Ok(c) => out.push(c),
-            Err(p) => problems.push(p),
-        }
-    }
-    if problems.is_empty() {
-        Ok(out)
-    } else {
-        Err(problems)
-    }
+    parse_lines(text, true, |line, span| {
+        parse_channel_line(prog, code, topo, line, span)
+    })
 }
 
 fn parse_channel_line(
@@ -803,23 +808,7 @@ pub fn format_config(
             if c.is_empty() {
                 continue;
             }
-            let ms: Vec<String> = c
-                .iter()
-                .map(|m| {
-                    let t = &prog.messages[m.kind as usize];
-                    let fields: Vec<String> = t
-                        .fields
-                        .iter()
-                        .zip(m.fields)
-                        .map(|((_, ty, _), v)| prog.show_value(*ty, v))
-                        .collect();
-                    if fields.is_empty() {
-                        t.name.clone()
-                    } else {
-                        format!("{}({})", t.name, fields.join(","))
-                    }
-                })
-                .collect();
+            let ms: Vec<String> = c.iter().map(|m| msg_text(prog, m)).collect();
             out.push_str(&format!("{p}->{q} = {}\n", ms.join(" ")));
         }
     }
