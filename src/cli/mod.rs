@@ -469,6 +469,7 @@ fn run(a: &RunArgs) -> i32 {
             steps: sim.now().step - start_point.step,
             moves: sim.now().moves - start_point.moves,
             bytes: sim.memory_bytes(),
+            column_steps: sim.column_steps(),
         }),
     };
     let _ = out.flush();

@@ -82,6 +82,8 @@ pub struct Stats {
     pub moves: u64,
     /// Bytes held by the configuration, runtime tables and topology.
     pub bytes: usize,
+    /// Steps of the run evaluated column by column (synchronous fast path).
+    pub column_steps: u64,
 }
 
 impl Stats {
@@ -149,16 +151,11 @@ fn row_json(sim: &Simulation, row: &[i64]) -> Value {
 /// before and after.
 fn mover(sim: &Simulation, k: usize) -> (usize, &str, &[i64], &[i64]) {
     let last = sim.last();
-    let stride = sim.stride();
     let p = last.movers[k] as usize;
     let label =
         &sim.code.roles[sim.code.role_of[p] as usize].actions[last.actions[k] as usize].label;
-    (
-        p,
-        label,
-        &last.before[k * stride..(k + 1) * stride],
-        &last.after[k * stride..(k + 1) * stride],
-    )
+    let (before, after) = sim.mover_rows(k);
+    (p, label, before, after)
 }
 
 /// The variables a move changed, by index.
@@ -446,11 +443,16 @@ pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
         line(
             "speed",
             format!(
-                "{:.3e} steps/s, {:.3e} moves/s ({} steps in {:.3} s)",
+                "{:.3e} steps/s, {:.3e} moves/s ({} steps in {:.3} s{})",
                 Stats::rate(st.steps, st.seconds),
                 Stats::rate(st.moves, st.seconds),
                 st.steps,
-                st.seconds
+                st.seconds,
+                if st.column_steps > 0 {
+                    format!(", {} column by column", st.column_steps)
+                } else {
+                    String::new()
+                }
             ),
         );
         line(
@@ -533,6 +535,7 @@ pub fn summary_json(sim: &Simulation, info: &RunInfo) -> String {
             "moves_per_second": Stats::rate(st.moves, st.seconds),
             "bytes": st.bytes,
             "bytes_per_process": st.bytes as f64 / sim.n() as f64,
+            "column_steps": st.column_steps,
         });
     }
     if info.show_final {

@@ -3,6 +3,8 @@
 //! every guard, statement and predicate into closures over the flat
 //! configuration. Nothing walks the IR at run time.
 
+pub mod columns;
+
 use crate::check::ir::{self, Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Value};
 use crate::diagnostic::Problem;
 use crate::runtime::channels::{Channels, MAX_FIELDS};
@@ -239,6 +241,8 @@ pub struct Compiled {
     pub reports: Vec<(String, GlobalFn)>,
     /// Size of the quantifier-variable frame.
     pub max_locals: usize,
+    /// The column form the synchronous daemon runs, when every action has one.
+    pub columns: Option<columns::ColumnCode>,
 }
 
 impl Compiled {
@@ -692,6 +696,8 @@ pub fn instantiate(
         }
     }
     let mut roles = Vec::new();
+    // Per role, the program-order index of each compiled action.
+    let mut orders: Vec<Vec<usize>> = Vec::new();
     for role in &prog.roles {
         let mut actions = Vec::new();
         for a in &role.actions {
@@ -735,9 +741,30 @@ pub fn instantiate(
             });
         }
         // Stable: program order decides among equal priorities.
-        actions.sort_by_key(|a| a.priority);
+        let mut order: Vec<usize> = (0..actions.len()).collect();
+        order.sort_by_key(|&k| actions[k].priority);
+        let mut slots: Vec<Option<CAction>> = actions.into_iter().map(Some).collect();
+        let actions = order.iter().filter_map(|&k| slots[k].take()).collect();
+        orders.push(order);
         roles.push(CRole { actions });
     }
+    let has_effects = !prog.messages.is_empty()
+        || prog
+            .vars
+            .iter()
+            .any(|v| v.kind == crate::syntax::ast::VarKind::Edge);
+    // The column form, over the IR actions in the compiled (priority) order.
+    let columns = if has_effects || !timers.is_empty() {
+        None
+    } else {
+        let sorted: Vec<Vec<&ir::Action>> = prog
+            .roles
+            .iter()
+            .zip(&orders)
+            .map(|(role, order)| order.iter().map(|&k| &role.actions[k]).collect())
+            .collect();
+        columns::compile(&c, &sorted)
+    };
     let legitimate = prog.legitimate.as_ref().map(|(b, _)| c.bexpr(b));
     let legit_parts = prog
         .legitimate
@@ -780,11 +807,7 @@ pub fn instantiate(
         stride,
         size: n,
         regular_ring: topo.regular_ring.is_some(),
-        has_effects: !prog.messages.is_empty()
-            || prog
-                .vars
-                .iter()
-                .any(|v| v.kind == crate::syntax::ast::VarKind::Edge),
+        has_effects,
         offsets,
         lens,
         per_nbr,
@@ -813,6 +836,7 @@ pub fn instantiate(
         invariants,
         reports,
         max_locals: prog.max_locals,
+        columns,
     })
 }
 

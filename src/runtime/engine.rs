@@ -132,10 +132,14 @@ pub struct StepRecord {
     pub movers: Vec<u32>,
     /// Index of each mover's action in its role's compiled action list.
     pub actions: Vec<u32>,
-    /// Each mover's row before the step, `stride` values each.
-    pub before: Vec<i64>,
-    /// Each mover's row after the step.
-    pub after: Vec<i64>,
+    /// Each mover's row before the step, `stride` values each; after a
+    /// column step, the whole configuration before it (see [`Simulation::mover_rows`]).
+    before: Vec<i64>,
+    /// Each mover's row after the step; unused after a column step, whose
+    /// rows after are the configuration's.
+    after: Vec<i64>,
+    /// Whether `before` is the whole configuration before the step.
+    whole: bool,
     /// Per mover, the message it took: (sender, message); empty when the
     /// program passes no messages.
     pub received: Vec<Option<(u32, Msg)>>,
@@ -231,6 +235,34 @@ pub struct Simulation {
     /// Processes already looked at in this step (cleared after it).
     marks: Bits,
     affected: Vec<u32>,
+    /// The column path's buffers, made at its first step.
+    columns: Option<Box<ColumnBuffers>>,
+    /// Whether synchronous steps may be evaluated column by column.
+    pub column_path: bool,
+    column_steps: u64,
+}
+
+/// What a synchronous step evaluated column by column works in.
+struct ColumnBuffers {
+    scratch: crate::compile::columns::Scratch,
+    /// Runs of consecutive processes with one role: (first, end, role).
+    runs: Vec<(usize, usize, usize)>,
+    /// Per process, the action chosen after the step.
+    chosen: Vec<u16>,
+    /// Per process of a chunk, the action it runs in the step.
+    running: Vec<u16>,
+    /// A configuration-sized buffer the next configuration is built in.
+    spare: Vec<i64>,
+}
+
+impl ColumnBuffers {
+    fn bytes(&self) -> usize {
+        self.scratch.bytes()
+            + self.runs.capacity() * 24
+            + self.chosen.capacity() * 2
+            + self.running.capacity() * 2
+            + self.spare.capacity() * 8
+    }
 }
 
 /// The bookkeeping a step changes besides the configuration: enabled set,
@@ -287,6 +319,10 @@ impl Simulation {
 
     /// Goes back to a snapshot taken from this simulation.
     pub fn restore(&mut self, s: Snapshot) {
+        // Keep a configuration-sized buffer for the column path's next step.
+        if let (true, Some(buf)) = (self.progress.last.whole, self.columns.as_mut()) {
+            buf.spare = std::mem::take(&mut self.progress.last.before);
+        }
         self.state = s.state;
         self.chans = s.chans;
         self.rng = s.rng;
@@ -298,6 +334,7 @@ impl Simulation {
     /// completed ones are kept) and legitimacy is updated, so a later return
     /// to legitimacy counts as a new stabilization.
     pub fn change_state(&mut self, change: impl FnOnce(&mut [i64])) -> Result<(), RunError> {
+        self.keep_last_rows();
         change(&mut self.state);
         self.reevaluate_all()?;
         self.progress.in_round.clear_all();
@@ -356,6 +393,9 @@ impl Simulation {
             },
             marks: Bits::new(n),
             affected: Vec::new(),
+            columns: None,
+            column_path: true,
+            column_steps: 0,
         };
         sim.reevaluate_all()?;
         sim.start_round();
@@ -391,6 +431,9 @@ impl Simulation {
             + p.in_round.bytes()
             + self.marks.bytes()
             + self.topo.memory_bytes()
+            + (p.last.movers.capacity() + p.last.actions.capacity()) * 4
+            + (p.last.before.capacity() + p.last.after.capacity()) * 8
+            + self.columns.as_ref().map_or(0, |c| c.bytes())
     }
 
     /// The number of processes.
@@ -404,6 +447,48 @@ impl Simulation {
     /// The last step's movers and rows.
     pub fn last(&self) -> &StepRecord {
         &self.progress.last
+    }
+
+    /// How many steps were evaluated column by column.
+    pub fn column_steps(&self) -> u64 {
+        self.column_steps
+    }
+
+    /// The rows of the last step's `k`-th mover before and after the step.
+    pub fn mover_rows(&self, k: usize) -> (&[i64], &[i64]) {
+        let s = self.code.stride;
+        let last = &self.progress.last;
+        if last.whole {
+            let p = last.movers[k] as usize;
+            (
+                &last.before[p * s..(p + 1) * s],
+                &self.state[p * s..(p + 1) * s],
+            )
+        } else {
+            (
+                &last.before[k * s..(k + 1) * s],
+                &last.after[k * s..(k + 1) * s],
+            )
+        }
+    }
+
+    /// Copies the last step's rows out of the configuration before it changes
+    /// from outside a step (a column step reads them from there).
+    fn keep_last_rows(&mut self) {
+        let last = &mut self.progress.last;
+        if !last.whole {
+            return;
+        }
+        let s = self.code.stride;
+        let whole = std::mem::take(&mut last.before);
+        last.after.clear();
+        for &p in &last.movers {
+            let p = p as usize;
+            last.before.extend_from_slice(&whole[p * s..(p + 1) * s]);
+            last.after
+                .extend_from_slice(&self.state[p * s..(p + 1) * s]);
+        }
+        last.whole = false;
     }
     /// Steps, moves and rounds so far.
     pub fn now(&self) -> Point {
@@ -609,10 +694,146 @@ impl Simulation {
         if self.progress.enabled.list.is_empty() {
             return self.tick();
         }
+        if self.column_path
+            && matches!(self.daemon, Daemon::Synchronous)
+            && self.choice == Choice::First
+        {
+            if let Some(outcome) = self.column_step()? {
+                return Ok(outcome);
+            }
+        }
         if !self.select()? {
             return Ok(Outcome::ScheduleDone);
         }
         self.execute()
+    }
+
+    /// A synchronous step evaluated column by column (see
+    /// [`crate::compile::columns`]): the same configuration, actions, rounds
+    /// and legitimacy as process by process, with the enabled list left in
+    /// index order. `None` when the program has no column form or a kernel
+    /// may have faulted: nothing changed, and the step is to be taken
+    /// process by process (which reports the fault).
+    fn column_step(&mut self) -> Result<Option<Outcome>, RunError> {
+        use crate::compile::columns::{Rows, CHUNK};
+        let Some(code) = self.code.columns.as_ref() else {
+            return Ok(None);
+        };
+        let n = self.topo.n();
+        let stride = self.code.stride;
+        let mut buf = match self.columns.take() {
+            Some(buf) => buf,
+            None => {
+                let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+                for (p, &r) in self.code.role_of.iter().enumerate() {
+                    match runs.last_mut() {
+                        Some(run) if run.2 == r as usize => run.1 = p + 1,
+                        _ => runs.push((p, p + 1, r as usize)),
+                    }
+                }
+                Box::new(ColumnBuffers {
+                    scratch: code.scratch(),
+                    runs,
+                    chosen: Vec::new(),
+                    running: vec![NO_ACTION; CHUNK],
+                    spare: Vec::new(),
+                })
+            }
+        };
+        let mut next = if self.progress.last.whole {
+            std::mem::take(&mut self.progress.last.before)
+        } else {
+            std::mem::take(&mut buf.spare)
+        };
+        next.clear();
+        next.extend_from_slice(&self.state);
+        buf.chosen.resize(n, NO_ACTION);
+        let ids = &self.topo.ids;
+        let ColumnBuffers {
+            scratch,
+            runs,
+            chosen,
+            running,
+            ..
+        } = &mut *buf;
+        let chunks = || {
+            runs.iter().flat_map(|&(first, end, role)| {
+                (first..end)
+                    .step_by(CHUNK)
+                    .map(move |lo| (lo, (lo + CHUNK).min(end), role))
+            })
+        };
+        // The statements, on the configuration before the step...
+        let mut ok = chunks().try_for_each(|(lo, hi, role)| {
+            let running = &mut running[..hi - lo];
+            for (r, info) in running.iter_mut().zip(&self.progress.procs[lo..hi]) {
+                *r = info.chosen;
+            }
+            let before = Rows {
+                state: &self.state,
+                own: &[],
+                ids,
+            };
+            code.execute(
+                role,
+                &before,
+                lo,
+                running,
+                &mut next[lo * stride..hi * stride],
+                scratch,
+            )
+        });
+        // ...then the guards, on the configuration after it.
+        if ok.is_ok() {
+            ok = chunks().try_for_each(|(lo, hi, role)| {
+                let rows = Rows {
+                    state: &next,
+                    own: &next[lo * stride..hi * stride],
+                    ids,
+                };
+                code.choose(role, &rows, lo, &mut chosen[lo..hi], scratch)
+            });
+        }
+        if ok.is_err() {
+            buf.spare = next;
+            self.columns = Some(buf);
+            return Ok(None);
+        }
+        let progress = &mut self.progress;
+        let last = &mut progress.last;
+        last.movers.clear();
+        last.actions.clear();
+        last.after.clear();
+        last.received.clear();
+        last.sent.clear();
+        last.tick = false;
+        let list = &mut progress.enabled.list;
+        list.clear();
+        for (p, (info, &c)) in progress.procs.iter_mut().zip(&buf.chosen).enumerate() {
+            if info.chosen != NO_ACTION {
+                last.movers.push(p as u32);
+                last.actions.push(u32::from(info.chosen));
+            }
+            info.chosen = c;
+            info.pos = if c == NO_ACTION {
+                NONE
+            } else {
+                list.push(p as u32);
+                (list.len() - 1) as u32
+            };
+        }
+        last.before = std::mem::replace(&mut self.state, next);
+        last.whole = true;
+        self.columns = Some(buf);
+        self.column_steps += 1;
+        progress.steps += 1;
+        progress.moves += last.movers.len() as u64;
+        // Every process enabled at the round's start has moved: the round ends.
+        progress.rounds_done += 1;
+        progress.in_round.clear_all();
+        self.start_round();
+        self.update_legitimacy(true)?;
+        Ok(Some(Outcome::Moved))
     }
 
     /// Takes one step in which exactly `movers` move (each must be enabled),
@@ -639,6 +860,7 @@ impl Simulation {
         last.actions.clear();
         last.before.clear();
         last.after.clear();
+        last.whole = false;
         last.received.clear();
         last.sent.clear();
         last.tick = true;
@@ -709,6 +931,7 @@ impl Simulation {
         self.progress.last.actions.clear();
         self.progress.last.before.clear();
         self.progress.last.after.clear();
+        self.progress.last.whole = false;
         self.progress.last.received.clear();
         self.progress.last.sent.clear();
         self.progress.last.tick = false;

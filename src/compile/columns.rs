@@ -1,0 +1,605 @@
+//! Column kernels: guards and statements compiled a second time, for the
+//! synchronous daemon on rings, into operations over a run of consecutive
+//! processes at once. Each operation is a tight loop over slices (the
+//! compiler vectorizes it) instead of a closure called once per process.
+//!
+//! Only programs whose reads stay on the ring (own variables, `left`,
+//! `right`, `index`, `id`, constants) and whose statements assign their own
+//! scalar variables compile; the others run process by process. A kernel
+//! never reports a fault itself: it says that one may have happened
+//! (overflow, division by zero, a value outside its domain, anywhere in the
+//! chunk) and the runtime redoes the step process by process, which raises
+//! the same diagnostic as always.
+
+use super::{arith, const_eval, Compiler, VarDomain, NO_ACTION};
+use crate::check::ir::{self, Arith, BExpr, Cmp, IExpr, Proc, Stmt, Value};
+use crate::syntax::ast::VarKind;
+
+/// Processes evaluated together: small enough that every register stays in
+/// the first-level cache.
+pub const CHUNK: usize = 512;
+
+/// Where an operand comes from.
+#[derive(Clone, Copy, Debug)]
+enum Src {
+    /// A slot of the process itself (in a statement: its row as updated so far).
+    Own(usize),
+    /// A slot of the left neighbour (`i - 1`, wrapping).
+    Left(usize),
+    /// A slot of the right neighbour (`i + 1`, wrapping).
+    Right(usize),
+    /// The process's index.
+    Index,
+    /// The process's id.
+    Id,
+    /// A register: a constant or an earlier operation's result.
+    Reg(usize),
+}
+
+/// One operation over a chunk; booleans are 0 and 1.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Arith(Arith, Src, Src, usize),
+    Neg(Src, usize),
+    Abs(Src, usize),
+    Cmp(Cmp, Src, Src, usize),
+    And(Src, Src, usize),
+    Or(Src, Src, usize),
+    Not(Src, usize),
+    /// `a == b` (true) or `a != b` (false) on booleans.
+    BoolEq(bool, Src, Src, usize),
+    /// A value kept in a register.
+    Copy(Src, usize),
+}
+
+/// An expression: the operations that compute it, in order, and its value.
+#[derive(Clone, Debug)]
+struct Kernel {
+    ops: Vec<Op>,
+    value: Src,
+}
+
+/// A simultaneous assignment: every value computed before any lands.
+#[derive(Clone, Debug)]
+struct Group {
+    ops: Vec<Op>,
+    writes: Vec<Write>,
+}
+
+/// One assignment of a group.
+#[derive(Clone, Debug)]
+struct Write {
+    slot: usize,
+    value: Src,
+    /// The range a value must be in, when the variable's domain is one.
+    range: Option<(i64, i64)>,
+}
+
+/// An action: its guard and its statement as a sequence of groups.
+#[derive(Clone, Debug)]
+struct ColAction {
+    guard: Kernel,
+    body: Vec<Group>,
+}
+
+/// A program's column form: per role, its actions in the compiled
+/// (priority) order.
+#[derive(Clone, Debug)]
+pub struct ColumnCode {
+    roles: Vec<Vec<ColAction>>,
+    /// Register values that never change (constants).
+    constants: Vec<i64>,
+    /// Registers in all.
+    registers: usize,
+    stride: usize,
+}
+
+/// The registers kernels compute into; made once, reused every step.
+pub struct Scratch {
+    regs: Vec<Vec<i64>>,
+    gather: [Vec<i64>; 2],
+}
+
+impl Scratch {
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        (self.regs.len() + 2) * CHUNK * 8
+    }
+}
+
+/// What kernels read: the configuration for neighbours, the rows for the
+/// process itself (the same in guards; the rows updated so far in
+/// statements), ids, and the ring's size.
+pub struct Rows<'a> {
+    /// The configuration neighbours are read from.
+    pub state: &'a [i64],
+    /// Where own reads come from: the chunk's rows, `stride` values each.
+    pub own: &'a [i64],
+    /// Process ids.
+    pub ids: &'a [i64],
+}
+
+/// A chunk could fault: the step must be redone process by process.
+#[derive(Debug)]
+pub struct MayFault;
+
+impl ColumnCode {
+    /// Fresh registers for this code.
+    pub fn scratch(&self) -> Scratch {
+        let mut regs = vec![vec![0; CHUNK]; self.registers];
+        for (r, &c) in self.constants.iter().enumerate() {
+            regs[r].fill(c);
+        }
+        Scratch {
+            regs,
+            gather: [vec![0; CHUNK], vec![0; CHUNK]],
+        }
+    }
+
+    /// Chooses for processes `lo..lo + out.len()` of role `role` their
+    /// first action whose guard holds (`NO_ACTION` when none), reading
+    /// `rows.own` as the rows of exactly those processes.
+    pub fn choose(
+        &self,
+        role: usize,
+        rows: &Rows,
+        lo: usize,
+        out: &mut [u16],
+        s: &mut Scratch,
+    ) -> Result<(), MayFault> {
+        out.fill(NO_ACTION);
+        for (a, act) in self.roles[role].iter().enumerate() {
+            let a = a as u16;
+            let mut bad = false;
+            for op in &act.guard.ops {
+                bad |= self.run(op, rows, lo, out.len(), s);
+            }
+            if bad {
+                return Err(MayFault);
+            }
+            let g = view(
+                self.stride,
+                act.guard.value,
+                rows,
+                lo,
+                out.len(),
+                &s.regs,
+                &mut s.gather[0],
+            );
+            for (c, &g) in out.iter_mut().zip(g) {
+                *c = if *c == NO_ACTION && g != 0 { a } else { *c };
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the statements of processes `lo..` of role `role`, each the
+    /// one `chosen` names (none for `NO_ACTION`), on their rows `next`
+    /// (copies of their rows before the step), reading neighbours in
+    /// `before.state` (`before.own` is not read).
+    pub fn execute(
+        &self,
+        role: usize,
+        before: &Rows,
+        lo: usize,
+        chosen: &[u16],
+        next: &mut [i64],
+        s: &mut Scratch,
+    ) -> Result<(), MayFault> {
+        let len = chosen.len();
+        let stride = self.stride;
+        for (a, act) in self.roles[role].iter().enumerate() {
+            let a = a as u16;
+            if !chosen.contains(&a) {
+                continue;
+            }
+            for group in &act.body {
+                let rows = Rows {
+                    state: before.state,
+                    own: next,
+                    ids: before.ids,
+                };
+                let mut bad = false;
+                for op in &group.ops {
+                    bad |= self.run(op, &rows, lo, len, s);
+                }
+                if bad {
+                    return Err(MayFault);
+                }
+                // Every value is in a register or in the old configuration,
+                // so writes cannot disturb the values still to land.
+                for w in &group.writes {
+                    let v = view(stride, w.value, before, lo, len, &s.regs, &mut s.gather[0]);
+                    let mut outside = false;
+                    for (i, (&c, &x)) in chosen.iter().zip(v).enumerate() {
+                        let mine = c == a;
+                        if let Some((lo, hi)) = w.range {
+                            outside |= mine & !(lo..=hi).contains(&x);
+                        }
+                        let cell = &mut next[i * stride + w.slot];
+                        *cell = if mine { x } else { *cell };
+                    }
+                    if outside {
+                        return Err(MayFault);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one operation; whether it may have faulted.
+    fn run(&self, op: &Op, rows: &Rows, lo: usize, len: usize, s: &mut Scratch) -> bool {
+        let (a, b, o) = match *op {
+            Op::Arith(_, a, b, o)
+            | Op::Cmp(_, a, b, o)
+            | Op::And(a, b, o)
+            | Op::Or(a, b, o)
+            | Op::BoolEq(_, a, b, o) => (a, Some(b), o),
+            Op::Neg(a, o) | Op::Abs(a, o) | Op::Not(a, o) | Op::Copy(a, o) => (a, None, o),
+        };
+        // The output register is taken out so operands can borrow the rest.
+        let mut out = std::mem::take(&mut s.regs[o]);
+        let Scratch { regs, gather } = s;
+        let [g0, g1] = gather;
+        let x = view(self.stride, a, rows, lo, len, regs, g0);
+        let y = b.map(|b| view(self.stride, b, rows, lo, len, regs, g1));
+        let bad = kernel(op, x, y, &mut out[..len]);
+        s.regs[o] = out;
+        bad
+    }
+}
+
+/// The values of `src` for processes `lo..lo + len`: a slice of the rows
+/// when they lie side by side, else gathered into `buf`.
+fn view<'a>(
+    stride: usize,
+    src: Src,
+    rows: &Rows<'a>,
+    lo: usize,
+    len: usize,
+    regs: &'a [Vec<i64>],
+    buf: &'a mut [i64],
+) -> &'a [i64] {
+    let n = rows.state.len() / stride;
+    match src {
+        Src::Reg(r) => &regs[r][..len],
+        Src::Id => &rows.ids[lo..lo + len],
+        Src::Own(_) if stride == 1 => &rows.own[..len],
+        Src::Left(_) if stride == 1 && lo >= 1 => &rows.state[lo - 1..lo - 1 + len],
+        Src::Right(_) if stride == 1 && lo + len < n => &rows.state[lo + 1..lo + 1 + len],
+        _ => {
+            let buf = &mut buf[..len];
+            for (i, b) in buf.iter_mut().enumerate() {
+                let p = lo + i;
+                *b = match src {
+                    Src::Own(slot) => rows.own[i * stride + slot],
+                    Src::Left(slot) => {
+                        rows.state[(if p == 0 { n - 1 } else { p - 1 }) * stride + slot]
+                    }
+                    Src::Right(slot) => {
+                        rows.state[(if p + 1 == n { 0 } else { p + 1 }) * stride + slot]
+                    }
+                    Src::Index => p as i64,
+                    Src::Reg(_) | Src::Id => unreachable!("read in place above"),
+                };
+            }
+            buf
+        }
+    }
+}
+
+/// One operation's loop; whether it may have faulted.
+fn kernel(op: &Op, x: &[i64], y: Option<&[i64]>, out: &mut [i64]) -> bool {
+    let y = y.unwrap_or(x);
+    let mut bad = false;
+    macro_rules! each {
+        (|$a:ident, $b:ident| $e:expr) => {
+            for ((o, &$a), &$b) in out.iter_mut().zip(x).zip(y) {
+                *o = $e;
+            }
+        };
+    }
+    match *op {
+        Op::Arith(Arith::Add, ..) => each!(|a, b| {
+            let (v, o) = a.overflowing_add(b);
+            bad |= o;
+            v
+        }),
+        Op::Arith(Arith::Sub, ..) => each!(|a, b| {
+            let (v, o) = a.overflowing_sub(b);
+            bad |= o;
+            v
+        }),
+        Op::Arith(Arith::Mul, ..) => each!(|a, b| {
+            let (v, o) = a.overflowing_mul(b);
+            bad |= o;
+            v
+        }),
+        Op::Arith(Arith::Min, ..) => each!(|a, b| a.min(b)),
+        Op::Arith(Arith::Max, ..) => each!(|a, b| a.max(b)),
+        Op::Arith(op, ..) => each!(|a, b| match arith(op, a, b) {
+            Some(v) => v,
+            None => {
+                bad = true;
+                0
+            }
+        }),
+        Op::Neg(..) => each!(|a, _b| {
+            let (v, o) = a.overflowing_neg();
+            bad |= o;
+            v
+        }),
+        Op::Abs(..) => each!(|a, _b| {
+            let (v, o) = a.overflowing_abs();
+            bad |= o;
+            v
+        }),
+        Op::Cmp(c, ..) => match c {
+            Cmp::Eq => each!(|a, b| i64::from(a == b)),
+            Cmp::Ne => each!(|a, b| i64::from(a != b)),
+            Cmp::Lt => each!(|a, b| i64::from(a < b)),
+            Cmp::Le => each!(|a, b| i64::from(a <= b)),
+            Cmp::Gt => each!(|a, b| i64::from(a > b)),
+            Cmp::Ge => each!(|a, b| i64::from(a >= b)),
+        },
+        Op::And(..) => each!(|a, b| a & b),
+        Op::Or(..) => each!(|a, b| a | b),
+        Op::Not(..) => each!(|a, _b| 1 - a),
+        Op::BoolEq(eq, ..) => each!(|a, b| i64::from((a == b) == eq)),
+        Op::Copy(..) => each!(|a, _b| a),
+    }
+    bad
+}
+
+/// Compiles a program's column form, or `None` when some guard or
+/// statement reads or writes anything but what [`Src`] names.
+pub(super) fn compile(c: &Compiler, roles: &[Vec<&ir::Action>]) -> Option<ColumnCode> {
+    if !c.regular_ring {
+        return None;
+    }
+    let mut b = Builder {
+        c,
+        constants: Vec::new(),
+        ops: Vec::new(),
+        next: 0,
+        most: 0,
+    };
+    let mut out = Vec::new();
+    for actions in roles {
+        let mut cols = Vec::new();
+        for a in actions {
+            if a.binder.is_some() || a.receive.is_some() {
+                return None;
+            }
+            b.start();
+            let value = b.bexpr(&a.guard)?;
+            let guard = Kernel {
+                ops: std::mem::take(&mut b.ops),
+                value,
+            };
+            let mut body = Vec::new();
+            b.stmt(&a.body, &mut body)?;
+            cols.push(ColAction { guard, body });
+        }
+        out.push(cols);
+    }
+    // Temporaries were numbered from CONSTANT_REGISTERS: move them down to
+    // just after the constants used.
+    let shift = CONSTANT_REGISTERS - b.constants.len();
+    let fix = |s: &mut Src| {
+        if let Src::Reg(r) = s {
+            if *r >= CONSTANT_REGISTERS {
+                *r -= shift;
+            }
+        }
+    };
+    let fix_ops = |ops: &mut Vec<Op>| {
+        for op in ops {
+            match op {
+                Op::Arith(_, a, b, o)
+                | Op::Cmp(_, a, b, o)
+                | Op::And(a, b, o)
+                | Op::Or(a, b, o)
+                | Op::BoolEq(_, a, b, o) => {
+                    fix(a);
+                    fix(b);
+                    *o -= shift;
+                }
+                Op::Neg(a, o) | Op::Abs(a, o) | Op::Not(a, o) | Op::Copy(a, o) => {
+                    fix(a);
+                    *o -= shift;
+                }
+            }
+        }
+    };
+    for act in out.iter_mut().flatten() {
+        fix_ops(&mut act.guard.ops);
+        fix(&mut act.guard.value);
+        for g in &mut act.body {
+            fix_ops(&mut g.ops);
+            for w in &mut g.writes {
+                fix(&mut w.value);
+            }
+        }
+    }
+    Some(ColumnCode {
+        roles: out,
+        registers: b.constants.len() + b.most,
+        constants: b.constants,
+        stride: c.stride,
+    })
+}
+
+struct Builder<'a, 'b> {
+    c: &'a Compiler<'b>,
+    constants: Vec<i64>,
+    ops: Vec<Op>,
+    /// The next free temporary (counted after the constants).
+    next: usize,
+    /// The most temporaries any expression needed.
+    most: usize,
+}
+
+/// Temporaries start after this many registers, which constants may use.
+const CONSTANT_REGISTERS: usize = 64;
+
+impl Builder<'_, '_> {
+    /// Starts an expression: its temporaries may reuse the previous one's.
+    fn start(&mut self) {
+        self.next = 0;
+        self.ops.clear();
+    }
+
+    fn constant(&mut self, v: i64) -> Option<Src> {
+        let k = match self.constants.iter().position(|&c| c == v) {
+            Some(k) => k,
+            None if self.constants.len() < CONSTANT_REGISTERS => {
+                self.constants.push(v);
+                self.constants.len() - 1
+            }
+            None => return None,
+        };
+        Some(Src::Reg(k))
+    }
+
+    fn temp(&mut self) -> usize {
+        let r = CONSTANT_REGISTERS + self.next;
+        self.next += 1;
+        self.most = self.most.max(self.next);
+        r
+    }
+
+    /// The slot of an own scalar variable, or of an array element at a
+    /// constant index: the only storage column kernels read or write.
+    fn slot(&self, v: usize, index: Option<&IExpr>) -> Option<usize> {
+        let var = &self.c.prog.vars[v];
+        if var.kind != VarKind::Plain || var.per_nbr || var.ty == ir::Ty::Node {
+            return None;
+        }
+        match (index, &var.len) {
+            (None, None) => Some(self.c.offsets[v]),
+            (Some(i), Some(_)) => {
+                let i = const_eval(i, &self.c.params, self.c.n)?;
+                (0..self.c.lens[v] as i64)
+                    .contains(&i)
+                    .then(|| self.c.offsets[v] + i as usize)
+            }
+            _ => None,
+        }
+    }
+
+    /// A variable of the process itself or a ring neighbour.
+    fn var(&mut self, p: &Proc, v: usize, index: Option<&IExpr>) -> Option<Src> {
+        let slot = self.slot(v, index)?;
+        match p {
+            Proc::Me => Some(Src::Own(slot)),
+            Proc::Left(_) => Some(Src::Left(slot)),
+            Proc::Right(_) => Some(Src::Right(slot)),
+            _ => None,
+        }
+    }
+
+    fn op(&mut self, make: impl FnOnce(usize) -> Op) -> Option<Src> {
+        let r = self.temp();
+        self.ops.push(make(r));
+        Some(Src::Reg(r))
+    }
+
+    fn iexpr(&mut self, e: &IExpr) -> Option<Src> {
+        if let Some(v) = const_eval(e, &self.c.params, self.c.n) {
+            return self.constant(v);
+        }
+        match e {
+            IExpr::Var(p, v) => self.var(p, *v, None),
+            IExpr::Elem(p, v, i, _) => self.var(p, *v, Some(i)),
+            IExpr::Index(Proc::Me) => Some(Src::Index),
+            IExpr::Id(Proc::Me) => Some(Src::Id),
+            IExpr::Neg(a) => {
+                let a = self.iexpr(a)?;
+                self.op(|o| Op::Neg(a, o))
+            }
+            IExpr::Abs(a) => {
+                let a = self.iexpr(a)?;
+                self.op(|o| Op::Abs(a, o))
+            }
+            IExpr::Arith(op, a, b, _) => {
+                let (a, b) = (self.iexpr(a)?, self.iexpr(b)?);
+                self.op(|o| Op::Arith(*op, a, b, o))
+            }
+            IExpr::FromBool(b) => self.bexpr(b),
+            _ => None,
+        }
+    }
+
+    fn bexpr(&mut self, e: &BExpr) -> Option<Src> {
+        match e {
+            BExpr::Const(b) => self.constant(i64::from(*b)),
+            BExpr::Var(p, v) => self.var(p, *v, None),
+            BExpr::Elem(p, v, i, _) => self.var(p, *v, Some(i)),
+            BExpr::Not(a) => {
+                let a = self.bexpr(a)?;
+                self.op(|o| Op::Not(a, o))
+            }
+            BExpr::And(a, b) => {
+                let (a, b) = (self.bexpr(a)?, self.bexpr(b)?);
+                self.op(|o| Op::And(a, b, o))
+            }
+            BExpr::Or(a, b) => {
+                let (a, b) = (self.bexpr(a)?, self.bexpr(b)?);
+                self.op(|o| Op::Or(a, b, o))
+            }
+            BExpr::Implies(a, b) => {
+                let (a, b) = (self.bexpr(a)?, self.bexpr(b)?);
+                let na = self.op(|o| Op::Not(a, o))?;
+                self.op(|o| Op::Or(na, b, o))
+            }
+            BExpr::BoolEq(eq, a, b) => {
+                let (a, b) = (self.bexpr(a)?, self.bexpr(b)?);
+                self.op(|o| Op::BoolEq(*eq, a, b, o))
+            }
+            BExpr::Cmp(op, a, b) => {
+                let (a, b) = (self.iexpr(a)?, self.iexpr(b)?);
+                self.op(|o| Op::Cmp(*op, a, b, o))
+            }
+            _ => None,
+        }
+    }
+
+    /// Flattens a statement into groups of simultaneous assignments.
+    fn stmt(&mut self, s: &Stmt, out: &mut Vec<Group>) -> Option<()> {
+        match s {
+            Stmt::Skip => Some(()),
+            Stmt::Seq(list) => list.iter().try_for_each(|s| self.stmt(s, out)),
+            Stmt::Assign(targets, values) => {
+                self.start();
+                let mut writes = Vec::new();
+                for (t, v) in targets.iter().zip(values) {
+                    let slot = self.slot(t.var, t.index.as_ref())?;
+                    let value = match v {
+                        Value::Int(e) => self.iexpr(e)?,
+                        Value::Bool(b) => self.bexpr(b)?,
+                        Value::Array(..) => return None,
+                    };
+                    // Own values are read from the rows being written: keep them first.
+                    let value = match value {
+                        Src::Own(_) => self.op(|o| Op::Copy(value, o))?,
+                        v => v,
+                    };
+                    let range = match self.c.domains[t.var] {
+                        VarDomain::Range(lo, hi) => Some((lo, hi)),
+                        VarDomain::Bool | VarDomain::Enum(_) => None,
+                        VarDomain::Node => return None,
+                    };
+                    writes.push(Write { slot, value, range });
+                }
+                out.push(Group {
+                    ops: std::mem::take(&mut self.ops),
+                    writes,
+                });
+                Some(())
+            }
+            Stmt::For(..) | Stmt::Send(..) | Stmt::If(..) => None,
+        }
+    }
+}
