@@ -178,10 +178,10 @@ fn requests_after_stabilization_form_one_queue() {
                 steps += 1;
                 assert!(steps < 200_000, "{what}: requests never all queued");
                 let rec = sim.last();
-                for (k, &v) in rec.movers.iter().enumerate() {
+                for (k, &v) in rec.movers().iter().enumerate() {
                     let v = v as usize;
                     let role = &sim.code.roles[sim.code.role_of[v] as usize];
-                    let label = &role.actions[rec.actions[k] as usize].label;
+                    let label = &role.actions[rec.actions()[k] as usize].label;
                     if label == "request_queue" {
                         // Queued behind this process's own last request.
                         assert!(behind.insert(v, (v, last[v])).is_none());

@@ -89,7 +89,7 @@ fn the_locally_central_daemon_never_moves_two_neighbours() {
         let mut total = 0;
         for _ in 0..300 {
             s.step().unwrap();
-            let m = &s.last().movers;
+            let m = &s.last().movers();
             total += m.len();
             for (i, &a) in m.iter().enumerate() {
                 for &b in &m[i + 1..] {
@@ -114,10 +114,10 @@ fn the_central_daemon_moves_one_and_the_distributed_some() {
     let mut sizes = std::collections::BTreeSet::new();
     for _ in 0..200 {
         c.step().unwrap();
-        assert_eq!(c.last().movers.len(), 1);
+        assert_eq!(c.last().movers().len(), 1);
         d.step().unwrap();
-        assert!(!d.last().movers.is_empty());
-        sizes.insert(d.last().movers.len());
+        assert!(!d.last().movers().is_empty());
+        sizes.insert(d.last().movers().len());
     }
     assert!(
         sizes.len() > 3,

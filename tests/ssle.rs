@@ -53,9 +53,9 @@ fn boxes(sim: &Simulation) -> Vec<(i64, i64, i64, i64)> {
 fn moves(sim: &Simulation) -> Vec<(usize, String)> {
     let last = sim.last();
     let mut v: Vec<(usize, String)> = last
-        .movers
+        .movers()
         .iter()
-        .zip(&last.actions)
+        .zip(last.actions())
         .map(|(&p, &a)| {
             let p = p as usize;
             (

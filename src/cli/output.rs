@@ -151,9 +151,9 @@ fn row_json(sim: &Simulation, row: &[i64]) -> Value {
 /// before and after.
 fn mover(sim: &Simulation, k: usize) -> (usize, &str, &[i64], &[i64]) {
     let last = sim.last();
-    let p = last.movers[k] as usize;
+    let p = last.movers()[k] as usize;
     let label =
-        &sim.code.roles[sim.code.role_of[p] as usize].actions[last.actions[k] as usize].label;
+        &sim.code.roles[sim.code.role_of[p] as usize].actions[last.actions()[k] as usize].label;
     let (before, after) = sim.mover_rows(k);
     (p, label, before, after)
 }
@@ -254,8 +254,8 @@ impl Tracer {
             let last = sim.last();
             // Movers in index order, so traces read the same whatever the daemon's order.
             self.order.clear();
-            self.order.extend(0..last.movers.len());
-            self.order.sort_by_key(|&k| last.movers[k]);
+            self.order.extend(0..last.movers().len());
+            self.order.sort_by_key(|&k| last.movers()[k]);
             let moves: Vec<Value> = self
                 .order
                 .iter()
@@ -302,8 +302,8 @@ impl Tracer {
 pub(crate) fn step_line(sim: &Simulation) -> String {
     let last = sim.last();
     let now = sim.now();
-    let mut order: Vec<usize> = (0..last.movers.len()).collect();
-    order.sort_by_key(|&k| last.movers[k]);
+    let mut order: Vec<usize> = (0..last.movers().len()).collect();
+    order.sort_by_key(|&k| last.movers()[k]);
     let parts: Vec<String> = order
         .iter()
         .map(|&k| {
@@ -629,9 +629,9 @@ pub fn invariant_violation(
     } else {
         let last = sim.last();
         let moves: Vec<String> = last
-            .movers
+            .movers()
             .iter()
-            .zip(&last.actions)
+            .zip(last.actions())
             .map(|(&p, &a)| {
                 format!(
                     "{p} {}",

@@ -210,14 +210,21 @@ impl ColumnCode {
                 // so writes cannot disturb the values still to land.
                 for w in &group.writes {
                     let v = view(stride, w.value, before, lo, len, &s.regs, &mut s.gather[0]);
+                    let (lo, hi) = w.range.unwrap_or((i64::MIN, i64::MAX));
                     let mut outside = false;
-                    for (i, (&c, &x)) in chosen.iter().zip(v).enumerate() {
-                        let mine = c == a;
-                        if let Some((lo, hi)) = w.range {
+                    if stride == 1 {
+                        for ((cell, &c), &x) in next.iter_mut().zip(chosen).zip(v) {
+                            let mine = c == a;
                             outside |= mine & !(lo..=hi).contains(&x);
+                            *cell = if mine { x } else { *cell };
                         }
-                        let cell = &mut next[i * stride + w.slot];
-                        *cell = if mine { x } else { *cell };
+                    } else {
+                        let cells = next[w.slot..].iter_mut().step_by(stride);
+                        for ((cell, &c), &x) in cells.zip(chosen).zip(v) {
+                            let mine = c == a;
+                            outside |= mine & !(lo..=hi).contains(&x);
+                            *cell = if mine { x } else { *cell };
+                        }
                     }
                     if outside {
                         return Err(MayFault);

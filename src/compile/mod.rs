@@ -26,8 +26,8 @@ pub struct Env<'a> {
     pub topo: &'a Topology,
     /// Quantifier variables.
     pub locals: &'a [Cell<i64>],
-    /// Per process, its bookkeeping; `chosen` is `NONE` when disabled (for `enabled(p)`).
-    pub enabled: &'a [ProcInfo],
+    /// Per process, the action it would run (for `enabled(p)`).
+    pub enabled: Chosen<'a>,
     /// How many processes are enabled (so `count(p in procs : enabled(p))` costs O(1)).
     pub enabled_count: usize,
     /// The channels (read by `receive` guards and `msgs`).
@@ -46,6 +46,27 @@ pub struct ProcInfo {
     pub chosen: u16,
     /// Its role.
     pub role: u16,
+}
+
+/// Where the action each process would run is kept: in its bookkeeping, or
+/// (after a synchronous step evaluated column by column) in one column.
+#[derive(Clone, Copy, Debug)]
+pub enum Chosen<'a> {
+    /// [`ProcInfo::chosen`] of each process.
+    Procs(&'a [ProcInfo]),
+    /// One action per process.
+    Column(&'a [u16]),
+}
+
+impl Chosen<'_> {
+    /// The action process `p` would run, or [`NO_ACTION`].
+    #[inline]
+    pub fn of(&self, p: usize) -> u16 {
+        match self {
+            Chosen::Procs(procs) => procs[p].chosen,
+            Chosen::Column(c) => c[p],
+        }
+    }
 }
 
 /// [`ProcInfo::chosen`] of a process with no enabled action.
@@ -607,7 +628,7 @@ pub fn instantiate(
             scratch: &[],
             topo,
             locals: &locals,
-            enabled: &[],
+            enabled: Chosen::Procs(&[]),
             enabled_count: 0,
             chans: &no_chans,
             fx: &no_fx,
@@ -1347,7 +1368,7 @@ impl Compiler<'_> {
                     scratch: &[],
                     topo,
                     locals: &locals,
-                    enabled: &[],
+                    enabled: Chosen::Procs(&[]),
                     enabled_count: 0,
                     chans: &chans,
                     fx: &fx,
@@ -1646,7 +1667,7 @@ impl Compiler<'_> {
             }
             BExpr::Enabled(p) => {
                 let f = self.proc(p);
-                Box::new(move |e| Ok(e.enabled[f(e)?].chosen != NO_ACTION))
+                Box::new(move |e| Ok(e.enabled.of(f(e)?) != NO_ACTION))
             }
             BExpr::Acyclic(sa, sb, pred) => {
                 let (sa, sb) = (*sa, *sb);

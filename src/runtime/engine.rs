@@ -5,13 +5,13 @@
 //! re-evaluated, and rounds, legitimacy and stabilization are updated.
 
 use crate::check::ir;
-use crate::compile::{Compiled, Effects, Env, Fault, ProcInfo, NO_ACTION};
+use crate::compile::{Chosen, Compiled, Effects, Env, Fault, ProcInfo, NO_ACTION};
 use crate::runtime::channels::{Channels, Msg, MAX_FIELDS};
 use crate::runtime::topology::{Topology, NONE};
 use crate::span::Span;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 
 /// One line of a schedule: the processes that move at that step.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,10 +128,17 @@ pub enum Outcome {
 /// The movers of the last step, their actions, and their rows before and after.
 #[derive(Default, Debug, Clone)]
 pub struct StepRecord {
-    /// The processes that moved, in selection order.
-    pub movers: Vec<u32>,
+    /// The processes that moved, in selection order (see [`StepRecord::movers`]).
+    movers: Vec<u32>,
     /// Index of each mover's action in its role's compiled action list.
-    pub actions: Vec<u32>,
+    actions: Vec<u32>,
+    /// After a column step: movers and actions are those of `chosen_before`,
+    /// worked out when first asked for.
+    lazy: bool,
+    /// After a column step, the action every process had chosen before it.
+    chosen_before: Vec<u16>,
+    /// Movers and actions worked out from `chosen_before`.
+    worked_out: OnceCell<(Vec<u32>, Vec<u32>)>,
     /// Each mover's row before the step, `stride` values each; after a
     /// column step, the whole configuration before it (see [`Simulation::mover_rows`]).
     before: Vec<i64>,
@@ -148,6 +155,47 @@ pub struct StepRecord {
     /// Whether no step was taken and only time passed: no process was
     /// enabled, the round ended and timers advanced.
     pub tick: bool,
+}
+
+impl StepRecord {
+    /// The processes that moved, in selection order (index order after a
+    /// synchronous step).
+    pub fn movers(&self) -> &[u32] {
+        if self.lazy {
+            &self.work_out().0
+        } else {
+            &self.movers
+        }
+    }
+
+    /// Index of each mover's action in its role's compiled action list.
+    pub fn actions(&self) -> &[u32] {
+        if self.lazy {
+            &self.work_out().1
+        } else {
+            &self.actions
+        }
+    }
+
+    fn work_out(&self) -> &(Vec<u32>, Vec<u32>) {
+        self.worked_out.get_or_init(|| {
+            let (mut movers, mut actions) = (Vec::new(), Vec::new());
+            append_chosen(&self.chosen_before, 0, &mut movers, Some(&mut actions));
+            (movers, actions)
+        })
+    }
+}
+
+/// After a synchronous step evaluated column by column, what every process
+/// would run next, as a column; the enabled list, positions and round flags
+/// are worked out from it when needed (see [`Simulation::settle`]).
+#[derive(Clone)]
+struct Dense {
+    chosen: Vec<u16>,
+    /// Processes with an action chosen.
+    count: usize,
+    /// Their list, in index order, when asked for.
+    list: OnceCell<Vec<u32>>,
 }
 
 /// One bit per process.
@@ -210,6 +258,50 @@ impl EnabledSet {
     }
 }
 
+/// The processes of a group of at most 64 with an action chosen, as bits.
+#[inline]
+fn chosen_bits(group: &[u16]) -> u64 {
+    let mut bits = 0u64;
+    for (j, &c) in group.iter().enumerate() {
+        bits |= u64::from(c != NO_ACTION) << j;
+    }
+    bits
+}
+
+/// Appends to `procs` the processes `lo + j` with an action chosen
+/// (`chosen[j]`), and their actions to `actions` if given; 64 at a time,
+/// so that groups where all or none are enabled cost little.
+fn append_chosen(
+    chosen: &[u16],
+    lo: usize,
+    procs: &mut Vec<u32>,
+    mut actions: Option<&mut Vec<u32>>,
+) {
+    for (g, group) in chosen.chunks(64).enumerate() {
+        let base = (lo + g * 64) as u32;
+        let bits = chosen_bits(group);
+        if bits == 0 {
+            continue;
+        }
+        if bits.count_ones() as usize == group.len() {
+            procs.extend(base..base + group.len() as u32);
+            if let Some(a) = actions.as_deref_mut() {
+                a.extend(group.iter().map(|&c| u32::from(c)));
+            }
+            continue;
+        }
+        let mut rest = bits;
+        while rest != 0 {
+            let j = rest.trailing_zeros();
+            procs.push(base + j);
+            if let Some(a) = actions.as_deref_mut() {
+                a.push(u32::from(group[j as usize]));
+            }
+            rest &= rest - 1;
+        }
+    }
+}
+
 /// A running instance: configuration, enabled set, daemon and measures.
 pub struct Simulation {
     /// The checked program (names, types).
@@ -247,21 +339,13 @@ struct ColumnBuffers {
     scratch: crate::compile::columns::Scratch,
     /// Runs of consecutive processes with one role: (first, end, role).
     runs: Vec<(usize, usize, usize)>,
-    /// Per process, the action chosen after the step.
-    chosen: Vec<u16>,
-    /// Per process of a chunk, the action it runs in the step.
-    running: Vec<u16>,
     /// A configuration-sized buffer the next configuration is built in.
     spare: Vec<i64>,
 }
 
 impl ColumnBuffers {
     fn bytes(&self) -> usize {
-        self.scratch.bytes()
-            + self.runs.capacity() * 24
-            + self.chosen.capacity() * 2
-            + self.running.capacity() * 2
-            + self.spare.capacity() * 8
+        self.scratch.bytes() + self.runs.capacity() * 24 + self.spare.capacity() * 8
     }
 }
 
@@ -282,6 +366,9 @@ struct Progress {
     in_round: Bits,
     /// Per incremental legitimacy conjunct: where its predicate holds, and how often.
     legit: Vec<(Bits, usize)>,
+    /// Set after a column step: then `procs[].chosen`, `procs[].pos`,
+    /// `enabled` and `in_round` are out of date, and this holds the truth.
+    dense: Option<Dense>,
     pending: usize,
     legit_now: Option<bool>,
     first_legit: Option<Point>,
@@ -334,6 +421,7 @@ impl Simulation {
     /// completed ones are kept) and legitimacy is updated, so a later return
     /// to legitimacy counts as a new stabilization.
     pub fn change_state(&mut self, change: impl FnOnce(&mut [i64])) -> Result<(), RunError> {
+        self.settle();
         self.keep_last_rows();
         change(&mut self.state);
         self.reevaluate_all()?;
@@ -385,6 +473,7 @@ impl Simulation {
                 steps_in_round: 0,
                 in_round: Bits::new(n),
                 legit: Vec::new(),
+                dense: None,
                 pending: 0,
                 legit_now: None,
                 first_legit: None,
@@ -406,6 +495,7 @@ impl Simulation {
     /// Re-evaluates every process's guards, as after the configuration
     /// changed from outside a step.
     pub fn reevaluate_all(&mut self) -> Result<(), RunError> {
+        self.settle();
         for p in 0..self.topo.n() {
             self.refresh(p)?;
         }
@@ -432,6 +522,8 @@ impl Simulation {
             + self.marks.bytes()
             + self.topo.memory_bytes()
             + (p.last.movers.capacity() + p.last.actions.capacity()) * 4
+            + p.last.chosen_before.capacity() * 2
+            + p.dense.as_ref().map_or(0, |d| d.chosen.capacity() * 2)
             + (p.last.before.capacity() + p.last.after.capacity()) * 8
             + self.columns.as_ref().map_or(0, |c| c.bytes())
     }
@@ -459,7 +551,7 @@ impl Simulation {
         let s = self.code.stride;
         let last = &self.progress.last;
         if last.whole {
-            let p = last.movers[k] as usize;
+            let p = last.movers()[k] as usize;
             (
                 &last.before[p * s..(p + 1) * s],
                 &self.state[p * s..(p + 1) * s],
@@ -504,17 +596,86 @@ impl Simulation {
     }
     /// Whether no process is enabled.
     pub fn is_silent(&self) -> bool {
-        self.progress.enabled.list.is_empty() && !self.timers_can_run()
+        self.enabled_count() == 0 && !self.timers_can_run()
     }
     /// The enabled processes, in no particular order.
     pub fn enabled(&self) -> &[u32] {
-        &self.progress.enabled.list
+        match &self.progress.dense {
+            Some(d) => d.list.get_or_init(|| {
+                let mut list = Vec::with_capacity(d.count);
+                append_chosen(&d.chosen, 0, &mut list, None);
+                list
+            }),
+            None => &self.progress.enabled.list,
+        }
+    }
+    /// How many processes are enabled.
+    fn enabled_count(&self) -> usize {
+        self.progress
+            .dense
+            .as_ref()
+            .map_or(self.progress.enabled.list.len(), |d| d.count)
+    }
+    /// Where the action each process would run is kept now.
+    fn chosen(&self) -> Chosen<'_> {
+        match &self.progress.dense {
+            Some(d) => Chosen::Column(&d.chosen),
+            None => Chosen::Procs(&self.progress.procs),
+        }
     }
     /// The action process `p` would run, if it is enabled.
     pub fn chosen_action(&self, p: usize) -> Option<&crate::compile::CAction> {
-        let info = self.progress.procs[p];
-        (info.chosen != NO_ACTION)
-            .then(|| &self.code.roles[info.role as usize].actions[info.chosen as usize])
+        let chosen = self.chosen().of(p);
+        let role = self.progress.procs[p].role;
+        (chosen != NO_ACTION).then(|| &self.code.roles[role as usize].actions[chosen as usize])
+    }
+
+    /// Brings the per-process bookkeeping up to date after column steps
+    /// (see [`Dense`]): chosen actions and positions, the enabled list in
+    /// index order, the round's flags (a round starts after every column
+    /// step) and the last step's movers.
+    fn settle(&mut self) {
+        let progress = &mut self.progress;
+        let last = &mut progress.last;
+        if last.lazy {
+            let (movers, actions) = match last.worked_out.take() {
+                Some(done) => done,
+                None => {
+                    let (mut m, mut a) = (Vec::new(), Vec::new());
+                    append_chosen(&last.chosen_before, 0, &mut m, Some(&mut a));
+                    (m, a)
+                }
+            };
+            last.movers = movers;
+            last.actions = actions;
+            last.lazy = false;
+        }
+        let Some(dense) = progress.dense.take() else {
+            return;
+        };
+        let list = &mut progress.enabled.list;
+        list.clear();
+        append_chosen(&dense.chosen, 0, list, None);
+        let mut k = 0u32;
+        for ((infos, chosen), word) in progress
+            .procs
+            .chunks_mut(64)
+            .zip(dense.chosen.chunks(64))
+            .zip(progress.in_round.0.iter_mut())
+        {
+            let bits = chosen_bits(chosen);
+            *word = bits;
+            for (info, &c) in infos.iter_mut().zip(chosen) {
+                info.chosen = c;
+                info.pos = NONE;
+            }
+            let mut rest = bits;
+            while rest != 0 {
+                infos[rest.trailing_zeros() as usize].pos = k;
+                k += 1;
+                rest &= rest - 1;
+            }
+        }
     }
     /// Whether the legitimacy predicate holds now (`None` without one).
     pub fn legitimate(&self) -> Option<bool> {
@@ -544,8 +705,8 @@ impl Simulation {
             scratch,
             topo: &self.topo,
             locals: &self.locals,
-            enabled: &self.progress.procs,
-            enabled_count: self.progress.enabled.list.len(),
+            enabled: self.chosen(),
+            enabled_count: self.enabled_count(),
             chans: &self.chans,
             fx: &self.fx,
         }
@@ -596,7 +757,7 @@ impl Simulation {
 
     /// The enabled actions of `p` (those of the most urgent enabled priority), by index.
     pub fn enabled_actions(&self, p: usize) -> Result<Vec<u32>, RunError> {
-        let first = self.progress.procs[p].chosen;
+        let first = self.chosen().of(p);
         if first == NO_ACTION {
             return Ok(vec![]);
         }
@@ -691,16 +852,23 @@ impl Simulation {
 
     /// Takes one step under the daemon.
     pub fn step(&mut self) -> Result<Outcome, RunError> {
-        if self.progress.enabled.list.is_empty() {
-            return self.tick();
-        }
-        if self.column_path
+        let count = self.enabled_count();
+        // Column by column when the daemon moves everyone and enough are
+        // enabled that visiting every process is cheaper than visiting
+        // the movers and their readers one by one.
+        if count > 0
+            && count * 32 >= self.topo.n()
+            && self.column_path
             && matches!(self.daemon, Daemon::Synchronous)
             && self.choice == Choice::First
         {
             if let Some(outcome) = self.column_step()? {
                 return Ok(outcome);
             }
+        }
+        self.settle();
+        if count == 0 {
+            return self.tick();
         }
         if !self.select()? {
             return Ok(Outcome::ScheduleDone);
@@ -710,10 +878,11 @@ impl Simulation {
 
     /// A synchronous step evaluated column by column (see
     /// [`crate::compile::columns`]): the same configuration, actions, rounds
-    /// and legitimacy as process by process, with the enabled list left in
-    /// index order. `None` when the program has no column form or a kernel
-    /// may have faulted: nothing changed, and the step is to be taken
-    /// process by process (which reports the fault).
+    /// and legitimacy as process by process. The chosen actions stay in a
+    /// column ([`Dense`]) until something needs the per-process bookkeeping.
+    /// `None` when the program has no column form or a kernel may have
+    /// faulted: nothing changed, and the step is to be taken process by
+    /// process (which reports the fault).
     fn column_step(&mut self) -> Result<Option<Outcome>, RunError> {
         use crate::compile::columns::{Rows, CHUNK};
         let Some(code) = self.code.columns.as_ref() else {
@@ -734,28 +903,30 @@ impl Simulation {
                 Box::new(ColumnBuffers {
                     scratch: code.scratch(),
                     runs,
-                    chosen: Vec::new(),
-                    running: vec![NO_ACTION; CHUNK],
                     spare: Vec::new(),
                 })
             }
         };
+        // What everyone runs in this step, as a column.
+        let was_dense = self.progress.dense.is_some();
+        let (before, moving) = match self.progress.dense.take() {
+            Some(d) => (d.chosen, d.count),
+            None => (
+                self.progress.procs.iter().map(|i| i.chosen).collect(),
+                self.progress.enabled.list.len(),
+            ),
+        };
+        // Buffers of the step before last are reused.
         let mut next = if self.progress.last.whole {
             std::mem::take(&mut self.progress.last.before)
         } else {
             std::mem::take(&mut buf.spare)
         };
-        next.clear();
-        next.extend_from_slice(&self.state);
-        buf.chosen.resize(n, NO_ACTION);
+        next.resize(self.state.len(), 0);
+        let mut after = std::mem::take(&mut self.progress.last.chosen_before);
+        after.resize(n, NO_ACTION);
         let ids = &self.topo.ids;
-        let ColumnBuffers {
-            scratch,
-            runs,
-            chosen,
-            running,
-            ..
-        } = &mut *buf;
+        let ColumnBuffers { scratch, runs, .. } = &mut *buf;
         let chunks = || {
             runs.iter().flat_map(|&(first, end, role)| {
                 (first..end)
@@ -765,25 +936,24 @@ impl Simulation {
         };
         // The statements, on the configuration before the step...
         let mut ok = chunks().try_for_each(|(lo, hi, role)| {
-            let running = &mut running[..hi - lo];
-            for (r, info) in running.iter_mut().zip(&self.progress.procs[lo..hi]) {
-                *r = info.chosen;
-            }
-            let before = Rows {
+            // Rows start as they were; statements overwrite what they assign.
+            next[lo * stride..hi * stride].copy_from_slice(&self.state[lo * stride..hi * stride]);
+            let old = Rows {
                 state: &self.state,
                 own: &[],
                 ids,
             };
             code.execute(
                 role,
-                &before,
+                &old,
                 lo,
-                running,
+                &before[lo..hi],
                 &mut next[lo * stride..hi * stride],
                 scratch,
             )
         });
         // ...then the guards, on the configuration after it.
+        let mut enabled = 0;
         if ok.is_ok() {
             ok = chunks().try_for_each(|(lo, hi, role)| {
                 let rows = Rows {
@@ -791,47 +961,50 @@ impl Simulation {
                     own: &next[lo * stride..hi * stride],
                     ids,
                 };
-                code.choose(role, &rows, lo, &mut chosen[lo..hi], scratch)
+                let chosen = &mut after[lo..hi];
+                code.choose(role, &rows, lo, chosen, scratch)?;
+                enabled += chosen.iter().filter(|&&c| c != NO_ACTION).count();
+                Ok(())
             });
         }
         if ok.is_err() {
             buf.spare = next;
             self.columns = Some(buf);
+            self.progress.last.chosen_before = after;
+            if was_dense {
+                self.progress.dense = Some(Dense {
+                    chosen: before,
+                    count: moving,
+                    list: OnceCell::new(),
+                });
+            }
             return Ok(None);
         }
+        self.columns = Some(buf);
+        self.column_steps += 1;
         let progress = &mut self.progress;
         let last = &mut progress.last;
-        last.movers.clear();
-        last.actions.clear();
         last.after.clear();
         last.received.clear();
         last.sent.clear();
         last.tick = false;
-        let list = &mut progress.enabled.list;
-        list.clear();
-        for (p, (info, &c)) in progress.procs.iter_mut().zip(&buf.chosen).enumerate() {
-            if info.chosen != NO_ACTION {
-                last.movers.push(p as u32);
-                last.actions.push(u32::from(info.chosen));
-            }
-            info.chosen = c;
-            info.pos = if c == NO_ACTION {
-                NONE
-            } else {
-                list.push(p as u32);
-                (list.len() - 1) as u32
-            };
-        }
+        last.lazy = true;
+        last.chosen_before = before;
+        last.worked_out = OnceCell::new();
         last.before = std::mem::replace(&mut self.state, next);
         last.whole = true;
-        self.columns = Some(buf);
-        self.column_steps += 1;
+        progress.dense = Some(Dense {
+            chosen: after,
+            count: enabled,
+            list: OnceCell::new(),
+        });
         progress.steps += 1;
-        progress.moves += last.movers.len() as u64;
-        // Every process enabled at the round's start has moved: the round ends.
+        progress.moves += moving as u64;
+        // Every process enabled at the round's start has moved: the round
+        // ends, and the next starts with everyone enabled now.
         progress.rounds_done += 1;
-        progress.in_round.clear_all();
-        self.start_round();
+        progress.steps_in_round = 0;
+        progress.pending = enabled;
         self.update_legitimacy(true)?;
         Ok(Some(Outcome::Moved))
     }
@@ -840,6 +1013,7 @@ impl Simulation {
     /// running the action with index `action` of its role when given (it
     /// must be one of the process's enabled actions).
     pub fn step_with(&mut self, movers: &[u32], action: Option<u32>) -> Result<Outcome, RunError> {
+        self.settle();
         self.progress.last.movers.clear();
         self.progress.last.movers.extend_from_slice(movers);
         self.execute_forced(action)
@@ -926,6 +1100,7 @@ impl Simulation {
     }
 
     fn execute_forced(&mut self, forced: Option<u32>) -> Result<Outcome, RunError> {
+        debug_assert!(self.progress.dense.is_none() && !self.progress.last.lazy);
         let stride = self.code.stride;
         let step_no = self.progress.steps + 1;
         self.progress.last.actions.clear();
@@ -961,7 +1136,7 @@ impl Simulation {
                 scratch: &self.scratch,
                 topo: &self.topo,
                 locals: &self.locals,
-                enabled: &[],
+                enabled: crate::compile::Chosen::Procs(&[]),
                 enabled_count: 0,
                 chans: &self.chans,
                 fx: &self.fx,

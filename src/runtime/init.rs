@@ -608,7 +608,7 @@ pub fn initial_state(
                 scratch: &[],
                 topo,
                 locals: &locals,
-                enabled: &[],
+                enabled: crate::compile::Chosen::Procs(&[]),
                 enabled_count: 0,
                 chans: &no_chans,
                 fx: &no_fx,
