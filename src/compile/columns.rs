@@ -52,6 +52,21 @@ enum Op {
     Copy(Src, usize),
 }
 
+impl Op {
+    /// Whether it reads the process's own row.
+    fn reads_own(&self) -> bool {
+        let own = |s: &Src| matches!(s, Src::Own(_));
+        match self {
+            Op::Arith(_, a, b, _)
+            | Op::Cmp(_, a, b, _)
+            | Op::And(a, b, _)
+            | Op::Or(a, b, _)
+            | Op::BoolEq(_, a, b, _) => own(a) || own(b),
+            Op::Neg(a, _) | Op::Abs(a, _) | Op::Not(a, _) | Op::Copy(a, _) => own(a),
+        }
+    }
+}
+
 /// An expression: the operations that compute it, in order, and its value.
 #[derive(Clone, Debug)]
 struct Kernel {
@@ -78,7 +93,13 @@ struct Write {
 /// An action: its guard and its statement as a sequence of groups.
 #[derive(Clone, Debug)]
 struct ColAction {
+    /// The guard; when it ends in a comparison, that comparison is
+    /// `last_cmp` instead, made while choosing (one pass fewer).
     guard: Kernel,
+    last_cmp: Option<(Cmp, Src, Src)>,
+    /// Whether the statement is one assignment of every slot of the row
+    /// from values that are not the row's own.
+    rewrites_row: bool,
     body: Vec<Group>,
 }
 
@@ -147,7 +168,9 @@ impl ColumnCode {
         out: &mut [u16],
         s: &mut Scratch,
     ) -> Result<(), MayFault> {
-        out.fill(NO_ACTION);
+        if self.roles[role].is_empty() {
+            out.fill(NO_ACTION);
+        }
         for (a, act) in self.roles[role].iter().enumerate() {
             let a = a as u16;
             let mut bad = false;
@@ -157,26 +180,63 @@ impl ColumnCode {
             if bad {
                 return Err(MayFault);
             }
-            let g = view(
-                self.stride,
-                act.guard.value,
-                rows,
-                lo,
-                out.len(),
-                &s.regs,
-                &mut s.gather[0],
-            );
-            for (c, &g) in out.iter_mut().zip(g) {
-                *c = if *c == NO_ACTION && g != 0 { a } else { *c };
+            let len = out.len();
+            let (s0, s1) = s.gather.split_at_mut(1);
+            let regs = &s.regs;
+            // The first action's choice needs no look at earlier ones.
+            let first = a == 0;
+            let Some((cmp, x, y)) = act.last_cmp else {
+                let g = view(
+                    self.stride,
+                    act.guard.value,
+                    rows,
+                    lo,
+                    len,
+                    regs,
+                    &mut s0[0],
+                );
+                for (c, &g) in out.iter_mut().zip(g) {
+                    *c = if (first || *c == NO_ACTION) && g != 0 {
+                        a
+                    } else if first {
+                        NO_ACTION
+                    } else {
+                        *c
+                    };
+                }
+                continue;
+            };
+            let x = view(self.stride, x, rows, lo, len, regs, &mut s0[0]);
+            let y = view(self.stride, y, rows, lo, len, regs, &mut s1[0]);
+            macro_rules! choose_where {
+                ($op:tt) => {
+                    if first {
+                        for ((c, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                            *c = if x $op y { a } else { NO_ACTION };
+                        }
+                    } else {
+                        for ((c, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                            *c = if *c == NO_ACTION && x $op y { a } else { *c };
+                        }
+                    }
+                };
+            }
+            match cmp {
+                Cmp::Eq => choose_where!(==),
+                Cmp::Ne => choose_where!(!=),
+                Cmp::Lt => choose_where!(<),
+                Cmp::Le => choose_where!(<=),
+                Cmp::Gt => choose_where!(>),
+                Cmp::Ge => choose_where!(>=),
             }
         }
         Ok(())
     }
 
     /// Runs the statements of processes `lo..` of role `role`, each the
-    /// one `chosen` names (none for `NO_ACTION`), on their rows `next`
-    /// (copies of their rows before the step), reading neighbours in
-    /// `before.state` (`before.own` is not read).
+    /// one `chosen` names (none for `NO_ACTION`), writing their rows after
+    /// the step into `next`; reads neighbours in `before.state` (`before.own`
+    /// is not read).
     pub fn execute(
         &self,
         role: usize,
@@ -188,11 +248,26 @@ impl ColumnCode {
     ) -> Result<(), MayFault> {
         let len = chosen.len();
         let stride = self.stride;
+        let old = &before.state[lo * stride..(lo + len) * stride];
+        // The common synchronous case: the whole chunk runs one action.
+        let first = chosen.first().copied().unwrap_or(NO_ACTION);
+        let uniform = count_equal(chosen, first) == len;
+        // Rows start as they were, unless that action rewrites whole rows
+        // without reading them.
+        if !(uniform && first != NO_ACTION && self.roles[role][first as usize].rewrites_row) {
+            next.copy_from_slice(old);
+        }
         for (a, act) in self.roles[role].iter().enumerate() {
             let a = a as u16;
-            if !chosen.contains(&a) {
+            let running = match (uniform, a == first) {
+                (true, true) => len,
+                (true, false) => 0,
+                (false, _) => count_equal(chosen, a),
+            };
+            if running == 0 {
                 continue;
             }
+            let everyone = running == len;
             for group in &act.body {
                 let rows = Rows {
                     state: before.state,
@@ -210,24 +285,28 @@ impl ColumnCode {
                 // so writes cannot disturb the values still to land.
                 for w in &group.writes {
                     let v = view(stride, w.value, before, lo, len, &s.regs, &mut s.gather[0]);
-                    let (lo, hi) = w.range.unwrap_or((i64::MIN, i64::MAX));
-                    let mut outside = false;
-                    if stride == 1 {
-                        for ((cell, &c), &x) in next.iter_mut().zip(chosen).zip(v) {
-                            let mine = c == a;
-                            outside |= mine & !(lo..=hi).contains(&x);
-                            *cell = if mine { x } else { *cell };
-                        }
-                    } else {
-                        let cells = next[w.slot..].iter_mut().step_by(stride);
-                        for ((cell, &c), &x) in cells.zip(chosen).zip(v) {
-                            let mine = c == a;
-                            outside |= mine & !(lo..=hi).contains(&x);
-                            *cell = if mine { x } else { *cell };
+                    if let Some((lo, hi)) = w.range {
+                        let outside = chosen.iter().zip(v).fold(false, |o, (&c, &x)| {
+                            o | ((c == a) & !(lo..=hi).contains(&x))
+                        });
+                        if outside {
+                            return Err(MayFault);
                         }
                     }
-                    if outside {
-                        return Err(MayFault);
+                    let cells = next[w.slot..].iter_mut().step_by(stride);
+                    match (everyone, stride) {
+                        (true, 1) => next.copy_from_slice(v),
+                        (true, _) => cells.zip(v).for_each(|(cell, &x)| *cell = x),
+                        (false, 1) => {
+                            for ((cell, &c), &x) in next.iter_mut().zip(chosen).zip(v) {
+                                *cell = if c == a { x } else { *cell };
+                            }
+                        }
+                        (false, _) => {
+                            for ((cell, &c), &x) in cells.zip(chosen).zip(v) {
+                                *cell = if c == a { x } else { *cell };
+                            }
+                        }
                     }
                 }
             }
@@ -255,6 +334,13 @@ impl ColumnCode {
         s.regs[o] = out;
         bad
     }
+}
+
+/// How many of `chosen` (at most [`CHUNK`]) equal `a`, counted in 16-bit
+/// lanes so the loop vectorizes.
+pub fn count_equal(chosen: &[u16], a: u16) -> usize {
+    debug_assert!(chosen.len() <= CHUNK);
+    usize::from(chosen.iter().fold(0u16, |n, &c| n + u16::from(c == a)))
 }
 
 /// The values of `src` for processes `lo..lo + len`: a slice of the rows
@@ -381,13 +467,33 @@ pub(super) fn compile(c: &Compiler, roles: &[Vec<&ir::Action>]) -> Option<Column
             }
             b.start();
             let value = b.bexpr(&a.guard)?;
-            let guard = Kernel {
-                ops: std::mem::take(&mut b.ops),
-                value,
+            let mut ops = std::mem::take(&mut b.ops);
+            let last_cmp = match ops.last() {
+                Some(&Op::Cmp(cmp, x, y, o)) if matches!(value, Src::Reg(r) if r == o) => {
+                    ops.pop();
+                    Some((cmp, x, y))
+                }
+                _ => None,
             };
+            let guard = Kernel { ops, value };
             let mut body = Vec::new();
             b.stmt(&a.body, &mut body)?;
-            cols.push(ColAction { guard, body });
+            let rewrites_row = match &body[..] {
+                [g] => {
+                    let reads_own = g.ops.iter().any(|op| op.reads_own());
+                    let mut slots: Vec<usize> = g.writes.iter().map(|w| w.slot).collect();
+                    slots.sort_unstable();
+                    slots.dedup();
+                    !reads_own && slots.len() == c.stride
+                }
+                _ => false,
+            };
+            cols.push(ColAction {
+                guard,
+                last_cmp,
+                rewrites_row,
+                body,
+            });
         }
         out.push(cols);
     }
@@ -423,6 +529,10 @@ pub(super) fn compile(c: &Compiler, roles: &[Vec<&ir::Action>]) -> Option<Column
     for act in out.iter_mut().flatten() {
         fix_ops(&mut act.guard.ops);
         fix(&mut act.guard.value);
+        if let Some((_, x, y)) = &mut act.last_cmp {
+            fix(x);
+            fix(y);
+        }
         for g in &mut act.body {
             fix_ops(&mut g.ops);
             for w in &mut g.writes {
@@ -493,6 +603,23 @@ impl Builder<'_, '_> {
                     .then(|| self.c.offsets[v] + i as usize)
             }
             _ => None,
+        }
+    }
+
+    /// Bounds every value of `src` is known to lie within.
+    fn bounds(&self, src: Src) -> Option<(i64, i64)> {
+        match src {
+            Src::Own(slot) | Src::Left(slot) | Src::Right(slot) => {
+                let v = self.c.offsets.partition_point(|&o| o <= slot) - 1;
+                match self.c.domains[v] {
+                    VarDomain::Range(lo, hi) => Some((lo, hi)),
+                    VarDomain::Bool => Some((0, 1)),
+                    VarDomain::Enum(k) => Some((0, k as i64 - 1)),
+                    VarDomain::Node => None,
+                }
+            }
+            Src::Reg(r) => self.constants.get(r).map(|&c| (c, c)),
+            Src::Index | Src::Id => None,
         }
     }
 
@@ -588,13 +715,19 @@ impl Builder<'_, '_> {
                         Value::Bool(b) => self.bexpr(b)?,
                         Value::Array(..) => return None,
                     };
+                    let known = self.bounds(value);
                     // Own values are read from the rows being written: keep them first.
                     let value = match value {
                         Src::Own(_) => self.op(|o| Op::Copy(value, o))?,
                         v => v,
                     };
                     let range = match self.c.domains[t.var] {
-                        VarDomain::Range(lo, hi) => Some((lo, hi)),
+                        // A value read from a variable whose domain lies
+                        // within, or a constant within, needs no check.
+                        VarDomain::Range(lo, hi) => match known {
+                            Some((l, h)) if lo <= l && h <= hi => None,
+                            _ => Some((lo, hi)),
+                        },
                         VarDomain::Bool | VarDomain::Enum(_) => None,
                         VarDomain::Node => return None,
                     };

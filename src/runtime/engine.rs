@@ -337,15 +337,36 @@ pub struct Simulation {
 /// What a synchronous step evaluated column by column works in.
 struct ColumnBuffers {
     scratch: crate::compile::columns::Scratch,
-    /// Runs of consecutive processes with one role: (first, end, role).
-    runs: Vec<(usize, usize, usize)>,
+    /// Runs of consecutive processes with one role, cut in chunks of at
+    /// most [`CHUNK`](crate::compile::columns::CHUNK): (first, end, role).
+    chunks: Vec<(usize, usize, usize)>,
     /// A configuration-sized buffer the next configuration is built in.
     spare: Vec<i64>,
+    /// Columns of chosen actions to reuse.
+    spare_columns: Vec<Vec<u16>>,
 }
 
 impl ColumnBuffers {
     fn bytes(&self) -> usize {
-        self.scratch.bytes() + self.runs.capacity() * 24 + self.spare.capacity() * 8
+        self.scratch.bytes()
+            + self.chunks.capacity() * 24
+            + self.spare.capacity() * 8
+            + self
+                .spare_columns
+                .iter()
+                .map(|c| c.capacity() * 2)
+                .sum::<usize>()
+    }
+
+    /// A column for `n` processes, reused when one is at hand.
+    fn column(&mut self, n: usize) -> Vec<u16> {
+        let mut c = self
+            .spare_columns
+            .pop()
+            .filter(|c| c.capacity() >= n)
+            .unwrap_or_default();
+        c.clear();
+        c
     }
 }
 
@@ -406,9 +427,18 @@ impl Simulation {
 
     /// Goes back to a snapshot taken from this simulation.
     pub fn restore(&mut self, s: Snapshot) {
-        // Keep a configuration-sized buffer for the column path's next step.
-        if let (true, Some(buf)) = (self.progress.last.whole, self.columns.as_mut()) {
-            buf.spare = std::mem::take(&mut self.progress.last.before);
+        // Keep the column path's big buffers for its next step.
+        if let Some(buf) = self.columns.as_mut() {
+            let p = &mut self.progress;
+            if p.last.whole {
+                buf.spare = std::mem::take(&mut p.last.before);
+            }
+            let columns = [
+                std::mem::take(&mut p.last.chosen_before),
+                p.dense.take().map(|d| d.chosen).unwrap_or_default(),
+            ];
+            buf.spare_columns
+                .extend(columns.into_iter().filter(|c| c.capacity() > 0));
         }
         self.state = s.state;
         self.chans = s.chans;
@@ -884,7 +914,7 @@ impl Simulation {
     /// faulted: nothing changed, and the step is to be taken process by
     /// process (which reports the fault).
     fn column_step(&mut self) -> Result<Option<Outcome>, RunError> {
-        use crate::compile::columns::{Rows, CHUNK};
+        use crate::compile::columns::{count_equal, MayFault, Rows, Scratch, CHUNK};
         let Some(code) = self.code.columns.as_ref() else {
             return Ok(None);
         };
@@ -900,10 +930,19 @@ impl Simulation {
                         _ => runs.push((p, p + 1, r as usize)),
                     }
                 }
+                let chunks = runs
+                    .iter()
+                    .flat_map(|&(first, end, role)| {
+                        (first..end)
+                            .step_by(CHUNK)
+                            .map(move |lo| (lo, (lo + CHUNK).min(end), role))
+                    })
+                    .collect();
                 Box::new(ColumnBuffers {
                     scratch: code.scratch(),
-                    runs,
+                    chunks,
                     spare: Vec::new(),
+                    spare_columns: Vec::new(),
                 })
             }
         };
@@ -911,10 +950,11 @@ impl Simulation {
         let was_dense = self.progress.dense.is_some();
         let (before, moving) = match self.progress.dense.take() {
             Some(d) => (d.chosen, d.count),
-            None => (
-                self.progress.procs.iter().map(|i| i.chosen).collect(),
-                self.progress.enabled.list.len(),
-            ),
+            None => {
+                let mut c = buf.column(n);
+                c.extend(self.progress.procs.iter().map(|i| i.chosen));
+                (c, self.progress.enabled.list.len())
+            }
         };
         // Buffers of the step before last are reused.
         let mut next = if self.progress.last.whole {
@@ -924,60 +964,71 @@ impl Simulation {
         };
         next.resize(self.state.len(), 0);
         let mut after = std::mem::take(&mut self.progress.last.chosen_before);
+        if after.capacity() < n {
+            after = buf.column(n);
+        }
         after.resize(n, NO_ACTION);
         let ids = &self.topo.ids;
-        let ColumnBuffers { scratch, runs, .. } = &mut *buf;
-        let chunks = || {
-            runs.iter().flat_map(|&(first, end, role)| {
-                (first..end)
-                    .step_by(CHUNK)
-                    .map(move |lo| (lo, (lo + CHUNK).min(end), role))
-            })
-        };
-        // The statements, on the configuration before the step...
-        let mut ok = chunks().try_for_each(|(lo, hi, role)| {
-            // Rows start as they were; statements overwrite what they assign.
-            next[lo * stride..hi * stride].copy_from_slice(&self.state[lo * stride..hi * stride]);
-            let old = Rows {
-                state: &self.state,
-                own: &[],
+        let ColumnBuffers {
+            scratch, chunks, ..
+        } = &mut *buf;
+        // The statements, on the configuration before the step, chunk by
+        // chunk; a chunk's guards, on the configuration after it, as soon as
+        // both neighbouring chunks are done (the first and last wrap around,
+        // so they come at the end).
+        let mut enabled = 0;
+        let state = &self.state;
+        let mut choose = |k: usize, next: &[i64], scratch: &mut Scratch| -> Result<(), MayFault> {
+            let (lo, hi, role) = chunks[k];
+            let rows = Rows {
+                state: next,
+                own: &next[lo * stride..hi * stride],
                 ids,
             };
-            code.execute(
-                role,
-                &old,
-                lo,
-                &before[lo..hi],
-                &mut next[lo * stride..hi * stride],
-                scratch,
-            )
-        });
-        // ...then the guards, on the configuration after it.
-        let mut enabled = 0;
-        if ok.is_ok() {
-            ok = chunks().try_for_each(|(lo, hi, role)| {
-                let rows = Rows {
-                    state: &next,
-                    own: &next[lo * stride..hi * stride],
+            let chosen = &mut after[lo..hi];
+            code.choose(role, &rows, lo, chosen, scratch)?;
+            enabled += chosen.len() - count_equal(chosen, NO_ACTION);
+            Ok(())
+        };
+        let ok = (|| {
+            let last = chunks.len() - 1;
+            for (k, &(lo, hi, role)) in chunks.iter().enumerate() {
+                let old = Rows {
+                    state,
+                    own: &[],
                     ids,
                 };
-                let chosen = &mut after[lo..hi];
-                code.choose(role, &rows, lo, chosen, scratch)?;
-                enabled += chosen.iter().filter(|&&c| c != NO_ACTION).count();
-                Ok(())
-            });
-        }
+                let rows = &mut next[lo * stride..hi * stride];
+                code.execute(role, &old, lo, &before[lo..hi], rows, scratch)?;
+                if k >= 2 {
+                    choose(k - 1, &next, scratch)?;
+                }
+            }
+            if last > 0 {
+                choose(last, &next, scratch)?;
+            }
+            choose(0, &next, scratch)
+        })();
         if ok.is_err() {
             buf.spare = next;
-            self.columns = Some(buf);
-            self.progress.last.chosen_before = after;
+            // The last record lent its buffers to this attempt; the step
+            // taken process by process next rewrites it.
+            let last = &mut self.progress.last;
+            last.chosen_before = after;
+            last.whole = false;
+            last.lazy = false;
+            last.movers.clear();
+            last.actions.clear();
             if was_dense {
                 self.progress.dense = Some(Dense {
                     chosen: before,
                     count: moving,
                     list: OnceCell::new(),
                 });
+            } else {
+                buf.spare_columns.push(before);
             }
+            self.columns = Some(buf);
             return Ok(None);
         }
         self.columns = Some(buf);
