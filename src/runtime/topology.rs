@@ -31,7 +31,7 @@ pub struct Topology {
     pub has_left: bool,
     /// See `has_left`.
     pub has_right: bool,
-    /// Tree parent for rooted trees (`NONE` at the root or off trees).
+    /// Tree parent for rooted trees (`NONE` at the root); empty off trees.
     pub parent: Vec<u32>,
     /// Process ids (default: the index).
     pub ids: Vec<i64>,
@@ -136,7 +136,7 @@ impl Topology {
             right: vec![NONE; n],
             has_left: false,
             has_right: false,
-            parent: vec![NONE; n],
+            parent: Vec::new(),
             ids: (0..n as i64).collect(),
             attrs: Vec::new(),
             regular_ring: None,
