@@ -307,6 +307,30 @@ impl Compiled {
     }
 }
 
+/// A value a fused closure reads directly (see `Compiler::plain`).
+#[derive(Clone, Copy)]
+enum Plain {
+    Const(i64),
+    /// A slot of the process's own row.
+    Own(usize),
+    /// A slot of the left neighbour's row on a `ring`/`uring`.
+    Left(usize),
+}
+
+impl Plain {
+    #[inline(always)]
+    fn get(self, e: &Env, stride: usize) -> i64 {
+        match self {
+            Plain::Const(c) => c,
+            Plain::Own(slot) => e.state[e.me * stride + slot],
+            Plain::Left(slot) => {
+                let q = if e.me == 0 { e.topo.n() - 1 } else { e.me - 1 };
+                e.state[q * stride + slot]
+            }
+        }
+    }
+}
+
 /// The sizes of a topology a constant may use: `n` and `maxdeg`.
 #[derive(Clone, Copy, Debug)]
 pub struct Size {
@@ -1234,6 +1258,24 @@ impl Compiler<'_> {
     }
 
     /// A read of slot `slot` of the process `p` denotes.
+    /// `e` as a plain read a fused closure can make without calls: a
+    /// constant, or in a guard an own variable or, on a ring, the left
+    /// neighbour's.
+    fn plain(&self, e: &IExpr) -> Option<Plain> {
+        if let Some(c) = const_eval(e, &self.params, self.n) {
+            return Some(Plain::Const(c));
+        }
+        let IExpr::Var(p, v) = e else { return None };
+        if self.in_stmt || self.prog.vars[*v].len.is_some() || self.per_nbr[*v] {
+            return None;
+        }
+        match p {
+            Proc::Me => Some(Plain::Own(self.offsets[*v])),
+            Proc::Left(_) if self.regular_ring => Some(Plain::Left(self.offsets[*v])),
+            _ => None,
+        }
+    }
+
     fn read(&self, p: &Proc, slot: usize) -> IFn {
         let stride = self.stride;
         match p {
@@ -1641,6 +1683,23 @@ impl Compiler<'_> {
                 Box::new(move |e| Ok((fa(e)? == fb(e)?) == eq))
             }
             BExpr::Cmp(op, a, b) => {
+                // Two plain reads (the commonest guard): one closure, not three.
+                if let (Some(pa), Some(pb)) = (self.plain(a), self.plain(b)) {
+                    let stride = self.stride;
+                    macro_rules! fused {
+                        ($op:tt) => {
+                            Box::new(move |e| Ok(pa.get(e, stride) $op pb.get(e, stride)))
+                        };
+                    }
+                    return match op {
+                        Cmp::Eq => fused!(==),
+                        Cmp::Ne => fused!(!=),
+                        Cmp::Lt => fused!(<),
+                        Cmp::Le => fused!(<=),
+                        Cmp::Gt => fused!(>),
+                        Cmp::Ge => fused!(>=),
+                    };
+                }
                 let (fa, fb) = (self.iexpr(a), self.iexpr(b));
                 match op {
                     Cmp::Eq => Box::new(move |e| Ok(fa(e)? == fb(e)?)),
@@ -1834,11 +1893,26 @@ impl Compiler<'_> {
                 }
             })
             .collect();
-        // The common case, one plain write, without the buffer.
+        // The common case, one plain write, without the buffer; without
+        // the check when the value is a read of a variable whose domain
+        // lies within the target's.
         if writes.len() == 1 && matches!(writes[0], Write::Slot(..)) {
             let Some(Write::Slot(slot, f, check)) = writes.into_iter().next() else {
                 unreachable!("matched above")
             };
+            let within = match (&values[0], &self.domains[targets[0].var]) {
+                (Value::Int(IExpr::Var(_, w)), VarDomain::Range(lo, hi)) => {
+                    matches!(self.domains[*w], VarDomain::Range(l, h) if *lo <= l && h <= *hi)
+                }
+                (_, VarDomain::Bool | VarDomain::Enum(_)) => true,
+                _ => false,
+            };
+            if within {
+                return Box::new(move |e| {
+                    e.scratch[slot].set(f(e)?);
+                    Ok(())
+                });
+            }
             return Box::new(move |e| {
                 let v = f(e)?;
                 check(e, v)?;

@@ -1573,6 +1573,9 @@ impl Simulation {
 
     /// The first declared invariant that does not hold now, if any.
     pub fn violated_invariant(&self) -> Result<Option<usize>, RunError> {
+        if self.code.invariants.is_empty() {
+            return Ok(None);
+        }
         let env = self.env(0, &[]);
         for (i, inv) in self.code.invariants.iter().enumerate() {
             match (inv.test)(&env) {
