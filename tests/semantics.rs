@@ -293,3 +293,19 @@ fn incremental_legitimacy_agrees_with_full_evaluation() {
         }
     }
 }
+
+#[test]
+fn a_read_from_a_wider_domain_is_still_checked() {
+    // `x := y` needs no check when y's domain lies within x's, and must
+    // keep it otherwise, process by process and column by column alike.
+    let src = "var x: 0..3 = 0\nvar y: 0..9 = 7\nprocess { a :: x < left.x or x == 0 -> x := y }";
+    for daemon in [Daemon::Central, Daemon::Synchronous] {
+        let mut s = sim(src, "ring:4", daemon.clone(), 0);
+        let err = format!("{:?}", s.step().unwrap_err());
+        assert!(err.contains("outside its domain 0..3"), "{daemon:?}: {err}");
+    }
+    let narrow = "var x: 0..9 = 0\nvar y: 2..5 = 4\nprocess { a :: x < left.x or x == 0 -> x := y }";
+    let mut s = sim(narrow, "ring:4", Daemon::Synchronous, 0);
+    s.step().unwrap();
+    assert_eq!(values(&s).chunks(2).map(|r| r[0]).collect::<Vec<_>>(), [4; 4]);
+}
