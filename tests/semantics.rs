@@ -304,8 +304,12 @@ fn a_read_from_a_wider_domain_is_still_checked() {
         let err = format!("{:?}", s.step().unwrap_err());
         assert!(err.contains("outside its domain 0..3"), "{daemon:?}: {err}");
     }
-    let narrow = "var x: 0..9 = 0\nvar y: 2..5 = 4\nprocess { a :: x < left.x or x == 0 -> x := y }";
+    let narrow =
+        "var x: 0..9 = 0\nvar y: 2..5 = 4\nprocess { a :: x < left.x or x == 0 -> x := y }";
     let mut s = sim(narrow, "ring:4", Daemon::Synchronous, 0);
     s.step().unwrap();
-    assert_eq!(values(&s).chunks(2).map(|r| r[0]).collect::<Vec<_>>(), [4; 4]);
+    assert_eq!(
+        values(&s).chunks(2).map(|r| r[0]).collect::<Vec<_>>(),
+        [4; 4]
+    );
 }
