@@ -221,25 +221,9 @@ impl ColumnCode {
                     }
                 };
             }
-            // Equality as arithmetic on 64-bit lanes, which the baseline
-            // x86-64 vector unit has (it has no 64-bit compare).
-            macro_rules! choose_where_differs {
-                ($want:expr) => {
-                    for ((c, &x), &y) in out.iter_mut().zip(x).zip(y) {
-                        let hit = differs(x, y) ^ $want;
-                        let pick = if first {
-                            hit
-                        } else {
-                            hit & u16::from(*c == NO_ACTION)
-                        };
-                        let old = if first { NO_ACTION } else { *c };
-                        *c = old ^ ((old ^ a) & pick.wrapping_neg());
-                    }
-                };
-            }
             match cmp {
-                Cmp::Eq => choose_where_differs!(1),
-                Cmp::Ne => choose_where_differs!(0),
+                Cmp::Eq => choose_where!(==),
+                Cmp::Ne => choose_where!(!=),
                 Cmp::Lt => choose_where!(<),
                 Cmp::Le => choose_where!(<=),
                 Cmp::Gt => choose_where!(>),
@@ -352,14 +336,6 @@ impl ColumnCode {
     }
 }
 
-/// 1 if `x != y`, else 0, without a comparison: the sign of `d | -d` for
-/// `d = x ^ y`.
-#[inline(always)]
-fn differs(x: i64, y: i64) -> u16 {
-    let d = x ^ y;
-    ((d | d.wrapping_neg()) as u64 >> 63) as u16
-}
-
 /// How many of `chosen` (at most [`CHUNK`]) equal `a`, counted in 16-bit
 /// lanes so the loop vectorizes.
 pub fn count_equal(chosen: &[u16], a: u16) -> usize {
@@ -453,8 +429,8 @@ fn kernel(op: &Op, x: &[i64], y: Option<&[i64]>, out: &mut [i64]) -> bool {
             v
         }),
         Op::Cmp(c, ..) => match c {
-            Cmp::Eq => each!(|a, b| i64::from(differs(a, b) ^ 1)),
-            Cmp::Ne => each!(|a, b| i64::from(differs(a, b))),
+            Cmp::Eq => each!(|a, b| i64::from(a == b)),
+            Cmp::Ne => each!(|a, b| i64::from(a != b)),
             Cmp::Lt => each!(|a, b| i64::from(a < b)),
             Cmp::Le => each!(|a, b| i64::from(a <= b)),
             Cmp::Gt => each!(|a, b| i64::from(a > b)),
