@@ -3,6 +3,7 @@
 //! process: equal configurations, movers, actions, rows, rounds, legitimacy
 //! and errors after every step.
 
+use guarded::compile::columns::CHUNK;
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
 use guarded::runtime::{simulate, Setup};
@@ -130,8 +131,9 @@ fn same_runs(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, steps
 
 #[test]
 fn dijkstra_rings_step_the_same_column_by_column() {
-    // Sizes around and across the kernels' chunk of 512 processes.
-    for n in [2, 3, 5, 17, 511, 512, 513, 1100] {
+    // Sizes around and across the kernels' chunk.
+    let c = CHUNK;
+    for n in [2, 3, 5, 17, c - 1, c, c + 1, 2 * c + 77] {
         for seed in 0..3 {
             let taken = same_runs(DIJKSTRA, &format!("ring:{n}"), &[], seed, 60);
             assert!(taken > 0, "ring:{n} never took the column path");
@@ -144,7 +146,7 @@ fn dijkstra_rings_step_the_same_column_by_column() {
 
 #[test]
 fn wide_rows_priorities_and_sequences_step_the_same() {
-    for n in [3, 4, 10, 600, 1030] {
+    for n in [3, 4, 10, CHUNK + 88, 2 * CHUNK + 6] {
         for seed in 0..4 {
             let taken = same_runs(RICH, &format!("ring:{n}"), &[], seed, 80);
             assert!(taken > 0, "ring:{n} never took the column path");

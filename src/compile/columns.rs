@@ -17,7 +17,7 @@ use crate::syntax::ast::VarKind;
 
 /// Processes evaluated together: small enough that every register stays in
 /// the first-level cache.
-pub const CHUNK: usize = 512;
+pub const CHUNK: usize = 1024;
 
 /// Where an operand comes from.
 #[derive(Clone, Copy, Debug)]
