@@ -178,11 +178,14 @@ impl StepRecord {
     }
 
     fn work_out(&self) -> &(Vec<u32>, Vec<u32>) {
-        self.worked_out.get_or_init(|| {
-            let (mut movers, mut actions) = (Vec::new(), Vec::new());
-            append_chosen(&self.chosen_before, 0, &mut movers, Some(&mut actions));
-            (movers, actions)
-        })
+        self.worked_out.get_or_init(|| self.moves_of_chosen())
+    }
+
+    /// The processes with an action in `chosen_before`, and those actions.
+    fn moves_of_chosen(&self) -> (Vec<u32>, Vec<u32>) {
+        let (mut movers, mut actions) = (Vec::new(), Vec::new());
+        append_chosen(&self.chosen_before, 0, &mut movers, Some(&mut actions));
+        (movers, actions)
     }
 }
 
@@ -670,11 +673,7 @@ impl Simulation {
         if last.lazy {
             let (movers, actions) = match last.worked_out.take() {
                 Some(done) => done,
-                None => {
-                    let (mut m, mut a) = (Vec::new(), Vec::new());
-                    append_chosen(&last.chosen_before, 0, &mut m, Some(&mut a));
-                    (m, a)
-                }
+                None => last.moves_of_chosen(),
             };
             last.movers = movers;
             last.actions = actions;
