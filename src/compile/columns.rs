@@ -55,14 +55,19 @@ enum Op {
 impl Op {
     /// Whether it reads the process's own row.
     fn reads_own(&self) -> bool {
-        let own = |s: &Src| matches!(s, Src::Own(_));
-        match self {
-            Op::Arith(_, a, b, _)
-            | Op::Cmp(_, a, b, _)
-            | Op::And(a, b, _)
-            | Op::Or(a, b, _)
-            | Op::BoolEq(_, a, b, _) => own(a) || own(b),
-            Op::Neg(a, _) | Op::Abs(a, _) | Op::Not(a, _) | Op::Copy(a, _) => own(a),
+        let (a, b, _) = self.operands();
+        matches!(a, Src::Own(_)) || matches!(b, Some(Src::Own(_)))
+    }
+
+    /// Its first operand, its second if it has one, and its output register.
+    fn operands(&self) -> (Src, Option<Src>, usize) {
+        match *self {
+            Op::Arith(_, a, b, o)
+            | Op::Cmp(_, a, b, o)
+            | Op::And(a, b, o)
+            | Op::Or(a, b, o)
+            | Op::BoolEq(_, a, b, o) => (a, Some(b), o),
+            Op::Neg(a, o) | Op::Abs(a, o) | Op::Not(a, o) | Op::Copy(a, o) => (a, None, o),
         }
     }
 }
@@ -316,14 +321,7 @@ impl ColumnCode {
 
     /// Runs one operation; whether it may have faulted.
     fn run(&self, op: &Op, rows: &Rows, lo: usize, len: usize, s: &mut Scratch) -> bool {
-        let (a, b, o) = match *op {
-            Op::Arith(_, a, b, o)
-            | Op::Cmp(_, a, b, o)
-            | Op::And(a, b, o)
-            | Op::Or(a, b, o)
-            | Op::BoolEq(_, a, b, o) => (a, Some(b), o),
-            Op::Neg(a, o) | Op::Abs(a, o) | Op::Not(a, o) | Op::Copy(a, o) => (a, None, o),
-        };
+        let (a, b, o) = op.operands();
         // The output register is taken out so operands can borrow the rest.
         let mut out = std::mem::take(&mut s.regs[o]);
         let Scratch { regs, gather } = s;
