@@ -315,6 +315,8 @@ enum Plain {
     Own(usize),
     /// A slot of the left neighbour's row on a `ring`/`uring`.
     Left(usize),
+    /// `count(p in procs : enabled(p))`, which the runtime keeps.
+    EnabledCount,
 }
 
 impl Plain {
@@ -327,6 +329,7 @@ impl Plain {
                 let q = if e.me == 0 { e.topo.n() - 1 } else { e.me - 1 };
                 e.state[q * stride + slot]
             }
+            Plain::EnabledCount => e.enabled_count as i64,
         }
     }
 }
@@ -1259,11 +1262,16 @@ impl Compiler<'_> {
 
     /// A read of slot `slot` of the process `p` denotes.
     /// `e` as a plain read a fused closure can make without calls: a
-    /// constant, or in a guard an own variable or, on a ring, the left
-    /// neighbour's.
+    /// constant, the number of enabled processes, or in a guard an own
+    /// variable or, on a ring, the left neighbour's.
     fn plain(&self, e: &IExpr) -> Option<Plain> {
         if let Some(c) = const_eval(e, &self.params, self.n) {
             return Some(Plain::Const(c));
+        }
+        if let IExpr::Count(slot, Coll::Procs, body) = e {
+            if matches!(&**body, BExpr::Enabled(Proc::Local(s)) if s == slot) {
+                return Some(Plain::EnabledCount);
+            }
         }
         let IExpr::Var(p, v) = e else { return None };
         if self.in_stmt || self.prog.vars[*v].len.is_some() || self.per_nbr[*v] {
@@ -1285,6 +1293,16 @@ impl Compiler<'_> {
             Proc::Left(_) if !self.in_stmt && self.regular_ring => Box::new(move |e| {
                 let q = if e.me == 0 { e.topo.n() - 1 } else { e.me - 1 };
                 Ok(e.state[q * stride + slot])
+            }),
+            // In a statement the left neighbour is the process itself only
+            // on a ring of one, whose own row is the one being written.
+            Proc::Left(_) if self.regular_ring => Box::new(move |e| {
+                let q = if e.me == 0 { e.topo.n() - 1 } else { e.me - 1 };
+                Ok(if q == e.me {
+                    e.scratch[slot].get()
+                } else {
+                    e.state[q * stride + slot]
+                })
             }),
             Proc::Left(span) if !self.in_stmt => {
                 let span = *span;
