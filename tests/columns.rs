@@ -57,6 +57,8 @@ fn start_from(
     };
     let mut sim = simulate(src, &setup).unwrap_or_else(|e| panic!("{e}"));
     sim.column_path = columns;
+    // Short runs of one role too, which by default go process by process.
+    sim.column_min_run = 1;
     sim
 }
 
@@ -253,4 +255,65 @@ fn column_steps_mix_with_steps_process_by_process() {
     }
     assert_eq!(fast.legitimate(), Some(true));
     assert!(fast.column_steps() > 0 && fast.column_steps() < 3000);
+}
+
+#[test]
+fn short_runs_of_one_role_go_process_by_process_by_default() {
+    // RICH alternates roles every one or two processes: dispatching kernels
+    // per run would cost more than it saves.
+    let mut rich = start(RICH, "ring:600", &[], 0, true);
+    rich.column_min_run = 8;
+    let mut dijkstra = start(DIJKSTRA, "ring:600", &[], 0, true);
+    dijkstra.column_min_run = 8;
+    for _ in 0..5 {
+        rich.step().unwrap();
+        dijkstra.step().unwrap();
+    }
+    assert_eq!(rich.column_steps(), 0);
+    assert_eq!(dijkstra.column_steps(), 5);
+}
+
+#[test]
+fn johnens_election_steps_the_same_column_by_column() {
+    // Loops over constant ranges, whole-array comparison and assignment,
+    // definitions: unrolled into kernels.
+    use guarded::runtime::topology::Ids;
+    const JOHNEN: &str = include_str!("../programs/johnen_leader.gc");
+    for n in [3, 10, CHUNK + 5] {
+        for k in 0..3 {
+            for (seed, ids) in [(1, Ids::Index), (2, Ids::Random(0, n as i64 + k))] {
+                let make = |columns: bool| {
+                    let setup = Setup {
+                        topology: Some(format!("uring:{n}")),
+                        params: vec![("k".into(), k)],
+                        ids: ids.clone(),
+                        seed,
+                        init: InitMode::Random,
+                        daemon: Daemon::Synchronous,
+                        ..Setup::default()
+                    };
+                    let mut sim = simulate(JOHNEN, &setup).unwrap_or_else(|e| panic!("{e}"));
+                    sim.column_path = columns;
+                    sim.column_min_run = 1;
+                    sim
+                };
+                let (mut fast, mut slow) = (make(true), make(false));
+                assert!(fast.code.columns.is_some(), "Johnen has a column form");
+                for step in 0..(k as usize + 2) * n + 2 {
+                    let what = format!("uring:{n} k={k} seed {seed} step {step}");
+                    let (a, b) = (fast.step().unwrap(), slow.step().unwrap());
+                    assert_eq!(a, b, "{what}");
+                    if a == Outcome::Silent {
+                        break;
+                    }
+                    same_now(&fast, &slow, &what);
+                }
+                assert!(
+                    fast.is_silent(),
+                    "uring:{n} k={k}: silent within (k+2)n rounds"
+                );
+                assert!(fast.column_steps() > 0);
+            }
+        }
+    }
 }

@@ -455,6 +455,7 @@ pub(super) fn compile(c: &Compiler, roles: &[Vec<&ir::Action>]) -> Option<Column
         ops: Vec::new(),
         next: 0,
         most: 0,
+        unrolled: Vec::new(),
     };
     let mut out = Vec::new();
     for actions in roles {
@@ -554,7 +555,12 @@ struct Builder<'a, 'b> {
     next: usize,
     /// The most temporaries any expression needed.
     most: usize,
+    /// Loop variables of the loops being unrolled, innermost last: (slot, value).
+    unrolled: Vec<(usize, i64)>,
 }
+
+/// The most iterations a loop over a range is unrolled into.
+const MAX_UNROLL: i64 = 64;
 
 /// Temporaries start after this many registers, which constants may use.
 const CONSTANT_REGISTERS: usize = 64;
@@ -588,20 +594,50 @@ impl Builder<'_, '_> {
     /// The slot of an own scalar variable, or of an array element at a
     /// constant index: the only storage column kernels read or write.
     fn slot(&self, v: usize, index: Option<&IExpr>) -> Option<usize> {
+        match index {
+            None => self.element(v, None),
+            Some(i) => self.element(v, Some(self.value_of(i)?)),
+        }
+    }
+
+    /// [`Builder::slot`] with the index known.
+    fn element(&self, v: usize, index: Option<i64>) -> Option<usize> {
         let var = &self.c.prog.vars[v];
         if var.kind != VarKind::Plain || var.per_nbr || var.ty == ir::Ty::Node {
             return None;
         }
         match (index, &var.len) {
             (None, None) => Some(self.c.offsets[v]),
-            (Some(i), Some(_)) => {
-                let i = const_eval(i, &self.c.params, self.c.n)?;
-                (0..self.c.lens[v] as i64)
-                    .contains(&i)
-                    .then(|| self.c.offsets[v] + i as usize)
-            }
+            (Some(i), Some(_)) => (0..self.c.lens[v] as i64)
+                .contains(&i)
+                .then(|| self.c.offsets[v] + i as usize),
             _ => None,
         }
+    }
+
+    /// The value of an expression known at compile time: constants,
+    /// parameters, and the variables of loops being unrolled.
+    fn value_of(&self, e: &IExpr) -> Option<i64> {
+        match e {
+            IExpr::Local(slot) => self
+                .unrolled
+                .iter()
+                .rev()
+                .find(|(s, _)| s == slot)
+                .map(|&(_, v)| v),
+            IExpr::Arith(op, a, b, _) => arith(*op, self.value_of(a)?, self.value_of(b)?),
+            IExpr::Neg(a) => self.value_of(a)?.checked_neg(),
+            e => const_eval(e, &self.c.params, self.c.n),
+        }
+    }
+
+    /// The values a loop over `lo..hi` unrolls into, when few enough.
+    fn unroll(&self, coll: &ir::Coll) -> Option<std::ops::RangeInclusive<i64>> {
+        let ir::Coll::Range(lo, hi) = coll else {
+            return None;
+        };
+        let (lo, hi) = (self.value_of(lo)?, self.value_of(hi)?);
+        (hi.saturating_sub(lo) < MAX_UNROLL).then_some(lo..=hi)
     }
 
     /// Bounds every value of `src` is known to lie within.
@@ -624,6 +660,11 @@ impl Builder<'_, '_> {
     /// A variable of the process itself or a ring neighbour.
     fn var(&mut self, p: &Proc, v: usize, index: Option<&IExpr>) -> Option<Src> {
         let slot = self.slot(v, index)?;
+        self.var_at(p, slot)
+    }
+
+    /// A slot of the process itself or a ring neighbour.
+    fn var_at(&self, p: &Proc, slot: usize) -> Option<Src> {
         match p {
             Proc::Me => Some(Src::Own(slot)),
             Proc::Left(_) => Some(Src::Left(slot)),
@@ -639,7 +680,7 @@ impl Builder<'_, '_> {
     }
 
     fn iexpr(&mut self, e: &IExpr) -> Option<Src> {
-        if let Some(v) = const_eval(e, &self.c.params, self.c.n) {
+        if let Some(v) = self.value_of(e) {
             return self.constant(v);
         }
         match e {
@@ -694,6 +735,39 @@ impl Builder<'_, '_> {
                 let (a, b) = (self.iexpr(a)?, self.iexpr(b)?);
                 self.op(|o| Op::Cmp(*op, a, b, o))
             }
+            // Over a constant range: unrolled into a chain of `and`s (`or`s).
+            BExpr::Forall(slot, coll, body) | BExpr::Exists(slot, coll, body) => {
+                let all = matches!(e, BExpr::Forall(..));
+                let mut acc = self.constant(i64::from(all))?;
+                for i in self.unroll(coll)? {
+                    self.unrolled.push((*slot, i));
+                    let b = self.bexpr(body);
+                    self.unrolled.pop();
+                    let b = b?;
+                    acc = if all {
+                        self.op(|o| Op::And(acc, b, o))?
+                    } else {
+                        self.op(|o| Op::Or(acc, b, o))?
+                    };
+                }
+                Some(acc)
+            }
+            // Element by element.
+            BExpr::ArrayEq(eq, p, v, q, w, _) => {
+                let len = self.c.lens[*v].min(self.c.lens[*w]);
+                let mut acc = self.constant(1)?;
+                for k in 0..len as i64 {
+                    let a = self.var_at(p, self.element(*v, Some(k))?)?;
+                    let b = self.var_at(q, self.element(*w, Some(k))?)?;
+                    let same = self.op(|o| Op::Cmp(Cmp::Eq, a, b, o))?;
+                    acc = self.op(|o| Op::And(acc, same, o))?;
+                }
+                if *eq {
+                    Some(acc)
+                } else {
+                    self.op(|o| Op::Not(acc, o))
+                }
+            }
             _ => None,
         }
     }
@@ -703,15 +777,39 @@ impl Builder<'_, '_> {
         match s {
             Stmt::Skip => Some(()),
             Stmt::Seq(list) => list.iter().try_for_each(|s| self.stmt(s, out)),
+            Stmt::For(binder, body) if binder.filter.is_none() => {
+                for i in self.unroll(&binder.coll)? {
+                    self.unrolled.push((binder.slot, i));
+                    let done = self.stmt(body, out);
+                    self.unrolled.pop();
+                    done?;
+                }
+                Some(())
+            }
             Stmt::Assign(targets, values) => {
                 self.start();
-                let mut writes = Vec::new();
+                // A whole array assigned from another is one write per element.
+                let mut pairs: Vec<(usize, usize, Value)> = Vec::new();
                 for (t, v) in targets.iter().zip(values) {
-                    let slot = self.slot(t.var, t.index.as_ref())?;
-                    let value = match v {
+                    match (v, &t.index, &self.c.prog.vars[t.var].len) {
+                        (Value::Array(p, w), None, Some(_)) => {
+                            let len = self.c.lens[t.var].min(self.c.lens[*w]);
+                            for k in 0..len as i64 {
+                                let slot = self.element(t.var, Some(k))?;
+                                let from = self.element(*w, Some(k))?;
+                                pairs.push((t.var, slot, Value::Array(p.clone(), from)));
+                            }
+                        }
+                        _ => pairs.push((t.var, self.slot(t.var, t.index.as_ref())?, v.clone())),
+                    }
+                }
+                let mut writes = Vec::new();
+                for (var, slot, v) in pairs {
+                    let value = match &v {
                         Value::Int(e) => self.iexpr(e)?,
                         Value::Bool(b) => self.bexpr(b)?,
-                        Value::Array(..) => return None,
+                        // An element of a whole-array copy (its slot in place of the variable).
+                        Value::Array(p, from) => self.var_at(p, *from)?,
                     };
                     let known = self.bounds(value);
                     // Own values are read from the rows being written: keep them first.
@@ -719,7 +817,7 @@ impl Builder<'_, '_> {
                         Src::Own(_) => self.op(|o| Op::Copy(value, o))?,
                         v => v,
                     };
-                    let range = match self.c.domains[t.var] {
+                    let range = match self.c.domains[var] {
                         // A value read from a variable whose domain lies
                         // within, or a constant within, needs no check.
                         VarDomain::Range(lo, hi) => match known {

@@ -334,6 +334,12 @@ pub struct Simulation {
     columns: Option<Box<ColumnBuffers>>,
     /// Whether synchronous steps may be evaluated column by column.
     pub column_path: bool,
+    /// The shortest average run of consecutive processes with one role
+    /// for which the column path is taken: kernels are dispatched once per
+    /// run, so very short runs are faster process by process.
+    pub column_min_run: usize,
+    /// Runs of consecutive processes with one role.
+    role_runs: usize,
     column_steps: u64,
 }
 
@@ -517,6 +523,8 @@ impl Simulation {
             affected: Vec::new(),
             columns: None,
             column_path: true,
+            column_min_run: 8,
+            role_runs: 1 + code_roles.windows(2).filter(|w| w[0] != w[1]).count(),
             column_steps: 0,
         };
         sim.reevaluate_all()?;
@@ -885,8 +893,10 @@ impl Simulation {
         // Column by column when the daemon moves everyone and enough are
         // enabled that visiting every process is cheaper than visiting
         // the movers and their readers one by one.
+        let n = self.topo.n();
         if count > 0
-            && count * 32 >= self.topo.n()
+            && count * 32 >= n
+            && self.role_runs * self.column_min_run <= n
             && self.column_path
             && matches!(self.daemon, Daemon::Synchronous)
             && self.choice == Choice::First
