@@ -5,7 +5,8 @@
 //!
 //! Only programs whose reads stay on the ring (own variables, `left`,
 //! `right`, `index`, `id`, constants) and whose statements assign their own
-//! scalar variables compile; the others run process by process. A kernel
+//! variables compile; loops over constant ranges are unrolled and whole
+//! arrays taken element by element. The others run process by process. A kernel
 //! never reports a fault itself: it says that one may have happened
 //! (overflow, division by zero, a value outside its domain, anywhere in the
 //! chunk) and the runtime redoes the step process by process, which raises
@@ -133,9 +134,9 @@ impl Scratch {
     }
 }
 
-/// What kernels read: the configuration for neighbours, the rows for the
-/// process itself (the same in guards; the rows updated so far in
-/// statements), ids, and the ring's size.
+/// What kernels read: the configuration for neighbours (its length gives
+/// the ring's size), the rows for the process itself (the same in guards;
+/// the rows updated so far in statements), and ids.
 pub struct Rows<'a> {
     /// The configuration neighbours are read from.
     pub state: &'a [i64],
