@@ -789,28 +789,40 @@ impl Builder<'_, '_> {
             }
             Stmt::Assign(targets, values) => {
                 self.start();
+                /// What one slot is assigned.
+                enum Rhs<'v> {
+                    Int(&'v IExpr),
+                    Bool(&'v BExpr),
+                    /// A slot of a process: an element of a whole-array copy.
+                    Slot(&'v Proc, usize),
+                }
                 // A whole array assigned from another is one write per element.
-                let mut pairs: Vec<(usize, usize, Value)> = Vec::new();
+                let mut pairs: Vec<(usize, usize, Rhs)> = Vec::new();
                 for (t, v) in targets.iter().zip(values) {
-                    match (v, &t.index, &self.c.prog.vars[t.var].len) {
-                        (Value::Array(p, w), None, Some(_)) => {
+                    match v {
+                        Value::Array(p, w) if t.index.is_none() => {
                             let len = self.c.lens[t.var].min(self.c.lens[*w]);
                             for k in 0..len as i64 {
                                 let slot = self.element(t.var, Some(k))?;
                                 let from = self.element(*w, Some(k))?;
-                                pairs.push((t.var, slot, Value::Array(p.clone(), from)));
+                                pairs.push((t.var, slot, Rhs::Slot(p, from)));
                             }
                         }
-                        _ => pairs.push((t.var, self.slot(t.var, t.index.as_ref())?, v.clone())),
+                        Value::Array(..) => return None,
+                        Value::Int(e) => {
+                            pairs.push((t.var, self.slot(t.var, t.index.as_ref())?, Rhs::Int(e)))
+                        }
+                        Value::Bool(b) => {
+                            pairs.push((t.var, self.slot(t.var, t.index.as_ref())?, Rhs::Bool(b)))
+                        }
                     }
                 }
                 let mut writes = Vec::new();
-                for (var, slot, v) in pairs {
-                    let value = match &v {
-                        Value::Int(e) => self.iexpr(e)?,
-                        Value::Bool(b) => self.bexpr(b)?,
-                        // An element of a whole-array copy (its slot in place of the variable).
-                        Value::Array(p, from) => self.var_at(p, *from)?,
+                for (var, slot, rhs) in pairs {
+                    let value = match rhs {
+                        Rhs::Int(e) => self.iexpr(e)?,
+                        Rhs::Bool(b) => self.bexpr(b)?,
+                        Rhs::Slot(p, from) => self.var_at(p, from)?,
                     };
                     let known = self.bounds(value);
                     // Own values are read from the rows being written: keep them first.
