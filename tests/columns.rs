@@ -6,6 +6,7 @@
 use guarded::compile::columns::CHUNK;
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
+use guarded::runtime::topology::Ids;
 use guarded::runtime::{simulate, Setup};
 
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
@@ -36,7 +37,15 @@ fn start(
     seed: u64,
     columns: bool,
 ) -> Simulation {
-    start_from(src, topology, params, seed, columns, InitMode::Random)
+    start_from(
+        src,
+        topology,
+        params,
+        seed,
+        columns,
+        InitMode::Random,
+        Ids::Index,
+    )
 }
 
 fn start_from(
@@ -46,10 +55,12 @@ fn start_from(
     seed: u64,
     columns: bool,
     init: InitMode,
+    ids: Ids,
 ) -> Simulation {
     let setup = Setup {
         topology: Some(topology.into()),
         params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        ids,
         seed,
         init,
         daemon: Daemon::Synchronous,
@@ -168,8 +179,8 @@ fn faults_are_reported_as_process_by_process() {
     for src in [domain, overflow, guard] {
         for n in [3, 700] {
             let ring = format!("ring:{n}");
-            let mut fast = start_from(src, &ring, &[], 1, true, InitMode::Declared);
-            let mut slow = start_from(src, &ring, &[], 1, false, InitMode::Declared);
+            let mut fast = start_from(src, &ring, &[], 1, true, InitMode::Declared, Ids::Index);
+            let mut slow = start_from(src, &ring, &[], 1, false, InitMode::Declared, Ids::Index);
             let err = |s: &mut Simulation| loop {
                 match s.step() {
                     Ok(Outcome::Moved) => {}
@@ -277,25 +288,14 @@ fn short_runs_of_one_role_go_process_by_process_by_default() {
 fn johnens_election_steps_the_same_column_by_column() {
     // Loops over constant ranges, whole-array comparison and assignment,
     // definitions: unrolled into kernels.
-    use guarded::runtime::topology::Ids;
     const JOHNEN: &str = include_str!("../programs/johnen_leader.gc");
     for n in [3, 10, CHUNK + 5] {
         for k in 0..3 {
             for (seed, ids) in [(1, Ids::Index), (2, Ids::Random(0, n as i64 + k))] {
+                let ring = format!("uring:{n}");
                 let make = |columns: bool| {
-                    let setup = Setup {
-                        topology: Some(format!("uring:{n}")),
-                        params: vec![("k".into(), k)],
-                        ids: ids.clone(),
-                        seed,
-                        init: InitMode::Random,
-                        daemon: Daemon::Synchronous,
-                        ..Setup::default()
-                    };
-                    let mut sim = simulate(JOHNEN, &setup).unwrap_or_else(|e| panic!("{e}"));
-                    sim.column_path = columns;
-                    sim.column_min_run = 1;
-                    sim
+                    let init = InitMode::Random;
+                    start_from(JOHNEN, &ring, &[("k", k)], seed, columns, init, ids.clone())
                 };
                 let (mut fast, mut slow) = (make(true), make(false));
                 assert!(fast.code.columns.is_some(), "Johnen has a column form");
