@@ -5,7 +5,7 @@
 //! [`check`] (AST → typed IR), [`compile`] (IR → closures over a flat
 //! configuration), [`runtime`] (topology, daemons, steps, measures) and the
 //! front ends in [`cli`].
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod check;

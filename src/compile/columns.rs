@@ -151,6 +151,31 @@ pub struct Rows<'a> {
 pub struct MayFault;
 
 impl ColumnCode {
+    /// Whether some guard reads the left neighbour, and whether some reads
+    /// the right one: a move changes only the guards of the processes
+    /// that read it.
+    pub fn guards_read(&self) -> (bool, bool) {
+        let (mut left, mut right) = (false, false);
+        let mut see = |src: Src| match src {
+            Src::Left(_) => left = true,
+            Src::Right(_) => right = true,
+            _ => {}
+        };
+        for act in self.roles.iter().flatten() {
+            for op in &act.guard.ops {
+                let (a, b, _) = op.operands();
+                see(a);
+                b.into_iter().for_each(&mut see);
+            }
+            see(act.guard.value);
+            if let Some((_, x, y)) = act.last_cmp {
+                see(x);
+                see(y);
+            }
+        }
+        (left, right)
+    }
+
     /// Fresh registers for this code.
     pub fn scratch(&self) -> Scratch {
         let mut regs = vec![vec![0; CHUNK]; self.registers];

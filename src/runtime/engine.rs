@@ -5,7 +5,7 @@
 //! re-evaluated, and rounds, legitimacy and stabilization are updated.
 
 use crate::check::ir;
-use crate::compile::{Chosen, Compiled, Effects, Env, Fault, ProcInfo, NO_ACTION};
+use crate::compile::{CAction, CRole, Chosen, Compiled, Effects, Env, Fault, ProcInfo, NO_ACTION};
 use crate::runtime::channels::{Channels, Msg, MAX_FIELDS};
 use crate::runtime::topology::{Topology, NONE};
 use crate::span::Span;
@@ -305,6 +305,86 @@ fn append_chosen(
     }
 }
 
+/// The size of configuration and bookkeeping above which central steps
+/// prefetch (see [`Simulation::prefetch_next_move`]): about what a core's
+/// second-level cache holds.
+const LOOK_AHEAD_BYTES: usize = 1 << 20;
+
+/// The first action of `role` whose guard holds in `env`, among all its
+/// actions or only those whose guards read timers; `NO_ACTION` when none
+/// does. A fault comes with the index of the action whose guard raised it.
+#[inline]
+fn first_true(role: &CRole, env: &Env, only_timers: bool) -> Result<u16, (usize, Box<Fault>)> {
+    for (i, a) in role.actions.iter().enumerate() {
+        if only_timers && !a.reads_timers {
+            continue;
+        }
+        match (a.guard)(env) {
+            Ok(true) => return Ok(i as u16),
+            Ok(false) => {}
+            Err(fault) => return Err((i, fault)),
+        }
+    }
+    Ok(NO_ACTION)
+}
+
+/// The error for a fault raised by the guard of action `i` of process `p`.
+#[cold]
+fn guard_fault(role: &CRole, p: usize, i: usize, step: u64, fault: Box<Fault>) -> RunError {
+    let a = &role.actions[i];
+    RunError::Fault {
+        fault,
+        process: Some(p),
+        action: Some((a.label.clone(), a.span)),
+        step,
+        during: "guard",
+    }
+}
+
+/// The error for a fault raised by the statement of `action`, run by `p`.
+#[cold]
+fn statement_fault(action: &CAction, p: usize, step: u64, fault: Box<Fault>) -> RunError {
+    RunError::Fault {
+        fault,
+        process: Some(p),
+        action: Some((action.label.clone(), action.span)),
+        step,
+        during: "statement",
+    }
+}
+
+/// Starts loading the cache line holding `x`: a hint, with no effect on
+/// what the program computes.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the pointer comes from a reference, so it is valid; and a
+    // prefetch does not access memory as far as the program can tell (it
+    // cannot fault, and changes no value). The intrinsic is `unsafe` only
+    // because of its `target_feature`, SSE, which every x86-64 has.
+    #[allow(unsafe_code)]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// Adds `q` to the processes a step affects unless it is there already:
+/// searched for in the list when there are `few`, else marked in `marks`.
+#[inline]
+fn affect(marks: &mut Bits, affected: &mut Vec<u32>, few: bool, q: u32) {
+    if few {
+        if !affected.contains(&q) {
+            affected.push(q);
+        }
+    } else if !marks.get(q as usize) {
+        marks.set(q as usize);
+        affected.push(q);
+    }
+}
+
 /// A running instance: configuration, enabled set, daemon and measures.
 pub struct Simulation {
     /// The checked program (names, types).
@@ -340,6 +420,14 @@ pub struct Simulation {
     pub column_min_run: usize,
     /// Runs of consecutive processes with one role.
     role_runs: usize,
+    /// Whether single moves may take the lean path ([`Simulation::single_move`]).
+    pub single_move_path: bool,
+    /// Whether central steps prefetch what the next one will read: on when
+    /// the configuration is larger than the caches near the processor.
+    look_ahead: bool,
+    /// On a ring: whether a move can change the guards of the process
+    /// after the mover, and of the one before it (those that read it).
+    ring_guard_readers: Option<(bool, bool)>,
     column_steps: u64,
 }
 
@@ -525,8 +613,28 @@ impl Simulation {
             column_path: true,
             column_min_run: 8,
             role_runs: 1 + code_roles.windows(2).filter(|w| w[0] != w[1]).count(),
+            single_move_path: true,
+            look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
+            ring_guard_readers: None,
             column_steps: 0,
         };
+        sim.ring_guard_readers = sim.topo.regular_ring.map(|both| {
+            // A ring's neighbours both read a process, unless no guard reads
+            // that side. Incremental legitimacy conjuncts may read every
+            // neighbour, so they keep both.
+            let local_legit = sim
+                .code
+                .legit_parts
+                .iter()
+                .any(|part| !matches!(part, crate::compile::LegitPart::Whole(_)));
+            match &sim.code.columns {
+                Some(c) if !local_legit => {
+                    let (left, right) = c.guards_read();
+                    (left, both && right)
+                }
+                _ => (true, both),
+            }
+        });
         sim.reevaluate_all()?;
         sim.start_round();
         sim.update_legitimacy(true)?;
@@ -758,26 +866,11 @@ impl Simulation {
     /// those whose guards read timers.
     fn first_true_guard(&self, p: usize, only_timers: bool) -> Result<Option<u32>, RunError> {
         let role = &self.code.roles[self.progress.procs[p].role as usize];
-        let env = self.env(p, &[]);
-        for (i, a) in role.actions.iter().enumerate() {
-            if only_timers && !a.reads_timers {
-                continue;
-            }
-            match (a.guard)(&env) {
-                Ok(true) => return Ok(Some(i as u32)),
-                Ok(false) => {}
-                Err(fault) => {
-                    return Err(RunError::Fault {
-                        fault,
-                        process: Some(p),
-                        action: Some((a.label.clone(), a.span)),
-                        step: self.progress.steps,
-                        during: "guard",
-                    })
-                }
-            }
+        match first_true(role, &self.env(p, &[]), only_timers) {
+            Ok(NO_ACTION) => Ok(None),
+            Ok(a) => Ok(Some(u32::from(a))),
+            Err((i, fault)) => Err(guard_fault(role, p, i, self.progress.steps, fault)),
         }
-        Ok(None)
     }
 
     fn refresh(&mut self, p: usize) -> Result<(), RunError> {
@@ -909,10 +1002,101 @@ impl Simulation {
         if count == 0 {
             return self.tick();
         }
+        if self.single_move_path
+            && self.daemon == Daemon::Central
+            && self.choice == Choice::First
+            && !self.code.has_effects
+        {
+            let list = &self.progress.enabled.list;
+            let len = list.len();
+            let p = list[self.rng.gen_range(0..len)];
+            if self.look_ahead {
+                self.prefetch_next_move();
+            }
+            self.progress.last.movers.clear();
+            self.progress.last.movers.push(p);
+            return self.single_move(p as usize);
+        }
         if !self.select()? {
             return Ok(Outcome::ScheduleDone);
         }
         self.execute()
+    }
+
+    /// Asks the cache for what the next central steps will probably read,
+    /// so that its misses overlap with this step's work instead of adding
+    /// to the next one's: the process the generator will name next if the
+    /// enabled list keeps its length, that process's bookkeeping and rows
+    /// (its own and the one before it, its left neighbour on a ring), the
+    /// list slot drawn the step after, and the bookkeeping of the list's
+    /// last process, which moves when a process leaves the list. The
+    /// generator is cloned, so nothing drawn changes.
+    fn prefetch_next_move(&self) {
+        let list = &self.progress.enabled.list;
+        let mut ahead = self.rng.clone();
+        let next = ahead.gen_range(0..list.len());
+        let after_next = ahead.gen_range(0..list.len());
+        let q = list[next] as usize;
+        let row = q * self.code.stride;
+        prefetch(&self.progress.procs[q]);
+        prefetch(&self.state[row]);
+        prefetch(&self.state[row.saturating_sub(self.code.stride)]);
+        prefetch(&list[after_next]);
+        if let Some(&last) = list.last() {
+            prefetch(&self.progress.procs[last as usize]);
+        }
+    }
+
+    /// A step where one process `p` (already in the step record's movers)
+    /// runs its chosen action and nothing but its row changes: what
+    /// [`Simulation::execute_forced`] does, without its cases for several
+    /// movers, random choices and effects. It draws the same random numbers,
+    /// so runs are the same either way.
+    fn single_move(&mut self, p: usize) -> Result<Outcome, RunError> {
+        let stride = self.code.stride;
+        let step_no = self.progress.steps + 1;
+        let info = self.progress.procs[p];
+        let action = &self.code.roles[info.role as usize].actions[info.chosen as usize];
+        let row = &self.state[p * stride..(p + 1) * stride];
+        for (c, v) in self.scratch.iter().zip(row) {
+            c.set(*v);
+        }
+        let env = Env {
+            state: &self.state,
+            me: p,
+            scratch: &self.scratch,
+            topo: &self.topo,
+            locals: &self.locals,
+            enabled: Chosen::Procs(&[]),
+            enabled_count: 0,
+            chans: &self.chans,
+            fx: &self.fx,
+        };
+        if let Err(fault) = (action.body)(&env) {
+            return Err(statement_fault(action, p, step_no, fault));
+        }
+        let last = &mut self.progress.last;
+        last.actions.clear();
+        last.actions.push(u32::from(info.chosen));
+        last.before.clear();
+        last.before.extend_from_slice(row);
+        last.after.clear();
+        last.after.extend(self.scratch.iter().map(Cell::get));
+        last.whole = false;
+        last.tick = false;
+        self.state[p * stride..(p + 1) * stride].copy_from_slice(&last.after);
+        self.progress.steps = step_no;
+        self.progress.moves += 1;
+        self.affected.clear();
+        let few = self.few_readers(p);
+        self.affect_mover(p as u32, few, true);
+        if !few {
+            for &q in &self.affected {
+                self.marks.take(q as usize);
+            }
+        }
+        self.refresh_affected()?;
+        self.finish_step()
     }
 
     /// A synchronous step evaluated column by column (see
@@ -1202,13 +1386,7 @@ impl Simulation {
                 fx: &self.fx,
             };
             if let Err(fault) = (action.body)(&env) {
-                return Err(RunError::Fault {
-                    fault,
-                    process: Some(p),
-                    action: Some((action.label.clone(), action.span)),
-                    step: step_no,
-                    during: "statement",
-                });
+                return Err(statement_fault(action, p, step_no, fault));
             }
             self.progress.last.actions.push(a);
             self.progress.last.before.extend_from_slice(row);
@@ -1266,48 +1444,14 @@ impl Simulation {
         self.progress.moves += self.progress.last.movers.len() as u64;
         // Only the movers and their readers can change enabledness.
         self.affected.clear();
-        let n = self.topo.n() as u32;
         // One mover (the central daemon) affects a handful of processes: a
         // scan of the list is cheaper than marking and unmarking bits.
         let few = match self.progress.last.movers[..] {
-            [m] => {
-                (self.topo.regular_ring.is_some() || self.topo.readers(m as usize).len() <= 8)
-                    && sends.len() + edge_writes.len() <= 8
-            }
+            [m] => self.few_readers(m as usize) && sends.len() + edge_writes.len() <= 8,
             _ => false,
         };
-        let mark = |marks: &mut Bits, affected: &mut Vec<u32>, q: u32| {
-            if few {
-                if !affected.contains(&q) {
-                    affected.push(q);
-                }
-            } else if !marks.get(q as usize) {
-                marks.set(q as usize);
-                affected.push(q);
-            }
-        };
-        for &p in &self.progress.last.movers {
-            mark(&mut self.marks, &mut self.affected, p);
-            match self.topo.regular_ring {
-                // On rings the readers are computed, not looked up.
-                // In increasing order, as the neighbour lists are (so runs
-                // are the same as through the lists).
-                Some(both) => {
-                    let before = if p == 0 { n - 1 } else { p - 1 };
-                    let after = if p + 1 == n { 0 } else { p + 1 };
-                    if both {
-                        mark(&mut self.marks, &mut self.affected, before.min(after));
-                        mark(&mut self.marks, &mut self.affected, before.max(after));
-                    } else {
-                        mark(&mut self.marks, &mut self.affected, after);
-                    }
-                }
-                None => {
-                    for &q in self.topo.readers(p as usize) {
-                        mark(&mut self.marks, &mut self.affected, q);
-                    }
-                }
-            }
+        for k in 0..self.progress.last.movers.len() {
+            self.affect_mover(self.progress.last.movers[k], few, false);
         }
         // Where a neighbour does not read the writer (directed topologies),
         // the destinations of messages and the other ends of edges still change.
@@ -1316,16 +1460,97 @@ impl Simulation {
             .map(|s| s.1)
             .chain(edge_writes.iter().map(|w| w.1))
         {
-            mark(&mut self.marks, &mut self.affected, q as u32);
+            affect(&mut self.marks, &mut self.affected, few, q as u32);
         }
         if !few {
             for &q in &self.affected {
                 self.marks.take(q as usize);
             }
         }
-        for k in 0..self.affected.len() {
-            self.refresh(self.affected[k] as usize)?;
+        self.refresh_affected()?;
+        self.finish_step()
+    }
+
+    /// Whether a move of `p` affects few enough processes that the list of
+    /// them is searched instead of marking bits.
+    fn few_readers(&self, p: usize) -> bool {
+        self.topo.regular_ring.is_some() || self.topo.readers(p).len() <= 8
+    }
+
+    /// Adds mover `p` and the processes that read it to the affected ones.
+    /// With `only_guard_readers`, on a ring, only the neighbours whose
+    /// guards read it: this leaves out refreshes that change nothing, but
+    /// with several movers it would change the order of the refreshes that
+    /// do, and so the enabled list's order; only single moves use it.
+    #[inline]
+    fn affect_mover(&mut self, p: u32, few: bool, only_guard_readers: bool) {
+        let (marks, affected) = (&mut self.marks, &mut self.affected);
+        affect(marks, affected, few, p);
+        let ring = match self.topo.regular_ring {
+            Some(_) if only_guard_readers => self.ring_guard_readers,
+            Some(both) => Some((true, both)),
+            None => None,
+        };
+        match ring {
+            // On rings the readers are computed, not looked up.
+            // In increasing order, as the neighbour lists are (so runs
+            // are the same as through the lists).
+            Some((after_reads, before_reads)) => {
+                let n = self.topo.n() as u32;
+                let before = if p == 0 { n - 1 } else { p - 1 };
+                let after = if p + 1 == n { 0 } else { p + 1 };
+                match (after_reads, before_reads) {
+                    (true, true) => {
+                        affect(marks, affected, few, before.min(after));
+                        affect(marks, affected, few, before.max(after));
+                    }
+                    (true, false) => affect(marks, affected, few, after),
+                    (false, true) => affect(marks, affected, few, before),
+                    (false, false) => {}
+                }
+            }
+            None => {
+                for &q in self.topo.readers(p as usize) {
+                    affect(marks, affected, few, q);
+                }
+            }
         }
+    }
+
+    /// Re-evaluates the guards of the processes the step affected and
+    /// updates their chosen actions and the enabled set. Guards cannot read
+    /// whether a process is enabled, so one environment serves them all.
+    fn refresh_affected(&mut self) -> Result<(), RunError> {
+        let mut env = Env {
+            state: &self.state,
+            me: 0,
+            scratch: &[],
+            topo: &self.topo,
+            locals: &self.locals,
+            enabled: Chosen::Procs(&[]),
+            enabled_count: 0,
+            chans: &self.chans,
+            fx: &self.fx,
+        };
+        let progress = &mut self.progress;
+        for &q in &self.affected {
+            env.me = q as usize;
+            let role = &self.code.roles[progress.procs[q as usize].role as usize];
+            let a = first_true(role, &env, false)
+                .map_err(|(i, fault)| guard_fault(role, q as usize, i, progress.steps, fault))?;
+            progress.procs[q as usize].chosen = a;
+            if a == NO_ACTION {
+                progress.enabled.remove(&mut progress.procs, q);
+            } else {
+                progress.enabled.insert(&mut progress.procs, q);
+            }
+        }
+        Ok(())
+    }
+
+    /// The end of a step, once the affected processes are refreshed: rounds
+    /// (and timers at a round's end) and legitimacy.
+    fn finish_step(&mut self) -> Result<Outcome, RunError> {
         // Rounds: movers are done; affected processes now disabled were neutralized.
         for &p in &self.progress.last.movers {
             if self.progress.in_round.take(p as usize) {

@@ -1,0 +1,267 @@
+//! The central daemon's lean path for one move (`Simulation::single_move`)
+//! against the general step: the same configurations, movers, actions,
+//! rows, enabled list (in order: the daemon draws from it), rounds,
+//! legitimacy and errors after every step.
+
+use guarded::runtime::engine::{Daemon, Outcome, Simulation};
+use guarded::runtime::init::InitMode;
+use guarded::runtime::topology::Ids;
+use guarded::runtime::{simulate, Setup};
+
+const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
+const JOHNEN: &str = include_str!("../programs/johnen_leader.gc");
+const SSLE: &str = include_str!("../programs/ssle.gc");
+
+/// Guards that read the right neighbour only, so a move changes the
+/// guard of the process before the mover and not the one after it; a
+/// legitimacy predicate that is not kept per process.
+const RIGHT_READER: &str = "
+var x: 0..4 = 0
+process {
+    up :: x < right.x -> x := x + 1
+    down priority 1 :: x > right.x + 1 -> x := x - 2
+}
+legitimate: count(p in procs : enabled(p)) <= 1
+";
+
+/// Guards that read no neighbour, with a legitimacy predicate kept per
+/// process that reads both neighbours: its value at the neighbours of a
+/// mover changes although their guards do not.
+const LOCAL_LEGIT: &str = "
+var x: 0..2 = 0
+process {
+    turn :: true -> x := (x + 1) mod 3
+}
+legitimate: forall(p in procs : forall(q in nbrs(p) : p.x != q.x))
+";
+
+fn start(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, lean: bool) -> Simulation {
+    start_from(
+        src,
+        topology,
+        params,
+        seed,
+        lean,
+        InitMode::Random,
+        Ids::Index,
+    )
+}
+
+fn start_from(
+    src: &str,
+    topology: &str,
+    params: &[(&str, i64)],
+    seed: u64,
+    lean: bool,
+    init: InitMode,
+    ids: Ids,
+) -> Simulation {
+    let setup = Setup {
+        topology: Some(topology.into()),
+        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        ids,
+        seed,
+        init,
+        daemon: Daemon::Central,
+        ..Setup::default()
+    };
+    let mut sim = simulate(src, &setup).unwrap_or_else(|e| panic!("{e}"));
+    sim.single_move_path = lean;
+    sim
+}
+
+/// A mover's row before and after a step.
+type Rows = (Vec<i64>, Vec<i64>);
+
+/// The last step: movers, actions, and each mover's rows before and after.
+fn last_step(s: &Simulation) -> (Vec<u32>, Vec<u32>, Vec<Rows>) {
+    let last = s.last();
+    let rows = (0..last.movers().len())
+        .map(|k| {
+            let (before, after) = s.mover_rows(k);
+            (before.to_vec(), after.to_vec())
+        })
+        .collect();
+    (last.movers().to_vec(), last.actions().to_vec(), rows)
+}
+
+/// Runs both ways for at most `steps` steps; how many steps were taken.
+fn same_runs(
+    src: &str,
+    topology: &str,
+    params: &[(&str, i64)],
+    seed: u64,
+    steps: usize,
+    ids: Ids,
+) -> usize {
+    let what = format!("{topology} {params:?} seed {seed}");
+    let mut lean = start_from(
+        src,
+        topology,
+        params,
+        seed,
+        true,
+        InitMode::Random,
+        ids.clone(),
+    );
+    let mut full = start_from(src, topology, params, seed, false, InitMode::Random, ids);
+    assert_eq!(lean.enabled(), full.enabled(), "{what}: at the start");
+    for k in 0..steps {
+        let (a, b) = (lean.step(), full.step());
+        match (&a, &b) {
+            (Ok(x), Ok(y)) => assert_eq!(x, y, "{what}: outcome of step {k}"),
+            (Err(x), Err(y)) => {
+                assert_eq!(
+                    format!("{x:?}"),
+                    format!("{y:?}"),
+                    "{what}: error at step {k}"
+                );
+                return k;
+            }
+            _ => panic!("{what}: step {k}: {a:?} against {b:?}"),
+        }
+        if a.as_ref().is_ok_and(|o| *o != Outcome::Moved) {
+            return k;
+        }
+        assert_eq!(
+            lean.state, full.state,
+            "{what}: configuration after step {k}"
+        );
+        assert_eq!(last_step(&lean), last_step(&full), "{what}: step {k}");
+        assert_eq!(
+            lean.enabled(),
+            full.enabled(),
+            "{what}: enabled list after step {k}"
+        );
+        assert_eq!(
+            lean.now(),
+            full.now(),
+            "{what}: steps, moves, rounds after step {k}"
+        );
+        assert_eq!(
+            lean.legitimate(),
+            full.legitimate(),
+            "{what}: legitimacy after step {k}"
+        );
+        assert_eq!(
+            lean.legitimate(),
+            lean.legitimate_in_full().expect("evaluates"),
+            "{what}: kept legitimacy against a full evaluation after step {k}"
+        );
+        assert_eq!(
+            lean.stabilized_at(),
+            full.stabilized_at(),
+            "{what}: step {k}"
+        );
+        assert_eq!(
+            lean.legitimacy_losses(),
+            full.legitimacy_losses(),
+            "{what}: step {k}"
+        );
+    }
+    steps
+}
+
+#[test]
+fn dijkstra_on_rings_of_every_small_size_and_a_large_one() {
+    for n in (2..=9).chain([64, 1500]) {
+        for (topology, k) in [
+            (format!("ring:{n}"), n),
+            (format!("uring:{n}"), n.max(3) - 1),
+        ] {
+            for seed in 0..3 {
+                let params = [("K", k as i64)];
+                same_runs(DIJKSTRA, &topology, &params, seed, 3000, Ids::Index);
+            }
+        }
+    }
+}
+
+#[test]
+fn guards_reading_either_side_and_legitimacy_read_at_neighbours() {
+    for src in [RIGHT_READER, LOCAL_LEGIT] {
+        for n in [2, 3, 5, 40] {
+            for seed in 0..4 {
+                same_runs(src, &format!("ring:{n}"), &[], seed, 2000, Ids::Index);
+            }
+        }
+    }
+}
+
+#[test]
+fn johnen_and_ssle_until_silent() {
+    let mut steps = 0;
+    for n in [3, 10, 31] {
+        for k in 0..=2 {
+            let taken = same_runs(
+                JOHNEN,
+                &format!("uring:{n}"),
+                &[("k", k)],
+                n as u64,
+                100_000,
+                Ids::Random(0, n as i64 + k),
+            );
+            assert!(
+                taken < 100_000,
+                "Johnen on uring:{n}, k={k} never fell silent"
+            );
+            steps += taken;
+        }
+    }
+    for topology in ["random:12", "random:40", "grid:5x5", "chain:9"] {
+        for seed in 0..3 {
+            let taken = same_runs(SSLE, topology, &[], seed, 100_000, Ids::Shuffled);
+            assert!(taken < 100_000, "SSLE on {topology} never fell silent");
+            steps += taken;
+        }
+    }
+    assert!(steps > 1000, "the runs took {steps} steps in all");
+}
+
+#[test]
+fn faults_are_reported_as_by_the_general_step() {
+    // Leaves its domain, overflows, or divides by zero in a guard.
+    let domain = "var x: 0..3 = 0\nprocess { up :: x >= left.x -> x := x + 1 }";
+    let overflow =
+        "var x: 0..9 = 1\nprocess { up :: true -> x := (x * 9223372036854775807) mod 10 }";
+    let guard = "var x: 0..9 = 1\nprocess { down :: 10 / left.x > 1 -> x := x - 1 }";
+    for src in [domain, overflow, guard] {
+        for n in [3, 50] {
+            let ring = format!("ring:{n}");
+            let mut lean = start_from(src, &ring, &[], 1, true, InitMode::Declared, Ids::Index);
+            let mut full = start_from(src, &ring, &[], 1, false, InitMode::Declared, Ids::Index);
+            let err = |s: &mut Simulation| loop {
+                match s.step() {
+                    Ok(Outcome::Moved) => {}
+                    other => break format!("{other:?}"),
+                }
+            };
+            let (a, b) = (err(&mut lean), err(&mut full));
+            assert!(a.contains("Fault"), "{src}: {a}");
+            assert_eq!(a, b, "{src} on ring:{n}");
+            assert_eq!(lean.state, full.state);
+        }
+    }
+}
+
+#[test]
+fn single_moves_mix_with_other_steps() {
+    // The REPL switches daemons and forces moves between central steps.
+    let mut lean = start(DIJKSTRA, "ring:30", &[("K", 30)], 7, true);
+    let mut full = start(DIJKSTRA, "ring:30", &[("K", 30)], 7, false);
+    for round in 0..20 {
+        for sim in [&mut lean, &mut full] {
+            sim.daemon = Daemon::Central;
+            for _ in 0..5 {
+                sim.step().expect("steps");
+            }
+            sim.daemon = Daemon::Synchronous;
+            sim.step().expect("steps");
+            let p = sim.enabled()[0];
+            sim.step_with(&[p], None).expect("steps");
+        }
+        assert_eq!(lean.state, full.state, "round {round}");
+        assert_eq!(lean.enabled(), full.enabled(), "round {round}");
+        assert_eq!(lean.now(), full.now(), "round {round}");
+    }
+}
