@@ -136,6 +136,20 @@ pub enum Cmp {
     Ge,
 }
 
+impl Cmp {
+    /// Whether `a op b` holds.
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+        }
+    }
+}
+
 /// What a quantifier ranges over.
 #[derive(Clone, Debug)]
 pub enum Coll {

@@ -256,6 +256,9 @@ pub struct Compiled {
     /// The legitimacy predicate split into conjuncts, when some can be kept
     /// up to date from the processes a step affects; empty otherwise.
     pub legit_parts: Vec<LegitPart>,
+    /// The legitimacy predicate when it is `count(p in procs : enabled(p))
+    /// CMP k`: the runtime decides it from the enabled set's size alone.
+    pub legit_enabled_count: Option<(Cmp, i64)>,
     /// The invariants.
     pub invariants: Vec<CInvariant>,
     /// The reports, by name.
@@ -313,24 +316,86 @@ enum Plain {
     Const(i64),
     /// A slot of the process's own row.
     Own(usize),
-    /// A slot of the left neighbour's row on a `ring`/`uring`.
-    Left(usize),
+    /// A slot of the left neighbour's row on a `ring`/`uring` of `n` processes.
+    Left(usize, usize),
     /// `count(p in procs : enabled(p))`, which the runtime keeps.
     EnabledCount,
 }
 
-impl Plain {
+/// A plain read of a kind fixed when the closure is made, so that a fused
+/// comparison is compiled for its pair of kinds and decides nothing at run
+/// time.
+trait PlainRead: Copy + Send + Sync + 'static {
+    fn get(self, e: &Env, stride: usize) -> i64;
+}
+
+#[derive(Clone, Copy)]
+struct ReadConst(i64);
+#[derive(Clone, Copy)]
+struct ReadOwn(usize);
+#[derive(Clone, Copy)]
+struct ReadLeft(usize, usize);
+#[derive(Clone, Copy)]
+struct ReadEnabledCount;
+
+impl PlainRead for ReadConst {
+    #[inline(always)]
+    fn get(self, _: &Env, _: usize) -> i64 {
+        self.0
+    }
+}
+impl PlainRead for ReadOwn {
     #[inline(always)]
     fn get(self, e: &Env, stride: usize) -> i64 {
-        match self {
-            Plain::Const(c) => c,
-            Plain::Own(slot) => e.state[e.me * stride + slot],
-            Plain::Left(slot) => {
-                let q = if e.me == 0 { e.topo.n() - 1 } else { e.me - 1 };
-                e.state[q * stride + slot]
-            }
-            Plain::EnabledCount => e.enabled_count as i64,
+        e.state[e.me * stride + self.0]
+    }
+}
+impl PlainRead for ReadLeft {
+    #[inline(always)]
+    fn get(self, e: &Env, stride: usize) -> i64 {
+        let ReadLeft(slot, n) = self;
+        let q = if e.me == 0 { n - 1 } else { e.me - 1 };
+        e.state[q * stride + slot]
+    }
+}
+impl PlainRead for ReadEnabledCount {
+    #[inline(always)]
+    fn get(self, e: &Env, _: usize) -> i64 {
+        e.enabled_count as i64
+    }
+}
+
+/// `a op b` for two plain reads: one closure, specialized for the kinds of
+/// both reads.
+fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
+    fn with_a<A: PlainRead>(op: Cmp, a: A, b: Plain, stride: usize) -> BFn {
+        match b {
+            Plain::Const(c) => both(op, a, ReadConst(c), stride),
+            Plain::Own(slot) => both(op, a, ReadOwn(slot), stride),
+            Plain::Left(slot, n) => both(op, a, ReadLeft(slot, n), stride),
+            Plain::EnabledCount => both(op, a, ReadEnabledCount, stride),
         }
+    }
+    fn both<A: PlainRead, B: PlainRead>(op: Cmp, a: A, b: B, stride: usize) -> BFn {
+        macro_rules! fused {
+            ($op:tt) => {
+                Box::new(move |e| Ok(a.get(e, stride) $op b.get(e, stride)))
+            };
+        }
+        match op {
+            Cmp::Eq => fused!(==),
+            Cmp::Ne => fused!(!=),
+            Cmp::Lt => fused!(<),
+            Cmp::Le => fused!(<=),
+            Cmp::Gt => fused!(>),
+            Cmp::Ge => fused!(>=),
+        }
+    }
+    match a {
+        Plain::Const(c) => with_a(op, ReadConst(c), b, stride),
+        Plain::Own(slot) => with_a(op, ReadOwn(slot), b, stride),
+        Plain::Left(slot, n) => with_a(op, ReadLeft(slot, n), b, stride),
+        Plain::EnabledCount => with_a(op, ReadEnabledCount, b, stride),
     }
 }
 
@@ -819,6 +884,12 @@ pub fn instantiate(
         .as_ref()
         .map(|(b, _)| c.legit_parts(b))
         .unwrap_or_default();
+    let legit_enabled_count = match prog.legitimate.as_ref().map(|(b, _)| b) {
+        Some(BExpr::Cmp(op, count, k)) if matches!(c.plain(count), Some(Plain::EnabledCount)) => {
+            const_eval(k, &c.params, c.n).map(|k| (*op, k))
+        }
+        _ => None,
+    };
     let invariants = prog
         .invariants
         .iter()
@@ -876,6 +947,7 @@ pub fn instantiate(
         inits,
         legitimate,
         legit_parts,
+        legit_enabled_count,
         legitimate_reads_timers: prog.legitimate.as_ref().is_some_and(|(b, _)| {
             ir::reads_var_b(b, &|v| {
                 prog.vars[v].kind == crate::syntax::ast::VarKind::Timer
@@ -1279,7 +1351,9 @@ impl Compiler<'_> {
         }
         match p {
             Proc::Me => Some(Plain::Own(self.offsets[*v])),
-            Proc::Left(_) if self.regular_ring => Some(Plain::Left(self.offsets[*v])),
+            Proc::Left(_) if self.regular_ring => {
+                Some(Plain::Left(self.offsets[*v], self.n.n as usize))
+            }
             _ => None,
         }
     }
@@ -1703,20 +1777,7 @@ impl Compiler<'_> {
             BExpr::Cmp(op, a, b) => {
                 // Two plain reads (the commonest guard): one closure, not three.
                 if let (Some(pa), Some(pb)) = (self.plain(a), self.plain(b)) {
-                    let stride = self.stride;
-                    macro_rules! fused {
-                        ($op:tt) => {
-                            Box::new(move |e| Ok(pa.get(e, stride) $op pb.get(e, stride)))
-                        };
-                    }
-                    return match op {
-                        Cmp::Eq => fused!(==),
-                        Cmp::Ne => fused!(!=),
-                        Cmp::Lt => fused!(<),
-                        Cmp::Le => fused!(<=),
-                        Cmp::Gt => fused!(>),
-                        Cmp::Ge => fused!(>=),
-                    };
+                    return fused_cmp(*op, pa, pb, self.stride);
                 }
                 let (fa, fb) = (self.iexpr(a), self.iexpr(b));
                 match op {

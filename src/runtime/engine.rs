@@ -310,6 +310,11 @@ fn append_chosen(
 /// second-level cache holds.
 const LOOK_AHEAD_BYTES: usize = 1 << 20;
 
+/// The number of enabled processes from which central steps prefetch: with
+/// fewer, the rows the next moves touch are few enough to stay in the
+/// caches, and drawing ahead only costs time.
+const LOOK_AHEAD_ENABLED: usize = 8192;
+
 /// The first action of `role` whose guard holds in `env`, among all its
 /// actions or only those whose guards read timers; `NO_ACTION` when none
 /// does. A fault comes with the index of the action whose guard raised it.
@@ -420,6 +425,9 @@ pub struct Simulation {
     pub column_min_run: usize,
     /// Runs of consecutive processes with one role.
     role_runs: usize,
+    /// The incremental legitimacy conjuncts' new values at the affected
+    /// processes, kept to reuse its allocation.
+    legit_changes: Vec<(usize, bool)>,
     /// Whether single moves may take the lean path ([`Simulation::single_move`]).
     pub single_move_path: bool,
     /// Whether central steps prefetch what the next one will read: on when
@@ -613,6 +621,7 @@ impl Simulation {
             column_path: true,
             column_min_run: 8,
             role_runs: 1 + code_roles.windows(2).filter(|w| w[0] != w[1]).count(),
+            legit_changes: Vec::new(),
             single_move_path: true,
             look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
             ring_guard_readers: None,
@@ -783,7 +792,14 @@ impl Simulation {
     /// (see [`Dense`]): chosen actions and positions, the enabled list in
     /// index order, the round's flags (a round starts after every column
     /// step) and the last step's movers.
+    #[inline]
     fn settle(&mut self) {
+        if self.progress.last.lazy || self.progress.dense.is_some() {
+            self.settle_columns();
+        }
+    }
+
+    fn settle_columns(&mut self) {
         let progress = &mut self.progress;
         let last = &mut progress.last;
         if last.lazy {
@@ -1010,7 +1026,7 @@ impl Simulation {
             let list = &self.progress.enabled.list;
             let len = list.len();
             let p = list[self.rng.gen_range(0..len)];
-            if self.look_ahead {
+            if self.look_ahead && len >= LOOK_AHEAD_ENABLED {
                 self.prefetch_next_move();
             }
             self.progress.last.movers.clear();
@@ -1079,20 +1095,50 @@ impl Simulation {
         last.actions.clear();
         last.actions.push(u32::from(info.chosen));
         last.before.clear();
-        last.before.extend_from_slice(row);
         last.after.clear();
-        last.after.extend(self.scratch.iter().map(Cell::get));
+        if stride == 1 {
+            // Most programs keep one value per process: no copy loops.
+            last.before.push(row[0]);
+            last.after.push(self.scratch[0].get());
+            self.state[p] = last.after[0];
+        } else {
+            last.before.extend_from_slice(row);
+            last.after.extend(self.scratch.iter().map(Cell::get));
+            self.state[p * stride..(p + 1) * stride].copy_from_slice(&last.after);
+        }
         last.whole = false;
         last.tick = false;
-        self.state[p * stride..(p + 1) * stride].copy_from_slice(&last.after);
         self.progress.steps = step_no;
         self.progress.moves += 1;
         self.affected.clear();
-        let few = self.few_readers(p);
-        self.affect_mover(p as u32, few, true);
-        if !few {
-            for &q in &self.affected {
-                self.marks.take(q as usize);
+        let n = self.topo.n();
+        match self.ring_guard_readers {
+            // From three processes on, the mover and its two neighbours
+            // are distinct: nothing to search for. Neighbours in index
+            // order, as `affect_mover` takes them.
+            Some((after_reads, before_reads)) if n >= 3 => {
+                let before = if p == 0 { n - 1 } else { p - 1 };
+                let after = if p + 1 == n { 0 } else { p + 1 };
+                self.affected.push(p as u32);
+                let (first, second) = if before < after {
+                    ((before, before_reads), (after, after_reads))
+                } else {
+                    ((after, after_reads), (before, before_reads))
+                };
+                for (q, reads) in [first, second] {
+                    if reads {
+                        self.affected.push(q as u32);
+                    }
+                }
+            }
+            _ => {
+                let few = self.few_readers(p);
+                self.affect_mover(p as u32, few, true);
+                if !few {
+                    for &q in &self.affected {
+                        self.marks.take(q as usize);
+                    }
+                }
             }
         }
         self.refresh_affected()?;
@@ -1569,7 +1615,9 @@ impl Simulation {
         if self.progress.pending == 0 {
             self.progress.rounds_done += 1;
             timers_ran = !self.code.timers.is_empty();
-            self.advance_timers()?;
+            if timers_ran {
+                self.advance_timers()?;
+            }
             self.start_round();
         }
         // Timers change every process; otherwise only the affected ones changed.
@@ -1660,7 +1708,9 @@ impl Simulation {
             step,
             during: "the legitimacy predicate",
         };
-        let holds = if self.code.legit_parts.is_empty() {
+        let holds = if let Some((op, k)) = self.code.legit_enabled_count {
+            op.holds(self.enabled_count() as i64, k)
+        } else if self.code.legit_parts.is_empty() {
             legit(&self.env(0, &[])).map_err(fail)?
         } else {
             self.legit_parts(full).map_err(fail)?
@@ -1692,7 +1742,6 @@ impl Simulation {
     /// Keeps the counts of the incremental conjuncts (processes where the
     /// local predicate holds) and evaluates the others; whether all hold.
     fn legit_parts(&mut self, full: bool) -> Result<bool, Box<Fault>> {
-        use crate::check::ir::Cmp;
         use crate::compile::LegitPart;
         let n = self.topo.n();
         let full = full || self.progress.legit.len() != self.code.legit_parts.len();
@@ -1700,7 +1749,8 @@ impl Simulation {
             self.progress.legit = vec![(Bits::new(n), 0); self.code.legit_parts.len()];
         }
         let mut all = true;
-        let mut changes: Vec<(usize, bool)> = Vec::new();
+        // Reused from step to step: no allocation in the steady state.
+        let mut changes = std::mem::take(&mut self.legit_changes);
         for (i, part) in self.code.legit_parts.iter().enumerate() {
             let (slot, body) = match part {
                 LegitPart::Whole(f) => {
@@ -1737,20 +1787,11 @@ impl Simulation {
             }
             all &= match part {
                 LegitPart::Forall(..) => *count == n,
-                LegitPart::Count(_, _, op, k) => {
-                    let c = *count as i64;
-                    match op {
-                        Cmp::Eq => c == *k,
-                        Cmp::Ne => c != *k,
-                        Cmp::Lt => c < *k,
-                        Cmp::Le => c <= *k,
-                        Cmp::Gt => c > *k,
-                        Cmp::Ge => c >= *k,
-                    }
-                }
+                LegitPart::Count(_, _, op, k) => op.holds(*count as i64, *k),
                 LegitPart::Whole(_) => true,
             };
         }
+        self.legit_changes = changes;
         Ok(all)
     }
 
