@@ -315,6 +315,10 @@ const LOOK_AHEAD_BYTES: usize = 1 << 20;
 /// caches, and drawing ahead only costs time.
 const LOOK_AHEAD_ENABLED: usize = 8192;
 
+/// The length of the enabled list from which central steps also prefetch
+/// the list slot the step after next draws.
+const LOOK_AHEAD_LIST: usize = 1 << 16;
+
 /// The first action of `role` whose guard holds in `env`, among all its
 /// actions or only those whose guards read timers; `NO_ACTION` when none
 /// does. A fault comes with the index of the action whose guard raised it.
@@ -999,6 +1003,23 @@ impl Simulation {
     /// Takes one step under the daemon.
     pub fn step(&mut self) -> Result<Outcome, RunError> {
         let count = self.enabled_count();
+        if count > 0
+            && self.single_move_path
+            && self.daemon == Daemon::Central
+            && self.choice == Choice::First
+            && !self.code.has_effects
+        {
+            self.settle();
+            let list = &self.progress.enabled.list;
+            let len = list.len();
+            let p = list[self.rng.gen_range(0..len)];
+            if self.look_ahead && len >= LOOK_AHEAD_ENABLED {
+                self.prefetch_next_move();
+            }
+            self.progress.last.movers.clear();
+            self.progress.last.movers.push(p);
+            return self.single_move(p as usize);
+        }
         // Column by column when the daemon moves everyone and enough are
         // enabled that visiting every process is cheaper than visiting
         // the movers and their readers one by one.
@@ -1018,21 +1039,6 @@ impl Simulation {
         if count == 0 {
             return self.tick();
         }
-        if self.single_move_path
-            && self.daemon == Daemon::Central
-            && self.choice == Choice::First
-            && !self.code.has_effects
-        {
-            let list = &self.progress.enabled.list;
-            let len = list.len();
-            let p = list[self.rng.gen_range(0..len)];
-            if self.look_ahead && len >= LOOK_AHEAD_ENABLED {
-                self.prefetch_next_move();
-            }
-            self.progress.last.movers.clear();
-            self.progress.last.movers.push(p);
-            return self.single_move(p as usize);
-        }
         if !self.select()? {
             return Ok(Outcome::ScheduleDone);
         }
@@ -1051,13 +1057,16 @@ impl Simulation {
         let list = &self.progress.enabled.list;
         let mut ahead = self.rng.clone();
         let next = ahead.gen_range(0..list.len());
-        let after_next = ahead.gen_range(0..list.len());
         let q = list[next] as usize;
         let row = q * self.code.stride;
         prefetch(&self.progress.procs[q]);
         prefetch(&self.state[row]);
         prefetch(&self.state[row.saturating_sub(self.code.stride)]);
-        prefetch(&list[after_next]);
+        // A shorter list stays in the cache: a second draw would cost more
+        // than it saves.
+        if list.len() >= LOOK_AHEAD_LIST {
+            prefetch(&list[ahead.gen_range(0..list.len())]);
+        }
         if let Some(&last) = list.last() {
             prefetch(&self.progress.procs[last as usize]);
         }
@@ -1696,10 +1705,30 @@ impl Simulation {
 
     /// Re-evaluates the legitimacy predicate: in full, or (`full` false)
     /// its incremental parts at the processes the last step affected only.
+    #[inline]
     fn update_legitimacy(&mut self, full: bool) -> Result<(), RunError> {
-        let Some(legit) = &self.code.legitimate else {
+        if self.code.legitimate.is_none() {
             return Ok(());
+        }
+        let holds = match self.code.legit_enabled_count {
+            Some((op, k)) => op.holds(self.enabled_count() as i64, k),
+            None => self.evaluate_legitimacy(full)?,
         };
+        match (self.progress.legit_now, holds) {
+            (Some(true), false) => self.progress.losses += 1,
+            (Some(true), true) | (_, false) => {}
+            (_, true) => {
+                let now = self.now();
+                self.progress.last_entry = Some(now);
+                self.progress.first_legit.get_or_insert(now);
+            }
+        }
+        self.progress.legit_now = Some(holds);
+        Ok(())
+    }
+
+    /// Evaluates the legitimacy predicate, in parts where it has them.
+    fn evaluate_legitimacy(&mut self, full: bool) -> Result<bool, RunError> {
         let step = self.progress.steps;
         let fail = move |fault| RunError::Fault {
             fault,
@@ -1708,25 +1737,13 @@ impl Simulation {
             step,
             during: "the legitimacy predicate",
         };
-        let holds = if let Some((op, k)) = self.code.legit_enabled_count {
-            op.holds(self.enabled_count() as i64, k)
-        } else if self.code.legit_parts.is_empty() {
-            legit(&self.env(0, &[])).map_err(fail)?
-        } else {
-            self.legit_parts(full).map_err(fail)?
-        };
-        let now = self.now();
-        match (self.progress.legit_now, holds) {
-            (Some(true), false) => self.progress.losses += 1,
-            (Some(true), true) => {}
-            (_, true) => {
-                self.progress.last_entry = Some(now);
-                self.progress.first_legit.get_or_insert(now);
+        match &self.code.legitimate {
+            Some(legit) if self.code.legit_parts.is_empty() => {
+                legit(&self.env(0, &[])).map_err(fail)
             }
-            _ => {}
+            Some(_) => self.legit_parts(full).map_err(fail),
+            None => Ok(true),
         }
-        self.progress.legit_now = Some(holds);
-        Ok(())
     }
 
     /// The legitimacy predicate evaluated in full on the current
