@@ -1575,6 +1575,7 @@ impl Simulation {
     /// Re-evaluates the guards of the processes the step affected and
     /// updates their chosen actions and the enabled set. Guards cannot read
     /// whether a process is enabled, so one environment serves them all.
+    #[inline]
     fn refresh_affected(&mut self) -> Result<(), RunError> {
         let mut env = Env {
             state: &self.state,
@@ -1605,6 +1606,7 @@ impl Simulation {
 
     /// The end of a step, once the affected processes are refreshed: rounds
     /// (and timers at a round's end) and legitimacy.
+    #[inline]
     fn finish_step(&mut self) -> Result<Outcome, RunError> {
         // Rounds: movers are done; affected processes now disabled were neutralized.
         for &p in &self.progress.last.movers {
