@@ -5,6 +5,9 @@
 //! [`check`] (AST → typed IR), [`compile`] (IR → closures over a flat
 //! configuration), [`runtime`] (topology, daemons, steps, measures) and the
 //! front ends in [`cli`].
+//!
+//! `unsafe` is denied but in one place: a cache prefetch hint in
+//! [`runtime::engine`], which cannot change what a program computes.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
