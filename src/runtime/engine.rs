@@ -315,8 +315,8 @@ const LOOK_AHEAD_BYTES: usize = 1 << 20;
 /// caches, and drawing ahead only costs time.
 const LOOK_AHEAD_ENABLED: usize = 8192;
 
-/// The length of the enabled list from which central steps also prefetch
-/// the list slot the step after next draws.
+/// The length of the enabled list from which central steps prefetch the
+/// list slot the step after next draws, rather than read it.
 const LOOK_AHEAD_LIST: usize = 1 << 16;
 
 /// The first action of `role` whose guard holds in `env`, among all its
@@ -1055,17 +1055,22 @@ impl Simulation {
     /// generator is cloned, so nothing drawn changes.
     fn prefetch_next_move(&self) {
         let list = &self.progress.enabled.list;
+        let stride = self.code.stride;
+        let rows = |q: usize| {
+            prefetch(&self.progress.procs[q]);
+            prefetch(&self.state[q * stride]);
+            prefetch(&self.state[(q * stride).saturating_sub(stride)]);
+        };
         let mut ahead = self.rng.clone();
-        let next = ahead.gen_range(0..list.len());
-        let q = list[next] as usize;
-        let row = q * self.code.stride;
-        prefetch(&self.progress.procs[q]);
-        prefetch(&self.state[row]);
-        prefetch(&self.state[row.saturating_sub(self.code.stride)]);
-        // A shorter list stays in the cache: a second draw would cost more
-        // than it saves.
-        if list.len() >= LOOK_AHEAD_LIST {
-            prefetch(&list[ahead.gen_range(0..list.len())]);
+        rows(list[ahead.gen_range(0..list.len())] as usize);
+        // The step after next: a short list is in the cache, so its slot
+        // can be read now and that process's rows asked for; a long one's
+        // slot is only asked for.
+        let after_next = ahead.gen_range(0..list.len());
+        if list.len() < LOOK_AHEAD_LIST {
+            rows(list[after_next] as usize);
+        } else {
+            prefetch(&list[after_next]);
         }
         if let Some(&last) = list.last() {
             prefetch(&self.progress.procs[last as usize]);
