@@ -380,6 +380,18 @@ fn prefetch<T>(x: &T) {
     let _ = x;
 }
 
+/// Makes `v` the one-element list `[x]`; a list that already has one
+/// element (as after the last single move) only has it replaced.
+#[inline]
+fn set_one<T>(v: &mut Vec<T>, x: T) {
+    if let [only] = &mut v[..] {
+        *only = x;
+    } else {
+        v.clear();
+        v.push(x);
+    }
+}
+
 /// Adds `q` to the processes a step affects unless it is there already:
 /// searched for in the list when there are `few`, else marked in `marks`.
 #[inline]
@@ -1016,8 +1028,7 @@ impl Simulation {
             if self.look_ahead && len >= LOOK_AHEAD_ENABLED {
                 self.prefetch_next_move();
             }
-            self.progress.last.movers.clear();
-            self.progress.last.movers.push(p);
+            set_one(&mut self.progress.last.movers, p);
             return self.single_move(p as usize);
         }
         // Column by column when the daemon moves everyone and enough are
@@ -1088,8 +1099,12 @@ impl Simulation {
         let info = self.progress.procs[p];
         let action = &self.code.roles[info.role as usize].actions[info.chosen as usize];
         let row = &self.state[p * stride..(p + 1) * stride];
-        for (c, v) in self.scratch.iter().zip(row) {
-            c.set(*v);
+        if stride == 1 {
+            self.scratch[0].set(row[0]);
+        } else {
+            for (c, v) in self.scratch.iter().zip(row) {
+                c.set(*v);
+            }
         }
         let env = Env {
             state: &self.state,
@@ -1106,16 +1121,15 @@ impl Simulation {
             return Err(statement_fault(action, p, step_no, fault));
         }
         let last = &mut self.progress.last;
-        last.actions.clear();
-        last.actions.push(u32::from(info.chosen));
-        last.before.clear();
-        last.after.clear();
+        set_one(&mut last.actions, u32::from(info.chosen));
         if stride == 1 {
             // Most programs keep one value per process: no copy loops.
-            last.before.push(row[0]);
-            last.after.push(self.scratch[0].get());
+            set_one(&mut last.before, row[0]);
+            set_one(&mut last.after, self.scratch[0].get());
             self.state[p] = last.after[0];
         } else {
+            last.before.clear();
+            last.after.clear();
             last.before.extend_from_slice(row);
             last.after.extend(self.scratch.iter().map(Cell::get));
             self.state[p * stride..(p + 1) * stride].copy_from_slice(&last.after);
