@@ -441,6 +441,10 @@ pub struct Simulation {
     pub column_min_run: usize,
     /// Runs of consecutive processes with one role.
     role_runs: usize,
+    /// The edge variables written and messages sent in the step being
+    /// taken, kept to reuse their allocations.
+    pending_edge_writes: Vec<PendingEdgeWrite>,
+    pending_sends: Vec<PendingSend>,
     /// The incremental legitimacy conjuncts' new values at the affected
     /// processes, kept to reuse its allocation.
     legit_changes: Vec<(usize, bool)>,
@@ -638,6 +642,8 @@ impl Simulation {
             column_min_run: 8,
             role_runs: 1 + code_roles.windows(2).filter(|w| w[0] != w[1]).count(),
             legit_changes: Vec::new(),
+            pending_edge_writes: Vec::new(),
+            pending_sends: Vec::new(),
             single_move_path: true,
             look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
             ring_guard_readers: None,
@@ -1428,8 +1434,11 @@ impl Simulation {
         self.progress.last.received.clear();
         self.progress.last.sent.clear();
         self.progress.last.tick = false;
-        let mut edge_writes: Vec<PendingEdgeWrite> = Vec::new();
-        let mut sends: Vec<PendingSend> = Vec::new();
+        // Reused from step to step: no allocation in the steady state.
+        let mut edge_writes = std::mem::take(&mut self.pending_edge_writes);
+        let mut sends = std::mem::take(&mut self.pending_sends);
+        edge_writes.clear();
+        sends.clear();
         for k in 0..self.progress.last.movers.len() {
             let p = self.progress.last.movers[k] as usize;
             let a = match (forced, self.choice) {
@@ -1536,6 +1545,8 @@ impl Simulation {
         {
             affect(&mut self.marks, &mut self.affected, few, q as u32);
         }
+        self.pending_edge_writes = edge_writes;
+        self.pending_sends = sends;
         if !few {
             for &q in &self.affected {
                 self.marks.take(q as usize);
@@ -1782,10 +1793,18 @@ impl Simulation {
     fn legit_parts(&mut self, full: bool) -> Result<bool, Box<Fault>> {
         use crate::compile::LegitPart;
         let n = self.topo.n();
-        let full = full || self.progress.legit.len() != self.code.legit_parts.len();
-        if full {
+        let fresh = self.progress.legit.len() != self.code.legit_parts.len();
+        if fresh {
             self.progress.legit = vec![(Bits::new(n), 0); self.code.legit_parts.len()];
+        } else if full {
+            // Evaluated again everywhere (after every column step): the
+            // bits are reused, not allocated again.
+            for (bits, count) in &mut self.progress.legit {
+                bits.clear_all();
+                *count = 0;
+            }
         }
+        let full = full || fresh;
         let mut all = true;
         // Reused from step to step: no allocation in the steady state.
         let mut changes = std::mem::take(&mut self.legit_changes);

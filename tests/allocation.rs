@@ -1,0 +1,132 @@
+//! No allocation per step in the steady state: after a warm-up (buffers
+//! grown to their working size), steps of the bundled programs under the
+//! central and synchronous daemons allocate nothing. An allocator that
+//! counts is installed for this test binary only.
+
+use guarded::runtime::engine::{Daemon, Outcome, Simulation};
+use guarded::runtime::init::InitMode;
+use guarded::runtime::topology::Ids;
+use guarded::runtime::{simulate, Setup};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed on to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn start(src: &str, topology: &str, params: &[(&str, i64)], daemon: Daemon) -> Simulation {
+    let setup = Setup {
+        topology: Some(topology.into()),
+        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        ids: Ids::Shuffled,
+        seed: 4,
+        init: InitMode::Random,
+        daemon,
+        ..Setup::default()
+    };
+    simulate(src, &setup).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Allocations made by `steps` steps after `warm_up` steps, and whether
+/// a process moved in every one of them.
+fn allocations(sim: &mut Simulation, warm_up: usize, steps: usize) -> (usize, bool) {
+    for _ in 0..warm_up {
+        sim.step().expect("steps");
+    }
+    let mut moved = true;
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for _ in 0..steps {
+        moved &= sim.step().expect("steps") == Outcome::Moved;
+    }
+    (ALLOCATIONS.load(Ordering::Relaxed) - before, moved)
+}
+
+// One test function: the counter is shared by the whole binary, so tests
+// running side by side would count each other's allocations.
+#[test]
+fn steps_allocate_nothing_once_warmed_up() {
+    let dijkstra = include_str!("../programs/dijkstra_kstate.gc");
+    let johnen = include_str!("../programs/johnen_leader.gc");
+    let ssle = include_str!("../programs/ssle.gc");
+    let arrow = include_str!("../programs/arrow.gc");
+    let arbitration = include_str!("../programs/arbitration.gc");
+    let cases = [
+        (
+            "dijkstra",
+            dijkstra,
+            "ring:3000",
+            vec![("K", 3000)],
+            Daemon::Central,
+        ),
+        (
+            "dijkstra",
+            dijkstra,
+            "ring:3000",
+            vec![("K", 3000)],
+            Daemon::Synchronous,
+        ),
+        (
+            "dijkstra",
+            dijkstra,
+            "ring:3000",
+            vec![("K", 3000)],
+            Daemon::Distributed,
+        ),
+        (
+            "johnen",
+            johnen,
+            "uring:3000",
+            vec![("k", 2)],
+            Daemon::Central,
+        ),
+        (
+            "johnen",
+            johnen,
+            "uring:3000",
+            vec![("k", 2)],
+            Daemon::Synchronous,
+        ),
+        ("ssle", ssle, "random:2000", vec![], Daemon::Central),
+        ("arrow", arrow, "tree:40", vec![], Daemon::Central),
+        (
+            "arbitration",
+            arbitration,
+            "random:40",
+            vec![],
+            Daemon::LocallyCentral,
+        ),
+    ];
+    for (name, src, topology, params, daemon) in cases {
+        let what = format!("{name} on {topology} under {}", daemon.name());
+        let mut sim = start(src, topology, &params, daemon);
+        let (warm_up, steps) = match sim.daemon {
+            Daemon::Synchronous => (20, 20),
+            _ => (2_000, 2_000),
+        };
+        let (made, moved) = allocations(&mut sim, warm_up, steps);
+        assert!(moved, "{what}: fell silent, so the steps measured nothing");
+        assert_eq!(made, 0, "{what}: {made} allocations in {steps} steps");
+    }
+}
