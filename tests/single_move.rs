@@ -240,6 +240,11 @@ fn faults_are_reported_as_by_the_general_step() {
             assert!(a.contains("Fault"), "{src}: {a}");
             assert_eq!(a, b, "{src} on ring:{n}");
             assert_eq!(lean.state, full.state);
+            // What the step record says of the failed step.
+            let (x, y) = (lean.last(), full.last());
+            assert_eq!(x.movers(), y.movers(), "{src} on ring:{n}");
+            assert_eq!(x.actions(), y.actions(), "{src} on ring:{n}");
+            assert_eq!(lean.now(), full.now(), "{src} on ring:{n}");
         }
     }
 }

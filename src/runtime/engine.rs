@@ -1124,6 +1124,13 @@ impl Simulation {
             fx: &self.fx,
         };
         if let Err(fault) = (action.body)(&env) {
+            // The step record as the general step leaves it: the mover, no rows.
+            let last = &mut self.progress.last;
+            last.actions.clear();
+            last.before.clear();
+            last.after.clear();
+            last.whole = false;
+            last.tick = false;
             return Err(statement_fault(action, p, step_no, fault));
         }
         let last = &mut self.progress.last;
