@@ -270,3 +270,34 @@ fn single_moves_mix_with_other_steps() {
         assert_eq!(lean.now(), full.now(), "round {round}");
     }
 }
+
+#[test]
+fn prefetching_on_a_large_ring_of_rowless_processes() {
+    // No variables: every row is empty, and a ring this size makes the
+    // central step look ahead (it must not read rows that are not there).
+    let src = "process {\n    tick :: true -> skip\n}\n";
+    let mut lean = start_from(
+        src,
+        "ring:140000",
+        &[],
+        1,
+        true,
+        InitMode::Declared,
+        Ids::Index,
+    );
+    let mut full = start_from(
+        src,
+        "ring:140000",
+        &[],
+        1,
+        false,
+        InitMode::Declared,
+        Ids::Index,
+    );
+    for k in 0..1000 {
+        assert_eq!(lean.step().ok(), Some(Outcome::Moved), "step {k}");
+        assert_eq!(full.step().ok(), Some(Outcome::Moved), "step {k}");
+        assert_eq!(lean.last().movers(), full.last().movers(), "step {k}");
+    }
+    assert_eq!(lean.now(), full.now());
+}

@@ -1075,8 +1075,12 @@ impl Simulation {
         let stride = self.code.stride;
         let rows = |q: usize| {
             prefetch(&self.progress.procs[q]);
-            prefetch(&self.state[q * stride]);
-            prefetch(&self.state[(q * stride).saturating_sub(stride)]);
+            // A program without variables has empty rows.
+            for at in [q * stride, (q * stride).saturating_sub(stride)] {
+                if let Some(x) = self.state.get(at) {
+                    prefetch(x);
+                }
+            }
         };
         let mut ahead = self.rng.clone();
         rows(list[ahead.gen_range(0..list.len())] as usize);
