@@ -317,3 +317,10 @@ fn johnens_election_steps_the_same_column_by_column() {
         }
     }
 }
+
+#[test]
+fn programs_without_variables_run_column_by_column() {
+    // Empty rows: the kernels read only constants, indices and ids.
+    let src = "process {\n    tick :: index mod 3 != 1 -> skip\n}\n";
+    assert!(same_runs(src, "ring:3000", &[], 1, 5) > 0);
+}

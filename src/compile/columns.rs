@@ -378,7 +378,9 @@ fn view<'a>(
     regs: &'a [Vec<i64>],
     buf: &'a mut [i64],
 ) -> &'a [i64] {
-    let n = rows.state.len() / stride;
+    // Not the rows' length over the stride: a program without variables has
+    // empty rows.
+    let n = rows.ids.len();
     match src {
         Src::Reg(r) => &regs[r][..len],
         Src::Id => &rows.ids[lo..lo + len],
