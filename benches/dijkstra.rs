@@ -3,17 +3,20 @@
 //! seeds and step budgets, in one run so the ratio is measured under the same
 //! machine load. `cargo bench --bench dijkstra`.
 //!
-//! Central daemon: steps per second over a fixed budget, continuing from
-//! where the previous batch stopped. Synchronous daemon: process updates per
-//! second (n per step) over a few steps from the same random start.
+//! Central daemon: steps per second over a fixed budget of steps, every
+//! batch from the same configuration: the random start (`central`) or the
+//! configuration 40 steps per process later (`central-settled`).
+//! Synchronous daemon: process updates per second (n per step) over a few
+//! steps from the same random start. At the end, a table of both sides and
+//! their ratios.
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
 use guarded::runtime::engine::{Daemon, Simulation};
 use guarded::runtime::init::InitMode;
 use guarded::runtime::{simulate, Setup};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const PROGRAM: &str = include_str!("../programs/dijkstra_kstate.gc");
 const NONE: u32 = u32::MAX;
@@ -115,31 +118,64 @@ const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
 const CENTRAL_BUDGET: u64 = 100_000;
 const SYNC_STEPS: usize = 5;
 
+/// Central daemon, steps per second: every measured batch of steps starts
+/// from the same configuration, so both sides are measured at the same
+/// point of their runs. `central` starts from the random configuration
+/// (nearly every process enabled; at 1,000,000 processes the steps go all
+/// over memory); `central-settled` after 40 steps per process, when far
+/// fewer processes are enabled and moves stay near each other (at 1,000
+/// processes the ring has stabilized: one process enabled).
 fn central(c: &mut Criterion) {
-    let mut g = c.benchmark_group("central");
-    g.sample_size(10)
-        .measurement_time(Duration::from_secs(3))
-        .warm_up_time(Duration::from_secs(1));
-    g.throughput(Throughput::Elements(CENTRAL_BUDGET));
-    for n in SIZES {
-        let mut base = Baseline::new(n, 1);
-        g.bench_with_input(BenchmarkId::new("baseline", n), &n, |b, _| {
-            b.iter(|| {
-                for _ in 0..CENTRAL_BUDGET {
-                    base.central_step();
-                }
-            })
-        });
-        let mut sim = interpreter(n, 1, Daemon::Central);
-        g.bench_with_input(BenchmarkId::new("guarded", n), &n, |b, _| {
-            b.iter(|| {
-                for _ in 0..CENTRAL_BUDGET {
-                    sim.step().expect("no runtime error");
-                }
-            })
-        });
+    for (group, steps_per_process) in [("central", 0), ("central-settled", 40)] {
+        let mut g = c.benchmark_group(group);
+        g.sample_size(10)
+            .measurement_time(Duration::from_secs(3))
+            .warm_up_time(Duration::from_secs(1));
+        g.throughput(Throughput::Elements(CENTRAL_BUDGET));
+        for n in SIZES {
+            let warm_up = steps_per_process * n;
+            let mut base = Baseline::new(n, 1);
+            for _ in 0..warm_up {
+                base.central_step();
+            }
+            // Each batch of steps runs from a copy of the start; only the
+            // steps are timed.
+            g.bench_with_input(BenchmarkId::new("baseline", n), &n, |b, _| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let mut ring = base.clone();
+                        let t = Instant::now();
+                        for _ in 0..CENTRAL_BUDGET {
+                            ring.central_step();
+                        }
+                        total += t.elapsed();
+                    }
+                    total
+                })
+            });
+            let mut sim = interpreter(n, 1, Daemon::Central);
+            for _ in 0..warm_up {
+                sim.step().expect("no runtime error");
+            }
+            let start = sim.snapshot();
+            g.bench_with_input(BenchmarkId::new("guarded", n), &n, |b, _| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        sim.restore(start.clone());
+                        let t = Instant::now();
+                        for _ in 0..CENTRAL_BUDGET {
+                            sim.step().expect("no runtime error");
+                        }
+                        total += t.elapsed();
+                    }
+                    total
+                })
+            });
+        }
+        g.finish();
     }
-    g.finish();
 }
 
 fn synchronous(c: &mut Criterion) {
@@ -180,5 +216,14 @@ fn synchronous(c: &mut Criterion) {
     g.finish();
 }
 
+#[path = "common/ratios.rs"]
+mod ratios;
+
 criterion_group!(benches, central, synchronous);
-criterion_main!(benches);
+
+fn main() {
+    let started = std::time::SystemTime::now();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    ratios::print(&["central", "central-settled", "synchronous"], started);
+}

@@ -5,7 +5,7 @@
 //! daemon for a fixed step budget (each batch from that same start).
 //! `cargo bench --bench ssle`.
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
 use guarded::runtime::engine::{Daemon, Simulation};
 use guarded::runtime::init::InitMode;
 use guarded::runtime::{simulate, Setup};
@@ -305,5 +305,14 @@ fn central(c: &mut Criterion) {
     g.finish();
 }
 
+#[path = "common/ratios.rs"]
+mod ratios;
+
 criterion_group!(benches, central);
-criterion_main!(benches);
+
+fn main() {
+    let started = std::time::SystemTime::now();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    ratios::print(&["ssle-central"], started);
+}
