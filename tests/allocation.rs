@@ -1,7 +1,8 @@
 //! No allocation per step in the steady state: after a warm-up (buffers
-//! grown to their working size), steps of the bundled programs under the
-//! central and synchronous daemons allocate nothing. An allocator that
-//! counts is installed for this test binary only.
+//! grown to their working size), steps of every bundled program allocate
+//! nothing, under the central daemon and, where the program runs under
+//! them, the synchronous, distributed and locally-central ones. An
+//! allocator that counts is installed for this test binary only.
 
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
