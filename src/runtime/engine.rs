@@ -450,7 +450,7 @@ pub struct Simulation {
     legit_changes: Vec<(usize, bool)>,
     /// Whether single moves may take the lean path ([`Simulation::single_move`]).
     pub single_move_path: bool,
-    /// Whether central steps prefetch what the next one will read: on when
+    /// Whether central steps prefetch what the next ones will read: on when
     /// the configuration is larger than the caches near the processor.
     look_ahead: bool,
     /// On a ring: whether a move can change the guards of the process
@@ -1067,9 +1067,10 @@ impl Simulation {
     /// to the next one's: the process the generator will name next if the
     /// enabled list keeps its length, that process's bookkeeping and rows
     /// (its own and the one before it, its left neighbour on a ring), the
-    /// list slot drawn the step after, and the bookkeeping of the list's
-    /// last process, which moves when a process leaves the list. The
-    /// generator is cloned, so nothing drawn changes.
+    /// same for the step after (or only its list slot, when the list is too
+    /// long for the caches), and the bookkeeping of the list's last
+    /// process, which moves when a process leaves the list. The generator
+    /// is cloned, so nothing drawn changes.
     fn prefetch_next_move(&self) {
         let list = &self.progress.enabled.list;
         let stride = self.code.stride;
