@@ -895,6 +895,22 @@ impl Simulation {
         }
     }
 
+    /// The environment mover `p`'s statement runs in: its row in the
+    /// scratch cells. Statements cannot ask whether a process is enabled.
+    fn statement_env(&self, p: usize) -> Env<'_> {
+        Env {
+            state: &self.state,
+            me: p,
+            scratch: &self.scratch,
+            topo: &self.topo,
+            locals: &self.locals,
+            enabled: Chosen::Procs(&[]),
+            enabled_count: 0,
+            chans: &self.chans,
+            fx: &self.fx,
+        }
+    }
+
     /// Evaluates `p`'s guards: the first enabled action of the most urgent priority.
     fn first_enabled(&self, p: usize) -> Result<u32, RunError> {
         Ok(self.first_true_guard(p, false)?.unwrap_or(NONE))
@@ -1117,17 +1133,7 @@ impl Simulation {
                 c.set(*v);
             }
         }
-        let env = Env {
-            state: &self.state,
-            me: p,
-            scratch: &self.scratch,
-            topo: &self.topo,
-            locals: &self.locals,
-            enabled: Chosen::Procs(&[]),
-            enabled_count: 0,
-            chans: &self.chans,
-            fx: &self.fx,
-        };
+        let env = self.statement_env(p);
         if let Err(fault) = (action.body)(&env) {
             // The step record as the general step leaves it: the mover, no rows.
             let last = &mut self.progress.last;
@@ -1469,17 +1475,7 @@ impl Simulation {
             if self.code.has_effects {
                 self.fx.clear();
             }
-            let env = Env {
-                state: &self.state,
-                me: p,
-                scratch: &self.scratch,
-                topo: &self.topo,
-                locals: &self.locals,
-                enabled: crate::compile::Chosen::Procs(&[]),
-                enabled_count: 0,
-                chans: &self.chans,
-                fx: &self.fx,
-            };
+            let env = self.statement_env(p);
             if let Err(fault) = (action.body)(&env) {
                 return Err(statement_fault(action, p, step_no, fault));
             }
