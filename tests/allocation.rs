@@ -7,7 +7,9 @@
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
 use guarded::runtime::topology::Ids;
-use guarded::runtime::{simulate, Setup};
+
+mod common;
+use common::{simulation, Start};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -38,16 +40,14 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOCATOR: Counting = Counting;
 
 fn start(src: &str, topology: &str, params: &[(&str, i64)], daemon: Daemon) -> Simulation {
-    let setup = Setup {
-        topology: Some(topology.into()),
-        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        ids: Ids::Shuffled,
+    let start = Start {
+        params,
         seed: 4,
         init: InitMode::Random,
+        ids: Ids::Shuffled,
         daemon,
-        ..Setup::default()
     };
-    simulate(src, &setup).unwrap_or_else(|e| panic!("{e}"))
+    simulation(src, topology, start)
 }
 
 /// Allocations made by `steps` steps after `warm_up` steps, and whether

@@ -7,7 +7,9 @@ use guarded::compile::columns::CHUNK;
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
 use guarded::runtime::topology::Ids;
-use guarded::runtime::{simulate, Setup};
+
+mod common;
+use common::{run_until_stopped, simulation, Start, FAULTY};
 
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
 
@@ -57,16 +59,14 @@ fn start_from(
     init: InitMode,
     ids: Ids,
 ) -> Simulation {
-    let setup = Setup {
-        topology: Some(topology.into()),
-        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        ids,
+    let start = Start {
+        params,
         seed,
         init,
+        ids,
         daemon: Daemon::Synchronous,
-        ..Setup::default()
     };
-    let mut sim = simulate(src, &setup).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = simulation(src, topology, start);
     sim.column_path = columns;
     // Short runs of one role too, which by default go process by process.
     sim.column_min_run = 1;
@@ -169,25 +169,12 @@ fn wide_rows_priorities_and_sequences_step_the_same() {
 
 #[test]
 fn faults_are_reported_as_process_by_process() {
-    // Leaves its domain at the fourth step.
-    let domain = "var x: 0..3 = 0\nprocess { up :: x >= left.x -> x := x + 1 }";
-    // Overflows once x reaches 2.
-    let overflow =
-        "var x: 0..9 = 1\nprocess { up :: true -> x := (x * 9223372036854775807) mod 10 }";
-    // Divides by zero in a guard once a neighbour's x is 0.
-    let guard = "var x: 0..9 = 1\nprocess { down :: 10 / left.x > 1 -> x := x - 1 }";
-    for src in [domain, overflow, guard] {
+    for src in FAULTY {
         for n in [3, 700] {
             let ring = format!("ring:{n}");
             let mut fast = start_from(src, &ring, &[], 1, true, InitMode::Declared, Ids::Index);
             let mut slow = start_from(src, &ring, &[], 1, false, InitMode::Declared, Ids::Index);
-            let err = |s: &mut Simulation| loop {
-                match s.step() {
-                    Ok(Outcome::Moved) => {}
-                    other => break format!("{other:?}"),
-                }
-            };
-            let (a, b) = (err(&mut fast), err(&mut slow));
+            let (a, b) = (run_until_stopped(&mut fast), run_until_stopped(&mut slow));
             assert!(a.contains("Fault"), "{src}: {a}");
             assert_eq!(a, b, "{src} on ring:{n}");
             assert_eq!(fast.state, slow.state);

@@ -6,7 +6,9 @@
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
 use guarded::runtime::topology::Ids;
-use guarded::runtime::{simulate, Setup};
+
+mod common;
+use common::{run_until_stopped, simulation, Start, FAULTY};
 
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
 const JOHNEN: &str = include_str!("../programs/johnen_leader.gc");
@@ -56,16 +58,14 @@ fn start_from(
     init: InitMode,
     ids: Ids,
 ) -> Simulation {
-    let setup = Setup {
-        topology: Some(topology.into()),
-        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        ids,
+    let start = Start {
+        params,
         seed,
         init,
+        ids,
         daemon: Daemon::Central,
-        ..Setup::default()
     };
-    let mut sim = simulate(src, &setup).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = simulation(src, topology, start);
     sim.single_move_path = lean;
     sim
 }
@@ -220,23 +220,12 @@ fn johnen_and_ssle_until_silent() {
 
 #[test]
 fn faults_are_reported_as_by_the_general_step() {
-    // Leaves its domain, overflows, or divides by zero in a guard.
-    let domain = "var x: 0..3 = 0\nprocess { up :: x >= left.x -> x := x + 1 }";
-    let overflow =
-        "var x: 0..9 = 1\nprocess { up :: true -> x := (x * 9223372036854775807) mod 10 }";
-    let guard = "var x: 0..9 = 1\nprocess { down :: 10 / left.x > 1 -> x := x - 1 }";
-    for src in [domain, overflow, guard] {
+    for src in FAULTY {
         for n in [3, 50] {
             let ring = format!("ring:{n}");
             let mut lean = start_from(src, &ring, &[], 1, true, InitMode::Declared, Ids::Index);
             let mut full = start_from(src, &ring, &[], 1, false, InitMode::Declared, Ids::Index);
-            let err = |s: &mut Simulation| loop {
-                match s.step() {
-                    Ok(Outcome::Moved) => {}
-                    other => break format!("{other:?}"),
-                }
-            };
-            let (a, b) = (err(&mut lean), err(&mut full));
+            let (a, b) = (run_until_stopped(&mut lean), run_until_stopped(&mut full));
             assert!(a.contains("Fault"), "{src}: {a}");
             assert_eq!(a, b, "{src} on ring:{n}");
             assert_eq!(lean.state, full.state);
