@@ -87,6 +87,19 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// `seconds` in seconds, milliseconds or microseconds, so that a short
+    /// run (a few thousand fast steps take well under a millisecond) does
+    /// not read as 0.000 s.
+    fn duration(seconds: f64) -> String {
+        if seconds >= 1.0 {
+            format!("{seconds:.3} s")
+        } else if seconds >= 1e-3 {
+            format!("{:.1} ms", seconds * 1e3)
+        } else {
+            format!("{:.1} µs", seconds * 1e6)
+        }
+    }
+
     fn rate(count: u64, seconds: f64) -> f64 {
         if seconds > 0.0 {
             count as f64 / seconds
@@ -443,11 +456,11 @@ pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
         line(
             "speed",
             format!(
-                "{:.3e} steps/s, {:.3e} moves/s ({} steps in {:.3} s{})",
+                "{:.3e} steps/s, {:.3e} moves/s ({} steps in {}{})",
                 Stats::rate(st.steps, st.seconds),
                 Stats::rate(st.moves, st.seconds),
                 st.steps,
-                st.seconds,
+                Stats::duration(st.seconds),
                 if st.column_steps > 0 {
                     format!(", {} column by column", st.column_steps)
                 } else {
@@ -653,4 +666,18 @@ pub fn invariant_violation(
     .label(inv.span, "this no longer holds")
     .help("rerun with --trace to see the steps that led here");
     render(&[pr], program, source, plain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stats;
+
+    #[test]
+    fn durations_keep_their_digits() {
+        assert_eq!(Stats::duration(2.5), "2.500 s");
+        assert_eq!(Stats::duration(1.0), "1.000 s");
+        assert_eq!(Stats::duration(0.0123), "12.3 ms");
+        assert_eq!(Stats::duration(0.000_281_8), "281.8 µs");
+        assert_eq!(Stats::duration(0.0), "0.0 µs");
+    }
 }
