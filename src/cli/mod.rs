@@ -477,12 +477,11 @@ fn run(a: &RunArgs) -> i32 {
         eprint!("{msg}");
     }
     // A failed run still reports what it knew.
-    let summary = if a.format == Format::Json {
-        output::summary_json(&sim, &info)
+    let _ = if a.format == Format::Json {
+        write!(out, "{}", output::summary_json(&sim, &info))
     } else {
-        output::summary_text(&sim, &info)
+        output::write_summary_text(&mut out, &sim, &info)
     };
-    let _ = write!(out, "{summary}");
     let _ = out.flush();
     exit
 }

@@ -374,8 +374,12 @@ fn list(v: &[u32]) -> String {
     v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
 }
 
-/// The summary in text form.
-pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
+/// Writes the summary in text form.
+pub fn write_summary_text(
+    out: &mut impl Write,
+    sim: &Simulation,
+    info: &RunInfo,
+) -> io::Result<()> {
     let now = sim.now();
     let mut s = String::new();
     let mut line = |k: &str, v: String| s.push_str(&format!("{k:<11} {v}\n"));
@@ -477,8 +481,11 @@ pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
             ),
         );
     }
+    out.write_all(s.as_bytes())?;
     if info.show_final {
-        s.push_str("final configuration:\n");
+        // Line by line: the configuration of a large ring would be a large
+        // text.
+        writeln!(out, "final configuration:")?;
         let stride = sim.stride();
         let enabled = sorted(sim.enabled());
         for p in 0..sim.n() {
@@ -487,15 +494,13 @@ pub fn summary_text(sim: &Simulation, info: &RunInfo) -> String {
             } else {
                 ""
             };
-            s.push_str(&format!(
-                "  {p}: {}{mark}\n",
-                row_text(sim, p, &sim.state[p * stride..(p + 1) * stride])
-            ));
+            let row = row_text(sim, p, &sim.state[p * stride..(p + 1) * stride]);
+            writeln!(out, "  {p}: {row}{mark}")?;
         }
-        s.push_str(&channels_text(sim));
-        s.push_str("  (* enabled)\n");
+        write!(out, "{}", channels_text(sim))?;
+        writeln!(out, "  (* enabled)")?;
     }
-    s
+    Ok(())
 }
 
 /// The summary as one JSON object.
