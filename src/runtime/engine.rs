@@ -1611,7 +1611,8 @@ impl Simulation {
     }
 
     /// Re-evaluates the guards of the processes the step affected and
-    /// updates their chosen actions and the enabled set. Guards cannot read
+    /// updates their chosen actions and the enabled set; the processes it
+    /// disables leave the round (neutralized). Guards cannot read
     /// whether a process is enabled, so one environment serves them all.
     #[inline]
     fn refresh_affected(&mut self) -> Result<(), RunError> {
@@ -1635,6 +1636,10 @@ impl Simulation {
             progress.procs[q as usize].chosen = a;
             if a == NO_ACTION {
                 progress.enabled.remove(&mut progress.procs, q);
+                // Neutralized: done with this round.
+                if progress.in_round.take(q as usize) {
+                    progress.pending -= 1;
+                }
             } else {
                 progress.enabled.insert(&mut progress.procs, q);
             }
@@ -1646,16 +1651,10 @@ impl Simulation {
     /// (and timers at a round's end) and legitimacy.
     #[inline]
     fn finish_step(&mut self) -> Result<Outcome, RunError> {
-        // Rounds: movers are done; affected processes now disabled were neutralized.
+        // Rounds: movers are done (the refresh has taken the neutralized
+        // processes out of the round).
         for &p in &self.progress.last.movers {
             if self.progress.in_round.take(p as usize) {
-                self.progress.pending -= 1;
-            }
-        }
-        for &q in &self.affected {
-            if self.progress.procs[q as usize].chosen == NO_ACTION
-                && self.progress.in_round.take(q as usize)
-            {
                 self.progress.pending -= 1;
             }
         }
