@@ -2,6 +2,9 @@
 //! synchronous daemon on rings, into operations over a run of consecutive
 //! processes at once. Each operation is a tight loop over slices (the
 //! compiler vectorizes it) instead of a closure called once per process.
+//! The hottest loops are built for several instruction sets and chosen by
+//! the processor's features at run time (`multiversion`): plain x86-64 has
+//! no 64-bit vector comparison.
 //!
 //! Only programs whose reads stay on the ring (own variables, `left`,
 //! `right`, `index`, `id`, constants) and whose statements assign their own
