@@ -157,6 +157,33 @@ fn dijkstra_rings_step_the_same_column_by_column() {
     }
 }
 
+/// Every guard one comparison, of each kind, over a domain of three values
+/// (so equal values are common and `<` against `<=` tells): the kernels
+/// choose the first true one without a pass of their own.
+const COMPARISONS: &str = "
+param M = 3
+var a: 0..M-1 = index mod M
+var b: 0..M-1 = 0
+process {
+    lt :: a < left.a -> a := left.a; b := (b + 1) mod M
+    le :: b <= left.b - 1 -> b := (b + 2) mod M
+    gt :: a > right.b -> a := (a + right.a) mod M
+    ge :: b >= right.a + 1 -> b := right.a
+    eq :: a == b -> a := (a + 1) mod M
+    ne :: left.a != right.b -> b := (left.a + b) mod M
+}
+";
+
+#[test]
+fn guards_of_one_comparison_choose_the_same() {
+    for n in [5, CHUNK + 40] {
+        for seed in 0..4 {
+            let taken = same_runs(COMPARISONS, &format!("ring:{n}"), &[], seed, 40);
+            assert!(taken > 0, "ring:{n} never took the column path");
+        }
+    }
+}
+
 #[test]
 fn wide_rows_priorities_and_sequences_step_the_same() {
     for n in [3, 4, 10, CHUNK + 88, 2 * CHUNK + 6] {
