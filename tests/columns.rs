@@ -157,9 +157,10 @@ fn dijkstra_rings_step_the_same_column_by_column() {
     }
 }
 
-/// Every guard one comparison, of each kind, over a domain of three values
+/// Guards of one comparison, of each kind, over a domain of three values
 /// (so equal values are common and `<` against `<=` tells): the kernels
-/// choose the first true one without a pass of their own.
+/// choose the first true one without a pass of their own; and one guard
+/// with comparisons inside it, evaluated by the kernels before choosing.
 const COMPARISONS: &str = "
 param M = 3
 var a: 0..M-1 = index mod M
@@ -169,6 +170,7 @@ process {
     le :: b <= left.b - 1 -> b := (b + 2) mod M
     gt :: a > right.b -> a := (a + right.a) mod M
     ge :: b >= right.a + 1 -> b := right.a
+    mix :: (a > left.b) != (b >= right.a) and (a <= right.a or b == left.b) -> a := (a + 2) mod M
     eq :: a == b -> a := (a + 1) mod M
     ne :: left.a != right.b -> b := (left.a + b) mod M
 }
