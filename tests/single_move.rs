@@ -26,6 +26,17 @@ process {
 legitimate: count(p in procs : enabled(p)) <= 1
 ";
 
+/// Guards that read both neighbours, so one move can enable or disable
+/// the processes on both sides of the mover: the enabled list must then
+/// change in the same order on both paths.
+const BOTH_SIDES: &str = "
+var x: 0..3 = 0
+process {
+    climb :: x < left.x and x <= right.x -> x := x + 1
+    jump :: x == left.x or x == right.x -> x := (x + 2) mod 4
+}
+";
+
 /// Guards that read no neighbour, with a legitimacy predicate kept per
 /// process that reads both neighbours: its value at the neighbours of a
 /// mover changes although their guards do not.
@@ -179,7 +190,7 @@ fn dijkstra_on_rings_of_every_small_size_and_a_large_one() {
 
 #[test]
 fn guards_reading_either_side_and_legitimacy_read_at_neighbours() {
-    for src in [RIGHT_READER, LOCAL_LEGIT] {
+    for src in [RIGHT_READER, BOTH_SIDES, LOCAL_LEGIT] {
         for n in [2, 3, 5, 40] {
             for seed in 0..4 {
                 same_runs(src, &format!("ring:{n}"), &[], seed, 2000, Ids::Index);
