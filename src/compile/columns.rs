@@ -340,32 +340,24 @@ impl ColumnCode {
     }
 }
 
-/// Elements a column is moved in at a time by [`through_stack`].
+/// Elements a column is moved in at a time by [`write_blocks`] when it
+/// goes through the stack.
 const BOUNCE: usize = 128;
 
-/// Copies `src` into `dst` (of the same length), see [`through_stack`].
+/// Copies `src` into `dst` (of the same length), see [`write_blocks`].
 fn copy_column(dst: &mut [i64], src: &[i64]) {
-    if stores_alias_loads(dst, src) {
-        through_stack(dst, src, |dst, src, _| dst.copy_from_slice(src));
-    } else {
-        dst.copy_from_slice(src);
-    }
+    write_blocks(dst, src, |dst, src, _| dst.copy_from_slice(src));
 }
 
 /// Sets `dst[i] = src[i]` where `chosen[i] == a` (all of the same length),
-/// see [`through_stack`].
+/// see [`write_blocks`].
 fn write_where(dst: &mut [i64], src: &[i64], chosen: &[u16], a: u16) {
-    let blend = |dst: &mut [i64], src: &[i64], at: usize| {
+    write_blocks(dst, src, |dst, src, at| {
         let chosen = &chosen[at..at + src.len()];
         for ((cell, &c), &x) in dst.iter_mut().zip(chosen).zip(src) {
             *cell = if c == a { x } else { *cell };
         }
-    };
-    if stores_alias_loads(dst, src) {
-        through_stack(dst, src, blend);
-    } else {
-        blend(dst, src, 0);
-    }
+    });
 }
 
 /// Whether streaming stores to `dst` while loading `src` ahead of them
@@ -382,12 +374,16 @@ fn stores_alias_loads(dst: &[i64], src: &[i64]) -> bool {
     (1..1024).contains(&ahead)
 }
 
-/// Runs `write(dst_block, src_block, offset)` on blocks of `dst` and `src`,
-/// each block of `src` first copied to the stack, so loads and stores are
-/// never to nearby addresses in the same page offset (see
-/// [`stores_alias_loads`]).
-fn through_stack(dst: &mut [i64], src: &[i64], mut write: impl FnMut(&mut [i64], &[i64], usize)) {
+/// Runs `write(dst_part, src_part, offset)` over `dst` and `src` (of the
+/// same length): in one call on the slices themselves, or, when stores
+/// to `dst` would alias loads from `src` (see [`stores_alias_loads`]),
+/// block by block, each block of `src` first copied to the stack.
+fn write_blocks(dst: &mut [i64], src: &[i64], mut write: impl FnMut(&mut [i64], &[i64], usize)) {
     debug_assert_eq!(dst.len(), src.len());
+    if !stores_alias_loads(dst, src) {
+        write(dst, src, 0);
+        return;
+    }
     let mut buf = [0i64; BOUNCE];
     for (k, (d, s)) in dst.chunks_mut(BOUNCE).zip(src.chunks(BOUNCE)).enumerate() {
         let b = &mut buf[..s.len()];
