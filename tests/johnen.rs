@@ -4,8 +4,8 @@
 
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::topology::Ids;
 use guarded::runtime::{simulate, Setup};
+use guarded::topology::Ids;
 
 const PROGRAM: &str = include_str!("../programs/johnen_leader.gc");
 

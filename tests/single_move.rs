@@ -5,7 +5,7 @@
 
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::topology::Ids;
+use guarded::topology::Ids;
 
 mod common;
 use common::{run_until_stopped, simulation, Start, FAULTY};

@@ -3,8 +3,8 @@
 
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::topology::Ids;
 use guarded::runtime::{simulate, Setup};
+use guarded::topology::Ids;
 use std::collections::VecDeque;
 
 const PROGRAM: &str = include_str!("../programs/ssle.gc");

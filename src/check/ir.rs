@@ -53,10 +53,35 @@ pub struct Var {
     pub per_nbr: bool,
     /// `var`, `edge var` (shared by both ends: every write lands at both) or
     /// `timer` (advances by one at the end of every round).
-    pub kind: crate::syntax::ast::VarKind,
+    pub kind: VarKind,
     /// The declaration.
     pub span: Span,
 }
+
+/// What kind of state a variable is, as the later phases need to know it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// `var`: owned by the process.
+    Plain,
+    /// `edge var`: one value per edge, shared by its two ends.
+    Edge,
+    /// `timer`: advances by one at the end of every round.
+    Timer,
+}
+
+impl From<crate::syntax::ast::VarKind> for VarKind {
+    fn from(k: crate::syntax::ast::VarKind) -> Self {
+        use crate::syntax::ast::VarKind as Ast;
+        match k {
+            Ast::Plain => VarKind::Plain,
+            Ast::Edge => VarKind::Edge,
+            Ast::Timer => VarKind::Timer,
+        }
+    }
+}
+
+/// The most fields a message type may have (the runtime keeps them inline).
+pub const MAX_FIELDS: usize = 4;
 
 /// An enumeration.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@
 mod expand;
 pub mod ir;
 
-use crate::diagnostic::Problem;
+use crate::diagnostic::{suggest, Problem};
 use crate::span::Span;
 use crate::syntax::ast::{self, BinOp, Collection, Expr, QuantKind, UnOp};
 use expand::{Subst, FRESH_MARK};
@@ -234,46 +234,12 @@ fn flatten(t: Typed, out: &mut Vec<Typed>) {
 }
 
 /// Edit distance with adjacent transpositions, for "did you mean" help.
-fn distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
-}
-
 /// A map's names in alphabetical order, so suggestions do not depend on
 /// hashing order.
 fn sorted_names<V>(m: &HashMap<String, V>) -> std::vec::IntoIter<&str> {
     let mut v: Vec<&str> = m.keys().map(String::as_str).collect();
     v.sort_unstable();
     v.into_iter()
-}
-
-/// The closest candidate to `name`, if any is close enough to be a typo.
-pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (distance(name, c), c))
-        .filter(|(d, c)| *d <= (name.len().max(c.len()) / 3).max(1))
-        // Ties go to the first candidate.
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
 }
 
 impl Checker {
@@ -397,17 +363,14 @@ impl Checker {
                 }
                 fields.push((f.name.clone(), ty, domain));
             }
-            if fields.len() > crate::runtime::channels::MAX_FIELDS {
+            if fields.len() > ir::MAX_FIELDS {
                 self.err(
                     Problem::new(
                         "guarded::check::too_many_fields",
                         format!("`{}` has {} fields", m.name.name, fields.len()),
                     )
                     .label(m.name.span, "this message type")
-                    .help(format!(
-                        "a message has at most {} fields",
-                        crate::runtime::channels::MAX_FIELDS
-                    )),
+                    .help(format!("a message has at most {} fields", ir::MAX_FIELDS)),
                 );
             }
             self.messages.push(ir::Message {
@@ -474,7 +437,7 @@ impl Checker {
                 len,
                 random,
                 per_nbr,
-                kind: v.kind,
+                kind: v.kind.into(),
                 span: v.span,
             });
         }
@@ -990,7 +953,7 @@ impl Checker {
             let Some(var) = self.assignable(&t.name) else {
                 continue;
             };
-            if t.edge && self.vars[var].kind != ast::VarKind::Edge {
+            if t.edge && self.vars[var].kind != ir::VarKind::Edge {
                 self.err(
                     Problem::new(
                         "guarded::check::not_edge_variable",
@@ -1336,12 +1299,12 @@ impl Checker {
         let Some(&v) = self
             .var_index
             .get(&field.name)
-            .filter(|&&v| self.vars[v].kind == ast::VarKind::Edge)
+            .filter(|&&v| self.vars[v].kind == ir::VarKind::Edge)
         else {
             let edge_vars: Vec<&str> = self
                 .vars
                 .iter()
-                .filter(|v| v.kind == ast::VarKind::Edge)
+                .filter(|v| v.kind == ir::VarKind::Edge)
                 .map(|v| v.name.as_str())
                 .collect();
             let help = match suggest(&field.name, edge_vars.iter().copied()) {

@@ -7,15 +7,16 @@
 //! (out-of-domain assignment, division by zero, bad schedule line);
 //! 4 an invariant was violated.
 
-pub(crate) mod output;
+use crate::report as output;
 
 use crate::check;
 use crate::compile;
 use crate::diagnostic::{render, Problem};
-use crate::runtime::engine::{Choice, Daemon, Outcome, ScheduledStep, Simulation};
+use crate::runtime::daemon::Daemon;
+use crate::runtime::engine::{Choice, Outcome, Simulation};
 use crate::runtime::init::{initial_state, InitMode};
-use crate::runtime::topology::{self, Ids, Topology};
 use crate::syntax;
+use crate::topology::{self, Ids, Topology};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -100,9 +101,7 @@ enum Until {
 /// How a run starts: shared by `run` and `repl`.
 #[derive(Args, Debug)]
 struct StartArgs {
-    /// Daemon: central, synchronous, distributed, locally-central, or schedule:FILE
-    /// (one step a line: the indices of the processes that move).
-    #[arg(short, long, default_value = "central", value_name = "DAEMON")]
+    #[arg(short, long, default_value = "central", value_name = "DAEMON", help = daemon_help())]
     daemon: String,
     /// Initial configuration: declared, random, or a file of `PROCESS.VAR = VALUE` lines
     /// [default: declared when every variable has a declared value, random otherwise]
@@ -184,63 +183,20 @@ fn parse_param(s: &str) -> Result<(String, i64), String> {
     Ok((name.to_string(), value))
 }
 
-/// Parses a daemon name as `--daemon` and the REPL's `daemon` take it.
-pub(crate) fn parse_daemon(s: &str) -> Result<Daemon, String> {
-    Ok(match s {
-        "central" => Daemon::Central,
-        "synchronous" | "sync" => Daemon::Synchronous,
-        "distributed" => Daemon::Distributed,
-        "locally-central" => Daemon::LocallyCentral,
-        _ => {
-            if let Some(path) = s.strip_prefix("schedule:") {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read schedule `{path}`: {e}"))?;
-                return parse_schedule(path, &text).map(Daemon::Schedule);
-            }
-            let names = [
-                "central",
-                "synchronous",
-                "distributed",
-                "locally-central",
-                "schedule",
-            ];
-            let hint = check::suggest(s, names)
-                .map_or(String::new(), |h| format!(" (did you mean `{h}`?)"));
-            return Err(format!(
-                "unknown daemon `{s}`{hint}; use central, synchronous, distributed, locally-central or schedule:FILE"
-            ));
-        }
-    })
+/// `--daemon`'s help, from the daemons' table.
+fn daemon_help() -> String {
+    let each: Vec<String> = crate::runtime::daemon::DAEMONS
+        .iter()
+        .map(|d| format!("{} ({})", d.name, d.about))
+        .collect();
+    format!("Daemon: {}", each.join("; "))
 }
 
-/// Reads a schedule: one step a line, process indices separated by spaces
-/// or commas (braces allowed), `#` comments.
-pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, String> {
-    let mut out = Vec::new();
-    for (k, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let procs: Result<Vec<u32>, _> = line
-            .split(|c: char| c.is_whitespace() || c == ',' || c == '{' || c == '}')
-            .filter(|s| !s.is_empty())
-            .map(|s| s.parse::<u32>())
-            .collect();
-        match procs {
-            Ok(p) if !p.is_empty() => out.push(ScheduledStep {
-                line: k + 1,
-                procs: p,
-            }),
-            _ => {
-                return Err(format!(
-                    "{name}:{}: expected process indices, found `{line}`",
-                    k + 1
-                ))
-            }
-        }
-    }
-    Ok(out)
+/// Parses `--daemon`.
+fn parse_daemon(s: &str) -> Result<Daemon, String> {
+    Daemon::parse(s, &|path| {
+        std::fs::read_to_string(path).map_err(|e| e.to_string())
+    })
 }
 
 struct Loaded {

@@ -16,8 +16,8 @@
 //! the same diagnostic as always.
 
 use super::{arith, const_eval, Compiler, VarDomain, NO_ACTION};
+use crate::check::ir::VarKind;
 use crate::check::ir::{self, Arith, BExpr, Cmp, IExpr, Proc, Stmt, Value};
-use crate::syntax::ast::VarKind;
 use multiversion::multiversion;
 
 /// Processes evaluated together: small enough that every register stays in

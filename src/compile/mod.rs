@@ -7,9 +7,9 @@ pub mod columns;
 
 use crate::check::ir::{self, Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Value};
 use crate::diagnostic::Problem;
-use crate::runtime::channels::{Channels, MAX_FIELDS};
-use crate::runtime::topology::{Topology, NONE};
 use crate::span::Span;
+use crate::state::channels::{Channels, MAX_FIELDS};
+use crate::topology::{Topology, NONE};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -451,7 +451,7 @@ pub fn instantiate(
     for (name, _) in overrides {
         if !prog.params.iter().any(|p| &p.name == name) {
             let known: Vec<&str> = prog.params.iter().map(|p| p.name.as_str()).collect();
-            let help = match crate::check::suggest(name, known.iter().copied()) {
+            let help = match crate::diagnostic::suggest(name, known.iter().copied()) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None if known.is_empty() => "this program declares no parameters".into(),
                 None => format!("its parameters are {}", known.join(", ")),
@@ -652,7 +652,7 @@ pub fn instantiate(
         .vars
         .iter()
         .enumerate()
-        .filter(|(_, v)| v.kind == crate::syntax::ast::VarKind::Timer)
+        .filter(|(_, v)| v.kind == crate::check::ir::VarKind::Timer)
         .filter_map(|(k, _)| match var_domains[k] {
             VarDomain::Range(_, hi) => Some((offsets[k], lens[k].unwrap_or(1), hi)),
             _ => None,
@@ -837,7 +837,7 @@ pub fn instantiate(
                 (None, Some(b)) => c.bound_action(b, &a.guard, s.stmt(&a.body)),
                 (None, None) => (c.bexpr(&a.guard), s.stmt(&a.body)),
             };
-            let is_timer = |v: usize| prog.vars[v].kind == crate::syntax::ast::VarKind::Timer;
+            let is_timer = |v: usize| prog.vars[v].kind == crate::check::ir::VarKind::Timer;
             let reads_timers = ir::reads_var_b(&a.guard, &is_timer)
                 || a.binder.as_ref().is_some_and(|b| {
                     b.filter
@@ -865,7 +865,7 @@ pub fn instantiate(
         || prog
             .vars
             .iter()
-            .any(|v| v.kind == crate::syntax::ast::VarKind::Edge);
+            .any(|v| v.kind == crate::check::ir::VarKind::Edge);
     // The column form, over the IR actions in the compiled (priority) order.
     let columns = if has_effects || !timers.is_empty() {
         None
@@ -950,7 +950,7 @@ pub fn instantiate(
         legit_enabled_count,
         legitimate_reads_timers: prog.legitimate.as_ref().is_some_and(|(b, _)| {
             ir::reads_var_b(b, &|v| {
-                prog.vars[v].kind == crate::syntax::ast::VarKind::Timer
+                prog.vars[v].kind == crate::check::ir::VarKind::Timer
             })
         }),
         invariants,
@@ -1046,7 +1046,7 @@ impl Compiler<'_> {
             }
         }
         let node_var = |v: usize| self.prog.vars[v].ty == ir::Ty::Node;
-        let edge_var = |v: usize| self.prog.vars[v].kind == crate::syntax::ast::VarKind::Edge;
+        let edge_var = |v: usize| self.prog.vars[v].kind == crate::check::ir::VarKind::Edge;
         let local = |slot: usize, body: &BExpr| {
             // `count(p in procs : enabled(p))` already costs nothing.
             !matches!(body, BExpr::Enabled(Proc::Local(s)) if *s == slot)
@@ -1951,7 +1951,7 @@ impl Compiler<'_> {
                         )
                     }
                 };
-                let edge = self.prog.vars[t.var].kind == crate::syntax::ast::VarKind::Edge;
+                let edge = self.prog.vars[t.var].kind == crate::check::ir::VarKind::Edge;
                 match &t.index {
                     None => Write::Slot(self.offsets[t.var], f, check),
                     Some(i) if edge => Write::Edge(

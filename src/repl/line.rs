@@ -34,6 +34,15 @@ impl ReplHelper {
                 .map(|c| c.0.to_string())
                 .filter(|c| c.starts_with(word))
                 .collect()
+        } else if before.trim_start().starts_with("daemon ") {
+            crate::runtime::daemon::DAEMONS
+                .iter()
+                .map(|d| match d.name {
+                    "schedule" => "schedule:".to_string(),
+                    n => n.to_string(),
+                })
+                .filter(|d| d.starts_with(word))
+                .collect()
         } else {
             let mut v: Vec<String> = self
                 .words
@@ -179,6 +188,19 @@ fn drive_plain(mut session: Session, echo: bool) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::ReplHelper;
+
+    #[test]
+    fn completes_daemon_names() {
+        let h = ReplHelper {
+            words: vec![],
+            processes: 4,
+        };
+        assert_eq!(h.candidates("daemon lo", 9).1, vec!["locally-central"]);
+        assert_eq!(
+            h.candidates("daemon s", 8).1,
+            vec!["schedule:", "synchronous"]
+        );
+    }
 
     #[test]
     fn completes_commands_then_names_and_processes() {

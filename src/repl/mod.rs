@@ -8,6 +8,7 @@ pub mod line;
 use crate::check::{self, ir::Ty};
 use crate::compile::{self, GlobalFn};
 use crate::diagnostic::render;
+use crate::runtime::daemon::{Daemon, DAEMONS};
 use crate::runtime::engine::{Outcome, RunError, Simulation, Snapshot};
 use crate::runtime::init;
 use crate::syntax::{self, ast};
@@ -61,11 +62,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "N",
         "give N random processes random values in every variable",
     ),
-    (
-        "daemon",
-        "[NAME]",
-        "show or switch the daemon: central, synchronous, distributed, locally-central, schedule:FILE",
-    ),
+    ("daemon", "[NAME]", "show or switch the daemon:"),
     ("seed", "N", "restart the random generator from seed N"),
     (
         "watch",
@@ -227,7 +224,7 @@ impl Session {
             "quit" | "exit" | "q" => return Control::Quit,
             other => {
                 let names = COMMANDS.iter().map(|c| c.0);
-                let hint = check::suggest(other, names)
+                let hint = crate::diagnostic::suggest(other, names)
                     .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
                 Err(format!(
                     "unknown command `{other}`{hint}; `help` lists the commands"
@@ -271,18 +268,12 @@ impl Session {
     }
 
     fn runtime_error(&self, e: &RunError) -> String {
-        crate::cli::output::runtime_error(
-            e,
-            &self.program,
-            &self.source,
-            !self.color,
-            Some(&self.sim),
-        )
+        crate::report::runtime_error(e, &self.program, &self.source, !self.color, Some(&self.sim))
     }
 
     /// Prints one step's moves and the watches.
     fn report_step(&self, out: &mut String) {
-        let _ = writeln!(out, "{}", crate::cli::output::step_line(&self.sim));
+        let _ = writeln!(out, "{}", crate::report::step_line(&self.sim));
         self.print_watches(out);
     }
 
@@ -604,7 +595,7 @@ impl Session {
 
     fn row(&self, p: usize) -> String {
         let stride = self.sim.stride();
-        crate::cli::output::row_text(&self.sim, p, &self.sim.state[p * stride..(p + 1) * stride])
+        crate::report::row_text(&self.sim, p, &self.sim.state[p * stride..(p + 1) * stride])
     }
 
     fn mark(&self, p: usize, text: String) -> String {
@@ -678,7 +669,7 @@ impl Session {
                     let _ = writeln!(out, "{}", self.mark(p, line));
                 }
             }
-            out.push_str(&crate::cli::output::channels_text(&self.sim));
+            out.push_str(&crate::report::channels_text(&self.sim));
             out.push_str("(* enabled)\n");
             return Ok(());
         }
@@ -743,7 +734,7 @@ impl Session {
             .position(|v| v.name == name)
             .ok_or_else(|| {
                 let names: Vec<&str> = self.sim.prog.vars.iter().map(|v| v.name.as_str()).collect();
-                match check::suggest(name, names.iter().copied()) {
+                match crate::diagnostic::suggest(name, names.iter().copied()) {
                     Some(s) => format!("no variable `{name}` (did you mean `{s}`?)"),
                     None => format!(
                         "no variable `{name}`; the variables are {}",
@@ -866,7 +857,9 @@ impl Session {
 
     fn daemon(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
         if !arg.is_empty() {
-            self.sim.daemon = crate::cli::parse_daemon(arg)?;
+            self.sim.daemon = Daemon::parse(arg, &|path| {
+                std::fs::read_to_string(path).map_err(|e| e.to_string())
+            })?;
         }
         let _ = writeln!(out, "daemon: {}", self.sim.daemon.name());
         Ok(())
@@ -1030,6 +1023,11 @@ impl Session {
             found
         };
         for (name, args, what) in list {
+            let what = match *name {
+                // The daemons come from their one table.
+                "daemon" => format!("{what} {}", daemon_names()),
+                _ => what.to_string(),
+            };
             let _ = writeln!(out, "  {:<28}{what}", format!("{name} {args}"));
         }
         if arg.is_empty() {
@@ -1039,6 +1037,18 @@ impl Session {
         }
         Ok(())
     }
+}
+
+/// The daemons' names as `daemon` takes them, separated by commas.
+fn daemon_names() -> String {
+    DAEMONS
+        .iter()
+        .map(|d| match d.name {
+            "schedule" => "schedule:FILE",
+            n => n,
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The conjuncts of a guard: `a and b and c` gives a, b, c.

@@ -6,49 +6,14 @@
 
 use crate::check::ir;
 use crate::compile::{CAction, CRole, Chosen, Compiled, Effects, Env, Fault, ProcInfo, NO_ACTION};
-use crate::runtime::channels::{Channels, Msg, MAX_FIELDS};
-use crate::runtime::topology::{Topology, NONE};
+use crate::runtime::bits::Bits;
+pub use crate::runtime::daemon::{Daemon, ScheduledStep};
 use crate::span::Span;
+use crate::state::channels::{Channels, Msg, MAX_FIELDS};
+use crate::topology::{Topology, NONE};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::cell::{Cell, OnceCell};
-
-/// One line of a schedule: the processes that move at that step.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScheduledStep {
-    /// 1-based line in the schedule file.
-    pub line: usize,
-    /// The processes.
-    pub procs: Vec<u32>,
-}
-
-/// Who chooses the movers of each step.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Daemon {
-    /// One enabled process, uniformly at random.
-    Central,
-    /// Every enabled process.
-    Synchronous,
-    /// A random non-empty subset of the enabled processes.
-    Distributed,
-    /// A random non-empty set of enabled processes, no two of them neighbours.
-    LocallyCentral,
-    /// An explicit list of process sets, one per step.
-    Schedule(Vec<ScheduledStep>),
-}
-
-impl Daemon {
-    /// The daemon's name as the command line spells it.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Daemon::Central => "central",
-            Daemon::Synchronous => "synchronous",
-            Daemon::Distributed => "distributed",
-            Daemon::LocallyCentral => "locally-central",
-            Daemon::Schedule(_) => "schedule",
-        }
-    }
-}
 
 /// Which enabled action a process runs when several of the most urgent
 /// priority are enabled.
@@ -199,37 +164,6 @@ struct Dense {
     count: usize,
     /// Their list, in index order, when asked for.
     list: OnceCell<Vec<u32>>,
-}
-
-/// One bit per process.
-#[derive(Clone, Default)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(n: usize) -> Self {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-    #[inline]
-    fn get(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 != 0
-    }
-    #[inline]
-    fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-    /// Clears bit `i`, returning whether it was set.
-    #[inline]
-    fn take(&mut self, i: usize) -> bool {
-        let was = self.get(i);
-        self.0[i / 64] &= !(1 << (i % 64));
-        was
-    }
-    fn clear_all(&mut self) {
-        self.0.iter_mut().for_each(|w| *w = 0);
-    }
-    fn bytes(&self) -> usize {
-        self.0.capacity() * 8
-    }
 }
 
 /// The set of enabled processes: O(1) insert, remove and uniform choice.
@@ -961,74 +895,46 @@ impl Simulation {
     }
 
     fn select(&mut self) -> Result<bool, RunError> {
+        let lines = match &self.daemon {
+            Daemon::Schedule(lines) => lines,
+            daemon => {
+                let progress = &mut self.progress;
+                daemon.select(
+                    &progress.enabled.list,
+                    &self.topo,
+                    &mut self.rng,
+                    &mut self.marks,
+                    &mut progress.last.movers,
+                );
+                return Ok(true);
+            }
+        };
         self.progress.last.movers.clear();
-        let list = &self.progress.enabled.list;
-        match &self.daemon {
-            Daemon::Central => {
-                let k = self.rng.gen_range(0..list.len());
-                self.progress.last.movers.push(list[k]);
+        let Some(line) = lines.get(self.progress.schedule_pos) else {
+            return Ok(false);
+        };
+        self.progress.schedule_pos += 1;
+        for &p in &line.procs {
+            if p as usize >= self.topo.n() {
+                return Err(RunError::Schedule {
+                    line: line.line,
+                    message: format!(
+                        "process {p} does not exist (the topology has {})",
+                        self.topo.n()
+                    ),
+                });
             }
-            Daemon::Synchronous => self.progress.last.movers.extend_from_slice(list),
-            Daemon::Distributed => {
-                for &p in list {
-                    if self.rng.gen::<bool>() {
-                        self.progress.last.movers.push(p);
-                    }
-                }
-                if self.progress.last.movers.is_empty() {
-                    self.progress
-                        .last
-                        .movers
-                        .push(list[self.rng.gen_range(0..list.len())]);
-                }
+            if self.progress.procs[p as usize].chosen == NO_ACTION {
+                return Err(RunError::Schedule {
+                    line: line.line,
+                    message: format!(
+                        "process {p} is not enabled at step {}",
+                        self.progress.steps + 1
+                    ),
+                });
             }
-            Daemon::LocallyCentral => {
-                let start = self.rng.gen_range(0..list.len());
-                for k in 0..list.len() {
-                    let p = list[(start + k) % list.len()] as usize;
-                    let free = !self.marks.get(p);
-                    if free && (self.progress.last.movers.is_empty() || self.rng.gen::<bool>()) {
-                        self.progress.last.movers.push(p as u32);
-                        for &q in self.topo.nbrs(p).iter().chain(self.topo.readers(p)) {
-                            self.marks.set(q as usize);
-                        }
-                    }
-                }
-                for &p in &self.progress.last.movers {
-                    let p = p as usize;
-                    for &q in self.topo.nbrs(p).iter().chain(self.topo.readers(p)) {
-                        self.marks.take(q as usize);
-                    }
-                }
-            }
-            Daemon::Schedule(lines) => {
-                let Some(line) = lines.get(self.progress.schedule_pos) else {
-                    return Ok(false);
-                };
-                self.progress.schedule_pos += 1;
-                for &p in &line.procs {
-                    if p as usize >= self.topo.n() {
-                        return Err(RunError::Schedule {
-                            line: line.line,
-                            message: format!(
-                                "process {p} does not exist (the topology has {})",
-                                self.topo.n()
-                            ),
-                        });
-                    }
-                    if self.progress.procs[p as usize].chosen == NO_ACTION {
-                        return Err(RunError::Schedule {
-                            line: line.line,
-                            message: format!(
-                                "process {p} is not enabled at step {}",
-                                self.progress.steps + 1
-                            ),
-                        });
-                    }
-                    if !self.progress.last.movers.contains(&p) {
-                        self.progress.last.movers.push(p);
-                    }
-                }
+            if !self.progress.last.movers.contains(&p) {
+                self.progress.last.movers.push(p);
             }
         }
         Ok(true)

@@ -7,9 +7,9 @@
 use crate::check::ir::{self, Ty};
 use crate::compile::{Compiled, Env, VarDomain};
 use crate::diagnostic::Problem;
-use crate::runtime::channels::{Channels, MAX_FIELDS};
-use crate::runtime::topology::Topology;
 use crate::span::Span;
+use crate::state::channels::{Channels, MAX_FIELDS};
+use crate::topology::Topology;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::cell::Cell;
@@ -176,7 +176,7 @@ fn parse_line(
     };
     let Some(k) = prog.vars.iter().position(|v| v.name == var) else {
         let names: Vec<&str> = prog.vars.iter().map(|v| v.name.as_str()).collect();
-        let help = match crate::check::suggest(var, names.iter().copied()) {
+        let help = match crate::diagnostic::suggest(var, names.iter().copied()) {
             Some(s) => format!("did you mean `{s}`?"),
             None => format!("the variables are {}", names.join(", ")),
         };
@@ -273,7 +273,7 @@ fn parse_line(
 }
 
 /// A message as written in configurations and traces: `find(3)`, `pong`.
-pub fn msg_text(prog: &ir::Program, m: &crate::runtime::channels::Msg) -> String {
+pub fn msg_text(prog: &ir::Program, m: &crate::state::channels::Msg) -> String {
     let t = &prog.messages[m.kind as usize];
     let fields: Vec<String> = t
         .fields
@@ -472,7 +472,7 @@ pub fn apply(
                 }
                 state[p * stride + a.slot + i] = Some(value);
                 // The other end of an edge variable gets the same value.
-                if prog.vars[a.var].kind == crate::syntax::ast::VarKind::Edge {
+                if prog.vars[a.var].kind == crate::check::ir::VarKind::Edge {
                     let k = a.slot + i - code.offsets[a.var];
                     if let Some(&q) = topo.nbrs(p).get(k) {
                         if let Some(j) = topo.nbr_pos(q as usize, p) {
@@ -501,7 +501,7 @@ pub fn random_row(
     p: usize,
     rng: &mut ChaCha8Rng,
 ) -> Vec<i64> {
-    let edge = |v: usize| prog.vars[v].kind == crate::syntax::ast::VarKind::Edge;
+    let edge = |v: usize| prog.vars[v].kind == crate::check::ir::VarKind::Edge;
     code.arbitrary
         .iter()
         .enumerate()
@@ -533,7 +533,7 @@ pub fn share_edges_of(
 ) {
     let stride = code.stride;
     for (v, var) in prog.vars.iter().enumerate() {
-        if var.kind != crate::syntax::ast::VarKind::Edge {
+        if var.kind != crate::check::ir::VarKind::Edge {
             continue;
         }
         for (k, &q) in topo.nbrs(p).iter().enumerate() {
@@ -745,7 +745,7 @@ pub fn initial_state(
 fn mirror_edges(prog: &ir::Program, code: &Compiled, topo: &Topology, state: &mut [Option<i64>]) {
     let stride = code.stride;
     for (v, var) in prog.vars.iter().enumerate() {
-        if var.kind != crate::syntax::ast::VarKind::Edge {
+        if var.kind != crate::check::ir::VarKind::Edge {
             continue;
         }
         for p in 0..topo.n() {

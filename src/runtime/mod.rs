@@ -1,13 +1,13 @@
 //! Phase 4, the runtime: topologies, initial configurations, daemons, the
 //! step relation (composite atomicity) and the measures the papers use.
 
-pub mod channels;
-pub mod dot;
+mod bits;
+pub mod daemon;
 pub mod engine;
 pub mod init;
-pub mod topology;
 
 use crate::diagnostic::render;
+use crate::topology;
 use engine::{Choice, Daemon, Simulation};
 use init::InitMode;
 use rand::SeedableRng;

@@ -6,8 +6,8 @@
 
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::topology::Ids;
 use guarded::runtime::{simulate, Setup};
+use guarded::topology::Ids;
 
 /// How a simulation starts: everything but the program and the topology.
 pub struct Start<'a> {

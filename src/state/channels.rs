@@ -2,11 +2,10 @@
 //! entries of the neighbour lists, see [`Topology::arc`]), each holding at
 //! most `capacity` messages. Channel contents are part of the configuration.
 
-use crate::runtime::topology::Topology;
+use crate::topology::Topology;
 use std::collections::VecDeque;
 
-/// The most fields a message type may have.
-pub const MAX_FIELDS: usize = 4;
+pub use crate::check::ir::MAX_FIELDS;
 
 /// A message in transit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! Processes are numbered by their node names when those are exactly
 //! `0..n-1`, and in order of first appearance otherwise.
 
-use super::topology::{from_arcs, Topology};
+use super::{from_arcs, Topology};
 use pest::Parser;
 use std::collections::HashMap;
 

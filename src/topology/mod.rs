@@ -6,6 +6,8 @@
 //! variables, so `u` is among `v`'s neighbours. Undirected edges are arcs both
 //! ways.
 
+pub mod dot;
+
 use petgraph::graph::{DiGraph, NodeIndex};
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -403,7 +405,7 @@ pub fn build(
         }
         "dot" => {
             let text = read(arg)?;
-            let mut t = super::dot::parse(arg, &text)?;
+            let mut t = dot::parse(arg, &text)?;
             orient_if_ring(&mut t);
             t
         }
@@ -422,7 +424,7 @@ pub fn build(
                 "file",
                 "dot",
             ];
-            let hint = crate::check::suggest(other, families)
+            let hint = crate::diagnostic::suggest(other, families)
                 .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
             return Err(format!(
                 "unknown topology `{other}`{hint}; known: ring:N, uring:N, chain:N, star:N, complete:N, grid:RxC, torus:RxC, hypercube:D, tree:N, random:N[:P], file:PATH, dot:PATH"
@@ -688,7 +690,7 @@ mod tests {
         let mut t = edge_list("c", "0 1\n1 2\n2 3\n3 0\n").unwrap();
         orient_if_ring(&mut t);
         assert_eq!((t.left[0], t.right[0], t.left[2], t.right[2]), (3, 1, 1, 3));
-        let mut u = crate::runtime::dot::parse("u", "digraph { 0 -> 1 -> 2 -> 0 }").unwrap();
+        let mut u = crate::topology::dot::parse("u", "digraph { 0 -> 1 -> 2 -> 0 }").unwrap();
         orient_if_ring(&mut u);
         assert_eq!((u.left[0], u.has_right), (2, false));
         let mut s = edge_list("s", "0 1\n0 2\n0 3\n").unwrap();

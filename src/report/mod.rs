@@ -1,10 +1,10 @@
-//! What `guarded run` prints: the trace (text or JSON lines), the summary
-//! (text or JSON), and runtime errors and invariant violations as
-//! diagnostics.
+//! What a run reports, as text and JSON: the trace (text or JSON lines),
+//! the summary, rows and channels as the REPL shows them, and runtime
+//! errors and invariant violations as diagnostics. Shared by the front ends.
 
 use crate::diagnostic::{render, Problem};
-use crate::runtime::channels::Msg;
 use crate::runtime::engine::{RunError, Simulation};
+use crate::state::channels::Msg;
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
 
@@ -110,7 +110,7 @@ impl Stats {
 }
 
 /// Process `p`'s row as `x=3 b=true`.
-pub(crate) fn row_text(sim: &Simulation, p: usize, row: &[i64]) -> String {
+pub fn row_text(sim: &Simulation, p: usize, row: &[i64]) -> String {
     let nbrs = sim.topo.nbrs(p);
     sim.prog
         .vars
@@ -122,12 +122,12 @@ pub(crate) fn row_text(sim: &Simulation, p: usize, row: &[i64]) -> String {
 }
 
 /// A message as `find(3)`.
-pub(crate) fn msg_text(sim: &Simulation, m: &Msg) -> String {
+pub fn msg_text(sim: &Simulation, m: &Msg) -> String {
     crate::runtime::init::msg_text(&sim.prog, m)
 }
 
 /// The non-empty channels, one line each: `  channel 3->5: find(2) observer(1)`.
-pub(crate) fn channels_text(sim: &Simulation) -> String {
+pub fn channels_text(sim: &Simulation) -> String {
     let mut out = String::new();
     for p in 0..sim.n() {
         for &q in sim.topo.nbrs(p) {
@@ -312,7 +312,7 @@ impl Tracer {
 
 /// The last step in one line: `step 4 round 2: 1 copy (x: 0 -> 2); ...`,
 /// movers in index order so traces read the same whatever the daemon's order.
-pub(crate) fn step_line(sim: &Simulation) -> String {
+pub fn step_line(sim: &Simulation) -> String {
     let last = sim.last();
     let now = sim.now();
     let mut order: Vec<usize> = (0..last.movers().len()).collect();

@@ -1,0 +1,34 @@
+//! One bit per process: the runtime's round flags, marks and legitimacy
+//! sets, at an eighth of a byte each.
+
+/// A fixed-size set of small integers, as bits.
+#[derive(Clone, Default, Debug)]
+pub(crate) struct Bits(pub(crate) Vec<u64>);
+
+impl Bits {
+    /// `n` bits, all clear.
+    pub(crate) fn new(n: usize) -> Self {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 != 0
+    }
+    #[inline]
+    pub(crate) fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    /// Clears bit `i`, returning whether it was set.
+    #[inline]
+    pub(crate) fn take(&mut self, i: usize) -> bool {
+        let was = self.get(i);
+        self.0[i / 64] &= !(1 << (i % 64));
+        was
+    }
+    pub(crate) fn clear_all(&mut self) {
+        self.0.iter_mut().for_each(|w| *w = 0);
+    }
+    pub(crate) fn bytes(&self) -> usize {
+        self.0.capacity() * 8
+    }
+}
