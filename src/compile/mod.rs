@@ -26,8 +26,8 @@ pub struct Env<'a> {
     pub topo: &'a Topology,
     /// Quantifier variables.
     pub locals: &'a [Cell<i64>],
-    /// Per process, the action it would run (for `enabled(p)`).
-    pub enabled: Chosen<'a>,
+    /// Which processes are enabled (for `enabled(p)`).
+    pub enabled: &'a dyn Enabledness,
     /// How many processes are enabled (so `count(p in procs : enabled(p))` costs O(1)).
     pub enabled_count: usize,
     /// The channels (read by `receive` guards and `msgs`).
@@ -36,40 +36,30 @@ pub struct Env<'a> {
     pub fx: &'a Effects,
 }
 
-/// The runtime's bookkeeping of one process, kept together so a step
-/// touches one cache line per process.
-#[derive(Clone, Copy, Debug)]
-pub struct ProcInfo {
-    /// Its place in the list of enabled processes, or `NONE`.
-    pub pos: u32,
-    /// The action it would run (the first enabled), or [`NO_ACTION`].
-    pub chosen: u16,
-    /// Its role.
-    pub role: u16,
+/// Which processes are enabled, as global predicates (`enabled(p)`) read
+/// it: the runtime answers from its bookkeeping, an explorer from a column.
+pub trait Enabledness {
+    /// Whether process `p` has an enabled action.
+    fn is_enabled(&self, p: usize) -> bool;
 }
 
-/// Where the action each process would run is kept: in its bookkeeping, or
-/// (after a synchronous step evaluated column by column) in one column.
-#[derive(Clone, Copy, Debug)]
-pub enum Chosen<'a> {
-    /// [`ProcInfo::chosen`] of each process.
-    Procs(&'a [ProcInfo]),
-    /// One action per process.
-    Column(&'a [u16]),
-}
+/// For guards and statements, which cannot ask whether a process is enabled.
+pub struct NoneEnabled;
 
-impl Chosen<'_> {
-    /// The action process `p` would run, or [`NO_ACTION`].
-    #[inline]
-    pub fn of(&self, p: usize) -> u16 {
-        match self {
-            Chosen::Procs(procs) => procs[p].chosen,
-            Chosen::Column(c) => c[p],
-        }
+impl Enabledness for NoneEnabled {
+    fn is_enabled(&self, _: usize) -> bool {
+        false
     }
 }
 
-/// [`ProcInfo::chosen`] of a process with no enabled action.
+/// A column of chosen actions, one per process.
+impl Enabledness for Vec<u16> {
+    fn is_enabled(&self, p: usize) -> bool {
+        self[p] != NO_ACTION
+    }
+}
+
+/// The chosen action of a process with no enabled action.
 pub const NO_ACTION: u16 = u16::MAX;
 
 /// A message a statement sends: destination, type, fields, the `send`'s span.
@@ -720,7 +710,7 @@ pub fn instantiate(
             scratch: &[],
             topo,
             locals: &locals,
-            enabled: Chosen::Procs(&[]),
+            enabled: &NoneEnabled,
             enabled_count: 0,
             chans: &no_chans,
             fx: &no_fx,
@@ -1502,7 +1492,7 @@ impl Compiler<'_> {
                     scratch: &[],
                     topo,
                     locals: &locals,
-                    enabled: Chosen::Procs(&[]),
+                    enabled: &NoneEnabled,
                     enabled_count: 0,
                     chans: &chans,
                     fx: &fx,
@@ -1805,7 +1795,7 @@ impl Compiler<'_> {
             }
             BExpr::Enabled(p) => {
                 let f = self.proc(p);
-                Box::new(move |e| Ok(e.enabled.of(f(e)?) != NO_ACTION))
+                Box::new(move |e| Ok(e.enabled.is_enabled(f(e)?)))
             }
             BExpr::Acyclic(sa, sb, pred) => {
                 let (sa, sb) = (*sa, *sb);

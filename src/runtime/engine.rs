@@ -5,11 +5,14 @@
 //! re-evaluated, and rounds, legitimacy and stabilization are updated.
 
 use crate::check::ir;
-use crate::compile::{CAction, CRole, Chosen, Compiled, Effects, Env, Fault, ProcInfo, NO_ACTION};
+use crate::compile::{Compiled, Effects, Enabledness, Env, Fault, NoneEnabled, NO_ACTION};
 use crate::runtime::bits::Bits;
 pub use crate::runtime::daemon::{Daemon, ScheduledStep};
-use crate::span::Span;
-use crate::state::channels::{Channels, Msg, MAX_FIELDS};
+pub use crate::runtime::record::StepRecord;
+use crate::runtime::record::{append_chosen, chosen_bits};
+pub use crate::runtime::step::RunError;
+use crate::runtime::step::{self, first_true, guard_fault, statement_fault, StepBuffers};
+use crate::state::channels::Channels;
 use crate::topology::{Topology, NONE};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -36,49 +39,6 @@ pub struct Point {
     pub round: u64,
 }
 
-/// Why a run could not go on.
-#[derive(Debug, Clone)]
-pub enum RunError {
-    /// A closure failed: out-of-domain assignment, division by zero, ...
-    Fault {
-        /// The failure.
-        fault: Box<Fault>,
-        /// The process whose code failed (none for global predicates).
-        process: Option<usize>,
-        /// The action's label and span, when an action failed.
-        action: Option<(String, Span)>,
-        /// The step being taken (0 for the initial configuration).
-        step: u64,
-        /// What was being evaluated.
-        during: &'static str,
-    },
-    /// Two processes wrote the same edge variable in one step.
-    Conflict {
-        /// The step.
-        step: u64,
-        /// The edge variable.
-        var: String,
-        /// The edge's ends.
-        edge: (usize, usize),
-        /// Each writer: process, action label, the assignment's span.
-        writers: Box<[(usize, String, Span); 2]>,
-    },
-    /// A schedule named a process that cannot move.
-    Schedule {
-        /// 1-based line of the schedule.
-        line: usize,
-        /// What is wrong.
-        message: String,
-    },
-}
-
-/// A message a mover sends in the step being taken: sender, destination,
-/// type, fields, the `send`'s span, the sender's action.
-type PendingSend = (usize, usize, u16, [i64; MAX_FIELDS], Span, u32);
-/// An edge variable a mover writes: writer, the other end, variable, value,
-/// the assignment's span, the writer's action.
-type PendingEdgeWrite = (usize, usize, usize, i64, Span, u32);
-
 /// What one call to [`Simulation::step`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -88,70 +48,6 @@ pub enum Outcome {
     Silent,
     /// The schedule has no more lines.
     ScheduleDone,
-}
-
-/// The movers of the last step, their actions, and their rows before and after.
-#[derive(Default, Debug, Clone)]
-pub struct StepRecord {
-    /// The processes that moved, in selection order (see [`StepRecord::movers`]).
-    movers: Vec<u32>,
-    /// Index of each mover's action in its role's compiled action list.
-    actions: Vec<u32>,
-    /// After a column step: movers and actions are those of `chosen_before`,
-    /// worked out when first asked for.
-    lazy: bool,
-    /// After a column step, the action every process had chosen before it.
-    chosen_before: Vec<u16>,
-    /// Movers and actions worked out from `chosen_before`.
-    worked_out: OnceCell<(Vec<u32>, Vec<u32>)>,
-    /// Each mover's row before the step, `stride` values each; after a
-    /// column step, the whole configuration before it (see [`Simulation::mover_rows`]).
-    before: Vec<i64>,
-    /// Each mover's row after the step; unused after a column step, whose
-    /// rows after are the configuration's.
-    after: Vec<i64>,
-    /// Whether `before` is the whole configuration before the step.
-    whole: bool,
-    /// Per mover, the message it took: (sender, message); empty when the
-    /// program passes no messages.
-    pub received: Vec<Option<(u32, Msg)>>,
-    /// Messages sent: (sender, destination, message).
-    pub sent: Vec<(u32, u32, Msg)>,
-    /// Whether no step was taken and only time passed: no process was
-    /// enabled, the round ended and timers advanced.
-    pub tick: bool,
-}
-
-impl StepRecord {
-    /// The processes that moved, in selection order (index order after a
-    /// synchronous step).
-    pub fn movers(&self) -> &[u32] {
-        if self.lazy {
-            &self.work_out().0
-        } else {
-            &self.movers
-        }
-    }
-
-    /// Index of each mover's action in its role's compiled action list.
-    pub fn actions(&self) -> &[u32] {
-        if self.lazy {
-            &self.work_out().1
-        } else {
-            &self.actions
-        }
-    }
-
-    fn work_out(&self) -> &(Vec<u32>, Vec<u32>) {
-        self.worked_out.get_or_init(|| self.moves_of_chosen())
-    }
-
-    /// The processes with an action in `chosen_before`, and those actions.
-    fn moves_of_chosen(&self) -> (Vec<u32>, Vec<u32>) {
-        let (mut movers, mut actions) = (Vec::new(), Vec::new());
-        append_chosen(&self.chosen_before, 0, &mut movers, Some(&mut actions));
-        (movers, actions)
-    }
 }
 
 /// After a synchronous step evaluated column by column, what every process
@@ -164,6 +60,39 @@ struct Dense {
     count: usize,
     /// Their list, in index order, when asked for.
     list: OnceCell<Vec<u32>>,
+}
+
+/// The runtime's bookkeeping of one process, kept together so a step
+/// touches one cache line per process.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ProcInfo {
+    /// Its place in the list of enabled processes, or `NONE`.
+    pub(crate) pos: u32,
+    /// The action it would run (the first enabled), or [`NO_ACTION`].
+    pub(crate) chosen: u16,
+    /// Its role.
+    pub(crate) role: u16,
+}
+
+/// Where the action each process would run is kept: in its bookkeeping, or
+/// (after a synchronous step evaluated column by column) in one column.
+#[derive(Clone, Copy, Debug)]
+enum Chosen<'a> {
+    /// [`ProcInfo::chosen`] of each process.
+    Procs(&'a [ProcInfo]),
+    /// One action per process.
+    Column(&'a [u16]),
+}
+
+impl Chosen<'_> {
+    /// The action process `p` would run, or [`NO_ACTION`].
+    #[inline]
+    fn of(&self, p: usize) -> u16 {
+        match self {
+            Chosen::Procs(procs) => procs[p].chosen,
+            Chosen::Column(c) => c[p],
+        }
+    }
 }
 
 /// The set of enabled processes: O(1) insert, remove and uniform choice.
@@ -195,50 +124,6 @@ impl EnabledSet {
     }
 }
 
-/// The processes of a group of at most 64 with an action chosen, as bits.
-#[inline]
-fn chosen_bits(group: &[u16]) -> u64 {
-    let mut bits = 0u64;
-    for (j, &c) in group.iter().enumerate() {
-        bits |= u64::from(c != NO_ACTION) << j;
-    }
-    bits
-}
-
-/// Appends to `procs` the processes `lo + j` with an action chosen
-/// (`chosen[j]`), and their actions to `actions` if given; 64 at a time,
-/// so that groups where all or none are enabled cost little.
-fn append_chosen(
-    chosen: &[u16],
-    lo: usize,
-    procs: &mut Vec<u32>,
-    mut actions: Option<&mut Vec<u32>>,
-) {
-    for (g, group) in chosen.chunks(64).enumerate() {
-        let base = (lo + g * 64) as u32;
-        let bits = chosen_bits(group);
-        if bits == 0 {
-            continue;
-        }
-        if bits.count_ones() as usize == group.len() {
-            procs.extend(base..base + group.len() as u32);
-            if let Some(a) = actions.as_deref_mut() {
-                a.extend(group.iter().map(|&c| u32::from(c)));
-            }
-            continue;
-        }
-        let mut rest = bits;
-        while rest != 0 {
-            let j = rest.trailing_zeros();
-            procs.push(base + j);
-            if let Some(a) = actions.as_deref_mut() {
-                a.push(u32::from(group[j as usize]));
-            }
-            rest &= rest - 1;
-        }
-    }
-}
-
 /// The size of configuration and bookkeeping above which central steps
 /// prefetch (see [`Simulation::prefetch_next_move`]): about what a core's
 /// second-level cache holds.
@@ -252,49 +137,6 @@ const LOOK_AHEAD_ENABLED: usize = 8192;
 /// The length of the enabled list from which central steps prefetch the
 /// list slot the step after next draws, rather than read it.
 const LOOK_AHEAD_LIST: usize = 1 << 16;
-
-/// The first action of `role` whose guard holds in `env`, among all its
-/// actions or only those whose guards read timers; `NO_ACTION` when none
-/// does. A fault comes with the index of the action whose guard raised it.
-#[inline]
-fn first_true(role: &CRole, env: &Env, only_timers: bool) -> Result<u16, (usize, Box<Fault>)> {
-    for (i, a) in role.actions.iter().enumerate() {
-        if only_timers && !a.reads_timers {
-            continue;
-        }
-        match (a.guard)(env) {
-            Ok(true) => return Ok(i as u16),
-            Ok(false) => {}
-            Err(fault) => return Err((i, fault)),
-        }
-    }
-    Ok(NO_ACTION)
-}
-
-/// The error for a fault raised by the guard of action `i` of process `p`.
-#[cold]
-fn guard_fault(role: &CRole, p: usize, i: usize, step: u64, fault: Box<Fault>) -> RunError {
-    let a = &role.actions[i];
-    RunError::Fault {
-        fault,
-        process: Some(p),
-        action: Some((a.label.clone(), a.span)),
-        step,
-        during: "guard",
-    }
-}
-
-/// The error for a fault raised by the statement of `action`, run by `p`.
-#[cold]
-fn statement_fault(action: &CAction, p: usize, step: u64, fault: Box<Fault>) -> RunError {
-    RunError::Fault {
-        fault,
-        process: Some(p),
-        action: Some((action.label.clone(), action.span)),
-        step,
-        during: "statement",
-    }
-}
 
 /// Starts loading the cache line holding `x`: a hint, with no effect on
 /// what the program computes.
@@ -354,14 +196,16 @@ pub struct Simulation {
     pub rng: ChaCha8Rng,
     /// The channels' contents (empty without messages).
     pub chans: Channels,
-    fx: Effects,
     /// The daemon.
     pub daemon: Daemon,
     /// How an action is chosen among several enabled.
     pub choice: Choice,
     progress: Progress,
-    scratch: Vec<Cell<i64>>,
-    locals: Vec<Cell<i64>>,
+    /// What a step works in, reused from step to step.
+    buf: StepBuffers,
+    /// The quantifier cells of guards evaluated while a step's statements
+    /// run (to list a mover's enabled actions for `--choice random`).
+    choice_locals: Vec<Cell<i64>>,
     /// Processes already looked at in this step (cleared after it).
     marks: Bits,
     affected: Vec<u32>,
@@ -375,10 +219,6 @@ pub struct Simulation {
     pub column_min_run: usize,
     /// Runs of consecutive processes with one role.
     role_runs: usize,
-    /// The edge variables written and messages sent in the step being
-    /// taken, kept to reuse their allocations.
-    pending_edge_writes: Vec<PendingEdgeWrite>,
-    pending_sends: Vec<PendingSend>,
     /// The incremental legitimacy conjuncts' new values at the affected
     /// processes, kept to reuse its allocation.
     legit_changes: Vec<(usize, bool)>,
@@ -454,6 +294,16 @@ struct Progress {
     first_legit: Option<Point>,
     last_entry: Option<Point>,
     losses: u64,
+}
+
+impl Enabledness for Progress {
+    #[inline]
+    fn is_enabled(&self, p: usize) -> bool {
+        match &self.dense {
+            Some(d) => d.chosen[p] != NO_ACTION,
+            None => self.procs[p].chosen != NO_ACTION,
+        }
+    }
 }
 
 /// Everything a step can change, so a run can go back exactly (undo),
@@ -533,15 +383,14 @@ impl Simulation {
         let stride = code.stride;
         let code_roles = code.role_of.clone();
         let mut sim = Simulation {
-            scratch: vec![Cell::new(0); stride],
-            locals: vec![Cell::new(0); code.max_locals],
+            buf: StepBuffers::new(&code),
+            choice_locals: vec![Cell::new(0); code.max_locals],
             prog,
             code,
             topo,
             state,
             rng,
             chans,
-            fx: Effects::default(),
             daemon,
             choice,
             progress: Progress {
@@ -576,8 +425,6 @@ impl Simulation {
             column_min_run: 8,
             role_runs: 1 + code_roles.windows(2).filter(|w| w[0] != w[1]).count(),
             legit_changes: Vec::new(),
-            pending_edge_writes: Vec::new(),
-            pending_sends: Vec::new(),
             single_move_path: true,
             look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
             ring_guard_readers: None,
@@ -821,11 +668,11 @@ impl Simulation {
             me,
             scratch,
             topo: &self.topo,
-            locals: &self.locals,
-            enabled: self.chosen(),
+            locals: &self.buf.locals,
+            enabled: &self.progress,
             enabled_count: self.enabled_count(),
             chans: &self.chans,
-            fx: &self.fx,
+            fx: &self.buf.fx,
         }
     }
 
@@ -835,13 +682,13 @@ impl Simulation {
         Env {
             state: &self.state,
             me: p,
-            scratch: &self.scratch,
+            scratch: &self.buf.scratch,
             topo: &self.topo,
-            locals: &self.locals,
-            enabled: Chosen::Procs(&[]),
+            locals: &self.buf.locals,
+            enabled: &NoneEnabled,
             enabled_count: 0,
             chans: &self.chans,
-            fx: &self.fx,
+            fx: &self.buf.fx,
         }
     }
 
@@ -875,23 +722,9 @@ impl Simulation {
 
     /// The enabled actions of `p` (those of the most urgent enabled priority), by index.
     pub fn enabled_actions(&self, p: usize) -> Result<Vec<u32>, RunError> {
-        let first = self.chosen().of(p);
-        if first == NO_ACTION {
-            return Ok(vec![]);
-        }
         let role = &self.code.roles[self.progress.procs[p].role as usize];
-        let prio = role.actions[first as usize].priority;
-        let env = self.env(p, &[]);
-        let mut out = vec![u32::from(first)];
-        for (i, a) in role.actions.iter().enumerate().skip(first as usize + 1) {
-            if a.priority != prio {
-                break;
-            }
-            if (a.guard)(&env).unwrap_or(false) {
-                out.push(i as u32);
-            }
-        }
-        Ok(out)
+        let first = self.chosen().of(p);
+        step::enabled_actions_from(role, &self.env(p, &[]), p, first, self.progress.steps)
     }
 
     fn select(&mut self) -> Result<bool, RunError> {
@@ -1033,9 +866,9 @@ impl Simulation {
         let action = &self.code.roles[info.role as usize].actions[info.chosen as usize];
         let row = &self.state[p * stride..(p + 1) * stride];
         if stride == 1 {
-            self.scratch[0].set(row[0]);
+            self.buf.scratch[0].set(row[0]);
         } else {
-            for (c, v) in self.scratch.iter().zip(row) {
+            for (c, v) in self.buf.scratch.iter().zip(row) {
                 c.set(*v);
             }
         }
@@ -1055,13 +888,13 @@ impl Simulation {
         if stride == 1 {
             // Most programs keep one value per process: no copy loops.
             set_one(&mut last.before, row[0]);
-            set_one(&mut last.after, self.scratch[0].get());
+            set_one(&mut last.after, self.buf.scratch[0].get());
             self.state[p] = last.after[0];
         } else {
             last.before.clear();
             last.after.clear();
             last.before.extend_from_slice(row);
-            last.after.extend(self.scratch.iter().map(Cell::get));
+            last.after.extend(self.buf.scratch.iter().map(Cell::get));
             self.state[p * stride..(p + 1) * stride].copy_from_slice(&last.after);
         }
         last.whole = false;
@@ -1349,94 +1182,36 @@ impl Simulation {
 
     fn execute_forced(&mut self, forced: Option<u32>) -> Result<Outcome, RunError> {
         debug_assert!(self.progress.dense.is_none() && !self.progress.last.lazy);
-        let stride = self.code.stride;
         let step_no = self.progress.steps + 1;
-        self.progress.last.actions.clear();
-        self.progress.last.before.clear();
-        self.progress.last.after.clear();
-        self.progress.last.whole = false;
-        self.progress.last.received.clear();
-        self.progress.last.sent.clear();
-        self.progress.last.tick = false;
-        // Reused from step to step: no allocation in the steady state.
-        let mut edge_writes = std::mem::take(&mut self.pending_edge_writes);
-        let mut sends = std::mem::take(&mut self.pending_sends);
-        edge_writes.clear();
-        sends.clear();
-        for k in 0..self.progress.last.movers.len() {
-            let p = self.progress.last.movers[k] as usize;
-            let a = match (forced, self.choice) {
-                (Some(a), _) => a,
-                (None, Choice::First) => u32::from(self.progress.procs[p].chosen),
-                (None, Choice::Random) => {
-                    let options = self.enabled_actions(p)?;
-                    options[self.rng.gen_range(0..options.len())]
-                }
-            };
-            let row = &self.state[p * stride..(p + 1) * stride];
-            for (c, v) in self.scratch.iter().zip(row) {
-                c.set(*v);
+        let Simulation {
+            prog,
+            code,
+            topo,
+            state,
+            chans,
+            rng,
+            choice,
+            progress,
+            buf,
+            choice_locals,
+            ..
+        } = self;
+        let (procs, last) = (&progress.procs, &mut progress.last);
+        // Guards write no effects: an empty set (which allocates nothing) will do.
+        let fx = Effects::default();
+        let choose = |p: usize| match (forced, *choice) {
+            (Some(a), _) => Ok(a),
+            (None, Choice::First) => Ok(u32::from(procs[p].chosen)),
+            (None, Choice::Random) => {
+                let role = &code.roles[procs[p].role as usize];
+                let env = step::guard_env(choice_locals, topo, state, chans, &fx, p, &NoneEnabled);
+                let options =
+                    step::enabled_actions_from(role, &env, p, procs[p].chosen, step_no - 1)?;
+                Ok(options[rng.gen_range(0..options.len())])
             }
-            let action = &self.code.roles[self.progress.procs[p].role as usize].actions[a as usize];
-            if self.code.has_effects {
-                self.fx.clear();
-            }
-            let env = self.statement_env(p);
-            if let Err(fault) = (action.body)(&env) {
-                return Err(statement_fault(action, p, step_no, fault));
-            }
-            self.progress.last.actions.push(a);
-            self.progress.last.before.extend_from_slice(row);
-            self.progress
-                .last
-                .after
-                .extend(self.scratch.iter().map(Cell::get));
-            if !self.code.has_effects {
-                continue;
-            }
-            let taken = self.fx.received.get().and_then(|s| {
-                let head = self.chans.between(&self.topo, s, p)?.front()?;
-                Some((s as u32, *head))
-            });
-            self.progress.last.received.push(taken);
-            for (q, var, v, span) in self.fx.edge_writes.borrow().iter() {
-                edge_writes.push((p, *q, *var, *v, *span, a));
-            }
-            for (q, kind, fields, span) in self.fx.sends.borrow().iter() {
-                sends.push((p, *q, *kind, *fields, *span, a));
-            }
-        }
-        if self.code.has_effects {
-            self.check_effects(&edge_writes, &sends, step_no)?;
-        }
-        // All writes land together.
-        for (k, &p) in self.progress.last.movers.iter().enumerate() {
-            let p = p as usize;
-            self.state[p * stride..(p + 1) * stride]
-                .copy_from_slice(&self.progress.last.after[k * stride..(k + 1) * stride]);
-        }
-        // The other end of every edge variable written, then the channels:
-        // messages taken leave first, then messages sent join the tails.
-        for &(p, q, var, v, _, _) in &edge_writes {
-            if let Some(k) = self.topo.nbr_pos(q, p) {
-                self.state[q * stride + self.code.offsets[var] + k] = v;
-            }
-        }
-        for (k, r) in self.progress.last.received.iter().enumerate() {
-            if let Some((s, _)) = r {
-                let p = self.progress.last.movers[k] as usize;
-                if let Some(a) = self.topo.arc(*s as usize, p) {
-                    self.chans.queues[a].pop_front();
-                }
-            }
-        }
-        for &(p, q, kind, fields, _, _) in &sends {
-            let m = self.chans.stamp(kind, fields);
-            if let Some(a) = self.topo.arc(p, q) {
-                self.chans.queues[a].push_back(m);
-            }
-            self.progress.last.sent.push((p as u32, q as u32, m));
-        }
+        };
+        step::evaluate(prog, code, topo, state, chans, step_no, buf, last, choose)?;
+        step::land(code, topo, state, chans, buf, last);
         self.progress.steps = step_no;
         self.progress.moves += self.progress.last.movers.len() as u64;
         // Only the movers and their readers can change enabledness.
@@ -1444,7 +1219,10 @@ impl Simulation {
         // One mover (the central daemon) affects a handful of processes: a
         // scan of the list is cheaper than marking and unmarking bits.
         let few = match self.progress.last.movers[..] {
-            [m] => self.few_readers(m as usize) && sends.len() + edge_writes.len() <= 8,
+            [m] => {
+                self.few_readers(m as usize)
+                    && self.buf.sends.len() + self.buf.edge_writes.len() <= 8
+            }
             _ => false,
         };
         for k in 0..self.progress.last.movers.len() {
@@ -1452,15 +1230,15 @@ impl Simulation {
         }
         // Where a neighbour does not read the writer (directed topologies),
         // the destinations of messages and the other ends of edges still change.
-        for q in sends
+        let buf = &self.buf;
+        for q in buf
+            .sends
             .iter()
             .map(|s| s.1)
-            .chain(edge_writes.iter().map(|w| w.1))
+            .chain(buf.edge_writes.iter().map(|w| w.1))
         {
             affect(&mut self.marks, &mut self.affected, few, q as u32);
         }
-        self.pending_edge_writes = edge_writes;
-        self.pending_sends = sends;
         if !few {
             for &q in &self.affected {
                 self.marks.take(q as usize);
@@ -1527,11 +1305,11 @@ impl Simulation {
             me: 0,
             scratch: &[],
             topo: &self.topo,
-            locals: &self.locals,
-            enabled: Chosen::Procs(&[]),
+            locals: &self.buf.locals,
+            enabled: &NoneEnabled,
             enabled_count: 0,
             chans: &self.chans,
-            fx: &self.fx,
+            fx: &self.buf.fx,
         };
         let progress = &mut self.progress;
         for &q in &self.affected {
@@ -1577,75 +1355,6 @@ impl Simulation {
         // Timers change every process; otherwise only the affected ones changed.
         self.update_legitimacy(timers_ran && self.code.legitimate_reads_timers)?;
         Ok(Outcome::Moved)
-    }
-
-    /// Refuses a step whose effects clash: two processes writing one edge
-    /// variable, or a message sent into a full channel.
-    fn check_effects(
-        &self,
-        edge_writes: &[PendingEdgeWrite],
-        sends: &[PendingSend],
-        step: u64,
-    ) -> Result<(), RunError> {
-        let label = |p: usize, a: u32| {
-            self.code.roles[self.progress.procs[p].role as usize].actions[a as usize]
-                .label
-                .clone()
-        };
-        for (i, a) in edge_writes.iter().enumerate() {
-            let key = (a.0.min(a.1), a.0.max(a.1), a.2);
-            if let Some(b) = edge_writes[..i]
-                .iter()
-                .find(|b| (b.0.min(b.1), b.0.max(b.1), b.2) == key && b.0 != a.0)
-            {
-                return Err(RunError::Conflict {
-                    step,
-                    var: self.prog.vars[a.2].name.clone(),
-                    edge: (key.0, key.1),
-                    writers: Box::new([(b.0, label(b.0, b.5), b.4), (a.0, label(a.0, a.5), a.4)]),
-                });
-            }
-        }
-        for (i, m) in sends.iter().enumerate() {
-            let Some(arc) = self.topo.arc(m.0, m.1) else {
-                continue;
-            };
-            let before = self.chans.queues.get(arc).map_or(0, |q| q.len());
-            let taken = self
-                .progress
-                .last
-                .received
-                .iter()
-                .zip(&self.progress.last.movers)
-                .filter(|(r, &mover)| {
-                    mover as usize == m.1 && r.is_some_and(|(s, _)| s as usize == m.0)
-                })
-                .count();
-            let queued = before - taken
-                + sends[..=i]
-                    .iter()
-                    .filter(|o| o.0 == m.0 && o.1 == m.1)
-                    .count();
-            if queued > self.chans.capacity {
-                let action =
-                    &self.code.roles[self.progress.procs[m.0].role as usize].actions[m.5 as usize];
-                return Err(RunError::Fault {
-                    fault: Box::new(Fault {
-                        span: m.4,
-                        message: format!(
-                            "the channel from {} to {} is full ({} messages)",
-                            m.0, m.1, self.chans.capacity
-                        ),
-                        help: "a send must find room: raise `channel capacity`, or send only when the protocol allows".into(),
-                    }),
-                    process: Some(m.0),
-                    action: Some((action.label.clone(), action.span)),
-                    step,
-                    during: "statement",
-                });
-            }
-        }
-        Ok(())
     }
 
     /// Re-evaluates the legitimacy predicate: in full, or (`full` false)
@@ -1805,7 +1514,7 @@ impl Simulation {
         f: &crate::compile::GlobalFn,
         locals: usize,
     ) -> Result<i64, Box<Fault>> {
-        let cells = vec![Cell::new(0); locals.max(self.locals.len())];
+        let cells = vec![Cell::new(0); locals.max(self.buf.locals.len())];
         let env = Env {
             locals: &cells,
             ..self.env(p, &[])

@@ -608,7 +608,7 @@ pub fn initial_state(
                 scratch: &[],
                 topo,
                 locals: &locals,
-                enabled: crate::compile::Chosen::Procs(&[]),
+                enabled: &crate::compile::NoneEnabled,
                 enabled_count: 0,
                 chans: &no_chans,
                 fx: &no_fx,

@@ -5,6 +5,8 @@ mod bits;
 pub mod daemon;
 pub mod engine;
 pub mod init;
+pub mod record;
+pub mod step;
 
 use crate::diagnostic::render;
 use crate::topology;

@@ -1,0 +1,572 @@
+//! The step relation, the one definition of what a step is (composite
+//! atomicity): each mover runs one enabled action against the
+//! configuration from before the step, and all writes land together, with
+//! every fault a step can raise (out-of-domain values, division by zero,
+//! reads beyond the neighbours, two writers of one edge variable, a full
+//! channel).
+//!
+//! Two layers: [`evaluate`] and [`land`] work in place on buffers the
+//! simulator reuses from step to step, and [`StepRelation`] wraps them as
+//! a pure function from a [`Config`] and a move set to the successor,
+//! for exhaustive exploration and for tests. The simulator's general step
+//! calls the first; its fast paths (one mover, column by column) are
+//! tested against the second.
+
+use crate::check::ir;
+use crate::compile::{
+    CAction, CRole, Compiled, Effects, Enabledness, Env, Fault, NoneEnabled, NO_ACTION,
+};
+use crate::runtime::record::StepRecord;
+use crate::span::Span;
+use crate::state::channels::{Channels, Msg, MAX_FIELDS};
+use crate::state::Config;
+use crate::topology::Topology;
+use std::cell::Cell;
+
+/// Why a run could not go on.
+#[derive(Debug, Clone)]
+pub enum RunError {
+    /// A closure failed: out-of-domain assignment, division by zero, ...
+    Fault {
+        /// The failure.
+        fault: Box<Fault>,
+        /// The process whose code failed (none for global predicates).
+        process: Option<usize>,
+        /// The action's label and span, when an action failed.
+        action: Option<(String, Span)>,
+        /// The step being taken (0 for the initial configuration).
+        step: u64,
+        /// What was being evaluated.
+        during: &'static str,
+    },
+    /// Two processes wrote the same edge variable in one step.
+    Conflict {
+        /// The step.
+        step: u64,
+        /// The edge variable.
+        var: String,
+        /// The edge's ends.
+        edge: (usize, usize),
+        /// Each writer: process, action label, the assignment's span.
+        writers: Box<[(usize, String, Span); 2]>,
+    },
+    /// A schedule named a process that cannot move.
+    Schedule {
+        /// 1-based line of the schedule.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A message a mover sends in the step being taken: sender, destination,
+/// type, fields, the `send`'s span, the sender's action.
+pub(crate) type PendingSend = (usize, usize, u16, [i64; MAX_FIELDS], Span, u32);
+/// An edge variable a mover writes: writer, the other end, variable, value,
+/// the assignment's span, the writer's action.
+pub(crate) type PendingEdgeWrite = (usize, usize, usize, i64, Span, u32);
+
+/// The first action of `role` whose guard holds in `env`, among all its
+/// actions or only those whose guards read timers; `NO_ACTION` when none
+/// does. A fault comes with the index of the action whose guard raised it.
+#[inline]
+pub(crate) fn first_true(
+    role: &CRole,
+    env: &Env,
+    only_timers: bool,
+) -> Result<u16, (usize, Box<Fault>)> {
+    for (i, a) in role.actions.iter().enumerate() {
+        if only_timers && !a.reads_timers {
+            continue;
+        }
+        match (a.guard)(env) {
+            Ok(true) => return Ok(i as u16),
+            Ok(false) => {}
+            Err(fault) => return Err((i, fault)),
+        }
+    }
+    Ok(NO_ACTION)
+}
+
+/// The error for a fault raised by the guard of action `i` of process `p`.
+#[cold]
+pub(crate) fn guard_fault(
+    role: &CRole,
+    p: usize,
+    i: usize,
+    step: u64,
+    fault: Box<Fault>,
+) -> RunError {
+    let a = &role.actions[i];
+    RunError::Fault {
+        fault,
+        process: Some(p),
+        action: Some((a.label.clone(), a.span)),
+        step,
+        during: "guard",
+    }
+}
+
+/// The error for a fault raised by the statement of `action`, run by `p`.
+#[cold]
+pub(crate) fn statement_fault(
+    action: &CAction,
+    p: usize,
+    step: u64,
+    fault: Box<Fault>,
+) -> RunError {
+    RunError::Fault {
+        fault,
+        process: Some(p),
+        action: Some((action.label.clone(), action.span)),
+        step,
+        during: "statement",
+    }
+}
+
+/// The cells and lists a step works in, kept from step to step so that
+/// steps allocate nothing in the steady state.
+#[derive(Default)]
+pub(crate) struct StepBuffers {
+    /// The mover's own row while its statement runs; its writes land here.
+    pub(crate) scratch: Vec<Cell<i64>>,
+    /// Quantifier and binder variables.
+    pub(crate) locals: Vec<Cell<i64>>,
+    /// What the running statement does besides writing its own row.
+    pub(crate) fx: Effects,
+    /// The edge variables written in the step being taken.
+    pub(crate) edge_writes: Vec<PendingEdgeWrite>,
+    /// The messages sent in the step being taken.
+    pub(crate) sends: Vec<PendingSend>,
+}
+
+impl StepBuffers {
+    /// Buffers for `code`.
+    pub(crate) fn new(code: &Compiled) -> Self {
+        StepBuffers {
+            scratch: vec![Cell::new(0); code.stride],
+            locals: vec![Cell::new(0); code.max_locals],
+            ..StepBuffers::default()
+        }
+    }
+}
+
+/// The environment guards of process `me` are evaluated in (`enabled`
+/// answers `enabled(p)` for global predicates; guards cannot ask it).
+pub(crate) fn guard_env<'a>(
+    code_locals: &'a [Cell<i64>],
+    topo: &'a Topology,
+    state: &'a [i64],
+    chans: &'a Channels,
+    fx: &'a Effects,
+    me: usize,
+    enabled: &'a dyn Enabledness,
+) -> Env<'a> {
+    Env {
+        state,
+        me,
+        scratch: &[],
+        topo,
+        locals: code_locals,
+        enabled,
+        enabled_count: 0,
+        chans,
+        fx,
+    }
+}
+
+/// The first phase of a step: runs each mover's action (the one `choose`
+/// names for it, asked in mover order) on `state` and `chans` as they are
+/// before the step, recording in `record` the actions, each mover's row
+/// before and after, and the messages taken; edge writes and sends are
+/// collected in `buf`. Nothing in the configuration changes. Refuses a
+/// step whose effects clash (two writers of one edge variable, a full channel).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn evaluate(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    state: &[i64],
+    chans: &Channels,
+    step_no: u64,
+    buf: &mut StepBuffers,
+    record: &mut StepRecord,
+    mut choose: impl FnMut(usize) -> Result<u32, RunError>,
+) -> Result<(), RunError> {
+    let stride = code.stride;
+    record.actions.clear();
+    record.before.clear();
+    record.after.clear();
+    record.whole = false;
+    record.received.clear();
+    record.sent.clear();
+    record.tick = false;
+    buf.edge_writes.clear();
+    buf.sends.clear();
+    for k in 0..record.movers.len() {
+        let p = record.movers[k] as usize;
+        let a = choose(p)?;
+        let row = &state[p * stride..(p + 1) * stride];
+        for (c, v) in buf.scratch.iter().zip(row) {
+            c.set(*v);
+        }
+        let action = &code.roles[code.role_of[p] as usize].actions[a as usize];
+        if code.has_effects {
+            buf.fx.clear();
+        }
+        let env = Env {
+            state,
+            me: p,
+            scratch: &buf.scratch,
+            topo,
+            locals: &buf.locals,
+            enabled: &NoneEnabled,
+            enabled_count: 0,
+            chans,
+            fx: &buf.fx,
+        };
+        if let Err(fault) = (action.body)(&env) {
+            return Err(statement_fault(action, p, step_no, fault));
+        }
+        record.actions.push(a);
+        record.before.extend_from_slice(row);
+        record.after.extend(buf.scratch.iter().map(Cell::get));
+        if !code.has_effects {
+            continue;
+        }
+        let taken = buf.fx.received.get().and_then(|s| {
+            let head = chans.between(topo, s, p)?.front()?;
+            Some((s as u32, *head))
+        });
+        record.received.push(taken);
+        for (q, var, v, span) in buf.fx.edge_writes.borrow().iter() {
+            buf.edge_writes.push((p, *q, *var, *v, *span, a));
+        }
+        for (q, kind, fields, span) in buf.fx.sends.borrow().iter() {
+            buf.sends.push((p, *q, *kind, *fields, *span, a));
+        }
+    }
+    if code.has_effects {
+        check_effects(prog, code, topo, chans, record, buf, step_no)?;
+    }
+    Ok(())
+}
+
+/// The second phase: all writes [`evaluate`] recorded land together: the
+/// movers' rows, the other end of every edge variable written, then the
+/// channels (messages taken leave first, then messages sent join the
+/// tails, stamped in order and recorded in `record.sent`).
+pub(crate) fn land(
+    code: &Compiled,
+    topo: &Topology,
+    state: &mut [i64],
+    chans: &mut Channels,
+    buf: &StepBuffers,
+    record: &mut StepRecord,
+) {
+    let stride = code.stride;
+    for (k, &p) in record.movers.iter().enumerate() {
+        let p = p as usize;
+        state[p * stride..(p + 1) * stride]
+            .copy_from_slice(&record.after[k * stride..(k + 1) * stride]);
+    }
+    for &(p, q, var, v, _, _) in &buf.edge_writes {
+        if let Some(k) = topo.nbr_pos(q, p) {
+            state[q * stride + code.offsets[var] + k] = v;
+        }
+    }
+    for (k, r) in record.received.iter().enumerate() {
+        if let Some((s, _)) = r {
+            let p = record.movers[k] as usize;
+            if let Some(a) = topo.arc(*s as usize, p) {
+                chans.queues[a].pop_front();
+            }
+        }
+    }
+    for &(p, q, kind, fields, _, _) in &buf.sends {
+        let m = chans.stamp(kind, fields);
+        if let Some(a) = topo.arc(p, q) {
+            chans.queues[a].push_back(m);
+        }
+        record.sent.push((p as u32, q as u32, m));
+    }
+}
+
+/// Refuses a step whose effects clash: two processes writing one edge
+/// variable, or a message sent into a full channel.
+fn check_effects(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    chans: &Channels,
+    record: &StepRecord,
+    buf: &StepBuffers,
+    step: u64,
+) -> Result<(), RunError> {
+    let action_of = |p: usize, a: u32| &code.roles[code.role_of[p] as usize].actions[a as usize];
+    let edge_writes = &buf.edge_writes;
+    for (i, a) in edge_writes.iter().enumerate() {
+        let key = (a.0.min(a.1), a.0.max(a.1), a.2);
+        if let Some(b) = edge_writes[..i]
+            .iter()
+            .find(|b| (b.0.min(b.1), b.0.max(b.1), b.2) == key && b.0 != a.0)
+        {
+            return Err(RunError::Conflict {
+                step,
+                var: prog.vars[a.2].name.clone(),
+                edge: (key.0, key.1),
+                writers: Box::new([
+                    (b.0, action_of(b.0, b.5).label.clone(), b.4),
+                    (a.0, action_of(a.0, a.5).label.clone(), a.4),
+                ]),
+            });
+        }
+    }
+    let sends = &buf.sends;
+    for (i, m) in sends.iter().enumerate() {
+        let Some(arc) = topo.arc(m.0, m.1) else {
+            continue;
+        };
+        let before = chans.queues.get(arc).map_or(0, |q| q.len());
+        let taken = record
+            .received
+            .iter()
+            .zip(&record.movers)
+            .filter(|(r, &mover)| {
+                mover as usize == m.1 && r.is_some_and(|(s, _)| s as usize == m.0)
+            })
+            .count();
+        let queued = before - taken
+            + sends[..=i]
+                .iter()
+                .filter(|o| o.0 == m.0 && o.1 == m.1)
+                .count();
+        if queued > chans.capacity {
+            let action = action_of(m.0, m.5);
+            return Err(RunError::Fault {
+                fault: Box::new(Fault {
+                    span: m.4,
+                    message: format!(
+                        "the channel from {} to {} is full ({} messages)",
+                        m.0, m.1, chans.capacity
+                    ),
+                    help: "a send must find room: raise `channel capacity`, or send only when the protocol allows".into(),
+                }),
+                process: Some(m.0),
+                action: Some((action.label.clone(), action.span)),
+                step,
+                during: "statement",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The enabled actions of process `p` in `env` (those of the most urgent
+/// priority with a guard that holds, in program order), given the first of
+/// them, `first`.
+pub(crate) fn enabled_actions_from(
+    role: &CRole,
+    env: &Env,
+    p: usize,
+    first: u16,
+    step: u64,
+) -> Result<Vec<u32>, RunError> {
+    if first == NO_ACTION {
+        return Ok(vec![]);
+    }
+    let prio = role.actions[first as usize].priority;
+    let mut out = vec![u32::from(first)];
+    for (i, a) in role.actions.iter().enumerate().skip(first as usize + 1) {
+        if a.priority != prio {
+            break;
+        }
+        match (a.guard)(env) {
+            Ok(true) => out.push(i as u32),
+            Ok(false) => {}
+            Err(fault) => return Err(guard_fault(role, p, i, step, fault)),
+        }
+    }
+    Ok(out)
+}
+
+/// The step relation of one instance (a program compiled on a topology)
+/// as a pure function on configuration values: which actions are enabled
+/// where, and the successor of a configuration for a set of moves. Errors
+/// name step 0 (a configuration value has no place in a run); the caller
+/// knows which step it took.
+pub struct StepRelation<'a> {
+    prog: &'a ir::Program,
+    code: &'a Compiled,
+    topo: &'a Topology,
+    buf: StepBuffers,
+    record: StepRecord,
+}
+
+impl<'a> StepRelation<'a> {
+    /// The step relation of `prog` compiled as `code` on `topo`.
+    pub fn new(prog: &'a ir::Program, code: &'a Compiled, topo: &'a Topology) -> Self {
+        StepRelation {
+            prog,
+            code,
+            topo,
+            buf: StepBuffers::new(code),
+            record: StepRecord::default(),
+        }
+    }
+
+    /// The number of processes.
+    pub fn n(&self) -> usize {
+        self.topo.n()
+    }
+
+    fn env<'e>(&'e self, cfg: &'e Config, me: usize, enabled: &'e dyn Enabledness) -> Env<'e> {
+        guard_env(
+            &self.buf.locals,
+            self.topo,
+            &cfg.rows,
+            &cfg.chans,
+            &self.buf.fx,
+            me,
+            enabled,
+        )
+    }
+
+    /// The action `p` runs when it moves with no choice asked for: the
+    /// first in program order among the most urgent enabled ones.
+    pub fn first_enabled(&self, cfg: &Config, p: usize) -> Result<Option<u32>, RunError> {
+        let role = &self.code.roles[self.code.role_of[p] as usize];
+        match first_true(role, &self.env(cfg, p, &NoneEnabled), false) {
+            Ok(NO_ACTION) => Ok(None),
+            Ok(a) => Ok(Some(u32::from(a))),
+            Err((i, fault)) => Err(guard_fault(role, p, i, 0, fault)),
+        }
+    }
+
+    /// Every enabled action of `p`: those of the most urgent priority whose
+    /// guards hold, in program order (indices into its role's actions).
+    pub fn enabled_actions(&self, cfg: &Config, p: usize) -> Result<Vec<u32>, RunError> {
+        let first = self.first_enabled(cfg, p)?.map_or(NO_ACTION, |a| a as u16);
+        let role = &self.code.roles[self.code.role_of[p] as usize];
+        enabled_actions_from(role, &self.env(cfg, p, &NoneEnabled), p, first, 0)
+    }
+
+    /// Each process's first enabled action, or [`NO_ACTION`]: a column
+    /// that answers `enabled(p)` in global predicates.
+    pub fn chosen(&self, cfg: &Config) -> Result<Vec<u16>, RunError> {
+        (0..self.n())
+            .map(|p| Ok(self.first_enabled(cfg, p)?.map_or(NO_ACTION, |a| a as u16)))
+            .collect()
+    }
+
+    /// The enabled processes, in increasing order.
+    pub fn enabled(&self, cfg: &Config) -> Result<Vec<u32>, RunError> {
+        let chosen = self.chosen(cfg)?;
+        Ok((0..self.n() as u32)
+            .filter(|&p| chosen[p as usize] != NO_ACTION)
+            .collect())
+    }
+
+    /// The configuration after a step in which each `(process, action)`
+    /// of `moves` moves with that action (each must be enabled there, and
+    /// each process named once), in canonical form.
+    pub fn successor(&mut self, cfg: &Config, moves: &[(u32, u32)]) -> Result<Config, RunError> {
+        let mut record = std::mem::take(&mut self.record);
+        record.movers.clear();
+        record.movers.extend(moves.iter().map(|m| m.0));
+        let mut actions = moves.iter().map(|m| m.1);
+        let result = evaluate(
+            self.prog,
+            self.code,
+            self.topo,
+            &cfg.rows,
+            &cfg.chans,
+            0,
+            &mut self.buf,
+            &mut record,
+            |_| Ok(actions.next().expect("one action per mover")),
+        );
+        let next = result.map(|()| {
+            let mut next = cfg.clone();
+            land(
+                self.code,
+                self.topo,
+                &mut next.rows,
+                &mut next.chans,
+                &self.buf,
+                &mut record,
+            );
+            next.canonicalize();
+            next
+        });
+        self.record = record;
+        next
+    }
+
+    /// The successor when each of `movers` runs its first enabled action
+    /// (as runs do without `--choice random`).
+    pub fn successor_first(&mut self, cfg: &Config, movers: &[u32]) -> Result<Config, RunError> {
+        let mut moves = Vec::with_capacity(movers.len());
+        for &p in movers {
+            match self.first_enabled(cfg, p as usize)? {
+                Some(a) => moves.push((p, a)),
+                None => {
+                    return Err(RunError::Schedule {
+                        line: 0,
+                        message: format!("process {p} is not enabled"),
+                    })
+                }
+            }
+        }
+        self.successor(cfg, &moves)
+    }
+
+    /// Whether the legitimacy predicate holds in `cfg` (`None` without one).
+    pub fn legitimate(&self, cfg: &Config) -> Result<Option<bool>, RunError> {
+        let Some(legit) = &self.code.legitimate else {
+            return Ok(None);
+        };
+        let chosen = self.chosen(cfg)?;
+        let env = Env {
+            enabled_count: chosen.iter().filter(|&&c| c != NO_ACTION).count(),
+            ..self.env(cfg, 0, &chosen)
+        };
+        legit(&env).map(Some).map_err(|fault| RunError::Fault {
+            fault,
+            process: None,
+            action: None,
+            step: 0,
+            during: "the legitimacy predicate",
+        })
+    }
+
+    /// The name of the first declared invariant that does not hold in `cfg`.
+    pub fn violated_invariant(&self, cfg: &Config) -> Result<Option<&str>, RunError> {
+        let chosen = self.chosen(cfg)?;
+        let env = Env {
+            enabled_count: chosen.iter().filter(|&&c| c != NO_ACTION).count(),
+            ..self.env(cfg, 0, &chosen)
+        };
+        for inv in &self.code.invariants {
+            match (inv.test)(&env) {
+                Ok(true) => {}
+                Ok(false) => return Ok(Some(&inv.name)),
+                Err(fault) => {
+                    return Err(RunError::Fault {
+                        fault,
+                        process: None,
+                        action: None,
+                        step: 0,
+                        during: "an invariant",
+                    })
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The messages taken and sent by the last [`StepRelation::successor`].
+    pub fn last_messages(&self) -> (&[Option<(u32, Msg)>], &[(u32, u32, Msg)]) {
+        (&self.record.received, &self.record.sent)
+    }
+}
