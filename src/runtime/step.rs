@@ -18,7 +18,7 @@ use crate::compile::{
 };
 use crate::runtime::record::StepRecord;
 use crate::span::Span;
-use crate::state::channels::{Channels, Msg, MAX_FIELDS};
+use crate::state::channels::{Channels, MAX_FIELDS};
 use crate::state::Config;
 use crate::topology::Topology;
 use std::cell::Cell;
@@ -565,8 +565,9 @@ impl<'a> StepRelation<'a> {
         Ok(None)
     }
 
-    /// The messages taken and sent by the last [`StepRelation::successor`].
-    pub fn last_messages(&self) -> (&[Option<(u32, Msg)>], &[(u32, u32, Msg)]) {
-        (&self.record.received, &self.record.sent)
+    /// What the last [`StepRelation::successor`] did: movers, actions,
+    /// rows before and after, messages taken and sent.
+    pub fn last_record(&self) -> &StepRecord {
+        &self.record
     }
 }
