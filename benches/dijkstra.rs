@@ -11,9 +11,9 @@
 //! their ratios.
 
 use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
+use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::{simulate, Setup};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};

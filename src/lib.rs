@@ -15,6 +15,7 @@ pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod diagnostic;
+pub mod load;
 pub mod repl;
 pub mod report;
 pub mod runtime;

@@ -2,8 +2,8 @@
 //! the invariants, mutual exclusion, freedom from deadlock and the delay
 //! bound of Section 5, and what goes wrong when neighbours move together.
 
+use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, RunError, Simulation};
-use guarded::runtime::{simulate, Setup};
 
 const PROGRAM: &str = include_str!("../programs/arbitration.gc");
 const THINKING: i64 = 0;

@@ -3,9 +3,9 @@
 //! illegal configurations, keeps it, and afterwards concurrent requests form
 //! one queue. R is the round-trip bound of the program's timing model.
 
+use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::{simulate, Setup};
 use std::collections::HashMap;
 
 const PROGRAM: &str = include_str!("../programs/arrow.gc");

@@ -2,9 +2,9 @@
 //! claims checked, the measures on hand-worked runs, and the paper's
 //! distributed-demon remark put to the test.
 
+use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, ScheduledStep, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::{simulate, Setup};
 
 const PROGRAM: &str = include_str!("../programs/dijkstra_kstate.gc");
 

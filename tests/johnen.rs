@@ -2,9 +2,9 @@
 //! (programs/johnen_leader.gc): Theorem 19 and the specification checked
 //! from random configurations with random k-bounded ids.
 
+use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::{simulate, Setup};
 use guarded::topology::Ids;
 
 const PROGRAM: &str = include_str!("../programs/johnen_leader.gc");

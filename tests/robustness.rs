@@ -2,9 +2,9 @@
 //! duplicated or replaced, seeded so failures reproduce) go through the
 //! whole pipeline and a few steps, and must end in a result or a diagnostic.
 
+use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::Daemon;
 use guarded::runtime::init::InitMode;
-use guarded::runtime::{simulate, Setup};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -1,9 +1,9 @@
 //! The execution model of DESIGN.md, one small program per rule: composite
 //! atomicity, simultaneous assignment, priorities, daemons, locality.
 
+use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, ScheduledStep, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::{simulate, Setup};
 
 fn sim(src: &str, topology: &str, daemon: Daemon, seed: u64) -> Simulation {
     let setup = Setup {

@@ -1,9 +1,9 @@
 //! SSLE (programs/ssle.gc): the worked example of Fig. 2, the defects of the
 //! printed table, and Theorem 1 checked on many graphs and daemons.
 
+use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::{simulate, Setup};
 use guarded::topology::Ids;
 use std::collections::VecDeque;
 

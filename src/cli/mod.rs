@@ -9,17 +9,13 @@
 
 use crate::report as output;
 
-use crate::check;
-use crate::compile;
-use crate::diagnostic::{render, Problem};
+use crate::load::{Instance, LoadError, Setup};
 use crate::runtime::daemon::Daemon;
 use crate::runtime::engine::{Choice, Outcome, Simulation};
-use crate::runtime::init::{initial_state, InitMode};
+use crate::runtime::init::InitMode;
 use crate::syntax;
-use crate::topology::{self, Ids, Topology};
+use crate::topology::Ids;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::io::{IsTerminal, Write};
 
 /// Success.
@@ -199,22 +195,9 @@ fn parse_daemon(s: &str) -> Result<Daemon, String> {
     })
 }
 
-struct Loaded {
-    ast: syntax::ast::Program,
-    prog: check::ir::Program,
-    topo: Topology,
-    code: compile::Compiled,
-    rng: ChaCha8Rng,
-    source: String,
-}
-
 /// Whether diagnostics should be plain (no colour).
 fn plain() -> bool {
     std::env::var_os("NO_COLOR").is_some() || !std::io::stderr().is_terminal()
-}
-
-fn eprint_problems(problems: &[Problem], name: &str, source: &str) {
-    eprint!("{}", render(problems, name, source, plain()));
 }
 
 fn usage_error(message: String) -> i32 {
@@ -222,59 +205,47 @@ fn usage_error(message: String) -> i32 {
     EXIT_USAGE
 }
 
+/// What a front end has once a program is loaded: the instance and its source.
+struct Loaded {
+    inst: Instance,
+    source: String,
+}
+
+fn setup_of(args: &InstanceArgs) -> Setup {
+    Setup {
+        topology: args.topology.clone(),
+        params: args.params.clone(),
+        ids: args.ids.clone(),
+        seed: args.seed,
+        ..Setup::default()
+    }
+}
+
+/// Prints a load error as the front end shows it; returns the exit code.
+fn report_load_error(e: &LoadError, program: &str, source: &str) -> i32 {
+    match e {
+        LoadError::Usage(m) => usage_error(m.clone()),
+        LoadError::NoTopology => usage_error(format!(
+            "`{program}` declares no default topology; give one with --topology, e.g. --topology ring:8"
+        )),
+        LoadError::Input { .. } => {
+            eprint!("{}", e.render(program, source, plain()));
+            EXIT_INPUT
+        }
+        LoadError::Runtime(_) => {
+            eprint!("{}", e.render(program, source, plain()));
+            EXIT_RUNTIME
+        }
+    }
+}
+
 fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
     let source = std::fs::read_to_string(&args.program)
         .map_err(|e| usage_error(format!("cannot read program `{}`: {e}", args.program)))?;
-    let ast = syntax::parse_program(&source).map_err(|p| {
-        eprint_problems(&[p], &args.program, &source);
-        EXIT_INPUT
-    })?;
-    let prog = check::check(&ast).map_err(|ps| {
-        eprint_problems(&ps, &args.program, &source);
-        EXIT_INPUT
-    })?;
-    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    let spec = match (&args.topology, &prog.topology) {
-        (Some(t), _) => t.clone(),
-        (None, Some((t, _))) => t.clone(),
-        (None, None) => {
-            return Err(usage_error(format!(
-            "`{}` declares no default topology; give one with --topology, e.g. --topology ring:8",
-            args.program
-        )))
-        }
-    };
-    let read = |path: &str| {
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))
-    };
-    let mut topo = topology::build(&spec, &mut rng, &read).map_err(|m| {
-        match (&args.topology, &prog.topology) {
-            (None, Some((_, span))) => {
-                eprint_problems(
-                    &[Problem::new("guarded::topology::invalid", m)
-                        .label(*span, "the default topology")
-                        .help("fix the declaration or give --topology")],
-                    &args.program,
-                    &source,
-                );
-                EXIT_INPUT
-            }
-            _ => usage_error(m),
-        }
-    })?;
-    topology::assign_ids(&mut topo, &args.ids, &mut rng).map_err(usage_error)?;
-    let code = compile::instantiate(&prog, &topo, &args.params).map_err(|ps| {
-        eprint_problems(&ps, &args.program, &source);
-        EXIT_INPUT
-    })?;
-    Ok(Loaded {
-        ast,
-        prog,
-        topo,
-        code,
-        rng,
-        source,
-    })
+    match crate::load::load(&source, &setup_of(args), &crate::load::read_file) {
+        Ok(inst) => Ok(Loaded { inst, source }),
+        Err(e) => Err(report_load_error(&e, &args.program, &source)),
+    }
 }
 
 /// Runs the command line; returns the exit code.
@@ -293,11 +264,11 @@ pub fn main() -> i32 {
                 println!(
                     "{}: ok ({} variables, {} roles, {} actions; instantiated on {} with {} processes)",
                     a.instance.program,
-                    l.prog.vars.len(),
-                    l.prog.roles.len(),
-                    l.prog.roles.iter().map(|r| r.actions.len()).sum::<usize>(),
-                    l.topo.name,
-                    l.topo.n()
+                    l.inst.prog.vars.len(),
+                    l.inst.prog.roles.len(),
+                    l.inst.prog.roles.iter().map(|r| r.actions.len()).sum::<usize>(),
+                    l.inst.topo.name,
+                    l.inst.topo.n()
                 );
                 EXIT_OK
             }
@@ -456,8 +427,11 @@ fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
         Ok(d) => d,
         Err(m) => return Err(usage_error(m)),
     };
-    let mut l = load(inst)?;
-    let all_declared = l.prog.vars.iter().all(|v| v.init.is_some());
+    let Loaded {
+        inst: mut instance,
+        source,
+    } = load(inst)?;
+    let all_declared = instance.prog.vars.iter().all(|v| v.init.is_some());
     let mode = match st.init.as_deref() {
         None if all_declared => InitMode::Declared,
         None => InitMode::Random,
@@ -472,17 +446,9 @@ fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
             }
         },
     };
-    let state = match initial_state(&l.prog, &l.code, &l.topo, &mode, &st.sets, &mut l.rng) {
-        Ok(s) => s,
-        Err(e) => {
-            if e.origin.is_empty() {
-                eprint_problems(&e.problems, &inst.program, &l.source);
-            } else {
-                eprint_problems(&e.problems, &e.origin, &e.text);
-            }
-            return Err(EXIT_INPUT);
-        }
-    };
+    let start = instance
+        .initial(&mode, &st.sets)
+        .map_err(|e| report_load_error(&e, &inst.program, &source))?;
     let init_name = match &mode {
         InitMode::Declared => "declared".to_string(),
         InitMode::Random => "random".to_string(),
@@ -493,21 +459,13 @@ fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
     } else {
         Choice::First
     };
-    let source = std::mem::take(&mut l.source);
-    let program = inst.program.clone();
-    let sim = match Simulation::new(l.prog, l.code, l.topo, state, daemon, choice, l.rng) {
-        Ok(s) => s,
-        Err(e) => {
-            eprint!(
-                "{}",
-                output::runtime_error(&e, &program, &source, plain(), None)
-            );
-            return Err(EXIT_RUNTIME);
-        }
-    };
+    let ast = instance.ast.clone();
+    let sim = instance
+        .simulate(start, daemon, choice)
+        .map_err(|e| report_load_error(&e, &inst.program, &source))?;
     Ok(Started {
         sim,
-        ast: l.ast,
+        ast,
         source,
         init_name,
     })

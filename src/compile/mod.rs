@@ -145,6 +145,27 @@ impl VarDomain {
             }
         }
     }
+    /// Every value in the domain for process `me`, in increasing order
+    /// (for a node reference: `me`, then its neighbours in their order).
+    pub fn values(&self, me: usize, topo: &Topology) -> Vec<i64> {
+        match *self {
+            VarDomain::Bool => vec![0, 1],
+            VarDomain::Range(lo, hi) => (lo..=hi).collect(),
+            VarDomain::Enum(len) => (0..len as i64).collect(),
+            VarDomain::Node => std::iter::once(me as i64)
+                .chain(topo.nbrs(me).iter().map(|&q| i64::from(q)))
+                .collect(),
+        }
+    }
+    /// How many values [`VarDomain::values`] lists.
+    pub fn size(&self, me: usize, topo: &Topology) -> u128 {
+        match *self {
+            VarDomain::Bool => 2,
+            VarDomain::Range(lo, hi) => (i128::from(hi) - i128::from(lo) + 1).max(0) as u128,
+            VarDomain::Enum(len) => len as u128,
+            VarDomain::Node => topo.nbrs(me).len() as u128 + 1,
+        }
+    }
     /// The domain as a user writes it.
     pub fn describe(&self) -> String {
         match *self {

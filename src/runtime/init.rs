@@ -761,7 +761,7 @@ fn mirror_edges(prog: &ir::Program, code: &Compiled, topo: &Topology, state: &mu
 }
 
 /// What a slot that belongs to no neighbour holds: the domain's first value.
-fn unused_value(d: &VarDomain, p: usize) -> i64 {
+pub(crate) fn unused_value(d: &VarDomain, p: usize) -> i64 {
     match *d {
         VarDomain::Range(lo, _) => lo,
         VarDomain::Node => p as i64,

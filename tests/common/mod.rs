@@ -4,9 +4,9 @@
 // Each test binary uses part of this module.
 #![allow(dead_code)]
 
+use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
-use guarded::runtime::{simulate, Setup};
 use guarded::topology::Ids;
 
 /// How a simulation starts: everything but the program and the topology.

@@ -1,0 +1,229 @@
+//! The one loader: from a program's text and a set-up (topology, ids,
+//! parameters, seed, initial configuration, daemon) to an instance ready to
+//! step, through every phase: parse, check, build the topology, compile,
+//! the initial configuration. The command line, the REPL, tests and
+//! benches all start here. Errors come back as values (where they point,
+//! and the problems), never as rendered text: the front end renders them.
+//!
+//! The generator is drawn from in one order: topology, ids, initial
+//! values, then the daemon's draws, so a seed names a run.
+
+use crate::check::{self, ir};
+use crate::compile::{self, Compiled};
+use crate::diagnostic::{render, Problem};
+use crate::runtime::daemon::Daemon;
+use crate::runtime::engine::{Choice, Simulation};
+use crate::runtime::init::{initial_state, InitMode};
+use crate::runtime::space::Space;
+use crate::runtime::step::{RunError, StepRelation};
+use crate::state::channels::Channels;
+use crate::state::Config;
+use crate::syntax::{self, ast};
+use crate::topology::{self, Ids, Topology};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// Everything needed to start a run, with the command line's defaults.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// Topology spec (`ring:8`); `None` uses the program's default.
+    pub topology: Option<String>,
+    /// Parameter overrides.
+    pub params: Vec<(String, i64)>,
+    /// Process ids.
+    pub ids: Ids,
+    /// Seed of the one generator.
+    pub seed: u64,
+    /// Initial configuration.
+    pub init: InitMode,
+    /// `PROCESS.VAR=VALUE` overrides.
+    pub sets: Vec<String>,
+    /// The daemon.
+    pub daemon: Daemon,
+    /// Among several enabled actions of one process, the first or a random one.
+    pub choice: Choice,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup {
+            topology: None,
+            params: Vec::new(),
+            ids: Ids::Index,
+            seed: 0,
+            init: InitMode::Declared,
+            sets: Vec::new(),
+            daemon: Daemon::Central,
+            choice: Choice::First,
+        }
+    }
+}
+
+/// Why a program could not be loaded or started.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The set-up is wrong in a way that concerns no source text (a bad
+    /// topology spec or id list given on the command line, no topology at
+    /// all): a usage error.
+    Usage(String),
+    /// Neither the set-up nor the program names a topology.
+    NoTopology,
+    /// Problems in some source text: the program, or a configuration file
+    /// or `--set` line (`origin` names it, `text` is its text).
+    Input {
+        /// The source's name; empty for the program itself.
+        origin: String,
+        /// The source's text; empty for the program itself.
+        text: String,
+        /// The problems, each pointing into that text.
+        problems: Vec<Problem>,
+    },
+    /// The initial configuration cannot be evaluated (a guard faults at step 0).
+    Runtime(RunError),
+}
+
+impl LoadError {
+    /// The error rendered as a user reads it; `name` and `source` are the
+    /// program's.
+    pub fn render(&self, name: &str, source: &str, plain: bool) -> String {
+        match self {
+            LoadError::Usage(m) => format!("error: {m}\n"),
+            LoadError::NoTopology => format!(
+                "error: `{name}` declares no default topology; give one with --topology, e.g. --topology ring:8\n"
+            ),
+            LoadError::Input {
+                origin,
+                text,
+                problems,
+            } if origin.is_empty() => {
+                let _ = text;
+                render(problems, name, source, plain)
+            }
+            LoadError::Input {
+                origin,
+                text,
+                problems,
+            } => render(problems, origin, text, plain),
+            LoadError::Runtime(e) => crate::report::runtime_error(e, name, source, plain, None),
+        }
+    }
+}
+
+fn program_problems(problems: Vec<Problem>) -> LoadError {
+    LoadError::Input {
+        origin: String::new(),
+        text: String::new(),
+        problems,
+    }
+}
+
+/// A program checked and compiled on its topology, with the generator as
+/// the topology and ids left it: everything but a configuration.
+pub struct Instance {
+    /// The program's syntax tree (the REPL checks typed expressions against it).
+    pub ast: ast::Program,
+    /// The checked program.
+    pub prog: ir::Program,
+    /// The topology, ids assigned.
+    pub topo: Topology,
+    /// The program compiled on it.
+    pub code: Compiled,
+    /// The run's generator.
+    pub rng: ChaCha8Rng,
+}
+
+/// Parses, checks and compiles `source` on the set-up's topology and ids.
+/// `read` reads the files a topology spec names (`file:`, `dot:`).
+pub fn load(
+    source: &str,
+    setup: &Setup,
+    read: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<Instance, LoadError> {
+    let ast = syntax::parse_program(source).map_err(|p| program_problems(vec![p]))?;
+    let prog = check::check(&ast).map_err(program_problems)?;
+    let mut rng = ChaCha8Rng::seed_from_u64(setup.seed);
+    let spec = match (&setup.topology, &prog.topology) {
+        (Some(t), _) => t.clone(),
+        (None, Some((t, _))) => t.clone(),
+        (None, None) => return Err(LoadError::NoTopology),
+    };
+    let mut topo = topology::build(&spec, &mut rng, read).map_err(|m| {
+        match (&setup.topology, &prog.topology) {
+            (None, Some((_, span))) => {
+                program_problems(vec![Problem::new("guarded::topology::invalid", m)
+                    .label(*span, "the default topology")
+                    .help("fix the declaration or give --topology")])
+            }
+            _ => LoadError::Usage(m),
+        }
+    })?;
+    topology::assign_ids(&mut topo, &setup.ids, &mut rng).map_err(LoadError::Usage)?;
+    let code = compile::instantiate(&prog, &topo, &setup.params).map_err(program_problems)?;
+    Ok(Instance {
+        ast,
+        prog,
+        topo,
+        code,
+        rng,
+    })
+}
+
+impl Instance {
+    /// The initial configuration `init` asks for, with `sets` applied,
+    /// drawing from the instance's generator.
+    pub fn initial(&mut self, init: &InitMode, sets: &[String]) -> Result<Config, LoadError> {
+        let (rows, chans) = initial_state(
+            &self.prog,
+            &self.code,
+            &self.topo,
+            init,
+            sets,
+            &mut self.rng,
+        )
+        .map_err(|e| LoadError::Input {
+            origin: e.origin,
+            text: e.text,
+            problems: e.problems,
+        })?;
+        Ok(Config { rows, chans })
+    }
+
+    /// A simulation from `start` under `daemon`.
+    pub fn simulate(
+        self,
+        start: Config,
+        daemon: Daemon,
+        choice: Choice,
+    ) -> Result<Simulation, LoadError> {
+        let start: (Vec<i64>, Channels) = (start.rows, start.chans);
+        Simulation::new(
+            self.prog, self.code, self.topo, start, daemon, choice, self.rng,
+        )
+        .map_err(LoadError::Runtime)
+    }
+
+    /// The step relation of this instance, as a pure function on configurations.
+    pub fn step_relation(&self) -> StepRelation<'_> {
+        StepRelation::new(&self.prog, &self.code, &self.topo)
+    }
+
+    /// Every configuration of this instance.
+    pub fn space(&self) -> Space {
+        Space::new(&self.prog, &self.code, &self.topo)
+    }
+}
+
+/// Reads a file a program or set-up names.
+pub fn read_file(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))
+}
+
+/// Runs the whole pipeline on a program's text and returns a simulation at
+/// step 0, or the rendered diagnostics (for tests and benches).
+pub fn simulate(source: &str, setup: &Setup) -> Result<Simulation, String> {
+    let fail = |e: LoadError| e.render("program", source, true);
+    let mut inst = load(source, setup, &read_file).map_err(fail)?;
+    let start = inst.initial(&setup.init, &setup.sets).map_err(fail)?;
+    inst.simulate(start, setup.daemon.clone(), setup.choice)
+        .map_err(fail)
+}

@@ -1,0 +1,127 @@
+//! The state space of an instance: every configuration its variables'
+//! domains allow, enumerated one after the other (the arbitrary starts of
+//! self-stabilization), and a compact encoding of a configuration for an
+//! explorer that must store millions of them.
+//!
+//! Each process's slots range over their declared domains (a node
+//! reference over the process and its neighbours); an edge variable is
+//! free at the edge's smaller end and copied to the other, so both ends
+//! agree; per-neighbour slots beyond a process's neighbours keep the
+//! domain's first value. Channels start empty: a program that passes
+//! messages is explored from given starts, not from every configuration.
+
+use crate::check::ir::{self, VarKind};
+use crate::compile::{Compiled, VarDomain};
+use crate::state::channels::Channels;
+use crate::state::Config;
+use crate::topology::Topology;
+
+/// One slot that varies independently: its place in the rows and its values.
+#[derive(Clone, Debug)]
+struct Free {
+    at: usize,
+    values: Vec<i64>,
+}
+
+/// Every configuration of an instance, in a fixed order: the last free
+/// slot varies fastest. Also a bijection between configurations (with
+/// empty channels) and `0..count()`, which is their compact encoding.
+#[derive(Clone, Debug)]
+pub struct Space {
+    base: Vec<i64>,
+    free: Vec<Free>,
+    /// (copy, original): slots that repeat another (an edge's far end).
+    mirrors: Vec<(usize, usize)>,
+    chans: Channels,
+}
+
+impl Space {
+    /// The state space of `prog` compiled as `code` on `topo`.
+    pub fn new(prog: &ir::Program, code: &Compiled, topo: &Topology) -> Self {
+        let stride = code.stride;
+        let mut base = vec![0; topo.n() * stride];
+        let (mut free, mut mirrors) = (Vec::new(), Vec::new());
+        for p in 0..topo.n() {
+            for (slot, d) in code.domains.iter().enumerate() {
+                let at = p * stride + slot;
+                let (v, k) = code.var_of_slot(slot);
+                let nbr = k.filter(|_| code.per_nbr[v]);
+                match nbr {
+                    Some(k) if k >= topo.nbrs(p).len() => {
+                        base[at] = crate::runtime::init::unused_value(d, p);
+                    }
+                    Some(k) if prog.vars[v].kind == VarKind::Edge => {
+                        let q = topo.nbrs(p)[k] as usize;
+                        match topo.nbr_pos(q, p) {
+                            // The smaller end holds the value; the other copies it.
+                            Some(j) if q < p => {
+                                mirrors.push((at, q * stride + code.offsets[v] + j))
+                            }
+                            _ => {
+                                let values = match d {
+                                    VarDomain::Node => vec![p as i64, q as i64],
+                                    d => d.values(p, topo),
+                                };
+                                free.push(Free { at, values });
+                            }
+                        }
+                    }
+                    _ => free.push(Free {
+                        at,
+                        values: d.values(p, topo),
+                    }),
+                }
+            }
+        }
+        for f in &free {
+            base[f.at] = f.values[0];
+        }
+        Space {
+            base,
+            free,
+            mirrors,
+            chans: Channels::new(topo, code.capacity),
+        }
+    }
+
+    /// How many configurations there are (saturating at `u128::MAX`).
+    pub fn count(&self) -> u128 {
+        self.free
+            .iter()
+            .try_fold(1u128, |acc, f| acc.checked_mul(f.values.len() as u128))
+            .unwrap_or(u128::MAX)
+    }
+
+    /// The `index`-th configuration (`index < count()`).
+    pub fn config(&self, mut index: u128) -> Config {
+        let mut rows = self.base.clone();
+        for f in self.free.iter().rev() {
+            let len = f.values.len() as u128;
+            rows[f.at] = f.values[(index % len) as usize];
+            index /= len;
+        }
+        for &(copy, original) in &self.mirrors {
+            rows[copy] = rows[original];
+        }
+        Config {
+            rows,
+            chans: self.chans.clone(),
+        }
+    }
+
+    /// The index of `cfg` among [`Space::config`]'s, when its free slots
+    /// hold values of their domains (channels are not encoded).
+    pub fn index(&self, cfg: &Config) -> Option<u128> {
+        let mut index = 0u128;
+        for f in &self.free {
+            let k = f.values.iter().position(|&v| v == cfg.rows[f.at])?;
+            index = index * f.values.len() as u128 + k as u128;
+        }
+        Some(index)
+    }
+
+    /// Every configuration, in index order.
+    pub fn iter(&self) -> impl Iterator<Item = Config> + '_ {
+        (0..self.count()).map(|i| self.config(i))
+    }
+}
