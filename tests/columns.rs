@@ -103,6 +103,7 @@ fn same_runs(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, steps
     let mut fast = start(src, topology, params, seed, true);
     let mut slow = start(src, topology, params, seed, false);
     for k in 0..steps {
+        let before = fast.config();
         let (a, b) = (fast.step(), slow.step());
         match (&a, &b) {
             (Ok(x), Ok(y)) => assert_eq!(x, y, "{what}: outcome of step {k}"),
@@ -124,6 +125,7 @@ fn same_runs(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, steps
             "{what}: configuration after step {k}"
         );
         assert_eq!(moves(&fast), moves(&slow), "{what}: moves of step {k}");
+        common::assert_step_follows_relation(&fast, &before, &format!("{what}: step {k}"));
         assert_eq!(fast.now(), slow.now(), "{what}: step {k}");
         assert_eq!(
             enabled(&fast),

@@ -118,6 +118,7 @@ fn same_runs(
     let mut full = start_from(src, topology, params, seed, false, InitMode::Random, ids);
     assert_eq!(lean.enabled(), full.enabled(), "{what}: at the start");
     for k in 0..steps {
+        let before = lean.config();
         let (a, b) = (lean.step(), full.step());
         match (&a, &b) {
             (Ok(x), Ok(y)) => assert_eq!(x, y, "{what}: outcome of step {k}"),
@@ -139,6 +140,7 @@ fn same_runs(
             "{what}: configuration after step {k}"
         );
         assert_eq!(last_step(&lean), last_step(&full), "{what}: step {k}");
+        common::assert_step_follows_relation(&lean, &before, &format!("{what}: step {k}"));
         assert_eq!(
             lean.enabled(),
             full.enabled(),

@@ -489,6 +489,22 @@ impl Simulation {
             + self.columns.as_ref().map_or(0, |c| c.bytes())
     }
 
+    /// The step relation of this simulation's instance (the definition its
+    /// steps follow, as a pure function on configurations).
+    pub fn step_relation(&self) -> step::StepRelation<'_> {
+        step::StepRelation::new(&self.prog, &self.code, &self.topo)
+    }
+
+    /// The configuration now, as a value in canonical form.
+    pub fn config(&self) -> crate::state::Config {
+        let mut c = crate::state::Config {
+            rows: self.state.clone(),
+            chans: self.chans.clone(),
+        };
+        c.canonicalize();
+        c
+    }
+
     /// The number of processes.
     pub fn n(&self) -> usize {
         self.topo.n()

@@ -7,6 +7,7 @@
 use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
+use guarded::state::Config;
 use guarded::topology::Ids;
 
 /// How a simulation starts: everything but the program and the topology.
@@ -53,5 +54,58 @@ pub fn run_until_stopped(sim: &mut Simulation) -> String {
             Ok(Outcome::Moved) => {}
             other => break format!("{other:?}"),
         }
+    }
+}
+
+/// Checks the step `sim` just took against the pure step relation: from
+/// `before` (the configuration before it), the movers and actions the
+/// simulator chose must be enabled there, and the relation's successor for
+/// them must be the simulator's configuration; the simulator's enabled
+/// processes must be the relation's in it.
+pub fn assert_step_follows_relation(sim: &Simulation, before: &Config, what: &str) {
+    let mut rel = sim.step_relation();
+    let last = sim.last();
+    if last.tick {
+        return;
+    }
+    let moves: Vec<(u32, u32)> = last
+        .movers()
+        .iter()
+        .copied()
+        .zip(last.actions().iter().copied())
+        .collect();
+    for &(p, a) in &moves {
+        match rel.enabled_actions(before, p as usize) {
+            Ok(options) => assert!(
+                options.contains(&a),
+                "{what}: process {p} ran action {a}, not enabled ({options:?})"
+            ),
+            // A later guard of the same priority faults; running the first
+            // enabled action never evaluates it.
+            Err(_) => assert_eq!(
+                rel.first_enabled(before, p as usize)
+                    .expect("the first guards evaluate"),
+                Some(a),
+                "{what}: process {p}"
+            ),
+        }
+    }
+    let next = rel
+        .successor(before, &moves)
+        .expect("the relation takes the step too");
+    assert_eq!(next, sim.config(), "{what}: the relation's successor");
+    let mut enabled = sim.enabled().to_vec();
+    enabled.sort_unstable();
+    assert_eq!(
+        rel.enabled(&next).expect("guards evaluate"),
+        enabled,
+        "{what}: enabled processes"
+    );
+    if let Some(kept) = sim.legitimate() {
+        assert_eq!(
+            rel.legitimate(&next).expect("evaluates"),
+            Some(kept),
+            "{what}: legitimacy"
+        );
     }
 }
