@@ -313,3 +313,54 @@ fn a_read_from_a_wider_domain_is_still_checked() {
         [4; 4]
     );
 }
+
+#[test]
+fn division_and_mod_are_euclidean_for_negative_operands() {
+    // `a / b` is the q with a = q*b + r and 0 <= r < |b|: the remainder is
+    // never negative, so `(x - 1) mod K` stays in 0..K-1.
+    let src = "var x: -7..7 = -7\nprocess { a :: false -> skip }\n\
+        def X = min(p in procs : p.x)\n\
+        report q1: 7 / -2\nreport r1: 7 mod -2\nreport q2: X / 2\nreport r2: X mod 2\n\
+        report q3: X / -2\nreport r3: X mod -2\nreport r4: (0 - 1) mod 5\n";
+    let s = sim(src, "chain:1", Daemon::Central, 0);
+    let got: Vec<String> = s
+        .reports()
+        .into_iter()
+        .map(|(n, v)| format!("{n}={}", v.unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        ["q1=-3", "r1=1", "q2=-4", "r2=1", "q3=4", "r3=1", "r4=4"]
+    );
+}
+
+#[test]
+fn overflow_of_negation_and_abs_points_at_the_expression() {
+    for (expr, start) in [
+        ("-(x * 4611686018427387904 * 2)", "-("),
+        ("abs(x * 4611686018427387904 * 2)", "abs("),
+    ] {
+        let src = format!("var x: -1..1 = -1\nprocess {{ a :: {expr} > 0 -> skip }}");
+        let setup = Setup {
+            topology: Some("chain:1".into()),
+            ..Setup::default()
+        };
+        let inst = guarded::load::load(&src, &setup, &guarded::load::read_file).unwrap();
+        let cfg = guarded::state::Config {
+            rows: vec![-1],
+            chans: Default::default(),
+        };
+        match inst.step_relation().first_enabled(&cfg, 0) {
+            Err(guarded::runtime::step::RunError::Fault { fault, .. }) => {
+                assert_eq!(fault.message, "arithmetic overflow");
+                assert!(
+                    src[fault.span.start..].starts_with(start),
+                    "{expr}: {:?}",
+                    fault.span
+                );
+                assert!(fault.span.end > fault.span.start);
+            }
+            other => panic!("{expr}: {other:?}"),
+        }
+    }
+}

@@ -117,7 +117,7 @@ pub enum Proc {
     /// The process an own node-valued variable names.
     Through(usize),
     /// Any node expression; only in global predicates, where reads are unrestricted.
-    At(Box<IExpr>),
+    At(Box<IExpr>, Span),
     /// A node expression in an action that may not name a neighbour (say
     /// `q.parent` for a neighbour `q`): checked when it is read.
     Via(Box<IExpr>, Span),
@@ -134,9 +134,9 @@ pub enum Arith {
     Sub,
     /// `*`
     Mul,
-    /// `/`, flooring
+    /// `/`, Euclidean: `a / b` is the `q` with `a = q*b + r` and `0 <= r < |b|`
     Div,
-    /// `mod`, result with the sign of the divisor
+    /// `mod`, Euclidean: never negative, so `(x - 1) mod K` is in `0..K-1`
     Mod,
     /// `min(a, b)`
     Min,
@@ -161,9 +161,91 @@ pub enum Cmp {
     Ge,
 }
 
+impl Arith {
+    /// `a op b`, or `None` on overflow or division by zero: the one
+    /// definition of the arithmetic operators, which the closures, the
+    /// constant folder and the column kernels all use.
+    #[inline(always)]
+    pub fn apply(self, a: i64, b: i64) -> Option<i64> {
+        match self {
+            Arith::Add => a.checked_add(b),
+            Arith::Sub => a.checked_sub(b),
+            Arith::Mul => a.checked_mul(b),
+            Arith::Div => a.checked_div_euclid(b),
+            Arith::Mod => a.checked_rem_euclid(b),
+            Arith::Min => Some(a.min(b)),
+            Arith::Max => Some(a.max(b)),
+        }
+    }
+
+    /// [`Arith::apply`] for loops that check once at the end: the value
+    /// (anything when it failed) and whether it failed.
+    #[inline(always)]
+    pub fn apply_flagged(self, a: i64, b: i64) -> (i64, bool) {
+        match self {
+            // The same results as `apply`, in the form that vectorizes.
+            Arith::Add => a.overflowing_add(b),
+            Arith::Sub => a.overflowing_sub(b),
+            Arith::Mul => a.overflowing_mul(b),
+            _ => match self.apply(a, b) {
+                Some(v) => (v, false),
+                None => (0, true),
+            },
+        }
+    }
+}
+
+/// `-a`, or `None` on overflow.
+#[inline(always)]
+pub fn negate(a: i64) -> Option<i64> {
+    a.checked_neg()
+}
+
+/// `abs(a)`, or `None` on overflow.
+#[inline(always)]
+pub fn absolute(a: i64) -> Option<i64> {
+    a.checked_abs()
+}
+
+/// Expands `$body` once per comparison operator, with `$c` bound to that
+/// operator as a constant: code specialized per operator (fused reads,
+/// column kernels) still takes each operator's meaning from [`Cmp::holds`].
+macro_rules! specialize_cmp {
+    ($op:expr, $c:ident => $body:expr) => {
+        match $op {
+            $crate::check::ir::Cmp::Eq => {
+                const $c: $crate::check::ir::Cmp = $crate::check::ir::Cmp::Eq;
+                $body
+            }
+            $crate::check::ir::Cmp::Ne => {
+                const $c: $crate::check::ir::Cmp = $crate::check::ir::Cmp::Ne;
+                $body
+            }
+            $crate::check::ir::Cmp::Lt => {
+                const $c: $crate::check::ir::Cmp = $crate::check::ir::Cmp::Lt;
+                $body
+            }
+            $crate::check::ir::Cmp::Le => {
+                const $c: $crate::check::ir::Cmp = $crate::check::ir::Cmp::Le;
+                $body
+            }
+            $crate::check::ir::Cmp::Gt => {
+                const $c: $crate::check::ir::Cmp = $crate::check::ir::Cmp::Gt;
+                $body
+            }
+            $crate::check::ir::Cmp::Ge => {
+                const $c: $crate::check::ir::Cmp = $crate::check::ir::Cmp::Ge;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use specialize_cmp;
+
 impl Cmp {
-    /// Whether `a op b` holds.
-    pub fn holds(self, a: i64, b: i64) -> bool {
+    /// Whether `a op b` holds: the one definition of the comparisons.
+    #[inline(always)]
+    pub const fn holds(self, a: i64, b: i64) -> bool {
         match self {
             Cmp::Eq => a == b,
             Cmp::Ne => a != b,
@@ -217,9 +299,9 @@ pub enum IExpr {
     /// The node reference to a process.
     NodeOf(Proc),
     /// `-e`
-    Neg(Box<IExpr>),
+    Neg(Box<IExpr>, Span),
     /// `|e|`
-    Abs(Box<IExpr>),
+    Abs(Box<IExpr>, Span),
     /// `a op b`; the span is reported on division by zero.
     Arith(Arith, Box<IExpr>, Box<IExpr>, Span),
     /// `count(q in C: P)`: the bound variable's local slot, the collection, the body.
@@ -449,7 +531,7 @@ pub fn reads_var_i(e: &IExpr, hit: &dyn Fn(usize) -> bool) -> bool {
         IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg | IExpr::Local(_) => false,
         IExpr::Var(p, v) => hit(*v) || reads_var_p(p, hit),
         IExpr::Index(p) | IExpr::Id(p) | IExpr::NodeOf(p) => reads_var_p(p, hit),
-        IExpr::Neg(a) | IExpr::Abs(a) => reads_var_i(a, hit),
+        IExpr::Neg(a, _) | IExpr::Abs(a, _) => reads_var_i(a, hit),
         IExpr::Arith(_, a, b, _) | IExpr::Let(_, a, b) => {
             reads_var_i(a, hit) || reads_var_i(b, hit)
         }
@@ -468,7 +550,7 @@ pub fn reads_var_i(e: &IExpr, hit: &dyn Fn(usize) -> bool) -> bool {
 fn reads_var_p(p: &Proc, hit: &dyn Fn(usize) -> bool) -> bool {
     match p {
         Proc::Through(v) => hit(*v),
-        Proc::At(e) | Proc::Via(e, _) => reads_var_i(e, hit),
+        Proc::At(e, _) | Proc::Via(e, _) => reads_var_i(e, hit),
         _ => false,
     }
 }
@@ -511,7 +593,7 @@ fn allowed(q: &Proc, p: usize, nbr: &[usize], nv: &NodeVars) -> bool {
     match q {
         Proc::Local(s) => *s == p || nbr.contains(s),
         // The process p's own node variable names p or a neighbour of p.
-        Proc::At(e) => matches!(&**e, IExpr::Var(Proc::Local(s), v) if *s == p && (nv.0)(*v)),
+        Proc::At(e, _) => matches!(&**e, IExpr::Var(Proc::Local(s), v) if *s == p && (nv.0)(*v)),
         _ => false,
     }
 }
@@ -538,7 +620,7 @@ fn free_i(e: &IExpr, bound: &mut Vec<usize>) -> bool {
         IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => true,
         IExpr::Local(s) => bound.contains(s),
         IExpr::Index(q) | IExpr::Id(q) | IExpr::NodeOf(q) => proc_ok(q, bound),
-        IExpr::Neg(a) | IExpr::Abs(a) => free_i(a, bound),
+        IExpr::Neg(a, _) | IExpr::Abs(a, _) => free_i(a, bound),
         IExpr::Arith(_, a, b, _) => free_i(a, bound) && free_i(b, bound),
         IExpr::Best(b) => {
             let coll_ok = match &b.coll {
@@ -639,7 +721,7 @@ fn local_i(
         IExpr::Var(q, _) | IExpr::Index(q) | IExpr::Id(q) | IExpr::NodeOf(q) => {
             allowed(q, p, nbr, nv)
         }
-        IExpr::Neg(a) | IExpr::Abs(a) => local_i(a, p, nbr, vals, nv),
+        IExpr::Neg(a, _) | IExpr::Abs(a, _) => local_i(a, p, nbr, vals, nv),
         IExpr::Arith(_, a, b, _) => local_i(a, p, nbr, vals, nv) && local_i(b, p, nbr, vals, nv),
         IExpr::Count(s, coll, body) => local_bound(*s, coll, p, nbr, vals, nv, |nbr, vals| {
             local_b(body, p, nbr, vals, nv)

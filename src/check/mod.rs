@@ -31,6 +31,7 @@ pub const BUILTIN_NAMES: &[&str] = &[
     "int",
     "msgs",
     "tree_parent",
+    "maxdeg",
     "acyclic",
 ];
 
@@ -1211,8 +1212,8 @@ impl Checker {
             Expr::Unary(UnOp::Not, a, _) => {
                 Some(Typed::Bool(BExpr::Not(Box::new(self.bool_expr(a)?))))
             }
-            Expr::Unary(UnOp::Neg, a, _) => Some(Typed::Int(
-                IExpr::Neg(Box::new(self.int_expr(a, Some(Ty::Int))?)),
+            Expr::Unary(UnOp::Neg, a, span) => Some(Typed::Int(
+                IExpr::Neg(Box::new(self.int_expr(a, Some(Ty::Int))?), *span),
                 Ty::Int,
             )),
             Expr::Binary(op, l, r, span) => self.binary(*op, l, r, *span),
@@ -1702,7 +1703,7 @@ impl Checker {
                     return None;
                 }
                 Some(Typed::Int(
-                    IExpr::Abs(Box::new(self.int_expr(&args[0], Some(Ty::Int))?)),
+                    IExpr::Abs(Box::new(self.int_expr(&args[0], Some(Ty::Int))?), span),
                     Ty::Int,
                 ))
             }
@@ -2035,7 +2036,9 @@ impl Checker {
             Typed::Int(IExpr::Var(Proc::Me, v), Ty::Node) if scope == Scope::Process => {
                 Some(Proc::Through(v))
             }
-            Typed::Int(i, Ty::Node) if scope == Scope::Global => Some(Proc::At(Box::new(i))),
+            Typed::Int(i, Ty::Node) if scope == Scope::Global => {
+                Some(Proc::At(Box::new(i), e.span()))
+            }
             // Reads through a neighbour's node variable (`q.parent.x`) are
             // checked when they happen: the process named must be a neighbour.
             Typed::Int(i, Ty::Node) if scope == Scope::Process => {
@@ -2241,6 +2244,19 @@ mod tests {
             errors("param K = n\nvar x: 0..K-1\nprocess { a :: x != left.x -> x := left.x }"),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn built_in_names_cannot_be_declared() {
+        for name in ["n", "maxdeg", "tree_parent"] {
+            assert_eq!(
+                errors(&format!(
+                    "param {name} = 7\nvar x: 0..3\nprocess {{ a :: x == 1 -> x := 2 }}"
+                )),
+                ["guarded::check::reserved_name"],
+                "{name}"
+            );
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! chunk) and the runtime redoes the step process by process, which raises
 //! the same diagnostic as always.
 
-use super::{arith, const_eval, Compiler, VarDomain, NO_ACTION};
+use super::{const_eval, Compiler, VarDomain, NO_ACTION};
 use crate::check::ir::VarKind;
 use crate::check::ir::{self, Arith, BExpr, Cmp, IExpr, Proc, Stmt, Value};
 use multiversion::multiversion;
@@ -397,27 +397,17 @@ fn write_blocks(dst: &mut [i64], src: &[i64], mut write: impl FnMut(&mut [i64], 
 /// `first`).
 #[multiversion(targets = "simd")]
 fn choose_where(cmp: Cmp, first: bool, a: u16, x: &[i64], y: &[i64], out: &mut [u16]) {
-    macro_rules! choose {
-        ($op:tt) => {
-            if first {
-                for ((c, &x), &y) in out.iter_mut().zip(x).zip(y) {
-                    *c = if x $op y { a } else { NO_ACTION };
-                }
-            } else {
-                for ((c, &x), &y) in out.iter_mut().zip(x).zip(y) {
-                    *c = if *c == NO_ACTION && x $op y { a } else { *c };
-                }
+    ir::specialize_cmp!(cmp, OP => {
+        if first {
+            for ((c, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                *c = if OP.holds(x, y) { a } else { NO_ACTION };
             }
-        };
-    }
-    match cmp {
-        Cmp::Eq => choose!(==),
-        Cmp::Ne => choose!(!=),
-        Cmp::Lt => choose!(<),
-        Cmp::Le => choose!(<=),
-        Cmp::Gt => choose!(>),
-        Cmp::Ge => choose!(>=),
-    }
+        } else {
+            for ((c, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                *c = if *c == NO_ACTION && OP.holds(x, y) { a } else { *c };
+            }
+        }
+    })
 }
 
 /// How many of `chosen` (at most [`CHUNK`]) equal `a`, counted in 16-bit
@@ -482,48 +472,40 @@ fn kernel(op: &Op, x: &[i64], y: Option<&[i64]>, out: &mut [i64]) -> bool {
         };
     }
     match *op {
+        // Each operator's loop on its own, so each vectorizes.
         Op::Arith(Arith::Add, ..) => each!(|a, b| {
-            let (v, o) = a.overflowing_add(b);
+            let (v, o) = Arith::Add.apply_flagged(a, b);
             bad |= o;
             v
         }),
         Op::Arith(Arith::Sub, ..) => each!(|a, b| {
-            let (v, o) = a.overflowing_sub(b);
+            let (v, o) = Arith::Sub.apply_flagged(a, b);
             bad |= o;
             v
         }),
         Op::Arith(Arith::Mul, ..) => each!(|a, b| {
-            let (v, o) = a.overflowing_mul(b);
+            let (v, o) = Arith::Mul.apply_flagged(a, b);
             bad |= o;
             v
         }),
-        Op::Arith(Arith::Min, ..) => each!(|a, b| a.min(b)),
-        Op::Arith(Arith::Max, ..) => each!(|a, b| a.max(b)),
-        Op::Arith(op, ..) => each!(|a, b| match arith(op, a, b) {
-            Some(v) => v,
-            None => {
-                bad = true;
-                0
-            }
+        Op::Arith(Arith::Min, ..) => each!(|a, b| Arith::Min.apply_flagged(a, b).0),
+        Op::Arith(Arith::Max, ..) => each!(|a, b| Arith::Max.apply_flagged(a, b).0),
+        Op::Arith(op, ..) => each!(|a, b| {
+            let (v, o) = op.apply_flagged(a, b);
+            bad |= o;
+            v
         }),
         Op::Neg(..) => each!(|a, _b| {
-            let (v, o) = a.overflowing_neg();
-            bad |= o;
-            v
+            let r = ir::negate(a);
+            bad |= r.is_none();
+            r.unwrap_or(0)
         }),
         Op::Abs(..) => each!(|a, _b| {
-            let (v, o) = a.overflowing_abs();
-            bad |= o;
-            v
+            let r = ir::absolute(a);
+            bad |= r.is_none();
+            r.unwrap_or(0)
         }),
-        Op::Cmp(c, ..) => match c {
-            Cmp::Eq => each!(|a, b| i64::from(a == b)),
-            Cmp::Ne => each!(|a, b| i64::from(a != b)),
-            Cmp::Lt => each!(|a, b| i64::from(a < b)),
-            Cmp::Le => each!(|a, b| i64::from(a <= b)),
-            Cmp::Gt => each!(|a, b| i64::from(a > b)),
-            Cmp::Ge => each!(|a, b| i64::from(a >= b)),
-        },
+        Op::Cmp(c, ..) => ir::specialize_cmp!(c, OP => each!(|a, b| i64::from(OP.holds(a, b)))),
         Op::And(..) => each!(|a, b| a & b),
         Op::Or(..) => each!(|a, b| a | b),
         Op::Not(..) => each!(|a, _b| 1 - a),
@@ -715,8 +697,8 @@ impl Builder<'_, '_> {
                 .rev()
                 .find(|(s, _)| s == slot)
                 .map(|&(_, v)| v),
-            IExpr::Arith(op, a, b, _) => arith(*op, self.value_of(a)?, self.value_of(b)?),
-            IExpr::Neg(a) => self.value_of(a)?.checked_neg(),
+            IExpr::Arith(op, a, b, _) => op.apply(self.value_of(a)?, self.value_of(b)?),
+            IExpr::Neg(a, _) => ir::negate(self.value_of(a)?),
             e => const_eval(e, &self.c.params, self.c.n),
         }
     }
@@ -778,11 +760,11 @@ impl Builder<'_, '_> {
             IExpr::Elem(p, v, i, _) => self.var(p, *v, Some(i)),
             IExpr::Index(Proc::Me) => Some(Src::Index),
             IExpr::Id(Proc::Me) => Some(Src::Id),
-            IExpr::Neg(a) => {
+            IExpr::Neg(a, _) => {
                 let a = self.iexpr(a)?;
                 self.op(|o| Op::Neg(a, o))
             }
-            IExpr::Abs(a) => {
+            IExpr::Abs(a, _) => {
                 let a = self.iexpr(a)?;
                 self.op(|o| Op::Abs(a, o))
             }

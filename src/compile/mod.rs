@@ -388,19 +388,7 @@ fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
         }
     }
     fn both<A: PlainRead, B: PlainRead>(op: Cmp, a: A, b: B, stride: usize) -> BFn {
-        macro_rules! fused {
-            ($op:tt) => {
-                Box::new(move |e| Ok(a.get(e, stride) $op b.get(e, stride)))
-            };
-        }
-        match op {
-            Cmp::Eq => fused!(==),
-            Cmp::Ne => fused!(!=),
-            Cmp::Lt => fused!(<),
-            Cmp::Le => fused!(<=),
-            Cmp::Gt => fused!(>),
-            Cmp::Ge => fused!(>=),
-        }
+        ir::specialize_cmp!(op, OP => Box::new(move |e| Ok(OP.holds(a.get(e, stride), b.get(e, stride)))))
     }
     match a {
         Plain::Const(c) => with_a(op, ReadConst(c), b, stride),
@@ -426,25 +414,13 @@ pub fn const_eval(e: &IExpr, params: &[i64], n: Size) -> Option<i64> {
         IExpr::Param(i) => *params.get(*i)?,
         IExpr::N => n.n,
         IExpr::MaxDeg => n.maxdeg,
-        IExpr::Neg(a) => const_eval(a, params, n)?.checked_neg()?,
-        IExpr::Abs(a) => const_eval(a, params, n)?.checked_abs()?,
+        IExpr::Neg(a, _) => ir::negate(const_eval(a, params, n)?)?,
+        IExpr::Abs(a, _) => ir::absolute(const_eval(a, params, n)?)?,
         IExpr::Arith(op, a, b, _) => {
-            arith(*op, const_eval(a, params, n)?, const_eval(b, params, n)?)?
+            op.apply(const_eval(a, params, n)?, const_eval(b, params, n)?)?
         }
         _ => return None,
     })
-}
-
-fn arith(op: Arith, a: i64, b: i64) -> Option<i64> {
-    match op {
-        Arith::Add => a.checked_add(b),
-        Arith::Sub => a.checked_sub(b),
-        Arith::Mul => a.checked_mul(b),
-        Arith::Div => a.checked_div_euclid(b),
-        Arith::Mod => a.checked_rem_euclid(b),
-        Arith::Min => Some(a.min(b)),
-        Arith::Max => Some(a.max(b)),
-    }
 }
 
 /// Instantiates `prog` on `topo` with parameter overrides, checking what can
@@ -1457,13 +1433,13 @@ impl Compiler<'_> {
                 let own = self.read(&Proc::Me, self.offsets[*var]);
                 Box::new(move |e| Ok(own(e)? as usize))
             }
-            Proc::At(expr) => {
-                let f = self.iexpr(expr);
+            Proc::At(expr, span) => {
+                let (f, span) = (self.iexpr(expr), *span);
                 Box::new(move |e| {
                     let q = f(e)?;
                     if q < 0 || q as usize >= e.topo.n() {
                         return fault(
-                            Span::default(),
+                            span,
                             format!("{q} is not a process"),
                             "node values are process indices",
                         );
@@ -1543,26 +1519,13 @@ impl Compiler<'_> {
                 let f = self.proc(p);
                 Box::new(move |e| Ok(e.topo.ids[f(e)?]))
             }
-            IExpr::Neg(a) | IExpr::Abs(a) => {
-                let neg = matches!(x, IExpr::Neg(_));
-                let f = self.iexpr(a);
+            IExpr::Neg(a, span) | IExpr::Abs(a, span) => {
+                let neg = matches!(x, IExpr::Neg(..));
+                let (f, span) = (self.iexpr(a), *span);
                 Box::new(move |e| {
                     let v = f(e)?;
-                    let r = if neg {
-                        v.checked_neg()
-                    } else {
-                        v.checked_abs()
-                    };
-                    r.map_or_else(
-                        || {
-                            fault(
-                                Span::default(),
-                                "arithmetic overflow".into(),
-                                "values are 64-bit integers",
-                            )
-                        },
-                        Ok,
-                    )
+                    let r = if neg { ir::negate(v) } else { ir::absolute(v) };
+                    r.map_or_else(|| overflow(span), Ok)
                 })
             }
             IExpr::Arith(op, a, b, span) => {
@@ -1571,13 +1534,13 @@ impl Compiler<'_> {
                 match op {
                     // The common cases, without the general overflow dispatch.
                     Arith::Add => Box::new(move |e| {
-                        fa(e)?
-                            .checked_add(fb(e)?)
+                        Arith::Add
+                            .apply(fa(e)?, fb(e)?)
                             .map_or_else(|| overflow(span), Ok)
                     }),
                     Arith::Sub => Box::new(move |e| {
-                        fa(e)?
-                            .checked_sub(fb(e)?)
+                        Arith::Sub
+                            .apply(fa(e)?, fb(e)?)
                             .map_or_else(|| overflow(span), Ok)
                     }),
                     _ => Box::new(move |e| {
@@ -1592,7 +1555,7 @@ impl Compiler<'_> {
                                 "guard the action so the divisor cannot be 0",
                             );
                         }
-                        arith(op, x, y).map_or_else(|| overflow(span), Ok)
+                        op.apply(x, y).map_or_else(|| overflow(span), Ok)
                     }),
                 }
             }
@@ -1791,14 +1754,7 @@ impl Compiler<'_> {
                     return fused_cmp(*op, pa, pb, self.stride);
                 }
                 let (fa, fb) = (self.iexpr(a), self.iexpr(b));
-                match op {
-                    Cmp::Eq => Box::new(move |e| Ok(fa(e)? == fb(e)?)),
-                    Cmp::Ne => Box::new(move |e| Ok(fa(e)? != fb(e)?)),
-                    Cmp::Lt => Box::new(move |e| Ok(fa(e)? < fb(e)?)),
-                    Cmp::Le => Box::new(move |e| Ok(fa(e)? <= fb(e)?)),
-                    Cmp::Gt => Box::new(move |e| Ok(fa(e)? > fb(e)?)),
-                    Cmp::Ge => Box::new(move |e| Ok(fa(e)? >= fb(e)?)),
-                }
+                ir::specialize_cmp!(*op, OP => Box::new(move |e| Ok(OP.holds(fa(e)?, fb(e)?))))
             }
             BExpr::Forall(slot, coll, body) | BExpr::Exists(slot, coll, body) => {
                 let slot = *slot;

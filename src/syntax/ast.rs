@@ -215,7 +215,7 @@ pub enum BinOp {
     Sub,
     /// `*`
     Mul,
-    /// `/` (integer division, truncating towards negative infinity like `mod`)
+    /// `/` (Euclidean integer division, paired with `mod`)
     Div,
     /// `mod` (result in `0..|m|-1`)
     Mod,
