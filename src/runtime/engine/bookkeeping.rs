@@ -1,0 +1,306 @@
+//! What the simulator keeps up to date after each step besides the
+//! configuration: each process's chosen action and the enabled list (only
+//! the movers and the processes that read them are re-evaluated), rounds
+//! (and the timers that advance when one ends).
+
+use super::*;
+
+/// Adds `q` to the processes a step affects unless it is there already:
+/// searched for in the list when there are `few`, else marked in `marks`.
+#[inline]
+pub(super) fn affect(marks: &mut Bits, affected: &mut Vec<u32>, few: bool, q: u32) {
+    if few {
+        if !affected.contains(&q) {
+            affected.push(q);
+        }
+    } else if !marks.get(q as usize) {
+        marks.set(q as usize);
+        affected.push(q);
+    }
+}
+
+impl Simulation {
+    /// Where the action each process would run is kept now.
+    pub(super) fn chosen(&self) -> Chosen<'_> {
+        match &self.progress.dense {
+            Some(d) => Chosen::Column(&d.chosen),
+            None => Chosen::Procs(&self.progress.procs),
+        }
+    }
+
+    /// Brings the per-process bookkeeping up to date after column steps
+    /// (see [`Dense`]): chosen actions and positions, the enabled list in
+    /// index order, the round's flags (a round starts after every column
+    /// step) and the last step's movers.
+    #[inline]
+    pub(super) fn settle(&mut self) {
+        if self.progress.last.lazy || self.progress.dense.is_some() {
+            self.settle_columns();
+        }
+    }
+
+    pub(super) fn settle_columns(&mut self) {
+        let progress = &mut self.progress;
+        let last = &mut progress.last;
+        if last.lazy {
+            let (movers, actions) = match last.worked_out.take() {
+                Some(done) => done,
+                None => last.moves_of_chosen(),
+            };
+            last.movers = movers;
+            last.actions = actions;
+            last.lazy = false;
+        }
+        let Some(dense) = progress.dense.take() else {
+            return;
+        };
+        let list = &mut progress.enabled.list;
+        list.clear();
+        append_chosen(&dense.chosen, 0, list, None);
+        let mut k = 0u32;
+        for ((infos, chosen), word) in progress
+            .procs
+            .chunks_mut(64)
+            .zip(dense.chosen.chunks(64))
+            .zip(progress.in_round.0.iter_mut())
+        {
+            let bits = chosen_bits(chosen);
+            *word = bits;
+            for (info, &c) in infos.iter_mut().zip(chosen) {
+                info.chosen = c;
+                info.pos = NONE;
+            }
+            let mut rest = bits;
+            while rest != 0 {
+                infos[rest.trailing_zeros() as usize].pos = k;
+                k += 1;
+                rest &= rest - 1;
+            }
+        }
+    }
+
+    /// Evaluates `p`'s guards: the first enabled action of the most urgent priority.
+    pub(super) fn first_enabled(&self, p: usize) -> Result<u32, RunError> {
+        Ok(self.first_true_guard(p, false)?.unwrap_or(NONE))
+    }
+
+    /// The first action of `p` whose guard holds, among all actions or only
+    /// those whose guards read timers.
+    pub(super) fn first_true_guard(
+        &self,
+        p: usize,
+        only_timers: bool,
+    ) -> Result<Option<u32>, RunError> {
+        let role = &self.code.roles[self.progress.procs[p].role as usize];
+        match first_true(role, &self.env(p, &[]), only_timers) {
+            Ok(NO_ACTION) => Ok(None),
+            Ok(a) => Ok(Some(u32::from(a))),
+            Err((i, fault)) => Err(guard_fault(role, p, i, self.progress.steps, fault)),
+        }
+    }
+
+    pub(super) fn refresh(&mut self, p: usize) -> Result<(), RunError> {
+        let a = self.first_enabled(p)?;
+        let progress = &mut self.progress;
+        progress.procs[p].chosen = if a == NONE { NO_ACTION } else { a as u16 };
+        if a == NONE {
+            progress.enabled.remove(&mut progress.procs, p as u32);
+        } else {
+            progress.enabled.insert(&mut progress.procs, p as u32);
+        }
+        Ok(())
+    }
+
+    /// Whether a move of `p` affects few enough processes that the list of
+    /// them is searched instead of marking bits.
+    pub(super) fn few_readers(&self, p: usize) -> bool {
+        self.topo.regular_ring.is_some() || self.topo.readers(p).len() <= 8
+    }
+
+    /// Adds mover `p` and the processes that read it to the affected ones.
+    /// With `only_guard_readers`, on a ring, only the neighbours whose
+    /// guards read it: this leaves out refreshes that change nothing, but
+    /// with several movers it would change the order of the refreshes that
+    /// do, and so the enabled list's order; only single moves use it.
+    #[inline]
+    pub(super) fn affect_mover(&mut self, p: u32, few: bool, only_guard_readers: bool) {
+        let (marks, affected) = (&mut self.marks, &mut self.affected);
+        affect(marks, affected, few, p);
+        let ring = match self.topo.regular_ring {
+            Some(_) if only_guard_readers => self.ring_guard_readers,
+            Some(both) => Some((true, both)),
+            None => None,
+        };
+        match ring {
+            // On rings the readers are computed, not looked up.
+            // In increasing order, as the neighbour lists are (so runs
+            // are the same as through the lists).
+            Some((after_reads, before_reads)) => {
+                let n = self.topo.n() as u32;
+                let before = if p == 0 { n - 1 } else { p - 1 };
+                let after = if p + 1 == n { 0 } else { p + 1 };
+                match (after_reads, before_reads) {
+                    (true, true) => {
+                        affect(marks, affected, few, before.min(after));
+                        affect(marks, affected, few, before.max(after));
+                    }
+                    (true, false) => affect(marks, affected, few, after),
+                    (false, true) => affect(marks, affected, few, before),
+                    (false, false) => {}
+                }
+            }
+            None => {
+                for &q in self.topo.readers(p as usize) {
+                    affect(marks, affected, few, q);
+                }
+            }
+        }
+    }
+
+    /// Re-evaluates the guards of the processes the step affected and
+    /// updates their chosen actions and the enabled set; the processes it
+    /// disables leave the round (neutralized). Guards cannot read
+    /// whether a process is enabled, so one environment serves them all.
+    #[inline]
+    pub(super) fn refresh_affected(&mut self) -> Result<(), RunError> {
+        let mut env = Env {
+            state: &self.state,
+            me: 0,
+            scratch: &[],
+            topo: &self.topo,
+            locals: &self.buf.locals,
+            enabled: &NoneEnabled,
+            enabled_count: 0,
+            chans: &self.chans,
+            fx: &self.buf.fx,
+        };
+        let progress = &mut self.progress;
+        for &q in &self.affected {
+            env.me = q as usize;
+            let role = &self.code.roles[progress.procs[q as usize].role as usize];
+            let a = first_true(role, &env, false)
+                .map_err(|(i, fault)| guard_fault(role, q as usize, i, progress.steps, fault))?;
+            progress.procs[q as usize].chosen = a;
+            if a == NO_ACTION {
+                progress.enabled.remove(&mut progress.procs, q);
+                // Neutralized: done with this round.
+                if progress.in_round.take(q as usize) {
+                    progress.pending -= 1;
+                }
+            } else {
+                progress.enabled.insert(&mut progress.procs, q);
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn start_round(&mut self) {
+        self.progress.steps_in_round = 0;
+        self.progress.pending = self.progress.enabled.list.len();
+        for &p in &self.progress.enabled.list {
+            self.progress.in_round.set(p as usize);
+        }
+    }
+
+    /// The end of a step, once the affected processes are refreshed: rounds
+    /// (and timers at a round's end) and legitimacy.
+    #[inline]
+    pub(super) fn finish_step(&mut self) -> Result<Outcome, RunError> {
+        // Rounds: movers are done (the refresh has taken the neutralized
+        // processes out of the round).
+        for &p in &self.progress.last.movers {
+            if self.progress.in_round.take(p as usize) {
+                self.progress.pending -= 1;
+            }
+        }
+        self.progress.steps_in_round += 1;
+        let mut timers_ran = false;
+        if self.progress.pending == 0 {
+            self.progress.rounds_done += 1;
+            timers_ran = !self.code.timers.is_empty();
+            if timers_ran {
+                self.advance_timers()?;
+            }
+            self.start_round();
+        }
+        // Timers change every process; otherwise only the affected ones changed.
+        self.update_legitimacy(timers_ran && self.code.legitimate_reads_timers)?;
+        Ok(Outcome::Moved)
+    }
+
+    /// With no process enabled, time still passes while a timer can run: a
+    /// round with no step ends (`last().tick`). Otherwise the run is silent.
+    pub(super) fn tick(&mut self) -> Result<Outcome, RunError> {
+        if !self.timers_can_run() {
+            return Ok(Outcome::Silent);
+        }
+        let last = &mut self.progress.last;
+        last.movers.clear();
+        last.actions.clear();
+        last.before.clear();
+        last.after.clear();
+        last.whole = false;
+        last.received.clear();
+        last.sent.clear();
+        last.tick = true;
+        self.progress.rounds_done += 1;
+        self.advance_timers()?;
+        self.start_round();
+        if self.code.legitimate_reads_timers {
+            self.update_legitimacy(true)?;
+        }
+        Ok(Outcome::Moved)
+    }
+
+    pub(super) fn timers_can_run(&self) -> bool {
+        let stride = self.code.stride;
+        self.code.timers.iter().any(|&(first, len, max)| {
+            (0..self.topo.n()).any(|p| {
+                let used = self.timer_slots(p, first, len);
+                self.state[p * stride + first..p * stride + first + used]
+                    .iter()
+                    .any(|&v| v < max)
+            })
+        })
+    }
+
+    /// How many of a timer's `len` slots process `p` uses: all, or one per
+    /// neighbour for per-neighbour timers.
+    pub(super) fn timer_slots(&self, p: usize, first: usize, len: usize) -> usize {
+        let (v, _) = self.code.var_of_slot(first);
+        if self.code.per_nbr[v] {
+            self.topo.nbrs(p).len().min(len)
+        } else {
+            len
+        }
+    }
+
+    /// A round has ended: every timer advances by one (stopping at its
+    /// maximum) and guards that read them are re-evaluated.
+    pub(super) fn advance_timers(&mut self) -> Result<(), RunError> {
+        if self.code.timers.is_empty() {
+            return Ok(());
+        }
+        let stride = self.code.stride;
+        for p in 0..self.topo.n() {
+            for &(first, len, max) in &self.code.timers {
+                let used = self.timer_slots(p, first, len);
+                for v in &mut self.state[p * stride + first..p * stride + first + used] {
+                    *v = (*v + 1).min(max);
+                }
+            }
+        }
+        // Only guards that read timers can change: an enabled process is
+        // looked at again in full, a disabled one only if such a guard now holds.
+        for p in 0..self.topo.n() {
+            if self.progress.procs[p].chosen != NO_ACTION || self.timer_guard_holds(p)? {
+                self.refresh(p)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn timer_guard_holds(&self, p: usize) -> Result<bool, RunError> {
+        Ok(self.first_true_guard(p, true)?.is_some())
+    }
+}

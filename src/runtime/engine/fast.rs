@@ -1,0 +1,382 @@
+//! The simulator's fast paths, each an optimisation of the general step
+//! that must take exactly the same steps (tests/single_move.rs,
+//! tests/columns.rs and tests/step_relation.rs check them against the
+//! general step and the step relation): one central move of a program
+//! without messages or edge variables, with a look-ahead that prefetches
+//! what the next steps will read; and synchronous steps column by column.
+
+use super::*;
+
+/// The size of configuration and bookkeeping above which central steps
+/// prefetch (see [`Simulation::prefetch_next_move`]): about what a core's
+/// second-level cache holds.
+pub(super) const LOOK_AHEAD_BYTES: usize = 1 << 20;
+
+/// The number of enabled processes from which central steps prefetch: with
+/// fewer, the rows the next moves touch are few enough to stay in the
+/// caches, and drawing ahead only costs time.
+pub(super) const LOOK_AHEAD_ENABLED: usize = 8192;
+
+/// The length of the enabled list from which central steps prefetch the
+/// list slot the step after next draws, rather than read it.
+pub(super) const LOOK_AHEAD_LIST: usize = 1 << 16;
+
+/// Starts loading the cache line holding `x`: a hint, with no effect on
+/// what the program computes.
+#[inline(always)]
+pub(super) fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the pointer comes from a reference, so it is valid; and a
+    // prefetch does not access memory as far as the program can tell (it
+    // cannot fault, and changes no value). The intrinsic is `unsafe` only
+    // because of its `target_feature`, SSE, which every x86-64 has.
+    #[allow(unsafe_code)]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// Makes `v` the one-element list `[x]`; a list that already has one
+/// element (as after the last single move) only has it replaced.
+#[inline]
+pub(super) fn set_one<T>(v: &mut Vec<T>, x: T) {
+    if let [only] = &mut v[..] {
+        *only = x;
+    } else {
+        v.clear();
+        v.push(x);
+    }
+}
+
+/// What a synchronous step evaluated column by column works in.
+pub(super) struct ColumnBuffers {
+    pub(super) scratch: crate::compile::columns::Scratch,
+    /// Runs of consecutive processes with one role, cut in chunks of at
+    /// most [`CHUNK`](crate::compile::columns::CHUNK): (first, end, role).
+    pub(super) chunks: Vec<(usize, usize, usize)>,
+    /// A configuration-sized buffer the next configuration is built in.
+    pub(super) spare: Vec<i64>,
+    /// Columns of chosen actions to reuse.
+    pub(super) spare_columns: Vec<Vec<u16>>,
+}
+
+impl ColumnBuffers {
+    /// Buffers for `code`, with the chunks of `role_of`'s runs of one role.
+    fn new(code: &crate::compile::columns::ColumnCode, role_of: &[u32]) -> Self {
+        use crate::compile::columns::CHUNK;
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        for (p, &r) in role_of.iter().enumerate() {
+            match runs.last_mut() {
+                Some(run) if run.2 == r as usize => run.1 = p + 1,
+                _ => runs.push((p, p + 1, r as usize)),
+            }
+        }
+        let chunks = runs
+            .iter()
+            .flat_map(|&(first, end, role)| {
+                (first..end)
+                    .step_by(CHUNK)
+                    .map(move |lo| (lo, (lo + CHUNK).min(end), role))
+            })
+            .collect();
+        ColumnBuffers {
+            scratch: code.scratch(),
+            chunks,
+            spare: Vec::new(),
+            spare_columns: Vec::new(),
+        }
+    }
+
+    pub(super) fn bytes(&self) -> usize {
+        self.scratch.bytes()
+            + self.chunks.capacity() * 24
+            + self.spare.capacity() * 8
+            + self
+                .spare_columns
+                .iter()
+                .map(|c| c.capacity() * 2)
+                .sum::<usize>()
+    }
+
+    /// A column for `n` processes, reused when one is at hand.
+    pub(super) fn column(&mut self, n: usize) -> Vec<u16> {
+        let mut c = self
+            .spare_columns
+            .pop()
+            .filter(|c| c.capacity() >= n)
+            .unwrap_or_default();
+        c.clear();
+        c
+    }
+}
+
+impl Simulation {
+    /// Asks the cache for what the next central steps will probably read,
+    /// so that its misses overlap with this step's work instead of adding
+    /// to the next one's: the process the generator will name next if the
+    /// enabled list keeps its length, that process's bookkeeping and rows
+    /// (its own and the one before it, its left neighbour on a ring), the
+    /// same for the step after (or only its list slot, when the list is too
+    /// long for the caches), and the bookkeeping of the list's last
+    /// process, which moves when a process leaves the list. The generator
+    /// is cloned, so nothing drawn changes.
+    pub(super) fn prefetch_next_move(&self) {
+        let list = &self.progress.enabled.list;
+        let stride = self.code.stride;
+        let rows = |q: usize| {
+            prefetch(&self.progress.procs[q]);
+            // A program without variables has empty rows.
+            for at in [q * stride, (q * stride).saturating_sub(stride)] {
+                if let Some(x) = self.state.get(at) {
+                    prefetch(x);
+                }
+            }
+        };
+        let mut ahead = self.rng.clone();
+        rows(list[ahead.gen_range(0..list.len())] as usize);
+        // The step after next: a short list is in the cache, so its slot
+        // can be read now and that process's rows asked for; a long one's
+        // slot is only asked for.
+        let after_next = ahead.gen_range(0..list.len());
+        if list.len() < LOOK_AHEAD_LIST {
+            rows(list[after_next] as usize);
+        } else {
+            prefetch(&list[after_next]);
+        }
+        if let Some(&last) = list.last() {
+            prefetch(&self.progress.procs[last as usize]);
+        }
+    }
+
+    /// A step where one process `p` (already in the step record's movers)
+    /// runs its chosen action and nothing but its row changes: what
+    /// [`Simulation::execute_forced`] does, without its cases for several
+    /// movers, random choices and effects. It draws the same random numbers,
+    /// so runs are the same either way.
+    pub(super) fn single_move(&mut self, p: usize) -> Result<Outcome, RunError> {
+        let stride = self.code.stride;
+        let step_no = self.progress.steps + 1;
+        let info = self.progress.procs[p];
+        let action = &self.code.roles[info.role as usize].actions[info.chosen as usize];
+        let row = &self.state[p * stride..(p + 1) * stride];
+        if stride == 1 {
+            self.buf.scratch[0].set(row[0]);
+        } else {
+            for (c, v) in self.buf.scratch.iter().zip(row) {
+                c.set(*v);
+            }
+        }
+        let env = self.statement_env(p);
+        if let Err(fault) = (action.body)(&env) {
+            // The step record as the general step leaves it: the mover, no rows.
+            let last = &mut self.progress.last;
+            last.actions.clear();
+            last.before.clear();
+            last.after.clear();
+            last.whole = false;
+            last.tick = false;
+            return Err(statement_fault(action, p, step_no, fault));
+        }
+        let last = &mut self.progress.last;
+        set_one(&mut last.actions, u32::from(info.chosen));
+        if stride == 1 {
+            // Most programs keep one value per process: no copy loops.
+            set_one(&mut last.before, row[0]);
+            set_one(&mut last.after, self.buf.scratch[0].get());
+            self.state[p] = last.after[0];
+        } else {
+            last.before.clear();
+            last.after.clear();
+            last.before.extend_from_slice(row);
+            last.after.extend(self.buf.scratch.iter().map(Cell::get));
+            self.state[p * stride..(p + 1) * stride].copy_from_slice(&last.after);
+        }
+        last.whole = false;
+        last.tick = false;
+        self.progress.steps = step_no;
+        self.progress.moves += 1;
+        self.affected.clear();
+        let n = self.topo.n();
+        match self.ring_guard_readers {
+            // From three processes on, the mover and its two neighbours
+            // are distinct: nothing to search for. Neighbours in index
+            // order, as `affect_mover` takes them.
+            Some((after_reads, before_reads)) if n >= 3 => {
+                let before = if p == 0 { n - 1 } else { p - 1 };
+                let after = if p + 1 == n { 0 } else { p + 1 };
+                self.affected.push(p as u32);
+                let (first, second) = if before < after {
+                    ((before, before_reads), (after, after_reads))
+                } else {
+                    ((after, after_reads), (before, before_reads))
+                };
+                for (q, reads) in [first, second] {
+                    if reads {
+                        self.affected.push(q as u32);
+                    }
+                }
+            }
+            _ => {
+                let few = self.few_readers(p);
+                self.affect_mover(p as u32, few, true);
+                if !few {
+                    for &q in &self.affected {
+                        self.marks.take(q as usize);
+                    }
+                }
+            }
+        }
+        self.refresh_affected()?;
+        self.finish_step()
+    }
+
+    /// A synchronous step evaluated column by column (see
+    /// [`crate::compile::columns`]): the same configuration, actions, rounds
+    /// and legitimacy as process by process. The chosen actions stay in a
+    /// column ([`Dense`]) until something needs the per-process bookkeeping.
+    /// `None` when the program has no column form or a kernel may have
+    /// faulted: nothing changed, and the step is to be taken process by
+    /// process (which reports the fault).
+    pub(super) fn column_step(&mut self) -> Result<Option<Outcome>, RunError> {
+        use crate::compile::columns::{count_equal, MayFault, Rows, Scratch};
+        let Some(code) = self.code.columns.as_ref() else {
+            return Ok(None);
+        };
+        let n = self.topo.n();
+        let stride = self.code.stride;
+        let mut buf = match self.columns.take() {
+            Some(buf) => buf,
+            None => Box::new(ColumnBuffers::new(code, &self.code.role_of)),
+        };
+        // What everyone runs in this step, as a column.
+        let was_dense = self.progress.dense.is_some();
+        let (before, moving) = match self.progress.dense.take() {
+            Some(d) => (d.chosen, d.count),
+            None => {
+                let mut c = buf.column(n);
+                c.extend(self.progress.procs.iter().map(|i| i.chosen));
+                (c, self.progress.enabled.list.len())
+            }
+        };
+        // Buffers of the step before last are reused.
+        let mut next = if self.progress.last.whole {
+            std::mem::take(&mut self.progress.last.before)
+        } else {
+            std::mem::take(&mut buf.spare)
+        };
+        next.resize(self.state.len(), 0);
+        let mut after = std::mem::take(&mut self.progress.last.chosen_before);
+        if after.capacity() < n {
+            after = buf.column(n);
+        }
+        after.resize(n, NO_ACTION);
+        let ids = &self.topo.ids;
+        let ColumnBuffers {
+            scratch, chunks, ..
+        } = &mut *buf;
+        // The statements, on the configuration before the step, chunk by
+        // chunk; a chunk's guards, on the configuration after it, as soon as
+        // both neighbouring chunks are done (the first and last wrap around,
+        // so they come at the end).
+        let mut enabled = 0;
+        let state = &self.state;
+        let mut choose = |k: usize, next: &[i64], scratch: &mut Scratch| -> Result<(), MayFault> {
+            let (lo, hi, role) = chunks[k];
+            let rows = Rows {
+                state: next,
+                own: &next[lo * stride..hi * stride],
+                ids,
+            };
+            let chosen = &mut after[lo..hi];
+            code.choose(role, &rows, lo, chosen, scratch)?;
+            enabled += chosen.len() - count_equal(chosen, NO_ACTION);
+            Ok(())
+        };
+        let ok = (|| {
+            let last = chunks.len() - 1;
+            for (k, &(lo, hi, role)) in chunks.iter().enumerate() {
+                let old = Rows {
+                    state,
+                    own: &[],
+                    ids,
+                };
+                let rows = &mut next[lo * stride..hi * stride];
+                code.execute(role, &old, lo, &before[lo..hi], rows, scratch)?;
+                if k >= 2 {
+                    choose(k - 1, &next, scratch)?;
+                }
+            }
+            if last > 0 {
+                choose(last, &next, scratch)?;
+            }
+            choose(0, &next, scratch)
+        })();
+        if ok.is_err() {
+            self.abandon_column_step(buf, next, after, (before, moving), was_dense);
+            return Ok(None);
+        }
+        self.columns = Some(buf);
+        self.column_steps += 1;
+        let progress = &mut self.progress;
+        let last = &mut progress.last;
+        last.after.clear();
+        last.received.clear();
+        last.sent.clear();
+        last.tick = false;
+        last.lazy = true;
+        last.chosen_before = before;
+        last.worked_out = OnceCell::new();
+        last.before = std::mem::replace(&mut self.state, next);
+        last.whole = true;
+        progress.dense = Some(Dense {
+            chosen: after,
+            count: enabled,
+            list: OnceCell::new(),
+        });
+        progress.steps += 1;
+        progress.moves += moving as u64;
+        // Every process enabled at the round's start has moved: the round
+        // ends, and the next starts with everyone enabled now.
+        progress.rounds_done += 1;
+        progress.steps_in_round = 0;
+        progress.pending = enabled;
+        self.update_legitimacy(true)?;
+        Ok(Some(Outcome::Moved))
+    }
+
+    /// Puts back what a column step that may have faulted borrowed: the
+    /// configuration-sized buffer, the columns, and the bookkeeping as it
+    /// was, so that the step is taken process by process next.
+    #[cold]
+    pub(super) fn abandon_column_step(
+        &mut self,
+        mut buf: Box<ColumnBuffers>,
+        next: Vec<i64>,
+        after: Vec<u16>,
+        (before, moving): (Vec<u16>, usize),
+        was_dense: bool,
+    ) {
+        buf.spare = next;
+        // The last record lent its buffers to this attempt; the step
+        // taken process by process next rewrites it.
+        let last = &mut self.progress.last;
+        last.chosen_before = after;
+        last.whole = false;
+        last.lazy = false;
+        last.movers.clear();
+        last.actions.clear();
+        if was_dense {
+            self.progress.dense = Some(Dense {
+                chosen: before,
+                count: moving,
+                list: OnceCell::new(),
+            });
+        } else {
+            buf.spare_columns.push(before);
+        }
+        self.columns = Some(buf);
+    }
+}

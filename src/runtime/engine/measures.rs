@@ -1,0 +1,223 @@
+//! Legitimacy (kept incrementally where the predicate allows, with the
+//! first and the last entry into it: the stabilization time), invariants,
+//! reports, and expressions evaluated for the front ends.
+
+use super::*;
+
+impl Simulation {
+    /// Whether the legitimacy predicate holds now (`None` without one).
+    pub fn legitimate(&self) -> Option<bool> {
+        self.progress.legit_now
+    }
+
+    /// The first point at which legitimacy held.
+    pub fn first_legitimate(&self) -> Option<Point> {
+        self.progress.first_legit
+    }
+
+    /// The point from which legitimacy has held without interruption, if it holds now.
+    pub fn stabilized_at(&self) -> Option<Point> {
+        if self.progress.legit_now == Some(true) {
+            self.progress.last_entry
+        } else {
+            None
+        }
+    }
+
+    /// How often legitimacy was lost after holding.
+    pub fn legitimacy_losses(&self) -> u64 {
+        self.progress.losses
+    }
+
+    /// Re-evaluates the legitimacy predicate: in full, or (`full` false)
+    /// its incremental parts at the processes the last step affected only.
+    #[inline]
+    pub(super) fn update_legitimacy(&mut self, full: bool) -> Result<(), RunError> {
+        if self.code.legitimate.is_none() {
+            return Ok(());
+        }
+        let holds = match self.code.legit_enabled_count {
+            Some((op, k)) => op.holds(self.enabled_count() as i64, k),
+            None => self.evaluate_legitimacy(full)?,
+        };
+        match (self.progress.legit_now, holds) {
+            (Some(true), false) => self.progress.losses += 1,
+            (Some(true), true) | (_, false) => {}
+            (_, true) => {
+                let now = self.now();
+                self.progress.last_entry = Some(now);
+                self.progress.first_legit.get_or_insert(now);
+            }
+        }
+        self.progress.legit_now = Some(holds);
+        Ok(())
+    }
+
+    /// Evaluates the legitimacy predicate, in parts where it has them.
+    pub(super) fn evaluate_legitimacy(&mut self, full: bool) -> Result<bool, RunError> {
+        let step = self.progress.steps;
+        let fail = move |fault| RunError::Fault {
+            fault,
+            process: None,
+            action: None,
+            step,
+            during: "the legitimacy predicate",
+        };
+        match &self.code.legitimate {
+            Some(legit) if self.code.legit_parts.is_empty() => {
+                legit(&self.env(0, &[])).map_err(fail)
+            }
+            Some(_) => self.legit_parts(full).map_err(fail),
+            None => Ok(true),
+        }
+    }
+
+    /// The legitimacy predicate evaluated in full on the current
+    /// configuration, bypassing the incremental bookkeeping (for tests).
+    pub fn legitimate_in_full(&self) -> Result<Option<bool>, Box<Fault>> {
+        self.code
+            .legitimate
+            .as_ref()
+            .map(|f| f(&self.env(0, &[])))
+            .transpose()
+    }
+
+    /// Keeps the counts of the incremental conjuncts (processes where the
+    /// local predicate holds) and evaluates the others; whether all hold.
+    pub(super) fn legit_parts(&mut self, full: bool) -> Result<bool, Box<Fault>> {
+        use crate::compile::LegitPart;
+        let n = self.topo.n();
+        let fresh = self.progress.legit.len() != self.code.legit_parts.len();
+        if fresh {
+            self.progress.legit = vec![(Bits::new(n), 0); self.code.legit_parts.len()];
+        } else if full {
+            // Evaluated again everywhere (after every column step): the
+            // bits are reused, not allocated again.
+            for (bits, count) in &mut self.progress.legit {
+                bits.clear_all();
+                *count = 0;
+            }
+        }
+        let full = full || fresh;
+        let mut all = true;
+        // Reused from step to step: no allocation in the steady state.
+        let mut changes = std::mem::take(&mut self.legit_changes);
+        for (i, part) in self.code.legit_parts.iter().enumerate() {
+            let (slot, body) = match part {
+                LegitPart::Whole(f) => {
+                    all &= f(&self.env(0, &[]))?;
+                    continue;
+                }
+                LegitPart::Forall(slot, body) | LegitPart::Count(slot, body, _, _) => (*slot, body),
+            };
+            changes.clear();
+            {
+                let env = self.env(0, &[]);
+                let mut eval = |p: usize| -> Result<(), Box<Fault>> {
+                    env.locals[slot].set(p as i64);
+                    changes.push((p, body(&env)?));
+                    Ok(())
+                };
+                if full {
+                    (0..n).try_for_each(&mut eval)?;
+                } else {
+                    self.affected.iter().try_for_each(|&p| eval(p as usize))?;
+                }
+            }
+            let (bits, count) = &mut self.progress.legit[i];
+            for &(p, holds) in &changes {
+                if holds != bits.get(p) {
+                    if holds {
+                        bits.set(p);
+                        *count += 1;
+                    } else {
+                        bits.take(p);
+                        *count -= 1;
+                    }
+                }
+            }
+            all &= match part {
+                LegitPart::Forall(..) => *count == n,
+                LegitPart::Count(_, _, op, k) => op.holds(*count as i64, *k),
+                LegitPart::Whole(_) => true,
+            };
+        }
+        self.legit_changes = changes;
+        Ok(all)
+    }
+
+    /// Evaluates a compiled global expression on the current configuration;
+    /// `locals` is the number of quantifier slots it needs.
+    pub fn eval_global(
+        &self,
+        f: &crate::compile::GlobalFn,
+        locals: usize,
+    ) -> Result<i64, Box<Fault>> {
+        self.eval_at(0, f, locals)
+    }
+
+    /// The program's `report` values on the current configuration, as text;
+    /// a report that cannot be evaluated gives the reason instead.
+    pub fn reports(&self) -> Vec<(String, Result<String, String>)> {
+        self.code
+            .reports
+            .iter()
+            .map(|(name, f)| {
+                let v = self.eval_global(f, 0).map_err(|e| e.message.clone());
+                let shown = v.map(|v| match f {
+                    crate::compile::GlobalFn::Int(_, crate::check::ir::Ty::Node) => {
+                        match self.topo.ids.get(v as usize) {
+                            Some(id) => format!("process {v} (id {id})"),
+                            None => format!("{v}"),
+                        }
+                    }
+                    crate::compile::GlobalFn::Int(_, ty) => self.prog.show_value(*ty, v),
+                    crate::compile::GlobalFn::Bool(_) => (v != 0).to_string(),
+                });
+                (name.clone(), shown)
+            })
+            .collect()
+    }
+
+    /// Evaluates a compiled expression as process `p` sees the configuration.
+    pub fn eval_at(
+        &self,
+        p: usize,
+        f: &crate::compile::GlobalFn,
+        locals: usize,
+    ) -> Result<i64, Box<Fault>> {
+        let cells = vec![Cell::new(0); locals.max(self.buf.locals.len())];
+        let env = Env {
+            locals: &cells,
+            ..self.env(p, &[])
+        };
+        match f {
+            crate::compile::GlobalFn::Int(g, _) => g(&env),
+            crate::compile::GlobalFn::Bool(g) => g(&env).map(i64::from),
+        }
+    }
+
+    /// The first declared invariant that does not hold now, if any.
+    pub fn violated_invariant(&self) -> Result<Option<usize>, RunError> {
+        if self.code.invariants.is_empty() {
+            return Ok(None);
+        }
+        let env = self.env(0, &[]);
+        for (i, inv) in self.code.invariants.iter().enumerate() {
+            match (inv.test)(&env) {
+                Ok(true) => {}
+                Ok(false) => return Ok(Some(i)),
+                Err(fault) => {
+                    return Err(RunError::Fault {
+                        fault,
+                        process: None,
+                        action: None,
+                        step: self.progress.steps,
+                        during: "an invariant",
+                    })
+                }
+            }
+        }
+        Ok(None)
+    }
+}

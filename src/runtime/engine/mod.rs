@@ -1,0 +1,589 @@
+//! The step relation and its measures. One step: the daemon selects enabled
+//! processes, each runs its enabled action against the configuration from
+//! before the step, and all writes land together (composite atomicity).
+//! After a step only the movers and the processes that read them are
+//! re-evaluated, and rounds, legitimacy and stabilization are updated.
+
+use crate::check::ir;
+use crate::compile::{Compiled, Effects, Enabledness, Env, Fault, NoneEnabled, NO_ACTION};
+use crate::runtime::bits::Bits;
+pub use crate::runtime::daemon::{Daemon, ScheduledStep};
+pub use crate::runtime::record::StepRecord;
+use crate::runtime::record::{append_chosen, chosen_bits};
+pub use crate::runtime::step::RunError;
+use crate::runtime::step::{self, first_true, guard_fault, statement_fault, StepBuffers};
+use crate::state::channels::Channels;
+use crate::topology::{Topology, NONE};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::cell::{Cell, OnceCell};
+
+mod bookkeeping;
+mod fast;
+mod general;
+mod measures;
+
+use bookkeeping::affect;
+use fast::{set_one, ColumnBuffers, LOOK_AHEAD_BYTES, LOOK_AHEAD_ENABLED};
+
+/// Which enabled action a process runs when several of the most urgent
+/// priority are enabled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// The first in program order.
+    First,
+    /// One at random.
+    Random,
+}
+
+/// A point in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Point {
+    /// Steps taken.
+    pub step: u64,
+    /// Moves made.
+    pub moves: u64,
+    /// Rounds, counting a started partial round as one.
+    pub round: u64,
+}
+
+/// What one call to [`Simulation::step`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A step was taken; see [`Simulation::last`].
+    Moved,
+    /// No process is enabled.
+    Silent,
+    /// The schedule has no more lines.
+    ScheduleDone,
+}
+
+/// After a synchronous step evaluated column by column, what every process
+/// would run next, as a column; the enabled list, positions and round flags
+/// are worked out from it when needed (see [`Simulation::settle`]).
+#[derive(Clone)]
+struct Dense {
+    chosen: Vec<u16>,
+    /// Processes with an action chosen.
+    count: usize,
+    /// Their list, in index order, when asked for.
+    list: OnceCell<Vec<u32>>,
+}
+
+/// The runtime's bookkeeping of one process, kept together so a step
+/// touches one cache line per process.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ProcInfo {
+    /// Its place in the list of enabled processes, or `NONE`.
+    pub(crate) pos: u32,
+    /// The action it would run (the first enabled), or [`NO_ACTION`].
+    pub(crate) chosen: u16,
+    /// Its role.
+    pub(crate) role: u16,
+}
+
+/// Where the action each process would run is kept: in its bookkeeping, or
+/// (after a synchronous step evaluated column by column) in one column.
+#[derive(Clone, Copy, Debug)]
+enum Chosen<'a> {
+    /// [`ProcInfo::chosen`] of each process.
+    Procs(&'a [ProcInfo]),
+    /// One action per process.
+    Column(&'a [u16]),
+}
+
+impl Chosen<'_> {
+    /// The action process `p` would run, or [`NO_ACTION`].
+    #[inline]
+    fn of(&self, p: usize) -> u16 {
+        match self {
+            Chosen::Procs(procs) => procs[p].chosen,
+            Chosen::Column(c) => c[p],
+        }
+    }
+}
+
+/// The set of enabled processes: O(1) insert, remove and uniform choice.
+/// Positions live in each process's [`ProcInfo`], next to the rest of its
+/// bookkeeping, so a step touches one cache line per process.
+#[derive(Default, Clone)]
+struct EnabledSet {
+    list: Vec<u32>,
+}
+
+impl EnabledSet {
+    fn insert(&mut self, procs: &mut [ProcInfo], p: u32) {
+        let info = &mut procs[p as usize];
+        if info.pos == NONE {
+            info.pos = self.list.len() as u32;
+            self.list.push(p);
+        }
+    }
+    fn remove(&mut self, procs: &mut [ProcInfo], p: u32) {
+        let i = procs[p as usize].pos;
+        if i != NONE {
+            let last = self.list.pop().expect("non-empty");
+            if last != p {
+                self.list[i as usize] = last;
+                procs[last as usize].pos = i;
+            }
+            procs[p as usize].pos = NONE;
+        }
+    }
+}
+
+/// A running instance: configuration, enabled set, daemon and measures.
+pub struct Simulation {
+    /// The checked program (names, types).
+    pub prog: ir::Program,
+    /// Its compiled form on this topology.
+    pub code: Compiled,
+    /// The topology.
+    pub topo: Topology,
+    /// The configuration: `stride` values per process.
+    pub state: Vec<i64>,
+    /// The generator every random choice draws from.
+    pub rng: ChaCha8Rng,
+    /// The channels' contents (empty without messages).
+    pub chans: Channels,
+    /// The daemon.
+    pub daemon: Daemon,
+    /// How an action is chosen among several enabled.
+    pub choice: Choice,
+    progress: Progress,
+    /// What a step works in, reused from step to step.
+    buf: StepBuffers,
+    /// The quantifier cells of guards evaluated while a step's statements
+    /// run (to list a mover's enabled actions for `--choice random`).
+    choice_locals: Vec<Cell<i64>>,
+    /// Processes already looked at in this step (cleared after it).
+    marks: Bits,
+    affected: Vec<u32>,
+    /// The column path's buffers, made at its first step.
+    columns: Option<Box<ColumnBuffers>>,
+    /// Whether synchronous steps may be evaluated column by column.
+    pub column_path: bool,
+    /// The shortest average run of consecutive processes with one role
+    /// for which the column path is taken: kernels are dispatched once per
+    /// run, so very short runs are faster process by process.
+    pub column_min_run: usize,
+    /// Runs of consecutive processes with one role.
+    role_runs: usize,
+    /// The incremental legitimacy conjuncts' new values at the affected
+    /// processes, kept to reuse its allocation.
+    legit_changes: Vec<(usize, bool)>,
+    /// Whether single moves may take the lean path ([`Simulation::single_move`]).
+    pub single_move_path: bool,
+    /// Whether central steps prefetch what the next ones will read: on when
+    /// the configuration is larger than the caches near the processor.
+    look_ahead: bool,
+    /// On a ring: whether a move can change the guards of the process
+    /// after the mover, and of the one before it (those that read it).
+    ring_guard_readers: Option<(bool, bool)>,
+    column_steps: u64,
+}
+
+/// The bookkeeping a step changes besides the configuration: enabled set,
+/// schedule position, last step, measures, round and legitimacy state.
+#[derive(Clone)]
+struct Progress {
+    /// Per process: chosen action, place in the enabled list, round flag, role, mark.
+    procs: Vec<ProcInfo>,
+    enabled: EnabledSet,
+    schedule_pos: usize,
+    last: StepRecord,
+    steps: u64,
+    moves: u64,
+    rounds_done: u64,
+    steps_in_round: u64,
+    /// Enabled at the round's start and neither moved nor neutralized since.
+    in_round: Bits,
+    /// Per incremental legitimacy conjunct: where its predicate holds, and how often.
+    legit: Vec<(Bits, usize)>,
+    /// Set after a column step: then `procs[].chosen`, `procs[].pos`,
+    /// `enabled` and `in_round` are out of date, and this holds the truth.
+    dense: Option<Dense>,
+    pending: usize,
+    legit_now: Option<bool>,
+    first_legit: Option<Point>,
+    last_entry: Option<Point>,
+    losses: u64,
+}
+
+impl Enabledness for Progress {
+    #[inline]
+    fn is_enabled(&self, p: usize) -> bool {
+        match &self.dense {
+            Some(d) => d.chosen[p] != NO_ACTION,
+            None => self.procs[p].chosen != NO_ACTION,
+        }
+    }
+}
+
+/// Everything a step can change, so a run can go back exactly (undo),
+/// including the random generator's position.
+#[derive(Clone)]
+pub struct Snapshot {
+    state: Vec<i64>,
+    chans: Channels,
+    rng: ChaCha8Rng,
+    progress: Progress,
+}
+
+impl Snapshot {
+    /// The configuration it holds.
+    pub fn state(&self) -> &[i64] {
+        &self.state
+    }
+}
+
+impl Simulation {
+    /// Captures everything a step can change.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            state: self.state.clone(),
+            chans: self.chans.clone(),
+            rng: self.rng.clone(),
+            progress: self.progress.clone(),
+        }
+    }
+
+    /// Goes back to a snapshot taken from this simulation.
+    pub fn restore(&mut self, s: Snapshot) {
+        // Keep the column path's big buffers for its next step.
+        if let Some(buf) = self.columns.as_mut() {
+            let p = &mut self.progress;
+            if p.last.whole {
+                buf.spare = std::mem::take(&mut p.last.before);
+            }
+            let columns = [
+                std::mem::take(&mut p.last.chosen_before),
+                p.dense.take().map(|d| d.chosen).unwrap_or_default(),
+            ];
+            buf.spare_columns
+                .extend(columns.into_iter().filter(|c| c.capacity() > 0));
+        }
+        self.state = s.state;
+        self.chans = s.chans;
+        self.rng = s.rng;
+        self.progress = s.progress;
+    }
+
+    /// Replaces values from outside a step (fault injection, a loaded
+    /// configuration): guards are re-evaluated, a new round starts (the
+    /// completed ones are kept) and legitimacy is updated, so a later return
+    /// to legitimacy counts as a new stabilization.
+    pub fn change_state(&mut self, change: impl FnOnce(&mut [i64])) -> Result<(), RunError> {
+        self.settle();
+        self.keep_last_rows();
+        change(&mut self.state);
+        self.reevaluate_all()?;
+        self.progress.in_round.clear_all();
+        self.start_round();
+        self.update_legitimacy(true)
+    }
+
+    /// Starts a run from `state`.
+    pub fn new(
+        prog: ir::Program,
+        code: Compiled,
+        topo: Topology,
+        (state, chans): (Vec<i64>, Channels),
+        daemon: Daemon,
+        choice: Choice,
+        rng: ChaCha8Rng,
+    ) -> Result<Self, RunError> {
+        let n = topo.n();
+        let stride = code.stride;
+        let code_roles = code.role_of.clone();
+        let mut sim = Simulation {
+            buf: StepBuffers::new(&code),
+            choice_locals: vec![Cell::new(0); code.max_locals],
+            prog,
+            code,
+            topo,
+            state,
+            rng,
+            chans,
+            daemon,
+            choice,
+            progress: Progress {
+                procs: code_roles
+                    .iter()
+                    .map(|&role| ProcInfo {
+                        chosen: NO_ACTION,
+                        pos: NONE,
+                        role: role as u16,
+                    })
+                    .collect(),
+                enabled: EnabledSet::default(),
+                schedule_pos: 0,
+                last: StepRecord::default(),
+                steps: 0,
+                moves: 0,
+                rounds_done: 0,
+                steps_in_round: 0,
+                in_round: Bits::new(n),
+                legit: Vec::new(),
+                dense: None,
+                pending: 0,
+                legit_now: None,
+                first_legit: None,
+                last_entry: None,
+                losses: 0,
+            },
+            marks: Bits::new(n),
+            affected: Vec::new(),
+            columns: None,
+            column_path: true,
+            column_min_run: 8,
+            role_runs: 1 + code_roles.windows(2).filter(|w| w[0] != w[1]).count(),
+            legit_changes: Vec::new(),
+            single_move_path: true,
+            look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
+            ring_guard_readers: None,
+            column_steps: 0,
+        };
+        sim.ring_guard_readers = sim.topo.regular_ring.map(|both| {
+            // A ring's neighbours both read a process, unless no guard reads
+            // that side. Incremental legitimacy conjuncts may read every
+            // neighbour, so they keep both.
+            let local_legit = sim
+                .code
+                .legit_parts
+                .iter()
+                .any(|part| !matches!(part, crate::compile::LegitPart::Whole(_)));
+            match &sim.code.columns {
+                Some(c) if !local_legit => {
+                    let (left, right) = c.guards_read();
+                    (left, both && right)
+                }
+                _ => (true, both),
+            }
+        });
+        sim.reevaluate_all()?;
+        sim.start_round();
+        sim.update_legitimacy(true)?;
+        Ok(sim)
+    }
+
+    /// Re-evaluates every process's guards, as after the configuration
+    /// changed from outside a step.
+    pub fn reevaluate_all(&mut self) -> Result<(), RunError> {
+        self.settle();
+        for p in 0..self.topo.n() {
+            self.refresh(p)?;
+        }
+        Ok(())
+    }
+
+    /// Bytes held by the configuration, the runtime's per-process tables and
+    /// the topology (closures and per-step buffers are left out: they do not
+    /// grow with n).
+    pub fn memory_bytes(&self) -> usize {
+        let p = &self.progress;
+        self.state.capacity() * 8
+            + p.procs.capacity() * std::mem::size_of::<ProcInfo>()
+            + p.enabled.list.capacity() * 4
+            + p.in_round.bytes()
+            + self.marks.bytes()
+            + self.topo.memory_bytes()
+            + (p.last.movers.capacity() + p.last.actions.capacity()) * 4
+            + p.last.chosen_before.capacity() * 2
+            + p.dense.as_ref().map_or(0, |d| d.chosen.capacity() * 2)
+            + (p.last.before.capacity() + p.last.after.capacity()) * 8
+            + self.columns.as_ref().map_or(0, |c| c.bytes())
+    }
+
+    /// The step relation of this simulation's instance (the definition its
+    /// steps follow, as a pure function on configurations).
+    pub fn step_relation(&self) -> step::StepRelation<'_> {
+        step::StepRelation::new(&self.prog, &self.code, &self.topo)
+    }
+
+    /// The configuration now, as a value in canonical form.
+    pub fn config(&self) -> crate::state::Config {
+        let mut c = crate::state::Config {
+            rows: self.state.clone(),
+            chans: self.chans.clone(),
+        };
+        c.canonicalize();
+        c
+    }
+
+    /// The number of processes.
+    pub fn n(&self) -> usize {
+        self.topo.n()
+    }
+    /// Values per process.
+    pub fn stride(&self) -> usize {
+        self.code.stride
+    }
+    /// The last step's movers and rows.
+    pub fn last(&self) -> &StepRecord {
+        &self.progress.last
+    }
+
+    /// How many steps were evaluated column by column.
+    pub fn column_steps(&self) -> u64 {
+        self.column_steps
+    }
+
+    /// The rows of the last step's `k`-th mover before and after the step.
+    pub fn mover_rows(&self, k: usize) -> (&[i64], &[i64]) {
+        let s = self.code.stride;
+        let last = &self.progress.last;
+        if last.whole {
+            let p = last.movers()[k] as usize;
+            (
+                &last.before[p * s..(p + 1) * s],
+                &self.state[p * s..(p + 1) * s],
+            )
+        } else {
+            (
+                &last.before[k * s..(k + 1) * s],
+                &last.after[k * s..(k + 1) * s],
+            )
+        }
+    }
+
+    /// Copies the last step's rows out of the configuration before it changes
+    /// from outside a step (a column step reads them from there).
+    fn keep_last_rows(&mut self) {
+        let last = &mut self.progress.last;
+        if !last.whole {
+            return;
+        }
+        let s = self.code.stride;
+        let whole = std::mem::take(&mut last.before);
+        last.after.clear();
+        for &p in &last.movers {
+            let p = p as usize;
+            last.before.extend_from_slice(&whole[p * s..(p + 1) * s]);
+            last.after
+                .extend_from_slice(&self.state[p * s..(p + 1) * s]);
+        }
+        last.whole = false;
+    }
+    /// Steps, moves and rounds so far.
+    pub fn now(&self) -> Point {
+        Point {
+            step: self.progress.steps,
+            moves: self.progress.moves,
+            round: self.progress.rounds_done + u64::from(self.progress.steps_in_round > 0),
+        }
+    }
+    /// Rounds completed (a partial round not counted).
+    pub fn rounds_completed(&self) -> u64 {
+        self.progress.rounds_done
+    }
+    /// Whether no process is enabled.
+    pub fn is_silent(&self) -> bool {
+        self.enabled_count() == 0 && !self.timers_can_run()
+    }
+    /// The enabled processes, in no particular order.
+    pub fn enabled(&self) -> &[u32] {
+        match &self.progress.dense {
+            Some(d) => d.list.get_or_init(|| {
+                let mut list = Vec::with_capacity(d.count);
+                append_chosen(&d.chosen, 0, &mut list, None);
+                list
+            }),
+            None => &self.progress.enabled.list,
+        }
+    }
+    /// How many processes are enabled.
+    fn enabled_count(&self) -> usize {
+        self.progress
+            .dense
+            .as_ref()
+            .map_or(self.progress.enabled.list.len(), |d| d.count)
+    }
+    /// The action process `p` would run, if it is enabled.
+    pub fn chosen_action(&self, p: usize) -> Option<&crate::compile::CAction> {
+        let chosen = self.chosen().of(p);
+        let role = self.progress.procs[p].role;
+        (chosen != NO_ACTION).then(|| &self.code.roles[role as usize].actions[chosen as usize])
+    }
+
+    fn env<'a>(&'a self, me: usize, scratch: &'a [Cell<i64>]) -> Env<'a> {
+        Env {
+            state: &self.state,
+            me,
+            scratch,
+            topo: &self.topo,
+            locals: &self.buf.locals,
+            enabled: &self.progress,
+            enabled_count: self.enabled_count(),
+            chans: &self.chans,
+            fx: &self.buf.fx,
+        }
+    }
+
+    /// The environment mover `p`'s statement runs in: its row in the
+    /// scratch cells. Statements cannot ask whether a process is enabled.
+    fn statement_env(&self, p: usize) -> Env<'_> {
+        Env {
+            state: &self.state,
+            me: p,
+            scratch: &self.buf.scratch,
+            topo: &self.topo,
+            locals: &self.buf.locals,
+            enabled: &NoneEnabled,
+            enabled_count: 0,
+            chans: &self.chans,
+            fx: &self.buf.fx,
+        }
+    }
+
+    /// The enabled actions of `p` (those of the most urgent enabled priority), by index.
+    pub fn enabled_actions(&self, p: usize) -> Result<Vec<u32>, RunError> {
+        let role = &self.code.roles[self.progress.procs[p].role as usize];
+        let first = self.chosen().of(p);
+        step::enabled_actions_from(role, &self.env(p, &[]), p, first, self.progress.steps)
+    }
+
+    /// Takes one step under the daemon.
+    pub fn step(&mut self) -> Result<Outcome, RunError> {
+        let count = self.enabled_count();
+        if count > 0
+            && self.single_move_path
+            && self.daemon == Daemon::Central
+            && self.choice == Choice::First
+            && !self.code.has_effects
+        {
+            self.settle();
+            let list = &self.progress.enabled.list;
+            let len = list.len();
+            let p = list[self.rng.gen_range(0..len)];
+            if self.look_ahead && len >= LOOK_AHEAD_ENABLED {
+                self.prefetch_next_move();
+            }
+            set_one(&mut self.progress.last.movers, p);
+            return self.single_move(p as usize);
+        }
+        // Column by column when the daemon moves everyone and enough are
+        // enabled that visiting every process is cheaper than visiting
+        // the movers and their readers one by one.
+        let n = self.topo.n();
+        if count > 0
+            && count * 32 >= n
+            && self.role_runs * self.column_min_run <= n
+            && self.column_path
+            && matches!(self.daemon, Daemon::Synchronous)
+            && self.choice == Choice::First
+        {
+            if let Some(outcome) = self.column_step()? {
+                return Ok(outcome);
+            }
+        }
+        self.settle();
+        if count == 0 {
+            return self.tick();
+        }
+        if !self.select()? {
+            return Ok(Outcome::ScheduleDone);
+        }
+        self.execute()
+    }
+}
