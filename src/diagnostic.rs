@@ -34,6 +34,13 @@ impl Problem {
         self.labels.push((span, text.into()));
         self
     }
+    /// Adds a labelled span when there is one.
+    pub fn label_opt(self, span: Option<Span>, text: impl Into<String>) -> Self {
+        match span {
+            Some(span) => self.label(span, text),
+            None => self,
+        }
+    }
     /// Sets the help line.
     pub fn help(mut self, text: impl Into<String>) -> Self {
         self.help = Some(text.into());
