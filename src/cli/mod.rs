@@ -11,8 +11,9 @@ use crate::report as output;
 
 use crate::load::{Instance, LoadError, Setup};
 use crate::runtime::daemon::Daemon;
-use crate::runtime::engine::{Choice, Outcome, Simulation};
+use crate::runtime::engine::{Choice, Simulation};
 use crate::runtime::init::InitMode;
+use crate::runtime::run::{Limits, Observer, Stop};
 use crate::syntax;
 use crate::topology::Ids;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -293,6 +294,21 @@ pub fn main() -> i32 {
     }
 }
 
+/// Prints each step as the run goes, with `--trace`.
+struct TraceObserver<'a, W: Write> {
+    tracer: Option<output::Tracer>,
+    out: &'a mut W,
+}
+
+impl<W: Write> Observer for TraceObserver<'_, W> {
+    fn after_step(&mut self, sim: &Simulation) -> bool {
+        if let Some(t) = &mut self.tracer {
+            let _ = t.step(self.out, sim);
+        }
+        true
+    }
+}
+
 fn run(a: &RunArgs) -> i32 {
     let Started {
         mut sim,
@@ -309,87 +325,54 @@ fn run(a: &RunArgs) -> i32 {
         .or(if a.trace { Some(Format::Text) } else { None });
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut tracer = output::Tracer::new(trace == Some(Format::Json));
-    if trace.is_some() {
-        let _ = tracer.initial(&mut out, &sim);
-    }
-    let mut stop = output::Stop::StepLimit;
-    let mut exit = EXIT_OK;
-    let mut failure: Option<String> = None;
-    let check_invariants = |sim: &Simulation| -> Result<(), (String, i32)> {
-        match sim.violated_invariant() {
-            Ok(None) => Ok(()),
-            Ok(Some(i)) => Err((
-                output::invariant_violation(sim, i, &program, &source, plain()),
-                EXIT_INVARIANT,
-            )),
-            Err(e) => Err((
-                output::runtime_error(&e, &program, &source, plain(), Some(sim)),
-                EXIT_RUNTIME,
-            )),
-        }
+    let mut observer = TraceObserver {
+        tracer: trace.map(|f| output::Tracer::new(f == Format::Json)),
+        out: &mut out,
     };
-    if let Err((msg, code)) = check_invariants(&sim) {
-        failure = Some(msg);
-        exit = code;
-        stop = output::Stop::Invariant;
+    if let Some(t) = &mut observer.tracer {
+        let _ = t.initial(observer.out, &sim);
     }
+    let limits = Limits {
+        steps: a.max_steps,
+        moves: a.max_moves,
+        until_legitimate: a.until == Until::Legitimate,
+        invariants: true,
+    };
     let started_at = std::time::Instant::now();
     let start_point = sim.now();
-    while failure.is_none() {
-        if a.until == Until::Legitimate && sim.legitimate() == Some(true) {
-            stop = output::Stop::Legitimate;
-            break;
-        }
-        if sim.now().step >= a.max_steps {
-            stop = output::Stop::StepLimit;
-            break;
-        }
-        if a.max_moves.is_some_and(|m| sim.now().moves >= m) {
-            stop = output::Stop::MoveLimit;
-            break;
-        }
-        match sim.step() {
-            Ok(Outcome::Moved) => {
-                if trace.is_some() {
-                    let _ = tracer.step(&mut out, &sim);
-                }
-                if let Err((msg, code)) = check_invariants(&sim) {
-                    failure = Some(msg);
-                    exit = code;
-                    stop = output::Stop::Invariant;
-                }
-            }
-            Ok(Outcome::Silent) => {
-                stop = output::Stop::Silent;
-                break;
-            }
-            Ok(Outcome::ScheduleDone) => {
-                stop = output::Stop::ScheduleDone;
-                break;
-            }
-            Err(e) => {
-                failure = Some(output::runtime_error(
-                    &e,
-                    &program,
-                    &source,
-                    plain(),
-                    Some(&sim),
-                ));
-                exit = EXIT_RUNTIME;
-                stop = output::Stop::Error;
-            }
-        }
+    let stop = crate::runtime::run::run(&mut sim, &limits, &mut observer);
+    if let Some(t) = &mut observer.tracer {
+        let _ = t.finish(observer.out);
     }
-    if trace.is_some() {
-        let _ = tracer.finish(&mut out);
-    }
+    let (failure, exit) = match &stop {
+        Stop::Invariant(i) => (
+            Some(output::invariant_violation(
+                &sim,
+                *i,
+                &program,
+                &source,
+                plain(),
+            )),
+            EXIT_INVARIANT,
+        ),
+        Stop::InvariantFault(e) | Stop::Error(e) => (
+            Some(output::runtime_error(
+                e,
+                &program,
+                &source,
+                plain(),
+                Some(&sim),
+            )),
+            EXIT_RUNTIME,
+        ),
+        _ => (None, EXIT_OK),
+    };
     let info = output::RunInfo {
         program: &program,
         daemon: sim.daemon.name(),
         seed: a.instance.seed,
         init: &init_name,
-        stop,
+        stop: &stop,
         show_final: !a.no_final,
         stats: a.stats.then(|| output::Stats {
             seconds: started_at.elapsed().as_secs_f64(),
@@ -404,10 +387,11 @@ fn run(a: &RunArgs) -> i32 {
         eprint!("{msg}");
     }
     // A failed run still reports what it knew.
+    let summary = output::Summary::of(&sim, &info);
     let _ = if a.format == Format::Json {
-        write!(out, "{}", output::summary_json(&sim, &info))
+        write!(out, "{}", summary.to_json(&sim))
     } else {
-        output::write_summary_text(&mut out, &sim, &info)
+        summary.write_text(&mut out, &sim)
     };
     let _ = out.flush();
     exit

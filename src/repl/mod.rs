@@ -4,13 +4,17 @@
 //! standard input (golden transcripts).
 
 pub mod line;
+mod stepper;
+
+use stepper::{note_legitimacy, print_watches, remember, report_step, Stepper};
 
 use crate::check::{self, ir::Ty};
 use crate::compile::{self, GlobalFn};
 use crate::diagnostic::render;
 use crate::runtime::daemon::{Daemon, DAEMONS};
-use crate::runtime::engine::{Outcome, RunError, Simulation, Snapshot};
+use crate::runtime::engine::{RunError, Simulation, Snapshot};
 use crate::runtime::init;
+use crate::runtime::run::{Limits, Stop};
 use crate::syntax::{self, ast};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -174,14 +178,16 @@ impl Session {
         w
     }
 
-    fn remember(&mut self) {
+    /// How many snapshots the undo history keeps: about [`UNDO_BYTES`] worth.
+    fn undo_capacity(&self) -> usize {
         // A snapshot holds the values plus a few words of bookkeeping per process.
         let bytes = self.sim.n() * (8 * self.sim.stride() + 16) + 512;
-        let keep = (UNDO_BYTES / bytes).clamp(4, 100_000);
-        while self.undo.len() >= keep {
-            self.undo.pop_front();
-        }
-        self.undo.push_back(self.sim.snapshot());
+        (UNDO_BYTES / bytes).clamp(4, 100_000)
+    }
+
+    fn remember(&mut self) {
+        let keep = self.undo_capacity();
+        remember(&mut self.undo, keep, &self.sim);
     }
 
     /// Executes one line, appending its output to `out`.
@@ -273,74 +279,70 @@ impl Session {
 
     /// Prints one step's moves and the watches.
     fn report_step(&self, out: &mut String) {
-        let _ = writeln!(out, "{}", crate::report::step_line(&self.sim));
-        self.print_watches(out);
-    }
-
-    fn print_watches(&self, out: &mut String) {
-        for w in &self.watches {
-            let v = match self.sim.eval_global(&w.code, w.locals) {
-                Ok(v) => self.sim.prog.show_value(type_of(&w.code), v),
-                Err(f) => format!("error: {}", f.message),
-            };
-            let _ = writeln!(out, "  {} = {v}", w.text);
-        }
+        report_step(&self.sim, &self.watches, out);
     }
 
     fn step(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
         let n = Self::count(arg, 1)?;
-        for _ in 0..n {
-            if !self.one_step(out)? {
-                break;
-            }
-        }
-        Ok(())
+        self.run_steps(n, None, false, out)
     }
 
-    /// Takes one daemon step; false when nothing moved.
-    fn one_step(&mut self, out: &mut String) -> Result<bool, String> {
-        self.remember();
-        match self.sim.step() {
-            Ok(Outcome::Moved) => {
-                self.report_step(out);
-                self.note_legitimacy(out);
-                Ok(true)
-            }
-            Ok(Outcome::Silent) => {
+    /// Takes up to `limit` steps through the run loop, remembering each for
+    /// `back`; `run` also stops at `until`, a breakpoint or Ctrl-C and
+    /// prints only the last 20 steps of a long run.
+    fn run_steps(
+        &mut self,
+        limit: u64,
+        until: Option<&(String, GlobalFn, usize)>,
+        is_run: bool,
+        out: &mut String,
+    ) -> Result<(), String> {
+        let keep = self.undo_capacity();
+        let mut stepper = Stepper {
+            undo: &mut self.undo,
+            keep,
+            watches: &self.watches,
+            breaks: if is_run { &self.breaks } else { &[] },
+            until,
+            interruptible: is_run,
+            print_all: !is_run || limit <= 20,
+            limit,
+            taken: 0,
+            out: &mut *out,
+            quiet: String::new(),
+            breaks_before: Vec::new(),
+            failure: None,
+        };
+        let limits = Limits {
+            steps: limit,
+            moves: None,
+            until_legitimate: false,
+            invariants: false,
+        };
+        let stop = crate::runtime::run::run(&mut self.sim, &limits, &mut stepper);
+        let failure = stepper.failure.take();
+        drop(stepper);
+        match stop {
+            Stop::Silent | Stop::ScheduleDone => {
                 self.undo.pop_back();
-                out.push_str("silent: no process is enabled\n");
-                Ok(false)
+                out.push_str(if matches!(stop, Stop::Silent) {
+                    "silent: no process is enabled\n"
+                } else {
+                    "the schedule is over\n"
+                });
+                Ok(())
             }
-            Ok(Outcome::ScheduleDone) => {
-                self.undo.pop_back();
-                out.push_str("the schedule is over\n");
-                Ok(false)
-            }
-            Err(e) => {
-                let snap = self.undo.pop_back().expect("remembered above");
+            Stop::Error(e) => {
+                let snap = self.undo.pop_back().expect("remembered before the step");
                 self.sim.restore(snap);
                 Err(self.runtime_error(&e))
             }
+            _ => failure.map_or(Ok(()), Err),
         }
     }
 
     fn note_legitimacy(&self, out: &mut String) {
-        if let (Some(p), Some(true)) = (self.sim.stabilized_at(), self.sim.legitimate()) {
-            if p == self.sim.now() {
-                let _ = writeln!(
-                    out,
-                    "-- legitimate from here (step {}, move {}, round {})",
-                    p.step, p.moves, p.round
-                );
-            }
-        }
-        if let Ok(Some(i)) = self.sim.violated_invariant() {
-            let _ = writeln!(
-                out,
-                "-- invariant `{}` does not hold",
-                self.sim.code.invariants[i].name
-            );
-        }
+        note_legitimacy(&self.sim, out);
     }
 
     fn fire(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
@@ -511,42 +513,7 @@ impl Session {
         }
         INTERRUPTED.store(false, Ordering::SeqCst);
         let start = self.sim.now().step;
-        let mut quiet = String::new();
-        for k in 0..limit {
-            if let Some((text, f, locals)) = &until {
-                if self
-                    .sim
-                    .eval_global(f, *locals)
-                    .map_err(|e| e.message.clone())?
-                    != 0
-                {
-                    let _ = writeln!(out, "`{text}` holds");
-                    break;
-                }
-            }
-            if INTERRUPTED.swap(false, Ordering::SeqCst) {
-                out.push_str("interrupted\n");
-                break;
-            }
-            quiet.clear();
-            let before: Vec<bool> = self.breaks_now();
-            if !self.one_step(&mut quiet)? {
-                out.push_str(&quiet);
-                break;
-            }
-            // Print the last few steps of a long run only.
-            if limit <= 20 || k + 20 >= limit {
-                out.push_str(&quiet);
-            }
-            let after = self.breaks_now();
-            if let Some(i) = (0..after.len()).find(|&i| after[i] && !before[i]) {
-                if limit > 20 && k + 20 < limit {
-                    out.push_str(&quiet);
-                }
-                let _ = writeln!(out, "breakpoint {} hit: `{}`", i + 1, self.breaks[i].text);
-                break;
-            }
-        }
+        self.run_steps(limit, until.as_ref(), true, out)?;
         let now = self.sim.now();
         let ran = now.step - start;
         let _ = writeln!(
@@ -558,13 +525,6 @@ impl Session {
             now.round
         );
         Ok(())
-    }
-
-    fn breaks_now(&self) -> Vec<bool> {
-        self.breaks
-            .iter()
-            .map(|b| self.sim.eval_global(&b.code, b.locals).unwrap_or(0) != 0)
-            .collect()
     }
 
     fn compile_expr(&self, text: &str) -> Result<(String, GlobalFn, usize), String> {
@@ -905,7 +865,7 @@ impl Session {
         } else {
             self.watches.push(w);
             let _ = writeln!(out, "watch {}: {arg}", self.watches.len());
-            self.print_watches(out);
+            print_watches(&self.sim, &self.watches, out);
         }
         Ok(())
     }

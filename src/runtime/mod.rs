@@ -8,5 +8,6 @@ pub mod daemon;
 pub mod engine;
 pub mod init;
 pub mod record;
+pub mod run;
 pub mod space;
 pub mod step;

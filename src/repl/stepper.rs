@@ -1,0 +1,143 @@
+//! How the REPL's `step` and `run` watch the run loop: each step is
+//! remembered for `back` and printed with the watches (only the last 20 of
+//! a long `run`); `run` stops when its `until` holds, a breakpoint becomes
+//! true, or Ctrl-C is pressed.
+
+use super::{type_of, Watch, INTERRUPTED};
+use crate::compile::GlobalFn;
+use crate::runtime::engine::{Simulation, Snapshot};
+use crate::runtime::run::Observer;
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+
+/// Adds `sim`'s state to the undo history, dropping the oldest beyond `keep`.
+pub(super) fn remember(undo: &mut VecDeque<Snapshot>, keep: usize, sim: &Simulation) {
+    while undo.len() >= keep {
+        undo.pop_front();
+    }
+    undo.push_back(sim.snapshot());
+}
+
+/// One step's moves, then the watches.
+pub(super) fn report_step(sim: &Simulation, watches: &[Watch], out: &mut String) {
+    let _ = writeln!(out, "{}", crate::report::step_line(sim));
+    print_watches(sim, watches, out);
+}
+
+/// Each watch's value.
+pub(super) fn print_watches(sim: &Simulation, watches: &[Watch], out: &mut String) {
+    for w in watches {
+        let v = match sim.eval_global(&w.code, w.locals) {
+            Ok(v) => sim.prog.show_value(type_of(&w.code), v),
+            Err(f) => format!("error: {}", f.message),
+        };
+        let _ = writeln!(out, "  {} = {v}", w.text);
+    }
+}
+
+/// Says when legitimacy has just been reached and when an invariant does not hold.
+pub(super) fn note_legitimacy(sim: &Simulation, out: &mut String) {
+    if let (Some(p), Some(true)) = (sim.stabilized_at(), sim.legitimate()) {
+        if p == sim.now() {
+            let _ = writeln!(
+                out,
+                "-- legitimate from here (step {}, move {}, round {})",
+                p.step, p.moves, p.round
+            );
+        }
+    }
+    if let Ok(Some(i)) = sim.violated_invariant() {
+        let _ = writeln!(
+            out,
+            "-- invariant `{}` does not hold",
+            sim.code.invariants[i].name
+        );
+    }
+}
+
+fn breaks_now(sim: &Simulation, breaks: &[Watch]) -> Vec<bool> {
+    breaks
+        .iter()
+        .map(|b| sim.eval_global(&b.code, b.locals).unwrap_or(0) != 0)
+        .collect()
+}
+
+/// The observer of the REPL's `step` and `run`.
+pub(super) struct Stepper<'a> {
+    pub(super) undo: &'a mut VecDeque<Snapshot>,
+    /// How many snapshots the history keeps.
+    pub(super) keep: usize,
+    pub(super) watches: &'a [Watch],
+    pub(super) breaks: &'a [Watch],
+    pub(super) until: Option<&'a (String, GlobalFn, usize)>,
+    /// Whether Ctrl-C stops it.
+    pub(super) interruptible: bool,
+    /// Whether every step is printed, or only the last 20 of `limit`.
+    pub(super) print_all: bool,
+    pub(super) limit: u64,
+    /// Steps taken so far.
+    pub(super) taken: u64,
+    pub(super) out: &'a mut String,
+    /// The step being printed.
+    pub(super) quiet: String,
+    pub(super) breaks_before: Vec<bool>,
+    /// Why the run cannot go on (an `until` that cannot be evaluated).
+    pub(super) failure: Option<String>,
+}
+
+impl Stepper<'_> {
+    fn printed(&self) -> bool {
+        self.print_all || self.taken + 20 >= self.limit
+    }
+}
+
+impl Observer for Stepper<'_> {
+    fn before_step(&mut self, sim: &Simulation) -> bool {
+        if let Some((text, f, locals)) = self.until {
+            match sim.eval_global(f, *locals) {
+                Err(e) => {
+                    self.failure = Some(e.message.clone());
+                    return false;
+                }
+                Ok(0) => {}
+                Ok(_) => {
+                    let _ = writeln!(self.out, "`{text}` holds");
+                    return false;
+                }
+            }
+        }
+        if self.interruptible && INTERRUPTED.swap(false, Ordering::SeqCst) {
+            self.out.push_str("interrupted\n");
+            return false;
+        }
+        self.quiet.clear();
+        self.breaks_before = breaks_now(sim, self.breaks);
+        remember(self.undo, self.keep, sim);
+        true
+    }
+
+    fn after_step(&mut self, sim: &Simulation) -> bool {
+        report_step(sim, self.watches, &mut self.quiet);
+        note_legitimacy(sim, &mut self.quiet);
+        let printed = self.printed();
+        if printed {
+            self.out.push_str(&self.quiet);
+        }
+        self.taken += 1;
+        let after = breaks_now(sim, self.breaks);
+        if let Some(i) = (0..after.len()).find(|&i| after[i] && !self.breaks_before[i]) {
+            if !printed {
+                self.out.push_str(&self.quiet);
+            }
+            let _ = writeln!(
+                self.out,
+                "breakpoint {} hit: `{}`",
+                i + 1,
+                self.breaks[i].text
+            );
+            return false;
+        }
+        true
+    }
+}

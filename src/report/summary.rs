@@ -1,0 +1,343 @@
+//! The summary of a run: one value ([`Summary`]) worked out once from the
+//! simulation and how the run was set up, rendered as text or as JSON.
+
+use super::{row_json, row_text, sorted};
+use crate::runtime::engine::{Point, Simulation};
+use crate::runtime::run::Stop;
+use serde_json::{json, Map, Value};
+use std::io::{self, Write};
+
+/// The stop reason as the text summary words it.
+pub fn describe(stop: &Stop) -> &'static str {
+    match stop {
+        Stop::Silent => "silent (no process enabled)",
+        Stop::Legitimate => "legitimate (--until legitimate)",
+        Stop::StepLimit => "step limit",
+        Stop::MoveLimit => "move limit",
+        Stop::ScheduleDone => "end of schedule",
+        Stop::Invariant(_) | Stop::InvariantFault(_) => "invariant violated",
+        Stop::Error(_) => "runtime error",
+        Stop::Observer => "stopped by the user",
+    }
+}
+
+/// The stop reason as a key (JSON, and later CSV).
+pub fn key(stop: &Stop) -> &'static str {
+    match stop {
+        Stop::Silent => "silent",
+        Stop::Legitimate => "legitimate",
+        Stop::StepLimit => "step-limit",
+        Stop::MoveLimit => "move-limit",
+        Stop::ScheduleDone => "schedule-done",
+        Stop::Invariant(_) | Stop::InvariantFault(_) => "invariant",
+        Stop::Error(_) => "error",
+        Stop::Observer => "stopped",
+    }
+}
+
+/// What the summary says about how the run was set up.
+pub struct RunInfo<'a> {
+    /// The program's path.
+    pub program: &'a str,
+    /// The daemon's name.
+    pub daemon: &'a str,
+    /// The seed.
+    pub seed: u64,
+    /// The initial configuration's origin.
+    pub init: &'a str,
+    /// Why the run ended.
+    pub stop: &'a Stop,
+    /// Whether to print the final configuration.
+    pub show_final: bool,
+    /// Speed and memory, with `--stats`.
+    pub stats: Option<Stats>,
+}
+
+/// What `--stats` reports. Timing depends on the machine, so it never
+/// appears in golden outputs.
+#[derive(Clone, Copy, Debug)]
+pub struct Stats {
+    /// Wall-clock seconds of the run loop (not parsing or set-up).
+    pub seconds: f64,
+    /// Steps taken in that time.
+    pub steps: u64,
+    /// Moves made in that time.
+    pub moves: u64,
+    /// Bytes held by the configuration, runtime tables and topology.
+    pub bytes: usize,
+    /// Steps of the run evaluated column by column (synchronous fast path).
+    pub column_steps: u64,
+}
+
+impl Stats {
+    /// `seconds` in seconds, milliseconds or microseconds, so that a short
+    /// run (a few thousand fast steps take well under a millisecond) does
+    /// not read as 0.000 s.
+    fn duration(seconds: f64) -> String {
+        if seconds >= 1.0 {
+            format!("{seconds:.3} s")
+        } else if seconds >= 1e-3 {
+            format!("{:.1} ms", seconds * 1e3)
+        } else {
+            format!("{:.1} µs", seconds * 1e6)
+        }
+    }
+
+    fn rate(count: u64, seconds: f64) -> f64 {
+        if seconds > 0.0 {
+            count as f64 / seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Everything a run's summary says, worked out once.
+pub struct Summary<'a> {
+    /// How the run was set up and why it stopped.
+    pub info: &'a RunInfo<'a>,
+    /// The topology's name and size.
+    pub topology: String,
+    /// The number of processes.
+    pub processes: usize,
+    /// Parameter values.
+    pub parameters: Vec<(String, i64)>,
+    /// Steps, moves and rounds (a started round counted).
+    pub now: Point,
+    /// Complete rounds.
+    pub rounds_complete: u64,
+    /// Whether legitimacy holds at the end (`None`: no predicate).
+    pub legitimate: Option<bool>,
+    /// From when legitimacy has held without interruption.
+    pub stabilized: Option<Point>,
+    /// When it first held.
+    pub first_legitimate: Option<Point>,
+    /// How often it was lost after holding.
+    pub losses: u64,
+    /// No process enabled and no timer running.
+    pub silent: bool,
+    /// The enabled processes, in increasing order.
+    pub enabled: Vec<u32>,
+    /// The program's reports, as text, or why one is undefined.
+    pub reports: Vec<(String, Result<String, String>)>,
+}
+
+impl<'a> Summary<'a> {
+    /// The summary of `sim`'s run so far.
+    pub fn of(sim: &Simulation, info: &'a RunInfo<'a>) -> Self {
+        Summary {
+            info,
+            topology: sim.topo.name.clone(),
+            processes: sim.n(),
+            parameters: sim.code.params.clone(),
+            now: sim.now(),
+            rounds_complete: sim.rounds_completed(),
+            legitimate: sim.legitimate(),
+            stabilized: sim.stabilized_at(),
+            first_legitimate: sim.first_legitimate(),
+            losses: sim.legitimacy_losses(),
+            silent: sim.is_silent(),
+            enabled: sorted(sim.enabled()),
+            reports: sim.reports(),
+        }
+    }
+
+    fn stabilized_text(&self) -> String {
+        match (self.stabilized, self.first_legitimate) {
+            (Some(p), first) => {
+                let mut v = format!("step {}, move {}, round {}", p.step, p.moves, p.round);
+                if self.losses > 0 {
+                    let f = first.unwrap_or(p);
+                    v.push_str(&format!(
+                        " (first held at step {}, lost {} times since)",
+                        f.step, self.losses
+                    ));
+                }
+                v
+            }
+            (None, Some(f)) => format!("no (held at step {} but was lost)", f.step),
+            (None, None) => "no".into(),
+        }
+    }
+
+    fn silent_text(&self) -> String {
+        if self.silent {
+            "yes".into()
+        } else if self.enabled.is_empty() {
+            "no (no process enabled, but timers are running)".into()
+        } else {
+            format!("no ({} enabled)", self.enabled.len())
+        }
+    }
+
+    /// The summary in text form; `sim` gives the final configuration.
+    pub fn write_text(&self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
+        let (info, now) = (self.info, self.now);
+        let mut s = String::new();
+        let mut line = |k: &str, v: String| s.push_str(&format!("{k:<11} {v}\n"));
+        line("program", info.program.to_string());
+        line(
+            "topology",
+            format!("{} ({} processes)", self.topology, self.processes),
+        );
+        if !self.parameters.is_empty() {
+            let each: Vec<String> = self
+                .parameters
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            line("parameters", each.join(" "));
+        }
+        line("daemon", format!("{}, seed {}", info.daemon, info.seed));
+        line("init", info.init.to_string());
+        line(
+            "stopped",
+            format!("{} after step {}", describe(info.stop), now.step),
+        );
+        line("steps", now.step.to_string());
+        line("moves", now.moves.to_string());
+        line(
+            "rounds",
+            format!("{} ({} complete)", now.round, self.rounds_complete),
+        );
+        match self.legitimate {
+            None => line("legitimate", "no predicate declared".into()),
+            Some(l) => {
+                let at_end = if l {
+                    "yes, at the end"
+                } else {
+                    "no, not at the end"
+                };
+                line("legitimate", at_end.into());
+                line("stabilized", self.stabilized_text());
+            }
+        }
+        line("silent", self.silent_text());
+        for (name, v) in &self.reports {
+            line(
+                name,
+                v.clone().unwrap_or_else(|why| format!("undefined ({why})")),
+            );
+        }
+        if let Some(st) = info.stats {
+            line("speed", speed_text(&st));
+            line(
+                "memory",
+                format!(
+                    "{:.1} bytes/process ({:.1} MB in all)",
+                    st.bytes as f64 / self.processes as f64,
+                    st.bytes as f64 / 1e6
+                ),
+            );
+        }
+        out.write_all(s.as_bytes())?;
+        if info.show_final {
+            self.write_final(out, sim)?;
+        }
+        Ok(())
+    }
+
+    /// The final configuration, line by line (the configuration of a large
+    /// ring would be a large text), enabled processes marked.
+    fn write_final(&self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
+        writeln!(out, "final configuration:")?;
+        let stride = sim.stride();
+        for p in 0..sim.n() {
+            let enabled = self.enabled.binary_search(&(p as u32)).is_ok();
+            let mark = if enabled { " *" } else { "" };
+            let row = row_text(sim, p, &sim.state[p * stride..(p + 1) * stride]);
+            writeln!(out, "  {p}: {row}{mark}")?;
+        }
+        write!(out, "{}", super::channels_text(sim))?;
+        writeln!(out, "  (* enabled)")
+    }
+
+    /// The summary as one JSON object; `sim` gives the final configuration.
+    pub fn to_json(&self, sim: &Simulation) -> String {
+        let (info, now) = (self.info, self.now);
+        let params: Map<String, Value> = self
+            .parameters
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        let mut v = json!({
+            "program": info.program,
+            "topology": self.topology,
+            "processes": self.processes,
+            "parameters": params,
+            "daemon": info.daemon,
+            "seed": info.seed,
+            "init": info.init,
+            "stopped": key(info.stop),
+            "steps": now.step,
+            "moves": now.moves,
+            "rounds": now.round,
+            "rounds_complete": self.rounds_complete,
+            "legitimate": self.legitimate,
+            "stabilized": self.stabilized,
+            "first_legitimate": self.first_legitimate,
+            "legitimacy_losses": self.losses,
+            "silent": self.silent,
+            "enabled": self.enabled,
+        });
+        if !self.reports.is_empty() {
+            let mut m = Map::new();
+            for (name, r) in &self.reports {
+                let value = match r {
+                    Ok(v) => json!(v),
+                    Err(why) => json!({ "undefined": why }),
+                };
+                m.insert(name.clone(), value);
+            }
+            v["reports"] = Value::Object(m);
+        }
+        if let Some(st) = info.stats {
+            v["stats"] = json!({
+                "seconds": st.seconds,
+                "steps_per_second": Stats::rate(st.steps, st.seconds),
+                "moves_per_second": Stats::rate(st.moves, st.seconds),
+                "bytes": st.bytes,
+                "bytes_per_process": st.bytes as f64 / self.processes as f64,
+                "column_steps": st.column_steps,
+            });
+        }
+        if info.show_final {
+            let stride = sim.stride();
+            v["final"] = Value::Array(
+                (0..sim.n())
+                    .map(|p| row_json(sim, &sim.state[p * stride..(p + 1) * stride]))
+                    .collect(),
+            );
+        }
+        format!("{v}\n")
+    }
+}
+
+fn speed_text(st: &Stats) -> String {
+    format!(
+        "{:.3e} steps/s, {:.3e} moves/s ({} steps in {}{})",
+        Stats::rate(st.steps, st.seconds),
+        Stats::rate(st.moves, st.seconds),
+        st.steps,
+        Stats::duration(st.seconds),
+        if st.column_steps > 0 {
+            format!(", {} column by column", st.column_steps)
+        } else {
+            String::new()
+        }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stats;
+
+    #[test]
+    fn durations_keep_their_digits() {
+        assert_eq!(Stats::duration(2.5), "2.500 s");
+        assert_eq!(Stats::duration(1.0), "1.000 s");
+        assert_eq!(Stats::duration(0.0123), "12.3 ms");
+        assert_eq!(Stats::duration(0.000_281_8), "281.8 µs");
+        assert_eq!(Stats::duration(0.0), "0.0 µs");
+    }
+}

@@ -1,0 +1,208 @@
+//! The trace of a run, printed as it goes: every step's movers, actions
+//! and changed variables, as text or as JSON lines.
+
+use super::{channels_text, list, msg_text, row_json, row_text, sorted};
+use crate::runtime::engine::Simulation;
+use serde_json::{json, Map, Value};
+use std::io::{self, Write};
+
+/// The `k`-th mover of the last step: its process, action label, and rows
+/// before and after.
+fn mover(sim: &Simulation, k: usize) -> (usize, &str, &[i64], &[i64]) {
+    let last = sim.last();
+    let p = last.movers()[k] as usize;
+    let label =
+        &sim.code.roles[sim.code.role_of[p] as usize].actions[last.actions()[k] as usize].label;
+    let (before, after) = sim.mover_rows(k);
+    (p, label, before, after)
+}
+
+/// The variables a move changed, by index.
+fn changed(sim: &Simulation, before: &[i64], after: &[i64]) -> Vec<usize> {
+    (0..sim.prog.vars.len())
+        .filter(|&k| {
+            let s = sim.code.slots(k);
+            before[s.clone()] != after[s]
+        })
+        .collect()
+}
+
+/// Prints the trace as the run goes.
+pub struct Tracer {
+    json: bool,
+    order: Vec<usize>,
+    was_legit: Option<bool>,
+    /// Rounds that passed with no process enabled and are not printed yet.
+    idle: Option<(u64, u64)>,
+}
+
+impl Tracer {
+    /// A tracer in text or JSON-lines form.
+    pub fn new(json: bool) -> Self {
+        Tracer {
+            json,
+            order: Vec::new(),
+            was_legit: None,
+            idle: None,
+        }
+    }
+
+    /// Prints rounds that passed idle, as one line.
+    pub fn finish(&mut self, out: &mut impl Write) -> io::Result<()> {
+        match self.idle.take() {
+            None => Ok(()),
+            Some((a, b)) if self.json => {
+                writeln!(out, "{}", json!({"idle_rounds": [a, b], "tick": true}))
+            }
+            Some((a, b)) if a == b => writeln!(
+                out,
+                "-- round {a} passes with no process enabled; timers advance"
+            ),
+            Some((a, b)) => writeln!(
+                out,
+                "-- rounds {a} to {b} pass with no process enabled; timers advance"
+            ),
+        }
+    }
+
+    /// The initial configuration.
+    pub fn initial(&mut self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
+        let stride = sim.stride();
+        self.was_legit = sim.legitimate();
+        if self.json {
+            let procs: Vec<Value> = (0..sim.n())
+                .map(|p| row_json(sim, &sim.state[p * stride..(p + 1) * stride]))
+                .collect();
+            let mut m = Map::new();
+            m.insert("step".into(), json!(0));
+            m.insert("configuration".into(), Value::Array(procs));
+            m.insert("enabled".into(), json!(sorted(sim.enabled())));
+            if let Some(l) = sim.legitimate() {
+                m.insert("legitimate".into(), json!(l));
+            }
+            writeln!(out, "{}", Value::Object(m))
+        } else {
+            writeln!(out, "initial configuration:")?;
+            for p in 0..sim.n() {
+                writeln!(
+                    out,
+                    "  {p}: {}",
+                    row_text(sim, p, &sim.state[p * stride..(p + 1) * stride])
+                )?;
+            }
+            write!(out, "{}", channels_text(sim))?;
+            writeln!(out, "enabled: {}", list(&sorted(sim.enabled())))?;
+            if sim.legitimate() == Some(true) {
+                writeln!(out, "-- legitimate at the start")?;
+            }
+            Ok(())
+        }
+    }
+
+    /// The step just taken.
+    pub fn step(&mut self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
+        let now = sim.now();
+        if sim.last().tick {
+            // Idle rounds are gathered into one line.
+            let r = now.round.max(1);
+            self.idle = Some(self.idle.map_or((r, r), |(a, _)| (a, r)));
+            return Ok(());
+        }
+        self.finish(out)?;
+        if self.json {
+            let last = sim.last();
+            // Movers in index order, so traces read the same whatever the daemon's order.
+            self.order.clear();
+            self.order.extend(0..last.movers().len());
+            self.order.sort_by_key(|&k| last.movers()[k]);
+            let moves: Vec<Value> = self
+                .order
+                .iter()
+                .map(|&k| {
+                    let (p, label, before, after) = mover(sim, k);
+                    let values = row_json(sim, after);
+                    let mut w = Map::new();
+                    for v in changed(sim, before, after) {
+                        let name = &sim.prog.vars[v].name;
+                        w.insert(name.clone(), values[name].clone());
+                    }
+                    json!({"process": p, "action": label, "writes": Value::Object(w)})
+                })
+                .collect();
+            let mut m = Map::new();
+            m.insert("step".into(), json!(now.step));
+            m.insert("round".into(), json!(now.round.max(1)));
+            m.insert("moves".into(), Value::Array(moves));
+            if let Some(l) = sim.legitimate() {
+                m.insert("legitimate".into(), json!(l));
+            }
+            writeln!(out, "{}", Value::Object(m))?;
+        } else {
+            writeln!(out, "{}", step_line(sim))?;
+            match (self.was_legit, sim.legitimate()) {
+                (Some(false), Some(true)) => writeln!(
+                    out,
+                    "-- legitimate from step {} (move {}, round {})",
+                    now.step, now.moves, now.round
+                )?,
+                (Some(true), Some(false)) => {
+                    writeln!(out, "-- legitimacy lost at step {}", now.step)?
+                }
+                _ => {}
+            }
+        }
+        self.was_legit = sim.legitimate();
+        Ok(())
+    }
+}
+
+/// The last step in one line: `step 4 round 2: 1 copy (x: 0 -> 2); ...`,
+/// movers in index order so traces read the same whatever the daemon's order.
+pub fn step_line(sim: &Simulation) -> String {
+    let last = sim.last();
+    let now = sim.now();
+    let mut order: Vec<usize> = (0..last.movers().len()).collect();
+    order.sort_by_key(|&k| last.movers()[k]);
+    let parts: Vec<String> = order
+        .iter()
+        .map(|&k| {
+            let (p, label, before, after) = mover(sim, k);
+            let changes: Vec<String> = changed(sim, before, after)
+                .into_iter()
+                .map(|v| {
+                    format!(
+                        "{}: {} -> {}",
+                        sim.prog.vars[v].name,
+                        sim.code.show_var(&sim.prog, sim.topo.nbrs(p), v, before),
+                        sim.code.show_var(&sim.prog, sim.topo.nbrs(p), v, after)
+                    )
+                })
+                .collect();
+            let mut changes = changes;
+            if let Some(Some((from, m))) = last.received.get(k) {
+                changes.push(format!("took {} from {from}", msg_text(sim, m)));
+            }
+            for (_, to, m) in last.sent.iter().filter(|s| s.0 as usize == p) {
+                changes.push(format!("sent {} to {to}", msg_text(sim, m)));
+            }
+            let changes = if changes.is_empty() {
+                "no change".to_string()
+            } else {
+                changes.join(", ")
+            };
+            format!("{p} {label} ({changes})")
+        })
+        .collect();
+    if last.tick {
+        return format!(
+            "-- round {} passes with no process enabled; timers advance",
+            now.round.max(1)
+        );
+    }
+    format!(
+        "step {} round {}: {}",
+        now.step,
+        now.round.max(1),
+        parts.join("; ")
+    )
+}

@@ -1,0 +1,121 @@
+//! The run loop, one for every front end: steps a simulation until a limit,
+//! legitimacy (when asked), silence, the end of a schedule, a violated
+//! invariant, a runtime error, or an observer (a trace, a breakpoint, an
+//! interrupt) says stop.
+
+use crate::runtime::engine::{Outcome, RunError, Simulation};
+
+/// When a run stops by itself.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// The most steps to take.
+    pub steps: u64,
+    /// The most moves to make, if limited.
+    pub moves: Option<u64>,
+    /// Stop as soon as the legitimacy predicate holds.
+    pub until_legitimate: bool,
+    /// Check the invariants on the configuration the run starts from and
+    /// after every step, and stop at the first that does not hold.
+    pub invariants: bool,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            steps: 100_000,
+            moves: None,
+            until_legitimate: false,
+            invariants: true,
+        }
+    }
+}
+
+/// Why a run stopped.
+#[derive(Clone, Debug)]
+pub enum Stop {
+    /// No process is enabled (and no timer runs).
+    Silent,
+    /// The legitimacy predicate holds ([`Limits::until_legitimate`]).
+    Legitimate,
+    /// [`Limits::steps`] steps were taken.
+    StepLimit,
+    /// [`Limits::moves`] moves were made.
+    MoveLimit,
+    /// The schedule has no more lines.
+    ScheduleDone,
+    /// The invariant with this index does not hold.
+    Invariant(usize),
+    /// An invariant could not be evaluated.
+    InvariantFault(RunError),
+    /// A step failed; the configuration is the one before it.
+    Error(RunError),
+    /// The observer asked to stop.
+    Observer,
+}
+
+/// Watches a run step by step.
+pub trait Observer {
+    /// Before each step; `false` stops the run.
+    fn before_step(&mut self, _sim: &Simulation) -> bool {
+        true
+    }
+    /// After each step taken; `false` stops the run.
+    fn after_step(&mut self, _sim: &Simulation) -> bool {
+        true
+    }
+}
+
+/// An observer that watches nothing.
+pub struct Unobserved;
+
+impl Observer for Unobserved {}
+
+/// The invariant check [`Limits::invariants`] asks for.
+fn invariant_stop(sim: &Simulation) -> Option<Stop> {
+    match sim.violated_invariant() {
+        Ok(None) => None,
+        Ok(Some(i)) => Some(Stop::Invariant(i)),
+        Err(e) => Some(Stop::InvariantFault(e)),
+    }
+}
+
+/// Steps `sim` until something in `limits` or `observer` stops it; the
+/// step and move limits count from where the run starts.
+pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -> Stop {
+    let start = sim.now();
+    if limits.invariants {
+        if let Some(stop) = invariant_stop(sim) {
+            return stop;
+        }
+    }
+    loop {
+        if limits.until_legitimate && sim.legitimate() == Some(true) {
+            return Stop::Legitimate;
+        }
+        let now = sim.now();
+        if now.step - start.step >= limits.steps {
+            return Stop::StepLimit;
+        }
+        if limits.moves.is_some_and(|m| now.moves - start.moves >= m) {
+            return Stop::MoveLimit;
+        }
+        if !observer.before_step(sim) {
+            return Stop::Observer;
+        }
+        match sim.step() {
+            Ok(Outcome::Moved) => {
+                if !observer.after_step(sim) {
+                    return Stop::Observer;
+                }
+                if limits.invariants {
+                    if let Some(stop) = invariant_stop(sim) {
+                        return stop;
+                    }
+                }
+            }
+            Ok(Outcome::Silent) => return Stop::Silent,
+            Ok(Outcome::ScheduleDone) => return Stop::ScheduleDone,
+            Err(e) => return Stop::Error(e),
+        }
+    }
+}
