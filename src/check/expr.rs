@@ -1,0 +1,400 @@
+//! Expressions: typing, comparisons (tuples lexicographically),
+//! arithmetic, and reads of edge variables.
+
+use super::*;
+
+impl Checker {
+    pub(super) fn typed_name(&self, t: &Typed) -> String {
+        match t {
+            Typed::Bool(_) => "bool".into(),
+            Typed::Int(_, ty) => ty_name(self, *ty),
+            Typed::Tuple(v) => format!(
+                "a tuple ({})",
+                v.iter()
+                    .map(|c| self.typed_name(c))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Typed::Array(_, v) => format!("an array of {}", ty_name(self, self.vars[*v].ty)),
+        }
+    }
+
+    pub(super) fn bool_expr(&mut self, e: &Expr) -> Option<BExpr> {
+        match self.expr(e)? {
+            Typed::Bool(b) => Some(b),
+            t => {
+                let found = self.typed_name(&t);
+                self.err(
+                    Problem::new(
+                        "guarded::check::type_mismatch",
+                        format!("expected bool, found {found}"),
+                    )
+                    .label(e.span(), format!("this is {found}"))
+                    .help("a condition must be true or false; compare it, e.g. `x == 0`"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Checks an integer-like expression, of type `want` when given.
+    pub(super) fn int_expr(&mut self, e: &Expr, want: Option<Ty>) -> Option<IExpr> {
+        match self.expr(e)? {
+            Typed::Int(i, ty) if want.is_none_or(|w| w == ty) => Some(i),
+            t => {
+                let found = self.typed_name(&t);
+                let wanted = want.map_or("a number".into(), |w| ty_name(self, w));
+                self.err(
+                    Problem::new(
+                        "guarded::check::type_mismatch",
+                        format!("expected {wanted}, found {found}"),
+                    )
+                    .label(e.span(), format!("this is {found}"))
+                    .help(format!("this position needs {wanted}")),
+                );
+                None
+            }
+        }
+    }
+
+    pub(super) fn scope(&self) -> Scope {
+        self.scope.unwrap_or(Scope::Global)
+    }
+
+    pub(super) fn expr(&mut self, e: &Expr) -> Option<Typed> {
+        match e {
+            Expr::Int(v, _) => Some(Typed::Int(IExpr::Const(*v), Ty::Int)),
+            Expr::Bool(b, _) => Some(Typed::Bool(BExpr::Const(*b))),
+            Expr::Name(id) => self.name(id),
+            Expr::Field(base, field, span) if matches!(**base, Expr::Edge(..)) => {
+                let Expr::Edge(args, espan) = &**base else {
+                    unreachable!("matched above")
+                };
+                self.edge_read(args, *espan, field, *span)
+            }
+            Expr::Field(base, field, span) => {
+                // `q.key` for a one-parameter definition `key` is `key(q)`.
+                if !self.var_index.contains_key(&field.name) && self.defs.contains_key(&field.name)
+                {
+                    return self.use_def(field, std::slice::from_ref(base), *span);
+                }
+                let p = self.proc_of(base)?;
+                self.field(p, field)
+            }
+            Expr::Call(f, args, span) => self.call(f, args, *span),
+            Expr::Unary(UnOp::Not, a, _) => {
+                Some(Typed::Bool(BExpr::Not(Box::new(self.bool_expr(a)?))))
+            }
+            Expr::Unary(UnOp::Neg, a, span) => Some(Typed::Int(
+                IExpr::Neg(Box::new(self.int_expr(a, Some(Ty::Int))?), *span),
+                Ty::Int,
+            )),
+            Expr::Binary(op, l, r, span) => self.binary(*op, l, r, *span),
+            Expr::Quant(kind, var, coll, body, span) => {
+                self.quantifier(*kind, var, coll, body, *span)
+            }
+            Expr::Index(base, index, span) => {
+                let arr = self.expr(base);
+                match arr? {
+                    Typed::Array(p, v) => {
+                        let i = Box::new(self.index_expr(v, index)?);
+                        Some(match self.vars[v].ty {
+                            Ty::Bool => Typed::Bool(BExpr::Elem(p, v, i, *span)),
+                            ty => Typed::Int(IExpr::Elem(p, v, i, *span), ty),
+                        })
+                    }
+                    t => {
+                        let found = self.typed_name(&t);
+                        self.err(
+                            Problem::new(
+                                "guarded::check::not_an_array",
+                                format!("cannot index {found}"),
+                            )
+                            .label(base.span(), format!("this is {found}"))
+                            .help("only variables declared `array[LEN] of DOMAIN` have elements"),
+                        );
+                        None
+                    }
+                }
+            }
+            Expr::Tuple(items, _) => {
+                let mut out = Vec::new();
+                for i in items {
+                    out.push(self.expr(i));
+                }
+                Some(Typed::Tuple(out.into_iter().collect::<Option<Vec<_>>>()?))
+            }
+            Expr::Edge(_, span) => {
+                self.err(
+                    Problem::new("guarded::check::edge_value", "`edge(..)` is not a value")
+                        .label(*span, "an edge")
+                        .help("read one of its variables: `edge(q).x`"),
+                );
+                None
+            }
+            Expr::Acyclic(a, b, pred, span) => {
+                if self.scope() != Scope::Global {
+                    self.err(
+                        Problem::new(
+                            "guarded::check::non_local",
+                            "`acyclic` looks at the whole configuration",
+                        )
+                        .label(*span, "not local to a process")
+                        .help("use it in `legitimate:`, an `invariant` or a `report`"),
+                    );
+                    return None;
+                }
+                let mark = self.mark();
+                let sa = self.bind(&a.name, LocalKind::Node { nbr: false });
+                let sb = self.bind(&b.name, LocalKind::Node { nbr: false });
+                let pred = self.bool_expr(pred);
+                self.release(mark);
+                Some(Typed::Bool(BExpr::Acyclic(sa, sb, Box::new(pred?))))
+            }
+            Expr::Set(_, _, _, span) => {
+                self.err(
+                    Problem::new("guarded::check::set_value", "a set is not a value")
+                        .label(*span, "a set")
+                        .help("quantify over it: `forall(q in S : ...)`, `count(q in S)`, `argmin(q in S : q.x)`"),
+                );
+                None
+            }
+        }
+    }
+
+    /// `edge(q).x` in an action, `edge(p, q).x` in a global predicate.
+    pub(super) fn edge_read(
+        &mut self,
+        args: &[Expr],
+        espan: Span,
+        field: &ast::Ident,
+        span: Span,
+    ) -> Option<Typed> {
+        let Some(&v) = self
+            .var_index
+            .get(&field.name)
+            .filter(|&&v| self.vars[v].kind == ir::VarKind::Edge)
+        else {
+            let edge_vars: Vec<&str> = self
+                .vars
+                .iter()
+                .filter(|v| v.kind == ir::VarKind::Edge)
+                .map(|v| v.name.as_str())
+                .collect();
+            let help = match suggest(&field.name, edge_vars.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None if edge_vars.is_empty() => "declare one: `edge var x: DOMAIN`".into(),
+                None => format!("the edge variables are {}", edge_vars.join(", ")),
+            };
+            self.err(
+                Problem::new(
+                    "guarded::check::not_edge_variable",
+                    format!("`{}` is not an edge variable", field.name),
+                )
+                .label(field.span, "not declared with `edge var`")
+                .help(help),
+            );
+            return None;
+        };
+        let (owner, other) = match (self.scope(), args) {
+            (Scope::Process, [q]) => (Proc::Me, q),
+            (Scope::Global, [p, q]) => (self.proc_of(p)?, q),
+            (scope, _) => {
+                let want = if scope == Scope::Global {
+                    "`edge(p, q)`: both ends"
+                } else {
+                    "`edge(q)`: the other end"
+                };
+                self.err(
+                    Problem::new("guarded::check::edge_arity", format!("here an edge is written {want}"))
+                        .label(espan, "this edge")
+                        .help("in an action `edge(q).x` is the edge to neighbour q; in a global predicate `edge(p, q).x`"),
+                );
+                return None;
+            }
+        };
+        let i = Box::new(self.index_expr(v, other)?);
+        Some(match self.vars[v].ty {
+            Ty::Bool => Typed::Bool(BExpr::Elem(owner, v, i, span)),
+            ty => Typed::Int(IExpr::Elem(owner, v, i, span), ty),
+        })
+    }
+
+    /// Compares two checked values; `None` after reporting a mismatch.
+    pub(super) fn compare(
+        &mut self,
+        op: BinOp,
+        a: Typed,
+        b: Typed,
+        l: Span,
+        r: Span,
+    ) -> Option<BExpr> {
+        use BinOp::*;
+        let cmp = match op {
+            Eq => Cmp::Eq,
+            Ne => Cmp::Ne,
+            Lt => Cmp::Lt,
+            Le => Cmp::Le,
+            Gt => Cmp::Gt,
+            _ => Cmp::Ge,
+        };
+        match (a, b) {
+            (Typed::Bool(a), Typed::Bool(b)) if matches!(op, Eq | Ne) => {
+                Some(BExpr::BoolEq(op == Eq, Box::new(a), Box::new(b)))
+            }
+            (Typed::Int(a, ta), Typed::Int(b, tb))
+                if ta == tb && (ta == Ty::Int || matches!(op, Eq | Ne)) =>
+            {
+                Some(BExpr::Cmp(cmp, a, b))
+            }
+            (Typed::Array(pa, va), Typed::Array(pb, vb))
+                if matches!(op, Eq | Ne) && self.vars[va].ty == self.vars[vb].ty =>
+            {
+                Some(BExpr::ArrayEq(op == Eq, pa, va, pb, vb, l.join(r)))
+            }
+            (Typed::Tuple(a), Typed::Tuple(b)) if a.len() == b.len() => {
+                self.compare_tuples(op, a, b, l, r)
+            }
+            (a, b) => {
+                let (na, nb) = (self.typed_name(&a), self.typed_name(&b));
+                let help = if na == nb {
+                    format!("values of type {na} can only be compared with == and !=")
+                } else {
+                    "both sides of a comparison must have the same type (tuples: the same length)"
+                        .into()
+                };
+                self.err(
+                    Problem::new(
+                        "guarded::check::type_mismatch",
+                        format!("cannot compare {na} with {nb} using `{}`", op.symbol()),
+                    )
+                    .label(l, na)
+                    .label(r, nb)
+                    .help(help),
+                );
+                None
+            }
+        }
+    }
+
+    /// Tuples compare lexicographically: the first differing component decides.
+    pub(super) fn compare_tuples(
+        &mut self,
+        op: BinOp,
+        a: Vec<Typed>,
+        b: Vec<Typed>,
+        l: Span,
+        r: Span,
+    ) -> Option<BExpr> {
+        use BinOp::*;
+        let eqs: Vec<BExpr> = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| self.compare(Eq, x.clone(), y.clone(), l, r))
+            .collect::<Option<_>>()?;
+        let all_eq = eqs
+            .iter()
+            .cloned()
+            .reduce(|x, y| BExpr::And(Box::new(x), Box::new(y)))
+            .unwrap_or(BExpr::Const(true));
+        match op {
+            Eq => return Some(all_eq),
+            Ne => return Some(BExpr::Not(Box::new(all_eq))),
+            _ => {}
+        }
+        // a < b: some prefix equal, then a smaller component; `<=` also when all equal.
+        let strict = if matches!(op, Lt | Le) { Lt } else { Gt };
+        let mut out = if matches!(op, Le | Ge) {
+            all_eq
+        } else {
+            BExpr::Const(false)
+        };
+        for k in (0..a.len()).rev() {
+            let less = self.compare(strict, a[k].clone(), b[k].clone(), l, r)?;
+            let prefix = eqs[..k]
+                .iter()
+                .cloned()
+                .fold(less, |acc, e| BExpr::And(Box::new(e), Box::new(acc)));
+            out = BExpr::Or(Box::new(prefix), Box::new(out));
+        }
+        Some(out)
+    }
+
+    pub(super) fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, span: Span) -> Option<Typed> {
+        use BinOp::*;
+        match op {
+            And | Or | Implies => {
+                let a = self.bool_expr(l);
+                let b = self.bool_expr(r);
+                let (a, b) = (Box::new(a?), Box::new(b?));
+                Some(Typed::Bool(match op {
+                    And => BExpr::And(a, b),
+                    Or => BExpr::Or(a, b),
+                    _ => BExpr::Implies(a, b),
+                }))
+            }
+            Add | Sub | Mul | Div | Mod => {
+                let arith = match op {
+                    Add => Arith::Add,
+                    Sub => Arith::Sub,
+                    Mul => Arith::Mul,
+                    Div => Arith::Div,
+                    _ => Arith::Mod,
+                };
+                let a = self.expr(l);
+                let b = self.expr(r);
+                self.arith(arith, a?, b?, l.span(), r.span(), span)
+            }
+            Eq | Ne | Lt | Le | Gt | Ge => {
+                let a = self.expr(l);
+                let b = self.expr(r);
+                let b = self.compare(op, a?, b?, l.span(), r.span())?;
+                Some(Typed::Bool(b))
+            }
+        }
+    }
+
+    /// Arithmetic on integers, and componentwise `+`/`-` on tuples of one length.
+    pub(super) fn arith(
+        &mut self,
+        op: Arith,
+        a: Typed,
+        b: Typed,
+        l: Span,
+        r: Span,
+        span: Span,
+    ) -> Option<Typed> {
+        match (a, b) {
+            (Typed::Int(a, Ty::Int), Typed::Int(b, Ty::Int)) => Some(Typed::Int(
+                IExpr::Arith(op, Box::new(a), Box::new(b), span),
+                Ty::Int,
+            )),
+            (Typed::Tuple(a), Typed::Tuple(b))
+                if a.len() == b.len() && matches!(op, Arith::Add | Arith::Sub) =>
+            {
+                let mut out = Vec::new();
+                for (x, y) in a.into_iter().zip(b) {
+                    out.push(self.arith(op, x, y, l, r, span)?);
+                }
+                Some(Typed::Tuple(out))
+            }
+            (a, b) => {
+                for (t, s) in [(&a, l), (&b, r)] {
+                    if !matches!(t, Typed::Int(_, Ty::Int)) {
+                        let found = self.typed_name(t);
+                        self.err(
+                            Problem::new(
+                                "guarded::check::type_mismatch",
+                                format!("expected int, found {found}"),
+                            )
+                            .label(s, format!("this is {found}"))
+                            .help("arithmetic works on integers, and `+`/`-` on tuples of the same length"),
+                        );
+                        return None;
+                    }
+                }
+                None
+            }
+        }
+    }
+}
