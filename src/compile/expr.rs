@@ -1,0 +1,407 @@
+//! Expressions as closures: integer and boolean expressions, quantifiers
+//! and `min`/`argmin` over collections, and the legitimacy predicate cut
+//! into conjuncts that can be kept up to date process by process.
+
+use super::*;
+
+impl Compiler<'_> {
+    pub(super) fn iexpr(&self, x: &IExpr) -> IFn {
+        if let Some(c) = const_eval(x, &self.params, self.n) {
+            return Box::new(move |_| Ok(c));
+        }
+        if let Some(topo) = self.topo {
+            if matches!(x, IExpr::Best(_) | IExpr::Let(..)) && ir::state_free(x) {
+                let f = Compiler {
+                    topo: None,
+                    ..self.clone()
+                }
+                .iexpr(x);
+                let locals = vec![Cell::new(0); self.prog.max_locals];
+                let (chans, fx) = (Channels::default(), Effects::default());
+                let env = Env {
+                    state: &[],
+                    me: 0,
+                    scratch: &[],
+                    topo,
+                    locals: &locals,
+                    enabled: &NoneEnabled,
+                    enabled_count: 0,
+                    chans: &chans,
+                    fx: &fx,
+                };
+                // A fault (an empty set) is left to happen when evaluated.
+                if let Ok(c) = f(&env) {
+                    return Box::new(move |_| Ok(c));
+                }
+                return f;
+            }
+        }
+        match x {
+            IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => {
+                unreachable!("constants fold above")
+            }
+            IExpr::Var(p, v) => self.read(p, self.offsets[*v]),
+            IExpr::Elem(p, v, i, span) => self.elem(p, *v, i, *span),
+            IExpr::Local(slot) => {
+                let slot = *slot;
+                Box::new(move |e| Ok(e.locals[slot].get()))
+            }
+            IExpr::Index(p) | IExpr::NodeOf(p) => {
+                let f = self.proc(p);
+                Box::new(move |e| Ok(f(e)? as i64))
+            }
+            IExpr::Id(p) => {
+                let f = self.proc(p);
+                Box::new(move |e| Ok(e.topo.ids[f(e)?]))
+            }
+            IExpr::Neg(a, span) | IExpr::Abs(a, span) => {
+                let neg = matches!(x, IExpr::Neg(..));
+                let (f, span) = (self.iexpr(a), *span);
+                Box::new(move |e| {
+                    let v = f(e)?;
+                    let r = if neg { ir::negate(v) } else { ir::absolute(v) };
+                    r.map_or_else(|| overflow(span), Ok)
+                })
+            }
+            IExpr::Arith(op, a, b, span) => {
+                let (op, span) = (*op, *span);
+                let (fa, fb) = (self.iexpr(a), self.iexpr(b));
+                match op {
+                    // The common cases, without the general overflow dispatch.
+                    Arith::Add => Box::new(move |e| {
+                        Arith::Add
+                            .apply(fa(e)?, fb(e)?)
+                            .map_or_else(|| overflow(span), Ok)
+                    }),
+                    Arith::Sub => Box::new(move |e| {
+                        Arith::Sub
+                            .apply(fa(e)?, fb(e)?)
+                            .map_or_else(|| overflow(span), Ok)
+                    }),
+                    _ => Box::new(move |e| {
+                        let (x, y) = (fa(e)?, fb(e)?);
+                        if y == 0 && matches!(op, Arith::Div | Arith::Mod) {
+                            return fault(
+                                span,
+                                format!(
+                                    "division by zero ({x} {} 0)",
+                                    if op == Arith::Div { "/" } else { "mod" }
+                                ),
+                                "guard the action so the divisor cannot be 0",
+                            );
+                        }
+                        op.apply(x, y).map_or_else(|| overflow(span), Ok)
+                    }),
+                }
+            }
+            // The runtime keeps the enabled set, so this count is free.
+            IExpr::Count(slot, Coll::Procs, body) if matches!(&**body, BExpr::Enabled(Proc::Local(s)) if s == slot) => {
+                Box::new(|e| Ok(e.enabled_count as i64))
+            }
+            IExpr::Count(slot, coll, body) => {
+                let slot = *slot;
+                let body = self.bexpr(body);
+                self.over(coll, move |e, items| {
+                    let mut k = 0;
+                    for q in items {
+                        e.locals[slot].set(q);
+                        k += i64::from(body(e)?);
+                    }
+                    Ok(k)
+                })
+            }
+            IExpr::Best(b) => self.best(b),
+            IExpr::FromBool(b) => {
+                let f = self.bexpr(b);
+                Box::new(move |e| f(e).map(i64::from))
+            }
+            IExpr::Msgs(p, q, kind, span) => {
+                let (fp, fq, kind, span) =
+                    (self.proc(p), self.proc(q), kind.map(|k| k as u16), *span);
+                Box::new(move |e| {
+                    let (p, q) = (fp(e)?, fq(e)?);
+                    match e.chans.between(e.topo, p, q) {
+                        Some(c) => Ok(c.iter().filter(|m| kind.is_none_or(|k| m.kind == k)).count() as i64),
+                        None if e.topo.arc(p, q).is_none() => fault(
+                            span,
+                            format!("processes {p} and {q} are not neighbours: there is no channel from {p} to {q}"),
+                            "channels join a process to its neighbours",
+                        ),
+                        None => Ok(0),
+                    }
+                })
+            }
+            IExpr::Let(slot, value, body) => {
+                let slot = *slot;
+                let (fv, fb) = (self.iexpr(value), self.iexpr(body));
+                Box::new(move |e| {
+                    let v = fv(e)?;
+                    e.locals[slot].set(v);
+                    fb(e)
+                })
+            }
+        }
+    }
+
+    /// `argmin`/`argmax`: the member with the best keys; ties go to the
+    /// member with the smallest id (integers: the smallest).
+    pub(super) fn best(&self, b: &ir::Best) -> IFn {
+        const MAX_KEYS: usize = 8;
+        let slot = b.slot;
+        let filter = b.filter.as_ref().map(|f| self.bexpr(f));
+        let keys: Vec<IFn> = b
+            .keys
+            .iter()
+            .take(MAX_KEYS)
+            .map(|k| self.iexpr(k))
+            .collect();
+        let (max, span) = (b.max, b.span);
+        let nodes = !matches!(b.coll, Coll::Range(..));
+        self.over(&b.coll, move |e, items| {
+            let mut best: Option<i64> = None;
+            let mut best_keys = [0i64; MAX_KEYS];
+            let mut cur = [0i64; MAX_KEYS];
+            for q in items {
+                e.locals[slot].set(q);
+                if let Some(f) = &filter {
+                    if !f(e)? {
+                        continue;
+                    }
+                }
+                for (c, k) in cur.iter_mut().zip(&keys) {
+                    *c = k(e)?;
+                }
+                let n = keys.len();
+                let better = match best {
+                    None => true,
+                    Some(b) => {
+                        let ord = cur[..n].cmp(&best_keys[..n]);
+                        let ord = if max { ord.reverse() } else { ord };
+                        match ord {
+                            std::cmp::Ordering::Less => true,
+                            std::cmp::Ordering::Greater => false,
+                            std::cmp::Ordering::Equal => {
+                                nodes && e.topo.ids[q as usize] < e.topo.ids[b as usize]
+                            }
+                        }
+                    }
+                };
+                if better {
+                    best = Some(q);
+                    best_keys[..n].copy_from_slice(&cur[..n]);
+                }
+            }
+            best.map_or_else(
+                || {
+                    fault(
+                        span,
+                        "no member to choose from".into(),
+                        "the collection (after its filter) is empty here; guard the use, e.g. with `exists(q in S : true)`",
+                    )
+                },
+                Ok,
+            )
+        })
+    }
+
+    /// Builds a closure that runs `f` over the members of a collection.
+    pub(super) fn over<T: 'static>(
+        &self,
+        coll: &Coll,
+        f: impl Fn(&Env, &mut dyn Iterator<Item = i64>) -> Res<T> + Send + Sync + 'static,
+    ) -> AnyFn<T> {
+        match coll {
+            Coll::Procs => Box::new(move |e| f(e, &mut (0..e.topo.n() as i64))),
+            Coll::NbrsOf(p) => {
+                let p = self.proc(p);
+                Box::new(move |e| {
+                    let q = p(e)?;
+                    f(e, &mut e.topo.nbrs(q).iter().map(|&x| x as i64))
+                })
+            }
+            Coll::Range(lo, hi) => {
+                let (lo, hi) = (self.iexpr(lo), self.iexpr(hi));
+                Box::new(move |e| {
+                    let (lo, hi) = (lo(e)?, hi(e)?);
+                    f(e, &mut (lo..=hi))
+                })
+            }
+        }
+    }
+
+    pub(super) fn bexpr(&self, x: &BExpr) -> BFn {
+        match x {
+            BExpr::Const(b) => {
+                let b = *b;
+                Box::new(move |_| Ok(b))
+            }
+            BExpr::Var(p, v) => {
+                let f = self.read(p, self.offsets[*v]);
+                Box::new(move |e| Ok(f(e)? != 0))
+            }
+            BExpr::Elem(p, v, i, span) => {
+                let f = self.elem(p, *v, i, *span);
+                Box::new(move |e| Ok(f(e)? != 0))
+            }
+            BExpr::ArrayEq(eq, pa, va, pb, vb, span) => {
+                self.same_length(*va, *vb, *span);
+                let eq = *eq;
+                let len = self.lens[*va].min(self.lens[*vb]);
+                let (oa, ob) = (self.offsets[*va], self.offsets[*vb]);
+                let (fa, fb) = (self.proc(pa), self.proc(pb));
+                let (stride, in_stmt) = (self.stride, self.in_stmt);
+                Box::new(move |e| {
+                    let (qa, qb) = (fa(e)?, fb(e)?);
+                    let get = |q: usize, s: usize| {
+                        if in_stmt && q == e.me {
+                            e.scratch[s].get()
+                        } else {
+                            e.state[q * stride + s]
+                        }
+                    };
+                    let same = (0..len).all(|i| get(qa, oa + i) == get(qb, ob + i));
+                    Ok(same == eq)
+                })
+            }
+            BExpr::Not(a) => {
+                let f = self.bexpr(a);
+                Box::new(move |e| Ok(!f(e)?))
+            }
+            BExpr::And(a, b) => {
+                let (fa, fb) = (self.bexpr(a), self.bexpr(b));
+                Box::new(move |e| Ok(fa(e)? && fb(e)?))
+            }
+            BExpr::Or(a, b) => {
+                let (fa, fb) = (self.bexpr(a), self.bexpr(b));
+                Box::new(move |e| Ok(fa(e)? || fb(e)?))
+            }
+            BExpr::Implies(a, b) => {
+                let (fa, fb) = (self.bexpr(a), self.bexpr(b));
+                Box::new(move |e| Ok(!fa(e)? || fb(e)?))
+            }
+            BExpr::BoolEq(eq, a, b) => {
+                let (eq, fa, fb) = (*eq, self.bexpr(a), self.bexpr(b));
+                Box::new(move |e| Ok((fa(e)? == fb(e)?) == eq))
+            }
+            BExpr::Cmp(op, a, b) => {
+                // Two plain reads (the commonest guard): one closure, not three.
+                if let (Some(pa), Some(pb)) = (self.plain(a), self.plain(b)) {
+                    return fused_cmp(*op, pa, pb, self.stride);
+                }
+                let (fa, fb) = (self.iexpr(a), self.iexpr(b));
+                ir::specialize_cmp!(*op, OP => Box::new(move |e| Ok(OP.holds(fa(e)?, fb(e)?))))
+            }
+            BExpr::Forall(slot, coll, body) | BExpr::Exists(slot, coll, body) => {
+                let slot = *slot;
+                let want = matches!(x, BExpr::Exists(..));
+                let body = self.bexpr(body);
+                self.over(coll, move |e, items| {
+                    for q in items {
+                        e.locals[slot].set(q);
+                        if body(e)? == want {
+                            return Ok(want);
+                        }
+                    }
+                    Ok(!want)
+                })
+            }
+            BExpr::Enabled(p) => {
+                let f = self.proc(p);
+                Box::new(move |e| Ok(e.enabled.is_enabled(f(e)?)))
+            }
+            BExpr::Acyclic(sa, sb, pred) => {
+                let (sa, sb) = (*sa, *sb);
+                let pred = self.bexpr(pred);
+                Box::new(move |e| {
+                    // Iterative depth-first search; 1 = on the stack, 2 = done.
+                    let n = e.topo.n();
+                    let mut mark = vec![0u8; n];
+                    for root in 0..n {
+                        if mark[root] != 0 {
+                            continue;
+                        }
+                        let mut stack = vec![(root, 0usize)];
+                        mark[root] = 1;
+                        while let Some(&mut (p, ref mut k)) = stack.last_mut() {
+                            let nb = e.topo.nbrs(p);
+                            if *k == nb.len() {
+                                mark[p] = 2;
+                                stack.pop();
+                                continue;
+                            }
+                            let q = nb[*k] as usize;
+                            *k += 1;
+                            e.locals[sa].set(p as i64);
+                            e.locals[sb].set(q as i64);
+                            if !pred(e)? {
+                                continue;
+                            }
+                            match mark[q] {
+                                1 => return Ok(false),
+                                0 => {
+                                    mark[q] = 1;
+                                    stack.push((q, 0));
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    Ok(true)
+                })
+            }
+        }
+    }
+
+    /// Splits a legitimacy predicate into conjuncts, keeping those over all
+    /// processes of a local predicate incremental; empty if none is.
+    pub(super) fn legit_parts(&self, b: &BExpr) -> Vec<LegitPart> {
+        fn conjuncts<'b>(b: &'b BExpr, out: &mut Vec<&'b BExpr>) {
+            match b {
+                BExpr::And(a, c) => {
+                    conjuncts(a, out);
+                    conjuncts(c, out);
+                }
+                b => out.push(b),
+            }
+        }
+        let node_var = |v: usize| self.prog.vars[v].ty == ir::Ty::Node;
+        let edge_var = |v: usize| self.prog.vars[v].kind == crate::check::ir::VarKind::Edge;
+        let local = |slot: usize, body: &BExpr| {
+            // `count(p in procs : enabled(p))` already costs nothing.
+            !matches!(body, BExpr::Enabled(Proc::Local(s)) if *s == slot)
+                && ir::local_to(body, slot, &node_var, &edge_var)
+        };
+        let mut parts = Vec::new();
+        let mut incremental = false;
+        let mut list = Vec::new();
+        conjuncts(b, &mut list);
+        for c in list {
+            match c {
+                BExpr::Forall(slot, Coll::Procs, body) if local(*slot, body) => {
+                    incremental = true;
+                    parts.push(LegitPart::Forall(*slot, self.bexpr(body)));
+                }
+                BExpr::Cmp(op, IExpr::Count(slot, Coll::Procs, body), k)
+                    if local(*slot, body) && const_eval(k, &self.params, self.n).is_some() =>
+                {
+                    incremental = true;
+                    let k = const_eval(k, &self.params, self.n).unwrap_or(0);
+                    parts.push(LegitPart::Count(*slot, self.bexpr(body), *op, k));
+                }
+                other => parts.push(LegitPart::Whole(self.bexpr(other))),
+            }
+        }
+        if incremental {
+            parts
+        } else {
+            Vec::new()
+        }
+    }
+
+    pub(super) fn global(&self, e: &crate::check::Checked) -> GlobalFn {
+        match e {
+            crate::check::Checked::Int(i, ty) => GlobalFn::Int(self.iexpr(i), *ty),
+            crate::check::Checked::Bool(b) => GlobalFn::Bool(self.bexpr(b)),
+        }
+    }
+}

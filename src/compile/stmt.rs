@@ -1,0 +1,373 @@
+//! Statements as closures: assignments (simultaneous, to elements, to
+//! edge variables, domain-checked), sequences, conditionals, loops,
+//! sends; and actions over a collection or on receiving a message.
+
+use super::*;
+
+impl Compiler<'_> {
+    pub(super) fn constant_assignments(&self, s: &ir::Stmt, problems: &mut Vec<Problem>) {
+        match s {
+            ir::Stmt::Skip => {}
+            ir::Stmt::Seq(v) => v
+                .iter()
+                .for_each(|s| self.constant_assignments(s, problems)),
+            ir::Stmt::If(_, a, b) => {
+                self.constant_assignments(a, problems);
+                self.constant_assignments(b, problems);
+            }
+            ir::Stmt::For(_, body) => self.constant_assignments(body, problems),
+            ir::Stmt::Send(..) => {}
+            ir::Stmt::Assign(targets, values) => {
+                for (t, val) in targets.iter().zip(values) {
+                    if let (Value::Int(e), VarDomain::Range(lo, hi)) = (val, &self.domains[t.var]) {
+                        if let Some(x) = const_eval(e, &self.params, self.n) {
+                            if !(*lo..=*hi).contains(&x) {
+                                problems.push(out_of_domain(
+                                    &self.prog.vars[t.var],
+                                    x,
+                                    *lo,
+                                    *hi,
+                                    t.span,
+                                ));
+                            }
+                        }
+                    }
+                    if let Value::Array(_, src) = val {
+                        self.same_length(t.var, *src, t.span);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reports arrays of different lengths used as one.
+    pub(super) fn same_length(&self, a: usize, b: usize, span: Span) {
+        if self.lens[a] != self.lens[b] {
+            let (va, vb) = (&self.prog.vars[a], &self.prog.vars[b]);
+            self.problems.borrow_mut().push(
+                Problem::new(
+                    "guarded::instance::array_lengths",
+                    format!(
+                        "`{}` has {} elements but `{}` has {}",
+                        va.name, self.lens[a], vb.name, self.lens[b]
+                    ),
+                )
+                .label(span, "the whole arrays are used together here")
+                .help("whole-array comparison and assignment need arrays of one length"),
+            );
+        }
+    }
+
+    /// An action with `for q in C`: enabled when the guard holds for some
+    /// member; the statement runs for the first such member.
+    pub(super) fn bound_action(&self, b: &ir::Binder, guard: &BExpr, body: SFn) -> (BFn, SFn) {
+        let slot = b.slot;
+        let g = self.bexpr(guard);
+        let filter = b.filter.as_ref().map(|f| self.bexpr(f));
+        let find = self.over(&b.coll, move |e, items| {
+            for q in items {
+                e.locals[slot].set(q);
+                if filter.as_ref().map_or(Ok(true), |f| f(e))? && g(e)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        });
+        // The guard and the statement share the search.
+        let find: Arc<AnyFn<bool>> = Arc::new(find);
+        let find2 = find.clone();
+        let guard: BFn = Box::new(move |e| find2(e));
+        let body: SFn = Box::new(move |e| if find(e)? { body(e) } else { Ok(()) });
+        (guard, body)
+    }
+
+    /// `receive m(x) from q and G`: enabled when some channel into the
+    /// process has an `m` at its head for which G holds; of several, the
+    /// oldest message is taken.
+    pub(super) fn receive_action(
+        &self,
+        r: &(usize, usize, Vec<usize>),
+        guard: &BExpr,
+        body: SFn,
+    ) -> (BFn, SFn) {
+        let (kind, from, fields) = (r.0 as u16, r.1, r.2.clone());
+        let g = self.bexpr(guard);
+        // Binds the chosen sender and fields; true when one qualifies.
+        let find = move |e: &Env| -> Res<bool> {
+            let mut best: Option<(u64, usize)> = None;
+            for &s in e.topo.readers(e.me) {
+                let s = s as usize;
+                let Some(head) = e.chans.between(e.topo, s, e.me).and_then(|c| c.front()) else {
+                    continue;
+                };
+                if head.kind != kind || best.is_some_and(|(seq, _)| seq < head.seq) {
+                    continue;
+                }
+                e.locals[from].set(s as i64);
+                for (slot, v) in fields.iter().zip(head.fields) {
+                    e.locals[*slot].set(v);
+                }
+                if g(e)? {
+                    best = Some((head.seq, s));
+                }
+            }
+            let Some((_, s)) = best else { return Ok(false) };
+            let head = e
+                .chans
+                .between(e.topo, s, e.me)
+                .and_then(|c| c.front())
+                .expect("found above");
+            e.locals[from].set(s as i64);
+            for (slot, v) in fields.iter().zip(head.fields) {
+                e.locals[*slot].set(v);
+            }
+            Ok(true)
+        };
+        let find = Arc::new(find);
+        let find2 = find.clone();
+        let guard: BFn = Box::new(move |e| find(e));
+        let body: SFn = Box::new(move |e| {
+            if find2(e)? {
+                e.fx.received.set(Some(e.locals[from].get() as usize));
+                body(e)
+            } else {
+                Ok(())
+            }
+        });
+        (guard, body)
+    }
+
+    pub(super) fn stmt(&self, s: &ir::Stmt) -> SFn {
+        match s {
+            ir::Stmt::Skip => Box::new(|_| Ok(())),
+            ir::Stmt::Seq(v) => {
+                let fs: Vec<SFn> = v.iter().map(|s| self.stmt(s)).collect();
+                Box::new(move |e| fs.iter().try_for_each(|f| f(e)))
+            }
+            ir::Stmt::If(c, a, b) => {
+                let (fc, fa, fb) = (self.bexpr(c), self.stmt(a), self.stmt(b));
+                Box::new(move |e| if fc(e)? { fa(e) } else { fb(e) })
+            }
+            ir::Stmt::For(b, body) => {
+                let slot = b.slot;
+                let filter = b.filter.as_ref().map(|f| self.bexpr(f));
+                let body = self.stmt(body);
+                self.over(&b.coll, move |e, items| {
+                    for i in items {
+                        e.locals[slot].set(i);
+                        if filter.as_ref().map_or(Ok(true), |f| f(e))? {
+                            body(e)?;
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            ir::Stmt::Send(kind, values, to, span) => {
+                let kind = *kind as u16;
+                let span = *span;
+                let fields: Vec<IFn> = values
+                    .iter()
+                    .map(|v| match v {
+                        Value::Int(x) => self.iexpr(x),
+                        Value::Bool(b) => {
+                            let f = self.bexpr(b);
+                            Box::new(move |e: &Env| f(e).map(i64::from)) as IFn
+                        }
+                        Value::Array(..) => unreachable!("the checker types fields as scalars"),
+                    })
+                    .collect();
+                let to = self.iexpr(to);
+                Box::new(move |e| {
+                    let q = to(e)?;
+                    if usize::try_from(q)
+                        .ok()
+                        .and_then(|q| e.topo.arc(e.me, q))
+                        .is_none()
+                    {
+                        return fault(
+                            span,
+                            format!(
+                                "process {} sends to process {q}, which is not a neighbour",
+                                e.me
+                            ),
+                            "messages go to neighbours",
+                        );
+                    }
+                    let mut m = [0i64; MAX_FIELDS];
+                    for (slot, f) in m.iter_mut().zip(&fields) {
+                        *slot = f(e)?;
+                    }
+                    e.fx.sends.borrow_mut().push((q as usize, kind, m, span));
+                    Ok(())
+                })
+            }
+            ir::Stmt::Assign(targets, values) => self.assign(targets, values),
+        }
+    }
+
+    pub(super) fn assign(&self, targets: &[ir::Target], values: &[Value]) -> SFn {
+        /// One target: where it writes and what.
+        enum Write {
+            /// A scalar or an element at a known slot.
+            Slot(usize, IFn, CheckFn),
+            /// An element at a computed slot.
+            At(IFn, IFn, CheckFn),
+            /// A whole array copied from an array at the process `PFn` names.
+            Array(usize, usize, PFn, usize),
+            /// An edge variable: the variable, the other end, the value; it
+            /// lands in this process's slot for that neighbour and at the other end.
+            Edge(usize, IFn, IFn, IFn, CheckFn, Span),
+        }
+        let writes: Vec<Write> = targets
+            .iter()
+            .zip(values)
+            .map(|(t, val)| {
+                let check = self.domain_check(t.var, t.span);
+                let f: IFn = match val {
+                    Value::Int(x) => self.iexpr(x),
+                    Value::Bool(b) => {
+                        let f = self.bexpr(b);
+                        Box::new(move |e| f(e).map(i64::from))
+                    }
+                    Value::Array(p, src) => {
+                        return Write::Array(
+                            self.offsets[t.var],
+                            self.lens[t.var].min(self.lens[*src]),
+                            self.proc(p),
+                            self.offsets[*src],
+                        )
+                    }
+                };
+                let edge = self.prog.vars[t.var].kind == crate::check::ir::VarKind::Edge;
+                match &t.index {
+                    None => Write::Slot(self.offsets[t.var], f, check),
+                    Some(i) if edge => Write::Edge(
+                        t.var,
+                        self.iexpr(i),
+                        self.my_nbr_slot(t.var, i, t.span),
+                        f,
+                        check,
+                        t.span,
+                    ),
+                    Some(i) if self.per_nbr[t.var] => {
+                        Write::At(self.my_nbr_slot(t.var, i, t.span), f, check)
+                    }
+                    Some(i) => match self.element(t.var, i, t.span) {
+                        Ok(slot) => Write::Slot(slot, f, check),
+                        Err(slot) => Write::At(slot, f, check),
+                    },
+                }
+            })
+            .collect();
+        // The common case, one plain write, without the buffer; without
+        // the check when the value is a read of a variable whose domain
+        // lies within the target's.
+        if writes.len() == 1 && matches!(writes[0], Write::Slot(..)) {
+            let Some(Write::Slot(slot, f, check)) = writes.into_iter().next() else {
+                unreachable!("matched above")
+            };
+            let within = match (&values[0], &self.domains[targets[0].var]) {
+                (Value::Int(IExpr::Var(_, w)), VarDomain::Range(lo, hi)) => {
+                    matches!(self.domains[*w], VarDomain::Range(l, h) if *lo <= l && h <= *hi)
+                }
+                (_, VarDomain::Bool | VarDomain::Enum(_)) => true,
+                _ => false,
+            };
+            if within {
+                return Box::new(move |e| {
+                    e.scratch[slot].set(f(e)?);
+                    Ok(())
+                });
+            }
+            return Box::new(move |e| {
+                let v = f(e)?;
+                check(e, v)?;
+                e.scratch[slot].set(v);
+                Ok(())
+            });
+        }
+        let stride = self.stride;
+        // Every right-hand side and index is evaluated before anything is written.
+        Box::new(move |e| {
+            let mut small = [(0usize, 0i64); 16];
+            let mut big = Vec::new();
+            let mut k = 0;
+            let mut push = |slot: usize, v: i64| {
+                if k < small.len() {
+                    small[k] = (slot, v);
+                } else {
+                    if big.is_empty() {
+                        big.extend_from_slice(&small);
+                    }
+                    big.push((slot, v));
+                }
+                k += 1;
+            };
+            for w in &writes {
+                match w {
+                    Write::Slot(slot, f, check) => {
+                        let v = f(e)?;
+                        check(e, v)?;
+                        push(*slot, v);
+                    }
+                    Write::At(slot, f, check) => {
+                        let s = slot(e)? as usize;
+                        let v = f(e)?;
+                        check(e, v)?;
+                        push(s, v);
+                    }
+                    Write::Edge(var, q, slot, f, check, span) => {
+                        let s = slot(e)? as usize;
+                        let v = f(e)?;
+                        check(e, v)?;
+                        push(s, v);
+                        e.fx.edge_writes
+                            .borrow_mut()
+                            .push((q(e)? as usize, *var, v, *span));
+                    }
+                    Write::Array(dst, len, p, src) => {
+                        let q = p(e)?;
+                        for i in 0..*len {
+                            let v = if q == e.me {
+                                e.scratch[src + i].get()
+                            } else {
+                                e.state[q * stride + src + i]
+                            };
+                            push(dst + i, v);
+                        }
+                    }
+                }
+            }
+            let done: &[(usize, i64)] = if k <= small.len() { &small[..k] } else { &big };
+            for &(slot, v) in done {
+                e.scratch[slot].set(v);
+            }
+            Ok(())
+        })
+    }
+
+    pub(super) fn domain_check(&self, var: usize, span: Span) -> CheckFn {
+        let name = self.prog.vars[var].name.clone();
+        match self.domains[var].clone() {
+            VarDomain::Bool | VarDomain::Enum(_) => Box::new(|_, _| Ok(())),
+            VarDomain::Range(lo, hi) => Box::new(move |_, v| {
+                if (lo..=hi).contains(&v) {
+                    Ok(())
+                } else {
+                    fault(
+                        span,
+                        format!("`{name}` := {v} is outside its domain {lo}..{hi}"),
+                        "the statement must keep every variable in its declared domain",
+                    )
+                }
+            }),
+            VarDomain::Node => Box::new(move |e, v| {
+                if v >= 0 && (v as usize) < e.topo.n() && e.topo.is_self_or_nbr(e.me, v as usize) {
+                    Ok(())
+                } else {
+                    fault(span, format!("`{name}` := {v}, which is neither process {} nor one of its neighbours", e.me), "a node variable may only name its own process or a neighbour")
+                }
+            }),
+        }
+    }
+}
