@@ -9,32 +9,8 @@ impl Compiler<'_> {
         if let Some(c) = const_eval(x, &self.params, self.n) {
             return Box::new(move |_| Ok(c));
         }
-        if let Some(topo) = self.topo {
-            if matches!(x, IExpr::Best(_) | IExpr::Let(..)) && ir::state_free(x) {
-                let f = Compiler {
-                    topo: None,
-                    ..self.clone()
-                }
-                .iexpr(x);
-                let locals = vec![Cell::new(0); self.prog.max_locals];
-                let (chans, fx) = (Channels::default(), Effects::default());
-                let env = Env {
-                    state: &[],
-                    me: 0,
-                    scratch: &[],
-                    topo,
-                    locals: &locals,
-                    enabled: &NoneEnabled,
-                    enabled_count: 0,
-                    chans: &chans,
-                    fx: &fx,
-                };
-                // A fault (an empty set) is left to happen when evaluated.
-                if let Ok(c) = f(&env) {
-                    return Box::new(move |_| Ok(c));
-                }
-                return f;
-            }
+        if let Some(f) = self.evaluated_once(x) {
+            return f;
         }
         match x {
             IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => {
@@ -63,37 +39,7 @@ impl Compiler<'_> {
                     r.map_or_else(|| overflow(span), Ok)
                 })
             }
-            IExpr::Arith(op, a, b, span) => {
-                let (op, span) = (*op, *span);
-                let (fa, fb) = (self.iexpr(a), self.iexpr(b));
-                match op {
-                    // The common cases, without the general overflow dispatch.
-                    Arith::Add => Box::new(move |e| {
-                        Arith::Add
-                            .apply(fa(e)?, fb(e)?)
-                            .map_or_else(|| overflow(span), Ok)
-                    }),
-                    Arith::Sub => Box::new(move |e| {
-                        Arith::Sub
-                            .apply(fa(e)?, fb(e)?)
-                            .map_or_else(|| overflow(span), Ok)
-                    }),
-                    _ => Box::new(move |e| {
-                        let (x, y) = (fa(e)?, fb(e)?);
-                        if y == 0 && matches!(op, Arith::Div | Arith::Mod) {
-                            return fault(
-                                span,
-                                format!(
-                                    "division by zero ({x} {} 0)",
-                                    if op == Arith::Div { "/" } else { "mod" }
-                                ),
-                                "guard the action so the divisor cannot be 0",
-                            );
-                        }
-                        op.apply(x, y).map_or_else(|| overflow(span), Ok)
-                    }),
-                }
-            }
+            IExpr::Arith(op, a, b, span) => self.arith(*op, a, b, *span),
             // The runtime keeps the enabled set, so this count is free.
             IExpr::Count(slot, Coll::Procs, body) if matches!(&**body, BExpr::Enabled(Proc::Local(s)) if s == slot) => {
                 Box::new(|e| Ok(e.enabled_count as i64))
@@ -115,22 +61,7 @@ impl Compiler<'_> {
                 let f = self.bexpr(b);
                 Box::new(move |e| f(e).map(i64::from))
             }
-            IExpr::Msgs(p, q, kind, span) => {
-                let (fp, fq, kind, span) =
-                    (self.proc(p), self.proc(q), kind.map(|k| k as u16), *span);
-                Box::new(move |e| {
-                    let (p, q) = (fp(e)?, fq(e)?);
-                    match e.chans.between(e.topo, p, q) {
-                        Some(c) => Ok(c.iter().filter(|m| kind.is_none_or(|k| m.kind == k)).count() as i64),
-                        None if e.topo.arc(p, q).is_none() => fault(
-                            span,
-                            format!("processes {p} and {q} are not neighbours: there is no channel from {p} to {q}"),
-                            "channels join a process to its neighbours",
-                        ),
-                        None => Ok(0),
-                    }
-                })
-            }
+            IExpr::Msgs(p, q, kind, span) => self.msgs(p, q, *kind, *span),
             IExpr::Let(slot, value, body) => {
                 let slot = *slot;
                 let (fv, fb) = (self.iexpr(value), self.iexpr(body));
@@ -141,6 +72,88 @@ impl Compiler<'_> {
                 })
             }
         }
+    }
+
+    /// An expression that reads no state (`argmin(p in procs : p.id)`),
+    /// evaluated once on the topology: its value as a constant closure.
+    fn evaluated_once(&self, x: &IExpr) -> Option<IFn> {
+        if let Some(topo) = self.topo {
+            if matches!(x, IExpr::Best(_) | IExpr::Let(..)) && ir::state_free(x) {
+                let f = Compiler {
+                    topo: None,
+                    ..self.clone()
+                }
+                .iexpr(x);
+                let locals = vec![Cell::new(0); self.prog.max_locals];
+                let (chans, fx) = (Channels::default(), Effects::default());
+                let env = Env {
+                    state: &[],
+                    me: 0,
+                    scratch: &[],
+                    topo,
+                    locals: &locals,
+                    enabled: &NoneEnabled,
+                    enabled_count: 0,
+                    chans: &chans,
+                    fx: &fx,
+                };
+                // A fault (an empty set) is left to happen when evaluated.
+                if let Ok(c) = f(&env) {
+                    return Some(Box::new(move |_| Ok(c)));
+                }
+                return Some(f);
+            }
+        }
+        None
+    }
+
+    /// `a op b`, faulting on overflow and division by zero.
+    fn arith(&self, op: Arith, a: &IExpr, b: &IExpr, span: Span) -> IFn {
+        let (fa, fb) = (self.iexpr(a), self.iexpr(b));
+        match op {
+            // The common cases, without the general overflow dispatch.
+            Arith::Add => Box::new(move |e| {
+                Arith::Add
+                    .apply(fa(e)?, fb(e)?)
+                    .map_or_else(|| overflow(span), Ok)
+            }),
+            Arith::Sub => Box::new(move |e| {
+                Arith::Sub
+                    .apply(fa(e)?, fb(e)?)
+                    .map_or_else(|| overflow(span), Ok)
+            }),
+            _ => Box::new(move |e| {
+                let (x, y) = (fa(e)?, fb(e)?);
+                if y == 0 && matches!(op, Arith::Div | Arith::Mod) {
+                    return fault(
+                        span,
+                        format!(
+                            "division by zero ({x} {} 0)",
+                            if op == Arith::Div { "/" } else { "mod" }
+                        ),
+                        "guard the action so the divisor cannot be 0",
+                    );
+                }
+                op.apply(x, y).map_or_else(|| overflow(span), Ok)
+            }),
+        }
+    }
+
+    /// `msgs(p, q, kind)`: messages of a kind (or all) from `p` to `q`.
+    fn msgs(&self, p: &Proc, q: &Proc, kind: Option<usize>, span: Span) -> IFn {
+        let (fp, fq, kind) = (self.proc(p), self.proc(q), kind.map(|k| k as u16));
+        Box::new(move |e| {
+            let (p, q) = (fp(e)?, fq(e)?);
+            match e.chans.between(e.topo, p, q) {
+                Some(c) => Ok(c.iter().filter(|m| kind.is_none_or(|k| m.kind == k)).count() as i64),
+                None if e.topo.arc(p, q).is_none() => fault(
+                    span,
+                    format!("processes {p} and {q} are not neighbours: there is no channel from {p} to {q}"),
+                    "channels join a process to its neighbours",
+                ),
+                None => Ok(0),
+            }
+        })
     }
 
     /// `argmin`/`argmax`: the member with the best keys; ties go to the
@@ -309,47 +322,50 @@ impl Compiler<'_> {
                 let f = self.proc(p);
                 Box::new(move |e| Ok(e.enabled.is_enabled(f(e)?)))
             }
-            BExpr::Acyclic(sa, sb, pred) => {
-                let (sa, sb) = (*sa, *sb);
-                let pred = self.bexpr(pred);
-                Box::new(move |e| {
-                    // Iterative depth-first search; 1 = on the stack, 2 = done.
-                    let n = e.topo.n();
-                    let mut mark = vec![0u8; n];
-                    for root in 0..n {
-                        if mark[root] != 0 {
-                            continue;
-                        }
-                        let mut stack = vec![(root, 0usize)];
-                        mark[root] = 1;
-                        while let Some(&mut (p, ref mut k)) = stack.last_mut() {
-                            let nb = e.topo.nbrs(p);
-                            if *k == nb.len() {
-                                mark[p] = 2;
-                                stack.pop();
-                                continue;
-                            }
-                            let q = nb[*k] as usize;
-                            *k += 1;
-                            e.locals[sa].set(p as i64);
-                            e.locals[sb].set(q as i64);
-                            if !pred(e)? {
-                                continue;
-                            }
-                            match mark[q] {
-                                1 => return Ok(false),
-                                0 => {
-                                    mark[q] = 1;
-                                    stack.push((q, 0));
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
-                    Ok(true)
-                })
-            }
+            BExpr::Acyclic(sa, sb, pred) => self.acyclic(*sa, *sb, pred),
         }
+    }
+
+    /// `acyclic(p -> q : pred)`: no directed cycle among the arcs where
+    /// `pred` holds (`sa`, `sb`: the slots of `p` and `q`).
+    fn acyclic(&self, sa: usize, sb: usize, pred: &BExpr) -> BFn {
+        let pred = self.bexpr(pred);
+        Box::new(move |e| {
+            // Iterative depth-first search; 1 = on the stack, 2 = done.
+            let n = e.topo.n();
+            let mut mark = vec![0u8; n];
+            for root in 0..n {
+                if mark[root] != 0 {
+                    continue;
+                }
+                let mut stack = vec![(root, 0usize)];
+                mark[root] = 1;
+                while let Some(&mut (p, ref mut k)) = stack.last_mut() {
+                    let nb = e.topo.nbrs(p);
+                    if *k == nb.len() {
+                        mark[p] = 2;
+                        stack.pop();
+                        continue;
+                    }
+                    let q = nb[*k] as usize;
+                    *k += 1;
+                    e.locals[sa].set(p as i64);
+                    e.locals[sb].set(q as i64);
+                    if !pred(e)? {
+                        continue;
+                    }
+                    match mark[q] {
+                        1 => return Ok(false),
+                        0 => {
+                            mark[q] = 1;
+                            stack.push((q, 0));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Ok(true)
+        })
     }
 
     /// Splits a legitimacy predicate into conjuncts, keeping those over all

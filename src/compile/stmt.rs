@@ -4,6 +4,19 @@
 
 use super::*;
 
+/// One target: where it writes and what.
+enum Write {
+    /// A scalar or an element at a known slot.
+    Slot(usize, IFn, CheckFn),
+    /// An element at a computed slot.
+    At(IFn, IFn, CheckFn),
+    /// A whole array copied from an array at the process `PFn` names.
+    Array(usize, usize, PFn, usize),
+    /// An edge variable: the variable, the other end, the value; it
+    /// lands in this process's slot for that neighbour and at the other end.
+    Edge(usize, IFn, IFn, IFn, CheckFn, Span),
+}
+
 impl Compiler<'_> {
     pub(super) fn constant_assignments(&self, s: &ir::Stmt, problems: &mut Vec<Problem>) {
         match s {
@@ -206,58 +219,10 @@ impl Compiler<'_> {
     }
 
     pub(super) fn assign(&self, targets: &[ir::Target], values: &[Value]) -> SFn {
-        /// One target: where it writes and what.
-        enum Write {
-            /// A scalar or an element at a known slot.
-            Slot(usize, IFn, CheckFn),
-            /// An element at a computed slot.
-            At(IFn, IFn, CheckFn),
-            /// A whole array copied from an array at the process `PFn` names.
-            Array(usize, usize, PFn, usize),
-            /// An edge variable: the variable, the other end, the value; it
-            /// lands in this process's slot for that neighbour and at the other end.
-            Edge(usize, IFn, IFn, IFn, CheckFn, Span),
-        }
         let writes: Vec<Write> = targets
             .iter()
             .zip(values)
-            .map(|(t, val)| {
-                let check = self.domain_check(t.var, t.span);
-                let f: IFn = match val {
-                    Value::Int(x) => self.iexpr(x),
-                    Value::Bool(b) => {
-                        let f = self.bexpr(b);
-                        Box::new(move |e| f(e).map(i64::from))
-                    }
-                    Value::Array(p, src) => {
-                        return Write::Array(
-                            self.offsets[t.var],
-                            self.lens[t.var].min(self.lens[*src]),
-                            self.proc(p),
-                            self.offsets[*src],
-                        )
-                    }
-                };
-                let edge = self.prog.vars[t.var].kind == crate::check::ir::VarKind::Edge;
-                match &t.index {
-                    None => Write::Slot(self.offsets[t.var], f, check),
-                    Some(i) if edge => Write::Edge(
-                        t.var,
-                        self.iexpr(i),
-                        self.my_nbr_slot(t.var, i, t.span),
-                        f,
-                        check,
-                        t.span,
-                    ),
-                    Some(i) if self.per_nbr[t.var] => {
-                        Write::At(self.my_nbr_slot(t.var, i, t.span), f, check)
-                    }
-                    Some(i) => match self.element(t.var, i, t.span) {
-                        Ok(slot) => Write::Slot(slot, f, check),
-                        Err(slot) => Write::At(slot, f, check),
-                    },
-                }
-            })
+            .map(|(t, val)| self.write_of(t, val))
             .collect();
         // The common case, one plain write, without the buffer; without
         // the check when the value is a read of a variable whose domain
@@ -344,6 +309,45 @@ impl Compiler<'_> {
             }
             Ok(())
         })
+    }
+
+    /// Where one target of an assignment writes, and the value it writes.
+    fn write_of(&self, t: &ir::Target, val: &Value) -> Write {
+        let check = self.domain_check(t.var, t.span);
+        let f: IFn = match val {
+            Value::Int(x) => self.iexpr(x),
+            Value::Bool(b) => {
+                let f = self.bexpr(b);
+                Box::new(move |e| f(e).map(i64::from))
+            }
+            Value::Array(p, src) => {
+                return Write::Array(
+                    self.offsets[t.var],
+                    self.lens[t.var].min(self.lens[*src]),
+                    self.proc(p),
+                    self.offsets[*src],
+                )
+            }
+        };
+        let edge = self.prog.vars[t.var].kind == crate::check::ir::VarKind::Edge;
+        match &t.index {
+            None => Write::Slot(self.offsets[t.var], f, check),
+            Some(i) if edge => Write::Edge(
+                t.var,
+                self.iexpr(i),
+                self.my_nbr_slot(t.var, i, t.span),
+                f,
+                check,
+                t.span,
+            ),
+            Some(i) if self.per_nbr[t.var] => {
+                Write::At(self.my_nbr_slot(t.var, i, t.span), f, check)
+            }
+            Some(i) => match self.element(t.var, i, t.span) {
+                Ok(slot) => Write::Slot(slot, f, check),
+                Err(slot) => Write::At(slot, f, check),
+            },
+        }
     }
 
     pub(super) fn domain_check(&self, var: usize, span: Span) -> CheckFn {
