@@ -60,9 +60,7 @@ enum Command {
 struct InstanceArgs {
     /// The program (a `.gc` file).
     program: String,
-    /// Topology: ring:N, uring:N, chain:N, star:N, complete:N, grid:RxC, torus:RxC,
-    /// hypercube:D, tree:N, random:N[:P], file:EDGES, dot:FILE.DOT [default: the program's]
-    #[arg(short, long, value_name = "SPEC")]
+    #[arg(short, long, value_name = "SPEC", help = topology_help())]
     topology: Option<String>,
     /// Process ids: index, random (a permutation of 0..n-1), random:LO..HI, or a list 6,7,4,...
     #[arg(long, default_value = "index", value_parser = parse_ids)]
@@ -178,6 +176,12 @@ fn parse_param(s: &str) -> Result<(String, i64), String> {
         .parse()
         .map_err(|_| format!("`{}` is not an integer", value.trim()))?;
     Ok((name.to_string(), value))
+}
+
+/// `--topology`'s help, from the families' table.
+fn topology_help() -> String {
+    let each: Vec<&str> = crate::topology::FAMILIES.iter().map(|f| f.1).collect();
+    format!("Topology: {} [default: the program's]", each.join(", "))
 }
 
 /// `--daemon`'s help, from the daemons' table.

@@ -7,6 +7,7 @@
 //! ways.
 
 pub mod dot;
+mod families;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use rand::seq::SliceRandom;
@@ -239,54 +240,10 @@ pub fn build(
             if n < 2 {
                 return Err(format!("a {family} needs at least 2 processes"));
             }
-            let mut g = graph_with(n);
-            for i in 0..n {
-                let j = (i + 1) % n;
-                if family == "ring" {
-                    edge(&mut g, i, j);
-                } else {
-                    g.add_edge(NodeIndex::new(i), NodeIndex::new(j), ());
-                }
-            }
-            let mut t = Topology::freeze(name, g);
-            t.has_left = true;
-            t.has_right = family == "ring";
-            t.regular_ring = Some(family == "ring");
-            for i in 0..n {
-                t.left[i] = ((i + n - 1) % n) as u32;
-                if family == "ring" {
-                    t.right[i] = ((i + 1) % n) as u32;
-                }
-            }
-            t
+            families::ring(name, n, family == "ring")
         }
-        "chain" => {
-            let n = count(arg, "process count")?;
-            let mut g = graph_with(n);
-            for i in 1..n {
-                edge(&mut g, i - 1, i);
-            }
-            let mut t = Topology::freeze(name, g);
-            t.has_left = true;
-            t.has_right = true;
-            for i in 0..n {
-                if i > 0 {
-                    t.left[i] = (i - 1) as u32;
-                }
-                if i + 1 < n {
-                    t.right[i] = (i + 1) as u32;
-                }
-            }
-            t
-        }
-        "star" => {
-            let n = count(arg, "process count")?;
-            let mut g = graph_with(n);
-            for i in 1..n {
-                edge(&mut g, 0, i);
-            }
-            Topology::freeze(name, g)
-        }
+        "chain" => families::chain(name, count(arg, "process count")?),
+        "star" => families::star(name, count(arg, "process count")?),
         "complete" => {
             let n = count(arg, "process count")?;
             if n > 3_000 {
@@ -294,63 +251,19 @@ pub fn build(
                     "complete:{n} has too many edges; use at most 3000 processes"
                 ));
             }
-            let mut g = graph_with(n);
-            for i in 0..n {
-                for j in i + 1..n {
-                    edge(&mut g, i, j);
-                }
-            }
-            Topology::freeze(name, g)
+            families::complete(name, n)
         }
         "grid" | "torus" => {
             let (r, c) = dims(arg)?;
-            let mut g = graph_with(r * c);
-            let at = |i: usize, j: usize| i * c + j;
-            for i in 0..r {
-                for j in 0..c {
-                    if j + 1 < c {
-                        edge(&mut g, at(i, j), at(i, j + 1));
-                    } else if family == "torus" && c > 2 {
-                        edge(&mut g, at(i, j), at(i, 0));
-                    }
-                    if i + 1 < r {
-                        edge(&mut g, at(i, j), at(i + 1, j));
-                    } else if family == "torus" && r > 2 {
-                        edge(&mut g, at(i, j), at(0, j));
-                    }
-                }
-            }
-            Topology::freeze(name, g)
+            families::grid(name, r, c, family == "torus")
         }
         "hypercube" => {
             let d: usize = arg.parse().ok().filter(|d| *d <= 20).ok_or_else(|| {
                 format!("`hypercube` needs a dimension from 0 to 20, not `{arg}`")
             })?;
-            let n = 1usize << d;
-            let mut g = graph_with(n);
-            for i in 0..n {
-                for b in 0..d {
-                    let j = i ^ (1 << b);
-                    if i < j {
-                        edge(&mut g, i, j);
-                    }
-                }
-            }
-            Topology::freeze(name, g)
+            families::hypercube(name, d)
         }
-        "tree" => {
-            let n = count(arg, "process count")?;
-            let mut g = graph_with(n);
-            let mut parent = vec![NONE; n];
-            for (i, p) in parent.iter_mut().enumerate().skip(1) {
-                let j = rng.gen_range(0..i);
-                *p = j as u32;
-                edge(&mut g, j, i);
-            }
-            let mut t = Topology::freeze(name, g);
-            t.parent = parent;
-            t
-        }
+        "tree" => families::tree(name, count(arg, "process count")?, rng),
         "random" => {
             let (n, p) = match arg.split_once(':') {
                 Some((n, p)) => {
@@ -371,31 +284,7 @@ pub fn build(
                     "random:{n} is too large; use at most 5000 processes"
                 ));
             }
-            // A random spanning tree keeps it connected; extra edges with
-            // probability p (default: about two more per process).
-            let p = p.unwrap_or(if n > 1 {
-                (2.0 / (n as f64 - 1.0)).min(1.0)
-            } else {
-                0.0
-            });
-            let mut order: Vec<usize> = (0..n).collect();
-            order.shuffle(rng);
-            let mut adj = std::collections::HashSet::new();
-            let mut g = graph_with(n);
-            for i in 1..n {
-                let j = rng.gen_range(0..i);
-                let (a, b) = (order[i].min(order[j]), order[i].max(order[j]));
-                adj.insert((a, b));
-                edge(&mut g, a, b);
-            }
-            for a in 0..n {
-                for b in a + 1..n {
-                    if !adj.contains(&(a, b)) && rng.gen_bool(p) {
-                        edge(&mut g, a, b);
-                    }
-                }
-            }
-            Topology::freeze(name, g)
+            families::random(name, n, p, rng)
         }
         "file" => {
             let text = read(arg)?;
@@ -410,29 +299,33 @@ pub fn build(
             t
         }
         other => {
-            let families = [
-                "ring",
-                "uring",
-                "chain",
-                "star",
-                "complete",
-                "grid",
-                "torus",
-                "hypercube",
-                "tree",
-                "random",
-                "file",
-                "dot",
-            ];
-            let hint = crate::diagnostic::suggest(other, families)
+            let hint = crate::diagnostic::suggest(other, FAMILIES.iter().map(|f| f.0))
                 .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
+            let known: Vec<&str> = FAMILIES.iter().map(|f| f.1).collect();
             return Err(format!(
-                "unknown topology `{other}`{hint}; known: ring:N, uring:N, chain:N, star:N, complete:N, grid:RxC, torus:RxC, hypercube:D, tree:N, random:N[:P], file:PATH, dot:PATH"
+                "unknown topology `{other}`{hint}; known: {}",
+                known.join(", ")
             ));
         }
     };
     Ok(topo)
 }
+
+/// The built-in families: name, and how a spec writes it.
+pub const FAMILIES: &[(&str, &str)] = &[
+    ("ring", "ring:N"),
+    ("uring", "uring:N"),
+    ("chain", "chain:N"),
+    ("star", "star:N"),
+    ("complete", "complete:N"),
+    ("grid", "grid:RxC"),
+    ("torus", "torus:RxC"),
+    ("hypercube", "hypercube:D"),
+    ("tree", "tree:N"),
+    ("random", "random:N[:P]"),
+    ("file", "file:PATH"),
+    ("dot", "dot:PATH"),
+];
 
 /// Gives a graph read from a file `left`/`right` neighbours when it is a
 /// ring: a directed cycle gets `left` (the process it reads), an undirected

@@ -1,0 +1,155 @@
+//! The built-in families of topologies, each built as a petgraph graph and
+//! frozen into adjacency arrays; rings and chains also get their `left` and
+//! `right` neighbours, trees their parents.
+
+use super::{edge, graph_with, Topology, NONE};
+use petgraph::graph::NodeIndex;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// A ring of `n` processes: undirected (`ring`, both neighbours) or
+/// directed (`uring`, each process reads its predecessor).
+pub(super) fn ring(name: String, n: usize, undirected: bool) -> Topology {
+    let mut g = graph_with(n);
+    for i in 0..n {
+        let j = (i + 1) % n;
+        if undirected {
+            edge(&mut g, i, j);
+        } else {
+            g.add_edge(NodeIndex::new(i), NodeIndex::new(j), ());
+        }
+    }
+    let mut t = Topology::freeze(name, g);
+    t.has_left = true;
+    t.has_right = undirected;
+    t.regular_ring = Some(undirected);
+    for i in 0..n {
+        t.left[i] = ((i + n - 1) % n) as u32;
+        if undirected {
+            t.right[i] = ((i + 1) % n) as u32;
+        }
+    }
+    t
+}
+
+/// A chain: process 0 has no `left`, the last no `right`.
+pub(super) fn chain(name: String, n: usize) -> Topology {
+    let mut g = graph_with(n);
+    for i in 1..n {
+        edge(&mut g, i - 1, i);
+    }
+    let mut t = Topology::freeze(name, g);
+    t.has_left = true;
+    t.has_right = true;
+    for i in 0..n {
+        if i > 0 {
+            t.left[i] = (i - 1) as u32;
+        }
+        if i + 1 < n {
+            t.right[i] = (i + 1) as u32;
+        }
+    }
+    t
+}
+
+/// A star with process 0 at its centre.
+pub(super) fn star(name: String, n: usize) -> Topology {
+    let mut g = graph_with(n);
+    for i in 1..n {
+        edge(&mut g, 0, i);
+    }
+    Topology::freeze(name, g)
+}
+
+/// Every pair of processes joined.
+pub(super) fn complete(name: String, n: usize) -> Topology {
+    let mut g = graph_with(n);
+    for i in 0..n {
+        for j in i + 1..n {
+            edge(&mut g, i, j);
+        }
+    }
+    Topology::freeze(name, g)
+}
+
+/// An `r` by `c` grid, row by row; a torus wraps around (in a dimension of
+/// more than 2, where wrapping adds an edge).
+pub(super) fn grid(name: String, r: usize, c: usize, torus: bool) -> Topology {
+    let mut g = graph_with(r * c);
+    let at = |i: usize, j: usize| i * c + j;
+    for i in 0..r {
+        for j in 0..c {
+            if j + 1 < c {
+                edge(&mut g, at(i, j), at(i, j + 1));
+            } else if torus && c > 2 {
+                edge(&mut g, at(i, j), at(i, 0));
+            }
+            if i + 1 < r {
+                edge(&mut g, at(i, j), at(i + 1, j));
+            } else if torus && r > 2 {
+                edge(&mut g, at(i, j), at(0, j));
+            }
+        }
+    }
+    Topology::freeze(name, g)
+}
+
+/// The `d`-dimensional hypercube: processes whose numbers differ in one bit.
+pub(super) fn hypercube(name: String, d: usize) -> Topology {
+    let n = 1usize << d;
+    let mut g = graph_with(n);
+    for i in 0..n {
+        for b in 0..d {
+            let j = i ^ (1 << b);
+            if i < j {
+                edge(&mut g, i, j);
+            }
+        }
+    }
+    Topology::freeze(name, g)
+}
+
+/// A random tree rooted at 0: each process's parent is drawn among the
+/// processes before it.
+pub(super) fn tree(name: String, n: usize, rng: &mut ChaCha8Rng) -> Topology {
+    let mut g = graph_with(n);
+    let mut parent = vec![NONE; n];
+    for (i, p) in parent.iter_mut().enumerate().skip(1) {
+        let j = rng.gen_range(0..i);
+        *p = j as u32;
+        edge(&mut g, j, i);
+    }
+    let mut t = Topology::freeze(name, g);
+    t.parent = parent;
+    t
+}
+
+/// A random connected graph: a random spanning tree keeps it connected,
+/// then each other pair is joined with probability `p` (default: about
+/// two more edges per process).
+pub(super) fn random(name: String, n: usize, p: Option<f64>, rng: &mut ChaCha8Rng) -> Topology {
+    let p = p.unwrap_or(if n > 1 {
+        (2.0 / (n as f64 - 1.0)).min(1.0)
+    } else {
+        0.0
+    });
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(rng);
+    let mut adj = std::collections::HashSet::new();
+    let mut g = graph_with(n);
+    for i in 1..n {
+        let j = rng.gen_range(0..i);
+        let (a, b) = (order[i].min(order[j]), order[i].max(order[j]));
+        adj.insert((a, b));
+        edge(&mut g, a, b);
+    }
+    for a in 0..n {
+        for b in a + 1..n {
+            if !adj.contains(&(a, b)) && rng.gen_bool(p) {
+                edge(&mut g, a, b);
+            }
+        }
+    }
+    Topology::freeze(name, g)
+}
