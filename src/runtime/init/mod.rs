@@ -1,0 +1,342 @@
+//! Initial configurations: declared values, uniformly random values over
+//! every domain (channel contents included: the arbitrary start of
+//! self-stabilization), DOT attributes, configuration files and `--set`
+//! overrides (their format is read and written in `file.rs`).
+
+use crate::check::ir::{self, Ty};
+use crate::compile::{Compiled, Env, VarDomain};
+use crate::diagnostic::Problem;
+use crate::span::Span;
+use crate::state::channels::{Channels, MAX_FIELDS};
+use crate::topology::Topology;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::cell::Cell;
+use std::collections::VecDeque;
+
+mod file;
+
+pub use file::{
+    apply, apply_channels, format_config, msg_text, parse_assignments, parse_channels, parse_value,
+    Assignment, ChannelLine,
+};
+
+/// Where the initial configuration comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InitMode {
+    /// The declared initial values (and DOT node attributes).
+    Declared,
+    /// Uniformly random over every domain (or declared `random` range): the
+    /// arbitrary start.
+    Random,
+    /// Declared values overridden by an assignment file (its name and text).
+    File(String, String),
+}
+
+/// An arbitrary row for process `p`: every slot random over its domain (or
+/// declared `random` range); per-neighbour slots beyond its neighbours hold
+/// the domain's first value, and an edge's node variable names one of the
+/// edge's ends. Edge variables still need [`mirror_edges`]-style agreement.
+pub fn random_row(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    p: usize,
+    rng: &mut ChaCha8Rng,
+) -> Vec<i64> {
+    let edge = |v: usize| prog.vars[v].kind == crate::check::ir::VarKind::Edge;
+    code.arbitrary
+        .iter()
+        .enumerate()
+        .map(|(slot, d)| {
+            let (v, k) = code.var_of_slot(slot);
+            match (code.per_nbr[v], k) {
+                (true, Some(k)) if k >= topo.nbrs(p).len() => unused_value(d, p),
+                (true, Some(k)) if edge(v) && *d == VarDomain::Node => {
+                    if rng.gen::<bool>() {
+                        p as i64
+                    } else {
+                        topo.nbrs(p)[k] as i64
+                    }
+                }
+                _ => random_value(d, p, topo, rng),
+            }
+        })
+        .collect()
+}
+
+/// After process `p`'s row changed from outside (a fault injected), its
+/// neighbours' copies of the shared edge variables take its values.
+pub fn share_edges_of(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    state: &mut [i64],
+    p: usize,
+) {
+    let stride = code.stride;
+    for (v, var) in prog.vars.iter().enumerate() {
+        if var.kind != crate::check::ir::VarKind::Edge {
+            continue;
+        }
+        for (k, &q) in topo.nbrs(p).iter().enumerate() {
+            if let Some(j) = topo.nbr_pos(q as usize, p) {
+                state[q as usize * stride + code.offsets[v] + j] =
+                    state[p * stride + code.offsets[v] + k];
+            }
+        }
+    }
+}
+
+/// A random value of a domain for process `p`.
+pub fn random_value(d: &VarDomain, p: usize, topo: &Topology, rng: &mut ChaCha8Rng) -> i64 {
+    match *d {
+        VarDomain::Bool => i64::from(rng.gen::<bool>()),
+        VarDomain::Range(lo, hi) => rng.gen_range(lo..=hi),
+        VarDomain::Enum(len) => rng.gen_range(0..len as i64),
+        VarDomain::Node => {
+            let nbrs = topo.nbrs(p);
+            let k = rng.gen_range(0..=nbrs.len());
+            if k == 0 {
+                p as i64
+            } else {
+                nbrs[k - 1] as i64
+            }
+        }
+    }
+}
+
+/// Where a configuration problem comes from, for rendering.
+#[derive(Debug)]
+pub struct ConfigError {
+    /// The source's name (a file path, `--set`, the program).
+    pub origin: String,
+    /// The source's text.
+    pub text: String,
+    /// The problems.
+    pub problems: Vec<Problem>,
+}
+
+/// Builds the initial configuration. DOT attributes apply on top of declared
+/// values; `--set` overrides (`sets`, each its own one-line source) come last.
+pub fn initial_state(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    mode: &InitMode,
+    sets: &[String],
+    rng: &mut ChaCha8Rng,
+) -> Result<(Vec<i64>, Channels), ConfigError> {
+    let n = topo.n();
+    let stride = code.stride;
+    let mut state: Vec<Option<i64>> = vec![None; n * stride];
+    let here = |problems: Vec<Problem>, origin: &str, text: &str| ConfigError {
+        origin: origin.to_string(),
+        text: text.to_string(),
+        problems,
+    };
+    if *mode == InitMode::Random {
+        for p in 0..n {
+            for (slot, v) in random_row(prog, code, topo, p, rng).into_iter().enumerate() {
+                state[p * stride + slot] = Some(v);
+            }
+        }
+    } else {
+        declared_values(prog, code, topo, &mut state)?;
+        // Values a DOT file gives as node attributes.
+        for (p, key, val) in &topo.attrs {
+            if prog.vars.iter().any(|v| &v.name == key) {
+                let line = format!("{p}.{key} = {val}");
+                let list = parse_assignments(prog, code, topo, &line)
+                    .map_err(|ps| here(ps, &topo.name, &line))?;
+                apply(prog, code, topo, &mut state, &list)
+                    .map_err(|ps| here(ps, &topo.name, &line))?;
+            }
+        }
+        if let InitMode::File(name, text) = mode {
+            let list =
+                parse_assignments(prog, code, topo, text).map_err(|ps| here(ps, name, text))?;
+            apply(prog, code, topo, &mut state, &list).map_err(|ps| here(ps, name, text))?;
+        }
+    }
+    for s in sets {
+        let list = parse_assignments(prog, code, topo, s).map_err(|ps| here(ps, "--set", s))?;
+        apply(prog, code, topo, &mut state, &list).map_err(|ps| here(ps, "--set", s))?;
+    }
+    mirror_edges(prog, code, topo, &mut state);
+    // Per-neighbour slots beyond a process's neighbours hold nothing.
+    for p in 0..n {
+        for (slot, d) in code.domains.iter().enumerate() {
+            let (v, k) = code.var_of_slot(slot);
+            if let (true, Some(k)) = (code.per_nbr[v], k) {
+                if k >= topo.nbrs(p).len() && state[p * stride + slot].is_none() {
+                    state[p * stride + slot] = Some(unused_value(d, p));
+                }
+            }
+        }
+    }
+    let mut chans = Channels::new(topo, code.capacity);
+    let mut sources: Vec<(&str, &str)> = Vec::new();
+    if let InitMode::File(name, text) = mode {
+        sources.push((name, text));
+    }
+    sources.extend(sets.iter().map(|s| ("--set", s.as_str())));
+    if *mode == InitMode::Random {
+        random_channels(code, topo, &mut chans, rng);
+    }
+    for (origin, text) in sources {
+        let lines = parse_channels(prog, code, topo, text).map_err(|ps| here(ps, origin, text))?;
+        apply_channels(&mut chans, topo, &lines);
+    }
+    Ok((every_value_set(prog, code, &state, mode)?, chans))
+}
+
+/// A problem in the program's declarations, found while building a configuration.
+fn program_error(problems: Vec<Problem>) -> ConfigError {
+    ConfigError {
+        origin: String::new(),
+        text: String::new(),
+        problems,
+    }
+}
+
+/// Every declared initial value, checked against its domain.
+fn declared_values(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    state: &mut [Option<i64>],
+) -> Result<(), ConfigError> {
+    let (n, stride) = (topo.n(), code.stride);
+    let locals = vec![Cell::new(0); code.max_locals];
+    let (no_chans, no_fx) = (Default::default(), Default::default());
+    for p in 0..n {
+        let env = Env {
+            state: &[],
+            me: p,
+            scratch: &[],
+            topo,
+            locals: &locals,
+            enabled: &crate::compile::NoneEnabled,
+            enabled_count: 0,
+            chans: &no_chans,
+            fx: &no_fx,
+        };
+        for (var, init) in code.inits.iter().enumerate() {
+            let Some(f) = init else { continue };
+            let v = &prog.vars[var];
+            let slot = code.offsets[var];
+            let value = f(&env).map_err(|fault| {
+                program_error(vec![Problem::new(
+                    "guarded::config::init_fault",
+                    format!(
+                        "the initial value of `{}` fails at process {p}: {}",
+                        v.name, fault.message
+                    ),
+                )
+                .label(fault.span, "here")
+                .help(fault.help.clone())])
+            })?;
+            if !code.domains[slot].contains(value, p, topo) {
+                return Err(program_error(
+                    vec![Problem::new(
+                        "guarded::config::out_of_domain",
+                        format!("the declared initial value of `{}` at process {p} is {}, outside its domain", v.name, prog.show_value(v.ty, value)),
+                    )
+                    .label(v.span, "declared here")
+                    .help(format!("`{}` ranges over {}", v.name, code.domains[slot].describe()))]));
+            }
+            for s in code.slots(var) {
+                state[p * stride + s] = Some(value);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Arbitrary messages in transit: each channel holds a random number of
+/// messages (0 to capacity, or the declared range) of random types and fields.
+fn random_channels(code: &Compiled, topo: &Topology, chans: &mut Channels, rng: &mut ChaCha8Rng) {
+    // Arbitrary messages in transit: each channel holds a random number
+    // of messages (0 to capacity, or the declared range) of random types
+    // and fields.
+    for a in 0..chans.queues.len() {
+        let k = rng.gen_range(code.random_fill.0..=code.random_fill.1);
+        let mut q = VecDeque::with_capacity(k);
+        for _ in 0..k {
+            let kind = rng.gen_range(0..code.message_domains.len());
+            let mut fields = [0i64; MAX_FIELDS];
+            for (f, d) in fields.iter_mut().zip(&code.message_domains[kind]) {
+                *f = random_value(d, 0, topo, rng);
+            }
+            q.push_back(chans.stamp(kind as u16, fields));
+        }
+        chans.queues[a] = q;
+    }
+}
+
+/// The configuration, once every slot has a value.
+fn every_value_set(
+    prog: &ir::Program,
+    code: &Compiled,
+    state: &[Option<i64>],
+    mode: &InitMode,
+) -> Result<Vec<i64>, ConfigError> {
+    let stride = code.stride;
+    let mut out = Vec::with_capacity(state.len());
+    for (k, v) in state.iter().enumerate() {
+        match v {
+            Some(v) => out.push(*v),
+            None => {
+                let var = &prog.vars[code.var_of_slot(k % stride).0];
+                let from = match mode {
+                    InitMode::File(name, _) => format!(" and {name} does not set it"),
+                    _ => String::new(),
+                };
+                return Err(program_error(
+                    vec![Problem::new(
+                        "guarded::config::no_initial_value",
+                        format!("process {} has no initial value for `{}`{from}", k / stride, var.name),
+                    )
+                    .label(var.span, "declared without `= value`")
+                    .help(format!(
+                        "declare one (`var {}: ... = VALUE`), set it (`--set {}.{}=VALUE` or an --init file), or start from `--init random`",
+                        var.name,
+                        k / stride,
+                        var.name
+                    ))],
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Both ends of an edge see one value of each edge variable: the smaller
+/// index's (declared values such as `self` differ at the two ends).
+fn mirror_edges(prog: &ir::Program, code: &Compiled, topo: &Topology, state: &mut [Option<i64>]) {
+    let stride = code.stride;
+    for (v, var) in prog.vars.iter().enumerate() {
+        if var.kind != crate::check::ir::VarKind::Edge {
+            continue;
+        }
+        for p in 0..topo.n() {
+            for (k, &q) in topo.nbrs(p).iter().enumerate() {
+                let q = q as usize;
+                if let (true, Some(j)) = (q < p, topo.nbr_pos(q, p)) {
+                    state[p * stride + code.offsets[v] + k] =
+                        state[q * stride + code.offsets[v] + j];
+                }
+            }
+        }
+    }
+}
+
+/// What a slot that belongs to no neighbour holds: the domain's first value.
+pub(crate) fn unused_value(d: &VarDomain, p: usize) -> i64 {
+    match *d {
+        VarDomain::Range(lo, _) => lo,
+        VarDomain::Node => p as i64,
+        VarDomain::Bool | VarDomain::Enum(_) => 0,
+    }
+}
