@@ -7,6 +7,7 @@ pub mod columns;
 mod expr;
 mod fused;
 mod instantiate;
+mod layout;
 mod reads;
 mod stmt;
 

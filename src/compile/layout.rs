@@ -1,0 +1,209 @@
+//! The layout of an instance: every declared domain resolved (one place
+//! for variables and message fields alike), array lengths, each variable's
+//! slots in a process's row, what random configurations draw from, and the
+//! channels' capacity and random fill.
+
+use super::instantiate::Instantiation;
+use super::*;
+use crate::check::ir::VarKind;
+
+/// Where each variable lives in a process's row, and what it may hold.
+pub(super) struct Layout {
+    /// By variable: its domain.
+    pub(super) var_domains: Vec<VarDomain>,
+    /// By variable: its number of slots, `None` for a scalar.
+    pub(super) lens: Vec<Option<usize>>,
+    /// By variable: its first slot.
+    pub(super) offsets: Vec<usize>,
+    /// By slot: the domain.
+    pub(super) domains: Vec<VarDomain>,
+    /// By slot: what random configurations draw from.
+    pub(super) arbitrary: Vec<VarDomain>,
+}
+
+/// Channel capacity, random fill and message field domains.
+pub(super) struct ChannelSetup {
+    pub(super) capacity: Option<usize>,
+    pub(super) random_fill: (usize, usize),
+    pub(super) message_domains: Vec<Vec<VarDomain>>,
+}
+
+impl Layout {
+    /// Timers: first slot, slots, the value they stop at.
+    pub(super) fn timers(&self, prog: &ir::Program) -> Vec<(usize, usize, i64)> {
+        prog.vars
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.kind == VarKind::Timer)
+            .filter_map(|(k, _)| match self.var_domains[k] {
+                VarDomain::Range(_, hi) => Some((self.offsets[k], self.lens[k].unwrap_or(1), hi)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+impl Instantiation<'_> {
+    /// A declared domain with its bounds computed: the one place that
+    /// resolves one, for variables and message fields alike. `what` names
+    /// the holder (`` `x` ``, `` field `f` of `m` ``).
+    pub(super) fn domain(&mut self, d: &Domain, what: &str, span: Option<Span>) -> VarDomain {
+        let (lo, hi) = match d {
+            Domain::Bool => return VarDomain::Bool,
+            Domain::Node => return VarDomain::Node,
+            Domain::Enum(e) => return VarDomain::Enum(self.prog.enums[*e].values.len()),
+            Domain::Range(lo, hi) => (lo, hi),
+        };
+        let problem = match (self.eval(lo), self.eval(hi)) {
+            (Some(lo), Some(hi)) if lo <= hi => return VarDomain::Range(lo, hi),
+            (Some(lo), Some(hi)) => Problem::new(
+                "guarded::instance::empty_domain",
+                format!("the domain of {what} is empty: {lo}..{hi}"),
+            )
+            .help("a range `lo..hi` needs lo <= hi; check the parameters or the topology size")
+            .label_opt(span, format!("{lo}..{hi} with n = {}", self.n.n)),
+            _ => Problem::new(
+                "guarded::instance::bad_domain",
+                format!("the bounds of {what} cannot be computed"),
+            )
+            .help("check the parameters")
+            .label_opt(span, "overflow or division by zero"),
+        };
+        self.problems.push(problem);
+        VarDomain::Range(0, 0)
+    }
+
+    /// Every variable's domain, length and place in the row, and what
+    /// random configurations draw each slot from.
+    pub(super) fn layout(&mut self) -> Layout {
+        let prog = self.prog;
+        // One slot per neighbour, for the process with the most neighbours.
+        let degree = self.topo.max_degree().max(1);
+        let mut l = Layout {
+            var_domains: Vec::new(),
+            lens: Vec::new(),
+            offsets: Vec::new(),
+            domains: Vec::new(),
+            arbitrary: Vec::new(),
+        };
+        for v in &prog.vars {
+            let what = format!("`{}`", v.name);
+            let (len, d) = if v.per_nbr {
+                (Some(degree), self.domain(&v.domain, &what, Some(v.span)))
+            } else {
+                let len = v.len.as_ref().map(|len| self.array_length(v, len));
+                (len, self.domain(&v.domain, &what, Some(v.span)))
+            };
+            l.var_domains.push(d);
+            l.lens.push(len);
+        }
+        // Then what random configurations draw from (reported after the domains).
+        for ((d, len), v) in l.var_domains.iter().zip(&l.lens).zip(&prog.vars) {
+            let from = self.random_range(v, d);
+            l.offsets.push(l.domains.len());
+            l.domains
+                .extend(std::iter::repeat_n(d.clone(), len.unwrap_or(1)));
+            l.arbitrary
+                .extend(std::iter::repeat_n(from, len.unwrap_or(1)));
+        }
+        l
+    }
+
+    pub(super) fn array_length(&mut self, v: &ir::Var, len: &IExpr) -> usize {
+        match self.eval(len) {
+            Some(k) if (1..=1 << 20).contains(&k) => k as usize,
+            k => {
+                self.problems.push(
+                    Problem::new("guarded::instance::bad_length", format!("the length of array `{}` is {}", v.name, k.map_or("not computable".into(), |k| k.to_string())))
+                        .label(v.span, "declared here")
+                        .help("an array has 1 to 1048576 elements; check the parameters or the topology size"),
+                );
+                1
+            }
+        }
+    }
+
+    /// What random configurations draw `v` from: its domain `d`, or its
+    /// declared `random lo..hi` within it.
+    pub(super) fn random_range(&mut self, v: &ir::Var, d: &VarDomain) -> VarDomain {
+        let (Some((lo, hi)), VarDomain::Range(dlo, dhi)) = (&v.random, d) else {
+            return d.clone();
+        };
+        match (self.eval(lo), self.eval(hi)) {
+            (Some(lo), Some(hi)) if *dlo <= lo && lo <= hi && hi <= *dhi => {
+                VarDomain::Range(lo, hi)
+            }
+            (lo, hi) => {
+                let show = |x: Option<i64>| x.map_or("?".into(), |x| x.to_string());
+                self.problems.push(
+                    Problem::new("guarded::instance::random_range", format!("`random {}..{}` of `{}` is not a non-empty part of its domain {dlo}..{dhi}", show(lo), show(hi), v.name))
+                        .label(v.span, "declared here")
+                        .help("the range random configurations draw from must lie within the domain"),
+                );
+                d.clone()
+            }
+        }
+    }
+
+    /// The channel capacity, how many messages a random configuration
+    /// puts in a channel, and each message type's field domains.
+    pub(super) fn channels(&mut self) -> ChannelSetup {
+        let prog = self.prog;
+        let capacity = prog
+            .capacity
+            .as_ref()
+            .and_then(|(e, _, span)| match self.eval(e) {
+                Some(c) if (1..=1 << 16).contains(&c) => Some(c as usize),
+                c => {
+                    self.problems.push(
+                        Problem::new(
+                            "guarded::instance::bad_capacity",
+                            format!(
+                                "the channel capacity is {}",
+                                c.map_or("not computable".into(), |c| c.to_string())
+                            ),
+                        )
+                        .label(*span, "declared here")
+                        .help("a channel holds 1 to 65536 messages"),
+                    );
+                    None
+                }
+            });
+        let random_fill = match (&prog.capacity, capacity) {
+            (Some((_, Some((lo, hi)), span)), Some(cap)) => match (self.eval(lo), self.eval(hi)) {
+                (Some(lo), Some(hi)) if 0 <= lo && lo <= hi && hi as usize <= cap => {
+                    (lo as usize, hi as usize)
+                }
+                _ => {
+                    self.problems.push(
+                        Problem::new(
+                            "guarded::instance::random_range",
+                            "the random channel fill is not within 0..capacity",
+                        )
+                        .label(*span, "declared here")
+                        .help("`channel capacity K random lo..hi` needs 0 <= lo <= hi <= K"),
+                    );
+                    (0, cap)
+                }
+            },
+            (_, cap) => (0, cap.unwrap_or(0)),
+        };
+        let message_domains = prog
+            .messages
+            .iter()
+            .map(|m| {
+                m.fields
+                    .iter()
+                    .map(|(name, _, d)| {
+                        self.domain(d, &format!("field `{name}` of `{}`", m.name), None)
+                    })
+                    .collect()
+            })
+            .collect();
+        ChannelSetup {
+            capacity,
+            random_fill,
+            message_domains,
+        }
+    }
+}
