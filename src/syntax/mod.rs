@@ -2,6 +2,8 @@
 //! into the untyped AST of [`ast`], with pest's errors turned into diagnostics.
 
 pub mod ast;
+mod errors;
+mod lower;
 mod parse;
 
 pub use parse::{parse_expression, parse_program};

@@ -1,0 +1,178 @@
+//! Pest's errors as diagnostics: rules named as a person would name them,
+//! never as the grammar does, and the end of input pointed at its last
+//! character.
+
+use super::parse::Rule;
+use crate::diagnostic::Problem;
+use crate::span::Span;
+
+fn rule_name(rule: &Rule) -> String {
+    use Rule::*;
+    let s = match rule {
+        EOI => "end of input",
+        program | item => {
+            "a declaration (param, topology, enum, var, edge var, timer, def, message, channel, process, legitimate, invariant, report)"
+        }
+        param_decl => "a parameter declaration",
+        topology_decl => "a topology declaration",
+        topology_spec => "a topology such as `ring:8`",
+        enum_decl => "an enumeration declaration",
+        enum_body => "`{` and a list of names",
+        var_decl => "a variable declaration",
+        domain | bool_domain | node_domain | range_domain | named_domain => {
+            "a domain (`lo..hi`, `bool`, `node`, `{a, b}`, `array[LEN] of DOMAIN` or an enumeration name)"
+        }
+        legitimate_decl => "`legitimate:`",
+        invariant_decl => "`invariant NAME:`",
+        role => "`process`",
+        action => "an action `label :: guard -> statement`",
+        arrow => "`->`",
+        rbrace => "`}`",
+        assign_op => "`:=`",
+        priority => "`priority N`",
+        stmts | stmt | block | skip_stmt | if_stmt | assign => "a statement",
+        target => "a variable to assign",
+        expr | sum | primary | atom | paren | call | name => "an expression",
+        prefix | sum_prefix | not_op | neg_op => "an operator",
+        infix | sum_infix | implies_op | or_op | and_op | eq_op | ne_op | le_op | ge_op | lt_op
+        | gt_op | add_op | sub_op | mul_op | div_op | mod_op => "an operator",
+        quantifier | quant_kind => "a quantifier",
+        collection => "`nbrs`, `procs`, a range `lo..hi` or a set",
+        int_lit => "a number",
+        true_lit | false_lit => "a boolean",
+        ident => "a name",
+        keyword => "a keyword",
+        kw_param => "`param`",
+        kw_topology => "`topology`",
+        kw_enum => "`enum`",
+        kw_var => "`var`",
+        kw_bool => "`bool`",
+        kw_node => "`node`",
+        kw_legitimate => "`legitimate`",
+        kw_invariant => "`invariant`",
+        kw_process => "`process`",
+        kw_where => "`where`",
+        kw_priority => "`priority`",
+        kw_skip => "`skip`",
+        kw_if => "`if`",
+        kw_else => "`else`",
+        kw_not => "`not`",
+        kw_or => "`or`",
+        kw_and => "`and`",
+        kw_mod => "`mod`",
+        kw_forall => "`forall`",
+        kw_exists => "`exists`",
+        kw_count => "`count`",
+        kw_in => "`in`",
+        kw_nbrs => "`nbrs`",
+        kw_procs => "`procs`",
+        kw_true => "`true`",
+        kw_false => "`false`",
+        kw_def => "`def`",
+        kw_report => "`report`",
+        kw_edge => "`edge`",
+        kw_timer => "`timer`",
+        kw_receive => "`receive`",
+        kw_from => "`from`",
+        kw_send => "`send`",
+        kw_to => "`to`",
+        kw_message => "`message`",
+        kw_channel => "`channel`",
+        w_capacity => "`capacity`",
+        w_acyclic => "`acyclic`",
+        var_kind => "`var`, `edge var` or `timer`",
+        message_decl | msg_field => "a message declaration `message NAME(field: DOMAIN)`",
+        channel_decl => "`channel capacity N`",
+        action_for => "`for q in COLLECTION`",
+        receive => "`receive MESSAGE(fields) from NAME`",
+        send_stmt => "`send MESSAGE(values) to PROCESS`",
+        edge_target | edge_ref => "`edge(q)`",
+        acyclic => "`acyclic(p -> q : predicate)`",
+        report_decl => "`report NAME:`",
+        kw_for => "`for`",
+        kw_array => "`array`",
+        kw_of => "`of`",
+        w_min => "`min`",
+        w_max => "`max`",
+        w_argmin => "`argmin`",
+        w_argmax => "`argmax`",
+        w_random => "`random`",
+        random_range => "`random lo..hi`",
+        def_decl | def_expr => "a definition `def NAME(params) = expression`",
+        def_params => "a parameter list `(a, b)`",
+        array_domain => "an array domain `array[LEN] of DOMAIN`",
+        for_stmt => "a `for` loop",
+        call_stmt => "a statement",
+        field => "`.` and a variable",
+        index => "`[` and an index",
+        tuple => "a tuple `(a, b)`",
+        set_lit => "a set `{q in nbrs : predicate}`",
+        range_coll => "a range `lo..hi`",
+        WHITESPACE | COMMENT | ident_char => "whitespace",
+    };
+    s.to_string()
+}
+
+pub(super) fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Problem {
+    use pest::error::{ErrorVariant, InputLocation};
+    let (start, end) = match e.location {
+        InputLocation::Pos(p) => (p, p),
+        InputLocation::Span((s, e)) => (s, e),
+    };
+    // At end of input, point at the last character rather than past it.
+    let (start, end) = if start >= source.len() && !source.is_empty() {
+        let last = source.trim_end().len().max(1);
+        let c = source[..last].chars().next_back().map_or(1, char::len_utf8);
+        (last - c, last)
+    } else if start == end {
+        // Show the whole word or number found there, else one character.
+        let word = source[start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(source.len() - start);
+        let c = source[start..].chars().next().map_or(0, char::len_utf8);
+        (start, start + word.max(c))
+    } else {
+        (start, end)
+    };
+    let message = match &e.variant {
+        ErrorVariant::ParsingError {
+            positives,
+            negatives,
+        } => {
+            let mut names: Vec<String> = positives.iter().map(rule_name).collect();
+            names.sort();
+            names.dedup();
+            if names.is_empty() {
+                let neg: Vec<String> = negatives.iter().map(rule_name).collect();
+                format!("unexpected {}", neg.join(" or "))
+            } else {
+                format!("expected {}", join_or(&names))
+            }
+        }
+        ErrorVariant::CustomError { message } => message.clone(),
+    };
+    let found = source.get(start..end).unwrap_or("");
+    let label = if found.trim().is_empty() {
+        "here".to_string()
+    } else {
+        format!("found `{}`", found.trim())
+    };
+    Problem::new("guarded::syntax::unexpected", format!("syntax error: {message}"))
+        .label(Span::new(start, end), label)
+        .help(
+            "see docs/language.md for the grammar; a program is a list of \
+             param/topology/enum/var declarations, process blocks, and legitimate/invariant predicates",
+        )
+}
+
+fn join_or(names: &[String]) -> String {
+    match names.len() {
+        0 => String::new(),
+        1 => names[0].clone(),
+        _ => format!(
+            "{} or {}",
+            names[..names.len() - 1].join(", "),
+            names[names.len() - 1]
+        ),
+    }
+}

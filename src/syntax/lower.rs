@@ -1,0 +1,507 @@
+//! Lowering pest pairs into the AST by hand, one function per grammar
+//! rule, with the span of each node.
+
+use super::ast::*;
+use super::parse::{Rule, PRATT};
+use crate::span::Span;
+use pest::iterators::{Pair, Pairs};
+
+fn ident(p: Pair<Rule>) -> Ident {
+    Ident {
+        name: p.as_str().to_string(),
+        span: p.as_span().into(),
+    }
+}
+
+/// `program = { SOI ~ item* ~ EOI }`
+pub(super) fn lower_program(p: Pair<Rule>) -> Program {
+    let mut prog = Program::default();
+    for item in p.into_inner() {
+        let span: Span = item.as_span().into();
+        match item.as_rule() {
+            Rule::param_decl => {
+                let mut it = item.into_inner().skip(1);
+                let name = ident(it.next().unwrap());
+                let default = lower_expr(it.next().unwrap());
+                prog.params.push(Param { name, default });
+            }
+            Rule::topology_decl => {
+                let spec = item.into_inner().nth(1).unwrap();
+                prog.topologies
+                    .push((spec.as_str().to_string(), spec.as_span().into()));
+            }
+            Rule::enum_decl => {
+                let mut it = item.into_inner().skip(1);
+                let name = ident(it.next().unwrap());
+                let values = it.next().unwrap().into_inner().map(ident).collect();
+                prog.enums.push(EnumDecl { name, values });
+            }
+            Rule::var_decl => prog.vars.push(lower_var(item, span)),
+            Rule::def_decl => prog.defs.push(lower_def(item, span)),
+            Rule::message_decl => {
+                let mut it = item.into_inner().skip(1);
+                let name = ident(it.next().unwrap());
+                let fields = it
+                    .map(|f| {
+                        let mut parts = f.into_inner();
+                        let name = ident(parts.next().unwrap());
+                        (name, lower_domain(parts.next().unwrap()))
+                    })
+                    .collect();
+                prog.messages.push(MessageDecl { name, fields });
+            }
+            Rule::channel_decl => {
+                let mut it = item.into_inner().skip(2);
+                let cap = lower_expr(it.next().unwrap());
+                let random = it.next().map(|r| {
+                    let mut parts = r.into_inner().skip(1);
+                    (
+                        lower_expr(parts.next().unwrap()),
+                        lower_expr(parts.next().unwrap()),
+                    )
+                });
+                prog.capacity.push((cap, random));
+            }
+            Rule::role => prog.roles.push(lower_role(item)),
+            Rule::legitimate_decl => {
+                prog.legitimate
+                    .push(lower_expr(item.into_inner().nth(1).unwrap()));
+            }
+            Rule::invariant_decl => {
+                let mut it = item.into_inner().skip(1);
+                let name = ident(it.next().unwrap());
+                prog.invariants.push((name, lower_expr(it.next().unwrap())));
+            }
+            Rule::report_decl => {
+                let mut it = item.into_inner().skip(1);
+                let name = ident(it.next().unwrap());
+                prog.reports.push((name, lower_expr(it.next().unwrap())));
+            }
+            Rule::EOI => {}
+            r => unreachable!("item rule {r:?}"),
+        }
+    }
+    prog
+}
+
+/// `var_decl = { var_kind ~ ident ~ ":" ~ domain ~ random_range? ~ ("=" ~ expr)? }`
+fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
+    let mut it = p.into_inner();
+    let kind = {
+        let k: Vec<Rule> = it
+            .next()
+            .unwrap()
+            .into_inner()
+            .map(|c| c.as_rule())
+            .collect();
+        match k.first() {
+            Some(Rule::kw_edge) => VarKind::Edge,
+            Some(Rule::kw_timer) => VarKind::Timer,
+            _ => VarKind::Plain,
+        }
+    };
+    let name = ident(it.next().unwrap());
+    let domain_pair = it.next().unwrap();
+    let mut end = domain_pair.as_span().end();
+    let domain = lower_domain(domain_pair);
+    let mut it = it.peekable();
+    let random = if it.peek().map(|c| c.as_rule()) == Some(Rule::random_range) {
+        let r = it.next().unwrap();
+        end = r.as_span().end();
+        let mut parts = r.into_inner().skip(1);
+        Some((
+            lower_expr(parts.next().unwrap()),
+            lower_expr(parts.next().unwrap()),
+        ))
+    } else {
+        None
+    };
+    let init = it.next().map(lower_expr);
+    if let Some(e) = &init {
+        end = e.span().end;
+    }
+    // The rule's own span can reach over trailing comments; cut it at the last token.
+    let span = Span::new(span.start, end);
+    VarDecl {
+        kind,
+        name,
+        domain,
+        init,
+        random,
+        span,
+    }
+}
+
+/// `def_decl = { kw_def ~ ident ~ def_params? ~ (def_expr | block) }`
+fn lower_def(p: Pair<Rule>, span: Span) -> Def {
+    let mut it = p.into_inner().skip(1).peekable();
+    let name = ident(it.next().unwrap());
+    let params = if it.peek().map(|c| c.as_rule()) == Some(Rule::def_params) {
+        it.next().unwrap().into_inner().map(ident).collect()
+    } else {
+        Vec::new()
+    };
+    let body = it.next().unwrap();
+    let body = match body.as_rule() {
+        Rule::def_expr => DefBody::Expr(lower_expr(body.into_inner().next().unwrap())),
+        _ => DefBody::Stmt(lower_stmt(body)),
+    };
+    let end = match &body {
+        DefBody::Expr(e) => e.span().end,
+        DefBody::Stmt(s) => s.span().end.max(span.start),
+    };
+    Def {
+        name,
+        params,
+        body,
+        span: Span::new(span.start, end.max(span.start)),
+    }
+}
+
+/// `domain = { bool_domain | node_domain | enum_body | range_domain | named_domain }`
+fn lower_domain(p: Pair<Rule>) -> Domain {
+    let d = p.into_inner().next().unwrap();
+    let span: Span = d.as_span().into();
+    match d.as_rule() {
+        Rule::bool_domain => Domain::Bool(span),
+        Rule::node_domain => Domain::Node(span),
+        Rule::enum_body => Domain::Enum(d.into_inner().map(ident).collect(), span),
+        Rule::range_domain => {
+            let mut it = d.into_inner();
+            let lo = lower_expr(it.next().unwrap());
+            let hi = lower_expr(it.next().unwrap());
+            Domain::Range(Box::new(lo), Box::new(hi))
+        }
+        Rule::named_domain => Domain::Named(ident(d.into_inner().next().unwrap())),
+        Rule::array_domain => {
+            let mut it = d.into_inner().skip(1);
+            let len = it.next().unwrap();
+            let len = match len.as_rule() {
+                Rule::kw_nbrs => None,
+                _ => Some(Box::new(lower_expr(len))),
+            };
+            let elem = lower_domain(it.nth(1).unwrap());
+            Domain::Array(len, Box::new(elem), span)
+        }
+        r => unreachable!("domain rule {r:?}"),
+    }
+}
+
+/// `role = { kw_process ~ (kw_where ~ expr)? ~ "{" ~ action* ~ "}" }`
+fn lower_role(p: Pair<Rule>) -> Role {
+    let mut selector = None;
+    let mut actions = Vec::new();
+    let mut head: Span = p.as_span().into();
+    for c in p.into_inner() {
+        match c.as_rule() {
+            Rule::kw_process => head = c.as_span().into(),
+            Rule::kw_where => {}
+            Rule::expr => {
+                let e = lower_expr(c);
+                head = head.join(e.span());
+                selector = Some(e);
+            }
+            Rule::action => actions.push(lower_action(c)),
+            Rule::rbrace => {}
+            r => unreachable!("role rule {r:?}"),
+        }
+    }
+    Role {
+        selector,
+        actions,
+        head,
+    }
+}
+
+/// `action = { ident ~ priority? ~ "::" ~ expr ~ "->" ~ stmts }`
+fn lower_action(p: Pair<Rule>) -> Action {
+    let span: Span = p.as_span().into();
+    let mut it = p.into_inner().peekable();
+    let label = ident(it.next().unwrap());
+    let priority = if it.peek().map(|c| c.as_rule()) == Some(Rule::priority) {
+        Some(lower_expr(it.next().unwrap().into_inner().nth(1).unwrap()))
+    } else {
+        None
+    };
+    let binder = if it.peek().map(|c| c.as_rule()) == Some(Rule::action_for) {
+        let mut parts = it.next().unwrap().into_inner().skip(1);
+        let var = ident(parts.next().unwrap());
+        let coll = lower_collection(parts.nth(1).unwrap());
+        Some((var, coll))
+    } else {
+        None
+    };
+    let g = it.next().unwrap();
+    let (receive, guard) = if g.as_rule() == Rule::receive {
+        let gspan: Span = g.as_span().into();
+        let mut parts = g.into_inner().skip(1);
+        let message = ident(parts.next().unwrap());
+        let mut fields = Vec::new();
+        let mut from = None;
+        let mut guard = None;
+        for c in parts {
+            match c.as_rule() {
+                Rule::ident if from.is_none() => fields.push(ident(c)),
+                Rule::kw_from | Rule::kw_and => {}
+                Rule::expr => guard = Some(lower_expr(c)),
+                _ => {}
+            }
+        }
+        // The last name before `and` (or the end) is the sender.
+        if let Some(last) = fields.pop() {
+            from = Some(last);
+        }
+        let from = from.expect("the grammar requires `from NAME`");
+        (
+            Some(Receive {
+                message,
+                fields,
+                from,
+            }),
+            guard.unwrap_or(Expr::Bool(true, gspan)),
+        )
+    } else {
+        (None, lower_expr(g))
+    };
+    let _arrow = it.next();
+    let body = lower_stmts(it.next().unwrap());
+    Action {
+        label,
+        priority,
+        binder,
+        receive,
+        guard,
+        body,
+        span,
+    }
+}
+
+/// `stmts = { stmt ~ (";" ~ stmt)* ~ ";"? }`
+fn lower_stmts(p: Pair<Rule>) -> Stmt {
+    let span: Span = p.as_span().into();
+    let mut stmts: Vec<Stmt> = p.into_inner().map(lower_stmt).collect();
+    if stmts.len() == 1 {
+        stmts.pop().unwrap()
+    } else {
+        Stmt::Seq(stmts, span)
+    }
+}
+
+/// `stmt = _{ if_stmt | for_stmt | skip_stmt | block | send_stmt | assign | call_stmt }`
+fn lower_stmt(p: Pair<Rule>) -> Stmt {
+    let span: Span = p.as_span().into();
+    match p.as_rule() {
+        Rule::skip_stmt => Stmt::Skip(span),
+        Rule::block => match p.into_inner().next() {
+            Some(s) => lower_stmts(s),
+            None => Stmt::Skip(span),
+        },
+        Rule::if_stmt => {
+            let mut it = p.into_inner().skip(1);
+            let cond = lower_expr(it.next().unwrap());
+            let then = lower_stmt(it.next().unwrap());
+            let els = it.nth(1).map(|e| Box::new(lower_stmt(e)));
+            Stmt::If(Box::new(cond), Box::new(then), els, span)
+        }
+        Rule::assign => {
+            let mut targets = Vec::new();
+            let mut values = Vec::new();
+            for c in p.into_inner() {
+                match c.as_rule() {
+                    Rule::target => {
+                        let span: Span = c.as_span().into();
+                        let mut it = c.into_inner();
+                        let first = it.next().unwrap();
+                        if first.as_rule() == Rule::edge_target {
+                            let mut parts = first.into_inner().skip(1);
+                            let q = lower_expr(parts.next().unwrap());
+                            let name = ident(parts.next().unwrap());
+                            targets.push(Target {
+                                name,
+                                index: Some(q),
+                                edge: true,
+                                span,
+                            });
+                        } else {
+                            let name = ident(first);
+                            let index = it.next().map(lower_expr);
+                            targets.push(Target {
+                                name,
+                                index,
+                                edge: false,
+                                span,
+                            });
+                        }
+                    }
+                    Rule::assign_op => {}
+                    _ => values.push(lower_expr(c)),
+                }
+            }
+            Stmt::Assign(targets, values, span)
+        }
+        Rule::for_stmt => {
+            let mut it = p.into_inner().skip(1);
+            let var = ident(it.next().unwrap());
+            let _in = it.next();
+            let coll = lower_collection(it.next().unwrap());
+            let body = lower_stmt(it.next().unwrap());
+            Stmt::For(var, coll, Box::new(body), span)
+        }
+        Rule::send_stmt => {
+            let mut it = p.into_inner().skip(1);
+            let msg = ident(it.next().unwrap());
+            let mut args = Vec::new();
+            let mut to = None;
+            for c in it {
+                match c.as_rule() {
+                    Rule::kw_to => {}
+                    _ if to.is_none() => args.push(lower_expr(c)),
+                    _ => {}
+                }
+            }
+            // The last expression is the destination.
+            if let Some(last) = args.pop() {
+                to = Some(last);
+            }
+            Stmt::Send(
+                msg,
+                args,
+                Box::new(to.expect("the grammar requires `to`")),
+                span,
+            )
+        }
+        Rule::call_stmt => {
+            let mut it = p.into_inner();
+            let name = ident(it.next().unwrap());
+            Stmt::Call(name, it.map(lower_expr).collect(), span)
+        }
+        r => unreachable!("stmt rule {r:?}"),
+    }
+}
+
+/// `expr = { prefix* ~ primary ~ (infix ~ prefix* ~ primary)* }` (and `sum`)
+pub(super) fn lower_expr(p: Pair<Rule>) -> Expr {
+    lower_operators(p.into_inner())
+}
+
+fn lower_operators(pairs: Pairs<Rule>) -> Expr {
+    PRATT
+        .map_primary(lower_primary)
+        .map_prefix(|op, e| {
+            let span = Span::from(op.as_span()).join(e.span());
+            let op = match op.as_rule() {
+                Rule::not_op => UnOp::Not,
+                _ => UnOp::Neg,
+            };
+            Expr::Unary(op, Box::new(e), span)
+        })
+        .map_infix(|l, op, r| {
+            let span = l.span().join(r.span());
+            let op = match op.as_rule() {
+                Rule::implies_op => BinOp::Implies,
+                Rule::or_op => BinOp::Or,
+                Rule::and_op => BinOp::And,
+                Rule::eq_op => BinOp::Eq,
+                Rule::ne_op => BinOp::Ne,
+                Rule::lt_op => BinOp::Lt,
+                Rule::le_op => BinOp::Le,
+                Rule::gt_op => BinOp::Gt,
+                Rule::ge_op => BinOp::Ge,
+                Rule::add_op => BinOp::Add,
+                Rule::sub_op => BinOp::Sub,
+                Rule::mul_op => BinOp::Mul,
+                Rule::div_op => BinOp::Div,
+                Rule::mod_op => BinOp::Mod,
+                r => unreachable!("infix rule {r:?}"),
+            };
+            Expr::Binary(op, Box::new(l), Box::new(r), span)
+        })
+        .parse(pairs)
+}
+
+/// `primary = { atom ~ (field | index)* }`
+fn lower_primary(p: Pair<Rule>) -> Expr {
+    let mut it = p.into_inner();
+    let mut e = lower_atom(it.next().unwrap());
+    for post in it {
+        let end: Span = post.as_span().into();
+        let span = e.span().join(end);
+        let inner = post.clone().into_inner().next().unwrap();
+        e = match post.as_rule() {
+            Rule::field => Expr::Field(Box::new(e), ident(inner), span),
+            _ => Expr::Index(Box::new(e), Box::new(lower_expr(inner)), span),
+        };
+    }
+    e
+}
+
+/// `collection = { kw_procs | kw_nbrs ~ ("(" ~ expr ~ ")")? | range_coll | set_lit | call | name }`
+fn lower_collection(p: Pair<Rule>) -> Collection {
+    let mut parts = p.into_inner();
+    let first = parts.next().unwrap();
+    match first.as_rule() {
+        Rule::kw_nbrs => Collection::Nbrs(parts.next().map(|e| Box::new(lower_expr(e)))),
+        Rule::kw_procs => Collection::Procs,
+        Rule::range_coll => {
+            let mut it = first.into_inner();
+            let lo = lower_expr(it.next().unwrap());
+            let hi = lower_expr(it.next().unwrap());
+            Collection::Range(Box::new(lo), Box::new(hi))
+        }
+        _ => Collection::Set(Box::new(lower_atom(first))),
+    }
+}
+
+/// `atom = _{ int_lit | true_lit | false_lit | quantifier | call | paren | name }`
+fn lower_atom(p: Pair<Rule>) -> Expr {
+    let span: Span = p.as_span().into();
+    match p.as_rule() {
+        // Literals too large for i64 saturate; the checker's domain checks reject them.
+        Rule::int_lit => Expr::Int(p.as_str().parse().unwrap_or(i64::MAX), span),
+        Rule::true_lit => Expr::Bool(true, span),
+        Rule::false_lit => Expr::Bool(false, span),
+        Rule::paren => lower_expr(p.into_inner().next().unwrap()),
+        Rule::tuple => Expr::Tuple(p.into_inner().map(lower_expr).collect(), span),
+        Rule::edge_ref => Expr::Edge(p.into_inner().skip(1).map(lower_expr).collect(), span),
+        Rule::acyclic => {
+            let mut it = p.into_inner().skip(1);
+            let from = ident(it.next().unwrap());
+            let to = ident(it.next().unwrap());
+            let pred = lower_expr(it.next().unwrap());
+            Expr::Acyclic(from, to, Box::new(pred), span)
+        }
+        Rule::set_lit => {
+            let mut it = p.into_inner();
+            let var = ident(it.next().unwrap());
+            let _in = it.next();
+            let coll = lower_collection(it.next().unwrap());
+            let pred = lower_expr(it.next().unwrap());
+            Expr::Set(var, coll, Box::new(pred), span)
+        }
+        Rule::name => Expr::Name(ident(p.into_inner().next().unwrap())),
+        Rule::call => {
+            let mut it = p.into_inner();
+            let name = ident(it.next().unwrap());
+            Expr::Call(name, it.map(lower_expr).collect(), span)
+        }
+        Rule::quantifier => {
+            let mut it = p.into_inner();
+            let kind = match it.next().unwrap().into_inner().next().unwrap().as_rule() {
+                Rule::kw_forall => QuantKind::Forall,
+                Rule::kw_exists => QuantKind::Exists,
+                Rule::kw_count => QuantKind::Count,
+                Rule::w_min => QuantKind::Min,
+                Rule::w_max => QuantKind::Max,
+                Rule::w_argmin => QuantKind::ArgMin,
+                _ => QuantKind::ArgMax,
+            };
+            let var = ident(it.next().unwrap());
+            let _in = it.next();
+            let coll = lower_collection(it.next().unwrap());
+            // `count(q in S)` counts every member.
+            let body = it.next().map_or(Expr::Bool(true, span), lower_expr);
+            Expr::Quant(kind, var, coll, Box::new(body), span)
+        }
+        r => unreachable!("atom rule {r:?}"),
+    }
+}
