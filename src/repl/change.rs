@@ -1,0 +1,146 @@
+//! The commands that change the configuration or the set-up: `set`,
+//! `corrupt` (fault injection), `load`, `save`, `daemon`, `seed`.
+
+use super::*;
+
+impl Session {
+    /// Applies a configuration text; `whole` (a loaded file) also empties the
+    /// channels it does not fill, as saved files list only non-empty ones.
+    pub(super) fn apply_assignments(
+        &mut self,
+        name: &str,
+        text: &str,
+        whole: bool,
+    ) -> Result<(), String> {
+        let sim = &self.sim;
+        let list = init::parse_assignments(&sim.prog, &sim.code, &sim.topo, text)
+            .map_err(|ps| render(&ps, name, text, !self.color))?;
+        let channels = init::parse_channels(&sim.prog, &sim.code, &sim.topo, text)
+            .map_err(|ps| render(&ps, name, text, !self.color))?;
+        let mut cells: Vec<Option<i64>> = sim.state.iter().map(|v| Some(*v)).collect();
+        init::apply(&sim.prog, &sim.code, &sim.topo, &mut cells, &list)
+            .map_err(|ps| render(&ps, name, text, !self.color))?;
+        self.remember();
+        if whole {
+            self.sim.chans.queues.iter_mut().for_each(|q| q.clear());
+        }
+        init::apply_channels(&mut self.sim.chans, &self.sim.topo, &channels);
+        let new: Vec<i64> = cells.into_iter().map(|v| v.unwrap_or(0)).collect();
+        let result = self.sim.change_state(|s| s.copy_from_slice(&new));
+        if let Err(e) = result {
+            let snap = self.undo.pop_back().expect("remembered above");
+            self.sim.restore(snap);
+            return Err(self.runtime_error(&e));
+        }
+        Ok(())
+    }
+
+    pub(super) fn set(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        if arg.is_empty() {
+            return Err("usage: set P.VAR = VALUE".into());
+        }
+        self.apply_assignments("set", arg, false)?;
+        let _ = writeln!(
+            out,
+            "ok; {} enabled, legitimate: {}",
+            self.sim.enabled().len(),
+            self.legit_word()
+        );
+        Ok(())
+    }
+
+    pub(super) fn legit_word(&self) -> &'static str {
+        match self.sim.legitimate() {
+            None => "no predicate",
+            Some(true) => "yes",
+            Some(false) => "no",
+        }
+    }
+
+    pub(super) fn corrupt(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let k = Self::count(arg, 1)? as usize;
+        let n = self.sim.n();
+        if k == 0 || k > n {
+            return Err(format!("corrupt takes a count from 1 to {n}"));
+        }
+        self.remember();
+        let mut procs: Vec<usize> = (0..n).collect();
+        procs.shuffle(&mut self.sim.rng);
+        procs.truncate(k);
+        procs.sort_unstable();
+        let stride = self.sim.stride();
+        let mut new = self.sim.state.clone();
+        for &p in &procs {
+            let row = init::random_row(
+                &self.sim.prog,
+                &self.sim.code,
+                &self.sim.topo,
+                p,
+                &mut self.sim.rng,
+            );
+            new[p * stride..(p + 1) * stride].copy_from_slice(&row);
+            init::share_edges_of(&self.sim.prog, &self.sim.code, &self.sim.topo, &mut new, p);
+        }
+        if let Err(e) = self.sim.change_state(|s| s.copy_from_slice(&new)) {
+            let snap = self.undo.pop_back().expect("remembered above");
+            self.sim.restore(snap);
+            return Err(self.runtime_error(&e));
+        }
+        for p in procs {
+            let _ = writeln!(out, "corrupted {p}: {}", self.row(p));
+        }
+        let _ = writeln!(
+            out,
+            "{} enabled, legitimate: {}",
+            self.sim.enabled().len(),
+            self.legit_word()
+        );
+        Ok(())
+    }
+
+    pub(super) fn daemon(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        if !arg.is_empty() {
+            self.sim.daemon = Daemon::parse(arg, &|path| {
+                std::fs::read_to_string(path).map_err(|e| e.to_string())
+            })?;
+        }
+        let _ = writeln!(out, "daemon: {}", self.sim.daemon.name());
+        Ok(())
+    }
+
+    pub(super) fn seed(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let s: u64 = arg
+            .parse()
+            .map_err(|_| format!("`{arg}` is not a seed (a whole number)"))?;
+        self.remember();
+        self.sim.rng = rand_chacha::ChaCha8Rng::seed_from_u64(s);
+        let _ = writeln!(out, "seed: {s}");
+        Ok(())
+    }
+
+    pub(super) fn save(&self, arg: &str, out: &mut String) -> Result<(), String> {
+        if arg.is_empty() {
+            return Err("usage: save FILE".into());
+        }
+        let text = init::format_config(
+            &self.sim.prog,
+            &self.sim.code,
+            &self.sim.topo,
+            &self.sim.state,
+            &self.sim.chans,
+        );
+        std::fs::write(arg, text).map_err(|e| format!("cannot write `{arg}`: {e}"))?;
+        let _ = writeln!(out, "saved to {arg}");
+        Ok(())
+    }
+
+    pub(super) fn load(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        if arg.is_empty() {
+            return Err("usage: load FILE".into());
+        }
+        let text = std::fs::read_to_string(arg).map_err(|e| format!("cannot read `{arg}`: {e}"))?;
+        self.apply_assignments(arg, &text, true)?;
+        let _ = writeln!(out, "loaded {arg}");
+        self.show("", out)
+    }
+}

@@ -1,0 +1,303 @@
+//! The commands that look: `show`, `enabled`, `eval`, `measures`, and the
+//! watches and breakpoints (`watch`, `break` and their removal).
+
+use super::*;
+
+impl Session {
+    pub(super) fn compile_expr(&self, text: &str) -> Result<(String, GlobalFn, usize), String> {
+        if text.is_empty() {
+            return Err("an expression is needed".into());
+        }
+        let e = syntax::parse_expression(text)
+            .map_err(|p| render(&[p], "<input>", text, !self.color))?;
+        let (checked, locals) = check::check_global_expr(&self.ast, &e)
+            .map_err(|ps| render(&ps, "<input>", text, !self.color))?;
+        Ok((
+            text.to_string(),
+            compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
+                .map_err(|ps| render(&ps, "<input>", text, !self.color))?,
+            locals,
+        ))
+    }
+
+    pub(super) fn eval(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let (_, f, locals) = self.compile_expr(arg)?;
+        let v = self
+            .sim
+            .eval_global(&f, locals)
+            .map_err(|e| e.message.clone())?;
+        let _ = writeln!(out, "{}", self.sim.prog.show_value(type_of(&f), v));
+        Ok(())
+    }
+
+    pub(super) fn row(&self, p: usize) -> String {
+        let stride = self.sim.stride();
+        crate::report::row_text(&self.sim, p, &self.sim.state[p * stride..(p + 1) * stride])
+    }
+
+    pub(super) fn mark(&self, p: usize, text: String) -> String {
+        let enabled = self.sim.chosen_action(p).is_some();
+        match (enabled, self.color) {
+            (true, true) => format!("\x1b[1;32m{text}*\x1b[0m"),
+            (true, false) => format!("{text}*"),
+            (false, _) => text,
+        }
+    }
+
+    pub(super) fn show(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let n = self.sim.n();
+        let stride = self.sim.stride();
+        if arg.is_empty() {
+            // Rings and chains with one variable fit on one line.
+            if self.sim.topo.has_left && stride == 1 && n <= 64 {
+                let v = &self.sim.prog.vars[0];
+                let cells: Vec<String> = (0..n)
+                    .map(|p| {
+                        self.mark(
+                            p,
+                            format!(
+                                "{p}:{}",
+                                self.sim.code.show_var(
+                                    &self.sim.prog,
+                                    self.sim.topo.nbrs(p),
+                                    0,
+                                    &self.sim.state[p..p + 1]
+                                )
+                            ),
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(out, "{}: {}", v.name, cells.join(" "));
+            } else {
+                // A table: a column a variable, a row a process.
+                let prog = &self.sim.prog;
+                let cells: Vec<Vec<String>> = (0..n)
+                    .map(|p| {
+                        let row = &self.sim.state[p * stride..(p + 1) * stride];
+                        (0..prog.vars.len())
+                            .map(|v| self.sim.code.show_var(prog, self.sim.topo.nbrs(p), v, row))
+                            .collect()
+                    })
+                    .collect();
+                let widths: Vec<usize> = prog
+                    .vars
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        cells
+                            .iter()
+                            .map(|r| r[i].len())
+                            .chain([v.name.len()])
+                            .max()
+                            .unwrap_or(1)
+                    })
+                    .collect();
+                let pw = n.saturating_sub(1).to_string().len().max(1);
+                let mut head = format!("{:>pw$}", "");
+                for (v, w) in prog.vars.iter().zip(&widths) {
+                    let _ = write!(head, "  {:>w$}", v.name);
+                }
+                let _ = writeln!(out, "{head}");
+                for (p, row) in cells.iter().enumerate() {
+                    let mut line = format!("{p:>pw$}");
+                    for (c, w) in row.iter().zip(&widths) {
+                        let _ = write!(line, "  {c:>w$}");
+                    }
+                    let _ = writeln!(out, "{}", self.mark(p, line));
+                }
+            }
+            out.push_str(&crate::report::channels_text(&self.sim));
+            out.push_str("(* enabled)\n");
+            return Ok(());
+        }
+        if let Some((who, var)) = arg.split_once('.') {
+            let p = self.process(who.trim())?;
+            let v = self.var(var.trim())?;
+            let _ = writeln!(
+                out,
+                "{p}.{} = {}",
+                self.sim.prog.vars[v].name,
+                self.sim.code.show_var(
+                    &self.sim.prog,
+                    self.sim.topo.nbrs(p),
+                    v,
+                    &self.sim.state[p * stride..(p + 1) * stride]
+                )
+            );
+            return Ok(());
+        }
+        if arg.chars().all(|c| c.is_ascii_digit()) {
+            let p = self.process(arg)?;
+            let mut line = format!("{p}: {}", self.row(p));
+            if let Some(a) = self.sim.chosen_action(p) {
+                let _ = write!(line, "   (enabled: {})", a.label);
+            }
+            let nbrs: Vec<String> = self.sim.topo.nbrs(p).iter().map(u32::to_string).collect();
+            let _ = write!(
+                line,
+                "   neighbours: {}",
+                if nbrs.is_empty() {
+                    "none".into()
+                } else {
+                    nbrs.join(" ")
+                }
+            );
+            let _ = writeln!(out, "{line}");
+            return Ok(());
+        }
+        let v = self.var(arg)?;
+        let cells: Vec<String> = (0..n)
+            .map(|p| {
+                format!(
+                    "{p}:{}",
+                    self.sim.code.show_var(
+                        &self.sim.prog,
+                        self.sim.topo.nbrs(p),
+                        v,
+                        &self.sim.state[p * stride..(p + 1) * stride]
+                    )
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "{}: {}", self.sim.prog.vars[v].name, cells.join(" "));
+        Ok(())
+    }
+
+    pub(super) fn var(&self, name: &str) -> Result<usize, String> {
+        self.sim
+            .prog
+            .vars
+            .iter()
+            .position(|v| v.name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.sim.prog.vars.iter().map(|v| v.name.as_str()).collect();
+                match crate::diagnostic::suggest(name, names.iter().copied()) {
+                    Some(s) => format!("no variable `{name}` (did you mean `{s}`?)"),
+                    None => format!(
+                        "no variable `{name}`; the variables are {}",
+                        names.join(", ")
+                    ),
+                }
+            })
+    }
+
+    pub(super) fn enabled(&mut self, out: &mut String) -> Result<(), String> {
+        let mut ps = self.sim.enabled().to_vec();
+        ps.sort_unstable();
+        if ps.is_empty() {
+            out.push_str("no process is enabled (silent)\n");
+        }
+        for p in ps {
+            let p = p as usize;
+            let acts = self
+                .sim
+                .enabled_actions(p)
+                .map_err(|e| self.runtime_error(&e))?;
+            let role = self.sim.code.role_of[p] as usize;
+            let labels: Vec<&str> = acts
+                .iter()
+                .map(|&a| self.sim.code.roles[role].actions[a as usize].label.as_str())
+                .collect();
+            let _ = writeln!(out, "{p}: {}", labels.join(", "));
+        }
+        Ok(())
+    }
+
+    pub(super) fn measures(&self, out: &mut String) {
+        let now = self.sim.now();
+        let _ = writeln!(
+            out,
+            "steps {}, moves {}, rounds {} ({} complete)",
+            now.step,
+            now.moves,
+            now.round,
+            self.sim.rounds_completed()
+        );
+        let _ = writeln!(out, "legitimate: {}", self.legit_word());
+        match self.sim.stabilized_at() {
+            Some(p) => {
+                let _ = writeln!(
+                    out,
+                    "stabilized at step {}, move {}, round {}",
+                    p.step, p.moves, p.round
+                );
+            }
+            None => out.push_str("not stabilized\n"),
+        }
+        let _ = writeln!(
+            out,
+            "enabled: {}, silent: {}",
+            self.sim.enabled().len(),
+            if self.sim.is_silent() { "yes" } else { "no" }
+        );
+    }
+
+    pub(super) fn watch(
+        &mut self,
+        arg: &str,
+        out: &mut String,
+        is_break: bool,
+    ) -> Result<(), String> {
+        if arg.is_empty() {
+            let list = if is_break {
+                &self.breaks
+            } else {
+                &self.watches
+            };
+            if list.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "no {}",
+                    if is_break { "breakpoints" } else { "watches" }
+                );
+            }
+            for (i, w) in list.iter().enumerate() {
+                let _ = writeln!(out, "{}: {}", i + 1, w.text);
+            }
+            return Ok(());
+        }
+        let (text, code, locals) = self.compile_expr(arg)?;
+        if is_break && !matches!(code, GlobalFn::Bool(_)) {
+            return Err("a breakpoint needs a condition (a bool expression)".into());
+        }
+        let w = Watch { text, code, locals };
+        if is_break {
+            self.breaks.push(w);
+            let _ = writeln!(out, "breakpoint {}: {arg}", self.breaks.len());
+        } else {
+            self.watches.push(w);
+            let _ = writeln!(out, "watch {}: {arg}", self.watches.len());
+            print_watches(&self.sim, &self.watches, out);
+        }
+        Ok(())
+    }
+
+    pub(super) fn unwatch(
+        &mut self,
+        arg: &str,
+        out: &mut String,
+        is_break: bool,
+    ) -> Result<(), String> {
+        let list = if is_break {
+            &mut self.breaks
+        } else {
+            &mut self.watches
+        };
+        if arg.is_empty() {
+            list.clear();
+        } else {
+            let k: usize = arg
+                .parse()
+                .map_err(|_| format!("`{arg}` is not a number"))?;
+            if k == 0 || k > list.len() {
+                return Err(format!(
+                    "there is no {} {k}",
+                    if is_break { "breakpoint" } else { "watch" }
+                ));
+            }
+            list.remove(k - 1);
+        }
+        let _ = writeln!(out, "{} left", list.len());
+        Ok(())
+    }
+}

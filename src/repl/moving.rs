@@ -1,0 +1,305 @@
+//! The commands that move the run: `step`, `run`, `fire` (with why a
+//! process cannot move) and `back`.
+
+use super::*;
+
+impl Session {
+    pub(super) fn step(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let n = Self::count(arg, 1)?;
+        self.run_steps(n, None, false, out)
+    }
+
+    /// Takes up to `limit` steps through the run loop, remembering each for
+    /// `back`; `run` also stops at `until`, a breakpoint or Ctrl-C and
+    /// prints only the last 20 steps of a long run.
+    pub(super) fn run_steps(
+        &mut self,
+        limit: u64,
+        until: Option<&(String, GlobalFn, usize)>,
+        is_run: bool,
+        out: &mut String,
+    ) -> Result<(), String> {
+        let keep = self.undo_capacity();
+        let mut stepper = Stepper {
+            undo: &mut self.undo,
+            keep,
+            watches: &self.watches,
+            breaks: if is_run { &self.breaks } else { &[] },
+            until,
+            interruptible: is_run,
+            print_all: !is_run || limit <= 20,
+            limit,
+            taken: 0,
+            out: &mut *out,
+            quiet: String::new(),
+            breaks_before: Vec::new(),
+            failure: None,
+        };
+        let limits = Limits {
+            steps: limit,
+            moves: None,
+            until_legitimate: false,
+            invariants: false,
+        };
+        let stop = crate::runtime::run::run(&mut self.sim, &limits, &mut stepper);
+        let failure = stepper.failure.take();
+        drop(stepper);
+        match stop {
+            Stop::Silent | Stop::ScheduleDone => {
+                self.undo.pop_back();
+                out.push_str(if matches!(stop, Stop::Silent) {
+                    "silent: no process is enabled\n"
+                } else {
+                    "the schedule is over\n"
+                });
+                Ok(())
+            }
+            Stop::Error(e) => {
+                let snap = self.undo.pop_back().expect("remembered before the step");
+                self.sim.restore(snap);
+                Err(self.runtime_error(&e))
+            }
+            _ => failure.map_or(Ok(()), Err),
+        }
+    }
+
+    pub(super) fn note_legitimacy(&self, out: &mut String) {
+        note_legitimacy(&self.sim, out);
+    }
+
+    /// Prints one step's moves and the watches.
+    pub(super) fn report_step(&self, out: &mut String) {
+        report_step(&self.sim, &self.watches, out);
+    }
+
+    pub(super) fn fire(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let mut words = arg.split_whitespace();
+        let p = self.process(words.next().ok_or("usage: fire P [ACTION]")?)?;
+        let wanted = words.next();
+        let role = self.sim.code.role_of[p] as usize;
+        let actions = &self.sim.code.roles[role].actions;
+        if let Some(w) = wanted {
+            if !actions.iter().any(|a| a.label == w) {
+                let labels: Vec<&str> = actions.iter().map(|a| a.label.as_str()).collect();
+                return Err(format!(
+                    "process {p} has no action `{w}`; its actions are {}",
+                    labels.join(", ")
+                ));
+            }
+        }
+        let enabled = self
+            .sim
+            .enabled_actions(p)
+            .map_err(|e| self.runtime_error(&e))?;
+        let pick = match wanted {
+            None => enabled.first().copied(),
+            Some(w) => enabled
+                .iter()
+                .copied()
+                .find(|&a| actions[a as usize].label == w),
+        };
+        let Some(action) = pick else {
+            return Err(self.why_not(p, wanted));
+        };
+        self.remember();
+        match self.sim.step_with(&[p as u32], Some(action)) {
+            Ok(_) => {
+                self.report_step(out);
+                self.note_legitimacy(out);
+                Ok(())
+            }
+            Err(e) => {
+                let snap = self.undo.pop_back().expect("remembered above");
+                self.sim.restore(snap);
+                Err(self.runtime_error(&e))
+            }
+        }
+    }
+
+    /// Explains, action by action, why process `p` cannot fire: each guard's
+    /// conjuncts with their values at `p`.
+    pub(super) fn why_not(&self, p: usize, wanted: Option<&str>) -> String {
+        let role = self.sim.code.role_of[p] as usize;
+        let mut s = match wanted {
+            Some(w) => format!("process {p} cannot fire `{w}`:\n"),
+            None => format!("process {p} is not enabled:\n"),
+        };
+        let compiled = &self.sim.code.roles[role].actions;
+        let first = self.sim.chosen_action(p).map(|a| a.priority);
+        for a in &self.ast.roles[role].actions {
+            if wanted.is_some_and(|w| w != a.label.name) {
+                continue;
+            }
+            let prio = compiled
+                .iter()
+                .find(|c| c.label == a.label.name)
+                .map_or(0, |c| c.priority);
+            let mut conj = Vec::new();
+            conjuncts(&a.guard, &mut conj);
+            let mut held = true;
+            let mut parts = Vec::new();
+            for c in conj {
+                let text = self.snippet(c.span());
+                match self.eval_local(p, c) {
+                    Ok(v) => {
+                        held &= v != 0;
+                        let reads = self.reads_of(p, c);
+                        let status = if v != 0 { "true" } else { "false" };
+                        parts.push(format!(
+                            "    {text}  is {status}{}",
+                            if reads.is_empty() {
+                                String::new()
+                            } else {
+                                format!("  ({reads})")
+                            }
+                        ));
+                    }
+                    Err(m) => parts.push(format!("    {text}  cannot be evaluated: {m}")),
+                }
+            }
+            let verdict = match (held, first) {
+                (true, Some(fp)) if fp < prio => {
+                    format!("its guard holds, but a more urgent action (priority {fp}) is enabled")
+                }
+                (true, _) => "its guard holds".into(),
+                (false, _) => "its guard is false".into(),
+            };
+            let _ = writeln!(s, "  `{}`: {verdict}", a.label.name);
+            for part in parts {
+                let _ = writeln!(s, "{part}");
+            }
+        }
+        s
+    }
+
+    pub(super) fn snippet(&self, span: crate::span::Span) -> String {
+        self.source_text()
+            .get(span.start..span.end)
+            .unwrap_or("?")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    pub(super) fn source_text(&self) -> &str {
+        &self.source
+    }
+
+    /// Evaluates a process-scope expression at process `p`.
+    pub(super) fn eval_local(&self, p: usize, e: &ast::Expr) -> Result<i64, String> {
+        let (checked, locals) =
+            check::check_local_expr(&self.ast, e).map_err(|ps| ps[0].message.clone())?;
+        let f = compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
+            .map_err(|ps| ps[0].message.clone())?;
+        self.sim
+            .eval_at(p, &f, locals)
+            .map_err(|f| f.message.clone())
+    }
+
+    /// The values of the variable reads inside `e`, at process `p`.
+    pub(super) fn reads_of(&self, p: usize, e: &ast::Expr) -> String {
+        let mut reads = Vec::new();
+        collect_reads(e, &mut reads);
+        let mut seen = Vec::new();
+        let mut parts = Vec::new();
+        for r in reads {
+            let text = self.snippet(r.span());
+            if seen.contains(&text) {
+                continue;
+            }
+            if let Ok((checked, locals)) = check::check_local_expr(&self.ast, r) {
+                let ty = match &checked {
+                    check::Checked::Int(_, ty) => *ty,
+                    check::Checked::Bool(_) => Ty::Bool,
+                };
+                let Ok(f) = compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
+                else {
+                    continue;
+                };
+                if let Ok(v) = self.sim.eval_at(p, &f, locals) {
+                    parts.push(format!("{text} = {}", self.sim.prog.show_value(ty, v)));
+                }
+            }
+            seen.push(text);
+        }
+        parts.join(", ")
+    }
+
+    pub(super) fn run(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let (limit, until) = match arg.split_once("until") {
+            Some((n, e)) => (n.trim(), Some(e.trim())),
+            None => (arg, None),
+        };
+        let limit = Self::count(limit, 100_000)?;
+        let until = match until {
+            Some(text) => Some(self.compile_expr(text)?),
+            None => None,
+        };
+        if let Some((_, GlobalFn::Int(..), _)) = &until {
+            return Err("`run until` needs a condition (a bool expression)".into());
+        }
+        INTERRUPTED.store(false, Ordering::SeqCst);
+        let start = self.sim.now().step;
+        self.run_steps(limit, until.as_ref(), true, out)?;
+        let now = self.sim.now();
+        let ran = now.step - start;
+        let _ = writeln!(
+            out,
+            "ran {ran} step{}; now at step {}, move {}, round {}",
+            if ran == 1 { "" } else { "s" },
+            now.step,
+            now.moves,
+            now.round
+        );
+        Ok(())
+    }
+
+    pub(super) fn back(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        let k = Self::count(arg, 1)? as usize;
+        if k == 0 || k > self.undo.len() {
+            return Err(format!(
+                "can go back at most {} (the history holds that many steps and changes)",
+                self.undo.len()
+            ));
+        }
+        let snap = self
+            .undo
+            .drain(self.undo.len() - k..)
+            .next()
+            .expect("k >= 1");
+        self.sim.restore(snap);
+        let now = self.sim.now();
+        let _ = writeln!(
+            out,
+            "back {k}: now at step {}, move {}, round {}",
+            now.step, now.moves, now.round
+        );
+        self.show("", out)
+    }
+}
+
+/// The conjuncts of a guard: `a and b and c` gives a, b, c.
+pub(super) fn conjuncts<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    match e {
+        ast::Expr::Binary(ast::BinOp::And, l, r, _) => {
+            conjuncts(l, out);
+            conjuncts(r, out);
+        }
+        other => out.push(other),
+    }
+}
+
+/// The variable reads in an expression outside quantifiers: `x`, `left.x`, `parent.x`.
+pub(super) fn collect_reads<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    match e {
+        ast::Expr::Name(_) | ast::Expr::Field(..) | ast::Expr::Index(..) => out.push(e),
+        ast::Expr::Unary(_, a, _) => collect_reads(a, out),
+        ast::Expr::Tuple(items, _) => items.iter().for_each(|a| collect_reads(a, out)),
+        ast::Expr::Binary(_, a, b, _) => {
+            collect_reads(a, out);
+            collect_reads(b, out);
+        }
+        ast::Expr::Call(_, args, _) => args.iter().for_each(|a| collect_reads(a, out)),
+        _ => {}
+    }
+}
