@@ -44,10 +44,7 @@ type Key = (i64, i64);
 
 impl Baseline {
     fn from(sim: &Simulation, seed: u64) -> Self {
-        let var = |name: &str| {
-            let v = sim.prog.vars.iter().position(|v| v.name == name).unwrap();
-            sim.code.offsets[v]
-        };
+        let var = |name: &str| sim.slots(name).expect("the program declares it").start;
         let (parent, leader, level, color, done) = (
             var("parent"),
             var("leader"),
@@ -56,10 +53,9 @@ impl Baseline {
             var("done"),
         );
         let n = sim.n();
-        let stride = sim.stride();
         let nodes = (0..n)
             .map(|p| {
-                let row = &sim.state[p * stride..(p + 1) * stride];
+                let row = sim.row(p);
                 Node {
                     parent: row[parent] as u32,
                     leader: row[leader],
@@ -72,7 +68,7 @@ impl Baseline {
         let mut start = vec![0u32];
         let mut adj = Vec::new();
         for p in 0..n {
-            adj.extend_from_slice(sim.topo.nbrs(p));
+            adj.extend_from_slice(sim.topology().nbrs(p));
             start.push(adj.len() as u32);
         }
         let mut b = Baseline {

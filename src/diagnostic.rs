@@ -82,9 +82,6 @@ impl Diagnostic for Problem {
     }
 }
 
-/// Several problems found in one pass; the checker reports all of them.
-pub type Problems = Vec<Problem>;
-
 /// Renders problems against a named source text, without colour and at a
 /// fixed width when `plain` (tests, pipes, `NO_COLOR`), fancier otherwise.
 pub fn render(problems: &[Problem], name: &str, source: &str, plain: bool) -> String {

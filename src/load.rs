@@ -121,15 +121,15 @@ fn program_problems(problems: Vec<Problem>) -> LoadError {
 /// the topology and ids left it: everything but a configuration.
 pub struct Instance {
     /// The program's syntax tree (the REPL checks typed expressions against it).
-    pub ast: ast::Program,
+    pub(crate) ast: ast::Program,
     /// The checked program.
-    pub prog: ir::Program,
+    pub(crate) prog: ir::Program,
     /// The topology, ids assigned.
-    pub topo: Topology,
+    pub(crate) topo: Topology,
     /// The program compiled on it.
-    pub code: Compiled,
+    pub(crate) code: Compiled,
     /// The run's generator.
-    pub rng: ChaCha8Rng,
+    pub(crate) rng: ChaCha8Rng,
 }
 
 /// Parses, checks and compiles `source` on the set-up's topology and ids.
@@ -200,6 +200,11 @@ impl Instance {
             self.prog, self.code, self.topo, start, daemon, choice, self.rng,
         )
         .map_err(LoadError::Runtime)
+    }
+
+    /// The topology, ids assigned.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
     }
 
     /// The step relation of this instance, as a pure function on configurations.

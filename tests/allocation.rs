@@ -122,7 +122,7 @@ fn steps_allocate_nothing_once_warmed_up() {
     for (name, src, topology, params, daemon) in cases {
         let what = format!("{name} on {topology} under {}", daemon.name());
         let mut sim = start(src, topology, &params, daemon);
-        let (warm_up, steps) = match sim.daemon {
+        let (warm_up, steps) = match sim.daemon() {
             Daemon::Synchronous => (20, 20),
             _ => (2_000, 2_000),
         };

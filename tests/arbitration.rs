@@ -20,20 +20,19 @@ fn start(topology: &str, daemon: Daemon, seed: u64) -> Simulation {
     simulate(PROGRAM, &setup).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn var(sim: &Simulation, name: &str) -> usize {
-    sim.prog.vars.iter().position(|v| v.name == name).unwrap()
+fn slot(sim: &Simulation, name: &str) -> usize {
+    sim.slots(name).unwrap().start
 }
 
 fn phase(sim: &Simulation, p: usize) -> i64 {
-    sim.state[p * sim.stride() + sim.code.offsets[var(sim, "s")]]
+    sim.value(p, "s").unwrap()
 }
 
 /// Whether the fork of p and its k-th neighbour carries an arrow towards that neighbour.
 fn arrow_out(sim: &Simulation, p: usize, k: usize) -> bool {
-    let row = &sim.state[p * sim.stride()..];
-    let q = sim.topo.nbrs(p)[k] as i64;
-    row[sim.code.offsets[var(sim, "directed")] + k] != 0
-        && row[sim.code.offsets[var(sim, "head")] + k] == q
+    let row = sim.row(p);
+    let q = sim.topology().nbrs(p)[k] as i64;
+    row[slot(sim, "directed") + k] != 0 && row[slot(sim, "head") + k] == q
 }
 
 /// The philosophers reachable from `x` along directed forks (x excluded).
@@ -42,7 +41,7 @@ fn waits_for(sim: &Simulation, x: usize) -> Vec<usize> {
     let mut stack = vec![x];
     seen[x] = true;
     while let Some(p) = stack.pop() {
-        for (k, &q) in sim.topo.nbrs(p).iter().enumerate() {
+        for (k, &q) in sim.topology().nbrs(p).iter().enumerate() {
             if arrow_out(sim, p, k) && !seen[q as usize] {
                 seen[q as usize] = true;
                 stack.push(q as usize);
@@ -106,7 +105,7 @@ fn invariants_no_deadlock_and_the_delay_bound() {
                     if let Some(i) = sim.violated_invariant().unwrap() {
                         panic!(
                             "{what}: invariant {} broken at step {}",
-                            sim.code.invariants[i].name,
+                            sim.invariant_name(i),
                             sim.now().step
                         );
                     }
@@ -178,7 +177,7 @@ fn synchronous_moves_break_q0_at_the_first_step() {
         .violated_invariant()
         .unwrap()
         .expect("an invariant breaks");
-    assert_eq!(sim.code.invariants[i].name, "Q0");
+    assert_eq!(sim.invariant_name(i), "Q0");
 }
 
 /// Two neighbours writing their shared fork in one step is a conflict that

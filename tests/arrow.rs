@@ -23,7 +23,7 @@ fn start(n: usize, daemon: Daemon, seed: u64, params: &[(&str, i64)]) -> Simulat
 }
 
 fn param(sim: &Simulation, name: &str) -> u64 {
-    sim.code.params.iter().find(|(k, _)| k == name).unwrap().1 as u64
+    sim.params().iter().find(|(k, _)| k == name).unwrap().1 as u64
 }
 
 /// Runs until the round `until` has passed.
@@ -128,14 +128,13 @@ fn uncounted_forwarded_finds_break_the_bound() {
 
 /// Whether no find is in transit and no request is pending.
 fn quiet(sim: &Simulation) -> bool {
-    let want = sim.prog.vars.iter().position(|v| v.name == "want").unwrap();
-    let no_requests =
-        (0..sim.n()).all(|p| sim.state[p * sim.stride() + sim.code.offsets[want]] == 0);
+    let no_requests = (0..sim.n()).all(|p| sim.value(p, "want") == Some(0));
     no_requests
-        && sim.chans.queues.iter().all(|q| {
-            q.iter()
-                .all(|m| sim.prog.messages[m.kind as usize].name != "find")
-        })
+        && sim
+            .channels()
+            .queues
+            .iter()
+            .all(|q| q.iter().all(|m| sim.message_name(m.kind) != "find"))
 }
 
 /// After stabilization, concurrent requests by random processes are queued
@@ -160,8 +159,7 @@ fn requests_after_stabilization_form_one_queue() {
             let mut requesters: Vec<usize> = (0..n).collect();
             requesters.shuffle(&mut rng);
             requesters.truncate(n.div_ceil(2));
-            let want = sim.prog.vars.iter().position(|v| v.name == "want").unwrap();
-            let (stride, slot) = (sim.stride(), sim.code.offsets[want]);
+            let (stride, slot) = (sim.stride(), sim.slots("want").unwrap().start);
             sim.change_state(|s| {
                 for &p in &requesters {
                     s[p * stride + slot] = 1;
@@ -180,8 +178,7 @@ fn requests_after_stabilization_form_one_queue() {
                 let rec = sim.last();
                 for (k, &v) in rec.movers().iter().enumerate() {
                     let v = v as usize;
-                    let role = &sim.code.roles[sim.code.role_of[v] as usize];
-                    let label = &role.actions[rec.actions()[k] as usize].label;
+                    let label = sim.action_label(v, rec.actions()[k]);
                     if label == "request_queue" {
                         // Queued behind this process's own last request.
                         assert!(behind.insert(v, (v, last[v])).is_none());

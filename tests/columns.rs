@@ -3,8 +3,8 @@
 //! process: equal configurations, movers, actions, rows, rounds, legitimacy
 //! and errors after every step.
 
-use guarded::compile::columns::CHUNK;
-use guarded::runtime::engine::{Daemon, Outcome, Simulation};
+use guarded::runtime::engine::COLUMN_CHUNK as CHUNK;
+use guarded::runtime::engine::{Daemon, FastPaths, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
 use guarded::topology::Ids;
 
@@ -67,9 +67,12 @@ fn start_from(
         daemon: Daemon::Synchronous,
     };
     let mut sim = simulation(src, topology, start);
-    sim.column_path = columns;
     // Short runs of one role too, which by default go process by process.
-    sim.column_min_run = 1;
+    sim.set_fast_paths(FastPaths {
+        columns,
+        column_min_run: 1,
+        ..FastPaths::default()
+    });
     sim
 }
 
@@ -121,7 +124,8 @@ fn same_runs(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, steps
             break;
         }
         assert_eq!(
-            fast.state, slow.state,
+            fast.rows(),
+            slow.rows(),
             "{what}: configuration after step {k}"
         );
         assert_eq!(moves(&fast), moves(&slow), "{what}: moves of step {k}");
@@ -208,7 +212,7 @@ fn faults_are_reported_as_process_by_process() {
             let (a, b) = (run_until_stopped(&mut fast), run_until_stopped(&mut slow));
             assert!(a.contains("Fault"), "{src}: {a}");
             assert_eq!(a, b, "{src} on ring:{n}");
-            assert_eq!(fast.state, slow.state);
+            assert_eq!(fast.rows(), slow.rows());
         }
     }
 }
@@ -219,7 +223,7 @@ fn programs_beyond_the_column_form_run_process_by_process() {
     let src =
         "var x: 0..9 = 0\nprocess { up :: forall(q in nbrs : q.x >= x) and x < 9 -> x := x + 1 }";
     let mut s = start(src, "ring:6", &[], 0, true);
-    assert!(s.code.columns.is_none());
+    assert!(!s.has_column_form());
     assert_eq!(s.step().unwrap(), Outcome::Moved);
     assert_eq!(s.column_steps(), 0);
     // Off a ring, neither.
@@ -230,12 +234,12 @@ fn programs_beyond_the_column_form_run_process_by_process() {
         0,
         true,
     );
-    assert!(s.code.columns.is_none());
+    assert!(!s.has_column_form());
 }
 
 /// Compares everything observable after a step.
 fn same_now(fast: &Simulation, slow: &Simulation, what: &str) {
-    assert_eq!(fast.state, slow.state, "{what}: configuration");
+    assert_eq!(fast.rows(), slow.rows(), "{what}: configuration");
     assert_eq!(moves(fast), moves(slow), "{what}: moves");
     assert_eq!(fast.now(), slow.now(), "{what}: step, moves, round");
     assert_eq!(fast.rounds_completed(), slow.rounds_completed(), "{what}");
@@ -291,9 +295,9 @@ fn short_runs_of_one_role_go_process_by_process_by_default() {
     // RICH alternates roles every one or two processes: dispatching kernels
     // per run would cost more than it saves.
     let mut rich = start(RICH, "ring:600", &[], 0, true);
-    rich.column_min_run = 8;
+    rich.set_fast_paths(FastPaths::default());
     let mut dijkstra = start(DIJKSTRA, "ring:600", &[], 0, true);
-    dijkstra.column_min_run = 8;
+    dijkstra.set_fast_paths(FastPaths::default());
     for _ in 0..5 {
         rich.step().unwrap();
         dijkstra.step().unwrap();
@@ -316,7 +320,7 @@ fn johnens_election_steps_the_same_column_by_column() {
                     start_from(JOHNEN, &ring, &[("k", k)], seed, columns, init, ids.clone())
                 };
                 let (mut fast, mut slow) = (make(true), make(false));
-                assert!(fast.code.columns.is_some(), "Johnen has a column form");
+                assert!(fast.has_column_form(), "Johnen has a column form");
                 for step in 0..(k as usize + 2) * n + 2 {
                     let what = format!("uring:{n} k={k} seed {seed} step {step}");
                     let (a, b) = (fast.step().unwrap(), slow.step().unwrap());

@@ -46,7 +46,7 @@ fn explore(src: &str, topology: &str, params: &[(&str, i64)], daemon: &Daemon) -
     for (i, c) in configs.iter().enumerate() {
         let enabled = rel.enabled(c).unwrap();
         let mut out = Vec::new();
-        for set in daemon.move_sets(&enabled, &inst.topo, 0) {
+        for set in daemon.move_sets(&enabled, inst.topology(), 0) {
             let next = rel.successor_first(c, &set).unwrap();
             let j = index[&next];
             closed &= !legit[i] || legit[j];

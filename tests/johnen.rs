@@ -24,10 +24,8 @@ fn ring(n: usize, k: i64, ids: Ids, seed: u64, daemon: Daemon) -> Simulation {
 
 /// The processes whose `Ld` is true.
 fn leaders(sim: &Simulation) -> Vec<usize> {
-    let v = sim.prog.vars.iter().position(|v| v.name == "Ld").unwrap();
-    let (stride, slot) = (sim.stride(), sim.code.offsets[v]);
     (0..sim.n())
-        .filter(|p| sim.state[p * stride + slot] != 0)
+        .filter(|&p| sim.value(p, "Ld") != Some(0))
         .collect()
 }
 
@@ -67,9 +65,10 @@ fn silent_with_the_minimum_id_elected_within_the_bound() {
                     );
                     let l = leaders(&sim);
                     assert_eq!(l.len(), 1, "{what}: leaders {l:?}");
-                    let min = *sim.topo.ids.iter().min().unwrap();
+                    let min = *sim.topology().ids.iter().min().unwrap();
                     assert_eq!(
-                        sim.topo.ids[l[0]], min,
+                        sim.topology().ids[l[0]],
+                        min,
                         "{what}: the leader is not the minimum id"
                     );
                     if rounds as f64 / bound as f64 > worst_ratio {
@@ -106,11 +105,9 @@ fn final_arrays_hold_the_small_ids_in_ring_order() {
     let ids = vec![7, 0, 9, 3, 12, 5, 2, 10, 11, 4];
     let mut sim = ring(10, 3, Ids::List(ids.clone()), 1, Daemon::Distributed);
     run_to_silence(&mut sim, 5 * 10 + 1);
-    let f = sim.prog.vars.iter().position(|v| v.name == "F").unwrap();
-    let stride = sim.stride();
+    let f = sim.slots("F").unwrap();
     for p in 0..10 {
-        let row = &sim.state[p * stride..(p + 1) * stride];
-        let arr = &row[sim.code.slots(f)];
+        let arr = &sim.row(p)[f.clone()];
         // The last entries are the ids of the previous SI processes, nearest last.
         let mut expect = Vec::new();
         let mut q = p;

@@ -16,7 +16,7 @@ fn sim(src: &str, topology: &str, daemon: Daemon, seed: u64) -> Simulation {
 }
 
 fn values(s: &Simulation) -> Vec<i64> {
-    s.state.clone()
+    s.rows().to_vec()
 }
 
 fn schedule(steps: &[&[u32]]) -> Daemon {
@@ -94,7 +94,7 @@ fn the_locally_central_daemon_never_moves_two_neighbours() {
             for (i, &a) in m.iter().enumerate() {
                 for &b in &m[i + 1..] {
                     assert!(
-                        !s.topo.adjacent(a as usize, b as usize),
+                        !s.topology().adjacent(a as usize, b as usize),
                         "{topo}: {a} and {b} moved together"
                     );
                 }
@@ -149,11 +149,11 @@ fn quantifiers_over_neighbours_and_processes() {
         ..Setup::default()
     };
     let mut s = simulate(src, &setup).unwrap();
-    let max = *s.state.iter().max().unwrap();
+    let max = *s.rows().iter().max().unwrap();
     while s.step().unwrap() == Outcome::Moved {}
     assert!(s.is_silent());
     assert_eq!(s.legitimate(), Some(true));
-    assert!(s.state.iter().all(|&v| v == max));
+    assert!(s.rows().iter().all(|&v| v == max));
     assert!(s.stabilized_at().is_some());
 }
 
@@ -219,11 +219,11 @@ fn node_variables_name_neighbours_and_reads_through_them_are_checked() {
 fn a_random_choice_among_equally_urgent_actions_uses_both() {
     let src = "var x: 0..1 = 0\nprocess { a :: true -> x := 0\n b :: true -> x := 1 }";
     let mut s = sim(src, "chain:1", Daemon::Central, 2);
-    s.choice = guarded::runtime::engine::Choice::Random;
+    s.set_choice(guarded::runtime::engine::Choice::Random);
     let mut seen = [false; 2];
     for _ in 0..50 {
         s.step().unwrap();
-        seen[s.state[0] as usize] = true;
+        seen[s.rows()[0] as usize] = true;
     }
     assert_eq!(seen, [true, true]);
 }
@@ -261,10 +261,7 @@ fn incremental_legitimacy_agrees_with_full_evaluation() {
                     ..Setup::default()
                 };
                 let mut s = simulate(src, &setup).unwrap();
-                assert!(
-                    !s.code.legit_parts.is_empty(),
-                    "{topology}: not incremental"
-                );
+                assert!(s.legitimacy_is_incremental(), "{topology}: not incremental");
                 for step in 0..600 {
                     assert_eq!(
                         s.legitimate(),
@@ -273,17 +270,8 @@ fn incremental_legitimacy_agrees_with_full_evaluation() {
                     );
                     if step == 300 {
                         // An outside change: a third of the processes corrupted.
-                        use rand::SeedableRng;
-                        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-                        let stride = s.stride();
-                        let mut new = s.state.clone();
-                        for p in (0..s.n()).step_by(3) {
-                            for (slot, d) in s.code.arbitrary.iter().enumerate() {
-                                new[p * stride + slot] =
-                                    guarded::runtime::init::random_value(d, p, &s.topo, &mut rng);
-                            }
-                        }
-                        s.change_state(|st| st.copy_from_slice(&new)).unwrap();
+                        let procs: Vec<usize> = (0..s.n()).step_by(3).collect();
+                        s.corrupt(&procs).unwrap();
                     }
                     if s.step().unwrap() != Outcome::Moved {
                         break;

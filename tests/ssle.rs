@@ -31,8 +31,7 @@ fn start(
 }
 
 fn get(sim: &Simulation, p: usize, var: &str) -> i64 {
-    let v = sim.prog.vars.iter().position(|v| v.name == var).unwrap();
-    sim.state[p * sim.stride() + sim.code.offsets[v]]
+    sim.value(p, var).unwrap()
 }
 
 /// (leader, level, colour, parent index) of every process.
@@ -58,12 +57,7 @@ fn moves(sim: &Simulation) -> Vec<(usize, String)> {
         .zip(last.actions())
         .map(|(&p, &a)| {
             let p = p as usize;
-            (
-                p,
-                sim.code.roles[sim.code.role_of[p] as usize].actions[a as usize]
-                    .label
-                    .clone(),
-            )
+            (p, sim.action_label(p, a).to_string())
         })
         .collect();
     v.sort();
@@ -238,12 +232,12 @@ fn a1_as_printed_is_never_silent() {
 /// BFS distances from the minimum id.
 fn bfs(sim: &Simulation) -> Vec<i64> {
     let n = sim.n();
-    let root = (0..n).min_by_key(|&p| sim.topo.ids[p]).unwrap();
+    let root = (0..n).min_by_key(|&p| sim.topology().ids[p]).unwrap();
     let mut d = vec![-1i64; n];
     d[root] = 0;
     let mut q = VecDeque::from([root]);
     while let Some(p) = q.pop_front() {
-        for &r in sim.topo.nbrs(p) {
+        for &r in sim.topology().nbrs(p) {
             let r = r as usize;
             if d[r] < 0 {
                 d[r] = d[p] + 1;
@@ -258,7 +252,7 @@ fn bfs(sim: &Simulation) -> Vec<i64> {
 /// form a BFS tree (each non-root's parent is a neighbour one level closer).
 fn check_bfs_tree(sim: &Simulation, what: &str) {
     let d = bfs(sim);
-    let min = *sim.topo.ids.iter().min().unwrap();
+    let min = *sim.topology().ids.iter().min().unwrap();
     for p in 0..sim.n() {
         assert_eq!(get(sim, p, "leader"), min, "{what}: process {p} leader");
         assert_eq!(get(sim, p, "level"), d[p], "{what}: process {p} level");
@@ -267,7 +261,7 @@ fn check_bfs_tree(sim: &Simulation, what: &str) {
             assert_eq!(parent, p, "{what}: the root's parent");
         } else {
             assert!(
-                sim.topo.nbrs(p).contains(&(parent as u32)),
+                sim.topology().nbrs(p).contains(&(parent as u32)),
                 "{what}: parent not a neighbour"
             );
             assert_eq!(

@@ -68,20 +68,7 @@ impl Session {
         procs.shuffle(&mut self.sim.rng);
         procs.truncate(k);
         procs.sort_unstable();
-        let stride = self.sim.stride();
-        let mut new = self.sim.state.clone();
-        for &p in &procs {
-            let row = init::random_row(
-                &self.sim.prog,
-                &self.sim.code,
-                &self.sim.topo,
-                p,
-                &mut self.sim.rng,
-            );
-            new[p * stride..(p + 1) * stride].copy_from_slice(&row);
-            init::share_edges_of(&self.sim.prog, &self.sim.code, &self.sim.topo, &mut new, p);
-        }
-        if let Err(e) = self.sim.change_state(|s| s.copy_from_slice(&new)) {
+        if let Err(e) = self.sim.corrupt(&procs) {
             let snap = self.undo.pop_back().expect("remembered above");
             self.sim.restore(snap);
             return Err(self.runtime_error(&e));

@@ -5,7 +5,7 @@
 mod summary;
 mod trace;
 
-pub use summary::{describe, key, RunInfo, Stats, Summary};
+pub use summary::{RunInfo, Stats, Summary};
 pub use trace::{step_line, Tracer};
 
 use crate::diagnostic::{render, Problem};

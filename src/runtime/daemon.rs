@@ -1,6 +1,6 @@
 //! Daemons: who chooses the movers of a step. One table of names feeds the
 //! parser, `--help`, the REPL's help and completion; each daemon can draw
-//! one move set at random ([`Daemon::select`], what runs do) or list every
+//! one move set at random (what runs do) or list every
 //! move set it allows ([`Daemon::move_sets`], what exhaustive exploration
 //! needs).
 

@@ -5,7 +5,7 @@
 //! reads beyond the neighbours, two writers of one edge variable, a full
 //! channel).
 //!
-//! Two layers: [`evaluate`] and [`land`] work in place on buffers the
+//! Two layers: `evaluate` and `land` work in place on buffers the
 //! simulator reuses from step to step, and [`StepRelation`] wraps them as
 //! a pure function from a [`Config`] and a move set to the successor,
 //! for exhaustive exploration and for tests. The simulator's general step
@@ -405,7 +405,7 @@ pub struct StepRelation<'a> {
 
 impl<'a> StepRelation<'a> {
     /// The step relation of `prog` compiled as `code` on `topo`.
-    pub fn new(prog: &'a ir::Program, code: &'a Compiled, topo: &'a Topology) -> Self {
+    pub(crate) fn new(prog: &'a ir::Program, code: &'a Compiled, topo: &'a Topology) -> Self {
         StepRelation {
             prog,
             code,
@@ -451,9 +451,9 @@ impl<'a> StepRelation<'a> {
         enabled_actions_from(role, &self.env(cfg, p, &NoneEnabled), p, first, 0)
     }
 
-    /// Each process's first enabled action, or [`NO_ACTION`]: a column
+    /// Each process's first enabled action, or `NO_ACTION`: a column
     /// that answers `enabled(p)` in global predicates.
-    pub fn chosen(&self, cfg: &Config) -> Result<Vec<u16>, RunError> {
+    pub(crate) fn chosen(&self, cfg: &Config) -> Result<Vec<u16>, RunError> {
         (0..self.n())
             .map(|p| Ok(self.first_enabled(cfg, p)?.map_or(NO_ACTION, |a| a as u16)))
             .collect()

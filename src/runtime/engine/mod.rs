@@ -18,11 +18,15 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::cell::{Cell, OnceCell};
 
+mod access;
 mod bookkeeping;
 mod fast;
 mod general;
 mod measures;
 
+/// How many processes a synchronous step evaluates column by column at once.
+pub use crate::compile::columns::CHUNK as COLUMN_CHUNK;
+pub use access::FastPaths;
 use bookkeeping::affect;
 use fast::{set_one, ColumnBuffers, LOOK_AHEAD_BYTES, LOOK_AHEAD_ENABLED};
 
@@ -135,21 +139,21 @@ impl EnabledSet {
 /// A running instance: configuration, enabled set, daemon and measures.
 pub struct Simulation {
     /// The checked program (names, types).
-    pub prog: ir::Program,
+    pub(crate) prog: ir::Program,
     /// Its compiled form on this topology.
-    pub code: Compiled,
+    pub(crate) code: Compiled,
     /// The topology.
-    pub topo: Topology,
+    pub(crate) topo: Topology,
     /// The configuration: `stride` values per process.
-    pub state: Vec<i64>,
+    pub(crate) state: Vec<i64>,
     /// The generator every random choice draws from.
-    pub rng: ChaCha8Rng,
+    pub(crate) rng: ChaCha8Rng,
     /// The channels' contents (empty without messages).
-    pub chans: Channels,
+    pub(crate) chans: Channels,
     /// The daemon.
-    pub daemon: Daemon,
+    pub(crate) daemon: Daemon,
     /// How an action is chosen among several enabled.
-    pub choice: Choice,
+    pub(crate) choice: Choice,
     progress: Progress,
     /// What a step works in, reused from step to step.
     buf: StepBuffers,
@@ -162,18 +166,18 @@ pub struct Simulation {
     /// The column path's buffers, made at its first step.
     columns: Option<Box<ColumnBuffers>>,
     /// Whether synchronous steps may be evaluated column by column.
-    pub column_path: bool,
+    pub(crate) column_path: bool,
     /// The shortest average run of consecutive processes with one role
     /// for which the column path is taken: kernels are dispatched once per
     /// run, so very short runs are faster process by process.
-    pub column_min_run: usize,
+    pub(crate) column_min_run: usize,
     /// Runs of consecutive processes with one role.
     role_runs: usize,
     /// The incremental legitimacy conjuncts' new values at the affected
     /// processes, kept to reuse its allocation.
     legit_changes: Vec<(usize, bool)>,
     /// Whether single moves may take the lean path ([`Simulation::single_move`]).
-    pub single_move_path: bool,
+    pub(crate) single_move_path: bool,
     /// Whether central steps prefetch what the next ones will read: on when
     /// the configuration is larger than the caches near the processor.
     look_ahead: bool,

@@ -9,7 +9,7 @@ use super::*;
 
 /// One parsed `PROCESS.VAR = VALUE`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Assignment {
+pub(crate) struct Assignment {
     /// The process, or `None` for every process.
     pub process: Option<usize>,
     /// The variable.
@@ -23,7 +23,7 @@ pub struct Assignment {
 }
 
 /// Parses a value of type `ty` as a user writes it.
-pub fn parse_value(prog: &ir::Program, ty: Ty, text: &str) -> Result<i64, String> {
+pub(crate) fn parse_value(prog: &ir::Program, ty: Ty, text: &str) -> Result<i64, String> {
     let text = text.trim();
     match ty {
         Ty::Bool => match text {
@@ -49,7 +49,7 @@ pub fn parse_value(prog: &ir::Program, ty: Ty, text: &str) -> Result<i64, String
 }
 
 /// Parses assignment lines, with spans into `text`.
-pub fn parse_assignments(
+pub(crate) fn parse_assignments(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,
@@ -266,7 +266,7 @@ fn parse_target(
 }
 
 /// A message as written in configurations and traces: `find(3)`, `pong`.
-pub fn msg_text(prog: &ir::Program, m: &crate::state::channels::Msg) -> String {
+pub(crate) fn msg_text(prog: &ir::Program, m: &crate::state::channels::Msg) -> String {
     let t = &prog.messages[m.kind as usize];
     let fields: Vec<String> = t
         .fields
@@ -288,7 +288,7 @@ fn is_channel_line(line: &str) -> bool {
 
 /// The contents a line gives one channel: sender, receiver, messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ChannelLine {
+pub(crate) struct ChannelLine {
     /// The sender.
     pub from: usize,
     /// The receiver.
@@ -300,7 +300,7 @@ pub struct ChannelLine {
 /// Parses the channel lines of a configuration text (`A->B = m(1) m2`,
 /// head first; nothing after `=` empties the channel), checking types,
 /// domains and the capacity.
-pub fn parse_channels(
+pub(crate) fn parse_channels(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,
@@ -416,7 +416,7 @@ fn parse_channel_line(
 }
 
 /// Replaces the contents of the channels the lines name.
-pub fn apply_channels(chans: &mut Channels, topo: &Topology, lines: &[ChannelLine]) {
+pub(crate) fn apply_channels(chans: &mut Channels, topo: &Topology, lines: &[ChannelLine]) {
     for l in lines {
         if let Some(a) = topo.arc(l.from, l.to) {
             let q: VecDeque<_> = l.msgs.iter().map(|&(k, f)| chans.stamp(k, f)).collect();
@@ -426,7 +426,7 @@ pub fn apply_channels(chans: &mut Channels, topo: &Topology, lines: &[ChannelLin
 }
 
 /// Applies assignments, checking every value against its domain.
-pub fn apply(
+pub(crate) fn apply(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,
@@ -484,7 +484,7 @@ pub fn apply(
 }
 
 /// Writes a configuration in the assignment-file format.
-pub fn format_config(
+pub(crate) fn format_config(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,

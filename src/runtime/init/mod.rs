@@ -16,9 +16,8 @@ use std::collections::VecDeque;
 
 mod file;
 
-pub use file::{
-    apply, apply_channels, format_config, msg_text, parse_assignments, parse_channels, parse_value,
-    Assignment, ChannelLine,
+pub(crate) use file::{
+    apply, apply_channels, format_config, msg_text, parse_assignments, parse_channels,
 };
 
 /// Where the initial configuration comes from.
@@ -36,8 +35,8 @@ pub enum InitMode {
 /// An arbitrary row for process `p`: every slot random over its domain (or
 /// declared `random` range); per-neighbour slots beyond its neighbours hold
 /// the domain's first value, and an edge's node variable names one of the
-/// edge's ends. Edge variables still need [`mirror_edges`]-style agreement.
-pub fn random_row(
+/// edge's ends. Edge variables still need both ends to agree (`share_edges_of`).
+pub(crate) fn random_row(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,
@@ -67,7 +66,7 @@ pub fn random_row(
 
 /// After process `p`'s row changed from outside (a fault injected), its
 /// neighbours' copies of the shared edge variables take its values.
-pub fn share_edges_of(
+pub(crate) fn share_edges_of(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,
@@ -89,7 +88,7 @@ pub fn share_edges_of(
 }
 
 /// A random value of a domain for process `p`.
-pub fn random_value(d: &VarDomain, p: usize, topo: &Topology, rng: &mut ChaCha8Rng) -> i64 {
+pub(crate) fn random_value(d: &VarDomain, p: usize, topo: &Topology, rng: &mut ChaCha8Rng) -> i64 {
     match *d {
         VarDomain::Bool => i64::from(rng.gen::<bool>()),
         VarDomain::Range(lo, hi) => rng.gen_range(lo..=hi),
@@ -108,7 +107,7 @@ pub fn random_value(d: &VarDomain, p: usize, topo: &Topology, rng: &mut ChaCha8R
 
 /// Where a configuration problem comes from, for rendering.
 #[derive(Debug)]
-pub struct ConfigError {
+pub(crate) struct ConfigError {
     /// The source's name (a file path, `--set`, the program).
     pub origin: String,
     /// The source's text.
@@ -119,7 +118,7 @@ pub struct ConfigError {
 
 /// Builds the initial configuration. DOT attributes apply on top of declared
 /// values; `--set` overrides (`sets`, each its own one-line source) come last.
-pub fn initial_state(
+pub(crate) fn initial_state(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,

@@ -1,0 +1,143 @@
+//! What a user of the library reads of a simulation (its configuration,
+//! topology, names of variables, actions and invariants), the switches of
+//! its fast paths, and fault injection.
+
+use super::*;
+use crate::runtime::init;
+
+/// Which of the simulator's fast paths may run. Each takes exactly the
+/// steps the general path takes (tests hold them to it); turning them off
+/// is for comparing and measuring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FastPaths {
+    /// One central move of a program without messages or edge variables.
+    pub single_move: bool,
+    /// Synchronous steps column by column, on rings.
+    pub columns: bool,
+    /// The shortest average run of consecutive processes with one role for
+    /// which the column path is taken (kernels are dispatched once per run).
+    pub column_min_run: usize,
+}
+
+impl Default for FastPaths {
+    fn default() -> Self {
+        FastPaths {
+            single_move: true,
+            columns: true,
+            column_min_run: 8,
+        }
+    }
+}
+
+impl Simulation {
+    /// The configuration: `stride()` values per process, process after process.
+    pub fn rows(&self) -> &[i64] {
+        &self.state
+    }
+
+    /// Process `p`'s row.
+    pub fn row(&self, p: usize) -> &[i64] {
+        let s = self.code.stride;
+        &self.state[p * s..(p + 1) * s]
+    }
+
+    /// The channels' contents.
+    pub fn channels(&self) -> &Channels {
+        &self.chans
+    }
+
+    /// The topology.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    /// The slots variable `name` occupies in a row (one for a scalar, one
+    /// per element or neighbour for an array).
+    pub fn slots(&self, name: &str) -> Option<std::ops::Range<usize>> {
+        let v = self.prog.vars.iter().position(|v| v.name == name)?;
+        Some(self.code.slots(v))
+    }
+
+    /// The value of variable `name` (its first slot) at process `p`.
+    pub fn value(&self, p: usize, name: &str) -> Option<i64> {
+        Some(self.row(p)[self.slots(name)?.start])
+    }
+
+    /// Parameter values, in declaration order.
+    pub fn params(&self) -> &[(String, i64)] {
+        &self.code.params
+    }
+
+    /// The label of action `a` (an index into the process's role's actions,
+    /// as [`StepRecord::actions`] gives it) of process `p`.
+    pub fn action_label(&self, p: usize, a: u32) -> &str {
+        &self.code.roles[self.code.role_of[p] as usize].actions[a as usize].label
+    }
+
+    /// The name of the `i`-th declared invariant.
+    pub fn invariant_name(&self, i: usize) -> &str {
+        &self.code.invariants[i].name
+    }
+
+    /// The name of message type `kind`.
+    pub fn message_name(&self, kind: u16) -> &str {
+        &self.prog.messages[kind as usize].name
+    }
+
+    /// Whether the program has a column form (the synchronous fast path).
+    pub fn has_column_form(&self) -> bool {
+        self.code.columns.is_some()
+    }
+
+    /// Whether the legitimacy predicate is kept process by process (some
+    /// conjunct is a `forall` or `count` of a predicate local to a process).
+    pub fn legitimacy_is_incremental(&self) -> bool {
+        !self.code.legit_parts.is_empty()
+    }
+
+    /// The daemon.
+    pub fn daemon(&self) -> &Daemon {
+        &self.daemon
+    }
+
+    /// Switches the daemon; the run goes on from where it is.
+    pub fn set_daemon(&mut self, daemon: Daemon) {
+        self.daemon = daemon;
+    }
+
+    /// Switches how an action is chosen among several enabled at a process.
+    pub fn set_choice(&mut self, choice: Choice) {
+        self.choice = choice;
+    }
+
+    /// Which fast paths may run.
+    pub fn fast_paths(&self) -> FastPaths {
+        FastPaths {
+            single_move: self.single_move_path,
+            columns: self.column_path,
+            column_min_run: self.column_min_run,
+        }
+    }
+
+    /// Allows or forbids the fast paths.
+    pub fn set_fast_paths(&mut self, paths: FastPaths) {
+        self.single_move_path = paths.single_move;
+        self.column_path = paths.columns;
+        self.column_min_run = paths.column_min_run;
+    }
+
+    /// Fault injection: each of `procs` gets arbitrary values in every
+    /// variable (as `--init random` draws them, from the run's generator),
+    /// edge variables shared with its neighbours; then guards are
+    /// re-evaluated and a new round starts (see [`Simulation::change_state`]).
+    pub fn corrupt(&mut self, procs: &[usize]) -> Result<(), RunError> {
+        let stride = self.code.stride;
+        let mut new = self.state.clone();
+        for &p in procs {
+            let row = init::random_row(&self.prog, &self.code, &self.topo, p, &mut self.rng);
+            new[p * stride..(p + 1) * stride].copy_from_slice(&row);
+            init::share_edges_of(&self.prog, &self.code, &self.topo, &mut new, p);
+        }
+        self.change_state(|s| s.copy_from_slice(&new))
+    }
+}
