@@ -86,17 +86,7 @@ impl Compiler<'_> {
                 .iexpr(x);
                 let locals = vec![Cell::new(0); self.prog.max_locals];
                 let (chans, fx) = (Channels::default(), Effects::default());
-                let env = Env {
-                    state: &[],
-                    me: 0,
-                    scratch: &[],
-                    topo,
-                    locals: &locals,
-                    enabled: &NoneEnabled,
-                    enabled_count: 0,
-                    chans: &chans,
-                    fx: &fx,
-                };
+                let env = Env::new(&[], topo, &locals, &chans, &fx, 0);
                 // A fault (an empty set) is left to happen when evaluated.
                 if let Ok(c) = f(&env) {
                     return Some(Box::new(move |_| Ok(c)));

@@ -223,17 +223,7 @@ impl Instantiation<'_> {
         let mut role_of = vec![0u32; topo.n()];
         let mut offenders = 0;
         for (p, role) in role_of.iter_mut().enumerate() {
-            let env = Env {
-                state: &[],
-                me: p,
-                scratch: &[],
-                topo,
-                locals: &locals,
-                enabled: &NoneEnabled,
-                enabled_count: 0,
-                chans: &no_chans,
-                fx: &no_fx,
-            };
+            let env = Env::new(&[], topo, &locals, &no_chans, &no_fx, p);
             let mut matched = Vec::new();
             for (r, s) in selectors.iter().enumerate() {
                 let yes = match s.as_ref().map(|f| f(&env)) {

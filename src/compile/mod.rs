@@ -45,6 +45,34 @@ pub struct Env<'a> {
     pub fx: &'a Effects,
 }
 
+impl<'a> Env<'a> {
+    /// The environment process `me`'s guards are evaluated in: the
+    /// configuration `state`, no statement running (`scratch` empty), and
+    /// no process enabled (guards cannot ask; global predicates that do
+    /// get their own `enabled`, and a statement its `scratch`, by struct
+    /// update).
+    pub fn new(
+        state: &'a [i64],
+        topo: &'a Topology,
+        locals: &'a [Cell<i64>],
+        chans: &'a Channels,
+        fx: &'a Effects,
+        me: usize,
+    ) -> Self {
+        Env {
+            state,
+            me,
+            scratch: &[],
+            topo,
+            locals,
+            enabled: &NoneEnabled,
+            enabled_count: 0,
+            chans,
+            fx,
+        }
+    }
+}
+
 /// Which processes are enabled, as global predicates (`enabled(p)`) read
 /// it: the runtime answers from its bookkeeping, an explorer from a column.
 pub trait Enabledness {

@@ -151,30 +151,6 @@ impl StepBuffers {
     }
 }
 
-/// The environment guards of process `me` are evaluated in (`enabled`
-/// answers `enabled(p)` for global predicates; guards cannot ask it).
-pub(crate) fn guard_env<'a>(
-    code_locals: &'a [Cell<i64>],
-    topo: &'a Topology,
-    state: &'a [i64],
-    chans: &'a Channels,
-    fx: &'a Effects,
-    me: usize,
-    enabled: &'a dyn Enabledness,
-) -> Env<'a> {
-    Env {
-        state,
-        me,
-        scratch: &[],
-        topo,
-        locals: code_locals,
-        enabled,
-        enabled_count: 0,
-        chans,
-        fx,
-    }
-}
-
 /// The first phase of a step: runs each mover's action (the one `choose`
 /// names for it, asked in mover order) on `state` and `chans` as they are
 /// before the step, recording in `record` the actions, each mover's row
@@ -215,15 +191,8 @@ pub(crate) fn evaluate(
             buf.fx.clear();
         }
         let env = Env {
-            state,
-            me: p,
             scratch: &buf.scratch,
-            topo,
-            locals: &buf.locals,
-            enabled: &NoneEnabled,
-            enabled_count: 0,
-            chans,
-            fx: &buf.fx,
+            ..Env::new(state, topo, &buf.locals, chans, &buf.fx, p)
         };
         if let Err(fault) = (action.body)(&env) {
             return Err(statement_fault(action, p, step_no, fault));
@@ -421,15 +390,20 @@ impl<'a> StepRelation<'a> {
     }
 
     fn env<'e>(&'e self, cfg: &'e Config, me: usize, enabled: &'e dyn Enabledness) -> Env<'e> {
-        guard_env(
-            &self.buf.locals,
-            self.topo,
-            &cfg.rows,
-            &cfg.chans,
-            &self.buf.fx,
-            me,
+        let b = &self.buf;
+        Env {
             enabled,
-        )
+            ..Env::new(&cfg.rows, self.topo, &b.locals, &cfg.chans, &b.fx, me)
+        }
+    }
+
+    /// The environment global predicates are evaluated in, `chosen` the
+    /// first enabled action of every process (see [`StepRelation::enabled`]).
+    fn global_env<'e>(&'e self, cfg: &'e Config, chosen: &'e Vec<u16>) -> Env<'e> {
+        Env {
+            enabled_count: chosen.iter().filter(|&&c| c != NO_ACTION).count(),
+            ..self.env(cfg, 0, chosen)
+        }
     }
 
     /// The action `p` runs when it moves with no choice asked for: the
@@ -527,26 +501,21 @@ impl<'a> StepRelation<'a> {
             return Ok(None);
         };
         let chosen = self.chosen(cfg)?;
-        let env = Env {
-            enabled_count: chosen.iter().filter(|&&c| c != NO_ACTION).count(),
-            ..self.env(cfg, 0, &chosen)
-        };
-        legit(&env).map(Some).map_err(|fault| RunError::Fault {
-            fault,
-            process: None,
-            action: None,
-            step: 0,
-            during: "the legitimacy predicate",
-        })
+        legit(&self.global_env(cfg, &chosen))
+            .map(Some)
+            .map_err(|fault| RunError::Fault {
+                fault,
+                process: None,
+                action: None,
+                step: 0,
+                during: "the legitimacy predicate",
+            })
     }
 
     /// The name of the first declared invariant that does not hold in `cfg`.
     pub fn violated_invariant(&self, cfg: &Config) -> Result<Option<&str>, RunError> {
         let chosen = self.chosen(cfg)?;
-        let env = Env {
-            enabled_count: chosen.iter().filter(|&&c| c != NO_ACTION).count(),
-            ..self.env(cfg, 0, &chosen)
-        };
+        let env = self.global_env(cfg, &chosen);
         for inv in &self.code.invariants {
             match (inv.test)(&env) {
                 Ok(true) => {}

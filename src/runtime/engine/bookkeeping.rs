@@ -163,17 +163,8 @@ impl Simulation {
     /// whether a process is enabled, so one environment serves them all.
     #[inline]
     pub(super) fn refresh_affected(&mut self) -> Result<(), RunError> {
-        let mut env = Env {
-            state: &self.state,
-            me: 0,
-            scratch: &[],
-            topo: &self.topo,
-            locals: &self.buf.locals,
-            enabled: &NoneEnabled,
-            enabled_count: 0,
-            chans: &self.chans,
-            fx: &self.buf.fx,
-        };
+        let b = &self.buf;
+        let mut env = Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, 0);
         let progress = &mut self.progress;
         for &q in &self.affected {
             env.me = q as usize;

@@ -90,7 +90,7 @@ impl Simulation {
             (None, Choice::First) => Ok(u32::from(procs[p].chosen)),
             (None, Choice::Random) => {
                 let role = &code.roles[procs[p].role as usize];
-                let env = step::guard_env(choice_locals, topo, state, chans, &fx, p, &NoneEnabled);
+                let env = Env::new(state, topo, choice_locals, chans, &fx, p);
                 let options =
                     step::enabled_actions_from(role, &env, p, procs[p].chosen, step_no - 1)?;
                 Ok(options[rng.gen_range(0..options.len())])

@@ -5,7 +5,7 @@
 //! re-evaluated, and rounds, legitimacy and stabilization are updated.
 
 use crate::check::ir;
-use crate::compile::{Compiled, Effects, Enabledness, Env, Fault, NoneEnabled, NO_ACTION};
+use crate::compile::{Compiled, Effects, Enabledness, Env, Fault, NO_ACTION};
 use crate::runtime::bits::Bits;
 pub use crate::runtime::daemon::{Daemon, ScheduledStep};
 pub use crate::runtime::record::StepRecord;
@@ -511,32 +511,22 @@ impl Simulation {
     }
 
     fn env<'a>(&'a self, me: usize, scratch: &'a [Cell<i64>]) -> Env<'a> {
+        let b = &self.buf;
         Env {
-            state: &self.state,
-            me,
             scratch,
-            topo: &self.topo,
-            locals: &self.buf.locals,
             enabled: &self.progress,
             enabled_count: self.enabled_count(),
-            chans: &self.chans,
-            fx: &self.buf.fx,
+            ..Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, me)
         }
     }
 
     /// The environment mover `p`'s statement runs in: its row in the
     /// scratch cells. Statements cannot ask whether a process is enabled.
     fn statement_env(&self, p: usize) -> Env<'_> {
+        let b = &self.buf;
         Env {
-            state: &self.state,
-            me: p,
-            scratch: &self.buf.scratch,
-            topo: &self.topo,
-            locals: &self.buf.locals,
-            enabled: &NoneEnabled,
-            enabled_count: 0,
-            chans: &self.chans,
-            fx: &self.buf.fx,
+            scratch: &b.scratch,
+            ..Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, p)
         }
     }
 

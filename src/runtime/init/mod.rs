@@ -208,19 +208,9 @@ fn declared_values(
 ) -> Result<(), ConfigError> {
     let (n, stride) = (topo.n(), code.stride);
     let locals = vec![Cell::new(0); code.max_locals];
-    let (no_chans, no_fx) = (Default::default(), Default::default());
+    let (no_chans, no_fx) = (Channels::default(), crate::compile::Effects::default());
     for p in 0..n {
-        let env = Env {
-            state: &[],
-            me: p,
-            scratch: &[],
-            topo,
-            locals: &locals,
-            enabled: &crate::compile::NoneEnabled,
-            enabled_count: 0,
-            chans: &no_chans,
-            fx: &no_fx,
-        };
+        let env = Env::new(&[], topo, &locals, &no_chans, &no_fx, p);
         for (var, init) in code.inits.iter().enumerate() {
             let Some(f) = init else { continue };
             let v = &prog.vars[var];
