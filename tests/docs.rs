@@ -14,7 +14,11 @@ fn every_daemon_is_documented() {
     for d in DAEMONS {
         let written = format!("`{}", d.name);
         assert!(README.contains(&written), "README lacks daemon {}", d.name);
-        assert!(LANGUAGE.contains(&written), "docs/language.md lacks daemon {}", d.name);
+        assert!(
+            LANGUAGE.contains(&written),
+            "docs/language.md lacks daemon {}",
+            d.name
+        );
     }
 }
 
