@@ -78,6 +78,7 @@ mod span;
 pub mod state;
 mod syntax;
 pub mod topology;
+pub mod verify;
 
 pub use compile::Fault;
 pub use span::Span;

@@ -1,13 +1,15 @@
-//! Phase 5, the command-line front end: `guarded run` and `guarded check`.
-//! Parses flags with clap, drives the pipeline, renders diagnostics, prints
-//! traces and the summary.
+//! The command-line front end: `guarded run`, `check`, `repl` and `verify`
+//! (in `verify.rs`). Parses flags with clap, drives the pipeline, renders
+//! diagnostics, prints traces and the summary.
 //!
 //! Exit codes: 0 success; 1 the program, a configuration or schedule file
 //! is wrong; 2 the command line is wrong; 3 a runtime error in the program
 //! (out-of-domain assignment, division by zero, bad schedule line);
-//! 4 an invariant was violated.
+//! 4 an invariant was violated; 5 `verify` found a property that does not hold.
 
 use crate::report as output;
+
+mod verify;
 
 use crate::load::{Instance, LoadError, Setup};
 use crate::runtime::daemon::Daemon;
@@ -31,7 +33,8 @@ pub const EXIT_RUNTIME: i32 = 3;
 pub const EXIT_INVARIANT: i32 = 4;
 
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 the program or an input file is wrong; \
-2 the command line is wrong; 3 runtime error in the program; 4 an invariant was violated.";
+2 the command line is wrong; 3 runtime error in the program; 4 an invariant was violated; \
+5 verify: a property does not hold.";
 
 #[derive(Parser, Debug)]
 #[command(name = "guarded", version, about = "Run distributed algorithms written as guarded commands", after_help = EXIT_CODES)]
@@ -53,6 +56,11 @@ enum Command {
     /// Parse and check a program (and instantiate it on its topology) without running it.
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
+    /// Explore every configuration of a small instance under each daemon: invariants,
+    /// closure and convergence of `legitimate:`, the exact worst case or a shortest
+    /// counterexample.
+    #[command(after_help = EXIT_CODES)]
+    Verify(verify::VerifyArgs),
 }
 
 /// How the program is instantiated: shared by `run` and `check`.
@@ -280,6 +288,7 @@ pub fn main() -> i32 {
             Err(code) => code,
         },
         Command::Run(a) => run(&a),
+        Command::Verify(a) => verify::verify(&a),
         Command::Repl(a) => match start(&a.instance, &a.start) {
             Ok(s) => {
                 let color =

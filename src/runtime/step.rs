@@ -497,11 +497,23 @@ impl<'a> StepRelation<'a> {
 
     /// Whether the legitimacy predicate holds in `cfg` (`None` without one).
     pub fn legitimate(&self, cfg: &Config) -> Result<Option<bool>, RunError> {
+        if self.code.legitimate.is_none() {
+            return Ok(None);
+        }
+        let chosen = self.chosen(cfg)?;
+        self.legitimate_with(cfg, &chosen)
+    }
+
+    /// [`StepRelation::legitimate`], given every process's first enabled action.
+    pub(crate) fn legitimate_with(
+        &self,
+        cfg: &Config,
+        chosen: &Vec<u16>,
+    ) -> Result<Option<bool>, RunError> {
         let Some(legit) = &self.code.legitimate else {
             return Ok(None);
         };
-        let chosen = self.chosen(cfg)?;
-        legit(&self.global_env(cfg, &chosen))
+        legit(&self.global_env(cfg, chosen))
             .map(Some)
             .map_err(|fault| RunError::Fault {
                 fault,

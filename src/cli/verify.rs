@@ -1,0 +1,334 @@
+//! `guarded verify`: explores every configuration of an instance under
+//! each daemon asked for and prints, per daemon, the verdict, the worst
+//! case or a shortest counterexample; `--witness DIR` writes each run it
+//! reports as an init file and a schedule that `guarded run` replays.
+
+use super::{load, plain, usage_error, InstanceArgs, EXIT_INPUT, EXIT_OK, EXIT_RUNTIME};
+use crate::load::Instance;
+use crate::runtime::daemon::Daemon;
+use crate::runtime::init::format_config;
+use crate::state::Config;
+use crate::verify::{Convergence, Explorer, Refusal, Run, Verdict};
+use clap::Args;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A property failed: an invariant, closure or convergence.
+pub const EXIT_PROPERTY: i32 = 5;
+
+/// The daemons verified when `--daemon all` (the default).
+const ALL: [Daemon; 4] = [
+    Daemon::Central,
+    Daemon::LocallyCentral,
+    Daemon::Distributed,
+    Daemon::Synchronous,
+];
+
+/// Steps of a run printed in full; longer ones are cut (the witness files
+/// hold them whole).
+const SHOWN_STEPS: usize = 40;
+
+#[derive(Args, Debug)]
+pub(super) struct VerifyArgs {
+    #[command(flatten)]
+    pub(super) instance: InstanceArgs,
+    /// Daemon: central, locally-central, distributed, synchronous, or all.
+    #[arg(short, long, default_value = "all", value_name = "DAEMON")]
+    daemon: String,
+    /// Write every worst-case run and counterexample as DIR/NAME.init and
+    /// DIR/NAME.sched, replayed by `guarded run PROGRAM --init DIR/NAME.init
+    /// --daemon schedule:DIR/NAME.sched`.
+    #[arg(long, value_name = "DIR")]
+    witness: Option<PathBuf>,
+}
+
+/// Runs `guarded verify`; returns the exit code.
+pub(super) fn verify(a: &VerifyArgs) -> i32 {
+    let daemons: Vec<Daemon> = match a.daemon.as_str() {
+        "all" => ALL.to_vec(),
+        name if name.starts_with("schedule") => {
+            return usage_error(
+                "verify explores every run a daemon allows; a schedule is one run: replay it with `guarded run`".into(),
+            )
+        }
+        name => match ALL.iter().find(|d| d.name() == name || (name == "sync" && **d == Daemon::Synchronous)) {
+            Some(d) => vec![d.clone()],
+            None => {
+                let names = ALL.iter().map(|d| d.name()).chain(["all"]);
+                let hint = crate::diagnostic::suggest(name, names)
+                    .map_or(String::new(), |h| format!(" (did you mean `{h}`?)"));
+                return usage_error(format!(
+                    "unknown daemon `{name}`{hint}; use central, locally-central, distributed, synchronous or all"
+                ));
+            }
+        },
+    };
+    let loaded = match load(&a.instance) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let inst = &loaded.inst;
+    if let Some(dir) = &a.witness {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return usage_error(format!("--witness: cannot create `{}`: {e}", dir.display()));
+        }
+    }
+    let explorer = match Explorer::new(inst) {
+        Ok(x) => x,
+        Err(r) => return refused(&r, inst, &a.instance.program, &loaded.source),
+    };
+    let mut out = header(inst, &a.instance.program, explorer.configurations());
+    let mut all_hold = true;
+    for daemon in &daemons {
+        let verdict = match explorer.verify(daemon) {
+            Ok(v) => v,
+            Err(r) => {
+                print!("{out}");
+                return refused(&r, inst, &a.instance.program, &loaded.source);
+            }
+        };
+        all_hold &= verdict.holds();
+        let written = match &a.witness {
+            Some(dir) => match write_witnesses(inst, &verdict, dir) {
+                Ok(w) => w,
+                Err(e) => {
+                    print!("{out}");
+                    return usage_error(format!("--witness: {e}"));
+                }
+            },
+            None => Vec::new(),
+        };
+        out.push_str(&block(inst, &verdict, &written));
+    }
+    print!("{out}");
+    if all_hold {
+        EXIT_OK
+    } else {
+        EXIT_PROPERTY
+    }
+}
+
+/// Why the instance was not explored, as the user reads it.
+fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
+    match r {
+        Refusal::Unsupported(why) => {
+            eprintln!("error: cannot verify `{program}`: {why}");
+            EXIT_INPUT
+        }
+        Refusal::TooLarge(count) => {
+            eprintln!(
+                "error: `{program}` on {} has {count} configurations, more than the {} the verifier numbers; choose a smaller topology or narrower domains (parameters)",
+                inst.topo.name,
+                crate::verify::MAX_CONFIGURATIONS
+            );
+            EXIT_INPUT
+        }
+        Refusal::Runtime(failure) => {
+            let (e, cfg) = &**failure;
+            eprint!(
+                "{}",
+                crate::report::runtime_error(e, program, source, plain(), None)
+            );
+            eprintln!("  in the configuration {}", config_text(inst, cfg));
+            EXIT_RUNTIME
+        }
+    }
+}
+
+fn header(inst: &Instance, program: &str, configurations: u64) -> String {
+    let params: Vec<String> = inst
+        .code
+        .params
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let params = if params.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", params.join(" "))
+    };
+    format!(
+        "{program} on {} ({} processes{params}): {configurations} configurations\n",
+        inst.topo.name,
+        inst.topo.n()
+    )
+}
+
+/// One daemon's result block.
+fn block(inst: &Instance, v: &Verdict, written: &[(String, PathBuf)]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\ndaemon {}: {} legitimate, {} transitions",
+        v.daemon.name(),
+        v.legitimate,
+        v.transitions
+    );
+    let mut line = |k: &str, text: String| {
+        let _ = writeln!(s, "  {k:<12} {text}");
+    };
+    line(
+        "invariants",
+        match &v.invariant {
+            None if inst.code.invariants.is_empty() => "none declared".into(),
+            None => "hold in every configuration".into(),
+            Some((name, cfg)) => format!("`{name}` does not hold in {}", config_text(inst, cfg)),
+        },
+    );
+    line(
+        "closure",
+        match &v.closure {
+            None => "holds: no step leaves legitimacy".into(),
+            Some(run) => format!("fails: {}", run_text(inst, run)),
+        },
+    );
+    match &v.convergence {
+        Convergence::Holds { steps, moves } => {
+            line("convergence", "holds: every run reaches legitimacy".into());
+            line(
+                "worst case",
+                format!("{} steps, {} moves", steps.steps.len(), moves.moves()),
+            );
+            line("most steps", run_text(inst, steps));
+            line("most moves", run_text(inst, moves));
+        }
+        Convergence::Deadlock(cfg) => line(
+            "convergence",
+            format!(
+                "fails: no process is enabled in {}, which is not legitimate",
+                config_text(inst, cfg)
+            ),
+        ),
+        Convergence::Cycle(run) => line(
+            "convergence",
+            format!(
+                "fails: a cycle of {} steps outside legitimacy, {}",
+                run.steps.len(),
+                run_text(inst, run)
+            ),
+        ),
+    }
+    for (what, path) in written {
+        line(
+            "witness",
+            format!("{what}: {}.init, .sched", path.display()),
+        );
+    }
+    s
+}
+
+/// A configuration in one line: `x = [0, 2, 1]` for one variable per
+/// process, else `0: x=1 y=2 | 1: ...`.
+fn config_text(inst: &Instance, cfg: &Config) -> String {
+    let (prog, code, topo) = (&inst.prog, &inst.code, &inst.topo);
+    let stride = code.stride;
+    let show = |p: usize, v: usize| {
+        code.show_var(
+            prog,
+            topo.nbrs(p),
+            v,
+            &cfg.rows[p * stride..(p + 1) * stride],
+        )
+    };
+    if prog.vars.len() == 1 {
+        let each: Vec<String> = (0..topo.n()).map(|p| show(p, 0)).collect();
+        return format!("{} = [{}]", prog.vars[0].name, each.join(", "));
+    }
+    let procs: Vec<String> = (0..topo.n())
+        .map(|p| {
+            let vars: Vec<String> = (0..prog.vars.len())
+                .map(|v| format!("{}={}", prog.vars[v].name, show(p, v)))
+                .collect();
+            format!("{p}: {}", vars.join(" "))
+        })
+        .collect();
+    procs.join(" | ")
+}
+
+/// A run in one line: its start and each step's movers.
+fn run_text(inst: &Instance, run: &Run) -> String {
+    let mut steps: Vec<String> = run
+        .steps
+        .iter()
+        .take(SHOWN_STEPS)
+        .map(|m| {
+            let ps: Vec<String> = m.iter().map(u32::to_string).collect();
+            format!("{{{}}}", ps.join(","))
+        })
+        .collect();
+    if run.steps.len() > SHOWN_STEPS {
+        steps.push(format!("... ({} steps in all)", run.steps.len()));
+    }
+    if steps.is_empty() {
+        format!("from {}", config_text(inst, &run.start))
+    } else {
+        format!(
+            "from {}, moving {}",
+            config_text(inst, &run.start),
+            steps.join(" ")
+        )
+    }
+}
+
+/// Writes each run the verdict reports as NAME.init and NAME.sched in
+/// `dir`; what each is, and its path without the extension.
+fn write_witnesses(
+    inst: &Instance,
+    v: &Verdict,
+    dir: &Path,
+) -> Result<Vec<(String, PathBuf)>, String> {
+    let daemon = v.daemon.name();
+    let mut runs: Vec<(String, Run)> = Vec::new();
+    if let Some((_, cfg)) = &v.invariant {
+        runs.push((
+            "invariant".into(),
+            Run {
+                start: cfg.clone(),
+                steps: vec![],
+            },
+        ));
+    }
+    if let Some(run) = &v.closure {
+        runs.push(("closure".into(), run.clone()));
+    }
+    match &v.convergence {
+        Convergence::Holds { steps, moves } => {
+            runs.push(("most-steps".into(), steps.clone()));
+            runs.push(("most-moves".into(), moves.clone()));
+        }
+        Convergence::Deadlock(cfg) => runs.push((
+            "deadlock".into(),
+            Run {
+                start: cfg.clone(),
+                steps: vec![],
+            },
+        )),
+        Convergence::Cycle(run) => runs.push(("cycle".into(), run.clone())),
+    }
+    let mut written = Vec::new();
+    for (what, run) in runs {
+        let path = dir.join(format!("{daemon}-{what}"));
+        let init = format_config(
+            &inst.prog,
+            &inst.code,
+            &inst.topo,
+            &run.start.rows,
+            &run.start.chans,
+        );
+        let sched: String = run
+            .steps
+            .iter()
+            .map(|m| {
+                let ps: Vec<String> = m.iter().map(u32::to_string).collect();
+                ps.join(" ") + "\n"
+            })
+            .collect();
+        for (ext, text) in [("init", init), ("sched", sched)] {
+            let file = path.with_extension(ext);
+            std::fs::write(&file, text)
+                .map_err(|e| format!("cannot write `{}`: {e}", file.display()))?;
+        }
+        written.push((what, path));
+    }
+    Ok(written)
+}

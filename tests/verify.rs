@@ -1,0 +1,315 @@
+//! `guarded verify` held to an obviously correct explorer and to
+//! `guarded run`: on tiny instances a naive recursion over the public step
+//! API gives the same verdicts, worst cases and shortest cycle lengths under
+//! every daemon; every run the verifier reports replays with `guarded run`
+//! and the same steps and moves; the command's exit status says whether the
+//! properties hold.
+
+use guarded::load::{load, read_file, Instance, Setup};
+use guarded::runtime::daemon::Daemon;
+use guarded::state::Config;
+use guarded::verify::{Convergence, Explorer};
+use std::collections::{HashMap, VecDeque};
+use std::process::Command;
+
+const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
+const DAEMONS: [Daemon; 4] = [
+    Daemon::Central,
+    Daemon::LocallyCentral,
+    Daemon::Distributed,
+    Daemon::Synchronous,
+];
+
+fn instance(src: &str, topology: &str, params: &[(&str, i64)]) -> Instance {
+    let setup = Setup {
+        topology: Some(topology.into()),
+        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        ..Setup::default()
+    };
+    load(src, &setup, &read_file).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// What the naive explorer says: the worst (steps, moves), or the length
+/// of a shortest cycle outside legitimacy, or a deadlock; and whether
+/// legitimacy is closed.
+#[derive(Debug, PartialEq, Eq)]
+enum Naive {
+    Worst(u64, u64),
+    Cycle(usize),
+    Deadlock,
+}
+
+fn naive(inst: &Instance, daemon: &Daemon) -> (bool, Naive) {
+    let mut rel = inst.step_relation();
+    let configs: Vec<Config> = inst.space().iter().collect();
+    let index: HashMap<&Config, usize> = configs.iter().enumerate().map(|(i, c)| (c, i)).collect();
+    let legit: Vec<bool> = configs
+        .iter()
+        .map(|c| rel.legitimate(c).unwrap() == Some(true))
+        .collect();
+    let succ: Vec<Vec<(usize, u64)>> = configs
+        .iter()
+        .map(|c| {
+            let enabled = rel.enabled(c).unwrap();
+            daemon
+                .move_sets(&enabled, inst.topology(), 0)
+                .into_iter()
+                .map(|set| {
+                    (
+                        index[&rel.successor_first(c, &set).unwrap()],
+                        set.len() as u64,
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let closed = (0..configs.len()).all(|i| !legit[i] || succ[i].iter().all(|&(j, _)| legit[j]));
+    if (0..configs.len()).any(|i| !legit[i] && succ[i].is_empty()) {
+        return (closed, Naive::Deadlock);
+    }
+    // A shortest cycle outside legitimacy: breadth first from every configuration.
+    let mut shortest: Option<usize> = None;
+    for u in (0..configs.len()).filter(|&u| !legit[u]) {
+        let mut dist = HashMap::from([(u, 0usize)]);
+        let mut queue = VecDeque::from([u]);
+        while let Some(x) = queue.pop_front() {
+            let dx = dist[&x];
+            for &(y, _) in &succ[x] {
+                if legit[y] {
+                    continue;
+                }
+                if y == u {
+                    let len = dx + 1;
+                    shortest = Some(shortest.map_or(len, |s| s.min(len)));
+                    queue.clear();
+                    break;
+                }
+                if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(y) {
+                    e.insert(dx + 1);
+                    queue.push_back(y);
+                }
+            }
+        }
+    }
+    if let Some(len) = shortest {
+        return (closed, Naive::Cycle(len));
+    }
+    // No cycle: the most steps and moves by plain recursion.
+    fn most(
+        i: usize,
+        succ: &[Vec<(usize, u64)>],
+        legit: &[bool],
+        memo: &mut [Option<(u64, u64)>],
+    ) -> (u64, u64) {
+        if legit[i] {
+            return (0, 0);
+        }
+        if let Some(m) = memo[i] {
+            return m;
+        }
+        let mut best = (0, 0);
+        for &(j, w) in &succ[i] {
+            let (s, m) = most(j, succ, legit, memo);
+            best = (best.0.max(s + 1), best.1.max(m + w));
+        }
+        memo[i] = Some(best);
+        best
+    }
+    let mut memo = vec![None; configs.len()];
+    let worst = (0..configs.len())
+        .map(|i| most(i, &succ, &legit, &mut memo))
+        .fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+    (closed, Naive::Worst(worst.0, worst.1))
+}
+
+fn verified(inst: &Instance, daemon: &Daemon) -> (bool, Naive) {
+    let v = Explorer::new(inst).unwrap().verify(daemon).unwrap();
+    let result = match &v.convergence {
+        Convergence::Holds { steps, moves } => {
+            Naive::Worst(steps.steps.len() as u64, moves.moves())
+        }
+        Convergence::Cycle(run) => Naive::Cycle(run.steps.len()),
+        Convergence::Deadlock(_) => Naive::Deadlock,
+    };
+    (v.closure.is_none(), result)
+}
+
+/// A ring where a token is dropped when the right neighbour has none: it
+/// ends with no token and no process enabled (a deadlock), and a step from
+/// one token leaves legitimacy; and a program whose every step leaves
+/// legitimacy (closure fails) and cycles.
+const DEADLOCKS: &str = "var x: 0..2\nprocess { pass :: x == 1 and right.x == 0 -> x := 0 }\nlegitimate: count(p in procs : p.x == 1) == 1";
+const NOT_CLOSED: &str = "var x: 0..1\nprocess { flip :: true -> x := 1 - x }\nlegitimate: forall(p in procs : p.x == 0)";
+
+/// A program, a topology and parameter values.
+type Case = (&'static str, String, Vec<(&'static str, i64)>);
+
+#[test]
+fn the_verifier_agrees_with_a_naive_explorer_on_tiny_instances() {
+    let mut cases: Vec<Case> = Vec::new();
+    for n in 2..=4usize {
+        for k in 2..=(n as i64 + 1) {
+            cases.push((DIJKSTRA, format!("ring:{n}"), vec![("K", k)]));
+        }
+    }
+    cases.push((DEADLOCKS, "ring:3".into(), vec![]));
+    cases.push((NOT_CLOSED, "chain:3".into(), vec![]));
+    for (src, topology, params) in &cases {
+        let inst = instance(src, topology, params);
+        for d in &DAEMONS {
+            assert_eq!(
+                verified(&inst, d),
+                naive(&inst, d),
+                "{topology} {params:?} under {}",
+                d.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn dijkstra_on_ring4_with_k4_matches_the_exploration_test() {
+    let inst = instance(DIJKSTRA, "ring:4", &[("K", 4)]);
+    let v = Explorer::new(&inst)
+        .unwrap()
+        .verify(&Daemon::Central)
+        .unwrap();
+    assert_eq!((v.configurations, v.legitimate), (256, 40));
+    assert!(v.holds());
+    match v.convergence {
+        Convergence::Holds { steps, moves } => {
+            assert_eq!((steps.steps.len(), moves.moves()), (13, 13))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn guarded(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Every witness `verify --witness` writes for Dijkstra on ring:5 replays
+/// with `guarded run`: the same number of steps and moves, reaching
+/// legitimacy at the last step for a worst case, back at the start and
+/// never legitimate for a cycle.
+#[test]
+fn every_witness_replays_with_guarded_run() {
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc");
+    for (k, code) in [("5", 0), ("3", 5)] {
+        let dir = std::env::temp_dir().join(format!("guarded-witness-{}-{k}", std::process::id()));
+        let dir_s = dir.to_str().unwrap();
+        let param = format!("K={k}");
+        let (exit, text) = guarded(&[
+            "verify",
+            program,
+            "--topology",
+            "ring:5",
+            "--param",
+            &param,
+            "--witness",
+            dir_s,
+        ]);
+        assert_eq!(exit, code, "{text}");
+        let mut replayed = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "init") {
+                continue;
+            }
+            let sched = path.with_extension("sched");
+            let steps: Vec<String> = std::fs::read_to_string(&sched)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect();
+            let moves: usize = steps.iter().map(|l| l.split_whitespace().count()).sum();
+            let schedule = format!("schedule:{}", sched.display());
+            let (_, json) = guarded(&[
+                "run",
+                program,
+                "--topology",
+                "ring:5",
+                "--param",
+                &param,
+                "--init",
+                path.to_str().unwrap(),
+                "--daemon",
+                &schedule,
+                "--format",
+                "json",
+                "--no-final",
+            ]);
+            let v: serde_json::Value =
+                serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+            let what = path.display().to_string();
+            assert_eq!(v["steps"], steps.len(), "{what}");
+            assert_eq!(v["moves"], moves, "{what}");
+            if what.contains("most-") {
+                assert_eq!(v["legitimate"], true, "{what}");
+                assert_eq!(
+                    v["stabilized"]["step"],
+                    steps.len(),
+                    "{what}: legitimate at the last step only"
+                );
+            } else {
+                assert_eq!(
+                    v["first_legitimate"],
+                    serde_json::Value::Null,
+                    "{what}: never legitimate"
+                );
+                let start = std::fs::read_to_string(&path).unwrap();
+                let (_, end) = guarded(&[
+                    "run",
+                    program,
+                    "--topology",
+                    "ring:5",
+                    "--param",
+                    &param,
+                    "--init",
+                    path.to_str().unwrap(),
+                    "--daemon",
+                    &schedule,
+                    "--format",
+                    "json",
+                ]);
+                let end: serde_json::Value = serde_json::from_str(&end).unwrap();
+                let xs: Vec<String> = end["final"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .enumerate()
+                    .map(|(p, r)| format!("{p}.x = {}", r["x"]))
+                    .collect();
+                assert_eq!(
+                    start.trim(),
+                    xs.join("\n"),
+                    "{what}: a cycle ends where it started"
+                );
+            }
+            replayed += 1;
+        }
+        assert_eq!(
+            replayed,
+            if code == 0 { 8 } else { 4 },
+            "witnesses for K={k}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn what_cannot_be_explored_is_refused_with_a_reason() {
+    let arbitration = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/arbitration.gc");
+    let (exit, _) = guarded(&["verify", arbitration]);
+    assert_eq!(exit, 1);
+    let dijkstra = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc");
+    let (exit, _) = guarded(&["verify", dijkstra, "--daemon", "centrl"]);
+    assert_eq!(exit, 2);
+}
