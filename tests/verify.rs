@@ -34,7 +34,7 @@ fn instance(src: &str, topology: &str, params: &[(&str, i64)]) -> Instance {
 /// legitimacy is closed.
 #[derive(Debug, PartialEq, Eq)]
 enum Naive {
-    Worst(u64, u64),
+    Worst(u64, u64, u64),
     Cycle(usize),
     Deadlock,
 }
@@ -119,15 +119,74 @@ fn naive(inst: &Instance, daemon: &Daemon) -> (bool, Naive) {
     let worst = (0..configs.len())
         .map(|i| most(i, &succ, &legit, &mut memo))
         .fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
-    (closed, Naive::Worst(worst.0, worst.1))
+    // Rounds as DESIGN.md defines them, by plain recursion over the
+    // configuration, the round's pending processes and whether it started.
+    let enabled: Vec<u64> = configs
+        .iter()
+        .map(|c| rel.enabled(c).unwrap().iter().fold(0, |m, &p| m | 1 << p))
+        .collect();
+    let movers: Vec<Vec<u64>> = configs
+        .iter()
+        .map(|c| {
+            let en = rel.enabled(c).unwrap();
+            daemon
+                .move_sets(&en, inst.topology(), 0)
+                .iter()
+                .map(|set| set.iter().fold(0, |m, &p| m | 1 << p))
+                .collect()
+        })
+        .collect();
+    type Memo = HashMap<(usize, u64, bool), u64>;
+    /// Successors, each step's movers as bits, enabled processes as bits, legitimacy.
+    type Graph<'g> = (
+        &'g [Vec<(usize, u64)>],
+        &'g [Vec<u64>],
+        &'g [u64],
+        &'g [bool],
+    );
+    fn rounds(key: (usize, u64, bool), g: Graph, memo: &mut Memo) -> u64 {
+        let (succ, movers, enabled, legit) = g;
+        let (c, pending, started) = key;
+        if legit[c] {
+            return u64::from(started);
+        }
+        if let Some(&r) = memo.get(&key) {
+            return r;
+        }
+        let mut best = 0;
+        for (&(j, _), &moved) in succ[c].iter().zip(&movers[c]) {
+            let left = pending & !moved & enabled[j];
+            let r = if left == 0 {
+                1 + rounds((j, enabled[j], false), g, memo)
+            } else {
+                rounds((j, left, true), g, memo)
+            };
+            best = best.max(r);
+        }
+        memo.insert(key, best);
+        best
+    }
+    let mut memo = Memo::new();
+    let g = (&succ[..], &movers[..], &enabled[..], &legit[..]);
+    let most_rounds = (0..configs.len())
+        .map(|c| rounds((c, enabled[c], false), g, &mut memo))
+        .max()
+        .unwrap_or(0);
+    (closed, Naive::Worst(worst.0, worst.1, most_rounds))
 }
 
 fn verified(inst: &Instance, daemon: &Daemon) -> (bool, Naive) {
     let v = Explorer::new(inst).unwrap().verify(daemon).unwrap();
     let result = match &v.convergence {
-        Convergence::Holds { steps, moves } => {
-            Naive::Worst(steps.steps.len() as u64, moves.moves())
-        }
+        Convergence::Holds {
+            steps,
+            moves,
+            rounds,
+        } => Naive::Worst(
+            steps.steps.len() as u64,
+            moves.moves(),
+            rounds.as_ref().expect("rounds are counted").0,
+        ),
         Convergence::Cycle(run) => Naive::Cycle(run.steps.len()),
         Convergence::Deadlock(_) => Naive::Deadlock,
     };
@@ -177,7 +236,7 @@ fn dijkstra_on_ring4_with_k4_matches_the_exploration_test() {
     assert_eq!((v.configurations, v.legitimate), (256, 40));
     assert!(v.holds());
     match v.convergence {
-        Convergence::Holds { steps, moves } => {
+        Convergence::Holds { steps, moves, .. } => {
             assert_eq!((steps.steps.len(), moves.moves()), (13, 13))
         }
         other => panic!("{other:?}"),
@@ -251,6 +310,23 @@ fn every_witness_replays_with_guarded_run() {
             let what = path.display().to_string();
             assert_eq!(v["steps"], steps.len(), "{what}");
             assert_eq!(v["moves"], moves, "{what}");
+            if what.contains("most-rounds") {
+                let name = path.file_name().unwrap().to_str().unwrap().to_string();
+                let daemon = DAEMONS
+                    .iter()
+                    .find(|d| name.starts_with(&format!("{}-most", d.name())))
+                    .unwrap();
+                let inst = instance(DIJKSTRA, "ring:5", &[("K", k.parse().unwrap())]);
+                let verdict = Explorer::new(&inst).unwrap().verify(daemon).unwrap();
+                let Convergence::Holds { rounds, .. } = verdict.convergence else {
+                    panic!("{what}: converges");
+                };
+                assert_eq!(
+                    v["stabilized"]["round"],
+                    rounds.unwrap().0,
+                    "{what}: the same rounds"
+                );
+            }
             if what.contains("most-") {
                 assert_eq!(v["legitimate"], true, "{what}");
                 assert_eq!(
@@ -297,7 +373,7 @@ fn every_witness_replays_with_guarded_run() {
         }
         assert_eq!(
             replayed,
-            if code == 0 { 8 } else { 4 },
+            if code == 0 { 12 } else { 4 },
             "witnesses for K={k}"
         );
         std::fs::remove_dir_all(&dir).unwrap();

@@ -183,14 +183,32 @@ fn block(inst: &Instance, v: &Verdict, written: &[(String, PathBuf)]) -> String 
         },
     );
     match &v.convergence {
-        Convergence::Holds { steps, moves } => {
+        Convergence::Holds {
+            steps,
+            moves,
+            rounds,
+        } => {
             line("convergence", "holds: every run reaches legitimacy".into());
+            let counted = match rounds {
+                Some((r, _)) => format!(", {r} rounds"),
+                None => format!(
+                    " (rounds not counted: more than 64 processes or {} states)",
+                    crate::verify::MAX_ROUND_STATES
+                ),
+            };
             line(
                 "worst case",
-                format!("{} steps, {} moves", steps.steps.len(), moves.moves()),
+                format!(
+                    "{} steps, {} moves{counted}",
+                    steps.steps.len(),
+                    moves.moves()
+                ),
             );
             line("most steps", run_text(inst, steps));
             line("most moves", run_text(inst, moves));
+            if let Some((_, run)) = rounds {
+                line("most rounds", run_text(inst, run));
+            }
         }
         Convergence::Deadlock(cfg) => line(
             "convergence",
@@ -292,9 +310,16 @@ fn write_witnesses(
         runs.push(("closure".into(), run.clone()));
     }
     match &v.convergence {
-        Convergence::Holds { steps, moves } => {
+        Convergence::Holds {
+            steps,
+            moves,
+            rounds,
+        } => {
             runs.push(("most-steps".into(), steps.clone()));
             runs.push(("most-moves".into(), moves.clone()));
+            if let Some((_, run)) = rounds {
+                runs.push(("most-rounds".into(), run.clone()));
+            }
         }
         Convergence::Deadlock(cfg) => runs.push((
             "deadlock".into(),

@@ -16,13 +16,18 @@
 //! ([`crate::runtime::space::Space`]), a perfect hash: what is kept per
 //! configuration is a few bits and two counts.
 
+mod rounds;
 mod search;
 
+use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::space::Space;
 use crate::runtime::step::{RunError, StepRelation};
 use crate::state::Config;
+
+/// The most (configuration, round) states the worst case in rounds explores.
+pub const MAX_ROUND_STATES: usize = 20_000_000;
 
 /// The most configurations an instance may have to be verified.
 pub const MAX_CONFIGURATIONS: u128 = u32::MAX as u128;
@@ -54,6 +59,10 @@ pub enum Convergence {
         steps: Run,
         /// A run with the most moves.
         moves: Run,
+        /// A run with the most rounds, and how many (a started round
+        /// counted, as runs count them); `None` when not counted (more
+        /// than 64 processes, or more than [`MAX_ROUND_STATES`] states).
+        rounds: Option<(u64, Run)>,
     },
     /// A configuration outside legitimacy where no process is enabled.
     Deadlock(Config),
@@ -109,6 +118,9 @@ pub struct Explorer<'a> {
     count: u32,
     /// Per configuration: legitimate.
     legit: Vec<bool>,
+    /// Per configuration: its enabled processes as bits (empty when the
+    /// topology has more than 64 processes: then rounds are not counted).
+    enabled: Vec<u64>,
     legit_count: u64,
     invariant: Option<(String, Config)>,
 }
@@ -141,12 +153,18 @@ impl<'a> Explorer<'a> {
         }
         let rel = inst.step_relation();
         let mut legit = Vec::with_capacity(count as usize);
+        let with_rounds = inst.topo.n() <= 64;
+        let mut enabled = Vec::with_capacity(if with_rounds { count as usize } else { 0 });
         let mut invariant = None;
         for i in 0..count {
             let cfg = space.config(i);
             let fail = |e| Refusal::Runtime(Box::new((e, space.config(i))));
             let chosen = rel.chosen(&cfg).map_err(fail)?;
             legit.push(rel.legitimate_with(&cfg, &chosen).map_err(fail)? == Some(true));
+            if with_rounds {
+                let bits = chosen.iter().enumerate().filter(|(_, &c)| c != NO_ACTION);
+                enabled.push(bits.fold(0u64, |m, (p, _)| m | 1 << p));
+            }
             if invariant.is_none() {
                 if let Some(name) = rel.violated_invariant(&cfg).map_err(fail)? {
                     invariant = Some((name.to_string(), cfg));
@@ -159,6 +177,7 @@ impl<'a> Explorer<'a> {
             space,
             count: count as u32,
             legit,
+            enabled,
             legit_count,
             invariant,
         })

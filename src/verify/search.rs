@@ -15,9 +15,9 @@ const OPEN: u8 = 1;
 const DONE: u8 = 2;
 
 /// One step from a configuration: where it leads and who moves.
-struct Edge {
-    to: u32,
-    movers: Vec<u32>,
+pub(super) struct Edge {
+    pub(super) to: u32,
+    pub(super) movers: Vec<u32>,
 }
 
 /// A configuration on the depth-first search's stack.
@@ -58,7 +58,7 @@ impl<'e, 'a> Search<'e, 'a> {
     }
 
     /// Every step the daemon allows from configuration `i`.
-    fn edges(&mut self, i: u32) -> Result<Vec<Edge>, Refusal> {
+    pub(super) fn edges(&mut self, i: u32) -> Result<Vec<Edge>, Refusal> {
         let cfg = self.config(i);
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
         let chosen = self.rel.chosen(&cfg).map_err(fail)?;
@@ -161,9 +161,11 @@ impl<'e, 'a> Search<'e, 'a> {
         if let Some((at, len)) = cycle {
             return Ok(Convergence::Cycle(self.shortest_cycle(at, len)?));
         }
+        let ex = self.ex;
         Ok(Convergence::Holds {
             steps: self.worst_run(&steps, |_, after| after + 1)?,
             moves: self.worst_run(&moves, |w, after| after + w)?,
+            rounds: super::rounds::worst_rounds(self, ex)?,
         })
     }
 
