@@ -389,3 +389,58 @@ fn what_cannot_be_explored_is_refused_with_a_reason() {
     let (exit, _) = guarded(&["verify", dijkstra, "--daemon", "centrl"]);
     assert_eq!(exit, 2);
 }
+
+#[test]
+fn the_json_verdict_says_what_the_text_says() {
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc");
+    let (exit, out) = guarded(&[
+        "verify",
+        program,
+        "--topology",
+        "ring:4",
+        "--param",
+        "K=4",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(exit, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["configurations"], 256);
+    assert_eq!(v["holds"], true);
+    let daemons: Vec<&str> = v["daemons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["daemon"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        daemons,
+        ["central", "locally-central", "distributed", "synchronous"]
+    );
+    let central = &v["daemons"][0];
+    assert_eq!(central["legitimate"], 40);
+    assert_eq!(central["convergence"]["worst_steps"], 13);
+    assert_eq!(central["convergence"]["worst_moves"], 13);
+    assert_eq!(central["convergence"]["worst_rounds"], 5);
+    let steps = central["convergence"]["most_steps"]["steps"]
+        .as_array()
+        .unwrap();
+    assert_eq!(steps.len(), 13);
+    let (exit, out) = guarded(&[
+        "verify",
+        program,
+        "--topology",
+        "ring:5",
+        "--param",
+        "K=3",
+        "--daemon",
+        "distributed",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(exit, 5);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["holds"], false);
+    let cycle = &v["daemons"][0]["convergence"]["cycle"];
+    assert_eq!(cycle["steps"].as_array().unwrap().len(), 4);
+}

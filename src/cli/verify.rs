@@ -10,6 +10,7 @@ use crate::runtime::init::format_config;
 use crate::state::Config;
 use crate::verify::{Convergence, Explorer, Refusal, Run, Verdict};
 use clap::Args;
+use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,9 @@ pub(super) struct VerifyArgs {
     /// Daemon: central, locally-central, distributed, synchronous, or all.
     #[arg(short, long, default_value = "all", value_name = "DAEMON")]
     daemon: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = super::Format::Text)]
+    format: super::Format,
     /// Write every worst-case run and counterexample as DIR/NAME.init and
     /// DIR/NAME.sched, replayed by `guarded run PROGRAM --init DIR/NAME.init
     /// --daemon schedule:DIR/NAME.sched`.
@@ -77,7 +81,13 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         Ok(x) => x,
         Err(r) => return refused(&r, inst, &a.instance.program, &loaded.source),
     };
-    let mut out = header(inst, &a.instance.program, explorer.configurations());
+    let json = a.format == super::Format::Json;
+    let mut out = if json {
+        String::new()
+    } else {
+        header(inst, &a.instance.program, explorer.configurations())
+    };
+    let mut blocks = Vec::new();
     let mut all_hold = true;
     for daemon in &daemons {
         let verdict = match explorer.verify(daemon) {
@@ -98,7 +108,29 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
             },
             None => Vec::new(),
         };
-        out.push_str(&block(inst, &verdict, &written));
+        if json {
+            blocks.push(verdict_json(inst, &verdict, &written));
+        } else {
+            out.push_str(&block(inst, &verdict, &written));
+        }
+    }
+    if json {
+        let params: serde_json::Map<String, serde_json::Value> = inst
+            .code
+            .params
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        let v = json!({
+            "program": a.instance.program,
+            "topology": inst.topo.name,
+            "processes": inst.topo.n(),
+            "parameters": params,
+            "configurations": explorer.configurations(),
+            "holds": all_hold,
+            "daemons": blocks,
+        });
+        out = format!("{v}\n");
     }
     print!("{out}");
     if all_hold {
@@ -233,6 +265,66 @@ fn block(inst: &Instance, v: &Verdict, written: &[(String, PathBuf)]) -> String 
         );
     }
     s
+}
+
+/// A configuration as JSON: one object of values per process.
+fn config_json(inst: &Instance, cfg: &Config) -> serde_json::Value {
+    let stride = inst.code.stride;
+    serde_json::Value::Array(
+        (0..inst.topo.n())
+            .map(|p| {
+                crate::report::values_json(
+                    &inst.prog,
+                    &inst.code,
+                    &cfg.rows[p * stride..(p + 1) * stride],
+                )
+            })
+            .collect(),
+    )
+}
+
+/// A run as JSON: its start, each step's movers, and its moves.
+fn run_json(inst: &Instance, run: &Run) -> serde_json::Value {
+    json!({
+        "start": config_json(inst, &run.start),
+        "steps": run.steps,
+        "moves": run.moves(),
+    })
+}
+
+/// One daemon's verdict as JSON.
+fn verdict_json(inst: &Instance, v: &Verdict, written: &[(String, PathBuf)]) -> serde_json::Value {
+    let convergence = match &v.convergence {
+        Convergence::Holds {
+            steps,
+            moves,
+            rounds,
+        } => json!({
+            "holds": true,
+            "worst_steps": steps.steps.len(),
+            "worst_moves": moves.moves(),
+            "worst_rounds": rounds.as_ref().map(|r| r.0),
+            "most_steps": run_json(inst, steps),
+            "most_moves": run_json(inst, moves),
+            "most_rounds": rounds.as_ref().map(|r| run_json(inst, &r.1)),
+        }),
+        Convergence::Deadlock(cfg) => json!({"holds": false, "deadlock": config_json(inst, cfg)}),
+        Convergence::Cycle(run) => json!({"holds": false, "cycle": run_json(inst, run)}),
+    };
+    let witnesses: serde_json::Map<String, serde_json::Value> = written
+        .iter()
+        .map(|(what, path)| (what.clone(), json!(path.display().to_string())))
+        .collect();
+    json!({
+        "daemon": v.daemon.name(),
+        "holds": v.holds(),
+        "legitimate": v.legitimate,
+        "transitions": v.transitions,
+        "invariant": v.invariant.as_ref().map(|(name, cfg)| json!({"name": name, "in": config_json(inst, cfg)})),
+        "closure": v.closure.as_ref().map(|run| json!({"holds": false, "step": run_json(inst, run)})).unwrap_or(json!({"holds": true})),
+        "convergence": convergence,
+        "witnesses": witnesses,
+    })
 }
 
 /// A configuration in one line: `x = [0, 2, 1]` for one variable per

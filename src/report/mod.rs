@@ -48,16 +48,26 @@ pub fn channels_text(sim: &Simulation) -> String {
 }
 
 pub(crate) fn row_json(sim: &Simulation, row: &[i64]) -> Value {
+    values_json(&sim.prog, &sim.code, row)
+}
+
+/// A process's row as a JSON object: each variable's value (booleans as
+/// booleans, enumeration values by name, arrays as arrays).
+pub(crate) fn values_json(
+    prog: &crate::check::ir::Program,
+    code: &crate::compile::Compiled,
+    row: &[i64],
+) -> Value {
     let mut m = Map::new();
-    for (k, v) in sim.prog.vars.iter().enumerate() {
+    for (k, v) in prog.vars.iter().enumerate() {
         let one = |x: i64| match v.ty {
             crate::check::ir::Ty::Bool => json!(x != 0),
-            crate::check::ir::Ty::Enum(_) => json!(sim.prog.show_value(v.ty, x)),
+            crate::check::ir::Ty::Enum(_) => json!(prog.show_value(v.ty, x)),
             _ => json!(x),
         };
-        let val = match sim.code.lens[k] {
-            None => one(row[sim.code.offsets[k]]),
-            Some(_) => Value::Array(row[sim.code.slots(k)].iter().map(|&x| one(x)).collect()),
+        let val = match code.lens[k] {
+            None => one(row[code.offsets[k]]),
+            Some(_) => Value::Array(row[code.slots(k)].iter().map(|&x| one(x)).collect()),
         };
         m.insert(v.name.clone(), val);
     }
