@@ -444,3 +444,33 @@ fn the_json_verdict_says_what_the_text_says() {
     let cycle = &v["daemons"][0]["convergence"]["cycle"];
     assert_eq!(cycle["steps"].as_array().unwrap().len(), 4);
 }
+
+/// Dijkstra's claim, exhaustively on rings of 3 to 5 machines: under the
+/// central daemon (and the locally-central one) K >= N = n - 1 states
+/// suffice and K = N - 1 does not; under the distributed and synchronous
+/// daemons K = N does not (the program's header notes this defect of the
+/// paper's distributed-demon argument under composite atomicity) and
+/// K = N + 1 = n does.
+#[test]
+fn dijkstras_bound_is_exact_for_each_daemon() {
+    for n in 3..=5i64 {
+        for k in (n - 2).max(2)..=n {
+            let inst = instance(DIJKSTRA, &format!("ring:{n}"), &[("K", k)]);
+            let explorer = Explorer::new(&inst).unwrap();
+            for d in &DAEMONS {
+                let needs = match d {
+                    Daemon::Central | Daemon::LocallyCentral => n - 1,
+                    _ => n,
+                };
+                let v = explorer.verify(d).unwrap();
+                assert!(v.closure.is_none(), "closure, n={n} K={k} {}", d.name());
+                assert_eq!(
+                    matches!(v.convergence, Convergence::Holds { .. }),
+                    k >= needs,
+                    "n={n} K={k} under {}",
+                    d.name()
+                );
+            }
+        }
+    }
+}
