@@ -10,12 +10,62 @@ use crate::runtime::init::format_config;
 use crate::state::Config;
 use crate::verify::{Convergence, Explorer, Refusal, Run, Verdict};
 use clap::Args;
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A property failed: an invariant, closure or convergence.
 pub const EXIT_PROPERTY: i32 = 5;
+
+/// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
+const EXIT_INTERRUPTED: i32 = 130;
+
+/// Set by Ctrl-C; the exploration stops at its next progress report.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// A progress bar on standard error (drawn only on a terminal): what the
+/// explorer is doing, how far, its rate and what is left.
+struct Bar {
+    bar: ProgressBar,
+    phase: std::cell::RefCell<String>,
+}
+
+impl Bar {
+    fn new() -> Self {
+        let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+        Bar {
+            bar: ProgressBar::new(0),
+            phase: std::cell::RefCell::new(String::new()),
+        }
+    }
+
+    /// Shows `what` at `done` of `total` (a spinner when the total is unknown);
+    /// false once Ctrl-C was pressed.
+    fn tell(&self, what: &str, done: u64, total: u64) -> bool {
+        if *self.phase.borrow() != what {
+            *self.phase.borrow_mut() = what.to_string();
+            let template = if total > 0 {
+                "{msg} {bar:30} {human_pos}/{human_len} ({rate}, {eta} left)"
+            } else {
+                "{spinner} {msg} {human_pos} states ({rate})"
+            };
+            if let Ok(style) = ProgressStyle::with_template(template) {
+                // Whole numbers a second: indicatif's own rate shows four decimals.
+                let rate = |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.0}/s", s.per_sec());
+                };
+                self.bar.set_style(style.with_key("rate", rate));
+            }
+            self.bar.set_message(what.to_string());
+            self.bar.set_length(total);
+            self.bar.reset();
+        }
+        self.bar.set_position(done);
+        !INTERRUPTED.load(Ordering::SeqCst)
+    }
+}
 
 /// The daemons verified when `--daemon all` (the default).
 const ALL: [Daemon; 4] = [
@@ -77,9 +127,14 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
             return usage_error(format!("--witness: cannot create `{}`: {e}", dir.display()));
         }
     }
-    let explorer = match Explorer::new(inst) {
+    let bar = Bar::new();
+    let progress = |what: &str, done: u64, total: u64| bar.tell(what, done, total);
+    let explorer = match Explorer::with_progress(inst, Some(&progress)) {
         Ok(x) => x,
-        Err(r) => return refused(&r, inst, &a.instance.program, &loaded.source),
+        Err(r) => {
+            bar.bar.finish_and_clear();
+            return refused(&r, inst, &a.instance.program, &loaded.source);
+        }
     };
     let json = a.format == super::Format::Json;
     let mut out = if json {
@@ -93,6 +148,7 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         let verdict = match explorer.verify(daemon) {
             Ok(v) => v,
             Err(r) => {
+                bar.bar.finish_and_clear();
                 print!("{out}");
                 return refused(&r, inst, &a.instance.program, &loaded.source);
             }
@@ -114,6 +170,7 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
             out.push_str(&block(inst, &verdict, &written));
         }
     }
+    bar.bar.finish_and_clear();
     if json {
         let params: serde_json::Map<String, serde_json::Value> = inst
             .code
@@ -143,6 +200,10 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
 /// Why the instance was not explored, as the user reads it.
 fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
     match r {
+        Refusal::Interrupted => {
+            eprintln!("interrupted: `{program}` was not explored to the end");
+            EXIT_INTERRUPTED
+        }
         Refusal::Unsupported(why) => {
             eprintln!("error: cannot verify `{program}`: {why}");
             EXIT_INPUT

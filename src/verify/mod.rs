@@ -99,9 +99,19 @@ impl Verdict {
     }
 }
 
+/// Told how far the exploration is: what it is doing, how much of it is
+/// done and of how much (0 when unknown); `false` stops it
+/// ([`Refusal::Interrupted`]).
+pub type Progress<'p> = &'p dyn Fn(&str, u64, u64) -> bool;
+
+/// How often, in configurations or states, progress is told.
+const PROGRESS_EVERY: u64 = 1 << 12;
+
 /// Why an instance cannot be verified.
 #[derive(Debug)]
 pub enum Refusal {
+    /// The progress callback asked to stop.
+    Interrupted,
     /// A construct the explorer does not handle; says which and why.
     Unsupported(String),
     /// Too many configurations to number.
@@ -114,6 +124,7 @@ pub enum Refusal {
 /// predicates say, ready to be explored under any daemon.
 pub struct Explorer<'a> {
     inst: &'a Instance,
+    progress: Option<Progress<'a>>,
     space: Space,
     count: u32,
     /// Per configuration: legitimate.
@@ -129,6 +140,15 @@ impl<'a> Explorer<'a> {
     /// Numbers every configuration of `inst` and evaluates the legitimacy
     /// predicate and the invariants in each; refuses what it cannot explore.
     pub fn new(inst: &'a Instance) -> Result<Self, Refusal> {
+        Explorer::with_progress(inst, None)
+    }
+
+    /// [`Explorer::new`], telling `progress` how far it is, here and in
+    /// every [`Explorer::verify`].
+    pub fn with_progress(
+        inst: &'a Instance,
+        progress: Option<Progress<'a>>,
+    ) -> Result<Self, Refusal> {
         let (prog, code) = (&inst.prog, &inst.code);
         if prog.legitimate.is_none() {
             return Err(Refusal::Unsupported(
@@ -157,6 +177,14 @@ impl<'a> Explorer<'a> {
         let mut enabled = Vec::with_capacity(if with_rounds { count as usize } else { 0 });
         let mut invariant = None;
         for i in 0..count {
+            if i.is_multiple_of(u128::from(PROGRESS_EVERY)) {
+                tell(
+                    progress,
+                    "evaluating guards and predicates",
+                    i as u64,
+                    count as u64,
+                )?;
+            }
             let cfg = space.config(i);
             let fail = |e| Refusal::Runtime(Box::new((e, space.config(i))));
             let chosen = rel.chosen(&cfg).map_err(fail)?;
@@ -174,6 +202,7 @@ impl<'a> Explorer<'a> {
         let legit_count = legit.iter().filter(|&&l| l).count() as u64;
         Ok(Explorer {
             inst,
+            progress,
             space,
             count: count as u32,
             legit,
@@ -206,5 +235,17 @@ impl<'a> Explorer<'a> {
 
     fn relation(&self) -> StepRelation<'a> {
         self.inst.step_relation()
+    }
+
+    /// Tells the progress callback, if any; `Err` when it asks to stop.
+    fn tell(&self, what: &str, done: u64, total: u64) -> Result<(), Refusal> {
+        tell(self.progress, what, done, total)
+    }
+}
+
+fn tell(progress: Option<Progress>, what: &str, done: u64, total: u64) -> Result<(), Refusal> {
+    match progress {
+        Some(f) if !f(what, done, total) => Err(Refusal::Interrupted),
+        _ => Ok(()),
     }
 }

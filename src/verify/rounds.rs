@@ -100,6 +100,10 @@ pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64,
             }
             let done = stack.pop().expect("the loop saw a top");
             memo.insert(done.key, done.best);
+            if (memo.len() as u64).is_multiple_of(super::PROGRESS_EVERY) {
+                let what = format!("{}: rounds", s.daemon_name());
+                ex.tell(&what, memo.len() as u64, 0)?;
+            }
             if let Some(below) = stack.last_mut() {
                 below.best = below.best.max(done.ends_round + done.best);
             }

@@ -49,6 +49,10 @@ impl<'e, 'a> Search<'e, 'a> {
         }
     }
 
+    pub(super) fn daemon_name(&self) -> &'static str {
+        self.daemon.name()
+    }
+
     pub(super) fn transitions(&self) -> u64 {
         self.transitions
     }
@@ -89,7 +93,13 @@ impl<'e, 'a> Search<'e, 'a> {
     /// A step from a legitimate configuration to one that is not.
     pub(super) fn closure(&mut self) -> Result<Option<Run>, Refusal> {
         let mut found = None;
+        let daemon = self.daemon.name();
         for i in 0..self.ex.count {
+            if u64::from(i).is_multiple_of(super::PROGRESS_EVERY) {
+                let what = format!("{daemon}: closure");
+                self.ex
+                    .tell(&what, u64::from(i), u64::from(self.ex.count))?;
+            }
             if !self.ex.legit[i as usize] {
                 continue;
             }
@@ -116,6 +126,7 @@ impl<'e, 'a> Search<'e, 'a> {
         let mut steps = vec![0u32; n];
         let mut moves = vec![0u32; n];
         let (mut deadlock, mut cycle) = (None, None);
+        let (mut finished, what) = (0u64, format!("{}: convergence", self.daemon.name()));
         for root in 0..self.ex.count {
             if self.ex.legit[root as usize] || state[root as usize] != NEW {
                 continue;
@@ -147,6 +158,14 @@ impl<'e, 'a> Search<'e, 'a> {
                 let done = stack.pop().expect("the loop saw a top");
                 let node = done.node as usize;
                 state[node] = DONE;
+                finished += 1;
+                if finished.is_multiple_of(super::PROGRESS_EVERY) {
+                    self.ex.tell(
+                        &what,
+                        finished,
+                        u64::from(self.ex.count) - self.ex.legit_count,
+                    )?;
+                }
                 steps[node] = done.steps;
                 moves[node] = done.moves;
                 if let Some(below) = stack.last_mut() {
