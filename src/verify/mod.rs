@@ -12,25 +12,35 @@
 //! Every run it reports is a start and the move sets of its steps, which
 //! `guarded run --init ... --daemon schedule:...` replays.
 //!
-//! Configurations are numbered by their place in the state space
-//! ([`crate::runtime::space::Space`]), a perfect hash: what is kept per
-//! configuration is a few bits and two counts.
+//! Two questions, two sets of configurations. From every configuration
+//! (the self-stabilization question), numbered by their place in the state
+//! space ([`crate::runtime::space::Space`]), a perfect hash: what is kept
+//! per configuration is a few bits and two counts. Or from one start (the
+//! safety question, and programs with channels), the configurations
+//! reachable from it under the daemon, numbered breadth first: every run
+//! reported then starts there, by a shortest path.
 
 mod rounds;
 mod search;
+mod states;
 
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
-use crate::runtime::space::Space;
 use crate::runtime::step::{RunError, StepRelation};
 use crate::state::Config;
+use states::States;
+use std::collections::HashMap;
 
 /// The most (configuration, round) states the worst case in rounds explores.
 pub const MAX_ROUND_STATES: usize = 20_000_000;
 
 /// The most configurations an instance may have to be verified.
 pub const MAX_CONFIGURATIONS: u128 = u32::MAX as u128;
+
+/// About the most memory the configurations reachable from a start may
+/// take (each is kept whole, with its channels, and in the index).
+pub const MAX_REACHABLE_BYTES: usize = 1 << 30;
 
 /// A run the verifier reports: where it starts and who moves at each step.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,11 +74,23 @@ pub enum Convergence {
         /// than 64 processes, or more than [`MAX_ROUND_STATES`] states).
         rounds: Option<(u64, Run)>,
     },
-    /// A configuration outside legitimacy where no process is enabled.
-    Deadlock(Config),
-    /// A shortest cycle of steps outside legitimacy: a run that starts on
-    /// it, goes round once and is back where it started.
-    Cycle(Run),
+    /// A run to a configuration outside legitimacy where no process is
+    /// enabled (no steps when every configuration is a start).
+    Deadlock(Run),
+    /// A run into a shortest cycle of steps outside legitimacy and once
+    /// round it: its steps from `cycle_from` on lead back to where they began.
+    Cycle {
+        /// The run: the way to the cycle, then the cycle.
+        run: Run,
+        /// Where the cycle begins among the run's steps.
+        cycle_from: usize,
+    },
+    /// The program declares no legitimacy: only whether a run can reach a
+    /// configuration where no process is enabled, and one that does.
+    NotDeclared {
+        /// A run to a deadlock, if there is one.
+        deadlock: Option<Run>,
+    },
 }
 
 /// What the verifier found under one daemon.
@@ -82,10 +104,15 @@ pub struct Verdict {
     pub legitimate: u64,
     /// Steps from them (one per configuration and move set).
     pub transitions: u64,
-    /// A configuration in which an invariant does not hold, and its name.
-    pub invariant: Option<(String, Config)>,
+    /// An invariant's name and a run to a configuration in which it does
+    /// not hold (no steps when every configuration is a start).
+    pub invariant: Option<(String, Run)>,
     /// A step that leaves legitimacy: from a legitimate configuration.
     pub closure: Option<Run>,
+    /// From a start: a step that faults (two processes writing one edge
+    /// variable, a value outside its domain, ...), the fault and a shortest
+    /// run whose last step raises it.
+    pub fault: Option<(RunError, Run)>,
     /// Convergence, and the worst case or a counterexample.
     pub convergence: Convergence,
 }
@@ -95,7 +122,11 @@ impl Verdict {
     pub fn holds(&self) -> bool {
         self.invariant.is_none()
             && self.closure.is_none()
-            && matches!(self.convergence, Convergence::Holds { .. })
+            && self.fault.is_none()
+            && matches!(
+                self.convergence,
+                Convergence::Holds { .. } | Convergence::NotDeclared { deadlock: None }
+            )
     }
 }
 
@@ -114,8 +145,11 @@ pub enum Refusal {
     Interrupted,
     /// A construct the explorer does not handle; says which and why.
     Unsupported(String),
-    /// Too many configurations to number.
+    /// Too many configurations to number: how many there are.
     TooLarge(u128),
+    /// A start reaches more configurations than [`MAX_REACHABLE_BYTES`]
+    /// holds: how many were reached when it stopped.
+    TooManyReached(u64),
     /// A guard, statement or predicate faults in some configuration.
     Runtime(Box<(RunError, Config)>),
 }
@@ -125,15 +159,71 @@ pub enum Refusal {
 pub struct Explorer<'a> {
     inst: &'a Instance,
     progress: Option<Progress<'a>>,
-    space: Space,
+    states: States,
+    /// The daemon the configurations were reached under, from a start.
+    reached_under: Option<Daemon>,
     count: u32,
     /// Per configuration: legitimate.
     legit: Vec<bool>,
+    /// Per configuration: no process is enabled.
+    terminal: Vec<bool>,
+    /// Per configuration: an invariant fails there, which stops a run (and
+    /// the exploration from a start).
+    stops: Vec<bool>,
     /// Per configuration: its enabled processes as bits (empty when the
     /// topology has more than 64 processes: then rounds are not counted).
     enabled: Vec<u64>,
     legit_count: u64,
-    invariant: Option<(String, Config)>,
+    /// The first configuration (by number) where an invariant does not hold.
+    invariant: Option<(String, u32)>,
+    /// Whether the program declares `legitimate:`.
+    declared: bool,
+    /// From a start: the first step that faults, from which configuration
+    /// and with which movers (the exploration goes on without it).
+    fault: Option<(RunError, u32, Vec<u32>)>,
+}
+
+/// What one configuration's guards and predicates say.
+struct Evaluated {
+    chosen: Vec<u16>,
+    legit: bool,
+    enabled: u64,
+    invariant: Option<String>,
+}
+
+fn evaluate(rel: &StepRelation, cfg: &Config) -> Result<Evaluated, Refusal> {
+    let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
+    let chosen = rel.chosen(cfg).map_err(fail)?;
+    let legit = rel.legitimate_with(cfg, &chosen).map_err(fail)? == Some(true);
+    let enabled = chosen
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c != NO_ACTION)
+        .fold(0u64, |m, (p, _)| {
+            m | 1u64.checked_shl(p as u32).unwrap_or(0)
+        });
+    let invariant = rel
+        .violated_invariant(cfg)
+        .map_err(fail)?
+        .map(str::to_string);
+    Ok(Evaluated {
+        chosen,
+        legit,
+        enabled,
+        invariant,
+    })
+}
+
+/// Refuses what no exploration handles: timers, which advance when a round
+/// ends, so that a configuration alone does not say what happens next.
+fn refuse_timers(inst: &Instance) -> Result<(), Refusal> {
+    if inst.code.timers.is_empty() {
+        Ok(())
+    } else {
+        Err(Refusal::Unsupported(
+            "the program has timers, which advance when a round ends: a configuration alone does not say what happens next".into(),
+        ))
+    }
 }
 
 impl<'a> Explorer<'a> {
@@ -149,86 +239,196 @@ impl<'a> Explorer<'a> {
         inst: &'a Instance,
         progress: Option<Progress<'a>>,
     ) -> Result<Self, Refusal> {
-        let (prog, code) = (&inst.prog, &inst.code);
-        if prog.legitimate.is_none() {
+        if inst.prog.legitimate.is_none() {
             return Err(Refusal::Unsupported(
-                "the program declares no `legitimate:` predicate, so there is nothing to converge to"
-                    .into(),
+                "the program declares no `legitimate:` predicate, so there is nothing to converge to from every configuration; explore what its start reaches with --from declared".into(),
             ));
         }
-        if code.capacity.is_some() {
+        if inst.code.capacity.is_some() {
             return Err(Refusal::Unsupported(
-                "the program passes messages: channel contents are part of a configuration, and only programs without channels can be explored from every configuration".into(),
+                "the program passes messages, and every configuration with channel contents is too many to list; explore what its start reaches with --from declared (or an init file)".into(),
             ));
         }
-        if !code.timers.is_empty() {
-            return Err(Refusal::Unsupported(
-                "the program has timers, which advance when a round ends: a configuration alone does not say what happens next".into(),
-            ));
-        }
+        refuse_timers(inst)?;
         let space = inst.space();
         let count = space.count();
         if count > MAX_CONFIGURATIONS {
             return Err(Refusal::TooLarge(count));
         }
         let rel = inst.step_relation();
-        let mut legit = Vec::with_capacity(count as usize);
-        let with_rounds = inst.topo.n() <= 64;
-        let mut enabled = Vec::with_capacity(if with_rounds { count as usize } else { 0 });
-        let mut invariant = None;
-        for i in 0..count {
-            if i.is_multiple_of(u128::from(PROGRESS_EVERY)) {
-                tell(
-                    progress,
+        let mut ex = Explorer::empty(inst, progress, States::All(space), None);
+        for i in 0..count as u32 {
+            if u64::from(i).is_multiple_of(PROGRESS_EVERY) {
+                ex.tell(
                     "evaluating guards and predicates",
-                    i as u64,
+                    u64::from(i),
                     count as u64,
                 )?;
             }
-            let cfg = space.config(i);
-            let fail = |e| Refusal::Runtime(Box::new((e, space.config(i))));
-            let chosen = rel.chosen(&cfg).map_err(fail)?;
-            legit.push(rel.legitimate_with(&cfg, &chosen).map_err(fail)? == Some(true));
-            if with_rounds {
-                let bits = chosen.iter().enumerate().filter(|(_, &c)| c != NO_ACTION);
-                enabled.push(bits.fold(0u64, |m, (p, _)| m | 1 << p));
-            }
-            if invariant.is_none() {
-                if let Some(name) = rel.violated_invariant(&cfg).map_err(fail)? {
-                    invariant = Some((name.to_string(), cfg));
-                }
-            }
+            let cfg = ex.states.config(i);
+            ex.record(i, evaluate(&rel, &cfg)?);
         }
-        let legit_count = legit.iter().filter(|&&l| l).count() as u64;
-        Ok(Explorer {
-            inst,
-            progress,
-            space,
-            count: count as u32,
-            legit,
-            enabled,
-            legit_count,
-            invariant,
-        })
+        ex.count = count as u32;
+        Ok(ex)
     }
 
-    /// How many configurations the instance has.
+    /// The configurations reachable from `start` under `daemon`, breadth
+    /// first; `verify` then explores them under that daemon only.
+    pub fn reachable(
+        inst: &'a Instance,
+        start: Config,
+        daemon: &Daemon,
+        progress: Option<Progress<'a>>,
+    ) -> Result<Self, Refusal> {
+        refuse_timers(inst)?;
+        let mut start = start;
+        start.canonicalize();
+        let mut rel = inst.step_relation();
+        let mut configs = vec![start.clone()];
+        let mut index = HashMap::from([(start, 0u32)]);
+        let mut parent = vec![None];
+        let mut ex = Explorer::empty(
+            inst,
+            progress,
+            States::All(inst.space()),
+            Some(daemon.clone()),
+        );
+        // Each configuration is kept twice (in order and in the index).
+        let per_config = 2 * (std::mem::size_of::<Config>() + 8 * configs[0].rows.len() + 16);
+        let mut i = 0;
+        while i < configs.len() {
+            if (i as u64).is_multiple_of(PROGRESS_EVERY) {
+                ex.tell("reaching configurations", i as u64, configs.len() as u64)?;
+            }
+            let cfg = configs[i].clone();
+            let e = evaluate(&rel, &cfg)?;
+            // A run stops where an invariant fails: so does the exploration.
+            let enabled: Vec<u32> = (0..e.chosen.len() as u32)
+                .filter(|_| e.invariant.is_none())
+                .filter(|&p| e.chosen[p as usize] != NO_ACTION)
+                .collect();
+            for movers in daemon.move_sets(&enabled, &inst.topo, 0) {
+                let moves: Vec<(u32, u32)> = movers
+                    .iter()
+                    .map(|&p| (p, u32::from(e.chosen[p as usize])))
+                    .collect();
+                let next = match rel.successor(&cfg, &moves) {
+                    Ok(next) => next,
+                    Err(err) => {
+                        // A counterexample of its own; the rest is explored without it.
+                        ex.fault.get_or_insert((err, i as u32, movers));
+                        continue;
+                    }
+                };
+                if !index.contains_key(&next) {
+                    let bytes = per_config + next.chans.queues.len() * 32;
+                    if configs.len() * bytes >= MAX_REACHABLE_BYTES {
+                        return Err(Refusal::TooManyReached(configs.len() as u64));
+                    }
+                    index.insert(next.clone(), configs.len() as u32);
+                    configs.push(next);
+                    parent.push(Some((i as u32, movers)));
+                }
+            }
+            ex.record(i as u32, e);
+            i += 1;
+        }
+        ex.count = configs.len() as u32;
+        ex.states = States::Reachable {
+            configs,
+            index,
+            parent,
+        };
+        Ok(ex)
+    }
+
+    fn empty(
+        inst: &'a Instance,
+        progress: Option<Progress<'a>>,
+        states: States,
+        reached_under: Option<Daemon>,
+    ) -> Self {
+        Explorer {
+            inst,
+            progress,
+            states,
+            reached_under,
+            count: 0,
+            legit: Vec::new(),
+            terminal: Vec::new(),
+            stops: Vec::new(),
+            enabled: Vec::new(),
+            legit_count: 0,
+            invariant: None,
+            declared: inst.prog.legitimate.is_some(),
+            fault: None,
+        }
+    }
+
+    /// Keeps what configuration `i` (the next in order) says.
+    fn record(&mut self, i: u32, e: Evaluated) {
+        self.legit.push(e.legit);
+        self.terminal.push(e.chosen.iter().all(|&c| c == NO_ACTION));
+        self.stops.push(e.invariant.is_some());
+        self.legit_count += u64::from(e.legit);
+        // Rounds are counted with a bit per process.
+        if self.inst.topo.n() <= 64 {
+            self.enabled.push(e.enabled);
+        }
+        if self.invariant.is_none() {
+            self.invariant = e.invariant.map(|name| (name, i));
+        }
+    }
+
+    /// The run the verifier reports for configuration `i` followed by
+    /// `then`: from `i` itself when every configuration is a start, else
+    /// from the start by a shortest way to `i`.
+    fn run_to(&self, i: u32, then: Vec<Vec<u32>>) -> Run {
+        let mut steps = self.states.stem(i);
+        steps.extend(then);
+        let start = if self.states.reached_from_a_start() { 0 } else { i };
+        Run {
+            start: self.states.config(start),
+            steps,
+        }
+    }
+
+    /// How many configurations are explored.
     pub fn configurations(&self) -> u64 {
         u64::from(self.count)
     }
 
-    /// Explores every configuration under `daemon`.
+    /// Explores the configurations under `daemon` (from a start, the one
+    /// they were reached under).
     pub fn verify(&self, daemon: &Daemon) -> Result<Verdict, Refusal> {
+        if self.reached_under.as_ref().is_some_and(|d| d != daemon) {
+            return Err(Refusal::Unsupported(
+                "these configurations were reached under another daemon".into(),
+            ));
+        }
         let mut s = search::Search::new(self, daemon);
         let closure = s.closure()?;
-        let convergence = s.convergence()?;
+        let convergence = if self.declared {
+            s.convergence()?
+        } else {
+            Convergence::NotDeclared {
+                deadlock: s.deadlock()?,
+            }
+        };
         Ok(Verdict {
             daemon: daemon.clone(),
             configurations: self.configurations(),
             legitimate: self.legit_count,
             transitions: s.transitions(),
-            invariant: self.invariant.clone(),
+            invariant: self
+                .invariant
+                .as_ref()
+                .map(|(name, i)| (name.clone(), self.run_to(*i, Vec::new()))),
             closure,
+            fault: self
+                .fault
+                .as_ref()
+                .map(|(e, i, movers)| (e.clone(), self.run_to(*i, vec![movers.clone()]))),
             convergence,
         })
     }

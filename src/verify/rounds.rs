@@ -77,7 +77,14 @@ pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64,
         }
     };
     let mut worst: Option<(u32, Key)> = None;
-    for c in (0..ex.count).filter(|&c| !legit[c as usize]) {
+    // From a start, only the start's fresh round; else every configuration's.
+    let starts: Vec<u32> = if ex.states.reached_from_a_start() {
+        vec![0]
+    } else {
+        (0..ex.count).collect()
+    };
+    let starts: Vec<u32> = starts.into_iter().filter(|&c| !legit[c as usize]).collect();
+    for &c in &starts {
         let start = (c, ex.enabled[c as usize], false);
         if memo.contains_key(&start) {
             continue;
@@ -109,7 +116,7 @@ pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64,
             }
         }
     }
-    for c in (0..ex.count).filter(|&c| !legit[c as usize]) {
+    for &c in &starts {
         let start = (c, ex.enabled[c as usize], false);
         let v = memo[&start];
         if worst.is_none_or(|(w, _)| v > w) {
@@ -118,7 +125,7 @@ pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64,
     }
     let Some((most, start)) = worst else {
         // Every configuration is legitimate: no run takes a round.
-        let start = ex.space.config(0);
+        let start = ex.states.config(0);
         return Ok(Some((
             0,
             Run {
@@ -128,7 +135,7 @@ pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64,
         )));
     };
     let mut run = Run {
-        start: ex.space.config(u128::from(start.0)),
+        start: ex.states.config(start.0),
         steps: Vec::new(),
     };
     let mut at = start;

@@ -58,11 +58,15 @@ impl<'e, 'a> Search<'e, 'a> {
     }
 
     fn config(&self, i: u32) -> Config {
-        self.ex.space.config(u128::from(i))
+        self.ex.states.config(i)
     }
 
     /// Every step the daemon allows from configuration `i`.
     pub(super) fn edges(&mut self, i: u32) -> Result<Vec<Edge>, Refusal> {
+        // From a start, a run stops where an invariant fails.
+        if self.ex.states.reached_from_a_start() && self.ex.stops[i as usize] {
+            return Ok(Vec::new());
+        }
         let cfg = self.config(i);
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
         let chosen = self.rel.chosen(&cfg).map_err(fail)?;
@@ -76,16 +80,19 @@ impl<'e, 'a> Search<'e, 'a> {
                 .iter()
                 .map(|&p| (p, u32::from(chosen[p as usize])))
                 .collect();
-            let next = self.rel.successor(&cfg, &moves).map_err(fail)?;
-            let to = self.ex.space.index(&next).ok_or_else(|| {
+            let next = match self.rel.successor(&cfg, &moves) {
+                Ok(next) => next,
+                // From a start, a faulting step is reported on its own (the
+                // search that reached the configurations recorded it).
+                Err(_) if self.ex.states.reached_from_a_start() => continue,
+                Err(e) => return Err(fail(e)),
+            };
+            let to = self.ex.states.index(&next).ok_or_else(|| {
                 Refusal::Unsupported(
                     "a step leads outside the declared domains (a value the domain check let through)".into(),
                 )
             })?;
-            out.push(Edge {
-                to: to as u32,
-                movers,
-            });
+            out.push(Edge { to, movers });
         }
         Ok(out)
     }
@@ -109,10 +116,21 @@ impl<'e, 'a> Search<'e, 'a> {
                 continue;
             }
             if let Some(e) = edges.into_iter().find(|e| !self.ex.legit[e.to as usize]) {
-                found = Some(Run {
-                    start: self.config(i),
-                    steps: vec![e.movers],
-                });
+                found = Some(self.ex.run_to(i, vec![e.movers]));
+            }
+        }
+        Ok(found)
+    }
+
+    /// Without a legitimacy predicate: the first configuration (the nearest
+    /// the start, from one) where no process is enabled, and a run to it.
+    pub(super) fn deadlock(&mut self) -> Result<Option<Run>, Refusal> {
+        let mut found = None;
+        for i in 0..self.ex.count {
+            let edges = self.edges(i)?.len();
+            self.transitions += edges as u64;
+            if self.ex.terminal[i as usize] && !self.ex.stops[i as usize] && found.is_none() {
+                found = Some(self.ex.run_to(i, Vec::new()));
             }
         }
         Ok(found)
@@ -175,10 +193,15 @@ impl<'e, 'a> Search<'e, 'a> {
             }
         }
         if let Some(d) = deadlock {
-            return Ok(Convergence::Deadlock(self.config(d)));
+            return Ok(Convergence::Deadlock(self.ex.run_to(d, Vec::new())));
         }
         if let Some((at, len)) = cycle {
-            return Ok(Convergence::Cycle(self.shortest_cycle(at, len)?));
+            let (u, cycle) = self.shortest_cycle(at, len)?;
+            let cycle_from = self.ex.states.stem(u).len();
+            return Ok(Convergence::Cycle {
+                run: self.ex.run_to(u, cycle),
+                cycle_from,
+            });
         }
         let ex = self.ex;
         Ok(Convergence::Holds {
@@ -203,7 +226,7 @@ impl<'e, 'a> Search<'e, 'a> {
             .map(|e| (e.to, e.movers.len() as u32))
             .collect();
         self.transitions += edges.len() as u64;
-        if edges.is_empty() && deadlock.is_none() {
+        if self.ex.terminal[i as usize] && !self.ex.stops[i as usize] && deadlock.is_none() {
             *deadlock = Some(i);
         }
         Ok(Frame {
@@ -222,10 +245,15 @@ impl<'e, 'a> Search<'e, 'a> {
     /// is `after` (0 when legitimate).
     fn worst_run(&mut self, worst: &[u32], cost: impl Fn(u32, u32) -> u32) -> Result<Run, Refusal> {
         let legit = &self.ex.legit;
-        let start = (0..self.ex.count)
-            .filter(|&i| !legit[i as usize])
-            .max_by_key(|&i| (worst[i as usize], std::cmp::Reverse(i)))
-            .unwrap_or(0);
+        // From a start, the worst case is the start's.
+        let start = if self.ex.states.reached_from_a_start() {
+            0
+        } else {
+            (0..self.ex.count)
+                .filter(|&i| !legit[i as usize])
+                .max_by_key(|&i| (worst[i as usize], std::cmp::Reverse(i)))
+                .unwrap_or(0)
+        };
         let mut run = Run {
             start: self.config(start),
             steps: Vec::new(),
@@ -256,22 +284,23 @@ impl<'e, 'a> Search<'e, 'a> {
 
     /// A shortest cycle of steps outside legitimacy, given one through
     /// `at` of `len` steps: breadth first from each configuration outside
-    /// legitimacy, no deeper than the shortest cycle found so far.
-    fn shortest_cycle(&mut self, at: u32, len: usize) -> Result<Run, Refusal> {
-        let Some(mut best) = self.cycle_from(at, len)? else {
+    /// legitimacy, no deeper than the shortest cycle found so far. Where it
+    /// begins, and its steps' movers.
+    fn shortest_cycle(&mut self, at: u32, len: usize) -> Result<(u32, Vec<Vec<u32>>), Refusal> {
+        let Some(mut best) = self.cycle_from(at, len)?.map(|steps| (at, steps)) else {
             return Err(Refusal::Unsupported(
                 "the cycle the search found could not be retraced (an inconsistency in the explorer)".into(),
             ));
         };
         for u in 0..self.ex.count {
-            if best.steps.len() <= 1 {
+            if best.1.len() <= 1 {
                 break;
             }
             if self.ex.legit[u as usize] || u == at {
                 continue;
             }
-            if let Some(run) = self.cycle_from(u, best.steps.len() - 1)? {
-                best = run;
+            if let Some(steps) = self.cycle_from(u, best.1.len() - 1)? {
+                best = (u, steps);
             }
         }
         Ok(best)
@@ -279,7 +308,7 @@ impl<'e, 'a> Search<'e, 'a> {
 
     /// A shortest cycle from `u` back to itself of at most `limit` steps,
     /// outside legitimacy.
-    fn cycle_from(&mut self, u: u32, limit: usize) -> Result<Option<Run>, Refusal> {
+    fn cycle_from(&mut self, u: u32, limit: usize) -> Result<Option<Vec<Vec<u32>>>, Refusal> {
         let mut parent: std::collections::HashMap<u32, (u32, Vec<u32>)> =
             std::collections::HashMap::new();
         let mut frontier = vec![u];
@@ -299,10 +328,7 @@ impl<'e, 'a> Search<'e, 'a> {
                             y = p;
                         }
                         steps.reverse();
-                        return Ok(Some(Run {
-                            start: self.config(u),
-                            steps,
-                        }));
+                        return Ok(Some(steps));
                     }
                     if let std::collections::hash_map::Entry::Vacant(v) = parent.entry(e.to) {
                         v.insert((x, e.movers));

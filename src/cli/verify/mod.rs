@@ -1,0 +1,299 @@
+//! `guarded verify`: explores every configuration of an instance under
+//! each daemon asked for and prints, per daemon, the verdict, the worst
+//! case or a shortest counterexample; `--witness DIR` writes each run it
+//! reports as an init file and a schedule that `guarded run` replays.
+
+use super::{load, plain, usage_error, InstanceArgs, EXIT_INPUT, EXIT_OK, EXIT_RUNTIME};
+use crate::load::Instance;
+use crate::runtime::daemon::Daemon;
+use crate::runtime::init::format_config;
+use crate::runtime::init::InitMode;
+use crate::state::Config;
+use crate::verify::{Convergence, Explorer, Refusal, Run, Verdict};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+mod show;
+mod witness;
+
+use show::{block, config_text, header, verdict_json};
+use std::sync::atomic::{AtomicBool, Ordering};
+use witness::write_witnesses;
+
+/// A property failed: an invariant, closure or convergence.
+pub const EXIT_PROPERTY: i32 = 5;
+
+/// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
+const EXIT_INTERRUPTED: i32 = 130;
+
+/// Set by Ctrl-C; the exploration stops at its next progress report.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// A progress bar on standard error (drawn only on a terminal): what the
+/// explorer is doing, how far, its rate and what is left.
+struct Bar {
+    bar: ProgressBar,
+    phase: std::cell::RefCell<String>,
+}
+
+impl Bar {
+    fn new() -> Self {
+        let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+        Bar {
+            bar: ProgressBar::new(0),
+            phase: std::cell::RefCell::new(String::new()),
+        }
+    }
+
+    /// Shows `what` at `done` of `total` (a spinner when the total is unknown);
+    /// false once Ctrl-C was pressed.
+    fn tell(&self, what: &str, done: u64, total: u64) -> bool {
+        if *self.phase.borrow() != what {
+            *self.phase.borrow_mut() = what.to_string();
+            let template = if total > 0 {
+                "{msg} {bar:30} {human_pos}/{human_len} ({rate}, {eta} left)"
+            } else {
+                "{spinner} {msg} {human_pos} states ({rate})"
+            };
+            if let Ok(style) = ProgressStyle::with_template(template) {
+                // Whole numbers a second: indicatif's own rate shows four decimals.
+                let rate = |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.0}/s", s.per_sec());
+                };
+                self.bar.set_style(style.with_key("rate", rate));
+            }
+            self.bar.set_message(what.to_string());
+            self.bar.set_length(total);
+            self.bar.reset();
+        }
+        self.bar.set_position(done);
+        !INTERRUPTED.load(Ordering::SeqCst)
+    }
+}
+
+/// The daemons verified when `--daemon all` (the default).
+const ALL: [Daemon; 4] = [
+    Daemon::Central,
+    Daemon::LocallyCentral,
+    Daemon::Distributed,
+    Daemon::Synchronous,
+];
+
+/// Steps of a run printed in full; longer ones are cut (the witness files
+/// hold them whole).
+const SHOWN_STEPS: usize = 40;
+
+#[derive(Args, Debug)]
+pub(super) struct VerifyArgs {
+    #[command(flatten)]
+    pub(super) instance: InstanceArgs,
+    /// Daemon: central, locally-central, distributed, synchronous, or all.
+    #[arg(short, long, default_value = "all", value_name = "DAEMON")]
+    daemon: String,
+    /// Where to start: `all` (every configuration, the default when the program
+    /// declares `legitimate:`), `declared` (the declared initial values, the
+    /// default otherwise) or an init file; from a start, only the
+    /// configurations it reaches are explored.
+    #[arg(long, value_name = "all|declared|FILE")]
+    from: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = super::Format::Text)]
+    format: super::Format,
+    /// Write every worst-case run and counterexample as DIR/NAME.init and
+    /// DIR/NAME.sched, replayed by `guarded run PROGRAM --init DIR/NAME.init
+    /// --daemon schedule:DIR/NAME.sched`.
+    #[arg(long, value_name = "DIR")]
+    witness: Option<PathBuf>,
+}
+
+/// Runs `guarded verify`; returns the exit code.
+pub(super) fn verify(a: &VerifyArgs) -> i32 {
+    let daemons = match daemons(&a.daemon) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    let mut loaded = match load(&a.instance) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let start = match start(a, &mut loaded) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let inst = &loaded.inst;
+    if let Some(dir) = &a.witness {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return usage_error(format!("--witness: cannot create `{}`: {e}", dir.display()));
+        }
+    }
+    let bar = Bar::new();
+    let progress = |what: &str, done: u64, total: u64| bar.tell(what, done, total);
+    // From every configuration one numbering serves every daemon; from a
+    // start, what is reached depends on the daemon.
+    let every = match &start {
+        None => match Explorer::with_progress(inst, Some(&progress)) {
+            Ok(x) => Some(x),
+            Err(r) => {
+                bar.bar.finish_and_clear();
+                return refused(&r, inst, &a.instance.program, &loaded.source);
+            }
+        },
+        Some(_) => None,
+    };
+    let json = a.format == super::Format::Json;
+    let mut out = if json {
+        String::new()
+    } else {
+        header(
+            inst,
+            &a.instance.program,
+            every.as_ref().map(Explorer::configurations),
+        )
+    };
+    let mut blocks = Vec::new();
+    let mut all_hold = true;
+    for daemon in &daemons {
+        let reached;
+        let explorer = match (&every, &start) {
+            (Some(x), _) => x,
+            (None, Some(cfg)) => {
+                match Explorer::reachable(inst, cfg.clone(), daemon, Some(&progress)) {
+                    Ok(x) => {
+                        reached = x;
+                        &reached
+                    }
+                    Err(r) => {
+                        bar.bar.finish_and_clear();
+                        print!("{out}");
+                        return refused(&r, inst, &a.instance.program, &loaded.source);
+                    }
+                }
+            }
+            (None, None) => unreachable!("one of the two is set above"),
+        };
+        let verdict = match explorer.verify(daemon) {
+            Ok(v) => v,
+            Err(r) => {
+                bar.bar.finish_and_clear();
+                print!("{out}");
+                return refused(&r, inst, &a.instance.program, &loaded.source);
+            }
+        };
+        all_hold &= verdict.holds();
+        let written = match &a.witness {
+            Some(dir) => match write_witnesses(inst, &verdict, dir) {
+                Ok(w) => w,
+                Err(e) => {
+                    print!("{out}");
+                    return usage_error(format!("--witness: {e}"));
+                }
+            },
+            None => Vec::new(),
+        };
+        if json {
+            blocks.push(verdict_json(inst, &verdict, &written));
+        } else {
+            out.push_str(&block(inst, &verdict, &written, start.is_some()));
+        }
+    }
+    bar.bar.finish_and_clear();
+    if json {
+        let every = every.as_ref().map(Explorer::configurations);
+        out = show::summary_json(a, inst, every, start.is_some(), all_hold, blocks);
+    }
+    print!("{out}");
+    if all_hold {
+        EXIT_OK
+    } else {
+        EXIT_PROPERTY
+    }
+}
+
+/// The daemons `--daemon` names: one, or `all`.
+fn daemons(name: &str) -> Result<Vec<Daemon>, i32> {
+    Ok(match name {
+        "all" => ALL.to_vec(),
+        name if name.starts_with("schedule") => {
+            return Err(usage_error(
+                "verify explores every run a daemon allows; a schedule is one run: replay it with `guarded run`".into(),
+            ))
+        }
+        name => match ALL.iter().find(|d| d.name() == name || (name == "sync" && **d == Daemon::Synchronous)) {
+            Some(d) => vec![d.clone()],
+            None => {
+                let names = ALL.iter().map(|d| d.name()).chain(["all"]);
+                let hint = crate::diagnostic::suggest(name, names)
+                    .map_or(String::new(), |h| format!(" (did you mean `{h}`?)"));
+                return Err(usage_error(format!(
+                    "unknown daemon `{name}`{hint}; use central, locally-central, distributed, synchronous or all"
+                )));
+            }
+        },
+    })
+}
+
+/// Why the instance was not explored, as the user reads it.
+fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
+    match r {
+        Refusal::Interrupted => {
+            eprintln!("interrupted: `{program}` was not explored to the end");
+            EXIT_INTERRUPTED
+        }
+        Refusal::Unsupported(why) => {
+            eprintln!("error: cannot verify `{program}`: {why}");
+            EXIT_INPUT
+        }
+        Refusal::TooManyReached(count) => {
+            eprintln!(
+                "error: `{program}` on {} reaches more than {count} configurations from its start, more than the verifier keeps ({} GiB); choose a smaller topology",
+                inst.topo.name,
+                crate::verify::MAX_REACHABLE_BYTES >> 30
+            );
+            EXIT_INPUT
+        }
+        Refusal::TooLarge(count) => {
+            eprintln!(
+                "error: `{program}` on {} has {count} configurations, more than the {} the verifier numbers; choose a smaller topology or narrower domains (parameters)",
+                inst.topo.name,
+                crate::verify::MAX_CONFIGURATIONS
+            );
+            EXIT_INPUT
+        }
+        Refusal::Runtime(failure) => {
+            let (e, cfg) = &**failure;
+            eprint!(
+                "{}",
+                crate::report::runtime_error(e, program, source, plain(), None)
+            );
+            eprintln!("  in the configuration {}", config_text(inst, cfg));
+            EXIT_RUNTIME
+        }
+    }
+}
+
+/// Where the exploration starts: `None` from every configuration, else the
+/// start `--from` names (the declared values, or an init file); by default
+/// every configuration when the program declares `legitimate:`.
+fn start(a: &VerifyArgs, loaded: &mut super::Loaded) -> Result<Option<Config>, i32> {
+    let mode = match a.from.as_deref() {
+        Some("all") => return Ok(None),
+        None if loaded.inst.prog.legitimate.is_some() => return Ok(None),
+        None | Some("declared") => InitMode::Declared,
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => InitMode::File(path.to_string(), text),
+            Err(e) => {
+                return Err(usage_error(format!(
+                    "--from: cannot read `{path}`: {e} (use `all`, `declared` or a file)"
+                )))
+            }
+        },
+    };
+    loaded
+        .inst
+        .initial(&mode, &[])
+        .map(Some)
+        .map_err(|e| super::report_load_error(&e, &a.instance.program, &loaded.source))
+}

@@ -1,0 +1,338 @@
+//! What `guarded verify` prints: a block of text per daemon, or one JSON
+//! object, with configurations and runs in one line each.
+
+use super::*;
+
+pub(super) fn header(inst: &Instance, program: &str, configurations: Option<u64>) -> String {
+    let params: Vec<String> = inst
+        .code
+        .params
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let params = if params.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", params.join(" "))
+    };
+    let explored = match configurations {
+        Some(c) => format!("{c} configurations"),
+        None => "the configurations reachable from its start".into(),
+    };
+    format!(
+        "{program} on {} ({} processes{params}): {explored}\n",
+        inst.topo.name,
+        inst.topo.n()
+    )
+}
+
+/// One daemon's result block.
+pub(super) fn block(
+    inst: &Instance,
+    v: &Verdict,
+    written: &[(String, PathBuf)],
+    reached: bool,
+) -> String {
+    let mut s = String::new();
+    let count = if reached {
+        format!("{} configurations reached, ", v.configurations)
+    } else {
+        String::new()
+    };
+    let legitimate = if inst.prog.legitimate.is_some() {
+        format!("{} legitimate, ", v.legitimate)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        s,
+        "\ndaemon {}: {count}{legitimate}{} transitions",
+        v.daemon.name(),
+        v.transitions
+    );
+    let mut line = |k: &str, text: String| {
+        let _ = writeln!(s, "  {k:<12} {text}");
+    };
+    line(
+        "invariants",
+        match &v.invariant {
+            None if inst.code.invariants.is_empty() => "none declared".into(),
+            None => "hold in every configuration".into(),
+            Some((name, run)) => format!("`{name}` does not hold {}", at_end(inst, run)),
+        },
+    );
+    if inst.prog.legitimate.is_some() {
+        line(
+            "closure",
+            match &v.closure {
+                None => "holds: no step leaves legitimacy".into(),
+                Some(run) => format!("fails: {}", run_text(inst, run)),
+            },
+        );
+    }
+    if reached {
+        line(
+            "faults",
+            match &v.fault {
+                None => "none: no step raises a runtime error".into(),
+                Some((e, run)) => format!(
+                    "fails: {}, at the last step of {}",
+                    fault_text(e),
+                    run_text(inst, run)
+                ),
+            },
+        );
+    }
+    match &v.convergence {
+        Convergence::Holds {
+            steps,
+            moves,
+            rounds,
+        } => {
+            line("convergence", "holds: every run reaches legitimacy".into());
+            let counted = match rounds {
+                Some((r, _)) => format!(", {r} rounds"),
+                None => format!(
+                    " (rounds not counted: more than 64 processes or {} states)",
+                    crate::verify::MAX_ROUND_STATES
+                ),
+            };
+            line(
+                "worst case",
+                format!(
+                    "{} steps, {} moves{counted}",
+                    steps.steps.len(),
+                    moves.moves()
+                ),
+            );
+            line("most steps", run_text(inst, steps));
+            line("most moves", run_text(inst, moves));
+            if let Some((_, run)) = rounds {
+                line("most rounds", run_text(inst, run));
+            }
+        }
+        Convergence::Deadlock(run) => line(
+            "convergence",
+            format!(
+                "fails: no process is enabled, and legitimacy does not hold, {}",
+                at_end(inst, run)
+            ),
+        ),
+        Convergence::Cycle { run, cycle_from } => line(
+            "convergence",
+            format!(
+                "fails: a cycle of {} steps outside legitimacy{}, {}",
+                run.steps.len() - cycle_from,
+                if *cycle_from > 0 {
+                    format!(" after {cycle_from} steps")
+                } else {
+                    String::new()
+                },
+                run_text(inst, run)
+            ),
+        ),
+        Convergence::NotDeclared { deadlock } => line(
+            "deadlock",
+            match deadlock {
+                None => "none: some process is enabled in every configuration".into(),
+                Some(run) => format!("fails: no process is enabled {}", at_end(inst, run)),
+            },
+        ),
+    }
+    for (what, path) in written {
+        line(
+            "witness",
+            format!("{what}: {}.init, .sched", path.display()),
+        );
+    }
+    s
+}
+
+/// A configuration as JSON: one object of values per process.
+pub(super) fn config_json(inst: &Instance, cfg: &Config) -> serde_json::Value {
+    let stride = inst.code.stride;
+    serde_json::Value::Array(
+        (0..inst.topo.n())
+            .map(|p| {
+                crate::report::values_json(
+                    &inst.prog,
+                    &inst.code,
+                    &cfg.rows[p * stride..(p + 1) * stride],
+                )
+            })
+            .collect(),
+    )
+}
+
+/// A run as JSON: its start, each step's movers, and its moves.
+pub(super) fn run_json(inst: &Instance, run: &Run) -> serde_json::Value {
+    json!({
+        "start": config_json(inst, &run.start),
+        "steps": run.steps,
+        "moves": run.moves(),
+    })
+}
+
+/// One daemon's verdict as JSON.
+pub(super) fn verdict_json(
+    inst: &Instance,
+    v: &Verdict,
+    written: &[(String, PathBuf)],
+) -> serde_json::Value {
+    let convergence = match &v.convergence {
+        Convergence::Holds {
+            steps,
+            moves,
+            rounds,
+        } => json!({
+            "holds": true,
+            "worst_steps": steps.steps.len(),
+            "worst_moves": moves.moves(),
+            "worst_rounds": rounds.as_ref().map(|r| r.0),
+            "most_steps": run_json(inst, steps),
+            "most_moves": run_json(inst, moves),
+            "most_rounds": rounds.as_ref().map(|r| run_json(inst, &r.1)),
+        }),
+        Convergence::Deadlock(run) => json!({"holds": false, "deadlock": run_json(inst, run)}),
+        Convergence::Cycle { run, cycle_from } => {
+            json!({"holds": false, "cycle": run_json(inst, run), "cycle_from": cycle_from})
+        }
+        Convergence::NotDeclared { deadlock } => json!({
+            "holds": deadlock.is_none(),
+            "legitimacy": "not declared",
+            "deadlock": deadlock.as_ref().map(|run| run_json(inst, run)),
+        }),
+    };
+    let witnesses: serde_json::Map<String, serde_json::Value> = written
+        .iter()
+        .map(|(what, path)| (what.clone(), json!(path.display().to_string())))
+        .collect();
+    json!({
+        "daemon": v.daemon.name(),
+        "holds": v.holds(),
+        "legitimate": v.legitimate,
+        "transitions": v.transitions,
+        "invariant": v.invariant.as_ref().map(|(name, run)| json!({"name": name, "run": run_json(inst, run)})),
+        "fault": v.fault.as_ref().map(|(e, run)| json!({"error": fault_text(e), "run": run_json(inst, run)})),
+        "closure": v.closure.as_ref().map(|run| json!({"holds": false, "step": run_json(inst, run)})).unwrap_or(json!({"holds": true})),
+        "convergence": convergence,
+        "witnesses": witnesses,
+    })
+}
+
+/// A configuration in one line: `x = [0, 2, 1]` for one variable per
+/// process, else `0: x=1 y=2 | 1: ...`.
+pub(super) fn config_text(inst: &Instance, cfg: &Config) -> String {
+    let (prog, code, topo) = (&inst.prog, &inst.code, &inst.topo);
+    let stride = code.stride;
+    let show = |p: usize, v: usize| {
+        code.show_var(
+            prog,
+            topo.nbrs(p),
+            v,
+            &cfg.rows[p * stride..(p + 1) * stride],
+        )
+    };
+    if prog.vars.len() == 1 {
+        let each: Vec<String> = (0..topo.n()).map(|p| show(p, 0)).collect();
+        return format!("{} = [{}]", prog.vars[0].name, each.join(", "));
+    }
+    let procs: Vec<String> = (0..topo.n())
+        .map(|p| {
+            let vars: Vec<String> = (0..prog.vars.len())
+                .map(|v| format!("{}={}", prog.vars[v].name, show(p, v)))
+                .collect();
+            format!("{p}: {}", vars.join(" "))
+        })
+        .collect();
+    procs.join(" | ")
+}
+
+/// A runtime error in a few words.
+pub(super) fn fault_text(e: &crate::runtime::step::RunError) -> String {
+    use crate::runtime::step::RunError;
+    match e {
+        RunError::Fault {
+            fault,
+            process,
+            action,
+            ..
+        } => {
+            let at = match (process, action) {
+                (Some(p), Some((label, _))) => format!(" (process {p}, action `{label}`)"),
+                _ => String::new(),
+            };
+            format!("{}{at}", fault.message)
+        }
+        RunError::Conflict {
+            var, edge, writers, ..
+        } => format!(
+            "processes {} and {} both write `{var}` of edge {}-{}",
+            writers[0].0, writers[1].0, edge.0, edge.1
+        ),
+        RunError::Schedule { message, .. } => message.clone(),
+    }
+}
+
+/// Where a run ends, for a property that fails there: `in CONFIG` when it
+/// takes no step, else `after the run from CONFIG, moving ...`.
+pub(super) fn at_end(inst: &Instance, run: &Run) -> String {
+    if run.steps.is_empty() {
+        format!("in {}", config_text(inst, &run.start))
+    } else {
+        format!("after the run {}", run_text(inst, run))
+    }
+}
+
+/// A run in one line: its start and each step's movers.
+pub(super) fn run_text(inst: &Instance, run: &Run) -> String {
+    let mut steps: Vec<String> = run
+        .steps
+        .iter()
+        .take(SHOWN_STEPS)
+        .map(|m| {
+            let ps: Vec<String> = m.iter().map(u32::to_string).collect();
+            format!("{{{}}}", ps.join(","))
+        })
+        .collect();
+    if run.steps.len() > SHOWN_STEPS {
+        steps.push(format!("... ({} steps in all)", run.steps.len()));
+    }
+    if steps.is_empty() {
+        format!("from {}", config_text(inst, &run.start))
+    } else {
+        format!(
+            "from {}, moving {}",
+            config_text(inst, &run.start),
+            steps.join(" ")
+        )
+    }
+}
+
+/// The whole verdict as one JSON object.
+pub(super) fn summary_json(
+    a: &VerifyArgs,
+    inst: &Instance,
+    every: Option<u64>,
+    from_start: bool,
+    all_hold: bool,
+    blocks: Vec<serde_json::Value>,
+) -> String {
+    let params: serde_json::Map<String, serde_json::Value> = inst
+        .code
+        .params
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
+    let v = json!({
+        "program": a.instance.program,
+        "topology": inst.topo.name,
+        "processes": inst.topo.n(),
+        "parameters": params,
+        "configurations": every,
+        "from": a.from.as_deref().unwrap_or(if from_start { "declared" } else { "all" }),
+        "holds": all_hold,
+        "daemons": blocks,
+    });
+    format!("{v}\n")
+}
