@@ -386,7 +386,11 @@ impl<'a> Explorer<'a> {
     fn run_to(&self, i: u32, then: Vec<Vec<u32>>) -> Run {
         let mut steps = self.states.stem(i);
         steps.extend(then);
-        let start = if self.states.reached_from_a_start() { 0 } else { i };
+        let start = if self.states.reached_from_a_start() {
+            0
+        } else {
+            i
+        };
         Run {
             start: self.states.config(start),
             steps,
