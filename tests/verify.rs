@@ -568,3 +568,48 @@ fn arbitration_is_safe_under_the_daemons_it_is_written_for() {
     assert_eq!(v["steps"], steps, "at the witness's last step");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A step that leaves its domain is a counterexample from every
+/// configuration too, and its witness replays as a runtime error.
+#[test]
+fn a_faulting_step_is_reported_and_replays_as_a_runtime_error() {
+    let dir = std::env::temp_dir().join(format!("guarded-fault-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("up.gc");
+    std::fs::write(
+        &program,
+        "var x: 0..2\nprocess { up :: x < 3 -> x := x + 1 }\nlegitimate: forall(p in procs : p.x == 2)\n",
+    )
+    .unwrap();
+    let p = program.to_str().unwrap();
+    let w = dir.join("w");
+    let (exit, text) = guarded(&[
+        "verify",
+        p,
+        "--topology",
+        "chain:2",
+        "--daemon",
+        "central",
+        "--witness",
+        w.to_str().unwrap(),
+    ]);
+    assert_eq!(exit, 5, "{text}");
+    assert!(
+        text.contains("faults       fails: `x` := 3 is outside its domain 0..2"),
+        "{text}"
+    );
+    let sched = format!("schedule:{}", w.join("central-fault.sched").display());
+    let init = w.join("central-fault.init");
+    let (exit, _) = guarded(&[
+        "run",
+        p,
+        "--topology",
+        "chain:2",
+        "--init",
+        init.to_str().unwrap(),
+        "--daemon",
+        &sched,
+    ]);
+    assert_eq!(exit, 3, "the witness's step raises the error");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -109,9 +109,9 @@ pub struct Verdict {
     pub invariant: Option<(String, Run)>,
     /// A step that leaves legitimacy: from a legitimate configuration.
     pub closure: Option<Run>,
-    /// From a start: a step that faults (two processes writing one edge
-    /// variable, a value outside its domain, ...), the fault and a shortest
-    /// run whose last step raises it.
+    /// A step that faults (two processes writing one edge variable, a value
+    /// outside its domain, ...): the fault and a run whose last step raises
+    /// it (from a start, a shortest one).
     pub fault: Option<(RunError, Run)>,
     /// Convergence, and the worst case or a counterexample.
     pub convergence: Convergence,
@@ -432,6 +432,7 @@ impl<'a> Explorer<'a> {
             fault: self
                 .fault
                 .as_ref()
+                .or(s.fault.as_ref())
                 .map(|(e, i, movers)| (e.clone(), self.run_to(*i, vec![movers.clone()]))),
             convergence,
         })

@@ -37,6 +37,9 @@ pub(super) struct Search<'e, 'a> {
     daemon: &'e Daemon,
     rel: StepRelation<'a>,
     transitions: u64,
+    /// The first step found that raises a runtime error: the error, from
+    /// which configuration, the movers.
+    pub(super) fault: Option<(crate::runtime::step::RunError, u32, Vec<u32>)>,
 }
 
 impl<'e, 'a> Search<'e, 'a> {
@@ -46,6 +49,7 @@ impl<'e, 'a> Search<'e, 'a> {
             daemon,
             rel: ex.relation(),
             transitions: 0,
+            fault: None,
         }
     }
 
@@ -82,10 +86,13 @@ impl<'e, 'a> Search<'e, 'a> {
                 .collect();
             let next = match self.rel.successor(&cfg, &moves) {
                 Ok(next) => next,
-                // From a start, a faulting step is reported on its own (the
-                // search that reached the configurations recorded it).
-                Err(_) if self.ex.states.reached_from_a_start() => continue,
-                Err(e) => return Err(fail(e)),
+                // A faulting step is a counterexample of its own, and not
+                // followed (from a start, the search that reached the
+                // configurations recorded it already).
+                Err(e) => {
+                    self.fault.get_or_insert((e, i, movers));
+                    continue;
+                }
             };
             let to = self.ex.states.index(&next).ok_or_else(|| {
                 Refusal::Unsupported(

@@ -70,7 +70,7 @@ pub(super) fn block(
             },
         );
     }
-    if reached {
+    if reached || v.fault.is_some() {
         line(
             "faults",
             match &v.fault {
@@ -83,61 +83,8 @@ pub(super) fn block(
             },
         );
     }
-    match &v.convergence {
-        Convergence::Holds {
-            steps,
-            moves,
-            rounds,
-        } => {
-            line("convergence", "holds: every run reaches legitimacy".into());
-            let counted = match rounds {
-                Some((r, _)) => format!(", {r} rounds"),
-                None => format!(
-                    " (rounds not counted: more than 64 processes or {} states)",
-                    crate::verify::MAX_ROUND_STATES
-                ),
-            };
-            line(
-                "worst case",
-                format!(
-                    "{} steps, {} moves{counted}",
-                    steps.steps.len(),
-                    moves.moves()
-                ),
-            );
-            line("most steps", run_text(inst, steps));
-            line("most moves", run_text(inst, moves));
-            if let Some((_, run)) = rounds {
-                line("most rounds", run_text(inst, run));
-            }
-        }
-        Convergence::Deadlock(run) => line(
-            "convergence",
-            format!(
-                "fails: no process is enabled, and legitimacy does not hold, {}",
-                at_end(inst, run)
-            ),
-        ),
-        Convergence::Cycle { run, cycle_from } => line(
-            "convergence",
-            format!(
-                "fails: a cycle of {} steps outside legitimacy{}, {}",
-                run.steps.len() - cycle_from,
-                if *cycle_from > 0 {
-                    format!(" after {cycle_from} steps")
-                } else {
-                    String::new()
-                },
-                run_text(inst, run)
-            ),
-        ),
-        Convergence::NotDeclared { deadlock } => line(
-            "deadlock",
-            match deadlock {
-                None => "none: some process is enabled in every configuration".into(),
-                Some(run) => format!("fails: no process is enabled {}", at_end(inst, run)),
-            },
-        ),
+    for (k, text) in convergence_lines(inst, v) {
+        line(k, text);
     }
     for (what, path) in written {
         line(
@@ -272,6 +219,76 @@ pub(super) fn fault_text(e: &crate::runtime::step::RunError) -> String {
         ),
         RunError::Schedule { message, .. } => message.clone(),
     }
+}
+
+/// The lines on convergence, or on deadlock without a legitimacy predicate.
+fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let mut line = |k: &'static str, text: String| out.push((k, text));
+    match &v.convergence {
+        Convergence::Holds {
+            steps,
+            moves,
+            rounds,
+        } => {
+            line(
+                "convergence",
+                if v.fault.is_some() {
+                    "holds for every run that raises no runtime error".into()
+                } else {
+                    "holds: every run reaches legitimacy".into()
+                },
+            );
+            let counted = match rounds {
+                Some((r, _)) => format!(", {r} rounds"),
+                None => format!(
+                    " (rounds not counted: more than 64 processes or {} states)",
+                    crate::verify::MAX_ROUND_STATES
+                ),
+            };
+            line(
+                "worst case",
+                format!(
+                    "{} steps, {} moves{counted}",
+                    steps.steps.len(),
+                    moves.moves()
+                ),
+            );
+            line("most steps", run_text(inst, steps));
+            line("most moves", run_text(inst, moves));
+            if let Some((_, run)) = rounds {
+                line("most rounds", run_text(inst, run));
+            }
+        }
+        Convergence::Deadlock(run) => line(
+            "convergence",
+            format!(
+                "fails: no process is enabled, and legitimacy does not hold, {}",
+                at_end(inst, run)
+            ),
+        ),
+        Convergence::Cycle { run, cycle_from } => line(
+            "convergence",
+            format!(
+                "fails: a cycle of {} steps outside legitimacy{}, {}",
+                run.steps.len() - cycle_from,
+                if *cycle_from > 0 {
+                    format!(" after {cycle_from} steps")
+                } else {
+                    String::new()
+                },
+                run_text(inst, run)
+            ),
+        ),
+        Convergence::NotDeclared { deadlock } => line(
+            "deadlock",
+            match deadlock {
+                None => "none: some process is enabled in every configuration".into(),
+                Some(run) => format!("fails: no process is enabled {}", at_end(inst, run)),
+            },
+        ),
+    }
+    out
 }
 
 /// Where a run ends, for a property that fails there: `in CONFIG` when it
