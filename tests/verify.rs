@@ -188,7 +188,9 @@ fn verified(inst: &Instance, daemon: &Daemon) -> (bool, Naive) {
             rounds.as_ref().expect("rounds are counted").0,
         ),
         Convergence::Cycle { run, cycle_from } => Naive::Cycle(run.steps.len() - cycle_from),
-        Convergence::NotDeclared { .. } => unreachable!("every case declares legitimacy"),
+        Convergence::NotDeclared { .. } | Convergence::HoldsUnderWeakFairness { .. } => {
+            unreachable!("every case declares legitimacy, and the daemon is unfair")
+        }
         Convergence::Deadlock(_) => Naive::Deadlock,
     };
     (v.closure.is_none(), result)
@@ -612,4 +614,62 @@ fn a_faulting_step_is_reported_and_replays_as_a_runtime_error() {
     ]);
     assert_eq!(exit, 3, "the witness's step raises the error");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Weak fairness: a process that spins forever can starve another under an
+/// unfair daemon, and that cycle is unfair (the starved process is enabled
+/// throughout and never moves), so the program converges under weak
+/// fairness; Dijkstra's ring with too few states has a weakly fair cycle
+/// (every privileged process moves at every synchronous step).
+#[test]
+fn weak_fairness_excuses_only_unfair_cycles() {
+    let spin = "var x: 0..1 = 0\nvar done: bool = false\n\
+        process where index == 0 { spin :: true -> x := 1 - x }\n\
+        process where index == 1 { finish :: not done -> done := true }\n\
+        legitimate: forall(p in procs : p.index == 0 or p.done)\n";
+    let inst = instance(spin, "chain:2", &[]);
+    let ex = Explorer::new(&inst).unwrap();
+    let unfair = ex.verify(&Daemon::Central).unwrap();
+    assert!(matches!(unfair.convergence, Convergence::Cycle { .. }));
+    let fair = ex.verify_fairly(&Daemon::Central, true).unwrap();
+    assert!(fair.holds());
+    match fair.convergence {
+        Convergence::HoldsUnderWeakFairness { run, cycle_from } => {
+            assert!(
+                run.steps[cycle_from..].iter().all(|m| m == &vec![0]),
+                "only the spinner moves"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let inst = instance(DIJKSTRA, "ring:4", &[("K", 3)]);
+    let v = Explorer::new(&inst)
+        .unwrap()
+        .verify_fairly(&Daemon::Synchronous, true)
+        .unwrap();
+    match v.convergence {
+        Convergence::Cycle { run, cycle_from } => {
+            // Fair: every process enabled at every configuration of the
+            // cycle moves in it (synchronous steps move them all).
+            let mut rel = inst.step_relation();
+            let mut cfg = run.start.clone();
+            let mut configs = Vec::new();
+            for movers in &run.steps {
+                configs.push(cfg.clone());
+                cfg = rel.successor_first(&cfg, movers).unwrap();
+            }
+            assert_eq!(cfg, configs[cycle_from], "the cycle closes");
+            let cycle = &configs[cycle_from..];
+            let always: Vec<u32> = (0..4u32)
+                .filter(|&p| cycle.iter().all(|c| rel.enabled(c).unwrap().contains(&p)))
+                .collect();
+            for p in always {
+                assert!(
+                    run.steps[cycle_from..].iter().any(|m| m.contains(&p)),
+                    "process {p} moves"
+                );
+            }
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -20,6 +20,7 @@
 //! reachable from it under the daemon, numbered breadth first: every run
 //! reported then starts there, by a shortest path.
 
+mod fairness;
 mod rounds;
 mod search;
 mod states;
@@ -77,8 +78,19 @@ pub enum Convergence {
     /// A run to a configuration outside legitimacy where no process is
     /// enabled (no steps when every configuration is a start).
     Deadlock(Run),
-    /// A run into a shortest cycle of steps outside legitimacy and once
-    /// round it: its steps from `cycle_from` on lead back to where they began.
+    /// Under weak fairness: every fair run reaches legitimacy, but some
+    /// cycle outside legitimacy is not fair (a process enabled throughout it
+    /// never moves), so no bound holds on the steps before it: a run into a
+    /// shortest such cycle and once round it.
+    HoldsUnderWeakFairness {
+        /// The run: the way to the unfair cycle, then the cycle.
+        run: Run,
+        /// Where the cycle begins among the run's steps.
+        cycle_from: usize,
+    },
+    /// A run into a shortest cycle of steps outside legitimacy (under weak
+    /// fairness, a fair one) and once round it: its steps from
+    /// `cycle_from` on lead back to where they began.
     Cycle {
         /// The run: the way to the cycle, then the cycle.
         run: Run,
@@ -98,6 +110,8 @@ pub enum Convergence {
 pub struct Verdict {
     /// The daemon.
     pub daemon: Daemon,
+    /// Whether only weakly fair runs were asked about.
+    pub weak_fairness: bool,
     /// Configurations explored.
     pub configurations: u64,
     /// Of them, legitimate.
@@ -125,7 +139,9 @@ impl Verdict {
             && self.fault.is_none()
             && matches!(
                 self.convergence,
-                Convergence::Holds { .. } | Convergence::NotDeclared { deadlock: None }
+                Convergence::Holds { .. }
+                    | Convergence::HoldsUnderWeakFairness { .. }
+                    | Convergence::NotDeclared { deadlock: None }
             )
     }
 }
@@ -403,14 +419,21 @@ impl<'a> Explorer<'a> {
     }
 
     /// Explores the configurations under `daemon` (from a start, the one
-    /// they were reached under).
+    /// they were reached under), an unfair daemon.
     pub fn verify(&self, daemon: &Daemon) -> Result<Verdict, Refusal> {
+        self.verify_fairly(daemon, false)
+    }
+
+    /// [`Explorer::verify`]; with `weak_fairness`, a cycle outside
+    /// legitimacy counts against convergence only when it is weakly fair
+    /// (every process enabled throughout it moves in it).
+    pub fn verify_fairly(&self, daemon: &Daemon, weak_fairness: bool) -> Result<Verdict, Refusal> {
         if self.reached_under.as_ref().is_some_and(|d| d != daemon) {
             return Err(Refusal::Unsupported(
                 "these configurations were reached under another daemon".into(),
             ));
         }
-        let mut s = search::Search::new(self, daemon);
+        let mut s = search::Search::new(self, daemon, weak_fairness);
         let closure = s.closure()?;
         let convergence = if self.declared {
             s.convergence()?
@@ -421,6 +444,7 @@ impl<'a> Explorer<'a> {
         };
         Ok(Verdict {
             daemon: daemon.clone(),
+            weak_fairness,
             configurations: self.configurations(),
             legitimate: self.legit_count,
             transitions: s.transitions(),

@@ -35,6 +35,8 @@ struct Frame {
 pub(super) struct Search<'e, 'a> {
     ex: &'e Explorer<'a>,
     daemon: &'e Daemon,
+    /// Whether a cycle counts only when it is weakly fair.
+    weak_fairness: bool,
     rel: StepRelation<'a>,
     transitions: u64,
     /// The first step found that raises a runtime error: the error, from
@@ -43,10 +45,11 @@ pub(super) struct Search<'e, 'a> {
 }
 
 impl<'e, 'a> Search<'e, 'a> {
-    pub(super) fn new(ex: &'e Explorer<'a>, daemon: &'e Daemon) -> Self {
+    pub(super) fn new(ex: &'e Explorer<'a>, daemon: &'e Daemon, weak_fairness: bool) -> Self {
         Search {
             ex,
             daemon,
+            weak_fairness,
             rel: ex.relation(),
             transitions: 0,
             fault: None,
@@ -203,11 +206,22 @@ impl<'e, 'a> Search<'e, 'a> {
             return Ok(Convergence::Deadlock(self.ex.run_to(d, Vec::new())));
         }
         if let Some((at, len)) = cycle {
-            let (u, cycle) = self.shortest_cycle(at, len)?;
-            let cycle_from = self.ex.states.stem(u).len();
-            return Ok(Convergence::Cycle {
-                run: self.ex.run_to(u, cycle),
-                cycle_from,
+            let ex = self.ex;
+            let fair = if self.weak_fairness {
+                super::fairness::fair_cycle(self, ex)?
+            } else {
+                None
+            };
+            let unfair = fair.is_none() && self.weak_fairness;
+            let (u, cycle) = match fair {
+                Some(found) => found,
+                None => self.shortest_cycle(at, len)?,
+            };
+            let (run, cycle_from) = (ex.run_to(u, cycle), ex.states.stem(u).len());
+            return Ok(if unfair {
+                Convergence::HoldsUnderWeakFairness { run, cycle_from }
+            } else {
+                Convergence::Cycle { run, cycle_from }
             });
         }
         let ex = self.ex;

@@ -99,6 +99,11 @@ pub(super) struct VerifyArgs {
     /// configurations it reaches are explored.
     #[arg(long, value_name = "all|declared|FILE")]
     from: Option<String>,
+    /// Fairness: `none` (the daemon may starve a process forever) or `weak` (a
+    /// cycle outside legitimacy counts only when every process enabled
+    /// throughout it moves in it).
+    #[arg(long, value_enum, default_value_t = Fairness::None)]
+    fairness: Fairness,
     /// Output format.
     #[arg(long, value_enum, default_value_t = super::Format::Text)]
     format: super::Format,
@@ -107,6 +112,12 @@ pub(super) struct VerifyArgs {
     /// --daemon schedule:DIR/NAME.sched`.
     #[arg(long, value_name = "DIR")]
     witness: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Fairness {
+    None,
+    Weak,
 }
 
 /// Runs `guarded verify`; returns the exit code.
@@ -174,7 +185,7 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
             }
             (None, None) => unreachable!("one of the two is set above"),
         };
-        let verdict = match explorer.verify(daemon) {
+        let verdict = match explorer.verify_fairly(daemon, a.fairness == Fairness::Weak) {
             Ok(v) => v,
             Err(r) => {
                 bar.bar.finish_and_clear();

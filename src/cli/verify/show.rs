@@ -144,6 +144,12 @@ pub(super) fn verdict_json(
         Convergence::Cycle { run, cycle_from } => {
             json!({"holds": false, "cycle": run_json(inst, run), "cycle_from": cycle_from})
         }
+        Convergence::HoldsUnderWeakFairness { run, cycle_from } => json!({
+            "holds": true,
+            "under_weak_fairness": true,
+            "unfair_cycle": run_json(inst, run),
+            "cycle_from": cycle_from,
+        }),
         Convergence::NotDeclared { deadlock } => json!({
             "holds": deadlock.is_none(),
             "legitimacy": "not declared",
@@ -267,10 +273,24 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
                 at_end(inst, run)
             ),
         ),
+        Convergence::HoldsUnderWeakFairness { run, cycle_from } => line(
+            "convergence",
+            format!(
+                "holds under weak fairness, with no bound on the steps: an unfair cycle of {} steps{} (a process enabled throughout never moves), {}",
+                run.steps.len() - cycle_from,
+                if *cycle_from > 0 {
+                    format!(" after {cycle_from} steps")
+                } else {
+                    String::new()
+                },
+                run_text(inst, run)
+            ),
+        ),
         Convergence::Cycle { run, cycle_from } => line(
             "convergence",
             format!(
-                "fails: a cycle of {} steps outside legitimacy{}, {}",
+                "fails: a {}cycle of {} steps outside legitimacy{}, {}",
+                if v.weak_fairness { "weakly fair " } else { "" },
                 run.steps.len() - cycle_from,
                 if *cycle_from > 0 {
                     format!(" after {cycle_from} steps")

@@ -38,6 +38,9 @@ pub(super) fn write_witnesses(
             deadlock: Some(run),
         } => runs.push(("deadlock".into(), run.clone())),
         Convergence::Cycle { run, .. } => runs.push(("cycle".into(), run.clone())),
+        Convergence::HoldsUnderWeakFairness { run, .. } => {
+            runs.push(("unfair-cycle".into(), run.clone()))
+        }
         Convergence::NotDeclared { deadlock: None } => {}
     }
     let mut written = Vec::new();

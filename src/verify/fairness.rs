@@ -1,0 +1,195 @@
+//! Weak fairness: a cycle of steps is weakly fair when every process
+//! enabled throughout it moves in it. A strongly connected set of
+//! configurations outside legitimacy holds such a cycle exactly when every
+//! process enabled in all of its configurations moves on some step inside
+//! it (a cycle through all its configurations and those steps is then
+//! fair; and a process enabled everywhere in it that never moves in it
+//! makes every cycle in it unfair). So the search is over the strongly
+//! connected components of the steps outside legitimacy.
+
+use super::search::Search;
+use super::{Explorer, Refusal};
+use std::collections::{HashMap, VecDeque};
+
+/// A step inside the graph outside legitimacy: where it leads, its movers
+/// as bits and as a list.
+type Step = (u32, u64, Vec<u32>);
+
+/// A cycle: where it begins, and its steps' movers.
+type Cycle = (u32, Vec<Vec<u32>>);
+
+/// A configuration to pass through, and a step to take from it (to where,
+/// who moves).
+type Waypoint = (u32, Option<(u32, Vec<u32>)>);
+
+/// The processes of a move set as bits.
+fn bits(movers: &[u32]) -> u64 {
+    movers.iter().fold(0, |m, &p| m | 1u64 << p)
+}
+
+/// A weakly fair cycle outside legitimacy, if there is one: where it
+/// begins, and its steps' movers. `Err` when fairness cannot be decided
+/// (more than 64 processes).
+pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>, Refusal> {
+    if ex.enabled.is_empty() {
+        return Err(Refusal::Unsupported(
+            "weak fairness is decided with a bit per process: at most 64 processes".into(),
+        ));
+    }
+    let legit = &ex.legit;
+    // The steps outside legitimacy, kept: the components are searched twice.
+    let mut out: Vec<Vec<Step>> = vec![Vec::new(); ex.count as usize];
+    for i in (0..ex.count).filter(|&i| !legit[i as usize]) {
+        out[i as usize] = s
+            .edges(i)?
+            .into_iter()
+            .filter(|e| !legit[e.to as usize])
+            .map(|e| (e.to, bits(&e.movers), e.movers))
+            .collect();
+    }
+    for component in components(&out, legit) {
+        let inside = |j: u32| component.binary_search(&j).is_ok();
+        let always = component
+            .iter()
+            .fold(u64::MAX, |m, &c| m & ex.enabled[c as usize]);
+        let mut moved = 0u64;
+        let mut looped = component.len() > 1;
+        for &c in &component {
+            for (to, m, _) in &out[c as usize] {
+                if inside(*to) {
+                    moved |= m;
+                    looped |= *to == c;
+                }
+            }
+        }
+        if looped && always & !moved == 0 {
+            return Ok(Some(tour(&out, &component, always)));
+        }
+    }
+    Ok(None)
+}
+
+/// The strongly connected components of the steps in `out` (Tarjan's
+/// algorithm, without recursion), each sorted.
+fn components(out: &[Vec<Step>], legit: &[bool]) -> Vec<Vec<u32>> {
+    const UNSEEN: u32 = u32::MAX;
+    let n = out.len();
+    let (mut index, mut low) = (vec![UNSEEN; n], vec![0u32; n]);
+    let mut on_stack = vec![false; n];
+    let (mut stack, mut found, mut next) = (Vec::new(), Vec::new(), 0u32);
+    for root in (0..n).filter(|&r| !legit[r]) {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        let mut calls: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut k)) = calls.last_mut() {
+            if let Some((w, _, _)) = out[v].get(*k) {
+                *k += 1;
+                let w = *w as usize;
+                if index[w] == UNSEEN {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(u, _)) = calls.last() {
+                low[u] = low[u].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut c = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    c.push(w as u32);
+                    if w == v {
+                        break;
+                    }
+                }
+                c.sort_unstable();
+                found.push(c);
+            }
+        }
+    }
+    found
+}
+
+/// A cycle inside `component` through every configuration of it and, for
+/// each process of `always`, a step in which it moves.
+fn tour(out: &[Vec<Step>], component: &[u32], always: u64) -> Cycle {
+    let inside = |j: u32| component.binary_search(&j).is_ok();
+    let start = component[0];
+    let mut steps: Vec<Vec<u32>> = Vec::new();
+    let mut at = start;
+    // Waypoints: every configuration, then a step moving each such process.
+    let mut visit: Vec<Waypoint> = component.iter().map(|&c| (c, None)).collect();
+    for p in (0..64).filter(|p| always >> p & 1 == 1) {
+        let edge = component.iter().find_map(|&c| {
+            out[c as usize]
+                .iter()
+                .find(|(to, m, _)| inside(*to) && m >> p & 1 == 1)
+                .map(|(to, _, movers)| (c, (*to, movers.clone())))
+        });
+        if let Some((from, step)) = edge {
+            visit.push((from, Some(step)));
+        }
+    }
+    visit.push((start, None));
+    for (target, then) in visit {
+        steps.extend(path(out, &inside, at, target));
+        at = target;
+        if let Some((to, movers)) = then {
+            steps.push(movers);
+            at = to;
+        }
+    }
+    // The tour ends where it began unless it began and ended in one place
+    // without a step (a component of one configuration with a loop).
+    if steps.is_empty() {
+        if let Some((_, _, movers)) = out[start as usize].iter().find(|(to, _, _)| *to == start) {
+            steps.push(movers.clone());
+        }
+    }
+    (start, steps)
+}
+
+/// A shortest path from `from` to `to` through configurations `inside`.
+fn path(out: &[Vec<Step>], inside: &dyn Fn(u32) -> bool, from: u32, to: u32) -> Vec<Vec<u32>> {
+    if from == to {
+        return Vec::new();
+    }
+    let mut parent: HashMap<u32, (u32, usize)> = HashMap::new();
+    let mut queue = VecDeque::from([from]);
+    while let Some(x) = queue.pop_front() {
+        for (k, (y, _, _)) in out[x as usize].iter().enumerate() {
+            if !inside(*y) || *y == from || parent.contains_key(y) {
+                continue;
+            }
+            parent.insert(*y, (x, k));
+            if *y == to {
+                let mut steps = Vec::new();
+                let mut at = to;
+                while at != from {
+                    let (p, k) = parent[&at];
+                    steps.push(out[p as usize][k].2.clone());
+                    at = p;
+                }
+                steps.reverse();
+                return steps;
+            }
+            queue.push_back(*y);
+        }
+    }
+    // In one component every configuration reaches every other.
+    Vec::new()
+}
