@@ -673,3 +673,28 @@ fn weak_fairness_excuses_only_unfair_cycles() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Johnen's Theorem 19, exhaustively on the smallest ring that fits: on a
+/// unidirectional ring of N = 3 with k = 1 (157,464 configurations), under
+/// the distributed daemon, every run ends in the one silent legitimate
+/// configuration within (k + 2)N + 1 = 10 rounds (the exact worst case is 4).
+#[test]
+fn johnens_round_bound_holds_on_every_configuration_of_a_small_ring() {
+    let inst = instance(
+        include_str!("../programs/johnen_leader.gc"),
+        "uring:3",
+        &[("k", 1)],
+    );
+    let v = Explorer::new(&inst)
+        .unwrap()
+        .verify(&Daemon::Distributed)
+        .unwrap();
+    assert_eq!((v.configurations, v.legitimate), (157_464, 1));
+    assert!(v.holds());
+    let Convergence::Holds { rounds, .. } = v.convergence else {
+        panic!("converges");
+    };
+    let (worst, _) = rounds.expect("rounds are counted");
+    assert!(worst <= (1 + 2) * 3 + 1, "{worst} rounds");
+    assert_eq!(worst, 4);
+}
