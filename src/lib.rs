@@ -24,6 +24,9 @@
 //! - **explore**: [`load::Instance::space`] enumerates every configuration,
 //!   and [`runtime::daemon::Daemon::move_sets`] lists every move set a
 //!   daemon allows.
+//! - **verify**: [`verify::Explorer`] checks invariants, closure and
+//!   convergence under each daemon, from every configuration or from a
+//!   start, with exact worst cases and shortest counterexamples.
 //!
 //! ```
 //! use guarded::load::{load, read_file, Setup};
@@ -59,7 +62,7 @@
 //! closures over a flat configuration), [`runtime`] (the step relation,
 //! daemons, the simulator and its measures), [`load`] (the whole pipeline
 //! from text to an instance), and the front ends: `report` (summaries and
-//! traces), [`cli`] and `repl`.
+//! traces), [`verify`], [`cli`] and `repl`.
 //!
 //! `unsafe` is denied but in one place: a cache prefetch hint in the
 //! simulator's central fast path, which cannot change what a program computes.

@@ -37,7 +37,7 @@ pub struct Space {
 
 impl Space {
     /// The state space of `prog` compiled as `code` on `topo`.
-    pub fn new(prog: &ir::Program, code: &Compiled, topo: &Topology) -> Self {
+    pub(crate) fn new(prog: &ir::Program, code: &Compiled, topo: &Topology) -> Self {
         let stride = code.stride;
         let mut base = vec![0; topo.n() * stride];
         let (mut free, mut mirrors) = (Vec::new(), Vec::new());
