@@ -276,27 +276,17 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
         Convergence::HoldsUnderWeakFairness { run, cycle_from } => line(
             "convergence",
             format!(
-                "holds under weak fairness, with no bound on the steps: an unfair cycle of {} steps{} (a process enabled throughout never moves), {}",
-                run.steps.len() - cycle_from,
-                if *cycle_from > 0 {
-                    format!(" after {cycle_from} steps")
-                } else {
-                    String::new()
-                },
+                "holds under weak fairness, with no bound on the steps: an unfair {} (a process enabled throughout never moves), {}",
+                cycle_words(run, *cycle_from),
                 run_text(inst, run)
             ),
         ),
         Convergence::Cycle { run, cycle_from } => line(
             "convergence",
             format!(
-                "fails: a {}cycle of {} steps outside legitimacy{}, {}",
+                "fails: a {}{} outside legitimacy, {}",
                 if v.weak_fairness { "weakly fair " } else { "" },
-                run.steps.len() - cycle_from,
-                if *cycle_from > 0 {
-                    format!(" after {cycle_from} steps")
-                } else {
-                    String::new()
-                },
+                cycle_words(run, *cycle_from),
                 run_text(inst, run)
             ),
         ),
@@ -309,6 +299,15 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
         ),
     }
     out
+}
+
+/// `cycle of N steps`, and `after K steps` when the run first goes to it.
+fn cycle_words(run: &Run, cycle_from: usize) -> String {
+    let len = run.steps.len() - cycle_from;
+    match cycle_from {
+        0 => format!("cycle of {len} steps"),
+        k => format!("cycle of {len} steps after {k} steps"),
+    }
 }
 
 /// Where a run ends, for a property that fails there: `in CONFIG` when it
