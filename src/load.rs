@@ -92,13 +92,8 @@ impl LoadError {
                 "error: `{name}` declares no default topology; give one with --topology, e.g. --topology ring:8\n"
             ),
             LoadError::Input {
-                origin,
-                text,
-                problems,
-            } if origin.is_empty() => {
-                let _ = text;
-                render(problems, name, source, plain)
-            }
+                origin, problems, ..
+            } if origin.is_empty() => render(problems, name, source, plain),
             LoadError::Input {
                 origin,
                 text,

@@ -526,8 +526,21 @@ impl<'a> StepRelation<'a> {
 
     /// The name of the first declared invariant that does not hold in `cfg`.
     pub fn violated_invariant(&self, cfg: &Config) -> Result<Option<&str>, RunError> {
+        if self.code.invariants.is_empty() {
+            return Ok(None);
+        }
         let chosen = self.chosen(cfg)?;
-        let env = self.global_env(cfg, &chosen);
+        self.violated_invariant_with(cfg, &chosen)
+    }
+
+    /// [`StepRelation::violated_invariant`], given every process's first
+    /// enabled action.
+    pub(crate) fn violated_invariant_with(
+        &self,
+        cfg: &Config,
+        chosen: &Vec<u16>,
+    ) -> Result<Option<&str>, RunError> {
+        let env = self.global_env(cfg, chosen);
         for inv in &self.code.invariants {
             match (inv.test)(&env) {
                 Ok(true) => {}

@@ -219,7 +219,7 @@ fn evaluate(rel: &StepRelation, cfg: &Config) -> Result<Evaluated, Refusal> {
             m | 1u64.checked_shl(p as u32).unwrap_or(0)
         });
     let invariant = rel
-        .violated_invariant(cfg)
+        .violated_invariant_with(cfg, &chosen)
         .map_err(fail)?
         .map(str::to_string);
     Ok(Evaluated {
@@ -303,12 +303,8 @@ impl<'a> Explorer<'a> {
         let mut configs = vec![start.clone()];
         let mut index = HashMap::from([(start, 0u32)]);
         let mut parent = vec![None];
-        let mut ex = Explorer::empty(
-            inst,
-            progress,
-            States::All(inst.space()),
-            Some(daemon.clone()),
-        );
+        // The configurations are moved in once all are reached.
+        let mut ex = Explorer::empty(inst, progress, States::reached_none(), Some(daemon.clone()));
         // Each configuration is kept twice (in order and in the index).
         let per_config = 2 * (std::mem::size_of::<Config>() + 8 * configs[0].rows.len() + 16);
         let mut i = 0;

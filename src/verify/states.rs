@@ -24,6 +24,15 @@ pub(super) enum States {
 }
 
 impl States {
+    /// No configuration reached yet.
+    pub(super) fn reached_none() -> Self {
+        States::Reachable {
+            configs: Vec::new(),
+            index: HashMap::new(),
+            parent: Vec::new(),
+        }
+    }
+
     /// Configuration number `i`.
     pub(super) fn config(&self, i: u32) -> Config {
         match self {
