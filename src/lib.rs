@@ -79,6 +79,7 @@ mod report;
 pub mod runtime;
 mod span;
 pub mod state;
+pub mod sweep;
 mod syntax;
 pub mod topology;
 pub mod verify;

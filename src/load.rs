@@ -104,6 +104,27 @@ impl LoadError {
     }
 }
 
+impl LoadError {
+    /// The error in one line (a sweep's CSV cell).
+    pub fn headline(&self) -> String {
+        match self {
+            LoadError::Usage(m) => m.clone(),
+            LoadError::NoTopology => "the program declares no default topology".to_string(),
+            LoadError::Input {
+                origin, problems, ..
+            } => {
+                let first = problems.first().map_or("", |p| p.message.as_str());
+                if origin.is_empty() {
+                    first.to_string()
+                } else {
+                    format!("{origin}: {first}")
+                }
+            }
+            LoadError::Runtime(e) => crate::report::runtime_headline(e),
+        }
+    }
+}
+
 fn program_problems(problems: Vec<Problem>) -> LoadError {
     LoadError::Input {
         origin: String::new(),
@@ -127,6 +148,90 @@ pub struct Instance {
     pub(crate) rng: ChaCha8Rng,
 }
 
+/// A program parsed and checked, not yet placed on a topology: what every
+/// instance of one program shares (a sweep checks its program once).
+#[derive(Clone)]
+pub struct Checked {
+    ast: ast::Program,
+    prog: ir::Program,
+}
+
+/// The initial configuration a run starts from when none is asked for:
+/// the declared one when every variable has a declared value, a random one
+/// otherwise.
+fn default_init(prog: &ir::Program) -> InitMode {
+    if prog.vars.iter().all(|v| v.init.is_some()) {
+        InitMode::Declared
+    } else {
+        InitMode::Random
+    }
+}
+
+/// Parses and checks `source`.
+pub fn check(source: &str) -> Result<Checked, LoadError> {
+    let ast = syntax::parse_program(source).map_err(|p| program_problems(vec![p]))?;
+    let prog = check::check(&ast).map_err(program_problems)?;
+    Ok(Checked { ast, prog })
+}
+
+impl Checked {
+    /// The declared parameters' names, in declaration order.
+    pub fn param_names(&self) -> Vec<String> {
+        self.prog.params.iter().map(|p| p.name.clone()).collect()
+    }
+
+    /// The topology the program declares as its default, if any.
+    pub fn default_topology(&self) -> Option<String> {
+        self.prog.topology.as_ref().map(|t| t.0.clone())
+    }
+
+    /// The `report` names, in declaration order.
+    pub fn report_names(&self) -> Vec<String> {
+        self.prog.reports.iter().map(|r| r.0.clone()).collect()
+    }
+
+    /// The initial configuration a run starts from when none is asked for.
+    pub fn default_init(&self) -> InitMode {
+        default_init(&self.prog)
+    }
+
+    /// Builds the set-up's topology, assigns its ids and compiles the
+    /// program on it. `read` reads the files a topology spec names (`file:`,
+    /// `dot:`).
+    pub fn instantiate(
+        &self,
+        setup: &Setup,
+        read: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<Instance, LoadError> {
+        let prog = &self.prog;
+        let mut rng = ChaCha8Rng::seed_from_u64(setup.seed);
+        let spec = match (&setup.topology, &prog.topology) {
+            (Some(t), _) => t.clone(),
+            (None, Some((t, _))) => t.clone(),
+            (None, None) => return Err(LoadError::NoTopology),
+        };
+        let mut topo = topology::build(&spec, &mut rng, read).map_err(|m| {
+            match (&setup.topology, &prog.topology) {
+                (None, Some((_, span))) => {
+                    program_problems(vec![Problem::new("guarded::topology::invalid", m)
+                        .label(*span, "the default topology")
+                        .help("fix the declaration or give --topology")])
+                }
+                _ => LoadError::Usage(m),
+            }
+        })?;
+        topology::assign_ids(&mut topo, &setup.ids, &mut rng).map_err(LoadError::Usage)?;
+        let code = compile::instantiate(prog, &topo, &setup.params).map_err(program_problems)?;
+        Ok(Instance {
+            ast: self.ast.clone(),
+            prog: prog.clone(),
+            topo,
+            code,
+            rng,
+        })
+    }
+}
+
 /// Parses, checks and compiles `source` on the set-up's topology and ids.
 /// `read` reads the files a topology spec names (`file:`, `dot:`).
 pub fn load(
@@ -134,33 +239,7 @@ pub fn load(
     setup: &Setup,
     read: &dyn Fn(&str) -> Result<String, String>,
 ) -> Result<Instance, LoadError> {
-    let ast = syntax::parse_program(source).map_err(|p| program_problems(vec![p]))?;
-    let prog = check::check(&ast).map_err(program_problems)?;
-    let mut rng = ChaCha8Rng::seed_from_u64(setup.seed);
-    let spec = match (&setup.topology, &prog.topology) {
-        (Some(t), _) => t.clone(),
-        (None, Some((t, _))) => t.clone(),
-        (None, None) => return Err(LoadError::NoTopology),
-    };
-    let mut topo = topology::build(&spec, &mut rng, read).map_err(|m| {
-        match (&setup.topology, &prog.topology) {
-            (None, Some((_, span))) => {
-                program_problems(vec![Problem::new("guarded::topology::invalid", m)
-                    .label(*span, "the default topology")
-                    .help("fix the declaration or give --topology")])
-            }
-            _ => LoadError::Usage(m),
-        }
-    })?;
-    topology::assign_ids(&mut topo, &setup.ids, &mut rng).map_err(LoadError::Usage)?;
-    let code = compile::instantiate(&prog, &topo, &setup.params).map_err(program_problems)?;
-    Ok(Instance {
-        ast,
-        prog,
-        topo,
-        code,
-        rng,
-    })
+    check(source)?.instantiate(setup, read)
 }
 
 impl Instance {
@@ -181,6 +260,11 @@ impl Instance {
             problems: e.problems,
         })?;
         Ok(Config { rows, chans })
+    }
+
+    /// The initial configuration a run starts from when none is asked for.
+    pub fn default_init(&self) -> InitMode {
+        default_init(&self.prog)
     }
 
     /// A simulation from `start` under `daemon`.
@@ -210,6 +294,33 @@ impl Instance {
     /// Every configuration of this instance.
     pub fn space(&self) -> Space {
         Space::new(&self.prog, &self.code, &self.topo)
+    }
+}
+
+/// The initial configuration `--init` names: `declared`, `random`, or a
+/// file of assignments (read with `read`); `default` without the option.
+pub fn init_mode(
+    arg: Option<&str>,
+    default: InitMode,
+    read: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<InitMode, String> {
+    Ok(match arg {
+        None => default,
+        Some("declared") => InitMode::Declared,
+        Some("random") => InitMode::Random,
+        Some(path) => InitMode::File(
+            path.to_string(),
+            read(path).map_err(|e| format!("--init: {e} (use `declared`, `random` or a file)"))?,
+        ),
+    })
+}
+
+/// How a summary names an initial configuration's origin.
+pub fn init_name(mode: &InitMode) -> String {
+    match mode {
+        InitMode::Declared => "declared".to_string(),
+        InitMode::Random => "random".to_string(),
+        InitMode::File(path, _) => path.clone(),
     }
 }
 

@@ -1,5 +1,5 @@
-//! The command-line front end: `guarded run`, `check`, `repl` and `verify`
-//! (in `verify.rs`). Parses flags with clap, drives the pipeline, renders
+//! The command-line front end: `guarded run`, `check`, `repl`, `verify`
+//! (in `verify/`) and `sweep` (in `sweep.rs`). Parses flags with clap, drives the pipeline, renders
 //! diagnostics, prints traces and the summary.
 //!
 //! Exit codes: 0 success; 1 the program, a configuration or schedule file
@@ -9,28 +9,19 @@
 
 use crate::report as output;
 
+mod sweep;
 mod verify;
 
 use crate::load::{Instance, LoadError, Setup};
 use crate::runtime::daemon::Daemon;
 use crate::runtime::engine::{Choice, Simulation};
-use crate::runtime::init::InitMode;
 use crate::runtime::run::{Limits, Observer, Stop};
 use crate::syntax;
 use crate::topology::Ids;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 
-/// Success.
-pub const EXIT_OK: i32 = 0;
-/// The program or an input file is wrong.
-pub const EXIT_INPUT: i32 = 1;
-/// The command line is wrong.
-pub const EXIT_USAGE: i32 = 2;
-/// The program failed at run time.
-pub const EXIT_RUNTIME: i32 = 3;
-/// An invariant was violated.
-pub const EXIT_INVARIANT: i32 = 4;
+pub use crate::report::exit::{EXIT_INPUT, EXIT_INVARIANT, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE};
 
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 the program or an input file is wrong; \
 2 the command line is wrong; 3 runtime error in the program; 4 an invariant was violated; \
@@ -61,6 +52,10 @@ enum Command {
     /// counterexample.
     #[command(after_help = EXIT_CODES)]
     Verify(verify::VerifyArgs),
+    /// Run a program many times over sizes, topologies, daemons, parameter
+    /// values and seeds, in parallel: one CSV row per run, a summary of the
+    /// measures to stabilization per size, and a plot of their growth.
+    Sweep(sweep::SweepArgs),
 }
 
 /// How the program is instantiated: shared by `run` and `check`.
@@ -289,6 +284,7 @@ pub fn main() -> i32 {
         },
         Command::Run(a) => run(&a),
         Command::Verify(a) => verify::verify(&a),
+        Command::Sweep(a) => sweep::sweep(&a),
         Command::Repl(a) => match start(&a.instance, &a.start) {
             Ok(s) => {
                 let color =
@@ -428,29 +424,16 @@ fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
         inst: mut instance,
         source,
     } = load(inst)?;
-    let all_declared = instance.prog.vars.iter().all(|v| v.init.is_some());
-    let mode = match st.init.as_deref() {
-        None if all_declared => InitMode::Declared,
-        None => InitMode::Random,
-        Some("declared") => InitMode::Declared,
-        Some("random") => InitMode::Random,
-        Some(path) => match std::fs::read_to_string(path) {
-            Ok(text) => InitMode::File(path.to_string(), text),
-            Err(e) => {
-                return Err(usage_error(format!(
-                    "--init: cannot read `{path}`: {e} (use `declared`, `random` or a file)"
-                )))
-            }
-        },
-    };
+    let mode = crate::load::init_mode(
+        st.init.as_deref(),
+        instance.default_init(),
+        &crate::load::read_file,
+    )
+    .map_err(usage_error)?;
     let start = instance
         .initial(&mode, &st.sets)
         .map_err(|e| report_load_error(&e, &inst.program, &source))?;
-    let init_name = match &mode {
-        InitMode::Declared => "declared".to_string(),
-        InitMode::Random => "random".to_string(),
-        InitMode::File(p, _) => p.clone(),
-    };
+    let init_name = crate::load::init_name(&mode);
     let choice = if st.choice == ChoiceArg::Random {
         Choice::Random
     } else {

@@ -5,8 +5,22 @@
 mod summary;
 mod trace;
 
-pub use summary::{RunInfo, Stats, Summary};
+pub use summary::{key as stop_key, RunInfo, Stats, Summary};
 pub use trace::{step_line, Tracer};
+
+/// The exit statuses of the command line, which a sweep's rows record too.
+pub mod exit {
+    /// Success.
+    pub const EXIT_OK: i32 = 0;
+    /// The program or an input file is wrong.
+    pub const EXIT_INPUT: i32 = 1;
+    /// The command line is wrong.
+    pub const EXIT_USAGE: i32 = 2;
+    /// The program failed at run time.
+    pub const EXIT_RUNTIME: i32 = 3;
+    /// An invariant was violated.
+    pub const EXIT_INVARIANT: i32 = 4;
+}
 
 use crate::diagnostic::{render, Problem};
 use crate::runtime::engine::{RunError, Simulation};
@@ -74,14 +88,9 @@ pub(crate) fn values_json(
     Value::Object(m)
 }
 
-/// A runtime error as a diagnostic against the program's source.
-pub fn runtime_error(
-    e: &RunError,
-    program: &str,
-    source: &str,
-    plain: bool,
-    sim: Option<&Simulation>,
-) -> String {
+/// A runtime error as a problem against the program's source; `None` for
+/// a schedule's error, which points into no source.
+fn runtime_problem(e: &RunError) -> Option<Problem> {
     match e {
         RunError::Fault {
             fault,
@@ -107,15 +116,7 @@ pub fn runtime_error(
             if let Some((label, span)) = action {
                 pr = pr.label(*span, format!("in action `{label}`"));
             }
-            let mut out = render(&[pr], program, source, plain);
-            if let (Some(sim), Some(p)) = (sim, process) {
-                let stride = sim.stride();
-                out.push_str(&format!(
-                    "  process {p} before the step: {}\n",
-                    row_text(sim, *p, &sim.state[p * stride..(p + 1) * stride])
-                ));
-            }
-            out
+            Some(pr)
         }
         RunError::Conflict {
             step,
@@ -124,7 +125,7 @@ pub fn runtime_error(
             writers,
         } => {
             let [(p, la, sa), (q, lb, sb)] = &**writers;
-            let pr = Problem::new(
+            Some(Problem::new(
                 "guarded::runtime::conflict",
                 format!(
                     "conflict at step {step}: processes {p} and {q} both write `{var}` of edge {}-{}",
@@ -133,10 +134,46 @@ pub fn runtime_error(
             )
             .label(*sa, format!("process {p} writes it in `{la}`"))
             .label(*sb, format!("process {q} writes it in `{lb}`"))
-            .help("an edge variable may be written by one end per step: run under a daemon that never moves two neighbours together (central, locally-central)");
-            render(&[pr], program, source, plain)
+            .help("an edge variable may be written by one end per step: run under a daemon that never moves two neighbours together (central, locally-central)"))
         }
-        RunError::Schedule { line, message } => format!("error: schedule line {line}: {message}\n"),
+        RunError::Schedule { .. } => None,
+    }
+}
+
+/// A runtime error as a diagnostic against the program's source.
+pub fn runtime_error(
+    e: &RunError,
+    program: &str,
+    source: &str,
+    plain: bool,
+    sim: Option<&Simulation>,
+) -> String {
+    let Some(pr) = runtime_problem(e) else {
+        return format!("error: {}\n", runtime_headline(e));
+    };
+    let mut out = render(&[pr], program, source, plain);
+    if let (
+        Some(sim),
+        RunError::Fault {
+            process: Some(p), ..
+        },
+    ) = (sim, e)
+    {
+        let stride = sim.stride();
+        out.push_str(&format!(
+            "  process {p} before the step: {}\n",
+            row_text(sim, *p, &sim.state[p * stride..(p + 1) * stride])
+        ));
+    }
+    out
+}
+
+/// A runtime error in one line (a sweep's CSV cell).
+pub fn runtime_headline(e: &RunError) -> String {
+    match (runtime_problem(e), e) {
+        (Some(pr), _) => pr.message,
+        (None, RunError::Schedule { line, message }) => format!("schedule line {line}: {message}"),
+        (None, _) => unreachable!("only a schedule's error has no problem"),
     }
 }
 
@@ -148,6 +185,15 @@ pub fn invariant_violation(
     source: &str,
     plain: bool,
 ) -> String {
+    render(&[invariant_problem(sim, index)], program, source, plain)
+}
+
+/// An invariant violation in one line (a sweep's CSV cell).
+pub fn invariant_headline(sim: &Simulation, index: usize) -> String {
+    invariant_problem(sim, index).message
+}
+
+fn invariant_problem(sim: &Simulation, index: usize) -> Problem {
     let inv = &sim.code.invariants[index];
     let now = sim.now();
     let cause = if now.step == 0 {
@@ -172,13 +218,12 @@ pub fn invariant_violation(
             moves.join(", ")
         )
     };
-    let pr = Problem::new(
+    Problem::new(
         "guarded::runtime::invariant",
         format!("invariant `{}` violated {cause}", inv.name),
     )
     .label(inv.span, "this no longer holds")
-    .help("rerun with --trace to see the steps that led here");
-    render(&[pr], program, source, plain)
+    .help("rerun with --trace to see the steps that led here")
 }
 
 pub(crate) fn sorted(v: &[u32]) -> Vec<u32> {

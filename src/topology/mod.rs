@@ -102,6 +102,19 @@ impl Topology {
     pub fn arcs(&self) -> usize {
         self.nbr.len()
     }
+
+    /// The graph's edges: a pair of processes that read each other counts
+    /// once, as does a one-way arc (a `uring`'s).
+    pub fn edge_count(&self) -> usize {
+        (0..self.n())
+            .map(|p| {
+                let one_way =
+                    |&&q: &&u32| (p as u32) < q || !self.nbrs(q as usize).contains(&(p as u32));
+                self.nbrs(p).iter().filter(one_way).count()
+            })
+            .sum()
+    }
+
     /// The largest number of neighbours of any process.
     pub fn max_degree(&self) -> usize {
         (0..self.n()).map(|p| self.nbrs(p).len()).max().unwrap_or(0)

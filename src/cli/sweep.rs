@@ -1,0 +1,402 @@
+//! `guarded sweep`: the flags, the worker threads, the progress bar, Ctrl-C,
+//! and where the CSV, the summary and the plot go. What a run is and what
+//! the rows say live in `crate::sweep`.
+
+use super::{parse_ids, report_load_error, usage_error, ChoiceArg, Until};
+use super::{EXIT_INPUT, EXIT_OK};
+use crate::runtime::engine::Choice;
+use crate::runtime::run::Limits;
+use crate::sweep::table::{self, Row, Table};
+use crate::sweep::{summary, Axes, Options, PlanError, Sweep};
+use crate::topology::Ids;
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// The exit status when Ctrl-C stopped the sweep.
+const EXIT_INTERRUPTED: i32 = 130;
+
+/// Set by Ctrl-C: no run starts after it, and runs under way stop.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+const SWEEP_HELP: &str = "\
+A list is comma-separated; a range A..B is inclusive and may step: A..B+S adds S, A..B*F multiplies by F.
+  --topology ring:8..128*2      ring:8, ring:16, ..., ring:128
+  --topology ring:8,12 --topology grid:2..4x2..4   ring:8, ring:12, grid:2x2, grid:3x3, grid:4x4
+  --param K=n,n+1               two values of K at each size (a formula of n: + - * / mod ^)
+  --daemon central,synchronous  (all: the four daemons)
+  --seeds 0..49                 50 seeds
+The CSV has one row per run, in grid order (topologies, then daemons, then parameters, then seeds);
+docs/sweep.md lists its columns.
+
+Exit codes: 0 every run succeeded; 1 the program or an input file is wrong; 2 the command line is
+wrong; otherwise the status of the first run that failed (3 runtime error, 4 invariant violated;
+its row says why); 130 interrupted (the CSV holds the runs that finished).";
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum Measure {
+    Steps,
+    Moves,
+    Rounds,
+}
+
+/// `guarded sweep`'s flags.
+#[derive(Args, Debug)]
+#[command(after_help = SWEEP_HELP)]
+pub(super) struct SweepArgs {
+    /// The program (a `.gc` file).
+    #[arg(required_unless_present = "merge")]
+    program: Option<String>,
+    /// Topologies: specs as `run` takes them, with lists and ranges of sizes
+    /// (repeatable) [default: the program's]
+    #[arg(short, long = "topology", value_name = "SPECS")]
+    topologies: Vec<String>,
+    /// Daemons, comma-separated, or `all` (repeatable).
+    #[arg(
+        short,
+        long = "daemon",
+        value_name = "DAEMONS",
+        default_value = "central"
+    )]
+    daemons: Vec<String>,
+    /// A parameter's values: NAME=V1,V2,... each an integer, a range or a
+    /// formula of n (repeatable; the grid takes every combination).
+    #[arg(short, long = "param", value_name = "NAME=VALUES")]
+    params: Vec<String>,
+    /// Seeds: a list and ranges, e.g. 0..99.
+    #[arg(long, default_value = "0", value_name = "SEEDS")]
+    seeds: String,
+    /// Process ids, as `run` takes them.
+    #[arg(long, default_value = "index", value_parser = parse_ids)]
+    ids: Ids,
+    /// Initial configuration: declared, random, or a file, as `run` takes it.
+    #[arg(short, long, value_name = "MODE|FILE")]
+    init: Option<String>,
+    /// Set one initial value: PROCESS.VAR=VALUE (repeatable).
+    #[arg(long = "set", value_name = "P.VAR=VALUE")]
+    sets: Vec<String>,
+    /// Among several enabled actions of one process, run the first or a random one.
+    #[arg(long, value_enum, default_value_t = ChoiceArg::First)]
+    choice: ChoiceArg,
+    /// Stop each run after this many steps.
+    #[arg(long, default_value_t = 100_000)]
+    max_steps: u64,
+    /// Stop each run after this many moves.
+    #[arg(long)]
+    max_moves: Option<u64>,
+    /// When each run stops early.
+    #[arg(long, value_enum, default_value_t = Until::Silent)]
+    until: Until,
+    /// Write one row per run to this CSV file (`-`: standard output, and the
+    /// summary goes to standard error).
+    #[arg(long, value_name = "FILE")]
+    csv: Option<String>,
+    /// Draw the measure against n into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<String>,
+    /// The measure the plot draws.
+    #[arg(long, value_enum, default_value_t = Measure::Moves)]
+    plot_measure: Measure,
+    /// Logarithmic axes on the plot.
+    #[arg(long)]
+    log: bool,
+    /// Add each run's time (`seconds`) to the CSV: the one column that
+    /// differs between identical sweeps.
+    #[arg(long)]
+    timings: bool,
+    /// Worker threads [default: one per core].
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Run only the I-th of N slices of the grid (I from 1 to N): point k
+    /// belongs to slice (k mod N) + 1.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// Instead of running, merge the CSVs of a sweep's shards (in any order)
+    /// into one table, summary and plot.
+    #[arg(long, value_name = "CSV", num_args = 1.., conflicts_with_all = ["program", "topologies", "params", "shard", "threads", "timings"])]
+    merge: Vec<String>,
+}
+
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("expected I/N with 1 <= I <= N, found `{s}`");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if i == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// Runs `guarded sweep`; returns the exit code.
+pub(super) fn sweep(a: &SweepArgs) -> i32 {
+    if !a.merge.is_empty() {
+        return merge(a);
+    }
+    let Some(program) = &a.program else {
+        return usage_error("give a program, or --merge and the CSVs to merge".into());
+    };
+    let source = match std::fs::read_to_string(program) {
+        Ok(s) => s,
+        Err(e) => return usage_error(format!("cannot read program `{program}`: {e}")),
+    };
+    let axes = Axes {
+        topologies: a.topologies.clone(),
+        daemons: a.daemons.clone(),
+        params: a.params.clone(),
+        seeds: a.seeds.clone(),
+    };
+    let options = Options {
+        ids: a.ids.clone(),
+        init: a.init.clone(),
+        sets: a.sets.clone(),
+        choice: match a.choice {
+            ChoiceArg::First => Choice::First,
+            ChoiceArg::Random => Choice::Random,
+        },
+        limits: Limits {
+            steps: a.max_steps,
+            moves: a.max_moves,
+            until_legitimate: a.until == Until::Legitimate,
+            invariants: true,
+        },
+        timings: a.timings,
+    };
+    let plan = Sweep::plan(program, &source, &axes, options, &crate::load::read_file);
+    let sweep = match plan {
+        Ok(s) => s,
+        Err(PlanError::Usage(m)) => return usage_error(m),
+        Err(PlanError::Program(e)) => return report_load_error(&e, program, &source),
+    };
+    let points: Vec<&crate::sweep::Point> = match a.shard {
+        Some((i, n)) => sweep
+            .points
+            .iter()
+            .filter(|p| p.index % n == i - 1)
+            .collect(),
+        None => sweep.points.iter().collect(),
+    };
+    let mut csv = match open_csv(a.csv.as_deref(), &sweep.table()) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
+    let threads = a.threads.unwrap_or(0);
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(p) => p,
+        Err(e) => return usage_error(format!("--threads: {e}")),
+    };
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    let mut table = sweep.table();
+    let bar = progress(points.len() as u64);
+    let write_failed = run_all(&pool, &sweep, &points, |row| {
+        bar.inc(1);
+        let ok = csv
+            .as_mut()
+            .is_none_or(|w| w.write_record(row.record()).is_ok());
+        table.rows.push(row);
+        ok
+    });
+    bar.finish_and_clear();
+    if let Some(w) = csv.as_mut() {
+        if w.flush().is_err() || write_failed {
+            eprintln!(
+                "error: cannot write the CSV `{}`",
+                a.csv.as_deref().unwrap_or("")
+            );
+            return EXIT_INPUT;
+        }
+    }
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    let code = report(a, &table);
+    if interrupted {
+        eprintln!(
+            "interrupted: {} of {} runs finished{}",
+            table.rows.len(),
+            points.len(),
+            if a.csv.is_some() {
+                "; the CSV holds them"
+            } else {
+                ""
+            }
+        );
+        return EXIT_INTERRUPTED;
+    }
+    code
+}
+
+/// The CSV writer `--csv` asks for, its header written.
+fn open_csv(path: Option<&str>, table: &Table) -> Result<Option<csv::Writer<Box<dyn Write>>>, i32> {
+    let Some(path) = path else { return Ok(None) };
+    let out: Box<dyn Write> = if path == "-" {
+        Box::new(std::io::stdout())
+    } else {
+        match std::fs::File::create(path) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => return Err(usage_error(format!("--csv: cannot create `{path}`: {e}"))),
+        }
+    };
+    table.writer(out).map(Some).map_err(|e| {
+        eprintln!("error: cannot write the CSV `{path}`: {e}");
+        EXIT_INPUT
+    })
+}
+
+/// A progress bar on standard error, drawn only on a terminal.
+fn progress(total: u64) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    let template = "sweep {bar:30} {human_pos}/{human_len} runs ({rate}, {eta} left)";
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        // Runs a second with one decimal: indicatif's own rate shows four.
+        let rate = |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.1}/s", s.per_sec());
+        };
+        bar.set_style(style.with_key("rate", rate));
+    }
+    bar
+}
+
+/// Runs `points` on the pool's threads, each taking the next point not yet
+/// taken, and hands each row to `each` in grid order as soon as the rows
+/// before it are in. Returns whether `each` ever failed.
+fn run_all(
+    pool: &rayon::ThreadPool,
+    sweep: &Sweep,
+    points: &[&crate::sweep::Point],
+    mut each: impl FnMut(Row) -> bool,
+) -> bool {
+    let next = AtomicUsize::new(0);
+    let (send, receive) = std::sync::mpsc::channel::<(usize, Row)>();
+    let workers = pool.current_num_threads();
+    let mut failed = false;
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            pool.scope(|s| {
+                for _ in 0..workers {
+                    let send = send.clone();
+                    let next = &next;
+                    s.spawn(move |_| loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= points.len() || INTERRUPTED.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        if let Some(row) = sweep.run(points[k], &INTERRUPTED) {
+                            let _ = send.send((k, row));
+                        }
+                    });
+                }
+            });
+            drop(send);
+        });
+        // Rows that finished before an earlier one, waiting for it.
+        let mut waiting: BTreeMap<usize, Option<Row>> = BTreeMap::new();
+        let mut due = 0;
+        for (k, row) in receive.iter() {
+            waiting.insert(k, Some(row));
+            while let Some(row) = waiting.remove(&due) {
+                failed |= !each(row.expect("a row"));
+                due += 1;
+            }
+        }
+        // Interrupted: the runs that finished, in order, around the gaps.
+        for row in waiting.into_values().flatten() {
+            failed |= !each(row);
+        }
+    });
+    failed
+}
+
+/// Prints the summary and draws the plot; the exit status the rows give.
+fn report(a: &SweepArgs, table: &Table) -> i32 {
+    let text = summary::text(table);
+    if a.csv.as_deref() == Some("-") {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+    if let Some(path) = &a.plot {
+        let k = match a.plot_measure {
+            Measure::Steps => 0,
+            Measure::Moves => 1,
+            Measure::Rounds => 2,
+        };
+        match crate::sweep::plot::svg(table, k, a.log) {
+            Ok(svg) => {
+                if let Err(e) = std::fs::write(path, svg) {
+                    eprintln!("error: cannot write the plot `{path}`: {e}");
+                    return EXIT_INPUT;
+                }
+            }
+            Err(why) => eprintln!("warning: no plot written to `{path}`: {why}"),
+        }
+    }
+    table
+        .rows
+        .iter()
+        .map(|r| r.exit)
+        .find(|&e| e != EXIT_OK)
+        .unwrap_or(EXIT_OK)
+}
+
+/// `--merge`: the pieces read, merged and reported as one sweep.
+fn merge(a: &SweepArgs) -> i32 {
+    let mut pieces = Vec::new();
+    for path in &a.merge {
+        let text = match crate::load::read_file(path) {
+            Ok(t) => t,
+            Err(e) => return usage_error(format!("--merge: {e}")),
+        };
+        match Table::read(path, &text) {
+            Ok(t) => pieces.push((path.clone(), t)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_INPUT;
+            }
+        }
+    }
+    let table = match table::merge(pieces) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_INPUT;
+        }
+    };
+    let last = table.rows.last().map_or(0, |r| r.point + 1);
+    if table.rows.len() < last {
+        let mut missing = String::new();
+        let have: std::collections::HashSet<usize> = table.rows.iter().map(|r| r.point).collect();
+        for (shown, k) in (0..last).filter(|k| !have.contains(k)).enumerate() {
+            if shown == 8 {
+                missing.push_str(", ...");
+                break;
+            }
+            let _ = write!(missing, "{}{k}", if shown > 0 { ", " } else { "" });
+        }
+        eprintln!(
+            "warning: the pieces hold {} of the points 0..{} (missing: {missing}); is a shard missing?",
+            table.rows.len(),
+            last - 1
+        );
+    }
+    if let Some(path) = &a.csv {
+        let written = match open_csv(Some(path), &table) {
+            Ok(Some(mut w)) => table
+                .rows
+                .iter()
+                .try_for_each(|r| w.write_record(r.record()))
+                .and_then(|_| w.flush().map_err(csv::Error::from))
+                .is_ok(),
+            Ok(None) => true,
+            Err(code) => return code,
+        };
+        if !written {
+            eprintln!("error: cannot write the CSV `{path}`");
+            return EXIT_INPUT;
+        }
+    }
+    report(a, &table)
+}

@@ -1,0 +1,501 @@
+//! The axes of a sweep as the command line writes them, expanded into
+//! lists: topology specs with ranges of sizes, parameter values as formulas
+//! of `n`, seeds and daemons.
+//!
+//! A range is inclusive, as ranges are in the language: `8..12` is 8, 9,
+//! 10, 11, 12; `8..128*2` multiplies (8, 16, ..., 128); `10..40+10` adds
+//! (10, 20, 30, 40).
+
+use crate::runtime::daemon::{Daemon, DAEMONS};
+
+/// The most values one range or one list may expand to: a mistyped bound
+/// must not make the sweep try to hold billions of points.
+pub const MAX_VALUES: usize = 1_000_000;
+
+/// The values of one range written `A..B`, `A..B+S` or `A..B*F`, or `None`
+/// when `text` is not a range.
+fn range(text: &str) -> Option<Result<Vec<i64>, String>> {
+    let (lo, rest) = text.split_once("..")?;
+    let lo: i64 = lo.trim().parse().ok()?;
+    let (hi, step) = match rest.find(['+', '*']) {
+        Some(at) => (&rest[..at], Some((&rest[at..at + 1], &rest[at + 1..]))),
+        None => (rest, None),
+    };
+    let hi: i64 = hi.trim().parse().ok()?;
+    let step = match step {
+        None => ("+", 1),
+        Some((op, s)) => (if op == "+" { "+" } else { "*" }, s.trim().parse().ok()?),
+    };
+    Some(expand(text, lo, hi, step))
+}
+
+fn expand(text: &str, lo: i64, hi: i64, (op, by): (&str, i64)) -> Result<Vec<i64>, String> {
+    if lo > hi {
+        return Err(format!("`{text}`: the range is empty ({lo} > {hi})"));
+    }
+    let grows = match op {
+        "+" => by >= 1,
+        _ => by >= 2 && lo >= 1,
+    };
+    if !grows {
+        return Err(format!(
+            "`{text}`: the range never reaches {hi} (a step `+S` needs S >= 1, a factor `*F` needs F >= 2 and a start >= 1)"
+        ));
+    }
+    let mut values = vec![lo];
+    let mut v = lo;
+    loop {
+        let next = if op == "+" {
+            v.checked_add(by)
+        } else {
+            v.checked_mul(by)
+        };
+        match next {
+            Some(x) if x <= hi => v = x,
+            _ => break,
+        }
+        if values.len() == MAX_VALUES {
+            return Err(format!(
+                "`{text}` has more than {MAX_VALUES} values; a sweep that large is a mistake"
+            ));
+        }
+        values.push(v);
+    }
+    Ok(values)
+}
+
+/// Integers written as a comma-separated list of numbers and ranges
+/// (`0..49`, `1,5,9`, `0..9,100`).
+pub fn integers(text: &str) -> Result<Vec<i64>, String> {
+    let mut values = Vec::new();
+    for item in text.split(',').map(str::trim) {
+        match range(item) {
+            Some(r) => values.extend(r?),
+            None => values.push(
+                item.parse()
+                    .map_err(|_| format!("`{item}` is neither an integer nor a range `A..B`"))?,
+            ),
+        }
+        if values.len() > MAX_VALUES {
+            return Err(format!("`{text}` has more than {MAX_VALUES} values"));
+        }
+    }
+    Ok(values)
+}
+
+/// The seeds `--seeds` lists.
+pub fn seeds(text: &str) -> Result<Vec<u64>, String> {
+    integers(text)?
+        .into_iter()
+        .map(|s| u64::try_from(s).map_err(|_| format!("seed {s} is negative")))
+        .collect()
+}
+
+/// Whether the body of a `family:` spec names a file (and so holds no ranges).
+fn names_a_file(family: &str) -> bool {
+    matches!(family, "file" | "dot")
+}
+
+/// The bodies one spec body stands for: every range in it expanded, several
+/// ranges in one body zipped (`grid:2..6x2..6` is 2x2, 3x3, ..., 6x6).
+fn bodies(body: &str) -> Result<Vec<String>, String> {
+    // The spans of the ranges in `body`, and their values.
+    let mut ranges: Vec<(usize, usize, Vec<i64>)> = Vec::new();
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || (i > 0 && bytes[i - 1].is_ascii_digit()) {
+            i += 1;
+            continue;
+        }
+        let end = range_end(bytes, i);
+        match end.and_then(|e| range(&body[i..e]).map(|r| (e, r))) {
+            Some((e, values)) => {
+                ranges.push((i, e, values?));
+                i = e;
+            }
+            None => i += 1,
+        }
+    }
+    let Some(count) = ranges.first().map(|r| r.2.len()) else {
+        return Ok(vec![body.to_string()]);
+    };
+    if ranges.iter().any(|r| r.2.len() != count) {
+        return Err(format!(
+            "`{body}`: the ranges in one spec are read together and must have as many values each"
+        ));
+    }
+    Ok((0..count)
+        .map(|k| {
+            let mut out = String::new();
+            let mut at = 0;
+            for (start, end, values) in &ranges {
+                out.push_str(&body[at..*start]);
+                out.push_str(&values[k].to_string());
+                at = *end;
+            }
+            out.push_str(&body[at..]);
+            out
+        })
+        .collect())
+}
+
+/// Where a range starting at `i` (`A..B`, then `+S` or `*F`) ends, if one does.
+fn range_end(b: &[u8], i: usize) -> Option<usize> {
+    let digits = |mut j: usize| {
+        let start = j;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        (j > start).then_some(j)
+    };
+    let j = digits(i)?;
+    if b.get(j) != Some(&b'.') || b.get(j + 1) != Some(&b'.') {
+        return None;
+    }
+    let k = digits(j + 2)?;
+    match b.get(k) {
+        Some(b'+' | b'*') => digits(k + 1).or(Some(k)),
+        _ => Some(k),
+    }
+}
+
+/// The topology specs the `--topology` values stand for, in order.
+///
+/// A value is a comma-separated list; an item `family:body` starts a spec,
+/// and a bare item is another body for the family before it
+/// (`ring:8,16,32`, `grid:4x4,8x8`). Ranges in a body expand
+/// (`ring:8..128*2`), except in the paths of `file:` and `dot:`.
+pub fn topologies(values: &[String]) -> Result<Vec<String>, String> {
+    let mut specs = Vec::new();
+    for value in values {
+        let mut family: Option<String> = None;
+        for item in value.split(',').map(str::trim) {
+            let prefixed = item.split_once(':').filter(|(f, _)| {
+                !f.is_empty() && f.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+            });
+            let (fam, body) = match (prefixed, &family) {
+                (Some((f, b)), _) => (f.to_string(), b),
+                (None, Some(f)) => (f.clone(), item),
+                (None, None) if crate::topology::FAMILIES.iter().any(|f| f.0 == item) => {
+                    return Err(format!("`{item}` needs a size, e.g. `{item}:8`"))
+                }
+                (None, None) => {
+                    return Err(format!(
+                    "`{item}` names no topology family; write e.g. `ring:8,16` or `ring:8..64*2`"
+                ))
+                }
+            };
+            if names_a_file(&fam) {
+                specs.push(format!("{fam}:{body}"));
+            } else {
+                specs.extend(bodies(body)?.into_iter().map(|b| format!("{fam}:{b}")));
+            }
+            family = Some(fam);
+            if specs.len() > MAX_VALUES {
+                return Err(format!("more than {MAX_VALUES} topologies"));
+            }
+        }
+    }
+    Ok(specs)
+}
+
+/// The daemons the `--daemon` values list (comma-separated; `all` is the
+/// four daemons that need no schedule), each with its name for the CSV.
+pub fn daemons(
+    values: &[String],
+    read: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<Vec<(String, Daemon)>, String> {
+    let mut out: Vec<(String, Daemon)> = Vec::new();
+    for item in values.iter().flat_map(|v| v.split(',')).map(str::trim) {
+        if item == "all" {
+            for d in DAEMONS.iter().filter(|d| d.name != "schedule") {
+                out.push((d.name.to_string(), Daemon::parse(d.name, read)?));
+            }
+            continue;
+        }
+        let daemon = Daemon::parse(item, read)?;
+        let name = match daemon {
+            Daemon::Schedule(_) => item.to_string(),
+            _ => daemon.name().to_string(),
+        };
+        out.push((name, daemon));
+    }
+    Ok(out)
+}
+
+/// An integer formula of `n`: `n`, `n+1`, `2*n-1`, `n*n`, `2^n`, `(n+1)/2`,
+/// `n mod 3`. Division and `mod` are Euclidean, as in the language.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Formula {
+    /// A number.
+    Const(i64),
+    /// The number of processes.
+    N,
+    /// `-a`.
+    Neg(Box<Formula>),
+    /// `a OP b`, the operator one of `+ - * / mod ^`.
+    Bin(char, Box<Formula>, Box<Formula>),
+}
+
+impl Formula {
+    /// Parses a formula.
+    pub fn parse(text: &str) -> Result<Formula, String> {
+        let tokens = tokens(text)?;
+        let mut p = FormulaParser { tokens, at: 0 };
+        let f = p.sum(0)?;
+        match p.tokens.get(p.at) {
+            None => Ok(f),
+            Some(t) => Err(format!("`{text}`: unexpected `{t}`")),
+        }
+    }
+
+    /// The formula's value for `n` processes.
+    pub fn eval(&self, n: i64) -> Result<i64, String> {
+        let overflow = || "overflows a 64-bit integer".to_string();
+        Ok(match self {
+            Formula::Const(c) => *c,
+            Formula::N => n,
+            Formula::Neg(a) => a.eval(n)?.checked_neg().ok_or_else(overflow)?,
+            Formula::Bin(op, a, b) => {
+                let (a, b) = (a.eval(n)?, b.eval(n)?);
+                match op {
+                    '+' => a.checked_add(b),
+                    '-' => a.checked_sub(b),
+                    '*' => a.checked_mul(b),
+                    '/' | '%' if b == 0 => return Err("divides by zero".into()),
+                    '/' => a.checked_div_euclid(b),
+                    '%' => a.checked_rem_euclid(b),
+                    _ if b < 0 => return Err("raises to a negative power".into()),
+                    _ => u32::try_from(b).ok().and_then(|b| a.checked_pow(b)),
+                }
+                .ok_or_else(overflow)?
+            }
+        })
+    }
+}
+
+fn tokens(text: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+        } else if c.is_ascii_alphanumeric() {
+            let mut word = String::new();
+            while let Some(&d) = chars.peek().filter(|d| d.is_ascii_alphanumeric()) {
+                word.push(d);
+                chars.next();
+            }
+            out.push(word);
+        } else if "+-*/^()".contains(c) {
+            out.push(c.to_string());
+            chars.next();
+        } else {
+            return Err(format!("`{text}`: unexpected `{c}` (a formula uses n, integers, + - * / mod ^ and parentheses)"));
+        }
+    }
+    Ok(out)
+}
+
+struct FormulaParser {
+    tokens: Vec<String>,
+    at: usize,
+}
+
+/// Binding strength of each binary operator; `^` binds tightest and to the right.
+fn precedence(op: &str) -> Option<(char, u8)> {
+    Some(match op {
+        "+" => ('+', 1),
+        "-" => ('-', 1),
+        "*" => ('*', 2),
+        "/" => ('/', 2),
+        "mod" => ('%', 2),
+        "^" => ('^', 3),
+        _ => return None,
+    })
+}
+
+impl FormulaParser {
+    fn next(&mut self) -> Option<String> {
+        let t = self.tokens.get(self.at).cloned();
+        self.at += 1;
+        t
+    }
+
+    /// Operators binding at least as tightly as `min`, by precedence climbing.
+    fn sum(&mut self, min: u8) -> Result<Formula, String> {
+        let mut left = self.atom()?;
+        while let Some((op, prec)) = self.tokens.get(self.at).and_then(|t| precedence(t)) {
+            if prec < min {
+                break;
+            }
+            self.at += 1;
+            let next_min = if op == '^' { prec } else { prec + 1 };
+            let right = self.sum(next_min)?;
+            left = Formula::Bin(op, Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn atom(&mut self) -> Result<Formula, String> {
+        match self.next().as_deref() {
+            Some("n") => Ok(Formula::N),
+            Some("-") => Ok(Formula::Neg(Box::new(self.atom()?))),
+            Some("(") => {
+                let f = self.sum(0)?;
+                match self.next().as_deref() {
+                    Some(")") => Ok(f),
+                    _ => Err("a `(` is not closed".into()),
+                }
+            }
+            Some(t) if t.chars().all(|c| c.is_ascii_digit()) => t
+                .parse()
+                .map(Formula::Const)
+                .map_err(|_| format!("`{t}` does not fit in a 64-bit integer")),
+            Some(t) => Err(format!("unexpected `{t}` (a formula uses n and integers)")),
+            None => Err("the formula ends too soon".into()),
+        }
+    }
+}
+
+/// One `--param NAME=F1,F2,...`: a parameter and the formulas of its values.
+#[derive(Clone, Debug)]
+pub struct ParamAxis {
+    /// The parameter.
+    pub name: String,
+    /// Each value as written, and as a formula.
+    pub values: Vec<(String, Formula)>,
+}
+
+impl ParamAxis {
+    /// Parses `NAME=F1,F2,...`.
+    pub fn parse(text: &str) -> Result<ParamAxis, String> {
+        let (name, values) = text
+            .split_once('=')
+            .ok_or_else(|| format!("expected NAME=VALUES, found `{text}`"))?;
+        let name = name.trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("`{name}` is not a parameter name"));
+        }
+        let mut parsed = Vec::new();
+        for item in values.split(',').map(str::trim) {
+            match range(item) {
+                Some(r) => {
+                    parsed.extend(r?.into_iter().map(|v| (v.to_string(), Formula::Const(v))))
+                }
+                None => parsed.push((item.to_string(), Formula::parse(item)?)),
+            }
+            if parsed.len() > MAX_VALUES {
+                return Err(format!("`{name}` has more than {MAX_VALUES} values"));
+            }
+        }
+        Ok(ParamAxis {
+            name: name.to_string(),
+            values: parsed,
+        })
+    }
+}
+
+/// Every combination of the axes' values, in order (the last axis varies
+/// fastest): each as `NAME=FORMULA` words and the formulas.
+pub fn param_combinations(axes: &[ParamAxis]) -> Vec<Vec<(String, String, Formula)>> {
+    let mut combos: Vec<Vec<(String, String, Formula)>> = vec![Vec::new()];
+    for axis in axes {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                axis.values.iter().map(move |(text, f)| {
+                    let mut c = c.clone();
+                    c.push((axis.name.clone(), text.clone(), f.clone()));
+                    c
+                })
+            })
+            .collect();
+    }
+    combos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn ranges_expand_inclusively() {
+        assert_eq!(integers("0..4").unwrap(), vec![0, 1, 2, 3, 4]);
+        assert_eq!(integers("8..128*2").unwrap(), vec![8, 16, 32, 64, 128]);
+        assert_eq!(integers("8..100*2").unwrap(), vec![8, 16, 32, 64]);
+        assert_eq!(integers("10..40+10,7").unwrap(), vec![10, 20, 30, 40, 7]);
+        assert!(integers("5..4").unwrap_err().contains("empty"));
+        assert!(integers("0..8*2").unwrap_err().contains("never reaches"));
+        assert!(integers("0..9223372036854775807").is_err());
+        assert!(seeds("-1..3").is_err());
+    }
+
+    #[test]
+    fn topology_lists_and_ranges() {
+        assert_eq!(
+            topologies(&strings(&["ring:8,16", "chain:3..5"])).unwrap(),
+            strings(&["ring:8", "ring:16", "chain:3", "chain:4", "chain:5"])
+        );
+        assert_eq!(
+            topologies(&strings(&["grid:2..4x2..4,8x8"])).unwrap(),
+            strings(&["grid:2x2", "grid:3x3", "grid:4x4", "grid:8x8"])
+        );
+        assert_eq!(
+            topologies(&strings(&["random:10..30+10:0.5"])).unwrap(),
+            strings(&["random:10:0.5", "random:20:0.5", "random:30:0.5"])
+        );
+        assert_eq!(
+            topologies(&strings(&["file:g1..3.txt,b.txt"])).unwrap(),
+            strings(&["file:g1..3.txt", "file:b.txt"])
+        );
+        assert!(topologies(&strings(&["grid:2..4x2..5"])).is_err());
+        assert!(topologies(&strings(&["8,16"])).is_err());
+        assert!(topologies(&strings(&["ring"]))
+            .unwrap_err()
+            .contains("ring:8"));
+    }
+
+    #[test]
+    fn formulas_of_n() {
+        let at = |t: &str, n| Formula::parse(t).unwrap().eval(n);
+        assert_eq!(at("n", 8), Ok(8));
+        assert_eq!(at("2*n-1", 8), Ok(15));
+        assert_eq!(at("n - 2 - 1", 8), Ok(5));
+        assert_eq!(at("2^n", 8), Ok(256));
+        assert_eq!(at("2^3^2", 0), Ok(512));
+        assert_eq!(at("(n+1)/2", 8), Ok(4));
+        assert_eq!(at("-7 / 2", 0), Ok(-4));
+        assert_eq!(at("n mod 3", 8), Ok(2));
+        assert!(at("n/0", 8).is_err());
+        assert!(at("2^n", 100).is_err());
+        assert!(Formula::parse("n +").is_err());
+        assert!(Formula::parse("(n").is_err());
+        assert!(Formula::parse("k").is_err());
+        assert!(Formula::parse("n;").is_err());
+    }
+
+    #[test]
+    fn parameter_axes_combine_in_order() {
+        let k = ParamAxis::parse("K=n,n+1").unwrap();
+        let m = ParamAxis::parse("M=1..2").unwrap();
+        let combos = param_combinations(&[k, m]);
+        let words: Vec<String> = combos
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .map(|(name, text, _)| format!("{name}={text}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        assert_eq!(words, ["K=n M=1", "K=n M=2", "K=n+1 M=1", "K=n+1 M=2"]);
+        assert!(ParamAxis::parse("K").is_err());
+        assert!(ParamAxis::parse("K=").is_err());
+    }
+}

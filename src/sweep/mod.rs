@@ -1,0 +1,356 @@
+//! `guarded sweep`: many runs of one program over a grid of topologies,
+//! daemons, parameter values and seeds, each exactly the run `guarded run`
+//! does with those options, into rows (a CSV), a summary and a plot.
+//!
+//! The grid is planned once ([`Sweep::plan`]: the program checked, every
+//! topology built once to learn its size, parameter formulas evaluated,
+//! files read); then each point is an independent run ([`Sweep::run`]),
+//! so that any thread, or any machine of a sharded sweep, gives the same row.
+
+pub mod grid;
+pub mod plot;
+pub mod summary;
+pub mod table;
+
+use crate::load::{Checked, LoadError, Setup};
+use crate::report::exit::{EXIT_INPUT, EXIT_INVARIANT, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE};
+use crate::runtime::daemon::Daemon;
+use crate::runtime::engine::{Choice, Simulation};
+use crate::runtime::init::InitMode;
+use crate::runtime::run::{Limits, Observer, Stop};
+use crate::topology::{self, Ids};
+use grid::ParamAxis;
+use rand::SeedableRng;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use table::{Measured, Row, Table};
+
+/// The most points one sweep may have.
+pub const MAX_POINTS: usize = 100_000_000;
+
+/// The grid's axes as the command line gives them.
+#[derive(Clone, Debug, Default)]
+pub struct Axes {
+    /// `--topology` values (empty: the program's default topology).
+    pub topologies: Vec<String>,
+    /// `--daemon` values.
+    pub daemons: Vec<String>,
+    /// `--param` values.
+    pub params: Vec<String>,
+    /// `--seeds`.
+    pub seeds: String,
+}
+
+/// What every run of the sweep shares.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Process ids.
+    pub ids: Ids,
+    /// `--init` as given.
+    pub init: Option<String>,
+    /// `--set` lines.
+    pub sets: Vec<String>,
+    /// Among several enabled actions of one process, the first or a random one.
+    pub choice: Choice,
+    /// When each run stops.
+    pub limits: Limits,
+    /// Record each run's time.
+    pub timings: bool,
+}
+
+/// One run of the grid.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// Its index in the whole grid.
+    pub index: usize,
+    /// The topology spec.
+    pub topology: String,
+    /// The topology's family.
+    pub family: String,
+    /// The number of processes.
+    pub n: usize,
+    /// Which daemon (an index into the sweep's daemons).
+    pub daemon: usize,
+    /// The swept parameters as written (`K=n+1`).
+    pub param_words: String,
+    /// Their values at this point.
+    pub params: Vec<(String, i64)>,
+    /// The seed.
+    pub seed: u64,
+}
+
+/// Why a sweep cannot start.
+#[derive(Debug)]
+pub enum PlanError {
+    /// The program is wrong (or an input file it needs).
+    Program(LoadError),
+    /// The command line is wrong.
+    Usage(String),
+}
+
+/// A planned sweep: the checked program, the grid's points and what every
+/// run shares.
+pub struct Sweep {
+    program: String,
+    checked: Checked,
+    daemons: Vec<(String, Daemon)>,
+    init: InitMode,
+    init_name: String,
+    options: Options,
+    /// Files the topologies name, read once.
+    files: Mutex<HashMap<String, Result<String, String>>>,
+    /// The grid, in order: topologies, then daemons, then parameter values,
+    /// then seeds.
+    pub points: Vec<Point>,
+}
+
+/// Stops a run when the sweep is interrupted.
+struct Interruptible<'a>(&'a AtomicBool);
+
+impl Observer for Interruptible<'_> {
+    fn before_step(&mut self, _sim: &Simulation) -> bool {
+        !self.0.load(Ordering::Relaxed)
+    }
+}
+
+impl Sweep {
+    /// Checks the program and lays out the grid. `read` reads the files the
+    /// topologies, schedules and `--init` name.
+    pub fn plan(
+        program: &str,
+        source: &str,
+        axes: &Axes,
+        options: Options,
+        read: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<Sweep, PlanError> {
+        let checked = crate::load::check(source).map_err(PlanError::Program)?;
+        let usage = PlanError::Usage;
+        let daemons = grid::daemons(&axes.daemons, read).map_err(usage)?;
+        let seeds = grid::seeds(&axes.seeds).map_err(|e| usage(format!("--seeds: {e}")))?;
+        let param_axes = axes
+            .params
+            .iter()
+            .map(|p| ParamAxis::parse(p).map_err(|e| usage(format!("--param: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let declared = checked.param_names();
+        for (i, axis) in param_axes.iter().enumerate() {
+            if param_axes[..i].iter().any(|a| a.name == axis.name) {
+                return Err(usage(format!(
+                    "--param: `{}` is given twice; list its values in one --param {}=V1,V2,...",
+                    axis.name, axis.name
+                )));
+            }
+            if !declared.contains(&axis.name) {
+                let hint =
+                    crate::diagnostic::suggest(&axis.name, declared.iter().map(String::as_str))
+                        .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
+                return Err(usage(format!(
+                    "--param: the program has no parameter `{}`{hint}; it declares: {}",
+                    axis.name,
+                    if declared.is_empty() {
+                        "none".to_string()
+                    } else {
+                        declared.join(", ")
+                    }
+                )));
+            }
+        }
+        let combos = grid::param_combinations(&param_axes);
+        let specs = match (axes.topologies.is_empty(), checked.default_topology()) {
+            (false, _) => {
+                grid::topologies(&axes.topologies).map_err(|e| usage(format!("--topology: {e}")))?
+            }
+            (true, Some(t)) => vec![t],
+            (true, None) => return Err(PlanError::Program(LoadError::NoTopology)),
+        };
+        let init = crate::load::init_mode(options.init.as_deref(), checked.default_init(), read)
+            .map_err(usage)?;
+        let total = [specs.len(), daemons.len(), combos.len(), seeds.len()]
+            .iter()
+            .try_fold(1usize, |acc, &k| acc.checked_mul(k))
+            .filter(|&t| t <= MAX_POINTS)
+            .ok_or_else(|| usage(format!("the grid has more than {MAX_POINTS} points")))?;
+        let mut sweep = Sweep {
+            program: program.to_string(),
+            checked,
+            daemons,
+            init_name: crate::load::init_name(&init),
+            init,
+            options,
+            files: Mutex::new(HashMap::new()),
+            points: Vec::with_capacity(total),
+        };
+        for spec in &specs {
+            let n = sweep.size(spec, read).map_err(usage)?;
+            let family = spec.split(':').next().unwrap_or(spec).to_string();
+            for daemon in 0..sweep.daemons.len() {
+                for combo in &combos {
+                    let mut params = Vec::new();
+                    for (name, text, formula) in combo {
+                        let v = formula.eval(n as i64).map_err(|e| {
+                            usage(format!("--param {name}={text} on {spec} (n = {n}): {e}"))
+                        })?;
+                        params.push((name.clone(), v));
+                    }
+                    let words: Vec<String> =
+                        combo.iter().map(|(k, t, _)| format!("{k}={t}")).collect();
+                    for &seed in &seeds {
+                        sweep.points.push(Point {
+                            index: sweep.points.len(),
+                            topology: spec.clone(),
+                            family: family.clone(),
+                            n,
+                            daemon,
+                            param_words: words.join(" "),
+                            params: params.clone(),
+                            seed,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(sweep)
+    }
+
+    /// The number of processes of `spec`, which no family draws at random;
+    /// the files it names are read once, here.
+    fn size(
+        &self,
+        spec: &str,
+        read: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<usize, String> {
+        let cached = |path: &str| -> Result<String, String> {
+            let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+            files
+                .entry(path.to_string())
+                .or_insert_with(|| read(path))
+                .clone()
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+        let topo = topology::build(spec, &mut rng, &cached)
+            .map_err(|e| format!("--topology {spec}: {e}"))?;
+        Ok(topo.n())
+    }
+
+    /// An empty table with this sweep's columns.
+    pub fn table(&self) -> Table {
+        Table {
+            params: self.checked.param_names(),
+            reports: self.checked.report_names(),
+            timings: self.options.timings,
+            rows: Vec::new(),
+        }
+    }
+
+    /// Runs one point of the grid; `None` when `interrupted` stopped it
+    /// before it finished (a partial run is no row).
+    pub fn run(&self, point: &Point, interrupted: &AtomicBool) -> Option<Row> {
+        let started = std::time::Instant::now();
+        let (name, daemon) = &self.daemons[point.daemon];
+        let names = self.checked.param_names();
+        let mut row = Row {
+            point: point.index,
+            program: self.program.clone(),
+            topology: point.topology.clone(),
+            family: point.family.clone(),
+            n: point.n,
+            edges: None,
+            daemon: name.clone(),
+            seed: point.seed,
+            init: self.init_name.clone(),
+            params: point.param_words.clone(),
+            measured: None,
+            stop: "load".into(),
+            exit: EXIT_OK,
+            message: String::new(),
+            param_values: names
+                .iter()
+                .map(|n| {
+                    let given = point.params.iter().find(|p| &p.0 == n);
+                    given.map_or(String::new(), |p| p.1.to_string())
+                })
+                .collect(),
+            reports: vec![String::new(); self.checked.report_names().len()],
+            seconds: None,
+        };
+        match self.simulate(point, daemon) {
+            Err(e) => {
+                row.exit = match e {
+                    LoadError::Usage(_) | LoadError::NoTopology => EXIT_USAGE,
+                    LoadError::Input { .. } => EXIT_INPUT,
+                    LoadError::Runtime(_) => EXIT_RUNTIME,
+                };
+                row.message = e.headline();
+            }
+            Ok(mut sim) => {
+                let stop = crate::runtime::run::run(
+                    &mut sim,
+                    &self.options.limits,
+                    &mut Interruptible(interrupted),
+                );
+                if matches!(stop, Stop::Observer) {
+                    return None;
+                }
+                self.record(&mut row, &sim, &stop);
+            }
+        }
+        if self.options.timings {
+            row.seconds = Some(started.elapsed().as_secs_f64());
+        }
+        Some(row)
+    }
+
+    /// The run of `point` at step 0, as `guarded run` starts it.
+    fn simulate(&self, point: &Point, daemon: &Daemon) -> Result<Simulation, LoadError> {
+        let setup = Setup {
+            topology: Some(point.topology.clone()),
+            params: point.params.clone(),
+            ids: self.options.ids.clone(),
+            seed: point.seed,
+            init: self.init.clone(),
+            sets: self.options.sets.clone(),
+            daemon: daemon.clone(),
+            choice: self.options.choice,
+        };
+        let read = |path: &str| -> Result<String, String> {
+            let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+            files
+                .get(path)
+                .cloned()
+                .unwrap_or_else(|| Err(format!("cannot read `{path}`")))
+        };
+        let mut inst = self.checked.instantiate(&setup, &read)?;
+        let start = inst.initial(&setup.init, &setup.sets)?;
+        inst.simulate(start, setup.daemon, setup.choice)
+    }
+
+    /// Fills `row` with what the finished run `sim` measured.
+    fn record(&self, row: &mut Row, sim: &Simulation, stop: &Stop) {
+        let now = sim.now();
+        row.edges = Some(sim.topology().edge_count());
+        row.measured = Some(Measured {
+            steps: now.step,
+            moves: now.moves,
+            rounds: now.round,
+            rounds_complete: sim.rounds_completed(),
+            stabilized: sim.stabilized_at().map(|p| [p.step, p.moves, p.round]),
+            legitimate: sim.legitimate(),
+            silent: sim.is_silent(),
+        });
+        row.stop = crate::report::stop_key(stop).to_string();
+        (row.exit, row.message) = match stop {
+            Stop::Invariant(i) => (EXIT_INVARIANT, crate::report::invariant_headline(sim, *i)),
+            Stop::InvariantFault(e) | Stop::Error(e) => {
+                (EXIT_RUNTIME, crate::report::runtime_headline(e))
+            }
+            _ => (EXIT_OK, String::new()),
+        };
+        row.param_values = sim.params().iter().map(|p| p.1.to_string()).collect();
+        row.reports = sim
+            .reports()
+            .into_iter()
+            .map(|(_, v)| v.unwrap_or_default())
+            .collect();
+    }
+}

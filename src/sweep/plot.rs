@@ -1,0 +1,179 @@
+//! The picture of a sweep: one measure to stabilization against n, one
+//! series per (family, daemon, parameters): the median as a line through
+//! dots, the band from min to max shaded, the max marked by triangles, and
+//! the fitted growth exponents in the legend. An SVG that opens in a
+//! browser as it is (plotters' SVG backend; text is left to the viewer's
+//! fonts).
+
+use super::summary::{exponent, groups, series, Series, MEASURES};
+use super::table::Table;
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::prelude::*;
+
+/// The series' colours, in order (then repeated).
+pub const COLOURS: [RGBColor; 6] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x8c, 0x56, 0x4b),
+];
+
+/// A series' name in the legend: only what tells it apart from the others.
+fn label(s: &Series, all: &[Series]) -> String {
+    let mut parts = Vec::new();
+    if all.iter().any(|o| o.family != s.family) {
+        parts.push(s.family.to_string());
+    }
+    if all.iter().any(|o| o.daemon != s.daemon) || parts.is_empty() {
+        parts.push(s.daemon.to_string());
+    }
+    if all.iter().any(|o| o.params != s.params) {
+        parts.push(s.params.to_string());
+    }
+    parts.join(" ")
+}
+
+/// One measured point of a series: n, min, median, max.
+type Point4 = (f64, f64, f64, f64);
+
+fn points(s: &Series, k: usize) -> Vec<Point4> {
+    s.groups
+        .iter()
+        .filter_map(|g| {
+            let st = g.measures[k].as_ref()?;
+            Some((g.n as f64, st.min as f64, st.median, st.max as f64))
+        })
+        .collect()
+}
+
+/// The plot of measure `k` ([`MEASURES`]) of `table` as an SVG document;
+/// `log` draws both axes logarithmic.
+pub fn svg(table: &Table, k: usize, log: bool) -> Result<String, String> {
+    let groups = groups(&table.rows);
+    let all = series(&groups);
+    let measured: Vec<(&Series, Vec<Point4>)> = all
+        .iter()
+        .map(|s| (s, points(s, k)))
+        .filter(|(_, p)| !p.is_empty())
+        .collect();
+    if measured.is_empty() {
+        return Err(format!(
+            "nothing to plot: no run stabilized, so there is no {} to stabilization",
+            MEASURES[k]
+        ));
+    }
+    let each = measured.iter().flat_map(|(_, p)| p.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(n, lo, _, hi) in each {
+        (x0, x1, y0, y1) = (x0.min(n), x1.max(n), y0.min(lo), y1.max(hi));
+    }
+    let program = table.rows.first().map_or("", |r| r.program.as_str());
+    let caption = format!("{} to stabilization: {program}", MEASURES[k]);
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (800, 540)).into_drawing_area();
+        let draw = |e: DrawingAreaErrorKind<_>| format!("cannot draw the plot: {e}");
+        root.fill(&WHITE).map_err(draw)?;
+        let mut chart = ChartBuilder::on(&root);
+        chart
+            .caption(caption, ("sans-serif", 18))
+            .margin(16)
+            .margin_bottom(30)
+            .x_label_area_size(44)
+            .y_label_area_size(64);
+        if log {
+            let (y0, y1) = (y0.max(1.0) / 1.5, y1.max(1.0) * 1.5);
+            let mut c = chart
+                .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale(), (y0..y1).log_scale())
+                .map_err(draw)?;
+            body(&mut c, &measured, &all, k).map_err(draw)?;
+        } else {
+            let pad = (x1 - x0).max(1.0) * 0.05;
+            let mut c = chart
+                .build_cartesian_2d(x0 - pad..x1 + pad, 0f64..y1 * 1.08 + 1.0)
+                .map_err(draw)?;
+            body(&mut c, &measured, &all, k).map_err(draw)?;
+        }
+        root.draw(&Text::new(
+            "line and dots: median; triangles: max; band: min to max (runs that stabilized)",
+            (16, 520),
+            ("sans-serif", 12).into_font().color(&BLACK.mix(0.7)),
+        ))
+        .map_err(draw)?;
+        root.present().map_err(draw)?;
+    }
+    Ok(out)
+}
+
+/// An axis label: whole numbers without decimals.
+fn whole(v: f64) -> String {
+    if v >= 10.0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+type Fallible<'b> = Result<(), DrawingAreaErrorKind<<SVGBackend<'b> as DrawingBackend>::ErrorType>>;
+
+/// The mesh, the series and the legend, on either kind of axes.
+fn body<'b, X, Y>(
+    chart: &mut ChartContext<'b, SVGBackend<'b>, Cartesian2d<X, Y>>,
+    measured: &[(&Series, Vec<Point4>)],
+    all: &[Series],
+    k: usize,
+) -> Fallible<'b>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    chart
+        .configure_mesh()
+        .x_desc("n (processes)")
+        .y_desc(format!("{} to stabilization", MEASURES[k]))
+        .light_line_style(WHITE.mix(0.0))
+        .x_label_formatter(&|v| whole(*v))
+        .y_label_formatter(&|v| whole(*v))
+        .draw()?;
+    for (i, (s, pts)) in measured.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let mut band: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
+        band.extend(pts.iter().rev().map(|p| (p.0, p.3)));
+        chart.draw_series(std::iter::once(Polygon::new(
+            band,
+            colour.mix(0.15).filled(),
+        )))?;
+        let (median, max) = s.growth(k);
+        let name = format!(
+            "{}: median ~ n^{}, max ~ n^{}",
+            label(s, all),
+            exponent(median),
+            exponent(max)
+        );
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.0, p.2)),
+                colour.stroke_width(2),
+            ))?
+            .label(name)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+            });
+        chart.draw_series(
+            pts.iter()
+                .map(|p| Circle::new((p.0, p.2), 4, colour.filled())),
+        )?;
+        chart.draw_series(
+            pts.iter()
+                .map(|p| TriangleMarker::new((p.0, p.3), 6, colour)),
+        )?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+}

@@ -1,0 +1,338 @@
+//! A sweep's rows and their CSV form, written by a sweep and read back by
+//! `--merge`: the summary and the plot are always worked out from rows, so
+//! that a merged sweep says exactly what a one-machine sweep says.
+
+use std::io::Write;
+
+/// The columns every sweep's CSV has, in order; then one `param.NAME` per
+/// parameter, one `report.NAME` per `report` of the program, and `seconds`
+/// with `--timings`. docs/sweep.md describes each.
+pub const FIXED_COLUMNS: &[&str] = &[
+    "point",
+    "program",
+    "topology",
+    "family",
+    "n",
+    "edges",
+    "daemon",
+    "seed",
+    "init",
+    "params",
+    "steps",
+    "moves",
+    "rounds",
+    "rounds_complete",
+    "stabilized_step",
+    "stabilized_move",
+    "stabilized_round",
+    "legitimate",
+    "silent",
+    "stop",
+    "exit",
+    "message",
+];
+
+/// What a run that started measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    /// Steps taken.
+    pub steps: u64,
+    /// Moves made.
+    pub moves: u64,
+    /// Rounds, the one under way counted.
+    pub rounds: u64,
+    /// Complete rounds.
+    pub rounds_complete: u64,
+    /// Step, move and round from which legitimacy held to the end.
+    pub stabilized: Option<[u64; 3]>,
+    /// Whether legitimacy held at the end (`None`: no predicate declared).
+    pub legitimate: Option<bool>,
+    /// No process enabled at the end.
+    pub silent: bool,
+}
+
+/// One run of a sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The point's index in the whole grid (shards keep it).
+    pub point: usize,
+    /// The program's path.
+    pub program: String,
+    /// The topology spec.
+    pub topology: String,
+    /// Its family (`ring`, `grid`, ...).
+    pub family: String,
+    /// The number of processes.
+    pub n: usize,
+    /// Edges of the graph built, when the run started.
+    pub edges: Option<usize>,
+    /// The daemon.
+    pub daemon: String,
+    /// The seed.
+    pub seed: u64,
+    /// The initial configuration's origin.
+    pub init: String,
+    /// The swept parameters as written (`K=n+1`), space-separated.
+    pub params: String,
+    /// The measures, when the run started.
+    pub measured: Option<Measured>,
+    /// Why the run stopped (a key as `run --format json` words it), or
+    /// `load` when it could not start.
+    pub stop: String,
+    /// The exit status `guarded run` would give.
+    pub exit: i32,
+    /// The error's headline when the run failed.
+    pub message: String,
+    /// Each parameter's value, in the table's order (empty when unknown).
+    pub param_values: Vec<String>,
+    /// Each report's value, in the table's order (empty when undefined).
+    pub reports: Vec<String>,
+    /// Seconds the run took, with `--timings`.
+    pub seconds: Option<f64>,
+}
+
+/// Rows and the columns they fill.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// The program's parameters.
+    pub params: Vec<String>,
+    /// The program's reports.
+    pub reports: Vec<String>,
+    /// Whether the `seconds` column is present.
+    pub timings: bool,
+    /// The rows, in grid order.
+    pub rows: Vec<Row>,
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
+}
+
+impl Table {
+    /// The header line's columns.
+    pub fn header(&self) -> Vec<String> {
+        let mut h: Vec<String> = FIXED_COLUMNS.iter().map(|c| c.to_string()).collect();
+        h.extend(self.params.iter().map(|p| format!("param.{p}")));
+        h.extend(self.reports.iter().map(|r| format!("report.{r}")));
+        if self.timings {
+            h.push("seconds".into());
+        }
+        h
+    }
+
+    /// A CSV writer of this table's rows onto `out`, its header written.
+    pub fn writer<W: Write>(&self, out: W) -> csv::Result<csv::Writer<W>> {
+        let mut w = csv::Writer::from_writer(out);
+        w.write_record(self.header())?;
+        Ok(w)
+    }
+
+    /// Writes the whole table as CSV.
+    pub fn write<W: Write>(&self, out: W) -> csv::Result<()> {
+        let mut w = self.writer(out)?;
+        for row in &self.rows {
+            w.write_record(row.record())?;
+        }
+        w.flush()?;
+        Ok(())
+    }
+
+    /// Reads a table a sweep wrote; `name` names the source in errors.
+    pub fn read(name: &str, text: &str) -> Result<Table, String> {
+        let mut r = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(text.as_bytes());
+        let header: Vec<String> = r
+            .headers()
+            .map_err(|e| format!("{name}: {e}"))?
+            .iter()
+            .map(str::to_string)
+            .collect();
+        let fixed = FIXED_COLUMNS.len();
+        if header.len() < fixed || header[..fixed] != *FIXED_COLUMNS {
+            return Err(format!(
+                "{name}: not a sweep's CSV (its header should begin `{}`)",
+                FIXED_COLUMNS[..4].join(",")
+            ));
+        }
+        let mut table = Table {
+            params: Vec::new(),
+            reports: Vec::new(),
+            timings: false,
+            rows: Vec::new(),
+        };
+        for (i, col) in header[fixed..].iter().enumerate() {
+            let last = fixed + i + 1 == header.len();
+            if let Some(p) = col.strip_prefix("param.") {
+                table.params.push(p.to_string());
+            } else if let Some(r) = col.strip_prefix("report.") {
+                table.reports.push(r.to_string());
+            } else if col == "seconds" && last {
+                table.timings = true;
+            } else {
+                return Err(format!("{name}: unexpected column `{col}`"));
+            }
+        }
+        if table.header() != header {
+            return Err(format!(
+                "{name}: the columns are out of order (parameters, then reports, then seconds)"
+            ));
+        }
+        for record in r.records() {
+            let record = record.map_err(|e| format!("{name}: {e}"))?;
+            let line = record.position().map_or(0, |p| p.line());
+            let row = Row::parse(&table, &record).map_err(|e| format!("{name}:{line}: {e}"))?;
+            table.rows.push(row);
+        }
+        Ok(table)
+    }
+}
+
+impl Row {
+    /// The row's cells, in the header's order.
+    pub fn record(&self) -> Vec<String> {
+        let m = self.measured.as_ref();
+        let stab = |k: usize| opt(m.and_then(|m| m.stabilized).map(|s| s[k]));
+        let mut r = vec![
+            self.point.to_string(),
+            self.program.clone(),
+            self.topology.clone(),
+            self.family.clone(),
+            self.n.to_string(),
+            opt(self.edges),
+            self.daemon.clone(),
+            self.seed.to_string(),
+            self.init.clone(),
+            self.params.clone(),
+            opt(m.map(|m| m.steps)),
+            opt(m.map(|m| m.moves)),
+            opt(m.map(|m| m.rounds)),
+            opt(m.map(|m| m.rounds_complete)),
+            stab(0),
+            stab(1),
+            stab(2),
+            opt(m.and_then(|m| m.legitimate)),
+            opt(m.map(|m| m.silent)),
+            self.stop.clone(),
+            self.exit.to_string(),
+            self.message.clone(),
+        ];
+        r.extend(self.param_values.iter().cloned());
+        r.extend(self.reports.iter().cloned());
+        if let Some(s) = self.seconds {
+            r.push(format!("{s:.6}"));
+        }
+        r
+    }
+
+    fn parse(table: &Table, rec: &csv::StringRecord) -> Result<Row, String> {
+        let width = table.header().len();
+        if rec.len() != width {
+            return Err(format!("{} cells where the header has {width}", rec.len()));
+        }
+        let cell = |k: usize| rec.get(k).unwrap_or("");
+        fn num<T: std::str::FromStr>(col: &str, v: &str) -> Result<T, String> {
+            v.parse()
+                .map_err(|_| format!("`{v}` in column `{col}` is not a number"))
+        }
+        let opt_num = |k: usize| -> Result<Option<u64>, String> {
+            match cell(k) {
+                "" => Ok(None),
+                v => num(FIXED_COLUMNS[k], v).map(Some),
+            }
+        };
+        let opt_bool = |k: usize| -> Result<Option<bool>, String> {
+            match cell(k) {
+                "" => Ok(None),
+                "true" => Ok(Some(true)),
+                "false" => Ok(Some(false)),
+                v => Err(format!(
+                    "`{v}` in column `{}` is not true or false",
+                    FIXED_COLUMNS[k]
+                )),
+            }
+        };
+        let measured = match (opt_num(10)?, opt_num(11)?, opt_num(12)?, opt_num(13)?) {
+            (Some(steps), Some(moves), Some(rounds), Some(rounds_complete)) => Some(Measured {
+                steps,
+                moves,
+                rounds,
+                rounds_complete,
+                stabilized: match (opt_num(14)?, opt_num(15)?, opt_num(16)?) {
+                    (Some(s), Some(m), Some(r)) => Some([s, m, r]),
+                    _ => None,
+                },
+                legitimate: opt_bool(17)?,
+                silent: opt_bool(18)?.unwrap_or(false),
+            }),
+            _ => None,
+        };
+        let fixed = FIXED_COLUMNS.len();
+        let (np, nr) = (table.params.len(), table.reports.len());
+        Ok(Row {
+            point: num("point", cell(0))?,
+            program: cell(1).to_string(),
+            topology: cell(2).to_string(),
+            family: cell(3).to_string(),
+            n: num("n", cell(4))?,
+            edges: opt_num(5)?.map(|e| e as usize),
+            daemon: cell(6).to_string(),
+            seed: num("seed", cell(7))?,
+            init: cell(8).to_string(),
+            params: cell(9).to_string(),
+            measured,
+            stop: cell(19).to_string(),
+            exit: num("exit", cell(20))?,
+            message: cell(21).to_string(),
+            param_values: (fixed..fixed + np).map(|k| cell(k).to_string()).collect(),
+            reports: (fixed + np..fixed + np + nr)
+                .map(|k| cell(k).to_string())
+                .collect(),
+            seconds: match table.timings {
+                true => Some(num("seconds", cell(width - 1))?),
+                false => None,
+            },
+        })
+    }
+}
+
+/// The tables' rows together, in grid order: the pieces of one sweep (its
+/// shards) merged. Every piece must have the same columns; a point present
+/// twice must be the same row twice.
+pub fn merge(pieces: Vec<(String, Table)>) -> Result<Table, String> {
+    let mut pieces = pieces.into_iter();
+    let Some((first_name, mut all)) = pieces.next() else {
+        return Err("nothing to merge".into());
+    };
+    for (name, t) in pieces {
+        if t.header() != all.header() {
+            return Err(format!(
+                "{name} and {first_name} have different columns: they are not pieces of one sweep"
+            ));
+        }
+        all.rows.extend(t.rows);
+    }
+    all.rows.sort_by_key(|r| r.point);
+    let mut kept: Vec<Row> = Vec::with_capacity(all.rows.len());
+    for row in std::mem::take(&mut all.rows) {
+        match kept.last() {
+            Some(prev) if prev.point == row.point && differs(prev, &row) => {
+                return Err(format!(
+                    "point {} appears twice with different results: the pieces come from different sweeps",
+                    row.point
+                ))
+            }
+            Some(prev) if prev.point == row.point => {}
+            _ => kept.push(row),
+        }
+    }
+    all.rows = kept;
+    Ok(all)
+}
+
+/// Whether two rows of one point differ in more than their timing.
+fn differs(a: &Row, b: &Row) -> bool {
+    let mut b = b.clone();
+    b.seconds = a.seconds;
+    *a != b
+}
