@@ -6,7 +6,8 @@
 //! distributed, locally-central, or an explicit schedule), from declared,
 //! random or given initial configurations, and it reports what the papers
 //! measure: moves, steps, rounds, the stabilization time and silence. A
-//! seed names a run. The command line (`guarded run`, `check`, `repl`) is
+//! seed names a run. The command line (`guarded run`, `check`, `repl`,
+//! `verify`, `sweep`) is
 //! described in the README; this is the library under it.
 //!
 //! # Using the library
@@ -27,6 +28,10 @@
 //! - **verify**: [`verify::Explorer`] checks invariants, closure and
 //!   convergence under each daemon, from every configuration or from a
 //!   start, with exact worst cases and shortest counterexamples.
+//! - **sweep**: [`sweep::Sweep`] plans a grid of topologies, daemons,
+//!   parameter values and seeds and runs its points in parallel into rows
+//!   ([`sweep::table`]), summarized and plotted by [`sweep::summary`] and
+//!   [`sweep::plot`].
 //!
 //! ```
 //! use guarded::load::{load, read_file, Setup};
@@ -62,7 +67,7 @@
 //! closures over a flat configuration), [`runtime`] (the step relation,
 //! daemons, the simulator and its measures), [`load`] (the whole pipeline
 //! from text to an instance), and the front ends: `report` (summaries and
-//! traces), [`verify`], [`cli`] and `repl`.
+//! traces), [`verify`], [`sweep`], [`cli`] and `repl`.
 //!
 //! `unsafe` is denied but in one place: a cache prefetch hint in the
 //! simulator's central fast path, which cannot change what a program computes.

@@ -22,6 +22,7 @@ use crate::syntax::{self, ast};
 use crate::topology::{self, Ids, Topology};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
 
 /// Everything needed to start a run, with the command line's defaults.
 #[derive(Clone, Debug)]
@@ -137,23 +138,25 @@ fn program_problems(problems: Vec<Problem>) -> LoadError {
 /// the topology and ids left it: everything but a configuration.
 pub struct Instance {
     /// The program's syntax tree (the REPL checks typed expressions against it).
-    pub(crate) ast: ast::Program,
+    pub(crate) ast: Arc<ast::Program>,
     /// The checked program.
-    pub(crate) prog: ir::Program,
+    pub(crate) prog: Arc<ir::Program>,
     /// The topology, ids assigned.
     pub(crate) topo: Topology,
     /// The program compiled on it.
-    pub(crate) code: Compiled,
+    pub(crate) code: Arc<Compiled>,
     /// The run's generator.
     pub(crate) rng: ChaCha8Rng,
+    /// Whether the topology and ids were built without drawing from the generator.
+    seed_free: bool,
 }
 
 /// A program parsed and checked, not yet placed on a topology: what every
 /// instance of one program shares (a sweep checks its program once).
 #[derive(Clone)]
 pub struct Checked {
-    ast: ast::Program,
-    prog: ir::Program,
+    ast: Arc<ast::Program>,
+    prog: Arc<ir::Program>,
 }
 
 /// The initial configuration a run starts from when none is asked for:
@@ -171,7 +174,10 @@ fn default_init(prog: &ir::Program) -> InitMode {
 pub fn check(source: &str) -> Result<Checked, LoadError> {
     let ast = syntax::parse_program(source).map_err(|p| program_problems(vec![p]))?;
     let prog = check::check(&ast).map_err(program_problems)?;
-    Ok(Checked { ast, prog })
+    Ok(Checked {
+        ast: Arc::new(ast),
+        prog: Arc::new(prog),
+    })
 }
 
 impl Checked {
@@ -221,13 +227,33 @@ impl Checked {
             }
         })?;
         topology::assign_ids(&mut topo, &setup.ids, &mut rng).map_err(LoadError::Usage)?;
-        let code = compile::instantiate(prog, &topo, &setup.params).map_err(program_problems)?;
+        let code =
+            Arc::new(compile::instantiate(prog, &topo, &setup.params).map_err(program_problems)?);
+        // No draw so far: another seed would build the same topology and code.
+        let seed_free = rng.get_word_pos() == 0;
         Ok(Instance {
-            ast: self.ast.clone(),
-            prog: prog.clone(),
+            ast: Arc::clone(&self.ast),
+            prog: Arc::clone(&self.prog),
             topo,
             code,
             rng,
+            seed_free,
+        })
+    }
+
+    /// The instance [`Checked::instantiate`] gives for `seed` and the
+    /// set-up `like` was instantiated with, built from `like`'s topology and
+    /// code instead of again; `None` when `like` drew from the generator
+    /// (a random graph, random ids), so that another seed would build
+    /// something else.
+    pub fn reinstantiate(&self, like: &Instance, seed: u64) -> Option<Instance> {
+        like.seed_free.then(|| Instance {
+            ast: Arc::clone(&self.ast),
+            prog: Arc::clone(&self.prog),
+            topo: like.topo.clone(),
+            code: Arc::clone(&like.code),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            seed_free: true,
         })
     }
 }

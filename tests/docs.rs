@@ -55,3 +55,68 @@ fn the_readme_verify_example_prints_what_the_readme_shows() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), shown);
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// Runs a README command (without its leading `guarded`) from the crate root.
+fn guarded(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs")
+}
+
+/// The README's `guarded sweep` example prints the tables the README shows.
+#[test]
+fn the_readme_sweep_example_prints_what_the_readme_shows() {
+    let command = "guarded sweep programs/dijkstra_kstate.gc --topology ring:8..128*2 --seeds 0..49 --daemon central,synchronous --init random --csv out.csv --plot out.svg";
+    let after = README
+        .split_once(command)
+        .expect("the README shows the command")
+        .1;
+    let shown = after
+        .split_once("```\n")
+        .and_then(|(_, rest)| rest.split_once("```\n"))
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .expect("an output block follows")
+        .0;
+    let dir = std::env::temp_dir().join(format!("guarded-docs-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (csv, svg) = (dir.join("out.csv"), dir.join("out.svg"));
+    let mut args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let n = args.len();
+    args[n - 3] = csv.to_str().unwrap();
+    args[n - 1] = svg.to_str().unwrap();
+    let out = guarded(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let printed = String::from_utf8_lossy(&out.stdout);
+    // The README shows the moves table and the growth table, as printed.
+    for block in shown.split("\n\n") {
+        assert!(printed.contains(block.trim_end()), "not printed:\n{block}");
+    }
+    assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 501);
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+}
+
+/// The plot the README shows is what its command draws today.
+#[test]
+fn the_readme_plot_is_current() {
+    let command = "guarded sweep programs/johnen_leader.gc --topology uring:4..128*2 --param k=1 --ids random --seeds 0..99 --daemon distributed,synchronous --init random --until legitimate --plot docs/sweep_johnen.svg --plot-measure rounds --plot-bound 3*n+1";
+    assert!(README.contains(command), "the README shows the command");
+    let svg = std::env::temp_dir().join(format!("guarded-docs-plot-{}.svg", std::process::id()));
+    let args: Vec<&str> = command
+        .split_whitespace()
+        .skip(1)
+        .map(|a| match a {
+            "docs/sweep_johnen.svg" => svg.to_str().unwrap(),
+            other => other,
+        })
+        .collect();
+    let out = guarded(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    let committed = include_str!("../docs/sweep_johnen.svg");
+    assert!(
+        drawn == committed,
+        "docs/sweep_johnen.svg is stale: rerun the README's command"
+    );
+}

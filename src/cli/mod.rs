@@ -439,7 +439,7 @@ fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
     } else {
         Choice::First
     };
-    let ast = instance.ast.clone();
+    let ast = (*instance.ast).clone();
     let sim = instance
         .simulate(start, daemon, choice)
         .map_err(|e| report_load_error(&e, &inst.program, &source))?;

@@ -6,15 +6,16 @@ use super::{parse_ids, report_load_error, usage_error, ChoiceArg, Until};
 use super::{EXIT_INPUT, EXIT_OK};
 use crate::runtime::engine::Choice;
 use crate::runtime::run::Limits;
-use crate::sweep::table::{self, Row, Table};
+use crate::sweep::grid::Formula;
+use crate::sweep::plot::Bound;
+use crate::sweep::table::{self, Table};
 use crate::sweep::{summary, Axes, Options, PlanError, Sweep};
 use crate::topology::Ids;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The exit status when Ctrl-C stopped the sweep.
 const EXIT_INTERRUPTED: i32 = 130;
@@ -100,6 +101,10 @@ pub(super) struct SweepArgs {
     /// The measure the plot draws.
     #[arg(long, value_enum, default_value_t = Measure::Moves)]
     plot_measure: Measure,
+    /// Draw a reference curve on the plot, dashed: a formula of n (a paper's
+    /// bound, e.g. `3*n+1`).
+    #[arg(long, value_name = "FORMULA", value_parser = parse_formula)]
+    plot_bound: Option<(String, Formula)>,
     /// Logarithmic axes on the plot.
     #[arg(long)]
     log: bool,
@@ -118,6 +123,10 @@ pub(super) struct SweepArgs {
     /// into one table, summary and plot.
     #[arg(long, value_name = "CSV", num_args = 1.., conflicts_with_all = ["program", "topologies", "params", "shard", "threads", "timings"])]
     merge: Vec<String>,
+}
+
+fn parse_formula(s: &str) -> Result<(String, Formula), String> {
+    Formula::parse(s).map(|f| (s.trim().to_string(), f))
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
@@ -193,11 +202,12 @@ pub(super) fn sweep(a: &SweepArgs) -> i32 {
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
     let mut table = sweep.table();
     let bar = progress(points.len() as u64);
-    let write_failed = run_all(&pool, &sweep, &points, |row| {
+    let write_failed = sweep.run_points(&pool, &points, &INTERRUPTED, |row| {
         bar.inc(1);
+        // Flushed row by row: a sweep killed outright keeps what finished.
         let ok = csv
             .as_mut()
-            .is_none_or(|w| w.write_record(row.record()).is_ok());
+            .is_none_or(|w| w.write_record(row.record()).is_ok() && w.flush().is_ok());
         table.rows.push(row);
         ok
     });
@@ -260,56 +270,6 @@ fn progress(total: u64) -> ProgressBar {
     bar
 }
 
-/// Runs `points` on the pool's threads, each taking the next point not yet
-/// taken, and hands each row to `each` in grid order as soon as the rows
-/// before it are in. Returns whether `each` ever failed.
-fn run_all(
-    pool: &rayon::ThreadPool,
-    sweep: &Sweep,
-    points: &[&crate::sweep::Point],
-    mut each: impl FnMut(Row) -> bool,
-) -> bool {
-    let next = AtomicUsize::new(0);
-    let (send, receive) = std::sync::mpsc::channel::<(usize, Row)>();
-    let workers = pool.current_num_threads();
-    let mut failed = false;
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            pool.scope(|s| {
-                for _ in 0..workers {
-                    let send = send.clone();
-                    let next = &next;
-                    s.spawn(move |_| loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        if k >= points.len() || INTERRUPTED.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        if let Some(row) = sweep.run(points[k], &INTERRUPTED) {
-                            let _ = send.send((k, row));
-                        }
-                    });
-                }
-            });
-            drop(send);
-        });
-        // Rows that finished before an earlier one, waiting for it.
-        let mut waiting: BTreeMap<usize, Option<Row>> = BTreeMap::new();
-        let mut due = 0;
-        for (k, row) in receive.iter() {
-            waiting.insert(k, Some(row));
-            while let Some(row) = waiting.remove(&due) {
-                failed |= !each(row.expect("a row"));
-                due += 1;
-            }
-        }
-        // Interrupted: the runs that finished, in order, around the gaps.
-        for row in waiting.into_values().flatten() {
-            failed |= !each(row);
-        }
-    });
-    failed
-}
-
 /// Prints the summary and draws the plot; the exit status the rows give.
 fn report(a: &SweepArgs, table: &Table) -> i32 {
     let text = summary::text(table);
@@ -324,7 +284,11 @@ fn report(a: &SweepArgs, table: &Table) -> i32 {
             Measure::Moves => 1,
             Measure::Rounds => 2,
         };
-        match crate::sweep::plot::svg(table, k, a.log) {
+        let bound = a
+            .plot_bound
+            .as_ref()
+            .map(|(text, formula)| Bound { text, formula });
+        match crate::sweep::plot::svg(table, k, a.log, bound.as_ref()) {
             Ok(svg) => {
                 if let Err(e) = std::fs::write(path, svg) {
                     eprintln!("error: cannot write the plot `{path}`: {e}");

@@ -12,7 +12,7 @@ pub mod plot;
 pub mod summary;
 pub mod table;
 
-use crate::load::{Checked, LoadError, Setup};
+use crate::load::{Checked, Instance, LoadError, Setup};
 use crate::report::exit::{EXIT_INPUT, EXIT_INVARIANT, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE};
 use crate::runtime::daemon::Daemon;
 use crate::runtime::engine::{Choice, Simulation};
@@ -21,13 +21,19 @@ use crate::runtime::run::{Limits, Observer, Stop};
 use crate::topology::{self, Ids};
 use grid::ParamAxis;
 use rand::SeedableRng;
+use std::collections::BTreeMap;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use table::{Measured, Row, Table};
 
-/// The most points one sweep may have.
-pub const MAX_POINTS: usize = 100_000_000;
+/// The most instances kept for reuse at once: a sweep goes through its
+/// topologies in order, so a few suffice, and large ones are not all held.
+const MAX_TEMPLATES: usize = 16;
+
+/// The most points one sweep may have: the grid and the rows are held in
+/// memory (a few hundred bytes a point).
+pub const MAX_POINTS: usize = 10_000_000;
 
 /// The grid's axes as the command line gives them.
 #[derive(Clone, Debug, Default)]
@@ -89,6 +95,10 @@ pub enum PlanError {
     Usage(String),
 }
 
+/// What an instance is built from besides the seed: the topology spec and
+/// the parameters.
+type TemplateKey = (String, Vec<(String, i64)>);
+
 /// A planned sweep: the checked program, the grid's points and what every
 /// run shares.
 pub struct Sweep {
@@ -100,6 +110,10 @@ pub struct Sweep {
     options: Options,
     /// Files the topologies name, read once.
     files: Mutex<HashMap<String, Result<String, String>>>,
+    /// Instances whose topology and code no seed changes, by topology and
+    /// parameters: the runs of other seeds start from them instead of
+    /// building and compiling again (most of a short run's cost).
+    templates: Mutex<HashMap<TemplateKey, Instance>>,
     /// The grid, in order: topologies, then daemons, then parameter values,
     /// then seeds.
     pub points: Vec<Point>,
@@ -179,6 +193,7 @@ impl Sweep {
             init,
             options,
             files: Mutex::new(HashMap::new()),
+            templates: Mutex::new(HashMap::new()),
             points: Vec::with_capacity(total),
         };
         for spec in &specs {
@@ -301,6 +316,60 @@ impl Sweep {
         Some(row)
     }
 
+    /// Runs `points` on the pool's threads, each taking the next point not
+    /// yet taken, and hands each row to `each` (on the calling thread) in
+    /// the points' order as soon as the rows before it are in. Once
+    /// `interrupted` is set no run starts, runs under way stop, and the rows
+    /// that finished are handed over in order around the gaps. Returns
+    /// whether `each` ever failed.
+    pub fn run_points(
+        &self,
+        pool: &rayon::ThreadPool,
+        points: &[&Point],
+        interrupted: &AtomicBool,
+        mut each: impl FnMut(Row) -> bool,
+    ) -> bool {
+        let next = AtomicUsize::new(0);
+        let (send, receive) = std::sync::mpsc::channel::<(usize, Row)>();
+        let workers = pool.current_num_threads();
+        let mut failed = false;
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                pool.scope(|s| {
+                    for _ in 0..workers {
+                        let send = send.clone();
+                        let next = &next;
+                        s.spawn(move |_| loop {
+                            let k = next.fetch_add(1, Ordering::Relaxed);
+                            if k >= points.len() || interrupted.load(Ordering::Relaxed) {
+                                break;
+                            }
+                            if let Some(row) = self.run(points[k], interrupted) {
+                                let _ = send.send((k, row));
+                            }
+                        });
+                    }
+                });
+                drop(send);
+            });
+            // Rows that finished before an earlier one, waiting for it.
+            let mut waiting: BTreeMap<usize, Row> = BTreeMap::new();
+            let mut due = 0;
+            for (k, row) in receive.iter() {
+                waiting.insert(k, row);
+                while let Some(row) = waiting.remove(&due) {
+                    failed |= !each(row);
+                    due += 1;
+                }
+            }
+            // Interrupted: the runs that finished, in order, around the gaps.
+            for row in waiting.into_values() {
+                failed |= !each(row);
+            }
+        });
+        failed
+    }
+
     /// The run of `point` at step 0, as `guarded run` starts it.
     fn simulate(&self, point: &Point, daemon: &Daemon) -> Result<Simulation, LoadError> {
         let setup = Setup {
@@ -320,7 +389,26 @@ impl Sweep {
                 .cloned()
                 .unwrap_or_else(|| Err(format!("cannot read `{path}`")))
         };
-        let mut inst = self.checked.instantiate(&setup, &read)?;
+        let key = (point.topology.clone(), point.params.clone());
+        let cached = {
+            let templates = self.templates.lock().unwrap_or_else(|e| e.into_inner());
+            let template = templates.get(&key);
+            template.and_then(|t| self.checked.reinstantiate(t, point.seed))
+        };
+        let mut inst = match cached {
+            Some(inst) => inst,
+            None => {
+                let inst = self.checked.instantiate(&setup, &read)?;
+                if let Some(template) = self.checked.reinstantiate(&inst, point.seed) {
+                    let mut templates = self.templates.lock().unwrap_or_else(|e| e.into_inner());
+                    if templates.len() >= MAX_TEMPLATES {
+                        templates.clear();
+                    }
+                    templates.insert(key, template);
+                }
+                inst
+            }
+        };
         let start = inst.initial(&setup.init, &setup.sets)?;
         inst.simulate(start, setup.daemon, setup.choice)
     }

@@ -5,6 +5,7 @@
 //! browser as it is (plotters' SVG backend; text is left to the viewer's
 //! fonts).
 
+use super::grid::Formula;
 use super::summary::{exponent, groups, series, Series, MEASURES};
 use super::table::Table;
 use plotters::coord::ranged1d::ValueFormatter;
@@ -48,9 +49,37 @@ fn points(s: &Series, k: usize) -> Vec<Point4> {
         .collect()
 }
 
+/// A reference curve drawn beside the series: a paper's bound as a
+/// formula of n, and how it was written.
+pub struct Bound<'a> {
+    /// As written, for the legend.
+    pub text: &'a str,
+    /// The formula.
+    pub formula: &'a Formula,
+}
+
+/// The bound's value at each n in `from..=to` (up to 200 of them).
+fn bound_points(b: &Bound, from: f64, to: f64) -> Result<Vec<(f64, f64)>, String> {
+    let (from, to) = (from.ceil() as i64, to.floor() as i64);
+    let stride = ((to - from) / 200).max(1);
+    let mut ns: Vec<i64> = (from..=to).step_by(stride as usize).collect();
+    if ns.last() != Some(&to) {
+        ns.push(to);
+    }
+    ns.into_iter()
+        .map(|n| {
+            let v = b
+                .formula
+                .eval(n)
+                .map_err(|e| format!("--plot-bound {}: at n = {n} it {e}", b.text))?;
+            Ok((n as f64, v as f64))
+        })
+        .collect()
+}
+
 /// The plot of measure `k` ([`MEASURES`]) of `table` as an SVG document;
-/// `log` draws both axes logarithmic.
-pub fn svg(table: &Table, k: usize, log: bool) -> Result<String, String> {
+/// `log` draws both axes logarithmic; `bound`, if given, is drawn dashed.
+pub fn svg(table: &Table, k: usize, log: bool, bound: Option<&Bound>) -> Result<String, String> {
     let groups = groups(&table.rows);
     let all = series(&groups);
     let measured: Vec<(&Series, Vec<Point4>)> = all
@@ -68,6 +97,13 @@ pub fn svg(table: &Table, k: usize, log: bool) -> Result<String, String> {
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for &(n, lo, _, hi) in each {
         (x0, x1, y0, y1) = (x0.min(n), x1.max(n), y0.min(lo), y1.max(hi));
+    }
+    let reference = match bound {
+        Some(b) => Some((b.text, bound_points(b, x0, x1)?)),
+        None => None,
+    };
+    for &(_, v) in reference.iter().flat_map(|r| r.1.iter()) {
+        (y0, y1) = (y0.min(v), y1.max(v));
     }
     let program = table.rows.first().map_or("", |r| r.program.as_str());
     let caption = format!("{} to stabilization: {program}", MEASURES[k]);
@@ -88,13 +124,13 @@ pub fn svg(table: &Table, k: usize, log: bool) -> Result<String, String> {
             let mut c = chart
                 .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale(), (y0..y1).log_scale())
                 .map_err(draw)?;
-            body(&mut c, &measured, &all, k).map_err(draw)?;
+            body(&mut c, &measured, &all, k, reference.as_ref()).map_err(draw)?;
         } else {
             let pad = (x1 - x0).max(1.0) * 0.05;
             let mut c = chart
                 .build_cartesian_2d(x0 - pad..x1 + pad, 0f64..y1 * 1.08 + 1.0)
                 .map_err(draw)?;
-            body(&mut c, &measured, &all, k).map_err(draw)?;
+            body(&mut c, &measured, &all, k, reference.as_ref()).map_err(draw)?;
         }
         root.draw(&Text::new(
             "line and dots: median; triangles: max; band: min to max (runs that stabilized)",
@@ -124,6 +160,7 @@ fn body<'b, X, Y>(
     measured: &[(&Series, Vec<Point4>)],
     all: &[Series],
     k: usize,
+    reference: Option<&(&str, Vec<(f64, f64)>)>,
 ) -> Fallible<'b>
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
@@ -169,6 +206,13 @@ where
             pts.iter()
                 .map(|p| TriangleMarker::new((p.0, p.3), 6, colour)),
         )?;
+    }
+    if let Some((text, points)) = reference {
+        let style = BLACK.mix(0.7).stroke_width(1);
+        chart
+            .draw_series(DashedLineSeries::new(points.iter().copied(), 6, 4, style))?
+            .label(format!("bound: {text}"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
     }
     chart
         .configure_series_labels()

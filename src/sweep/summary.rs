@@ -237,7 +237,9 @@ pub fn text(table: &Table) -> String {
     let rows = &table.rows;
     let stabilized = groups.iter().map(|g| g.stabilized).sum::<usize>();
     let failed: Vec<&Row> = rows.iter().filter(|r| r.exit != 0).collect();
-    let program = rows.first().map_or("", |r| r.program.as_str());
+    let Some(program) = rows.first().map(|r| r.program.as_str()) else {
+        return "no run finished\n".to_string();
+    };
     let mut out = format!(
         "{program}: {} runs, {stabilized} stabilized, {} failed\n",
         rows.len(),

@@ -139,9 +139,9 @@ impl EnabledSet {
 /// A running instance: configuration, enabled set, daemon and measures.
 pub struct Simulation {
     /// The checked program (names, types).
-    pub(crate) prog: ir::Program,
+    pub(crate) prog: std::sync::Arc<ir::Program>,
     /// Its compiled form on this topology.
-    pub(crate) code: Compiled,
+    pub(crate) code: std::sync::Arc<Compiled>,
     /// The topology.
     pub(crate) topo: Topology,
     /// The configuration: `stride` values per process.
@@ -289,8 +289,8 @@ impl Simulation {
 
     /// Starts a run from `state`.
     pub fn new(
-        prog: ir::Program,
-        code: Compiled,
+        prog: std::sync::Arc<ir::Program>,
+        code: std::sync::Arc<Compiled>,
         topo: Topology,
         (state, chans): (Vec<i64>, Channels),
         daemon: Daemon,

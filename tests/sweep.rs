@@ -1,0 +1,317 @@
+//! `guarded sweep` end to end: the same sweep gives the same bytes on one
+//! thread, on two, and as shards merged; each row is the run `guarded run`
+//! does with that point's options; the plot is well-formed SVG with a point
+//! per size in every series; Ctrl-C leaves a valid CSV of the finished runs.
+//! (The CSV of small sweeps, failing runs among them, is golden: see
+//! tests/golden/run/sweep_*.)
+
+use guarded::sweep::table::Table;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn guarded(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{args:?} panicked:\n{stderr}");
+    out
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
+}
+
+/// A scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("guarded-sweep-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// The grid every comparison below runs: 3 sizes x 4 daemons x 2 values of
+/// K x 15 seeds = 360 runs, on Dijkstra's ring from random starts.
+const GRID: &[&str] = &[
+    "sweep",
+    "programs/dijkstra_kstate.gc",
+    "--topology",
+    "ring:4..12+4",
+    "--daemon",
+    "all",
+    "--param",
+    "K=n,n+1",
+    "--seeds",
+    "0..14",
+    "--init",
+    "random",
+    "--until",
+    "legitimate",
+];
+
+fn sweep_to(csv: &Path, extra: &[&str]) -> (String, String) {
+    let mut args = GRID.to_vec();
+    args.extend(["--csv", path(csv)]);
+    args.extend(extra);
+    let out = guarded(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let csv = std::fs::read_to_string(csv).expect("the CSV is written");
+    (csv, text(&out.stdout))
+}
+
+#[test]
+fn one_thread_two_threads_and_merged_shards_agree_byte_for_byte() {
+    let dir = scratch("agree");
+    let (one, summary_one) = sweep_to(&dir.join("one.csv"), &["--threads", "1"]);
+    let (two, summary_two) = sweep_to(&dir.join("two.csv"), &["--threads", "2"]);
+    assert_eq!(one.lines().count(), 1 + 360, "a header and a row per run");
+    assert_eq!(one, two, "the CSV does not depend on the thread count");
+    assert_eq!(summary_one, summary_two);
+    assert!(summary_one.contains("360 runs, 360 stabilized, 0 failed"));
+
+    // Three shards, merged in another order than they were cut.
+    let mut pieces = Vec::new();
+    for i in 1..=3 {
+        let piece = dir.join(format!("shard{i}.csv"));
+        let shard = format!("{i}/3");
+        let (rows, _) = sweep_to(&piece, &["--shard", &shard]);
+        assert_eq!(rows.lines().count(), 1 + 120);
+        pieces.push(piece);
+    }
+    let merged = dir.join("merged.csv");
+    let out = guarded(&[
+        "sweep",
+        "--merge",
+        path(&pieces[2]),
+        path(&pieces[0]),
+        path(&pieces[1]),
+        "--csv",
+        path(&merged),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&merged).unwrap(), one);
+    assert_eq!(text(&out.stdout), summary_one);
+
+    // A missing shard is said, not hidden.
+    let out = guarded(&["sweep", "--merge", path(&pieces[0]), path(&pieces[1])]);
+    assert!(text(&out.stderr).contains("is a shard missing?"));
+}
+
+#[test]
+fn merging_pieces_of_different_sweeps_is_refused() {
+    let dir = scratch("foreign");
+    let (a, b) = (dir.join("a.csv"), dir.join("b.csv"));
+    sweep_to(&a, &["--shard", "1/2"]);
+    let out = guarded(&[
+        "sweep",
+        "programs/dijkstra_kstate.gc",
+        "--topology",
+        "ring:4",
+        "--seeds",
+        "0..3",
+        "--init",
+        "random",
+        "--csv",
+        path(&b),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = guarded(&["sweep", "--merge", path(&a), path(&b)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("different columns")
+            || text(&out.stderr).contains("different results"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// A JSON field of `guarded run --format json`'s summary.
+fn field<'a>(json: &'a serde_json::Value, key: &str) -> &'a serde_json::Value {
+    json.get(key)
+        .unwrap_or_else(|| panic!("no `{key}` in {json}"))
+}
+
+#[test]
+fn each_row_is_the_run_guarded_run_does() {
+    let dir = scratch("rows");
+    let csv = dir.join("rows.csv");
+    sweep_to(&csv, &[]);
+    let table = Table::read("rows.csv", &std::fs::read_to_string(&csv).unwrap()).unwrap();
+    // A spread of points: every daemon, both values of K, several sizes.
+    for row in table.rows.iter().step_by(17) {
+        let k = &row.param_values[0];
+        let param = format!("K={k}");
+        let seed = row.seed.to_string();
+        let out = guarded(&[
+            "run",
+            "programs/dijkstra_kstate.gc",
+            "--topology",
+            &row.topology,
+            "--daemon",
+            &row.daemon,
+            "--param",
+            &param,
+            "--seed",
+            &seed,
+            "--init",
+            "random",
+            "--until",
+            "legitimate",
+            "--format",
+            "json",
+        ]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let m = row.measured.as_ref().expect("the run started");
+        let point = format!("point {}", row.point);
+        assert_eq!(field(&json, "steps"), m.steps, "{point}");
+        assert_eq!(field(&json, "moves"), m.moves, "{point}");
+        assert_eq!(field(&json, "rounds"), m.rounds, "{point}");
+        let stabilized = field(&json, "stabilized");
+        let s = m.stabilized.expect("stabilized");
+        assert_eq!(stabilized["step"], s[0], "{point}");
+        assert_eq!(stabilized["moves"], s[1], "{point}");
+        assert_eq!(stabilized["round"], s[2], "{point}");
+        assert_eq!(field(&json, "stopped"), row.stop.as_str(), "{point}");
+    }
+}
+
+#[test]
+fn the_plot_is_svg_with_a_point_per_size_in_every_series() {
+    let dir = scratch("plot");
+    let svg = dir.join("plot.svg");
+    for log in [false, true] {
+        let mut args = vec![
+            "sweep",
+            "programs/dijkstra_kstate.gc",
+            "--topology",
+            "ring:4..16*2,24",
+            "--daemon",
+            "central,synchronous,distributed",
+            "--seeds",
+            "0..9",
+            "--init",
+            "random",
+            "--until",
+            "legitimate",
+            "--plot-measure",
+            "rounds",
+            "--plot",
+            path(&svg),
+        ];
+        if log {
+            args.extend(["--log", "--plot-bound", "2*n+1"]);
+        }
+        let out = guarded(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let doc = std::fs::read_to_string(&svg).unwrap();
+        let xml = roxmltree::Document::parse(&doc).expect("well-formed XML");
+        assert_eq!(xml.root_element().tag_name().name(), "svg");
+        // The series' colours, in order: a dot per size at the median.
+        for colour in ["#1F77B4", "#D62728", "#2CA02C"] {
+            let dots = xml
+                .descendants()
+                .filter(|n| n.has_tag_name("circle") && n.attribute("fill") == Some(colour))
+                .count();
+            assert_eq!(dots, 4, "series {colour}, log axes {log}");
+        }
+        let legend: Vec<String> = xml
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+            .filter(|t| t.contains("~ n^"))
+            .collect();
+        assert_eq!(legend.len(), 3, "{legend:?}");
+        assert!(legend[0].starts_with("central: median ~ n^"), "{legend:?}");
+        let bound = xml.descendants().any(|n| {
+            n.has_tag_name("text") && n.text().is_some_and(|t| t.trim() == "bound: 2*n+1")
+        });
+        assert_eq!(bound, log, "the bound is in the legend when asked for");
+    }
+}
+
+#[test]
+fn no_plot_without_a_stabilized_run() {
+    let dir = scratch("noplot");
+    let svg = dir.join("none.svg");
+    // Program without legitimacy, so nothing stabilizes.
+    let out = guarded(&[
+        "sweep",
+        "tests/golden/programs/faults.gc",
+        "--param",
+        "D=1",
+        "--plot",
+        path(&svg),
+    ]);
+    assert!(text(&out.stderr).contains("no plot written"));
+    assert!(!svg.exists());
+}
+
+#[test]
+fn ctrl_c_keeps_the_runs_that_finished_in_a_valid_csv() {
+    let dir = scratch("interrupt");
+    let csv = dir.join("part.csv");
+    // Long runs (a million steps each on a large ring), two at a time.
+    let child = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args([
+            "sweep",
+            "programs/dijkstra_kstate.gc",
+            "--topology",
+            "ring:64",
+            "--seeds",
+            "0..199",
+            "--init",
+            "random",
+            "--max-steps",
+            "1000000",
+            "--threads",
+            "2",
+            "--csv",
+            path(&csv),
+        ])
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // Wait until a row is in the file (rows are flushed as they finish).
+    let started = std::time::Instant::now();
+    let rows = || std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count().saturating_sub(1));
+    while rows() == 0 && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(rows() > 0, "no run finished within a minute");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let out = child.wait_with_output().expect("the sweep stops");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted:"), "{stderr}");
+    let table =
+        Table::read("part.csv", &std::fs::read_to_string(&csv).unwrap()).expect("the CSV is valid");
+    assert!(table.rows.len() < 200, "the sweep stopped early");
+    for row in &table.rows {
+        assert_eq!(row.exit, 0);
+        assert_eq!(row.measured.as_ref().map(|m| m.steps), Some(1_000_000));
+    }
+    // The summary counts what finished.
+    let summary = text(&out.stdout);
+    assert!(
+        summary.contains(&format!("{} runs", table.rows.len())),
+        "{summary}"
+    );
+}
