@@ -30,21 +30,26 @@ fn every_topology_family_is_documented() {
     }
 }
 
-/// The README's `guarded verify` example prints what the README shows.
-#[test]
-fn the_readme_verify_example_prints_what_the_readme_shows() {
-    let command = "guarded verify programs/dijkstra_kstate.gc --topology ring:4 --param K=4 --daemon central --witness w";
+/// The output block the README shows after `command`'s own block.
+fn output_shown_after(command: &str) -> &'static str {
     let after = README
         .split_once(command)
         .expect("the README shows the command")
         .1;
     // The command's own block closes, then the output's block opens.
-    let shown = after
+    after
         .split_once("```\n")
         .and_then(|(_, rest)| rest.split_once("```\n"))
         .and_then(|(_, rest)| rest.split_once("```"))
         .expect("an output block follows")
-        .0;
+        .0
+}
+
+/// The README's `guarded verify` example prints what the README shows.
+#[test]
+fn the_readme_verify_example_prints_what_the_readme_shows() {
+    let command = "guarded verify programs/dijkstra_kstate.gc --topology ring:4 --param K=4 --daemon central --witness w";
+    let shown = output_shown_after(command);
     let root = env!("CARGO_MANIFEST_DIR");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_guarded"))
         .args(command.split_whitespace().skip(1))
@@ -69,16 +74,7 @@ fn guarded(args: &[&str]) -> std::process::Output {
 #[test]
 fn the_readme_sweep_example_prints_what_the_readme_shows() {
     let command = "guarded sweep programs/dijkstra_kstate.gc --topology ring:8..128*2 --seeds 0..49 --daemon central,synchronous --init random --csv out.csv --plot out.svg";
-    let after = README
-        .split_once(command)
-        .expect("the README shows the command")
-        .1;
-    let shown = after
-        .split_once("```\n")
-        .and_then(|(_, rest)| rest.split_once("```\n"))
-        .and_then(|(_, rest)| rest.split_once("```"))
-        .expect("an output block follows")
-        .0;
+    let shown = output_shown_after(command);
     let dir = std::env::temp_dir().join(format!("guarded-docs-sweep-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (csv, svg) = (dir.join("out.csv"), dir.join("out.svg"));

@@ -101,6 +101,14 @@ enum Until {
 struct StartArgs {
     #[arg(short, long, default_value = "central", value_name = "DAEMON", help = daemon_help())]
     daemon: String,
+    #[command(flatten)]
+    init: InitArgs,
+}
+
+/// The initial configuration and the choice among enabled actions: shared
+/// by `run`, `repl` and `sweep`.
+#[derive(Args, Debug)]
+struct InitArgs {
     /// Initial configuration: declared, random, or a file of `PROCESS.VAR = VALUE` lines
     /// [default: declared when every variable has a declared value, random otherwise]
     #[arg(short, long, value_name = "MODE|FILE")]
@@ -111,6 +119,32 @@ struct StartArgs {
     /// Among several enabled actions of one process, run the first or a random one.
     #[arg(long, value_enum, default_value_t = ChoiceArg::First)]
     choice: ChoiceArg,
+}
+
+/// When a run stops by itself: shared by `run` and `sweep`.
+#[derive(Args, Debug)]
+struct LimitArgs {
+    /// Stop after this many steps.
+    #[arg(long, default_value_t = 100_000)]
+    max_steps: u64,
+    /// Stop after this many moves.
+    #[arg(long)]
+    max_moves: Option<u64>,
+    /// When to stop early.
+    #[arg(long, value_enum, default_value_t = Until::Silent)]
+    until: Until,
+}
+
+impl LimitArgs {
+    /// The limits, invariants checked.
+    fn limits(&self) -> Limits {
+        Limits {
+            steps: self.max_steps,
+            moves: self.max_moves,
+            until_legitimate: self.until == Until::Legitimate,
+            invariants: true,
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -130,15 +164,8 @@ struct RunArgs {
     instance: InstanceArgs,
     #[command(flatten)]
     start: StartArgs,
-    /// Stop after this many steps.
-    #[arg(long, default_value_t = 100_000)]
-    max_steps: u64,
-    /// Stop after this many moves.
-    #[arg(long)]
-    max_moves: Option<u64>,
-    /// When to stop early.
-    #[arg(long, value_enum, default_value_t = Until::Silent)]
-    until: Until,
+    #[command(flatten)]
+    limits: LimitArgs,
     /// Print every step.
     #[arg(long)]
     trace: bool,
@@ -160,6 +187,15 @@ struct RunArgs {
 enum ChoiceArg {
     First,
     Random,
+}
+
+impl From<ChoiceArg> for Choice {
+    fn from(c: ChoiceArg) -> Choice {
+        match c {
+            ChoiceArg::First => Choice::First,
+            ChoiceArg::Random => Choice::Random,
+        }
+    }
 }
 
 fn parse_ids(s: &str) -> Result<Ids, String> {
@@ -341,12 +377,7 @@ fn run(a: &RunArgs) -> i32 {
     if let Some(t) = &mut observer.tracer {
         let _ = t.initial(observer.out, &sim);
     }
-    let limits = Limits {
-        steps: a.max_steps,
-        moves: a.max_moves,
-        until_legitimate: a.until == Until::Legitimate,
-        invariants: true,
-    };
+    let limits = a.limits.limits();
     let started_at = std::time::Instant::now();
     let start_point = sim.now();
     let stop = crate::runtime::run::run(&mut sim, &limits, &mut observer);
@@ -425,20 +456,16 @@ fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
         source,
     } = load(inst)?;
     let mode = crate::load::init_mode(
-        st.init.as_deref(),
+        st.init.init.as_deref(),
         instance.default_init(),
         &crate::load::read_file,
     )
     .map_err(usage_error)?;
     let start = instance
-        .initial(&mode, &st.sets)
+        .initial(&mode, &st.init.sets)
         .map_err(|e| report_load_error(&e, &inst.program, &source))?;
     let init_name = crate::load::init_name(&mode);
-    let choice = if st.choice == ChoiceArg::Random {
-        Choice::Random
-    } else {
-        Choice::First
-    };
+    let choice = st.init.choice.into();
     let ast = (*instance.ast).clone();
     let sim = instance
         .simulate(start, daemon, choice)

@@ -2,10 +2,8 @@
 //! and where the CSV, the summary and the plot go. What a run is and what
 //! the rows say live in `crate::sweep`.
 
-use super::{parse_ids, report_load_error, usage_error, ChoiceArg, Until};
+use super::{parse_ids, report_load_error, usage_error, InitArgs, LimitArgs};
 use super::{EXIT_INPUT, EXIT_OK};
-use crate::runtime::engine::Choice;
-use crate::runtime::run::Limits;
 use crate::sweep::grid::Formula;
 use crate::sweep::plot::Bound;
 use crate::sweep::table::{self, Table};
@@ -73,24 +71,10 @@ pub(super) struct SweepArgs {
     /// Process ids, as `run` takes them.
     #[arg(long, default_value = "index", value_parser = parse_ids)]
     ids: Ids,
-    /// Initial configuration: declared, random, or a file, as `run` takes it.
-    #[arg(short, long, value_name = "MODE|FILE")]
-    init: Option<String>,
-    /// Set one initial value: PROCESS.VAR=VALUE (repeatable).
-    #[arg(long = "set", value_name = "P.VAR=VALUE")]
-    sets: Vec<String>,
-    /// Among several enabled actions of one process, run the first or a random one.
-    #[arg(long, value_enum, default_value_t = ChoiceArg::First)]
-    choice: ChoiceArg,
-    /// Stop each run after this many steps.
-    #[arg(long, default_value_t = 100_000)]
-    max_steps: u64,
-    /// Stop each run after this many moves.
-    #[arg(long)]
-    max_moves: Option<u64>,
-    /// When each run stops early.
-    #[arg(long, value_enum, default_value_t = Until::Silent)]
-    until: Until,
+    #[command(flatten)]
+    init: InitArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
     /// Write one row per run to this CSV file (`-`: standard output, and the
     /// summary goes to standard error).
     #[arg(long, value_name = "FILE")]
@@ -162,18 +146,10 @@ pub(super) fn sweep(a: &SweepArgs) -> i32 {
     };
     let options = Options {
         ids: a.ids.clone(),
-        init: a.init.clone(),
-        sets: a.sets.clone(),
-        choice: match a.choice {
-            ChoiceArg::First => Choice::First,
-            ChoiceArg::Random => Choice::Random,
-        },
-        limits: Limits {
-            steps: a.max_steps,
-            moves: a.max_moves,
-            until_legitimate: a.until == Until::Legitimate,
-            invariants: true,
-        },
+        init: a.init.init.clone(),
+        sets: a.init.sets.clone(),
+        choice: a.init.choice.into(),
+        limits: a.limits.limits(),
         timings: a.timings,
     };
     let plan = Sweep::plan(program, &source, &axes, options, &crate::load::read_file);
