@@ -94,12 +94,53 @@ pub fn render(problems: &[Problem], name: &str, source: &str, plain: bool) -> St
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
     let mut out = String::new();
     for p in problems {
-        let report = miette::Report::new(p.clone())
-            .with_source_code(NamedSource::new(name, source.to_string()));
+        let report = match without_snippet(p, name, source) {
+            Some(bare) => miette::Report::new(bare),
+            None => miette::Report::new(p.clone())
+                .with_source_code(NamedSource::new(name, source.to_string())),
+        };
         // Rendering into a String cannot fail.
         let _ = handler.render_report(&mut out, report.as_ref());
     }
     out
+}
+
+/// The longest source line a diagnostic quotes: a longer one would flood
+/// the terminal (and miette cannot draw past 65,535 columns).
+const LONGEST_QUOTED_LINE: usize = 1_000;
+
+/// `p` with its labels as `NAME:LINE:COLUMN` lines instead of a quoted
+/// snippet, when a line it would quote (a labelled line or its neighbours)
+/// is longer than [`LONGEST_QUOTED_LINE`]; `None` otherwise.
+fn without_snippet(p: &Problem, name: &str, source: &str) -> Option<Problem> {
+    let line_of = |offset: usize| source[..offset.min(source.len())].matches('\n').count();
+    let lines: Vec<&str> = source.split('\n').collect();
+    let long = p.labels.iter().any(|(span, _)| {
+        let l = line_of(span.start);
+        (l.saturating_sub(1)..=l + 1)
+            .any(|k| lines.get(k).is_some_and(|t| t.len() > LONGEST_QUOTED_LINE))
+    });
+    if !long {
+        return None;
+    }
+    let mut message = p.message.clone();
+    for (span, label) in &p.labels {
+        let start = span.start.min(source.len());
+        let line = line_of(start);
+        let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+        let column = source[line_start..start].chars().count() + 1;
+        let width = lines.get(line).map_or(0, |t| t.chars().count());
+        message.push_str(&format!(
+            "\n    at {name}:{}:{column}: {label} (a line of {width} characters, not quoted)",
+            line + 1
+        ));
+    }
+    Some(Problem {
+        code: p.code,
+        message,
+        labels: Vec::new(),
+        help: p.help.clone(),
+    })
 }
 
 /// The closest candidate to `name`, if any is close enough to be a typo.

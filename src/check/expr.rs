@@ -62,6 +62,15 @@ impl Checker {
     }
 
     pub(super) fn expr(&mut self, e: &Expr) -> Option<Typed> {
+        if !self.descend(e.span()) {
+            return None;
+        }
+        let typed = self.expr_at_depth(e);
+        self.depth -= 1;
+        typed
+    }
+
+    fn expr_at_depth(&mut self, e: &Expr) -> Option<Typed> {
         match e {
             Expr::Int(v, _) => Some(Typed::Int(IExpr::Const(*v), Ty::Int)),
             Expr::Bool(b, _) => Some(Typed::Bool(BExpr::Const(*b))),

@@ -220,7 +220,22 @@ struct Checker {
     reads_right: Option<Span>,
     /// Every name declared at top level, for duplicate detection.
     declared: HashMap<String, Span>,
+    /// How deep the checker is in expressions and statements (definitions
+    /// expanded), and whether [`MAX_DEPTH`] was reported.
+    depth: usize,
+    too_deep: bool,
+    /// Definition uses expanded so far, against [`MAX_EXPANSIONS`].
+    expansions: usize,
 }
+
+/// The deepest nesting of expressions and statements the checker follows,
+/// definitions expanded: deeper is refused rather than risking the stack.
+pub const MAX_DEPTH: usize = 2_000;
+
+/// The most definition uses one program may expand to: definitions that
+/// use each other twice over double at each level, and 40 levels would be
+/// 2^40 copies.
+pub const MAX_EXPANSIONS: usize = 200_000;
 
 fn ty_name(c: &Checker, t: Ty) -> String {
     match t {
@@ -251,6 +266,27 @@ fn sorted_names<V>(m: &HashMap<String, V>) -> std::vec::IntoIter<&str> {
 impl Checker {
     fn err(&mut self, p: Problem) {
         self.problems.push(p);
+    }
+
+    /// Enters one level of nesting at `span`; false (reported once) past
+    /// [`MAX_DEPTH`], and the caller checks nothing below.
+    fn descend(&mut self, span: Span) -> bool {
+        if self.depth >= MAX_DEPTH {
+            if !self.too_deep {
+                self.too_deep = true;
+                self.err(
+                    Problem::new(
+                        "guarded::check::too_deep",
+                        format!("nested more than {MAX_DEPTH} levels deep (definitions expanded)"),
+                    )
+                    .label(span, "this is too deep")
+                    .help("split the expression or statement, e.g. into definitions used one after another"),
+                );
+            }
+            return false;
+        }
+        self.depth += 1;
+        true
     }
 }
 

@@ -45,6 +45,20 @@ impl Checker {
         if self.recursive.contains(&f.name) {
             return None;
         }
+        self.expansions += 1;
+        if self.expansions > MAX_EXPANSIONS {
+            if self.expansions == MAX_EXPANSIONS + 1 {
+                self.err(
+                    Problem::new(
+                        "guarded::check::expansion",
+                        format!("the definitions expand to more than {MAX_EXPANSIONS} uses"),
+                    )
+                    .label(span, "expanding this use went past the limit")
+                    .help("a definition that uses another twice doubles its size at each level; use it once, or write the repeated part as a `for` loop or quantifier"),
+                );
+            }
+            return None;
+        }
         if def.params.len() != args.len() {
             let params: Vec<&str> = def.params.iter().map(|p| p.name.as_str()).collect();
             self.err(

@@ -5,6 +5,15 @@ use super::*;
 
 impl Checker {
     pub(super) fn stmt(&mut self, s: &ast::Stmt) -> ir::Stmt {
+        if !self.descend(s.span()) {
+            return ir::Stmt::Skip;
+        }
+        let checked = self.stmt_at_depth(s);
+        self.depth -= 1;
+        checked
+    }
+
+    fn stmt_at_depth(&mut self, s: &ast::Stmt) -> ir::Stmt {
         match s {
             ast::Stmt::Skip(_) => ir::Stmt::Skip,
             ast::Stmt::Seq(v, _) => ir::Stmt::Seq(v.iter().map(|s| self.stmt(s)).collect()),

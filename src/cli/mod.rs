@@ -292,6 +292,12 @@ fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
     }
 }
 
+/// The stack of every thread that checks, compiles or runs a program. The
+/// checker, the compiler and evaluation recurse on expressions; the parser
+/// and checker bound the nesting, and this leaves those bounds a wide
+/// margin. Only the pages used are ever committed.
+pub const STACK_SIZE: usize = 512 << 20;
+
 /// Runs the command line; returns the exit code.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {

@@ -171,7 +171,11 @@ pub(super) fn sweep(a: &SweepArgs) -> i32 {
         Err(code) => return code,
     };
     let threads = a.threads.unwrap_or(0);
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(super::STACK_SIZE)
+        .build()
+    {
         Ok(p) => p,
         Err(e) => return usage_error(format!("--threads: {e}")),
     };

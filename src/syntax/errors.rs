@@ -105,9 +105,8 @@ fn rule_name(rule: &Rule) -> String {
         call_stmt => "a statement",
         field => "`.` and a variable",
         index => "`[` and an index",
-        tuple => "a tuple `(a, b)`",
         set_lit => "a set `{q in nbrs : predicate}`",
-        range_coll => "a range `lo..hi`",
+        range_coll => "a collection (a range `lo..hi`, a set, or a name)",
         WHITESPACE | COMMENT | ident_char => "whitespace",
     };
     s.to_string()

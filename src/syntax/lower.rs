@@ -385,15 +385,19 @@ pub(super) fn lower_expr(p: Pair<Rule>) -> Expr {
 }
 
 fn lower_operators(pairs: Pairs<Rule>) -> Expr {
+    let input = pairs.get_input();
+    // The literal 2^63 itself (all digits), which only a minus makes an integer.
+    let bare_min = |s: Span| input[s.start..s.end].bytes().all(|b| b.is_ascii_digit());
     PRATT
         .map_primary(lower_primary)
-        .map_prefix(|op, e| {
+        .map_prefix(move |op, e| {
             let span = Span::from(op.as_span()).join(e.span());
-            let op = match op.as_rule() {
-                Rule::not_op => UnOp::Not,
-                _ => UnOp::Neg,
-            };
-            Expr::Unary(op, Box::new(e), span)
+            match (op.as_rule(), e) {
+                (Rule::not_op, e) => Expr::Unary(UnOp::Not, Box::new(e), span),
+                // `-9223372036854775808`: the smallest integer, in one piece.
+                (_, Expr::Int(i64::MIN, s)) if bare_min(s) => Expr::Int(i64::MIN, span),
+                (_, e) => Expr::Unary(UnOp::Neg, Box::new(e), span),
+            }
         })
         .map_infix(|l, op, r| {
             let span = l.span().join(r.span());
@@ -435,20 +439,21 @@ fn lower_primary(p: Pair<Rule>) -> Expr {
     e
 }
 
-/// `collection = { kw_procs | kw_nbrs ~ ("(" ~ expr ~ ")")? | range_coll | set_lit | call | name }`
+/// `collection = { kw_procs | kw_nbrs ~ ("(" ~ expr ~ ")")? | range_coll }`
 fn lower_collection(p: Pair<Rule>) -> Collection {
     let mut parts = p.into_inner();
     let first = parts.next().unwrap();
     match first.as_rule() {
         Rule::kw_nbrs => Collection::Nbrs(parts.next().map(|e| Box::new(lower_expr(e)))),
         Rule::kw_procs => Collection::Procs,
-        Rule::range_coll => {
+        _ => {
             let mut it = first.into_inner();
             let lo = lower_expr(it.next().unwrap());
-            let hi = lower_expr(it.next().unwrap());
-            Collection::Range(Box::new(lo), Box::new(hi))
+            match it.next() {
+                Some(hi) => Collection::Range(Box::new(lo), Box::new(lower_expr(hi))),
+                None => Collection::Set(Box::new(lo)),
+            }
         }
-        _ => Collection::Set(Box::new(lower_atom(first))),
     }
 }
 
@@ -456,12 +461,19 @@ fn lower_collection(p: Pair<Rule>) -> Collection {
 fn lower_atom(p: Pair<Rule>) -> Expr {
     let span: Span = p.as_span().into();
     match p.as_rule() {
-        // Literals too large for i64 saturate; the checker's domain checks reject them.
-        Rule::int_lit => Expr::Int(p.as_str().parse().unwrap_or(i64::MAX), span),
+        // The parser let through only literals that fit, and 2^63 right
+        // after a minus sign: that one is read as i64::MIN, and the minus
+        // folded into it (see `lower_operators`).
+        Rule::int_lit => Expr::Int(p.as_str().parse().unwrap_or(i64::MIN), span),
         Rule::true_lit => Expr::Bool(true, span),
         Rule::false_lit => Expr::Bool(false, span),
-        Rule::paren => lower_expr(p.into_inner().next().unwrap()),
-        Rule::tuple => Expr::Tuple(p.into_inner().map(lower_expr).collect(), span),
+        Rule::paren => {
+            let mut parts: Vec<Expr> = p.into_inner().map(lower_expr).collect();
+            match parts.len() {
+                1 => parts.pop().unwrap(),
+                _ => Expr::Tuple(parts, span),
+            }
+        }
         Rule::edge_ref => Expr::Edge(p.into_inner().skip(1).map(lower_expr).collect(), span),
         Rule::acyclic => {
             let mut it = p.into_inner().skip(1);

@@ -7,6 +7,7 @@ use super::errors::syntax_error;
 use super::lower::{lower_expr, lower_program};
 use crate::diagnostic::Problem;
 use crate::span::Span;
+use pest::iterators::Pair;
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 use pest::Parser;
 use std::sync::LazyLock;
@@ -35,24 +36,182 @@ pub(super) static PRATT: LazyLock<PrattParser<Rule>> = LazyLock::new(|| {
         .op(Op::prefix(Rule::neg_op))
 });
 
+/// The deepest nesting of brackets (`(`, `[`, `{`) a text may have.
+pub const MAX_NESTING: usize = 256;
+
+/// The most operators one expression may chain (`a + b + ...`), prefix
+/// operators one operand may have (`not not ...`), postfix reads one may
+/// have (`.parent.parent...`, `[i][j]...`), and branches one `if ... else if`
+/// may have. Lowering and checking recurse along such chains.
+pub const MAX_CHAIN: usize = 1_000;
+
+/// The most rule calls one parse may make: the grammar parses each prefix
+/// once, so this is far beyond any program's need, and stops any
+/// backtracking the grammar may still hide.
+const MAX_PARSER_CALLS: usize = 200_000_000;
+
+/// Parses `source` as `rule`, within the limits above.
+fn parse_bounded(rule: Rule, source: &str) -> Result<Pair<'_, Rule>, Problem> {
+    static LIMIT: std::sync::Once = std::sync::Once::new();
+    LIMIT.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(MAX_PARSER_CALLS)));
+    nesting(source)?;
+    let mut pairs = GuardedParser::parse(rule, source).map_err(|e| syntax_error(e, source))?;
+    let top = pairs.next().expect("a rule that matched yields one pair");
+    chains(&top)?;
+    Ok(top)
+}
+
+/// Refuses brackets nested deeper than [`MAX_NESTING`], pointing at the
+/// first bracket past it (outside comments).
+fn nesting(source: &str) -> Result<(), Problem> {
+    let mut depth = 0usize;
+    let mut chars = source.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '/' if chars.peek().is_some_and(|&(_, d)| d == '/') => {
+                while chars.next_if(|&(_, d)| d != '\n').is_some() {}
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(Problem::new(
+                        "guarded::syntax::too_deep",
+                        format!("brackets nested more than {MAX_NESTING} deep"),
+                    )
+                    .label(Span::new(at, at + 1), "this one is too deep")
+                    .help("split the expression, e.g. into definitions"));
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Refuses chains longer than [`MAX_CHAIN`] anywhere in `top`'s tree, which
+/// it walks without recursion.
+fn chains(top: &Pair<Rule>) -> Result<(), Problem> {
+    let is_infix = |r: Rule| {
+        use Rule::*;
+        matches!(
+            r,
+            implies_op
+                | or_op
+                | and_op
+                | eq_op
+                | ne_op
+                | le_op
+                | ge_op
+                | lt_op
+                | gt_op
+                | add_op
+                | sub_op
+                | mul_op
+                | div_op
+                | mod_op
+        )
+    };
+    let too_long = |p: &Pair<Rule>, what: &str| {
+        Problem::new(
+            "guarded::syntax::too_long",
+            format!("more than {MAX_CHAIN} {what} in a row"),
+        )
+        .label(p.as_span().into(), "this is too long")
+        .help("split it, e.g. into definitions or a quantifier over a range")
+    };
+    // The `if` statements that are another's `else` branch: their chain is counted from its head.
+    let mut branches = std::collections::HashSet::new();
+    for p in top.clone().into_inner().flatten() {
+        match p.as_rule() {
+            Rule::expr | Rule::sum => {
+                let (mut infix, mut prefix) = (0, 0);
+                let mut negated = false;
+                for c in p.clone().into_inner() {
+                    if c.as_rule() == Rule::primary {
+                        literal_fits(&c, negated)?;
+                    }
+                    negated = c.as_rule() == Rule::neg_op;
+                    match c.as_rule() {
+                        r if is_infix(r) => (infix, prefix) = (infix + 1, 0),
+                        Rule::not_op | Rule::neg_op => prefix += 1,
+                        _ => prefix = 0,
+                    }
+                    if infix > MAX_CHAIN {
+                        return Err(too_long(&p, "operators"));
+                    }
+                    if prefix > MAX_CHAIN {
+                        return Err(too_long(&p, "prefix operators"));
+                    }
+                }
+            }
+            Rule::primary if p.clone().into_inner().count() > MAX_CHAIN + 1 => {
+                return Err(too_long(&p, "field reads and indices"));
+            }
+            Rule::if_stmt if !branches.contains(&p.as_span().start()) => {
+                let mut length = 0;
+                let mut at = p.clone();
+                while let Some(next) = at
+                    .clone()
+                    .into_inner()
+                    .last()
+                    .filter(|c| c.as_rule() == Rule::if_stmt)
+                {
+                    branches.insert(next.as_span().start());
+                    length += 1;
+                    if length > MAX_CHAIN {
+                        return Err(too_long(&p, "`else if` branches"));
+                    }
+                    at = next;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an integer literal beyond the 64-bit range: `9223372036854775807`
+/// is the largest, and `-9223372036854775808` (negated, `negated`) the
+/// smallest, which lowering folds into one constant.
+fn literal_fits(primary: &Pair<Rule>, negated: bool) -> Result<(), Problem> {
+    let mut parts = primary.clone().into_inner();
+    let Some(lit) = parts.next().filter(|a| a.as_rule() == Rule::int_lit) else {
+        return Ok(());
+    };
+    let text = lit.as_str().trim_start_matches('0');
+    let fits = text.len() < 19
+        || text.parse::<i64>().is_ok()
+        || (negated && text == "9223372036854775808" && parts.next().is_none());
+    if fits {
+        return Ok(());
+    }
+    Err(Problem::new(
+        "guarded::syntax::literal_range",
+        "integer literal out of range",
+    )
+    .label(lit.as_span().into(), "does not fit in 64 bits")
+    .help("integers are 64-bit: from -9223372036854775808 to 9223372036854775807"))
+}
+
 /// Parses a whole program, or says where and why it is not one.
 pub fn parse_program(source: &str) -> Result<Program, Problem> {
-    let mut pairs =
-        GuardedParser::parse(Rule::program, source).map_err(|e| syntax_error(e, source))?;
-    let program = pairs
-        .next()
-        .expect("the program rule always yields one pair");
-    Ok(lower_program(program))
+    Ok(lower_program(parse_bounded(Rule::program, source)?))
 }
 
 /// Parses one expression (the REPL and `--set` use this).
 pub fn parse_expression(source: &str) -> Result<Expr, Problem> {
-    let mut pairs = GuardedParser::parse(Rule::expr, source).map_err(|e| {
-        syntax_error(e, source)
-            .help("write one expression, e.g. `count(p in procs : enabled(p)) == 1`")
+    let top = parse_bounded(Rule::expr, source).map_err(|p| {
+        if p.code == "guarded::syntax::unexpected" {
+            p.help("write one expression, e.g. `count(p in procs : enabled(p)) == 1`")
+        } else {
+            p
+        }
     })?;
-    let e = lower_expr(pairs.next().expect("expr yields one pair"));
-    let end = e.span().end;
+    // Where the parse ended: an expression's own span leaves out the
+    // parentheses around it.
+    let end = top.as_span().end();
+    let e = lower_expr(top);
     if source[end..].trim().is_empty() {
         Ok(e)
     } else {

@@ -1,0 +1,288 @@
+//! Hostile input, class by class: inputs that once hung the tool, blew its
+//! stack, aborted it or made it compute with a value other than the one
+//! written. Each runs the real binary under a watchdog (a hang is killed
+//! and fails the test, with a margin of minutes over the milliseconds these
+//! take) and must end in a result or a diagnostic, never a panic or a signal.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The most any case may take before it counts as a hang.
+const WATCHDOG: Duration = Duration::from_secs(120);
+
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("guarded-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `guarded ARGS` with `input` on standard input, killing it at the watchdog.
+fn guarded(args: &[&str], input: &str) -> Outcome {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > WATCHDOG {
+            let _ = child.kill();
+            panic!("guarded {args:?} hung (killed after {WATCHDOG:?})");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = feeder.join();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        !stderr.contains("panicked"),
+        "guarded {args:?} panicked:\n{stderr}"
+    );
+    let code = out.status.code().unwrap_or_else(|| {
+        panic!("guarded {args:?} was killed by a signal (a stack overflow or an abort):\n{stderr}")
+    });
+    Outcome {
+        code,
+        stdout: String::from_utf8_lossy(&out.stdout).to_string(),
+        stderr,
+    }
+}
+
+fn check(name: &str, program: &str) -> Outcome {
+    let path = scratch(name, program);
+    guarded(&["check", path.to_str().unwrap()], "")
+}
+
+/// A program whose one action has `guard` and `stmt`.
+fn with_action(guard: &str, stmt: &str) -> String {
+    format!("var x: 0..1 = 0\nvar parent: node = self\ntopology ring:3\nprocess {{ a :: {guard} -> {stmt} }}\n")
+}
+
+fn refused(o: &Outcome, code: &str) {
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains(code), "expected {code}:\n{}", o.stderr);
+}
+
+#[test]
+fn nested_parentheses_and_sets_parse_once() {
+    let parens = |e: &str| format!("{}{e}{}", "(".repeat(40), ")".repeat(40));
+    let program = format!(
+        "param K = {}\nvar x: 0..{} = 0\ntopology ring:3\nprocess where {} {{ a :: {} -> x := 1 }}\nlegitimate: forall(p in procs : {})\n",
+        parens("3"),
+        parens("K"),
+        parens("index >= 0"),
+        parens("x == 0"),
+        parens("p.x == 0"),
+    );
+    let o = check("parens.gc", &program);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let mut set = "procs".to_string();
+    for _ in 0..40 {
+        set = format!("{{q in {set} : true}}");
+    }
+    let o = check("sets.gc", &format!("var x: 0..1 = 0\ntopology ring:3\nprocess {{ a :: x == 0 -> x := 1 }}\nlegitimate: count(q in {set}) == 3\n"));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // The REPL's expressions go through the same parser.
+    let path = scratch("repl.gc", &with_action("x == 0", "x := 1"));
+    let o = guarded(
+        &["repl", path.to_str().unwrap()],
+        &format!("eval {}\n", parens("1 + 1")),
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains('2'), "{}", o.stdout);
+}
+
+#[test]
+fn deep_and_long_expressions_are_refused_with_a_diagnostic() {
+    let cases = [
+        (
+            "sum",
+            with_action(&format!("x == 0{}", " + 0".repeat(3000)), "x := 1"),
+            "too_long",
+        ),
+        (
+            "and",
+            with_action(
+                &"x == 0 and ".repeat(2500).to_string().add("true"),
+                "x := 1",
+            ),
+            "too_long",
+        ),
+        (
+            "not",
+            with_action(&format!("{}x == 0", "not ".repeat(4000)), "x := 1"),
+            "too_long",
+        ),
+        (
+            "bang",
+            with_action(&format!("{}x == 0", "!".repeat(1_000_000)), "x := 1"),
+            "too_long",
+        ),
+        (
+            "parent",
+            with_action(&format!("self{}.x == 0", ".parent".repeat(3000)), "x := 1"),
+            "too_long",
+        ),
+        (
+            "parens",
+            with_action(
+                &format!("{}x == 0{}", "(".repeat(100_000), ")".repeat(100_000)),
+                "x := 1",
+            ),
+            "too_deep",
+        ),
+        (
+            "ifs",
+            with_action(
+                "x == 0",
+                &format!("{}x := 1{}", "if x == 0 { ".repeat(2500), " }".repeat(2500)),
+            ),
+            "too_deep",
+        ),
+        (
+            "elseif",
+            with_action(
+                "x == 0",
+                &format!("{}{{ x := 1 }}", "if x == 0 { x := 1 } else ".repeat(3000)),
+            ),
+            "too_long",
+        ),
+        (
+            "quantifiers",
+            with_action(
+                &format!(
+                    "{}x == 0{}",
+                    "forall(i in 0..1 : ".repeat(300),
+                    ")".repeat(300)
+                ),
+                "x := 1",
+            ),
+            "too_deep",
+        ),
+    ];
+    for (name, program, code) in cases {
+        let o = check(&format!("{name}.gc"), &program);
+        refused(&o, code);
+    }
+}
+
+trait Add {
+    fn add(self, s: &str) -> String;
+}
+
+impl Add for String {
+    fn add(mut self, s: &str) -> String {
+        self.push_str(s);
+        self
+    }
+}
+
+#[test]
+fn definitions_cannot_expand_exponentially_or_too_deep() {
+    let doubling: String = (0..40)
+        .map(|i| format!("def a{}(y) = a{i}(y) + a{i}(y)\n", i + 1))
+        .collect();
+    let o = check(
+        "doubling.gc",
+        &format!("var x: 0..1 = 0\ntopology ring:3\ndef a0(y) = y\n{doubling}process {{ a :: a40(x) == 0 -> x := 1 }}\n"),
+    );
+    refused(&o, "guarded::check::expansion");
+    let macros: String = (0..40)
+        .map(|i| format!("def m{}(y) {{ m{i}(y); m{i}(y) }}\n", i + 1))
+        .collect();
+    let o = check(
+        "macros.gc",
+        &format!("var x: 0..1 = 0\ntopology ring:3\ndef m0(y) {{ x := y }}\n{macros}process {{ a :: x == 0 -> m40(1) }}\n"),
+    );
+    refused(&o, "guarded::check::expansion");
+    let nesting: String = (0..12)
+        .map(|i| format!("def b{}(y) = b{i}(b{i}(y))\n", i + 1))
+        .collect();
+    let o = check(
+        "nesting.gc",
+        &format!("var x: 0..1 = 0\ntopology ring:3\ndef b0(y) = y + 1\n{nesting}process {{ a :: b12(x) == 0 -> x := 1 }}\n"),
+    );
+    refused(&o, "guarded::check::too_deep");
+}
+
+#[test]
+fn errors_on_very_long_lines_are_located_not_quoted() {
+    let program = format!(
+        "{}\n{}bad\n",
+        with_action("x == 0", "x := 1"),
+        " ".repeat(70_000)
+    );
+    let o = check("wide.gc", &program);
+    assert_eq!(o.code, 1);
+    assert!(o.stderr.contains("wide.gc:6:70001"), "{}", o.stderr);
+    assert!(o.stderr.contains("(a line of 700"), "{}", o.stderr);
+    assert!(o.stderr.len() < 2_000, "the line itself is not printed");
+    // A runtime error on such a line too.
+    let program = format!(
+        "var x: 0..1 = 0\ntopology ring:3\nprocess {{ a :: x == 0 -> x := {}1 / x }}\n",
+        " ".repeat(70_000)
+    );
+    let path = scratch("wide_runtime.gc", &program);
+    let o = guarded(&["run", path.to_str().unwrap()], "");
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(o.stderr.contains("(a line of 700"), "{}", o.stderr);
+}
+
+#[test]
+fn integer_literals_are_exact_or_refused() {
+    for literal in [
+        "9223372036854775808",
+        "99999999999999999999",
+        "18446744073709551616",
+    ] {
+        let o = check(
+            "big.gc",
+            &format!(
+                "var x: 0..{literal} = 0\ntopology ring:3\nprocess {{ a :: x == 0 -> x := 1 }}\n"
+            ),
+        );
+        refused(&o, "guarded::syntax::literal_range");
+    }
+    let path = scratch(
+        "extremes.gc",
+        "param A = 9223372036854775807\nparam B = -9223372036854775808\nvar x: 0..1 = 0\ntopology ring:3\n\
+         process { a :: x == 0 -> x := 1 }\nreport a: A\nreport b: B\nreport c: - -9223372036854775808\n",
+    );
+    let o = guarded(&["run", path.to_str().unwrap(), "--no-final"], "");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("a           9223372036854775807"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("b           -9223372036854775808"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("c           undefined (arithmetic overflow)"),
+        "{}",
+        o.stdout
+    );
+}
