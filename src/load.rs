@@ -300,6 +300,14 @@ impl Instance {
         daemon: Daemon,
         choice: Choice,
     ) -> Result<Simulation, LoadError> {
+        daemon
+            .check_processes(self.topo.n())
+            .map_err(|m| LoadError::Input {
+                origin: "schedule".into(),
+                text: String::new(),
+                problems: vec![Problem::new("guarded::schedule::process", m)
+                    .help("a schedule names processes by index, from 0")],
+            })?;
         let start: (Vec<i64>, Channels) = (start.rows, start.chans);
         Simulation::new(
             self.prog, self.code, self.topo, start, daemon, choice, self.rng,
@@ -350,9 +358,84 @@ pub fn init_name(mode: &InitMode) -> String {
     }
 }
 
-/// Reads a file a program or set-up names.
+/// The largest program text read: far beyond any protocol's, and small
+/// enough that no check of it runs out of memory.
+pub const MAX_PROGRAM_BYTES: u64 = 4 << 20;
+
+/// The largest other input file read (a configuration, a schedule, an edge
+/// list, a DOT file, a sweep's CSV).
+pub const MAX_FILE_BYTES: u64 = 512 << 20;
+
+/// Why a file could not be read as text.
+#[derive(Debug)]
+pub enum ReadError {
+    /// It cannot be opened or read, or is larger than the limit.
+    Unreadable(String),
+    /// It is not UTF-8 text: its text with the bad bytes replaced, and
+    /// where the first one is.
+    NotText {
+        /// The text, each invalid sequence replaced by U+FFFD.
+        lossy: String,
+        /// The byte offset of the first invalid sequence.
+        at: usize,
+    },
+}
+
+/// Reads at most `limit` bytes of `path` as UTF-8 text; a larger file is
+/// refused before it is read whole (`/dev/zero` included).
+pub fn read_text(path: &str, limit: u64) -> Result<String, ReadError> {
+    use std::io::Read;
+    let unreadable =
+        |e: std::io::Error| ReadError::Unreadable(format!("cannot read `{path}`: {e}"));
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::Unreadable(format!(
+            "cannot read `{path}`: it is larger than {} MB, the most this tool reads",
+            limit >> 20
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| ReadError::NotText {
+        at: e.utf8_error().valid_up_to(),
+        lossy: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+/// Reads a file a program or set-up names (at most [`MAX_FILE_BYTES`]).
 pub fn read_file(path: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))
+    read_text(path, MAX_FILE_BYTES).map_err(|e| match e {
+        ReadError::Unreadable(m) => m,
+        ReadError::NotText { at, .. } => {
+            format!("cannot read `{path}`: it is not UTF-8 text (byte {at} is not)")
+        }
+    })
+}
+
+/// Reads a program (at most [`MAX_PROGRAM_BYTES`]): a file that cannot be
+/// read is a usage error; one that is not UTF-8 text is a wrong program,
+/// pointed at its first bad byte.
+pub fn read_program(path: &str) -> Result<String, LoadError> {
+    read_text(path, MAX_PROGRAM_BYTES).map_err(|e| match e {
+        ReadError::Unreadable(m) => {
+            LoadError::Usage(m.replacen("cannot read", "cannot read program", 1))
+        }
+        ReadError::NotText { lossy, at } => LoadError::Input {
+            origin: path.to_string(),
+            problems: vec![Problem::new(
+                "guarded::syntax::not_utf8",
+                "the program is not UTF-8 text",
+            )
+            .label(
+                crate::span::Span::new(at, at + 3),
+                "this byte cannot start a character",
+            )
+            .help("save the program as UTF-8 (plain ASCII is UTF-8)")],
+            text: lossy,
+        },
+    })
 }
 
 /// Runs the whole pipeline on a program's text and returns a simulation at

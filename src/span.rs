@@ -32,8 +32,11 @@ impl Span {
 }
 
 impl From<pest::Span<'_>> for Span {
+    /// Up to the last character that is not whitespace: a pest rule ending
+    /// in an optional or repeated part also takes the whitespace it skipped
+    /// looking for one more.
     fn from(s: pest::Span<'_>) -> Self {
-        Span::new(s.start(), s.end())
+        Span::new(s.start(), s.start() + s.as_str().trim_end().len())
     }
 }
 

@@ -286,3 +286,97 @@ fn integer_literals_are_exact_or_refused() {
         o.stdout
     );
 }
+
+#[test]
+fn message_fields_keep_their_domains_and_types_stay_distinct() {
+    let path = scratch(
+        "send.gc",
+        "message ping(v: 0..3)\nchannel capacity 4\nvar x: 0..1 = 0\ntopology ring:3\n\
+         process {\n    a :: x == 0 -> x := 1; send ping(99) to left\n    b :: receive ping(v) from q -> skip\n}\n",
+    );
+    let o = guarded(&["run", path.to_str().unwrap()], "");
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("`ping` sent with `v` = 99, outside the field's domain"),
+        "{}",
+        o.stderr
+    );
+    let kinds: String = (0..65_537).map(|i| format!("message m{i}\n")).collect();
+    let o = check(
+        "kinds.gc",
+        &format!("{kinds}var x: 0..1 = 0\ntopology ring:3\nchannel capacity 2\nprocess {{ a :: x == 0 -> x := 1; send m65536 to left\n b :: receive m0 from q -> skip }}\n"),
+    );
+    refused(&o, "guarded::instance::too_many_messages");
+}
+
+#[test]
+fn input_files_are_read_within_a_cap_and_as_text() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let program = "programs/dijkstra_kstate.gc";
+    for args in [
+        vec!["check", "/dev/zero"],
+        vec!["run", program, "--init", "/dev/zero"],
+        vec!["run", program, "--topology", "file:/dev/zero"],
+        vec!["run", program, "--topology", "dot:/dev/zero"],
+        vec!["run", program, "--daemon", "schedule:/dev/zero"],
+        vec!["sweep", "--merge", "/dev/zero"],
+    ] {
+        let o = guarded(&args, "");
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("the most this tool reads"),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    // Not UTF-8: a wrong program (1), pointed at its first bad byte.
+    let path = scratch("latin1.gc", "");
+    std::fs::write(
+        &path,
+        b"var x: 0..1 = 0\ntopology ring:3\nprocess { a :: x == 0 -> x := 1 } // caf\xe9\n",
+    )
+    .unwrap();
+    let o = guarded(&["check", path.to_str().unwrap()], "");
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains("latin1.gc:3:41"), "{}", o.stderr);
+    assert!(o.stderr.contains("not UTF-8"), "{}", o.stderr);
+}
+
+#[test]
+fn a_schedule_naming_a_missing_process_is_refused_before_the_run() {
+    let path = scratch("far.sched", "0\n7\n");
+    let daemon = format!("schedule:{}", path.to_str().unwrap());
+    let o = guarded(
+        &[
+            "run",
+            "programs/dijkstra_kstate.gc",
+            "--topology",
+            "ring:4",
+            "--daemon",
+            &daemon,
+        ],
+        "",
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("schedule line 2: process 7 does not exist"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stdout.is_empty(), "nothing ran: {}", o.stdout);
+    let bad = scratch("bad.sched", "0\nx\n");
+    let daemon = format!("schedule:{}", bad.to_str().unwrap());
+    let o = guarded(
+        &["run", "programs/dijkstra_kstate.gc", "--daemon", &daemon],
+        "",
+    );
+    assert_eq!(
+        o.code, 1,
+        "a wrong line in a schedule is a wrong input file: {}",
+        o.stderr
+    );
+}

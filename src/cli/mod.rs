@@ -13,7 +13,7 @@ mod sweep;
 mod verify;
 
 use crate::load::{Instance, LoadError, Setup};
-use crate::runtime::daemon::Daemon;
+use crate::runtime::daemon::{Daemon, DaemonError};
 use crate::runtime::engine::{Choice, Simulation};
 use crate::runtime::run::{Limits, Observer, Stop};
 use crate::syntax;
@@ -23,9 +23,10 @@ use std::io::{IsTerminal, Write};
 
 pub use crate::report::exit::{EXIT_INPUT, EXIT_INVARIANT, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE};
 
-const EXIT_CODES: &str = "Exit codes: 0 success; 1 the program or an input file is wrong; \
-2 the command line is wrong; 3 runtime error in the program; 4 an invariant was violated; \
-5 verify: a property does not hold.";
+const EXIT_CODES: &str = "Exit codes: 0 success; 1 the program or an input file is wrong \
+(not UTF-8, a syntax or type error, a bad line); 2 the command line is wrong (a bad flag, or a \
+file it names that cannot be read or is too large); 3 runtime error in the program; 4 an \
+invariant was violated; 5 verify: a property does not hold.";
 
 #[derive(Parser, Debug)]
 #[command(name = "guarded", version, about = "Run distributed algorithms written as guarded commands", after_help = EXIT_CODES)]
@@ -232,10 +233,15 @@ fn daemon_help() -> String {
     format!("Daemon: {}", each.join("; "))
 }
 
-/// Parses `--daemon`.
-fn parse_daemon(s: &str) -> Result<Daemon, String> {
-    Daemon::parse(s, &|path| {
-        std::fs::read_to_string(path).map_err(|e| e.to_string())
+/// Parses `--daemon`; the exit code when it is wrong: a wrong schedule
+/// file is a wrong input file, anything else a wrong command line.
+fn parse_daemon(s: &str) -> Result<Daemon, i32> {
+    Daemon::parse_telling(s, &crate::load::read_file).map_err(|e| match e {
+        DaemonError::Usage(m) => usage_error(m),
+        DaemonError::Schedule(m) => {
+            eprintln!("error: {m}");
+            EXIT_INPUT
+        }
     })
 }
 
@@ -284,8 +290,8 @@ fn report_load_error(e: &LoadError, program: &str, source: &str) -> i32 {
 }
 
 fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
-    let source = std::fs::read_to_string(&args.program)
-        .map_err(|e| usage_error(format!("cannot read program `{}`: {e}", args.program)))?;
+    let source = crate::load::read_program(&args.program)
+        .map_err(|e| report_load_error(&e, &args.program, ""))?;
     match crate::load::load(&source, &setup_of(args), &crate::load::read_file) {
         Ok(inst) => Ok(Loaded { inst, source }),
         Err(e) => Err(report_load_error(&e, &args.program, &source)),
@@ -453,10 +459,7 @@ pub(crate) struct Started {
 }
 
 fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
-    let daemon = match parse_daemon(&st.daemon) {
-        Ok(d) => d,
-        Err(m) => return Err(usage_error(m)),
-    };
+    let daemon = parse_daemon(&st.daemon)?;
     let Loaded {
         inst: mut instance,
         source,

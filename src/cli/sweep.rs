@@ -134,9 +134,9 @@ pub(super) fn sweep(a: &SweepArgs) -> i32 {
     let Some(program) = &a.program else {
         return usage_error("give a program, or --merge and the CSVs to merge".into());
     };
-    let source = match std::fs::read_to_string(program) {
+    let source = match crate::load::read_program(program) {
         Ok(s) => s,
-        Err(e) => return usage_error(format!("cannot read program `{program}`: {e}")),
+        Err(e) => return report_load_error(&e, program, ""),
     };
     let axes = Axes {
         topologies: a.topologies.clone(),

@@ -63,6 +63,7 @@ pub fn instantiate(
         lens: layout.lens.iter().map(|l| l.unwrap_or(1)).collect(),
         per_nbr: per_nbr.clone(),
         regular_ring: topo.regular_ring.is_some(),
+        message_domains: channels.message_domains.clone(),
         problems: Rc::new(RefCell::new(Vec::new())),
     };
     inst.constants_in_domains(&c, &layout);
@@ -211,6 +212,16 @@ impl Instantiation<'_> {
                     "too many roles or actions",
                 )
                 .help("a program has at most 65535 `process` blocks of at most 65534 actions each"),
+            );
+        }
+        // Message types too travel in 16 bits.
+        if prog.messages.len() > usize::from(u16::MAX) {
+            self.problems.push(
+                Problem::new(
+                    "guarded::instance::too_many_messages",
+                    "too many message types",
+                )
+                .help("a program has at most 65535 `message` declarations"),
             );
         }
         let selectors: Vec<Option<BFn>> = prog

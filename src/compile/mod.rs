@@ -413,6 +413,7 @@ pub fn compile_global(
         lens: code.lens.iter().map(|l| l.unwrap_or(1)).collect(),
         per_nbr: code.per_nbr.clone(),
         regular_ring: code.regular_ring,
+        message_domains: code.message_domains.clone(),
         problems: Rc::new(RefCell::new(Vec::new())),
     };
     let f = c.global(e);
@@ -451,6 +452,8 @@ struct Compiler<'a> {
     per_nbr: Vec<bool>,
     /// Whether the topology is a `ring` or `uring` (left of i is i-1).
     regular_ring: bool,
+    /// Each message type's field domains, which a `send` keeps to.
+    message_domains: Vec<Vec<VarDomain>>,
     /// Problems found while compiling (constant indices out of range).
     problems: Rc<RefCell<Vec<Problem>>>,
 }

@@ -190,6 +190,14 @@ impl Compiler<'_> {
                     })
                     .collect();
                 let to = self.iexpr(to);
+                let message = &self.prog.messages[kind as usize];
+                let name = message.name.clone();
+                let checks: Vec<(String, VarDomain)> = message
+                    .fields
+                    .iter()
+                    .map(|f| f.0.clone())
+                    .zip(self.message_domains[kind as usize].iter().cloned())
+                    .collect();
                 Box::new(move |e| {
                     let q = to(e)?;
                     if usize::try_from(q)
@@ -207,8 +215,15 @@ impl Compiler<'_> {
                         );
                     }
                     let mut m = [0i64; MAX_FIELDS];
-                    for (slot, f) in m.iter_mut().zip(&fields) {
+                    for ((slot, f), (field, domain)) in m.iter_mut().zip(&fields).zip(&checks) {
                         *slot = f(e)?;
+                        if !domain.contains(*slot, e.me, e.topo) {
+                            return fault(
+                                span,
+                                format!("`{name}` sent with `{field}` = {}, outside the field's domain", *slot),
+                                "a message's fields must lie in the domains its `message` declaration gives",
+                            );
+                        }
                     }
                     e.fx.sends.borrow_mut().push((q as usize, kind, m, span));
                     Ok(())

@@ -87,9 +87,9 @@ impl Session {
 
     pub(super) fn daemon(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
         if !arg.is_empty() {
-            self.sim.daemon = Daemon::parse(arg, &|path| {
-                std::fs::read_to_string(path).map_err(|e| e.to_string())
-            })?;
+            let daemon = Daemon::parse(arg, &crate::load::read_file)?;
+            daemon.check_processes(self.sim.n())?;
+            self.sim.daemon = daemon;
         }
         let _ = writeln!(out, "daemon: {}", self.sim.daemon.name());
         Ok(())
@@ -125,7 +125,7 @@ impl Session {
         if arg.is_empty() {
             return Err("usage: load FILE".into());
         }
-        let text = std::fs::read_to_string(arg).map_err(|e| format!("cannot read `{arg}`: {e}"))?;
+        let text = crate::load::read_file(arg)?;
         self.apply_assignments(arg, &text, true)?;
         let _ = writeln!(out, "loaded {arg}");
         self.show("", out)

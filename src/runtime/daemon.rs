@@ -18,6 +18,15 @@ pub struct ScheduledStep {
     pub procs: Vec<u32>,
 }
 
+/// Why a daemon could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DaemonError {
+    /// An unknown name, or a schedule file that cannot be read.
+    Usage(String),
+    /// A schedule file whose text is wrong.
+    Schedule(String),
+}
+
 /// Who chooses the movers of each step.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Daemon {
@@ -103,9 +112,22 @@ impl Daemon {
     /// Parses a daemon as `--daemon` and the REPL's `daemon` take it;
     /// `read` reads a schedule file.
     pub fn parse(s: &str, read: &dyn Fn(&str) -> Result<String, String>) -> Result<Daemon, String> {
+        Daemon::parse_telling(s, read).map_err(|e| match e {
+            DaemonError::Usage(m) | DaemonError::Schedule(m) => m,
+        })
+    }
+
+    /// As [`Daemon::parse`], telling a wrong name or unreadable file from a
+    /// schedule whose text is wrong.
+    pub fn parse_telling(
+        s: &str,
+        read: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<Daemon, DaemonError> {
         if let Some(path) = s.strip_prefix("schedule:") {
-            let text = read(path).map_err(|e| format!("cannot read schedule `{path}`: {e}"))?;
-            return parse_schedule(path, &text).map(Daemon::Schedule);
+            let text = read(path).map_err(|e| DaemonError::Usage(format!("schedule: {e}")))?;
+            return parse_schedule(path, &text)
+                .map(Daemon::Schedule)
+                .map_err(DaemonError::Schedule);
         }
         let known = DAEMONS
             .iter()
@@ -118,9 +140,30 @@ impl Daemon {
             _ => {
                 let hint = crate::diagnostic::suggest(s, DAEMONS.iter().map(|d| d.name))
                     .map_or(String::new(), |h| format!(" (did you mean `{h}`?)"));
-                Err(format!("unknown daemon `{s}`{hint}; use {}", daemon_list()))
+                Err(DaemonError::Usage(format!(
+                    "unknown daemon `{s}`{hint}; use {}",
+                    daemon_list()
+                )))
             }
         }
+    }
+
+    /// Refuses a schedule that names a process an instance of `n` processes
+    /// does not have, naming its line.
+    pub fn check_processes(&self, n: usize) -> Result<(), String> {
+        let Daemon::Schedule(steps) = self else {
+            return Ok(());
+        };
+        for step in steps {
+            if let Some(p) = step.procs.iter().find(|&&p| p as usize >= n) {
+                return Err(format!(
+                    "schedule line {}: process {p} does not exist (the processes are 0..{})",
+                    step.line,
+                    n.saturating_sub(1)
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Draws the movers of one step from `enabled` (non-empty) into

@@ -293,11 +293,11 @@ fn start(a: &VerifyArgs, loaded: &mut super::Loaded) -> Result<Option<Config>, i
         Some("all") => return Ok(None),
         None if loaded.inst.prog.legitimate.is_some() => return Ok(None),
         None | Some("declared") => InitMode::Declared,
-        Some(path) => match std::fs::read_to_string(path) {
+        Some(path) => match crate::load::read_file(path) {
             Ok(text) => InitMode::File(path.to_string(), text),
             Err(e) => {
                 return Err(usage_error(format!(
-                    "--from: cannot read `{path}`: {e} (use `all`, `declared` or a file)"
+                    "--from: {e} (use `all`, `declared` or a file)"
                 )))
             }
         },
