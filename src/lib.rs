@@ -79,6 +79,7 @@ pub mod cli;
 mod compile;
 mod diagnostic;
 pub mod load;
+pub mod memory;
 mod repl;
 mod report;
 pub mod runtime;

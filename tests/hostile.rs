@@ -380,3 +380,120 @@ fn a_schedule_naming_a_missing_process_is_refused_before_the_run() {
         o.stderr
     );
 }
+
+#[test]
+fn instances_beyond_the_memory_budget_are_refused_before_allocating() {
+    let arrays = "var a: array[1048576] of 0..1\ntopology ring:1000\nprocess { t :: a[0] == 0 -> a[0] := 1 }\n";
+    let o = check("arrays.gc", arrays);
+    refused(&o, "guarded::instance::memory");
+    assert!(o.stderr.contains("--memory-limit"), "{}", o.stderr);
+    // The same program on a small ring fits a budget that says so.
+    let path = scratch("arrays2.gc", arrays);
+    let o = guarded(
+        &[
+            "check",
+            path.to_str().unwrap(),
+            "--topology",
+            "ring:10",
+            "--memory-limit",
+            "1G",
+        ],
+        "",
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let many: String = (0..5000)
+        .map(|i| format!("var a{i}: array[1048576] of 0..1\n"))
+        .collect();
+    let o = check(
+        "many.gc",
+        &format!("{many}topology ring:2\nprocess {{ t :: a0[0] == 0 -> a0[0] := 1 }}\n"),
+    );
+    refused(&o, "guarded::instance::memory");
+    let program = "programs/dijkstra_kstate.gc";
+    let o = guarded(&["check", program, "--topology", "grid:7000x7000", "--memory-limit", "1G"], "");
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("memory budget"), "{}", o.stderr);
+    let edges = scratch("far.txt", "0 49999999\n");
+    let spec = format!("file:{}", edges.to_str().unwrap());
+    let o = guarded(
+        &[
+            "check",
+            program,
+            "--topology",
+            &spec,
+            "--memory-limit",
+            "512M",
+        ],
+        "",
+    );
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("memory budget"), "{}", o.stderr);
+    let channels =
+        "message m(v: 0..3)\nchannel capacity 1000000000\nvar x: 0..1\ntopology ring:100\n\
+                    process { a :: receive m(v) from q -> x := 1 }\n";
+    let path = scratch("channels.gc", channels);
+    let o = guarded(&["run", path.to_str().unwrap(), "--init", "random"], "");
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains("guarded::init::memory"), "{}", o.stderr);
+}
+
+#[test]
+fn huge_ranges_and_idle_timers_end() {
+    let o = guarded(
+        &[
+            "run",
+            scratch(
+                "range.gc",
+                &with_action(
+                    "x == 0 and forall(i in 0..9223372036854775807 : i >= 0)",
+                    "x := 1",
+                ),
+            )
+            .to_str()
+            .unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("more than the 10000000 a quantifier or loop goes through"),
+        "{}",
+        o.stderr
+    );
+    let looped = "var x: 0..1 = 0\nvar c: 0..10 = 0\ntopology ring:3\nprocess { a :: x == 0 -> x := 1; for i in 0..1000000000000 { c := 0 } }\n";
+    let o = guarded(&["run", scratch("loop.gc", looped).to_str().unwrap()], "");
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let timer = "timer t: 0..9223372036854775806\nvar x: 0..1 = 0\ntopology ring:3\n\
+                 process { a :: x == 0 and t == 9223372036854775806 -> x := 1 }\n";
+    let o = guarded(
+        &[
+            "run",
+            scratch("timer.gc", timer).to_str().unwrap(),
+            "--no-final",
+        ],
+        "",
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("stopped     idle limit"), "{}", o.stdout);
+}
+
+#[test]
+fn the_repl_refuses_to_print_without_bound() {
+    let o = guarded(
+        &[
+            "repl",
+            "programs/dijkstra_kstate.gc",
+            "--topology",
+            "ring:3",
+        ],
+        "step 100000000\nrun 50000\n",
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let all = format!("{}{}", o.stdout, o.stderr);
+    assert!(all.contains("at most 10000 at once"), "{all}");
+    assert!(
+        o.stdout.lines().count() < 200,
+        "`run` prints the last steps only"
+    );
+}

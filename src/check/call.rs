@@ -305,7 +305,10 @@ impl Checker {
             Collection::Range(lo, hi) => {
                 let lo = self.int_expr(lo, Some(Ty::Int));
                 let hi = self.int_expr(hi, Some(Ty::Int));
-                (Coll::Range(Box::new(lo?), Box::new(hi?)), LocalKind::Int)
+                (
+                    Coll::Range(Box::new(lo?), Box::new(hi?), span),
+                    LocalKind::Int,
+                )
             }
             Collection::Set(e) => return self.set(var, e, span, depth),
         };

@@ -75,6 +75,17 @@ struct InstanceArgs {
     /// Seed of the one random generator (topology, ids, initial values, daemon).
     #[arg(short, long, default_value_t = 0)]
     seed: u64,
+    #[command(flatten)]
+    memory: MemoryArgs,
+}
+
+/// The memory budget: shared by every command that builds an instance.
+#[derive(Args, Debug)]
+struct MemoryArgs {
+    /// The most the instance may take (topology, configuration, messages in
+    /// transit), estimated before building it: bytes, or 512M, 8G, ...
+    #[arg(long, value_name = "SIZE", default_value = "8G", value_parser = crate::memory::parse_size)]
+    memory_limit: u64,
 }
 
 #[derive(Args, Debug)]
@@ -290,6 +301,7 @@ fn report_load_error(e: &LoadError, program: &str, source: &str) -> i32 {
 }
 
 fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
+    crate::memory::set_limit(args.memory.memory_limit);
     let source = crate::load::read_program(&args.program)
         .map_err(|e| report_load_error(&e, &args.program, ""))?;
     match crate::load::load(&source, &setup_of(args), &crate::load::read_file) {

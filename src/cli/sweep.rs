@@ -2,7 +2,7 @@
 //! and where the CSV, the summary and the plot go. What a run is and what
 //! the rows say live in `crate::sweep`.
 
-use super::{parse_ids, report_load_error, usage_error, InitArgs, LimitArgs};
+use super::{parse_ids, report_load_error, usage_error, InitArgs, LimitArgs, MemoryArgs};
 use super::{EXIT_INPUT, EXIT_OK};
 use crate::sweep::grid::Formula;
 use crate::sweep::plot::Bound;
@@ -75,6 +75,8 @@ pub(super) struct SweepArgs {
     init: InitArgs,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// Write one row per run to this CSV file (`-`: standard output, and the
     /// summary goes to standard error).
     #[arg(long, value_name = "FILE")]
@@ -131,6 +133,7 @@ pub(super) fn sweep(a: &SweepArgs) -> i32 {
     if !a.merge.is_empty() {
         return merge(a);
     }
+    crate::memory::set_limit(a.memory.memory_limit);
     let Some(program) = &a.program else {
         return usage_error("give a program, or --merge and the CSVs to merge".into());
     };

@@ -222,10 +222,18 @@ impl Compiler<'_> {
                     f(e, &mut e.topo.nbrs(q).iter().map(|&x| x as i64))
                 })
             }
-            Coll::Range(lo, hi) => {
-                let (lo, hi) = (self.iexpr(lo), self.iexpr(hi));
+            Coll::Range(lo, hi, span) => {
+                let (lo, hi, span) = (self.iexpr(lo), self.iexpr(hi), *span);
                 Box::new(move |e| {
                     let (lo, hi) = (lo(e)?, hi(e)?);
+                    let count = i128::from(hi) - i128::from(lo) + 1;
+                    if count > MAX_RANGE as i128 {
+                        return fault(
+                            span,
+                            format!("the range {lo}..{hi} has {count} values, more than the {MAX_RANGE} a quantifier or loop goes through"),
+                            "bound the range by a parameter or `n`",
+                        );
+                    }
                     f(e, &mut (lo..=hi))
                 })
             }

@@ -48,6 +48,14 @@ pub fn instantiate(
     };
     inst.parameters(overrides);
     let layout = inst.layout();
+    // The configuration, the start's values and the simulator's copies:
+    // about five words a slot.
+    let slots = topo.n() as u128 * layout.domains.len() as u128;
+    if let Err(m) = crate::memory::check(slots * 40, &format!("the configuration ({slots} values)"))
+    {
+        return Err(vec![Problem::new("guarded::instance::memory", m)
+            .help("fewer processes, or smaller arrays per process")]);
+    }
     let channels = inst.channels();
     let timers = layout.timers(prog);
     let per_nbr: Vec<bool> = prog.vars.iter().map(|v| v.per_nbr).collect();

@@ -97,6 +97,18 @@ impl Instantiation<'_> {
             l.var_domains.push(d);
             l.lens.push(len);
         }
+        // One process's slots, before any is allocated (each slot costs a
+        // domain and a random range here, then the configuration's words).
+        let slots: u128 = l.lens.iter().map(|len| len.unwrap_or(1) as u128).sum();
+        let per_process = slots * 48;
+        let all = per_process + self.topo.n() as u128 * slots * 40;
+        if let Err(m) = crate::memory::check(all, &format!("{slots} values per process")) {
+            self.problems.push(
+                Problem::new("guarded::instance::memory", m)
+                    .help("fewer or smaller arrays per process, or fewer processes"),
+            );
+            l.lens.iter_mut().for_each(|len| *len = None);
+        }
         // Then what random configurations draw from (reported after the domains).
         for ((d, len), v) in l.var_domains.iter().zip(&l.lens).zip(&prog.vars) {
             let from = self.random_range(v, d);

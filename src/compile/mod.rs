@@ -137,6 +137,10 @@ pub struct Fault {
 /// A closure's result; faults are boxed to keep the success path small.
 pub type Res<T> = Result<T, Box<Fault>>;
 
+/// The most values a quantifier or `for` loop over a range goes through in
+/// one evaluation: past it the evaluation is a runtime error, not a hang.
+pub const MAX_RANGE: i64 = 10_000_000;
+
 fn fault<T>(span: Span, message: String, help: &str) -> Res<T> {
     Err(Box::new(Fault {
         span,

@@ -3,9 +3,17 @@
 
 use super::*;
 
+/// The most steps one `step` command takes: it prints each.
+const MAX_PRINTED_STEPS: u64 = 10_000;
+
 impl Session {
     pub(super) fn step(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
         let n = Self::count(arg, 1)?;
+        if n > MAX_PRINTED_STEPS {
+            return Err(format!(
+                "`step` prints every step: at most {MAX_PRINTED_STEPS} at once; `run {n}` takes them, prints the last 20 and stops at Ctrl-C"
+            ));
+        }
         self.run_steps(n, None, false, out)
     }
 

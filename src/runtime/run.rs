@@ -5,6 +5,11 @@
 
 use crate::runtime::engine::{Outcome, RunError, Simulation};
 
+/// The most rounds in a row a run lets pass with no process enabled, only
+/// timers advancing (a timer with a huge maximum would otherwise keep an
+/// idle run going for ever); far more than any protocol waits.
+pub const MAX_IDLE_ROUNDS: u64 = 1_000_000;
+
 /// When a run stops by itself.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -41,6 +46,9 @@ pub enum Stop {
     StepLimit,
     /// [`Limits::moves`] moves were made.
     MoveLimit,
+    /// [`MAX_IDLE_ROUNDS`] rounds in a row passed with no process enabled,
+    /// only timers advancing.
+    IdleLimit,
     /// The schedule has no more lines.
     ScheduleDone,
     /// The invariant with this index does not hold.
@@ -88,11 +96,16 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
             return stop;
         }
     }
+    // Rounds in a row in which no process moved, only timers advanced.
+    let mut idle = 0;
     loop {
         if limits.until_legitimate && sim.legitimate() == Some(true) {
             return Stop::Legitimate;
         }
         let now = sim.now();
+        if idle >= MAX_IDLE_ROUNDS {
+            return Stop::IdleLimit;
+        }
         if now.step - start.step >= limits.steps {
             return Stop::StepLimit;
         }
@@ -104,6 +117,7 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
         }
         match sim.step() {
             Ok(Outcome::Moved) => {
+                idle = if sim.last().tick { idle + 1 } else { 0 };
                 if !observer.after_step(sim) {
                     return Stop::Observer;
                 }

@@ -209,6 +209,35 @@ fn edge(g: &mut DiGraph<(), ()>, u: usize, v: usize) {
     g.add_edge(NodeIndex::new(v), NodeIndex::new(u), ());
 }
 
+/// Bytes a topology takes per process and per arc while it is built (the
+/// graph, then the frozen neighbour lists), as an estimate.
+const BYTES_PER_PROCESS: u128 = 64;
+const BYTES_PER_ARC: u128 = 16;
+
+/// Refuses a family's size whose topology would exceed the memory budget,
+/// before building it; sizes it cannot read are left to the builder.
+fn budget(family: &str, arg: &str) -> Result<(), String> {
+    let num = |s: &str| s.trim().parse::<u128>().ok();
+    let (n, arcs) = match family {
+        "ring" | "uring" | "chain" | "star" | "tree" => match num(arg) {
+            Some(n) => (n, 2 * n),
+            None => return Ok(()),
+        },
+        "grid" | "torus" => match arg
+            .split_once('x')
+            .and_then(|(r, c)| Some(num(r)? * num(c)?))
+        {
+            Some(n) => (n, 4 * n),
+            None => return Ok(()),
+        },
+        _ => return Ok(()),
+    };
+    crate::memory::check(
+        n * BYTES_PER_PROCESS + arcs * BYTES_PER_ARC,
+        &format!("the topology `{family}:{arg}`"),
+    )
+}
+
 /// The largest topology accepted, to keep a typo from exhausting memory.
 pub const MAX_PROCESSES: usize = 50_000_000;
 
@@ -247,6 +276,7 @@ pub fn build(
         return Err(format!("topology `{spec}` needs a size, e.g. `{family}:8`"));
     }
     let name = spec.to_string();
+    budget(family, arg)?;
     let topo = match family {
         "ring" | "uring" => {
             let n = count(arg, "process count")?;
@@ -418,6 +448,10 @@ pub fn edge_list(name: &str, text: &str) -> Result<Topology, String> {
     if n == 0 {
         return Err("the edge list has no processes".into());
     }
+    crate::memory::check(
+        n as u128 * BYTES_PER_PROCESS + pairs.len() as u128 * 2 * BYTES_PER_ARC,
+        &format!("the edge list's {n} processes"),
+    )?;
     let mut g = graph_with(n);
     for (a, b) in pairs {
         edge(&mut g, a, b);

@@ -65,7 +65,7 @@ fn reads_var_c(c: &Coll, hit: &dyn Fn(usize) -> bool) -> bool {
     match c {
         Coll::NbrsOf(p) => reads_var_p(p, hit),
         Coll::Procs => false,
-        Coll::Range(a, b) => reads_var_i(a, hit) || reads_var_i(b, hit),
+        Coll::Range(a, b, _) => reads_var_i(a, hit) || reads_var_i(b, hit),
     }
 }
 
@@ -128,7 +128,7 @@ fn free_i(e: &IExpr, bound: &mut Vec<usize>) -> bool {
         IExpr::Best(b) => {
             let coll_ok = match &b.coll {
                 Coll::Procs => true,
-                Coll::Range(lo, hi) => free_i(lo, bound) && free_i(hi, bound),
+                Coll::Range(lo, hi, _) => free_i(lo, bound) && free_i(hi, bound),
                 Coll::NbrsOf(q) => proc_ok(q, bound),
             };
             coll_ok && b.filter.is_none() && {
@@ -195,7 +195,7 @@ fn local_bound(
             nbr.pop();
             ok
         }
-        Coll::Range(lo, hi) => {
+        Coll::Range(lo, hi, _) => {
             if !(local_i(lo, p, nbr, vals, nv) && local_i(hi, p, nbr, vals, nv)) {
                 return false;
             }

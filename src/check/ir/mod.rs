@@ -139,8 +139,8 @@ pub enum Coll {
     NbrsOf(Proc),
     /// All processes.
     Procs,
-    /// The integers `lo..=hi`.
-    Range(Box<IExpr>, Box<IExpr>),
+    /// The integers `lo..=hi`, written at the span.
+    Range(Box<IExpr>, Box<IExpr>, Span),
 }
 
 /// A collection with the filter a set adds, and the slot its variable uses.

@@ -194,7 +194,7 @@ impl Builder<'_, '_> {
 
     /// The values a loop over `lo..hi` unrolls into, when few enough.
     fn unroll(&self, coll: &ir::Coll) -> Option<std::ops::RangeInclusive<i64>> {
-        let ir::Coll::Range(lo, hi) = coll else {
+        let ir::Coll::Range(lo, hi, _) = coll else {
             return None;
         };
         let (lo, hi) = (self.value_of(lo)?, self.value_of(hi)?);

@@ -181,6 +181,13 @@ pub(crate) fn initial_state(
     }
     sources.extend(sets.iter().map(|s| ("--set", s.as_str())));
     if *mode == InitMode::Random {
+        // Each message takes its fields, a stamp and the queue's slot.
+        let most = code.random_fill.1 as u128 * chans.queues.len() as u128 * 64;
+        if let Err(m) = crate::memory::check(most, "filling every channel at random") {
+            let pr = Problem::new("guarded::init::memory", m)
+                .help("declare a smaller `channel capacity`, or a `random lo..hi` fill range");
+            return Err(here(vec![pr], "", ""));
+        }
         random_channels(code, topo, &mut chans, rng);
     }
     for (origin, text) in sources {
