@@ -410,7 +410,17 @@ fn instances_beyond_the_memory_budget_are_refused_before_allocating() {
     );
     refused(&o, "guarded::instance::memory");
     let program = "programs/dijkstra_kstate.gc";
-    let o = guarded(&["check", program, "--topology", "grid:7000x7000", "--memory-limit", "1G"], "");
+    let o = guarded(
+        &[
+            "check",
+            program,
+            "--topology",
+            "grid:7000x7000",
+            "--memory-limit",
+            "1G",
+        ],
+        "",
+    );
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("memory budget"), "{}", o.stderr);
     let edges = scratch("far.txt", "0 49999999\n");
@@ -429,7 +439,7 @@ fn instances_beyond_the_memory_budget_are_refused_before_allocating() {
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("memory budget"), "{}", o.stderr);
     let channels =
-        "message m(v: 0..3)\nchannel capacity 1000000000\nvar x: 0..1\ntopology ring:100\n\
+        "message m(v: 0..3)\nchannel capacity 65536\nvar x: 0..1\ntopology ring:100000\n\
                     process { a :: receive m(v) from q -> x := 1 }\n";
     let path = scratch("channels.gc", channels);
     let o = guarded(&["run", path.to_str().unwrap(), "--init", "random"], "");
