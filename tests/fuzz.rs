@@ -330,7 +330,9 @@ fn mutate(text: &str, rng: &mut ChaCha8Rng) -> String {
 fn generate(rng: &mut ChaCha8Rng) -> String {
     let mut out = String::new();
     let k = rng.gen_range(1..6);
-    let families = ["ring:4", "ring:7", "ring:12", "chain:5", "uring:4", "grid:2x3", "random:6"];
+    let families = [
+        "ring:4", "ring:7", "ring:12", "chain:5", "uring:4", "grid:2x3", "random:6",
+    ];
     out.push_str(&format!("topology {}\n", families.choose(rng).unwrap()));
     out.push_str(&format!(
         "param K = {}\n",

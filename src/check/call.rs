@@ -189,6 +189,30 @@ impl Checker {
                 ),
                 Ty::Int,
             ),
+            QuantKind::Sum => match body {
+                Typed::Int(e, Ty::Int) => Typed::Int(
+                    IExpr::Sum(
+                        slot,
+                        coll,
+                        Box::new(filter.unwrap_or(BExpr::Const(true))),
+                        Box::new(e),
+                        span,
+                    ),
+                    Ty::Int,
+                ),
+                t => {
+                    let found = self.typed_name(&t);
+                    self.err(
+                        Problem::new(
+                            "guarded::check::type_mismatch",
+                            format!("expected int, found {found}"),
+                        )
+                        .label(span, format!("the summand is {found}"))
+                        .help("`sum(q in S : e)` adds up an integer `e`; to count members use `count`"),
+                    );
+                    return None;
+                }
+            },
             QuantKind::Min | QuantKind::Max | QuantKind::ArgMin | QuantKind::ArgMax => {
                 let mut parts = Vec::new();
                 let tuple = matches!(body, Typed::Tuple(_));

@@ -56,6 +56,22 @@ impl Compiler<'_> {
                     Ok(k)
                 })
             }
+            IExpr::Sum(slot, coll, filter, body, span) => {
+                let (slot, span) = (*slot, *span);
+                let (filter, body) = (self.bexpr(filter), self.iexpr(body));
+                self.over(coll, move |e, items| {
+                    let mut total: i64 = 0;
+                    for q in items {
+                        e.locals[slot].set(q);
+                        if filter(e)? {
+                            total = total
+                                .checked_add(body(e)?)
+                                .map_or_else(|| overflow(span), Ok)?;
+                        }
+                    }
+                    Ok(total)
+                })
+            }
             IExpr::Best(b) => self.best(b),
             IExpr::FromBool(b) => {
                 let f = self.bexpr(b);

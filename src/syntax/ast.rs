@@ -280,6 +280,8 @@ pub enum QuantKind {
     Exists,
     /// `count(q in S: P)`
     Count,
+    /// `sum(q in S: e)`: the total of an integer over the members.
+    Sum,
     /// `min(q in S: e)`: the smallest value (lexicographic for tuples).
     Min,
     /// `max(q in S: e)`

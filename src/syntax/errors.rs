@@ -94,6 +94,7 @@ fn rule_name(rule: &Rule) -> String {
         kw_of => "`of`",
         w_min => "`min`",
         w_max => "`max`",
+        w_sum => "`sum`",
         w_argmin => "`argmin`",
         w_argmax => "`argmax`",
         w_random => "`random`",

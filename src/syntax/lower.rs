@@ -502,6 +502,7 @@ fn lower_atom(p: Pair<Rule>) -> Expr {
                 Rule::kw_forall => QuantKind::Forall,
                 Rule::kw_exists => QuantKind::Exists,
                 Rule::kw_count => QuantKind::Count,
+                Rule::w_sum => QuantKind::Sum,
                 Rule::w_min => QuantKind::Min,
                 Rule::w_max => QuantKind::Max,
                 Rule::w_argmin => QuantKind::ArgMin,

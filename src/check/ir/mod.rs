@@ -181,6 +181,9 @@ pub enum IExpr {
     Arith(Arith, Box<IExpr>, Box<IExpr>, Span),
     /// `count(q in C: P)`: the bound variable's local slot, the collection, the body.
     Count(usize, Coll, Box<BExpr>),
+    /// `sum(q in C: e)`: the slot, the collection, the members counted (a
+    /// set's filter, or true), the summand; overflow is reported at the span.
+    Sum(usize, Coll, Box<BExpr>, Box<IExpr>, Span),
     /// An integer bound variable (`i in 0..k`, `for i in ...`).
     Local(usize),
     /// An element of an array variable: process, variable, index, span of the read.
