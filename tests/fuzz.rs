@@ -436,6 +436,18 @@ fn int_expr(rng: &mut ChaCha8Rng, depth: u32) -> String {
             bool_expr(rng, depth - 1).replace("x", "q.x")
         ),
         7 => format!("-{}", int_expr(rng, depth - 1)),
+        8 if rng.gen_bool(0.5) => format!(
+            "(if {} then {} else {})",
+            bool_expr(rng, depth - 1),
+            int_expr(rng, depth - 1),
+            int_expr(rng, depth - 1)
+        ),
+        8 => format!(
+            "sum(q in nbrs : {})",
+            ["q.x", "q.index", "1", "q.x * 2", "-q.x"]
+                .choose(rng)
+                .unwrap()
+        ),
         _ => int_expr(rng, 0),
     }
 }

@@ -69,6 +69,12 @@ impl<'a> Subst<'a> {
             }
             Expr::Index(a, i, s) => Expr::Index(Box::new(self.expr(a)), Box::new(self.expr(i)), *s),
             Expr::Tuple(v, s) => Expr::Tuple(v.iter().map(|a| self.expr(a)).collect(), *s),
+            Expr::Cond(c, a, b, s) => Expr::Cond(
+                Box::new(self.expr(c)),
+                Box::new(self.expr(a)),
+                Box::new(self.expr(b)),
+                *s,
+            ),
             Expr::Set(var, coll, pred, s) => {
                 let coll = self.coll(coll);
                 let (var, pred) = self.binding(var, |me| me.expr(pred));
@@ -172,6 +178,11 @@ pub fn uses(e: &Expr, params: &[String], out: &mut Vec<(String, crate::span::Spa
         }
         Expr::Tuple(v, _) | Expr::Edge(v, _) => v.iter().for_each(|a| uses(a, params, out)),
         Expr::Acyclic(_, _, pred, _) => uses(pred, params, out),
+        Expr::Cond(c, a, b, _) => {
+            uses(c, params, out);
+            uses(a, params, out);
+            uses(b, params, out);
+        }
     }
 }
 

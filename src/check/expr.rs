@@ -19,6 +19,37 @@ impl Checker {
         }
     }
 
+    /// `if c then a else b`, the branches of one type (componentwise for tuples).
+    fn cond(&mut self, c: BExpr, a: Typed, b: Typed, span: Span) -> Option<Typed> {
+        Some(match (a, b) {
+            (Typed::Bool(a), Typed::Bool(b)) => Typed::Bool(BExpr::Or(
+                Box::new(BExpr::And(Box::new(c.clone()), Box::new(a))),
+                Box::new(BExpr::And(Box::new(BExpr::Not(Box::new(c))), Box::new(b))),
+            )),
+            (Typed::Int(a, ta), Typed::Int(b, tb)) if ta == tb => {
+                Typed::Int(IExpr::Cond(Box::new(c), Box::new(a), Box::new(b)), ta)
+            }
+            (Typed::Tuple(a), Typed::Tuple(b)) if a.len() == b.len() => Typed::Tuple(
+                a.into_iter()
+                    .zip(b)
+                    .map(|(a, b)| self.cond(c.clone(), a, b, span))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            (a, b) => {
+                let (ta, tb) = (self.typed_name(&a), self.typed_name(&b));
+                self.err(
+                    Problem::new(
+                        "guarded::check::type_mismatch",
+                        format!("the branches of `if ... then ... else` differ: {ta} and {tb}"),
+                    )
+                    .label(span, "this conditional")
+                    .help("both branches must have one type: integers, booleans, one enumeration, nodes, or tuples of them"),
+                );
+                return None;
+            }
+        })
+    }
+
     pub(super) fn bool_expr(&mut self, e: &Expr) -> Option<BExpr> {
         match self.expr(e)? {
             Typed::Bool(b) => Some(b),
@@ -125,6 +156,11 @@ impl Checker {
                         None
                     }
                 }
+            }
+            Expr::Cond(c, a, b, span) => {
+                let c = self.bool_expr(c);
+                let (a, b) = (self.expr(a), self.expr(b));
+                self.cond(c?, a?, b?, *span)
             }
             Expr::Tuple(items, _) => {
                 let mut out = Vec::new();

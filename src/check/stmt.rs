@@ -293,6 +293,7 @@ impl Checker {
             }
             IExpr::Best(b) => matches!(b.coll, Coll::NbrsOf(Proc::Me)),
             IExpr::Let(_, _, body) => self.names_neighbour(body),
+            IExpr::Cond(_, a, b) => self.names_neighbour(a) && self.names_neighbour(b),
             _ => false,
         }
     }

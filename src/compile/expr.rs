@@ -56,6 +56,10 @@ impl Compiler<'_> {
                     Ok(k)
                 })
             }
+            IExpr::Cond(c, a, b) => {
+                let (c, a, b) = (self.bexpr(c), self.iexpr(a), self.iexpr(b));
+                Box::new(move |e| if c(e)? { a(e) } else { b(e) })
+            }
             IExpr::Sum(slot, coll, filter, body, span) => {
                 let (slot, span) = (*slot, *span);
                 let (filter, body) = (self.bexpr(filter), self.iexpr(body));

@@ -303,6 +303,11 @@ pub(super) fn collect_reads<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) 
         ast::Expr::Name(_) | ast::Expr::Field(..) | ast::Expr::Index(..) => out.push(e),
         ast::Expr::Unary(_, a, _) => collect_reads(a, out),
         ast::Expr::Tuple(items, _) => items.iter().for_each(|a| collect_reads(a, out)),
+        ast::Expr::Cond(c, a, b, _) => {
+            collect_reads(c, out);
+            collect_reads(a, out);
+            collect_reads(b, out);
+        }
         ast::Expr::Binary(_, a, b, _) => {
             collect_reads(a, out);
             collect_reads(b, out);

@@ -335,6 +335,8 @@ pub enum Expr {
     Edge(Vec<Expr>, Span),
     /// `acyclic(p -> q : P)`.
     Acyclic(Ident, Ident, Box<Expr>, Span),
+    /// `if c then a else b`.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>, Span),
 }
 
 impl Expr {
@@ -352,7 +354,8 @@ impl Expr {
             | Expr::Tuple(_, s)
             | Expr::Set(_, _, _, s)
             | Expr::Edge(_, s)
-            | Expr::Acyclic(_, _, _, s) => *s,
+            | Expr::Acyclic(_, _, _, s)
+            | Expr::Cond(_, _, _, s) => *s,
         }
     }
 }

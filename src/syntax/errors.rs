@@ -95,6 +95,8 @@ fn rule_name(rule: &Rule) -> String {
         w_min => "`min`",
         w_max => "`max`",
         w_sum => "`sum`",
+        w_then => "`then`",
+        cond => "a conditional `if c then a else b`",
         w_argmin => "`argmin`",
         w_argmax => "`argmax`",
         w_random => "`random`",

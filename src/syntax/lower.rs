@@ -474,6 +474,12 @@ fn lower_atom(p: Pair<Rule>) -> Expr {
                 _ => Expr::Tuple(parts, span),
             }
         }
+        Rule::cond => {
+            let mut it = p.into_inner().filter(|c| c.as_rule() == Rule::expr);
+            let mut next = || Box::new(lower_expr(it.next().unwrap()));
+            let (c, a, b) = (next(), next(), next());
+            Expr::Cond(c, a, b, span)
+        }
         Rule::edge_ref => Expr::Edge(p.into_inner().skip(1).map(lower_expr).collect(), span),
         Rule::acyclic => {
             let mut it = p.into_inner().skip(1);

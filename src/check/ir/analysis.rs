@@ -45,6 +45,7 @@ pub fn reads_var_i(e: &IExpr, hit: &dyn Fn(usize) -> bool) -> bool {
         IExpr::Sum(_, coll, filter, body, _) => {
             reads_var_c(coll, hit) || reads_var_b(filter, hit) || reads_var_i(body, hit)
         }
+        IExpr::Cond(c, a, b) => reads_var_b(c, hit) || reads_var_i(a, hit) || reads_var_i(b, hit),
         IExpr::Elem(p, v, i, _) => hit(*v) || reads_var_p(p, hit) || reads_var_i(i, hit),
         IExpr::Best(b) => {
             reads_var_c(&b.coll, hit)
@@ -236,6 +237,11 @@ fn local_i(
             local_bound(*s, coll, p, nbr, vals, nv, |nbr, vals| {
                 local_b(filter, p, nbr, vals, nv) && local_i(body, p, nbr, vals, nv)
             })
+        }
+        IExpr::Cond(c, a, b) => {
+            local_b(c, p, nbr, vals, nv)
+                && local_i(a, p, nbr, vals, nv)
+                && local_i(b, p, nbr, vals, nv)
         }
         IExpr::Elem(q, v, i, _) => elem_ok(q, *v, p, nbr, nv) && local_i(i, p, nbr, vals, nv),
         IExpr::Best(b) => local_bound(b.slot, &b.coll, p, nbr, vals, nv, |nbr, vals| {

@@ -181,6 +181,8 @@ pub enum IExpr {
     Arith(Arith, Box<IExpr>, Box<IExpr>, Span),
     /// `count(q in C: P)`: the bound variable's local slot, the collection, the body.
     Count(usize, Coll, Box<BExpr>),
+    /// `if c then a else b`.
+    Cond(Box<BExpr>, Box<IExpr>, Box<IExpr>),
     /// `sum(q in C: e)`: the slot, the collection, the members counted (a
     /// set's filter, or true), the summand; overflow is reported at the span.
     Sum(usize, Coll, Box<BExpr>, Box<IExpr>, Span),
