@@ -186,6 +186,11 @@ impl Checked {
         self.prog.params.iter().map(|p| p.name.clone()).collect()
     }
 
+    /// Whether the program declares a `legitimate:` predicate.
+    pub fn has_legitimacy(&self) -> bool {
+        self.prog.legitimate.is_some()
+    }
+
     /// The topology the program declares as its default, if any.
     pub fn default_topology(&self) -> Option<String> {
         self.prog.topology.as_ref().map(|t| t.0.clone())

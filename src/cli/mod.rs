@@ -23,10 +23,14 @@ use std::io::{IsTerminal, Write};
 
 pub use crate::report::exit::{EXIT_INPUT, EXIT_INVARIANT, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE};
 
+/// `run --expect`: the run did not end as expected.
+pub const EXIT_UNEXPECTED: i32 = 6;
+
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 the program or an input file is wrong \
 (not UTF-8, a syntax or type error, a bad line); 2 the command line is wrong (a bad flag, or a \
 file it names that cannot be read or is too large); 3 runtime error in the program; 4 an \
-invariant was violated; 5 verify: a property does not hold.";
+invariant was violated; 5 verify: a property does not hold; 6 run --expect: the run did not end \
+as expected.";
 
 #[derive(Parser, Debug)]
 #[command(name = "guarded", version, about = "Run distributed algorithms written as guarded commands", after_help = EXIT_CODES)]
@@ -190,9 +194,22 @@ struct RunArgs {
     /// Leave the final configuration out of the summary.
     #[arg(long)]
     no_final: bool,
+    /// Exit with status 6 when the run does not end as expected: legitimate
+    /// (the predicate holds at the end) or silent (no process enabled).
+    #[arg(long, value_enum, value_name = "STATE")]
+    expect: Option<Expect>,
     /// Report speed (steps and moves per second of the run loop) and memory per process.
     #[arg(long)]
     stats: bool,
+}
+
+/// What `--expect` asks of the end of a run.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum Expect {
+    /// The legitimacy predicate holds at the end.
+    Legitimate,
+    /// No process is enabled at the end.
+    Silent,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -389,6 +406,13 @@ fn run(a: &RunArgs) -> i32 {
         Err(code) => return code,
     };
     let program = a.instance.program.clone();
+    let wants_legitimacy =
+        a.limits.until == Until::Legitimate || a.expect == Some(Expect::Legitimate);
+    if wants_legitimacy && sim.legitimate().is_none() {
+        return usage_error(format!(
+            "`{program}` declares no `legitimate:` predicate, so neither --until legitimate nor --expect legitimate can be decided"
+        ));
+    }
     let trace = a
         .trace_format
         .or(if a.trace { Some(Format::Text) } else { None });
@@ -430,6 +454,21 @@ fn run(a: &RunArgs) -> i32 {
             EXIT_RUNTIME,
         ),
         _ => (None, EXIT_OK),
+    };
+    let missed = match a.expect {
+        Some(Expect::Legitimate) if sim.legitimate() != Some(true) => Some("legitimate"),
+        Some(Expect::Silent) if !sim.is_silent() => Some("silent"),
+        _ => None,
+    };
+    let exit = match missed {
+        Some(state) if exit == EXIT_OK => {
+            eprintln!(
+                "error: --expect {state}: the run ended after step {} and is not {state}",
+                sim.now().step
+            );
+            EXIT_UNEXPECTED
+        }
+        _ => exit,
     };
     let info = output::RunInfo {
         program: &program,

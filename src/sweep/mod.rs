@@ -140,6 +140,11 @@ impl Sweep {
     ) -> Result<Sweep, PlanError> {
         let checked = crate::load::check(source).map_err(PlanError::Program)?;
         let usage = PlanError::Usage;
+        if options.limits.until_legitimate && !checked.has_legitimacy() {
+            return Err(usage(format!(
+                "`{program}` declares no `legitimate:` predicate, so --until legitimate cannot be decided"
+            )));
+        }
         let daemons = grid::daemons(&axes.daemons, read).map_err(usage)?;
         let seeds = grid::seeds(&axes.seeds).map_err(|e| usage(format!("--seeds: {e}")))?;
         let param_axes = axes
