@@ -211,6 +211,26 @@ impl Checker {
         match field.name.as_str() {
             "index" => return Some(Typed::Int(IExpr::Index(p), Ty::Int)),
             "id" => return Some(Typed::Int(IExpr::Id(p), Ty::Int)),
+            side @ ("left" | "right") if !self.var_index.contains_key(side) => {
+                if self.scope() != Scope::Global {
+                    self.err(
+                        Problem::new(
+                            "guarded::check::not_local",
+                            format!("`.{side}` of another process is read from a global predicate only"),
+                        )
+                        .label(field.span, "two hops away, perhaps")
+                        .help("an action reads its own `left` and `right`; `p.left` and `p.right` belong in `legitimate:`, `invariant` and `report`"),
+                    );
+                    return None;
+                }
+                let left = side == "left";
+                if left {
+                    self.reads_left.get_or_insert(field.span);
+                } else {
+                    self.reads_right.get_or_insert(field.span);
+                }
+                return Some(Typed::Int(IExpr::Side(p, left, field.span), Ty::Node));
+            }
             _ => {}
         }
         if self.scope() == Scope::Init || self.scope() == Scope::Selector {

@@ -26,6 +26,21 @@ impl Compiler<'_> {
                 let f = self.proc(p);
                 Box::new(move |e| Ok(f(e)? as i64))
             }
+            IExpr::Side(p, left, span) => {
+                let (f, left, span) = (self.proc(p), *left, *span);
+                Box::new(move |e| {
+                    let p = f(e)?;
+                    let q = if left {
+                        e.topo.left[p]
+                    } else {
+                        e.topo.right[p]
+                    };
+                    if q == NONE {
+                        return no_neighbour(span, if left { "left" } else { "right" }, p);
+                    }
+                    Ok(i64::from(q))
+                })
+            }
             IExpr::Id(p) => {
                 let f = self.proc(p);
                 Box::new(move |e| Ok(e.topo.ids[f(e)?]))

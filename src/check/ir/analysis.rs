@@ -36,7 +36,9 @@ pub fn reads_var_i(e: &IExpr, hit: &dyn Fn(usize) -> bool) -> bool {
     match e {
         IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg | IExpr::Local(_) => false,
         IExpr::Var(p, v) => hit(*v) || reads_var_p(p, hit),
-        IExpr::Index(p) | IExpr::Id(p) | IExpr::NodeOf(p) => reads_var_p(p, hit),
+        IExpr::Index(p) | IExpr::Id(p) | IExpr::NodeOf(p) | IExpr::Side(p, _, _) => {
+            reads_var_p(p, hit)
+        }
         IExpr::Neg(a, _) | IExpr::Abs(a, _) => reads_var_i(a, hit),
         IExpr::Arith(_, a, b, _) | IExpr::Let(_, a, b) => {
             reads_var_i(a, hit) || reads_var_i(b, hit)
@@ -225,6 +227,7 @@ fn local_i(
     match e {
         IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => true,
         IExpr::Local(s) => vals.contains(s),
+        IExpr::Side(..) => false,
         IExpr::Var(q, _) | IExpr::Index(q) | IExpr::Id(q) | IExpr::NodeOf(q) => {
             allowed(q, p, nbr, nv)
         }

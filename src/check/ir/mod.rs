@@ -183,6 +183,9 @@ pub enum IExpr {
     Count(usize, Coll, Box<BExpr>),
     /// `if c then a else b`.
     Cond(Box<BExpr>, Box<IExpr>, Box<IExpr>),
+    /// `p.left` (`true`) or `p.right` of a process in a global predicate:
+    /// its ring or chain neighbour, a runtime error where it has none.
+    Side(Proc, bool, Span),
     /// `sum(q in C: e)`: the slot, the collection, the members counted (a
     /// set's filter, or true), the summand; overflow is reported at the span.
     Sum(usize, Coll, Box<BExpr>, Box<IExpr>, Span),
