@@ -14,7 +14,7 @@ pub fn describe(stop: &Stop) -> &'static str {
         Stop::Legitimate => "legitimate (--until legitimate)",
         Stop::StepLimit => "step limit",
         Stop::MoveLimit => "move limit",
-        Stop::IdleLimit => "idle limit (1000000 rounds in a row with only timers advancing)",
+        Stop::IdleLimit => "idle limit (too many rounds in a row with only timers advancing)",
         Stop::ScheduleDone => "end of schedule",
         Stop::Invariant(_) | Stop::InvariantFault(_) => "invariant violated",
         Stop::Error(_) => "runtime error",

@@ -10,6 +10,16 @@ use crate::runtime::engine::{Outcome, RunError, Simulation};
 /// idle run going for ever); far more than any protocol waits.
 pub const MAX_IDLE_ROUNDS: u64 = 1_000_000;
 
+/// Such a round advances every process's timers, so on large instances
+/// fewer pass: at most this many process-rounds in a row (100 rounds on a
+/// million processes), and never fewer than 100 rounds.
+pub const MAX_IDLE_WORK: u64 = 100_000_000;
+
+/// The idle rounds in a row a run of `n` processes lets pass.
+pub fn idle_rounds(n: usize) -> u64 {
+    (MAX_IDLE_WORK / n.max(1) as u64).clamp(100, MAX_IDLE_ROUNDS)
+}
+
 /// When a run stops by itself.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -46,8 +56,8 @@ pub enum Stop {
     StepLimit,
     /// [`Limits::moves`] moves were made.
     MoveLimit,
-    /// [`MAX_IDLE_ROUNDS`] rounds in a row passed with no process enabled,
-    /// only timers advancing.
+    /// [`idle_rounds`] rounds in a row passed with no process enabled, only
+    /// timers advancing.
     IdleLimit,
     /// The schedule has no more lines.
     ScheduleDone,
@@ -98,12 +108,13 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
     }
     // Rounds in a row in which no process moved, only timers advanced.
     let mut idle = 0;
+    let idle_limit = idle_rounds(sim.n());
     loop {
         if limits.until_legitimate && sim.legitimate() == Some(true) {
             return Stop::Legitimate;
         }
         let now = sim.now();
-        if idle >= MAX_IDLE_ROUNDS {
+        if idle >= idle_limit {
             return Stop::IdleLimit;
         }
         if now.step - start.step >= limits.steps {
