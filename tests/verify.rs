@@ -556,6 +556,53 @@ fn arbitration_is_safe_under_the_daemons_it_is_written_for() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The README's table of arbitration on small graphs: each row's counts of
+/// reachable configurations, safety under the central and locally-central
+/// daemons, and Q0 broken under the synchronous one.
+#[test]
+fn arbitration_on_small_graphs_is_as_the_readme_says() {
+    let src = include_str!("../programs/arbitration.gc");
+    let readme = include_str!("../README.md");
+    let rows: [(&str, &[(&str, u64)]); 4] = [
+        ("| path (`chain:3`, `chain:4`, `chain:5`, `chain:6`) | 3, 4, 5, 6 | 70, 344, 1,698, 8,372 |",
+         &[("chain:3", 70), ("chain:4", 344), ("chain:5", 1698), ("chain:6", 8372)]),
+        ("| cycle (`ring:3`, `ring:4`, `ring:5`, `ring:6`) | 3, 4, 5, 6 | 116, 592, 2,912, 14,388 |",
+         &[("ring:3", 116), ("ring:4", 592), ("ring:5", 2912), ("ring:6", 14388)]),
+        ("| K4 (`complete:4`) | 4 | 1,776 |", &[("complete:4", 1776)]),
+        ("| star (`star:5`) | 5 | 2,002 |", &[("star:5", 2002)]),
+    ];
+    for (row, graphs) in rows {
+        assert!(readme.contains(row), "the README shows {row}");
+        for &(topology, count) in graphs {
+            let mut inst = instance(src, topology, &[]);
+            let start = inst
+                .initial(&guarded::runtime::init::InitMode::Declared, &[])
+                .unwrap();
+            for d in [Daemon::Central, Daemon::LocallyCentral, Daemon::Synchronous] {
+                let ex = Explorer::reachable(&inst, start.clone(), &d, None).unwrap();
+                let v = ex.verify(&d).unwrap();
+                let safe = d != Daemon::Synchronous;
+                assert_eq!(v.invariant.is_none(), safe, "{topology} {}", d.name());
+                if safe {
+                    assert_eq!(ex.configurations(), count, "{topology} {}", d.name());
+                    assert!(matches!(
+                        v.convergence,
+                        Convergence::NotDeclared { deadlock: None }
+                    ));
+                } else {
+                    let (name, run) = v.invariant.as_ref().unwrap();
+                    assert_eq!(name, "Q0", "{topology}");
+                    assert_eq!(
+                        run.steps.len(),
+                        1,
+                        "{topology}: Q0 breaks at the first step"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// A step that leaves its domain is a counterexample from every
 /// configuration too, and its witness replays as a runtime error.
 #[test]
