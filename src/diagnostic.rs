@@ -109,30 +109,37 @@ pub fn render(problems: &[Problem], name: &str, source: &str, plain: bool) -> St
 /// the terminal (and miette cannot draw past 65,535 columns).
 const LONGEST_QUOTED_LINE: usize = 1_000;
 
+/// The bounds of the line holding byte `at` of `source`.
+fn line_around(source: &str, at: usize) -> (usize, usize) {
+    let at = at.min(source.len());
+    let start = source[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = source[at..].find('\n').map_or(source.len(), |i| at + i);
+    (start, end)
+}
+
 /// `p` with its labels as `NAME:LINE:COLUMN` lines instead of a quoted
 /// snippet, when a line it would quote (a labelled line or its neighbours)
 /// is longer than [`LONGEST_QUOTED_LINE`]; `None` otherwise.
 fn without_snippet(p: &Problem, name: &str, source: &str) -> Option<Problem> {
-    let line_of = |offset: usize| source[..offset.min(source.len())].matches('\n').count();
-    let lines: Vec<&str> = source.split('\n').collect();
-    let long = p.labels.iter().any(|(span, _)| {
-        let l = line_of(span.start);
-        (l.saturating_sub(1)..=l + 1)
-            .any(|k| lines.get(k).is_some_and(|t| t.len() > LONGEST_QUOTED_LINE))
+    let long = |(start, end): (usize, usize)| end - start > LONGEST_QUOTED_LINE;
+    let quoted_long = p.labels.iter().any(|(span, _)| {
+        let (start, end) = line_around(source, span.start);
+        long((start, end))
+            || (start > 0 && long(line_around(source, start - 1)))
+            || (end < source.len() && long(line_around(source, end + 1)))
     });
-    if !long {
+    if !quoted_long {
         return None;
     }
     let mut message = p.message.clone();
     for (span, label) in &p.labels {
-        let start = span.start.min(source.len());
-        let line = line_of(start);
-        let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
-        let column = source[line_start..start].chars().count() + 1;
-        let width = lines.get(line).map_or(0, |t| t.chars().count());
+        let at = span.start.min(source.len());
+        let (start, end) = line_around(source, at);
+        let line = source[..start].matches('\n').count() + 1;
+        let column = source[start..at].chars().count() + 1;
+        let width = source[start..end].chars().count();
         message.push_str(&format!(
-            "\n    at {name}:{}:{column}: {label} (a line of {width} characters, not quoted)",
-            line + 1
+            "\n    at {name}:{line}:{column}: {label} (a line of {width} characters, not quoted)"
         ));
     }
     Some(Problem {

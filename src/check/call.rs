@@ -214,68 +214,83 @@ impl Checker {
                 }
             },
             QuantKind::Min | QuantKind::Max | QuantKind::ArgMin | QuantKind::ArgMax => {
-                let mut parts = Vec::new();
-                let tuple = matches!(body, Typed::Tuple(_));
-                flatten(body, &mut parts);
-                let mut keys = Vec::new();
-                for p in parts {
-                    match p {
-                        Typed::Int(k, Ty::Int) => keys.push(k),
-                        t => {
-                            let found = self.typed_name(&t);
-                            self.err(
-                                Problem::new(
-                                    "guarded::check::type_mismatch",
-                                    format!("cannot order {found}"),
-                                )
-                                .label(span, format!("the key is {found}"))
-                                .help("`min`, `max`, `argmin` and `argmax` compare integers or tuples of integers"),
-                            );
-                            return None;
-                        }
-                    }
-                }
-                if keys.len() > 8 {
+                return self.best_of(kind, (slot, coll, filter, kind_of), body, span)
+            }
+        })
+    }
+
+    /// `min`, `max`, `argmin` or `argmax` over a bound collection: the key
+    /// (an integer or a tuple of at most 8) ordered, the best member or its key.
+    fn best_of(
+        &mut self,
+        kind: QuantKind,
+        (slot, coll, filter, kind_of): (usize, Coll, Option<BExpr>, LocalKind),
+        body: Typed,
+        span: Span,
+    ) -> Option<Typed> {
+        let mut parts = Vec::new();
+        let tuple = matches!(body, Typed::Tuple(_));
+        flatten(body, &mut parts);
+        let mut keys = Vec::new();
+        for p in parts {
+            match p {
+                Typed::Int(k, Ty::Int) => keys.push(k),
+                t => {
+                    let found = self.typed_name(&t);
                     self.err(
-                        Problem::new("guarded::check::too_many_keys", format!("a key of {} components", keys.len()))
-                            .label(span, "compared here")
-                            .help("`min`, `max`, `argmin` and `argmax` compare tuples of at most 8 integers"),
+                        Problem::new(
+                            "guarded::check::type_mismatch",
+                            format!("cannot order {found}"),
+                        )
+                        .label(span, format!("the key is {found}"))
+                        .help("`min`, `max`, `argmin` and `argmax` compare integers or tuples of integers"),
                     );
                     return None;
                 }
-                let max = matches!(kind, QuantKind::Max | QuantKind::ArgMax);
-                let best = IExpr::Best(Box::new(ir::Best {
-                    slot,
-                    coll,
-                    filter,
-                    keys: keys.clone(),
-                    max,
-                    span,
-                }));
-                if matches!(kind, QuantKind::ArgMin | QuantKind::ArgMax) {
-                    let ty = match kind_of {
-                        LocalKind::Int => Ty::Int,
-                        LocalKind::Field(t) => t,
-                        LocalKind::Node { .. } => Ty::Node,
-                    };
-                    return Some(Typed::Int(best, ty));
-                }
-                let mut comps: Vec<Typed> = keys
-                    .into_iter()
-                    .map(|k| {
-                        Typed::Int(
-                            IExpr::Let(slot, Box::new(best.clone()), Box::new(k)),
-                            Ty::Int,
-                        )
-                    })
-                    .collect();
-                if tuple {
-                    Typed::Tuple(comps)
-                } else {
-                    comps.pop()?
-                }
             }
-        })
+        }
+        if keys.len() > 8 {
+            self.err(
+                Problem::new(
+                    "guarded::check::too_many_keys",
+                    format!("a key of {} components", keys.len()),
+                )
+                .label(span, "compared here")
+                .help("`min`, `max`, `argmin` and `argmax` compare tuples of at most 8 integers"),
+            );
+            return None;
+        }
+        let max = matches!(kind, QuantKind::Max | QuantKind::ArgMax);
+        let best = IExpr::Best(Box::new(ir::Best {
+            slot,
+            coll,
+            filter,
+            keys: keys.clone(),
+            max,
+            span,
+        }));
+        if matches!(kind, QuantKind::ArgMin | QuantKind::ArgMax) {
+            let ty = match kind_of {
+                LocalKind::Int => Ty::Int,
+                LocalKind::Field(t) => t,
+                LocalKind::Node { .. } => Ty::Node,
+            };
+            return Some(Typed::Int(best, ty));
+        }
+        let mut comps: Vec<Typed> = keys
+            .into_iter()
+            .map(|k| {
+                Typed::Int(
+                    IExpr::Let(slot, Box::new(best.clone()), Box::new(k)),
+                    Ty::Int,
+                )
+            })
+            .collect();
+        if tuple {
+            Some(Typed::Tuple(comps))
+        } else {
+            comps.pop()
+        }
     }
 
     /// Binds `var` over a collection: its slot, the collection, the filter a

@@ -225,18 +225,21 @@ pub(super) fn sweep(a: &SweepArgs) -> i32 {
 /// The CSV writer `--csv` asks for, its header written.
 fn open_csv(path: Option<&str>, table: &Table) -> Result<Option<csv::Writer<Box<dyn Write>>>, i32> {
     let Some(path) = path else { return Ok(None) };
-    let out: Box<dyn Write> = if path == "-" {
-        Box::new(std::io::stdout())
-    } else {
-        match std::fs::File::create(path) {
-            Ok(f) => Box::new(std::io::BufWriter::new(f)),
-            Err(e) => return Err(usage_error(format!("--csv: cannot create `{path}`: {e}"))),
-        }
-    };
-    table.writer(out).map(Some).map_err(|e| {
+    table.writer(csv_destination(path)?).map(Some).map_err(|e| {
         eprintln!("error: cannot write the CSV `{path}`: {e}");
         EXIT_INPUT
     })
+}
+
+/// Where `--csv` writes: standard output for `-`, else the file, created.
+fn csv_destination(path: &str) -> Result<Box<dyn Write>, i32> {
+    if path == "-" {
+        return Ok(Box::new(std::io::stdout()));
+    }
+    match std::fs::File::create(path) {
+        Ok(f) => Ok(Box::new(std::io::BufWriter::new(f))),
+        Err(e) => Err(usage_error(format!("--csv: cannot create `{path}`: {e}"))),
+    }
 }
 
 /// A progress bar on standard error, drawn only on a terminal.
@@ -330,17 +333,11 @@ fn merge(a: &SweepArgs) -> i32 {
         );
     }
     if let Some(path) = &a.csv {
-        let written = match open_csv(Some(path), &table) {
-            Ok(Some(mut w)) => table
-                .rows
-                .iter()
-                .try_for_each(|r| w.write_record(r.record()))
-                .and_then(|_| w.flush().map_err(csv::Error::from))
-                .is_ok(),
-            Ok(None) => true,
+        let out = match csv_destination(path) {
+            Ok(out) => out,
             Err(code) => return code,
         };
-        if !written {
+        if table.write(out).is_err() {
             eprintln!("error: cannot write the CSV `{path}`");
             return EXIT_INPUT;
         }

@@ -104,6 +104,9 @@ type TemplateKey = (String, Vec<(String, i64)>);
 pub struct Sweep {
     program: String,
     checked: Checked,
+    /// The program's parameters and reports: the table's columns.
+    params: Vec<String>,
+    reports: Vec<String>,
     daemons: Vec<(String, Daemon)>,
     init: InitMode,
     init_name: String,
@@ -192,6 +195,8 @@ impl Sweep {
             .ok_or_else(|| usage(format!("the grid has more than {MAX_POINTS} points")))?;
         let mut sweep = Sweep {
             program: program.to_string(),
+            params: declared,
+            reports: checked.report_names(),
             checked,
             daemons,
             init_name: crate::load::init_name(&init),
@@ -256,8 +261,8 @@ impl Sweep {
     /// An empty table with this sweep's columns.
     pub fn table(&self) -> Table {
         Table {
-            params: self.checked.param_names(),
-            reports: self.checked.report_names(),
+            params: self.params.clone(),
+            reports: self.reports.clone(),
             timings: self.options.timings,
             rows: Vec::new(),
         }
@@ -268,7 +273,6 @@ impl Sweep {
     pub fn run(&self, point: &Point, interrupted: &AtomicBool) -> Option<Row> {
         let started = std::time::Instant::now();
         let (name, daemon) = &self.daemons[point.daemon];
-        let names = self.checked.param_names();
         let mut row = Row {
             point: point.index,
             program: self.program.clone(),
@@ -284,14 +288,15 @@ impl Sweep {
             stop: "load".into(),
             exit: EXIT_OK,
             message: String::new(),
-            param_values: names
+            param_values: self
+                .params
                 .iter()
                 .map(|n| {
                     let given = point.params.iter().find(|p| &p.0 == n);
                     given.map_or(String::new(), |p| p.1.to_string())
                 })
                 .collect(),
-            reports: vec![String::new(); self.checked.report_names().len()],
+            reports: vec![String::new(); self.reports.len()],
             seconds: None,
         };
         match self.simulate(point, daemon) {

@@ -3,6 +3,7 @@
 //! stabilization; per (family, daemon, parameters) how each grows with n.
 
 use super::table::{Row, Table};
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// The three measures, in the order the summary gives them.
@@ -78,16 +79,16 @@ pub struct Group {
 /// The groups of `rows`, in the order they first appear.
 pub fn groups(rows: &[Row]) -> Vec<Group> {
     let mut keys: Vec<(&str, usize, &str, &str)> = Vec::new();
+    let mut index: HashMap<(&str, usize, &str, &str), usize> = HashMap::new();
     let mut members: Vec<Vec<&Row>> = Vec::new();
     for r in rows {
         let key = (r.family.as_str(), r.n, r.daemon.as_str(), r.params.as_str());
-        match keys.iter().position(|k| *k == key) {
-            Some(i) => members[i].push(r),
-            None => {
-                keys.push(key);
-                members.push(vec![r]);
-            }
-        }
+        let i = *index.entry(key).or_insert_with(|| {
+            keys.push(key);
+            members.push(Vec::new());
+            keys.len() - 1
+        });
+        members[i].push(r);
     }
     keys.into_iter()
         .zip(members)

@@ -178,10 +178,12 @@ impl Table {
                 "{name}: the columns are out of order (parameters, then reports, then seconds)"
             ));
         }
+        let width = header.len();
         for record in r.records() {
             let record = record.map_err(|e| format!("{name}: {e}"))?;
             let line = record.position().map_or(0, |p| p.line());
-            let row = Row::parse(&table, &record).map_err(|e| format!("{name}:{line}: {e}"))?;
+            let row =
+                Row::parse(&table, width, &record).map_err(|e| format!("{name}:{line}: {e}"))?;
             table.rows.push(row);
         }
         Ok(table)
@@ -225,8 +227,8 @@ impl Row {
         r
     }
 
-    fn parse(table: &Table, rec: &csv::StringRecord) -> Result<Row, String> {
-        let width = table.header().len();
+    /// A record of `table`, whose header has `width` columns.
+    fn parse(table: &Table, width: usize, rec: &csv::StringRecord) -> Result<Row, String> {
         if rec.len() != width {
             return Err(format!("{} cells where the header has {width}", rec.len()));
         }
