@@ -78,6 +78,7 @@ mod check;
 pub mod cli;
 mod compile;
 mod diagnostic;
+mod export;
 pub mod load;
 pub mod memory;
 mod repl;

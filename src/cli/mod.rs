@@ -9,6 +9,7 @@
 
 use crate::report as output;
 
+mod export;
 mod sweep;
 mod verify;
 
@@ -61,6 +62,8 @@ enum Command {
     /// values and seeds, in parallel: one CSV row per run, a summary of the
     /// measures to stabilization per size, and a plot of their growth.
     Sweep(sweep::SweepArgs),
+    /// Write an instance for another tool: `dot` (Graphviz).
+    Export(export::ExportArgs),
 }
 
 /// How the program is instantiated: shared by `run` and `check`.
@@ -201,6 +204,14 @@ struct RunArgs {
     /// Report speed (steps and moves per second of the run loop) and memory per process.
     #[arg(long)]
     stats: bool,
+    /// Draw the configuration at the end of the run (or at --dot-step) as a
+    /// Graphviz DOT file: values, enabled processes, the last movers, arrows
+    /// for node-valued variables. It reads back as `--topology dot:FILE`.
+    #[arg(long, value_name = "FILE")]
+    dot: Option<String>,
+    /// The step --dot draws [default: the last].
+    #[arg(long, value_name = "K", requires = "dot")]
+    dot_step: Option<u64>,
 }
 
 /// What `--expect` asks of the end of a run.
@@ -362,6 +373,7 @@ pub fn main() -> i32 {
         Command::Run(a) => run(&a),
         Command::Verify(a) => verify::verify(&a),
         Command::Sweep(a) => sweep::sweep(&a),
+        Command::Export(a) => export::export(&a),
         Command::Repl(a) => match start(&a.instance, &a.start) {
             Ok(s) => {
                 let color =
@@ -380,10 +392,27 @@ pub fn main() -> i32 {
     }
 }
 
-/// Prints each step as the run goes, with `--trace`.
+/// Prints each step as the run goes, with `--trace`; draws the
+/// configuration of `--dot-step`.
 struct TraceObserver<'a, W: Write> {
     tracer: Option<output::Tracer>,
     out: &'a mut W,
+    /// The step to draw, and its picture once drawn.
+    picture: Option<(u64, Option<String>)>,
+    program: &'a str,
+    seed: u64,
+}
+
+impl<W: Write> TraceObserver<'_, W> {
+    /// Draws `sim` if it is at the step asked for.
+    fn draw(&mut self, sim: &Simulation) {
+        if let Some((at, picture @ None)) = &mut self.picture {
+            if sim.now().step == *at {
+                let caption = export::caption(sim, self.program, self.seed);
+                *picture = Some(export::dot_of(sim, caption));
+            }
+        }
+    }
 }
 
 impl<W: Write> Observer for TraceObserver<'_, W> {
@@ -391,8 +420,28 @@ impl<W: Write> Observer for TraceObserver<'_, W> {
         if let Some(t) = &mut self.tracer {
             let _ = t.step(self.out, sim);
         }
+        self.draw(sim);
         true
     }
+}
+
+/// Writes `--dot`'s picture: the one of `--dot-step`, or the end's (with a
+/// warning when the run ended before that step).
+fn write_dot(a: &RunArgs, sim: &Simulation, drawn: Option<String>) -> Result<(), i32> {
+    let Some(path) = &a.dot else { return Ok(()) };
+    let text = drawn.unwrap_or_else(|| {
+        if let Some(k) = a.dot_step {
+            eprintln!(
+                "warning: --dot-step {k}: the run ended at step {}; drawing that step",
+                sim.now().step
+            );
+        }
+        export::dot_of(
+            sim,
+            export::caption(sim, &a.instance.program, a.instance.seed),
+        )
+    });
+    export::write_output(Some(path), &text)
 }
 
 fn run(a: &RunArgs) -> i32 {
@@ -421,10 +470,14 @@ fn run(a: &RunArgs) -> i32 {
     let mut observer = TraceObserver {
         tracer: trace.map(|f| output::Tracer::new(f == Format::Json)),
         out: &mut out,
+        picture: a.dot_step.map(|k| (k, None)),
+        program: &program,
+        seed: a.instance.seed,
     };
     if let Some(t) = &mut observer.tracer {
         let _ = t.initial(observer.out, &sim);
     }
+    observer.draw(&sim);
     let limits = a.limits.limits();
     let started_at = std::time::Instant::now();
     let start_point = sim.now();
@@ -432,6 +485,7 @@ fn run(a: &RunArgs) -> i32 {
     if let Some(t) = &mut observer.tracer {
         let _ = t.finish(observer.out);
     }
+    let drawn = observer.picture.take().and_then(|p| p.1);
     let (failure, exit) = match &stop {
         Stop::Invariant(i) => (
             Some(output::invariant_violation(
@@ -459,6 +513,10 @@ fn run(a: &RunArgs) -> i32 {
         Some(Expect::Legitimate) if sim.legitimate() != Some(true) => Some("legitimate"),
         Some(Expect::Silent) if !sim.is_silent() => Some("silent"),
         _ => None,
+    };
+    let exit = match write_dot(a, &sim, drawn) {
+        Err(code) if exit == EXIT_OK => code,
+        _ => exit,
     };
     let exit = match missed {
         Some(state) if exit == EXIT_OK => {

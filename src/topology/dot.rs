@@ -1,6 +1,8 @@
 //! Reads topologies from Graphviz DOT files, the format SASA users keep
 //! their graphs in. Node attribute `id` gives the process id; any other node
-//! attribute named like a program variable gives its initial value.
+//! attribute named like a program variable gives its initial value (`VAR[Q]`
+//! a per-neighbour value), and an edge attribute named like an edge
+//! variable that edge's value.
 //!
 //! Processes are numbered by their node names when those are exactly
 //! `0..n-1`, and in order of first appearance otherwise.
@@ -40,6 +42,8 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut attrs: Vec<Vec<(String, String)>> = Vec::new();
     let mut arcs: Vec<(String, String)> = Vec::new();
+    // Edge attributes: (from, to, name, value).
+    let mut edge_attrs: Vec<(String, String, String, String)> = Vec::new();
     let mut node =
         |n: &str, names: &mut Vec<String>, attrs: &mut Vec<Vec<(String, String)>>| -> usize {
             *index.entry(n.to_string()).or_insert_with(|| {
@@ -66,6 +70,7 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
             }
             Rule::edge_stmt => {
                 let mut prev: Option<String> = None;
+                let first_arc = arcs.len();
                 for part in stmt.into_inner() {
                     match part.as_rule() {
                         Rule::dot_id => {
@@ -73,6 +78,21 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
                             node(&id, &mut names, &mut attrs);
                             if let Some(p) = prev.replace(id.clone()) {
                                 arcs.push((p, id));
+                            }
+                        }
+                        Rule::attr_list => {
+                            for a in part.into_inner() {
+                                let mut kv = a.into_inner();
+                                let key = unquote(kv.next().unwrap().as_str());
+                                let val = unquote(kv.next().unwrap().as_str());
+                                for (x, y) in &arcs[first_arc..] {
+                                    edge_attrs.push((
+                                        x.clone(),
+                                        y.clone(),
+                                        key.clone(),
+                                        val.clone(),
+                                    ));
+                                }
                             }
                         }
                         Rule::edge_op => {
@@ -131,6 +151,13 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
                 topo.attrs.push((p as u32, key, val));
             }
         }
+    }
+    // An edge's value belongs to the end that reads the other: either end
+    // of an undirected edge, the head of an arc.
+    for (a, b, key, val) in edge_attrs {
+        let (a, b) = (order[index[&a]], order[index[&b]]);
+        let (p, q) = if directed { (b, a) } else { (a, b) };
+        topo.attrs.push((p as u32, format!("{key}[{q}]"), val));
     }
     Ok(topo)
 }

@@ -109,7 +109,8 @@ pub(super) struct VerifyArgs {
     format: super::Format,
     /// Write every worst-case run and counterexample as DIR/NAME.init and
     /// DIR/NAME.sched, replayed by `guarded run PROGRAM --init DIR/NAME.init
-    /// --daemon schedule:DIR/NAME.sched`.
+    /// --daemon schedule:DIR/NAME.sched`, and DIR/NAME.dot, its
+    /// configurations as a Graphviz chain.
     #[arg(long, value_name = "DIR")]
     witness: Option<PathBuf>,
 }

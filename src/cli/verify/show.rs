@@ -89,7 +89,7 @@ pub(super) fn block(
     for (what, path) in written {
         line(
             "witness",
-            format!("{what}: {}.init, .sched", path.display()),
+            format!("{what}: {}.init, .sched, .dot", path.display()),
         );
     }
     s

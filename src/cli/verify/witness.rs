@@ -1,10 +1,12 @@
 //! The runs `guarded verify` reports, written as an init file and a
-//! schedule each, which `guarded run` replays.
+//! schedule each, which `guarded run` replays, and as a Graphviz chain of
+//! their configurations.
 
 use super::*;
 
 /// Writes each run the verdict reports as NAME.init and NAME.sched in
-/// `dir`; what each is, and its path without the extension.
+/// `dir`, and its configurations as NAME.dot; what each is, and its path
+/// without the extension.
 pub(super) fn write_witnesses(
     inst: &Instance,
     v: &Verdict,
@@ -61,7 +63,9 @@ pub(super) fn write_witnesses(
                 ps.join(" ") + "\n"
             })
             .collect();
-        for (ext, text) in [("init", init), ("sched", sched)] {
+        let caption = format!("{daemon} daemon: {what} ({} steps)", run.steps.len());
+        let dot = run_picture(inst, &run, &caption);
+        for (ext, text) in [("init", init), ("sched", sched), ("dot", dot)] {
             let file = path.with_extension(ext);
             std::fs::write(&file, text)
                 .map_err(|e| format!("cannot write `{}`: {e}", file.display()))?;
@@ -69,4 +73,25 @@ pub(super) fn write_witnesses(
         written.push((what, path));
     }
     Ok(written)
+}
+
+/// The run's configurations as a DOT chain, replayed through the step
+/// relation (the configuration met again at the end of a cycle closes it).
+fn run_picture(inst: &Instance, run: &Run, caption: &str) -> String {
+    let mut relation = inst.step_relation();
+    let mut configs = vec![run.start.clone()];
+    for movers in &run.steps {
+        let last = configs.last().expect("the start is there");
+        let next = match relation.successor_first(last, movers) {
+            Ok(mut c) => {
+                c.canonicalize();
+                c
+            }
+            // A faulting last step: the picture ends before it.
+            Err(_) => break,
+        };
+        configs.push(next);
+    }
+    let steps = &run.steps[..configs.len() - 1];
+    crate::export::dot::run_chain(&inst.prog, &inst.code, &inst.topo, &configs, steps, caption)
 }

@@ -144,7 +144,21 @@ pub(crate) fn initial_state(
         declared_values(prog, code, topo, &mut state)?;
         // Values a DOT file gives as node attributes.
         for (p, key, val) in &topo.attrs {
-            if prog.vars.iter().any(|v| &v.name == key) {
+            // `VAR[Q]`: a per-neighbour or edge value; `gc:VAR`: a variable
+            // named like a Graphviz attribute (`color`).
+            let plain = !key.starts_with("gc:");
+            let key = key.strip_prefix("gc:").unwrap_or(key);
+            // Beside `gc:NAME`, a plain `NAME` is Graphviz's (a colour).
+            if plain
+                && topo
+                    .attrs
+                    .iter()
+                    .any(|a| a.0 == *p && a.1 == format!("gc:{key}"))
+            {
+                continue;
+            }
+            let name = key.split('[').next().unwrap_or(key);
+            if prog.vars.iter().any(|v| v.name == name) {
                 let line = format!("{p}.{key} = {val}");
                 let list = parse_assignments(prog, code, topo, &line)
                     .map_err(|ps| here(ps, &topo.name, &line))?;
