@@ -10,17 +10,18 @@
 use crate::report as output;
 
 mod export;
+mod run;
 mod sweep;
 mod verify;
 
 use crate::load::{Instance, LoadError, Setup};
 use crate::runtime::daemon::{Daemon, DaemonError};
 use crate::runtime::engine::{Choice, Simulation};
-use crate::runtime::run::{Limits, Observer, Stop};
+use crate::runtime::run::Limits;
 use crate::syntax;
 use crate::topology::Ids;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 pub use crate::report::exit::{EXIT_INPUT, EXIT_INVARIANT, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE};
 
@@ -44,7 +45,7 @@ struct Cli {
 enum Command {
     /// Run a program on a topology under a daemon and report the measures.
     #[command(after_help = EXIT_CODES)]
-    Run(RunArgs),
+    Run(run::RunArgs),
     /// Step through a run interactively: fire processes, inject faults, go back.
     #[command(
         after_help = "Type `help` at the prompt for the commands. Standard input that is not a terminal is read line by line, without prompts."
@@ -175,52 +176,6 @@ struct ReplArgs {
     /// Without a terminal, print each command (as `> command`) before its output.
     #[arg(long)]
     echo: bool,
-}
-
-#[derive(Args, Debug)]
-struct RunArgs {
-    #[command(flatten)]
-    instance: InstanceArgs,
-    #[command(flatten)]
-    start: StartArgs,
-    #[command(flatten)]
-    limits: LimitArgs,
-    /// Print every step.
-    #[arg(long)]
-    trace: bool,
-    /// Trace format (implies --trace).
-    #[arg(long, value_enum)]
-    trace_format: Option<Format>,
-    /// Summary format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-    /// Leave the final configuration out of the summary.
-    #[arg(long)]
-    no_final: bool,
-    /// Exit with status 6 when the run does not end as expected: legitimate
-    /// (the predicate holds at the end) or silent (no process enabled).
-    #[arg(long, value_enum, value_name = "STATE")]
-    expect: Option<Expect>,
-    /// Report speed (steps and moves per second of the run loop) and memory per process.
-    #[arg(long)]
-    stats: bool,
-    /// Draw the configuration at the end of the run (or at --dot-step) as a
-    /// Graphviz DOT file: values, enabled processes, the last movers, arrows
-    /// for node-valued variables. It reads back as `--topology dot:FILE`.
-    #[arg(long, value_name = "FILE")]
-    dot: Option<String>,
-    /// The step --dot draws [default: the last].
-    #[arg(long, value_name = "K", requires = "dot")]
-    dot_step: Option<u64>,
-}
-
-/// What `--expect` asks of the end of a run.
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-enum Expect {
-    /// The legitimacy predicate holds at the end.
-    Legitimate,
-    /// No process is enabled at the end.
-    Silent,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -370,7 +325,7 @@ pub fn main() -> i32 {
             }
             Err(code) => code,
         },
-        Command::Run(a) => run(&a),
+        Command::Run(a) => run::run(&a),
         Command::Verify(a) => verify::verify(&a),
         Command::Sweep(a) => sweep::sweep(&a),
         Command::Export(a) => export::export(&a),
@@ -390,172 +345,6 @@ pub fn main() -> i32 {
             Err(code) => code,
         },
     }
-}
-
-/// Prints each step as the run goes, with `--trace`; draws the
-/// configuration of `--dot-step`.
-struct TraceObserver<'a, W: Write> {
-    tracer: Option<output::Tracer>,
-    out: &'a mut W,
-    /// The step to draw, and its picture once drawn.
-    picture: Option<(u64, Option<String>)>,
-    program: &'a str,
-    seed: u64,
-}
-
-impl<W: Write> TraceObserver<'_, W> {
-    /// Draws `sim` if it is at the step asked for.
-    fn draw(&mut self, sim: &Simulation) {
-        if let Some((at, picture @ None)) = &mut self.picture {
-            if sim.now().step == *at {
-                let caption = export::caption(sim, self.program, self.seed);
-                *picture = Some(export::dot_of(sim, caption));
-            }
-        }
-    }
-}
-
-impl<W: Write> Observer for TraceObserver<'_, W> {
-    fn after_step(&mut self, sim: &Simulation) -> bool {
-        if let Some(t) = &mut self.tracer {
-            let _ = t.step(self.out, sim);
-        }
-        self.draw(sim);
-        true
-    }
-}
-
-/// Writes `--dot`'s picture: the one of `--dot-step`, or the end's (with a
-/// warning when the run ended before that step).
-fn write_dot(a: &RunArgs, sim: &Simulation, drawn: Option<String>) -> Result<(), i32> {
-    let Some(path) = &a.dot else { return Ok(()) };
-    let text = drawn.unwrap_or_else(|| {
-        if let Some(k) = a.dot_step {
-            eprintln!(
-                "warning: --dot-step {k}: the run ended at step {}; drawing that step",
-                sim.now().step
-            );
-        }
-        export::dot_of(
-            sim,
-            export::caption(sim, &a.instance.program, a.instance.seed),
-        )
-    });
-    export::write_output(Some(path), &text)
-}
-
-fn run(a: &RunArgs) -> i32 {
-    let Started {
-        mut sim,
-        source,
-        init_name,
-        ..
-    } = match start(&a.instance, &a.start) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    let program = a.instance.program.clone();
-    let wants_legitimacy =
-        a.limits.until == Until::Legitimate || a.expect == Some(Expect::Legitimate);
-    if wants_legitimacy && sim.legitimate().is_none() {
-        return usage_error(format!(
-            "`{program}` declares no `legitimate:` predicate, so neither --until legitimate nor --expect legitimate can be decided"
-        ));
-    }
-    let trace = a
-        .trace_format
-        .or(if a.trace { Some(Format::Text) } else { None });
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut observer = TraceObserver {
-        tracer: trace.map(|f| output::Tracer::new(f == Format::Json)),
-        out: &mut out,
-        picture: a.dot_step.map(|k| (k, None)),
-        program: &program,
-        seed: a.instance.seed,
-    };
-    if let Some(t) = &mut observer.tracer {
-        let _ = t.initial(observer.out, &sim);
-    }
-    observer.draw(&sim);
-    let limits = a.limits.limits();
-    let started_at = std::time::Instant::now();
-    let start_point = sim.now();
-    let stop = crate::runtime::run::run(&mut sim, &limits, &mut observer);
-    if let Some(t) = &mut observer.tracer {
-        let _ = t.finish(observer.out);
-    }
-    let drawn = observer.picture.take().and_then(|p| p.1);
-    let (failure, exit) = match &stop {
-        Stop::Invariant(i) => (
-            Some(output::invariant_violation(
-                &sim,
-                *i,
-                &program,
-                &source,
-                plain(),
-            )),
-            EXIT_INVARIANT,
-        ),
-        Stop::InvariantFault(e) | Stop::Error(e) => (
-            Some(output::runtime_error(
-                e,
-                &program,
-                &source,
-                plain(),
-                Some(&sim),
-            )),
-            EXIT_RUNTIME,
-        ),
-        _ => (None, EXIT_OK),
-    };
-    let missed = match a.expect {
-        Some(Expect::Legitimate) if sim.legitimate() != Some(true) => Some("legitimate"),
-        Some(Expect::Silent) if !sim.is_silent() => Some("silent"),
-        _ => None,
-    };
-    let exit = match write_dot(a, &sim, drawn) {
-        Err(code) if exit == EXIT_OK => code,
-        _ => exit,
-    };
-    let exit = match missed {
-        Some(state) if exit == EXIT_OK => {
-            eprintln!(
-                "error: --expect {state}: the run ended after step {} and is not {state}",
-                sim.now().step
-            );
-            EXIT_UNEXPECTED
-        }
-        _ => exit,
-    };
-    let info = output::RunInfo {
-        program: &program,
-        daemon: sim.daemon.name(),
-        seed: a.instance.seed,
-        init: &init_name,
-        stop: &stop,
-        show_final: !a.no_final,
-        stats: a.stats.then(|| output::Stats {
-            seconds: started_at.elapsed().as_secs_f64(),
-            steps: sim.now().step - start_point.step,
-            moves: sim.now().moves - start_point.moves,
-            bytes: sim.memory_bytes(),
-            column_steps: sim.column_steps(),
-        }),
-    };
-    let _ = out.flush();
-    if let Some(msg) = &failure {
-        eprint!("{msg}");
-    }
-    // A failed run still reports what it knew.
-    let summary = output::Summary::of(&sim, &info);
-    let _ = if a.format == Format::Json {
-        write!(out, "{}", summary.to_json(&sim))
-    } else {
-        summary.write_text(&mut out, &sim)
-    };
-    let _ = out.flush();
-    exit
 }
 
 /// A simulation at step 0, with what the front ends print about it.

@@ -196,11 +196,15 @@ fn value_attrs(s: &Scene, p: usize) -> Vec<(String, String)> {
 /// variable naming one end, unless a boolean edge variable of that edge is
 /// false (a flag saying whether the arrow is there, as arbitration's
 /// `directed`).
-fn arrows(s: &Scene) -> Vec<(usize, usize, String)> {
-    let (prog, code, topo) = (s.prog, s.code, s.topo);
+pub fn arrows(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    config: &Config,
+) -> Vec<(usize, usize, String)> {
     let mut out = Vec::new();
     for p in 0..topo.n() {
-        let row = s.config.row(p, code.stride);
+        let row = config.row(p, code.stride);
         for (k, v) in prog.vars.iter().enumerate() {
             if v.ty != Ty::Node || (code.lens[k].is_some() && !code.per_nbr[k]) {
                 continue;
@@ -310,7 +314,7 @@ pub fn configuration(s: &Scene) -> String {
 /// The edges, with edge variables' values, arrows and messages in transit.
 fn write_edges(s: &Scene, undirected: bool, out: &mut String) {
     let (prog, code, topo) = (s.prog, s.code, s.topo);
-    let arrows = arrows(s);
+    let arrows = arrows(prog, code, topo, s.config);
     for p in 0..topo.n() {
         let row = s.config.row(p, code.stride);
         for (j, &q) in topo.nbrs(p).iter().enumerate() {

@@ -60,12 +60,7 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
                 let id = unquote(it.next().unwrap().as_str());
                 let k = node(&id, &mut names, &mut attrs);
                 if let Some(list) = it.next() {
-                    for a in list.into_inner() {
-                        let mut kv = a.into_inner();
-                        let key = unquote(kv.next().unwrap().as_str());
-                        let val = unquote(kv.next().unwrap().as_str());
-                        attrs[k].push((key, val));
-                    }
+                    attrs[k].extend(attr_pairs(list));
                 }
             }
             Rule::edge_stmt => {
@@ -81,17 +76,10 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
                             }
                         }
                         Rule::attr_list => {
-                            for a in part.into_inner() {
-                                let mut kv = a.into_inner();
-                                let key = unquote(kv.next().unwrap().as_str());
-                                let val = unquote(kv.next().unwrap().as_str());
+                            for (key, val) in attr_pairs(part) {
                                 for (x, y) in &arcs[first_arc..] {
-                                    edge_attrs.push((
-                                        x.clone(),
-                                        y.clone(),
-                                        key.clone(),
-                                        val.clone(),
-                                    ));
+                                    let (x, y) = (x.clone(), y.clone());
+                                    edge_attrs.push((x, y, key.clone(), val.clone()));
                                 }
                             }
                         }
@@ -119,19 +107,8 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
     if names.is_empty() {
         return Err(format!("{name}: the graph has no nodes"));
     }
-    // Numeric names 0..n-1 are process indices; otherwise first appearance.
     let n = names.len();
-    let mut order: Vec<usize> = (0..n).collect();
-    let numeric: Option<Vec<usize>> = names
-        .iter()
-        .map(|s| s.parse::<usize>().ok().filter(|v| *v < n))
-        .collect();
-    if let Some(nums) = numeric {
-        let mut seen = vec![false; n];
-        if nums.iter().all(|&v| !std::mem::replace(&mut seen[v], true)) {
-            order = nums;
-        }
-    }
+    let order = numbering(&names);
     let arcs: Vec<(usize, usize)> = arcs
         .iter()
         .map(|(a, b)| (order[index[a]], order[index[b]]))
@@ -160,6 +137,35 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
         topo.attrs.push((p as u32, format!("{key}[{q}]"), val));
     }
     Ok(topo)
+}
+
+/// An attribute list's (name, value) pairs, unquoted.
+fn attr_pairs(list: pest::iterators::Pair<Rule>) -> Vec<(String, String)> {
+    list.into_inner()
+        .map(|a| {
+            let mut kv = a.into_inner();
+            let key = unquote(kv.next().unwrap().as_str());
+            let val = unquote(kv.next().unwrap().as_str());
+            (key, val)
+        })
+        .collect()
+}
+
+/// Each node's process index: numeric names `0..n-1` are process indices;
+/// otherwise the order of first appearance.
+fn numbering(names: &[String]) -> Vec<usize> {
+    let n = names.len();
+    let numeric: Option<Vec<usize>> = names
+        .iter()
+        .map(|s| s.parse::<usize>().ok().filter(|v| *v < n))
+        .collect();
+    if let Some(nums) = numeric {
+        let mut seen = vec![false; n];
+        if nums.iter().all(|&v| !std::mem::replace(&mut seen[v], true)) {
+            return nums;
+        }
+    }
+    (0..n).collect()
 }
 
 #[cfg(test)]
