@@ -1,16 +1,46 @@
-//! `guarded export dot`, and the pictures `guarded run` draws on request
-//! (`--dot FILE`, `--dot-step K`).
+//! `guarded export dot` and `export promela`, and the pictures `guarded
+//! run` draws on request (`--dot FILE`, `--dot-step K`).
 
-use super::{start, usage_error, InstanceArgs, StartArgs, EXIT_OK, EXIT_USAGE};
+use super::{
+    load, plain, start, usage_error, InstanceArgs, StartArgs, EXIT_INPUT, EXIT_OK, EXIT_USAGE,
+};
+use crate::diagnostic::{render, Problem};
 use crate::export::dot::{configuration, Scene};
+use crate::export::promela::{model, PromelaDaemon, Start};
 use crate::runtime::engine::Simulation;
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 
 #[derive(Subcommand, Debug)]
 pub(super) enum ExportCommand {
     /// The topology of an instance with its initial configuration, as a
     /// Graphviz DOT file (it reads back as `--topology dot:FILE`).
     Dot(DotArgs),
+    /// The instance as a Promela model for SPIN: the daemon's steps, the
+    /// invariants as assertions, `legitimate:` as the LTL property
+    /// `<>[] legitimate`.
+    Promela(PromelaArgs),
+}
+
+#[derive(Args, Debug)]
+pub(super) struct PromelaArgs {
+    #[command(flatten)]
+    instance: InstanceArgs,
+    /// The daemon the model follows.
+    #[arg(short, long, value_enum, default_value_t = DaemonArg::Central)]
+    daemon: DaemonArg,
+    /// Where to start: `all` (any configuration, the default when the program
+    /// declares `legitimate:`), `declared` (the default otherwise) or an init file.
+    #[arg(long, value_name = "all|declared|FILE")]
+    from: Option<String>,
+    /// Where to write it [default: standard output].
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DaemonArg {
+    Central,
+    Synchronous,
 }
 
 #[derive(Args, Debug)]
@@ -43,6 +73,55 @@ pub(super) fn export(a: &ExportArgs) -> i32 {
                 Ok(()) => EXIT_OK,
                 Err(code) => code,
             }
+        }
+        ExportCommand::Promela(p) => promela(p),
+    }
+}
+
+/// `guarded export promela`.
+fn promela(a: &PromelaArgs) -> i32 {
+    let mut loaded = match load(&a.instance) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let start = match super::verify::start_from(a.from.as_deref(), &a.instance.program, &mut loaded)
+    {
+        Ok(Some(c)) => Start::At(c),
+        Ok(None) => Start::All,
+        Err(code) => return code,
+    };
+    let (daemon, name) = match a.daemon {
+        DaemonArg::Central => (PromelaDaemon::Central, "central"),
+        DaemonArg::Synchronous => (PromelaDaemon::Synchronous, "synchronous"),
+    };
+    let inst = &loaded.inst;
+    let caption = format!(
+        "{} on {} ({} processes), {name} daemon, from {}",
+        a.instance.program,
+        inst.topo.name,
+        inst.topo.n(),
+        match &start {
+            Start::All => "every configuration",
+            Start::At(_) => a.from.as_deref().unwrap_or("declared"),
+        }
+    );
+    match model(&inst.prog, &inst.code, &inst.topo, daemon, &start, &caption) {
+        Ok(text) => match write_output(a.output.as_deref(), &text) {
+            Ok(()) => EXIT_OK,
+            Err(code) => code,
+        },
+        Err(u) => {
+            let problem = Problem::new(
+                "guarded::export::promela",
+                format!("cannot translate {} into Promela", u.message),
+            )
+            .label_opt(u.span, "here")
+            .help("`guarded verify` explores this instance without translating it");
+            eprint!(
+                "{}",
+                render(&[problem], &a.instance.program, &loaded.source, plain())
+            );
+            EXIT_INPUT
         }
     }
 }

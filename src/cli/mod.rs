@@ -63,7 +63,7 @@ enum Command {
     /// values and seeds, in parallel: one CSV row per run, a summary of the
     /// measures to stabilization per size, and a plot of their growth.
     Sweep(sweep::SweepArgs),
-    /// Write an instance for another tool: `dot` (Graphviz).
+    /// Write an instance for another tool: `dot` (Graphviz) or `promela` (SPIN).
     Export(export::ExportArgs),
 }
 

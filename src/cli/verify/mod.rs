@@ -290,7 +290,18 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
 /// start `--from` names (the declared values, or an init file); by default
 /// every configuration when the program declares `legitimate:`.
 fn start(a: &VerifyArgs, loaded: &mut super::Loaded) -> Result<Option<Config>, i32> {
-    let mode = match a.from.as_deref() {
+    start_from(a.from.as_deref(), &a.instance.program, loaded)
+}
+
+/// `--from all|declared|FILE` (of `verify` and `export promela`): `None`
+/// for every configuration, the default when the program declares
+/// `legitimate:`; otherwise the start.
+pub(super) fn start_from(
+    from: Option<&str>,
+    program: &str,
+    loaded: &mut super::Loaded,
+) -> Result<Option<Config>, i32> {
+    let mode = match from {
         Some("all") => return Ok(None),
         None if loaded.inst.prog.legitimate.is_some() => return Ok(None),
         None | Some("declared") => InitMode::Declared,
@@ -307,5 +318,5 @@ fn start(a: &VerifyArgs, loaded: &mut super::Loaded) -> Result<Option<Config>, i
         .inst
         .initial(&mode, &[])
         .map(Some)
-        .map_err(|e| super::report_load_error(&e, &a.instance.program, &loaded.source))
+        .map_err(|e| super::report_load_error(&e, program, &loaded.source))
 }

@@ -1,0 +1,446 @@
+//! Promela out: an instance as a model for SPIN. One process, the daemon,
+//! loops over atomic steps (`d_step`): under the central daemon one branch
+//! per process and action, under the synchronous daemon one branch that
+//! moves every enabled process from a copy of the configuration. Every
+//! process runs its first enabled action, as `guarded run` and `verify` do.
+//! The legitimacy predicate becomes the LTL property `<>[] legitimate`,
+//! invariants assertions checked after the start and after every step,
+//! and values leaving their domains failed assertions. The start is the
+//! given configuration, or (`--from all`) any configuration, chosen
+//! nondeterministically over the domains.
+//!
+//! What the translation cannot say is refused with the reason: messages,
+//! timers, `argmin`-like choices, and reads it cannot resolve on the
+//! instance (say a per-neighbour value indexed by a node variable).
+
+mod cycles;
+mod expr;
+mod stmt;
+
+use crate::check::ir::{self, VarKind};
+use crate::compile::{Compiled, VarDomain};
+use crate::span::Span;
+use crate::state::Config;
+use crate::topology::Topology;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::fmt::Write;
+use stmt::indent;
+
+/// The most simple cycles `acyclic` is unrolled over.
+const MAX_CYCLES: usize = 10_000;
+
+/// Which daemon the model's loop follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromelaDaemon {
+    /// One enabled process moves per step.
+    Central,
+    /// Every enabled process moves in every step.
+    Synchronous,
+}
+
+/// Where the model starts.
+pub enum Start {
+    /// Any configuration the domains allow.
+    All,
+    /// This configuration.
+    At(Config),
+}
+
+/// What the translation cannot express, and where in the program.
+#[derive(Debug)]
+pub struct Untranslatable {
+    /// What it is.
+    pub message: String,
+    /// Where, when known.
+    pub span: Option<Span>,
+}
+
+impl Untranslatable {
+    pub(super) fn new(message: impl Into<String>, span: Option<Span>) -> Self {
+        Untranslatable {
+            message: message.into(),
+            span,
+        }
+    }
+}
+
+/// A bound variable's value: known, or a Promela expression.
+#[derive(Clone, Debug)]
+pub(super) enum Val {
+    Const(i64),
+    Dyn(String),
+}
+
+/// The translator's state at one place of the program.
+#[derive(Clone)]
+pub(super) struct Tr<'a> {
+    prog: &'a ir::Program,
+    code: &'a Compiled,
+    topo: &'a Topology,
+    /// The process whose action is being translated.
+    me: usize,
+    /// Bound variables (quantifiers, `for`, `let`).
+    locals: Vec<Option<Val>>,
+    /// Synchronous daemon: other processes (and every read in a guard)
+    /// are read from the copy taken before the step.
+    reading_old: bool,
+    in_guard: bool,
+    max_degree: usize,
+    /// Each edge's index, by its ends (smaller first).
+    edge_ids: &'a HashMap<(usize, usize), usize>,
+    /// How many temporaries the assignments need.
+    temporaries: &'a Cell<usize>,
+}
+
+impl Tr<'_> {
+    /// The index of the edge between `owner` and its `k`-th neighbour.
+    fn edge_of(&self, owner: usize, k: usize) -> usize {
+        let q = self.topo.nbrs(owner)[k] as usize;
+        self.edge_ids[&(owner.min(q), owner.max(q))]
+    }
+}
+
+/// The Promela type holding a domain's values.
+fn promela_type(d: &VarDomain, n: usize) -> Result<&'static str, Untranslatable> {
+    let fits = |lo: i64, hi: i64| -> Result<&'static str, Untranslatable> {
+        Ok(if lo >= 0 && hi <= 255 {
+            "byte"
+        } else if lo >= -32768 && hi <= 32767 {
+            "short"
+        } else if lo >= i64::from(i32::MIN) && hi <= i64::from(i32::MAX) {
+            "int"
+        } else {
+            return Err(Untranslatable::new(
+                format!("a domain {lo}..{hi} beyond Promela's 32-bit integers"),
+                None,
+            ));
+        })
+    };
+    match *d {
+        VarDomain::Bool => Ok("bool"),
+        VarDomain::Range(lo, hi) => fits(lo, hi),
+        VarDomain::Enum(_) => Ok("byte"),
+        VarDomain::Node => fits(0, n as i64),
+    }
+}
+
+/// The Promela model of an instance.
+pub fn model(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    daemon: PromelaDaemon,
+    start: &Start,
+    caption: &str,
+) -> Result<String, Untranslatable> {
+    refuse_what_cannot_be_said(prog, daemon)?;
+    let n = topo.n();
+    let mut edges = Vec::new();
+    let mut edge_ids = HashMap::new();
+    for p in 0..n {
+        for &q in topo.nbrs(p) {
+            let key = (p.min(q as usize), p.max(q as usize));
+            if let std::collections::hash_map::Entry::Vacant(e) = edge_ids.entry(key) {
+                e.insert(edges.len());
+                edges.push(key);
+            }
+        }
+    }
+    let temporaries = Cell::new(0);
+    let base = Tr {
+        prog,
+        code,
+        topo,
+        me: 0,
+        locals: vec![None; prog.max_locals],
+        reading_old: false,
+        in_guard: false,
+        max_degree: topo.max_degree().max(1),
+        edge_ids: &edge_ids,
+        temporaries: &temporaries,
+    };
+    let loop_body = match daemon {
+        PromelaDaemon::Central => central_steps(&base)?,
+        PromelaDaemon::Synchronous => synchronous_step(&base)?,
+    };
+    let predicates = predicates(&base)?;
+    let mut out = String::new();
+    let _ = writeln!(out, "/* {caption}");
+    let _ = writeln!(
+        out,
+        "   Written by `guarded export promela`. Check it with SPIN:"
+    );
+    if prog.legitimate.is_some() {
+        let _ = writeln!(out, "     spin -a FILE && gcc -O2 -o pan pan.c && ./pan -a      (convergence: <>[] legitimate)");
+    }
+    let _ = writeln!(
+        out,
+        "     spin -a FILE && gcc -O2 -DSAFETY -o pan pan.c && ./pan   (invariants, domains{})",
+        if prog.legitimate.is_some() {
+            ""
+        } else {
+            ", deadlock"
+        }
+    );
+    let _ = writeln!(out, "*/\n");
+    out.push_str(expr::ARITH_MACROS);
+    out.push('\n');
+    declarations(&base, &edges, daemon, &mut out)?;
+    for k in 0..temporaries.get() {
+        let _ = writeln!(out, "hidden int t{k};");
+    }
+    out.push('\n');
+    out.push_str(&predicates);
+    let start = start_block(&base, &edges, start)?;
+    let _ = writeln!(out, "\nactive proctype daemon() {{");
+    let _ = writeln!(out, "{}", indent(&start));
+    // With `legitimate:`, a configuration where no process is enabled is
+    // judged by the property (a run that stops there must be legitimate);
+    // without it, SPIN reports it as an invalid end state: a deadlock.
+    let end = if prog.legitimate.is_some() {
+        "end: "
+    } else {
+        ""
+    };
+    let _ = writeln!(out, "    {end}do");
+    out.push_str(&loop_body);
+    let _ = writeln!(out, "    od\n}}");
+    Ok(out)
+}
+
+/// Messages, timers, and edge variables under the synchronous daemon (two
+/// ends writing one edge is a conflict the model would have to detect).
+fn refuse_what_cannot_be_said(
+    prog: &ir::Program,
+    daemon: PromelaDaemon,
+) -> Result<(), Untranslatable> {
+    if let Some(v) = prog.vars.iter().find(|v| v.kind == VarKind::Timer) {
+        return Err(Untranslatable::new(
+            format!("the timer `{}`", v.name),
+            Some(v.span),
+        ));
+    }
+    if !prog.messages.is_empty() {
+        return Err(Untranslatable::new(
+            "messages and channels",
+            prog.capacity.as_ref().map(|c| c.2),
+        ));
+    }
+    if daemon == PromelaDaemon::Synchronous {
+        if let Some(v) = prog.vars.iter().find(|v| v.kind == VarKind::Edge) {
+            return Err(Untranslatable::new(
+                format!(
+                    "the edge variable `{}` under the synchronous daemon",
+                    v.name
+                ),
+                Some(v.span),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The variables' arrays (and, for the synchronous daemon, their hidden copies).
+fn declarations(
+    t: &Tr,
+    edges: &[(usize, usize)],
+    daemon: PromelaDaemon,
+    out: &mut String,
+) -> Result<(), Untranslatable> {
+    let n = t.topo.n();
+    for (k, v) in t.prog.vars.iter().enumerate() {
+        let ty = promela_type(&t.code.domains[t.code.offsets[k]], n).map_err(|mut e| {
+            e.span = Some(v.span);
+            e
+        })?;
+        let (prefix, size, what) = if v.kind == VarKind::Edge {
+            ("e_", edges.len().max(1), "one per edge")
+        } else if t.code.per_nbr[k] {
+            (
+                "v_",
+                n * t.max_degree,
+                "per process, one per neighbour position",
+            )
+        } else {
+            ("v_", n * t.code.lens[k].unwrap_or(1), "per process")
+        };
+        let _ = writeln!(out, "{ty} {prefix}{}[{size}];  /* {what} */", v.name);
+        if daemon == PromelaDaemon::Synchronous {
+            let _ = writeln!(out, "hidden {ty} o_{}[{size}];", v.name);
+        }
+    }
+    for e in &t.prog.enums {
+        let values: Vec<String> = e
+            .values
+            .iter()
+            .enumerate()
+            .map(|(k, v)| format!("{v} = {k}"))
+            .collect();
+        let _ = writeln!(out, "/* enum {}: {} */", e.name, values.join(", "));
+    }
+    Ok(())
+}
+
+/// `#define`s of the legitimacy predicate and the invariants, and the LTL property.
+fn predicates(t: &Tr) -> Result<String, Untranslatable> {
+    let mut out = String::new();
+    for (k, (name, pred, _)) in t.prog.invariants.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "/* invariant {name} */\n#define invariant_{k} {}",
+            t.bexpr(pred)?
+        );
+    }
+    if let Some((pred, _)) = &t.prog.legitimate {
+        // LTL reads `->` as implication, so the property reads a variable
+        // set after every step (a function of the configuration: it adds
+        // no states).
+        let _ = writeln!(out, "#define legitimate {}", t.bexpr(pred)?);
+        let _ = writeln!(out, "bool legit;");
+        let _ = writeln!(out, "ltl converges {{ <> [] legit }}");
+    }
+    Ok(out)
+}
+
+/// What follows the start and every step: every invariant asserted, and
+/// the legitimacy the property reads updated.
+fn invariant_checks(t: &Tr) -> String {
+    let mut out: String = (0..t.prog.invariants.len())
+        .map(|k| format!(";\nassert(invariant_{k})"))
+        .collect();
+    if t.prog.legitimate.is_some() {
+        out.push_str(";\nlegit = legitimate");
+    }
+    out
+}
+
+/// One loop branch per process and action.
+fn central_steps(base: &Tr) -> Result<String, Untranslatable> {
+    let mut out = String::new();
+    let checks = invariant_checks(base);
+    for p in 0..base.topo.n() {
+        let t = Tr {
+            me: p,
+            in_guard: true,
+            ..base.clone()
+        };
+        for m in t.moves()? {
+            let _ = writeln!(out, "    /* process {p}: {} */", m.label);
+            let body = indent(&indent(&format!("{}{checks}", m.body)));
+            let _ = writeln!(out, "    :: d_step {{ {} ->\n{body}\n       }}", m.fires);
+        }
+    }
+    Ok(out)
+}
+
+/// The one branch of the synchronous daemon: copy, then every enabled
+/// process moves, reading the others (and its guards) from the copy.
+fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
+    let n = base.topo.n();
+    let mut any = Vec::new();
+    let mut moves = Vec::new();
+    for p in 0..n {
+        let now = Tr {
+            me: p,
+            in_guard: true,
+            ..base.clone()
+        };
+        any.push(now.enabled(p)?);
+        let old = Tr {
+            reading_old: true,
+            ..now
+        };
+        let branches: Vec<String> = old
+            .moves()?
+            .into_iter()
+            .map(|m| format!(":: {} ->  /* {} */\n{}", m.fires, m.label, indent(&m.body)))
+            .collect();
+        if !branches.is_empty() {
+            moves.push(format!(
+                "/* process {p} */\nif\n{}\n:: else -> skip\nfi",
+                branches.join("\n")
+            ));
+        }
+    }
+    let mut copy = Vec::new();
+    for (k, v) in base.prog.vars.iter().enumerate() {
+        let size = if base.code.per_nbr[k] {
+            n * base.max_degree
+        } else {
+            n * base.code.lens[k].unwrap_or(1)
+        };
+        copy.extend((0..size).map(|i| format!("o_{0}[{i}] = v_{0}[{i}]", v.name)));
+    }
+    let body = format!(
+        "{};\n{}{}",
+        copy.join("; "),
+        moves.join(";\n"),
+        invariant_checks(base)
+    );
+    Ok(format!(
+        "    :: d_step {{ {} ->\n{}\n       }}\n",
+        expr::disjunction(any),
+        indent(&indent(&body))
+    ))
+}
+
+/// The start: the given configuration (and its invariants checked), or a
+/// nondeterministic choice of every value over its domain.
+fn start_block(t: &Tr, edges: &[(usize, usize)], start: &Start) -> Result<String, Untranslatable> {
+    let (prog, code, topo) = (t.prog, t.code, t.topo);
+    let stride = code.stride;
+    let mut out = Vec::new();
+    for (k, v) in prog.vars.iter().enumerate() {
+        let base = code.offsets[k];
+        let places: Vec<(String, usize, usize)> = if v.kind == VarKind::Edge {
+            edges
+                .iter()
+                .enumerate()
+                .map(|(e, &(p, q))| {
+                    let j = topo
+                        .nbr_pos(p, q)
+                        .or_else(|| topo.nbr_pos(q, p))
+                        .unwrap_or(0);
+                    let owner = if topo.nbr_pos(p, q).is_some() { p } else { q };
+                    (format!("e_{}[{e}]", v.name), owner, base + j)
+                })
+                .collect()
+        } else if code.per_nbr[k] {
+            (0..topo.n())
+                .flat_map(|p| {
+                    (0..topo.nbrs(p).len()).map(move |j| {
+                        (
+                            format!("v_{}[{}]", v.name, p * t.max_degree + j),
+                            p,
+                            base + j,
+                        )
+                    })
+                })
+                .collect()
+        } else {
+            let len = code.lens[k].unwrap_or(1);
+            (0..topo.n())
+                .flat_map(|p| {
+                    (0..len).map(move |i| (format!("v_{}[{}]", v.name, p * len + i), p, base + i))
+                })
+                .collect()
+        };
+        for (place, p, slot) in places {
+            match start {
+                Start::At(c) => out.push(format!("{place} = {}", c.rows[p * stride + slot])),
+                Start::All => {
+                    let values = code.domains[slot].values(p, topo);
+                    let choices: Vec<String> =
+                        values.iter().map(|x| format!(":: {place} = {x}")).collect();
+                    out.push(format!("if\n{}\nfi", choices.join("\n")));
+                }
+            }
+        }
+    }
+    let checks = invariant_checks(t);
+    Ok(match start {
+        Start::At(_) => format!("d_step {{\n{}{checks}\n}};", indent(&out.join(";\n"))),
+        Start::All => format!("atomic {{\n{}{checks}\n}};", indent(&out.join(";\n"))),
+    })
+}

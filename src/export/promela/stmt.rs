@@ -1,0 +1,271 @@
+//! Actions and statements in Promela: which action of a process runs (the
+//! first enabled one, by priority then program order, as `guarded run` and
+//! `verify` take it) and what it does. A simultaneous assignment computes
+//! every value first (into hidden temporaries, which are not part of the
+//! state), checks it against its domain, then assigns.
+
+use super::expr::{conjunction, disjunction, At};
+use super::{Tr, Untranslatable, Val};
+use crate::check::ir::{Action, IExpr, Stmt, Target, Value, VarKind};
+use crate::compile::VarDomain;
+
+/// One way a process can move: the condition under which it is the move
+/// the process makes, and the statement it runs.
+pub(super) struct Move {
+    pub(super) label: String,
+    pub(super) fires: String,
+    pub(super) body: String,
+}
+
+/// An action instance: the binding of its `for q in C` (slot, member),
+/// if any, and the condition under which it may run.
+type Instance = (Option<(usize, i64)>, String);
+
+impl Tr<'_> {
+    /// The actions of process `me`'s role, most urgent first (program order
+    /// among equal priorities).
+    fn ordered_actions(&self) -> Vec<&Action> {
+        let role = &self.prog.roles[self.code.role_of[self.me] as usize];
+        let mut actions: Vec<(i64, &Action)> = role
+            .actions
+            .iter()
+            .map(|a| {
+                (
+                    a.priority
+                        .as_ref()
+                        .and_then(|(e, _)| self.constant(e))
+                        .unwrap_or(0),
+                    a,
+                )
+            })
+            .collect();
+        actions.sort_by_key(|a| a.0);
+        actions.into_iter().map(|a| a.1).collect()
+    }
+
+    /// The instances of an action: per member of its `for q in C`, the
+    /// local binding and whether it qualifies (filter and guard); one
+    /// instance without a binder.
+    fn instances(&self, a: &Action) -> Result<Vec<Instance>, Untranslatable> {
+        if a.receive.is_some() {
+            return Err(Untranslatable::new("receiving messages", Some(a.span)));
+        }
+        match &a.binder {
+            None => Ok(vec![(None, self.bexpr(&a.guard)?)]),
+            Some(b) => self
+                .members(&b.coll)?
+                .into_iter()
+                .map(|q| {
+                    let ok = self.with(b.slot, Val::Const(q), |t| {
+                        let guard = t.bexpr(&a.guard)?;
+                        Ok(match &b.filter {
+                            Some(f) => format!("({} && {guard})", t.bexpr(f)?),
+                            None => guard,
+                        })
+                    })?;
+                    Ok((Some((b.slot, q)), ok))
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether process `q` is enabled: some guard holds.
+    pub(super) fn enabled(&self, q: usize) -> Result<String, Untranslatable> {
+        let t = Tr {
+            me: q,
+            ..self.clone()
+        };
+        let mut any = Vec::new();
+        for a in t.ordered_actions() {
+            any.extend(t.instances(a)?.into_iter().map(|i| i.1));
+        }
+        Ok(disjunction(any))
+    }
+
+    /// Process `me`'s moves: each action instance, firing when it holds and
+    /// no instance before it does.
+    pub(super) fn moves(&self) -> Result<Vec<Move>, Untranslatable> {
+        let mut before: Vec<String> = Vec::new();
+        let mut out = Vec::new();
+        for a in self.ordered_actions() {
+            for (binding, holds) in self.instances(a)? {
+                let mut fires = vec![holds.clone()];
+                fires.extend(before.iter().map(|b| format!("!({b})")));
+                let body = {
+                    let mut t = Tr {
+                        in_guard: false,
+                        ..self.clone()
+                    };
+                    if let Some((slot, q)) = binding {
+                        if t.locals.len() <= slot {
+                            t.locals.resize(slot + 1, None);
+                        }
+                        t.locals[slot] = Some(Val::Const(q));
+                    }
+                    t.stmt(&a.body)?
+                };
+                let label = match binding {
+                    Some((_, q)) => format!("{} (q = {q})", a.label),
+                    None => a.label.clone(),
+                };
+                out.push(Move {
+                    label,
+                    fires: conjunction(fires),
+                    body,
+                });
+                before.push(holds);
+            }
+        }
+        Ok(out)
+    }
+
+    /// A statement, as Promela statements separated by `;`.
+    pub(super) fn stmt(&self, s: &Stmt) -> Result<String, Untranslatable> {
+        Ok(match s {
+            Stmt::Skip => "skip".into(),
+            Stmt::Seq(list) => {
+                let parts: Vec<String> = list
+                    .iter()
+                    .map(|s| self.stmt(s))
+                    .collect::<Result<_, _>>()?;
+                if parts.is_empty() {
+                    "skip".into()
+                } else {
+                    parts.join(";\n")
+                }
+            }
+            Stmt::If(c, a, b) => format!(
+                "if\n:: {} ->\n{}\n:: else ->\n{}\nfi",
+                self.bexpr(c)?,
+                indent(&self.stmt(a)?),
+                indent(&self.stmt(b)?)
+            ),
+            Stmt::For(b, body) => {
+                let mut parts = Vec::new();
+                for q in self.members(&b.coll)? {
+                    parts.push(self.with(b.slot, Val::Const(q), |t| {
+                        let body = t.stmt(body)?;
+                        Ok(match &b.filter {
+                            Some(f) => format!(
+                                "if\n:: {} ->\n{}\n:: else -> skip\nfi",
+                                t.bexpr(f)?,
+                                indent(&body)
+                            ),
+                            None => body,
+                        })
+                    })?);
+                }
+                if parts.is_empty() {
+                    "skip".into()
+                } else {
+                    parts.join(";\n")
+                }
+            }
+            Stmt::Send(_, _, _, span) => {
+                return Err(Untranslatable::new("sending messages", Some(*span)))
+            }
+            Stmt::Assign(targets, values) => self.assign(targets, values)?,
+        })
+    }
+
+    /// `t1, t2 := v1, v2`: every value into a temporary, checked, then stored.
+    fn assign(&self, targets: &[Target], values: &[Value]) -> Result<String, Untranslatable> {
+        let mut computed: Vec<(String, String, Option<String>)> = Vec::new();
+        for (t, v) in targets.iter().zip(values) {
+            let places = self.places(t)?;
+            let sources: Vec<String> = match v {
+                Value::Int(e) => vec![self.iexpr(e)?],
+                Value::Bool(b) => vec![format!("({} -> 1 : 0)", self.bexpr(b)?)],
+                Value::Array(p, w) => {
+                    let at = self.proc(p)?;
+                    let len = self.code.lens[*w].unwrap_or(1);
+                    (0..len)
+                        .map(|i| self.read(&at, *w, Some(&IExpr::Const(i as i64))))
+                        .collect::<Result<_, _>>()?
+                }
+            };
+            if sources.len() != places.len() {
+                return Err(Untranslatable::new(
+                    "an assignment of arrays of different lengths",
+                    Some(t.span),
+                ));
+            }
+            let check = self.domain_check(t.var);
+            for (place, source) in places.into_iter().zip(sources) {
+                computed.push((place, source, check.clone()));
+            }
+        }
+        let mut out = Vec::new();
+        for (k, (_, source, _)) in computed.iter().enumerate() {
+            out.push(format!("t{k} = {source}"));
+        }
+        for (k, (_, _, check)) in computed.iter().enumerate() {
+            if let Some(c) = check {
+                out.push(format!("assert({})", c.replace("VALUE", &format!("t{k}"))));
+            }
+        }
+        for (k, (place, _, _)) in computed.iter().enumerate() {
+            out.push(format!("{place} = t{k}"));
+        }
+        self.temporaries
+            .set(self.temporaries.get().max(computed.len()));
+        Ok(out.join(";\n"))
+    }
+
+    /// Where an assignment stores: one place, or every element of an array.
+    fn places(&self, t: &Target) -> Result<Vec<String>, Untranslatable> {
+        let me = At::Known(self.me);
+        let var = &self.prog.vars[t.var];
+        // The mover's own variables are read (and so written) in place.
+        let store = |read: String| read;
+        match &t.index {
+            Some(i) => Ok(vec![store(self.read(&me, t.var, Some(i))?)]),
+            None if var.kind == VarKind::Edge || self.code.per_nbr[t.var] => Err(
+                Untranslatable::new("assigning a whole per-neighbour variable", Some(t.span)),
+            ),
+            None => {
+                let len = self.code.lens[t.var].unwrap_or(1);
+                if self.code.lens[t.var].is_none() {
+                    return Ok(vec![store(self.read(&me, t.var, None)?)]);
+                }
+                (0..len)
+                    .map(|i| {
+                        Ok(store(self.read(
+                            &me,
+                            t.var,
+                            Some(&IExpr::Const(i as i64)),
+                        )?))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The check a value assigned to `var` must pass (`VALUE` stands for
+    /// it), when its type alone does not ensure it.
+    fn domain_check(&self, var: usize) -> Option<String> {
+        let slot = self.code.offsets[var];
+        match self.code.domains[slot] {
+            VarDomain::Bool | VarDomain::Enum(_) => None,
+            VarDomain::Range(lo, hi) => Some(format!("{lo} <= VALUE && VALUE <= {hi}")),
+            VarDomain::Node => {
+                let mut ok = vec![format!("VALUE == {}", self.me)];
+                ok.extend(
+                    self.topo
+                        .nbrs(self.me)
+                        .iter()
+                        .map(|q| format!("VALUE == {q}")),
+                );
+                Some(ok.join(" || "))
+            }
+        }
+    }
+}
+
+/// Indents each line by four spaces.
+pub(super) fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

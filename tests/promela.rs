@@ -1,0 +1,257 @@
+//! Promela out, checked by SPIN: the model `guarded export promela` writes
+//! must give SPIN's verdicts the verifier's (convergence of Dijkstra's ring
+//! under the central and synchronous daemons, invariants of arbitration),
+//! and SPIN must store exactly the configurations `verify` reaches, plus
+//! the one state before the start. SPIN is the Debian package `spin`;
+//! without it the tests say loudly that they were skipped, and under
+//! `CI=true` they fail.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn guarded(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A directory of its own for each model (SPIN writes pan.c where it runs).
+fn workdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("guarded-spin-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn have_spin() -> bool {
+    if Command::new("spin").arg("-V").output().is_ok() {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "SPIN (`spin`) is not installed: CI must install it (.ci/run does)"
+    );
+    eprintln!("SKIPPED: SPIN is not installed; the Promela export was not checked by SPIN");
+    false
+}
+
+/// What SPIN says of a model: its errors and the states it stored.
+struct Verdict {
+    errors: u64,
+    stored: u64,
+    report: String,
+}
+
+/// Exports `args`' instance, then generates, compiles and runs the
+/// verifier: for the LTL property (`ltl`), or safety only.
+fn spin(name: &str, args: &[&str], ltl: bool) -> Verdict {
+    let dir = workdir(name);
+    let model = dir.join("model.pml");
+    let (code, _, err) = guarded(
+        &[
+            &["export", "promela"],
+            args,
+            &["-o", model.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0, "{name}: {err}");
+    let run = |cmd: &mut Command| {
+        let out = cmd.current_dir(&dir).output().expect("the tool runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{name}: {cmd:?} fails:\n{text}");
+        text
+    };
+    run(Command::new("spin").args(["-a", "model.pml"]));
+    let mut gcc = Command::new("gcc");
+    gcc.args(["-O1", "-o", "pan", "pan.c"]);
+    if !ltl {
+        gcc.arg("-DSAFETY");
+    }
+    run(&mut gcc);
+    let mut pan = Command::new(dir.join("pan"));
+    pan.arg("-m1000000");
+    if ltl {
+        pan.arg("-a");
+    }
+    let report = run(&mut pan);
+    let number = |after: &str, before: &str| -> u64 {
+        let line = report
+            .lines()
+            .find(|l| l.contains(before))
+            .unwrap_or_else(|| panic!("{name}: no `{before}` in\n{report}"));
+        let text = if after.is_empty() {
+            line
+        } else {
+            line.split(after).nth(1).unwrap_or(line)
+        };
+        text.split(|c: char| !c.is_ascii_digit())
+            .find(|s| !s.is_empty())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    Verdict {
+        errors: number("errors:", "errors:"),
+        stored: number("", "states, stored"),
+        report,
+    }
+}
+
+fn verify(args: &[&str]) -> (i32, String) {
+    let (code, out, err) = guarded(&[&["verify"], args].concat());
+    assert!(code == 0 || code == 5, "{err}");
+    (code, out)
+}
+
+#[test]
+fn spin_agrees_on_dijkstras_ring() {
+    if !have_spin() {
+        return;
+    }
+    for (daemon, k, converges) in [
+        ("central", "3", false),
+        ("central", "5", true),
+        ("synchronous", "4", false),
+        ("synchronous", "5", true),
+    ] {
+        let param = format!("K={k}");
+        let instance = [
+            "programs/dijkstra_kstate.gc",
+            "--topology",
+            "ring:5",
+            "--param",
+            &param,
+            "--daemon",
+            daemon,
+        ];
+        let (code, out) = verify(&instance);
+        assert_eq!(code == 0, converges, "verify {daemon} K={k}: {out}");
+        let v = spin(&format!("dijkstra-{daemon}-{k}"), &instance, true);
+        assert_eq!(
+            v.errors == 0,
+            converges,
+            "SPIN {daemon} K={k}:\n{}",
+            v.report
+        );
+        if !converges {
+            assert!(v.report.contains("acceptance cycle"), "{}", v.report);
+        }
+    }
+}
+
+#[test]
+fn spin_reaches_what_verify_reaches_in_arbitration() {
+    if !have_spin() {
+        return;
+    }
+    for topology in ["chain:3", "ring:4", "star:4", "complete:4"] {
+        let instance = [
+            "programs/arbitration.gc",
+            "--topology",
+            topology,
+            "--daemon",
+            "central",
+        ];
+        let (code, out) = verify(&instance);
+        assert_eq!(code, 0, "{out}");
+        let reached: u64 = out
+            .split("configurations reached")
+            .next()
+            .and_then(|s| s.split_whitespace().last())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no count in {out}"));
+        // Safety: Q0-Q2 and no two neighbours eating (assertions), no
+        // deadlock (invalid end states), every value in its domain.
+        let v = spin(&format!("arbitration-{topology}"), &instance, false);
+        assert_eq!(v.errors, 0, "{topology}:\n{}", v.report);
+        assert!(v.report.contains("invalid end states\t+"), "{}", v.report);
+        assert_eq!(
+            v.stored,
+            reached + 1,
+            "{topology}: SPIN stores the state before the start too"
+        );
+    }
+}
+
+#[test]
+fn spin_finds_a_broken_invariant_and_a_value_out_of_its_domain() {
+    if !have_spin() {
+        return;
+    }
+    let dir = workdir("broken");
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let invariant = write("inv.gc", "var x: 0..5 = 0\nprocess { up :: x < left.x + 1 and x < 5 -> x := x + 1 }\ninvariant small: forall(p in procs : p.x < 3)\n");
+    let v = spin("inv", &[&invariant, "--topology", "ring:3"], false);
+    assert_eq!(v.errors, 1, "{}", v.report);
+    assert!(v.report.contains("assertion violated"), "{}", v.report);
+    let domain = write(
+        "dom.gc",
+        "var x: 0..2 = 0\nprocess { up :: true -> x := x + 1 }\n",
+    );
+    let v = spin("dom", &[&domain, "--topology", "ring:3"], false);
+    assert_eq!(v.errors, 1, "{}", v.report);
+    assert!(v.report.contains("assertion violated"), "{}", v.report);
+    let deadlock = write(
+        "dead.gc",
+        "var x: 0..2 = 0\nprocess { up :: x < 2 -> x := x + 1 }\n",
+    );
+    let v = spin("dead", &[&deadlock, "--topology", "ring:3"], false);
+    assert!(
+        v.report.contains("invalid end state"),
+        "a deadlock: {}",
+        v.report
+    );
+}
+
+#[test]
+fn what_cannot_be_translated_is_refused_with_the_reason() {
+    for (program, extra, says) in [
+        (
+            "programs/ssle.gc",
+            vec!["--topology", "chain:3"],
+            "cannot translate `argmin`/`argmax`/`min`/`max` over a collection into Promela",
+        ),
+        (
+            "programs/arrow.gc",
+            vec!["--topology", "tree:3"],
+            "cannot translate the timer",
+        ),
+        (
+            "programs/arbitration.gc",
+            vec!["--topology", "ring:4", "--daemon", "synchronous"],
+            "the edge variable `directed` under the synchronous daemon",
+        ),
+    ] {
+        let (code, _, err) = guarded(&[&["export", "promela", program], &extra[..]].concat());
+        assert_eq!(code, 1, "{program}: {err}");
+        assert!(err.contains(says), "{program}: {err}");
+        assert!(
+            err.contains("help: `guarded verify` explores this instance"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = guarded(&[
+        "export",
+        "promela",
+        "programs/dijkstra_kstate.gc",
+        "--daemon",
+        "distributed",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}
