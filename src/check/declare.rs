@@ -411,7 +411,9 @@ impl Checker {
             });
             let receive = a.receive.as_ref().and_then(|r| self.receive(r));
             let guard = self.bool_expr(&a.guard).unwrap_or(BExpr::Const(false));
+            self.in_statement = true;
             let body = self.stmt(&a.body);
+            self.in_statement = false;
             self.release(mark);
             actions.push(ir::Action {
                 label: a.label.name.clone(),

@@ -92,6 +92,38 @@ impl Checker {
         self.scope.unwrap_or(Scope::Global)
     }
 
+    /// `random(lo..hi)` or `random(bool)`: only in statements, where the
+    /// run's generator draws it when the statement runs.
+    fn draw(&mut self, bounds: Option<&(Box<Expr>, Box<Expr>)>, span: Span) -> Option<Typed> {
+        if !self.in_statement {
+            self.problems.push(
+                Problem::new(
+                    "guarded::check::random_outside_statement",
+                    "a random draw outside a statement",
+                )
+                .label(span, "drawn here")
+                .help("`random(...)` may appear only in an action's statement (after `->`); guards, predicates, declarations and selectors must not depend on chance"),
+            );
+            return None;
+        }
+        self.draws = true;
+        match bounds {
+            None => Some(Typed::Bool(BExpr::Cmp(
+                Cmp::Eq,
+                IExpr::Random(Box::new(IExpr::Const(0)), Box::new(IExpr::Const(1)), span),
+                IExpr::Const(1),
+            ))),
+            Some((lo, hi)) => {
+                let lo = self.int_expr(lo, Some(Ty::Int))?;
+                let hi = self.int_expr(hi, Some(Ty::Int))?;
+                Some(Typed::Int(
+                    IExpr::Random(Box::new(lo), Box::new(hi), span),
+                    Ty::Int,
+                ))
+            }
+        }
+    }
+
     pub(super) fn expr(&mut self, e: &Expr) -> Option<Typed> {
         if !self.descend(e.span()) {
             return None;
@@ -122,6 +154,7 @@ impl Checker {
                 self.field(p, field)
             }
             Expr::Call(f, args, span) => self.call(f, args, *span),
+            Expr::Random(bounds, span) => self.draw(bounds.as_ref(), *span),
             Expr::Unary(UnOp::Not, a, _) => {
                 Some(Typed::Bool(BExpr::Not(Box::new(self.bool_expr(a)?))))
             }

@@ -76,6 +76,7 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
         messages: c.messages,
         capacity,
         max_locals: c.max_locals,
+        draws: c.draws,
     })
 }
 
@@ -226,6 +227,11 @@ struct Checker {
     too_deep: bool,
     /// Definition uses expanded so far, against [`MAX_EXPANSIONS`].
     expansions: usize,
+    /// Whether an action's statement is being checked (random draws are
+    /// allowed there only).
+    in_statement: bool,
+    /// Whether some statement draws at random.
+    draws: bool,
 }
 
 /// The deepest nesting of expressions and statements the checker follows,

@@ -116,7 +116,11 @@ fn promela(a: &PromelaArgs) -> i32 {
                 format!("cannot translate {} into Promela", u.message),
             )
             .label_opt(u.span, "here")
-            .help("`guarded verify` explores this instance without translating it");
+            .help(if inst.prog.draws {
+                "measure a program that draws at random with runs (`guarded sweep`)"
+            } else {
+                "`guarded verify` explores this instance without translating it"
+            });
             eprint!(
                 "{}",
                 render(&[problem], &a.instance.program, &loaded.source, plain())

@@ -97,6 +97,27 @@ impl Compiler<'_> {
                 Box::new(move |e| f(e).map(i64::from))
             }
             IExpr::Msgs(p, q, kind, span) => self.msgs(p, q, *kind, *span),
+            IExpr::Random(lo, hi, span) => {
+                let (lo, hi, span) = (self.iexpr(lo), self.iexpr(hi), *span);
+                Box::new(move |e| {
+                    let (a, b) = (lo(e)?, hi(e)?);
+                    if a > b {
+                        return fault(
+                            span,
+                            format!("random({a}..{b}) draws from an empty range"),
+                            "the lower bound must not exceed the upper bound",
+                        );
+                    }
+                    match e.fx.draws.borrow_mut().as_mut() {
+                        Some(rng) => Ok(rand::Rng::gen_range(rng, a..=b)),
+                        None => fault(
+                            span,
+                            "a random draw where no generator is at hand".into(),
+                            "random draws happen in runs (`guarded run`, `repl`, `sweep`); `verify` and the step relation refuse them",
+                        ),
+                    }
+                })
+            }
             IExpr::Let(slot, value, body) => {
                 let slot = *slot;
                 let (fv, fb) = (self.iexpr(value), self.iexpr(body));

@@ -78,8 +78,11 @@ pub fn instantiate(
     let role_of = inst.roles_of_processes(&c);
     inst.topology_checks();
     let (roles, orders) = inst.actions(&c);
-    let has_effects =
-        !prog.messages.is_empty() || prog.vars.iter().any(|v| v.kind == VarKind::Edge);
+    // Draws go through the effects too: a step that draws takes the
+    // general path, which draws for its movers in one order.
+    let has_effects = !prog.messages.is_empty()
+        || prog.vars.iter().any(|v| v.kind == VarKind::Edge)
+        || prog.draws;
     // The column form, over the IR actions in the compiled (priority) order.
     let columns = if has_effects || !timers.is_empty() {
         None
@@ -104,6 +107,7 @@ pub fn instantiate(
         size: inst.n,
         regular_ring: topo.regular_ring.is_some(),
         has_effects,
+        has_random: prog.draws,
         offsets: layout.offsets,
         lens: layout.lens,
         per_nbr,

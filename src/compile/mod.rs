@@ -112,6 +112,10 @@ pub struct Effects {
     pub edge_writes: RefCell<Vec<(usize, usize, i64, Span)>>,
     /// The sender whose channel's head this action takes.
     pub received: Cell<Option<usize>>,
+    /// The generator `random(...)` draws from, in a run of a program that
+    /// draws (a stream of the run's seed of its own, so that the daemon's
+    /// choices stay those of the same seed without draws).
+    pub draws: RefCell<Option<rand_chacha::ChaCha8Rng>>,
 }
 
 impl Effects {
@@ -279,6 +283,8 @@ pub struct Compiled {
     /// Whether statements can do more than write their own row (send
     /// messages, take them, write edge variables).
     pub has_effects: bool,
+    /// Whether a statement draws at random (`random(...)`).
+    pub has_random: bool,
     /// Timers: first slot, slots, the value they stop at.
     pub timers: Vec<(usize, usize, i64)>,
     /// The channel capacity, when the program passes messages.

@@ -337,6 +337,8 @@ pub enum Expr {
     Acyclic(Ident, Ident, Box<Expr>, Span),
     /// `if c then a else b`.
     Cond(Box<Expr>, Box<Expr>, Box<Expr>, Span),
+    /// `random(lo..hi)` (the bounds), or `random(bool)` (none): a draw.
+    Random(Option<(Box<Expr>, Box<Expr>)>, Span),
 }
 
 impl Expr {
@@ -355,7 +357,8 @@ impl Expr {
             | Expr::Set(_, _, _, s)
             | Expr::Edge(_, s)
             | Expr::Acyclic(_, _, _, s)
-            | Expr::Cond(_, _, _, s) => *s,
+            | Expr::Cond(_, _, _, s)
+            | Expr::Random(_, s) => *s,
         }
     }
 }

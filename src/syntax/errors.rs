@@ -37,6 +37,7 @@ fn rule_name(rule: &Rule) -> String {
         infix | sum_infix | implies_op | or_op | and_op | eq_op | ne_op | le_op | ge_op | lt_op
         | gt_op | add_op | sub_op | mul_op | div_op | mod_op => "an operator",
         quantifier | quant_kind => "a quantifier",
+        draw => "a random draw `random(lo..hi)` or `random(bool)`",
         collection => "`nbrs`, `procs`, a range `lo..hi` or a set",
         int_lit => "a number",
         true_lit | false_lit => "a boolean",

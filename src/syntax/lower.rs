@@ -481,6 +481,16 @@ fn lower_atom(p: Pair<Rule>) -> Expr {
             Expr::Cond(c, a, b, span)
         }
         Rule::edge_ref => Expr::Edge(p.into_inner().skip(1).map(lower_expr).collect(), span),
+        Rule::draw => {
+            let mut it = p.into_inner().filter(|c| c.as_rule() == Rule::sum);
+            match (it.next(), it.next()) {
+                (Some(lo), Some(hi)) => Expr::Random(
+                    Some((Box::new(lower_expr(lo)), Box::new(lower_expr(hi)))),
+                    span,
+                ),
+                _ => Expr::Random(None, span),
+            }
+        }
         Rule::acyclic => {
             let mut it = p.into_inner().skip(1);
             let from = ident(it.next().unwrap());

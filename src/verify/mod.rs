@@ -231,8 +231,14 @@ fn evaluate(rel: &StepRelation, cfg: &Config) -> Result<Evaluated, Refusal> {
 }
 
 /// Refuses what no exploration handles: timers, which advance when a round
-/// ends, so that a configuration alone does not say what happens next.
-fn refuse_timers(inst: &Instance) -> Result<(), Refusal> {
+/// ends, so that a configuration alone does not say what happens next, and
+/// random draws.
+fn refuse_unexplorable(inst: &Instance) -> Result<(), Refusal> {
+    if inst.prog.draws {
+        return Err(Refusal::Unsupported(
+            "the program draws at random (`random(...)`): its steps have probabilities, which this explorer (of every possible step, not how likely it is) does not weigh; measure it with runs (`guarded sweep`)".into(),
+        ));
+    }
     if inst.code.timers.is_empty() {
         Ok(())
     } else {
@@ -265,7 +271,7 @@ impl<'a> Explorer<'a> {
                 "the program passes messages, and every configuration with channel contents is too many to list; explore what its start reaches with --from declared (or an init file)".into(),
             ));
         }
-        refuse_timers(inst)?;
+        refuse_unexplorable(inst)?;
         let space = inst.space();
         let count = space.count();
         if count > MAX_CONFIGURATIONS {
@@ -296,7 +302,7 @@ impl<'a> Explorer<'a> {
         daemon: &Daemon,
         progress: Option<Progress<'a>>,
     ) -> Result<Self, Refusal> {
-        refuse_timers(inst)?;
+        refuse_unexplorable(inst)?;
         let mut start = start;
         start.canonicalize();
         let mut rel = inst.step_relation();

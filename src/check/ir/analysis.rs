@@ -56,6 +56,7 @@ pub fn reads_var_i(e: &IExpr, hit: &dyn Fn(usize) -> bool) -> bool {
         }
         IExpr::FromBool(b) => reads_var_b(b, hit),
         IExpr::Msgs(p, q, _, _) => reads_var_p(p, hit) || reads_var_p(q, hit),
+        IExpr::Random(a, b, _) => reads_var_i(a, hit) || reads_var_i(b, hit),
     }
 }
 
@@ -278,5 +279,7 @@ fn local_i(
             let is_p = |x: &Proc| matches!(x, Proc::Local(s) if *s == p);
             (is_p(q) && allowed(r, p, nbr, nv)) || (allowed(q, p, nbr, nv) && is_p(r))
         }
+        // Statements only: never in a predicate.
+        IExpr::Random(..) => false,
     }
 }

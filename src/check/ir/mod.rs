@@ -202,6 +202,9 @@ pub enum IExpr {
     FromBool(Box<BExpr>),
     /// `msgs(p, q, m)`: messages (of type `m`, or all) in the channel from p to q.
     Msgs(Proc, Proc, Option<usize>, Span),
+    /// `random(lo..hi)`: drawn uniformly by the run's generator when the
+    /// statement runs (statements only); an empty range is a fault at the span.
+    Random(Box<IExpr>, Box<IExpr>, Span),
 }
 
 /// See [`IExpr::Best`].
@@ -367,6 +370,8 @@ pub struct Program {
     pub capacity: Option<Capacity>,
     /// How many quantifier variables may be live at once.
     pub max_locals: usize,
+    /// Whether some statement draws at random (`random(...)`).
+    pub draws: bool,
 }
 
 impl Program {

@@ -288,6 +288,12 @@ impl Tr<'_> {
                 ))
             }
             IExpr::Msgs(_, _, _, span) => return Err(Untranslatable::new("`msgs`", Some(*span))),
+            IExpr::Random(_, _, span) => {
+                return Err(Untranslatable::new(
+                    "a random draw (SPIN has no probabilities)",
+                    Some(*span),
+                ))
+            }
             IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg | IExpr::Local(_) => {
                 return Err(Untranslatable::new(
                     "a local variable without a value",

@@ -231,6 +231,8 @@ pub struct Snapshot {
     state: Vec<i64>,
     chans: Channels,
     rng: ChaCha8Rng,
+    /// Where `random(...)` draws stand.
+    draws: Option<ChaCha8Rng>,
     progress: Progress,
 }
 
@@ -248,6 +250,7 @@ impl Simulation {
             state: self.state.clone(),
             chans: self.chans.clone(),
             rng: self.rng.clone(),
+            draws: self.buf.fx.draws.borrow().clone(),
             progress: self.progress.clone(),
         }
     }
@@ -270,6 +273,7 @@ impl Simulation {
         self.state = s.state;
         self.chans = s.chans;
         self.rng = s.rng;
+        *self.buf.fx.draws.borrow_mut() = s.draws;
         self.progress = s.progress;
     }
 
@@ -300,8 +304,16 @@ impl Simulation {
         let n = topo.n();
         let stride = code.stride;
         let code_roles = code.role_of.clone();
+        let buf = StepBuffers::new(&code);
+        if code.has_random {
+            // Draws have a stream of their own: the daemon's choices are
+            // those of the same seed in a program that does not draw.
+            let mut draws = rng.clone();
+            draws.set_stream(1);
+            *buf.fx.draws.borrow_mut() = Some(draws);
+        }
         let mut sim = Simulation {
-            buf: StepBuffers::new(&code),
+            buf,
             choice_locals: vec![Cell::new(0); code.max_locals],
             prog,
             code,
