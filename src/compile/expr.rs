@@ -97,27 +97,7 @@ impl Compiler<'_> {
                 Box::new(move |e| f(e).map(i64::from))
             }
             IExpr::Msgs(p, q, kind, span) => self.msgs(p, q, *kind, *span),
-            IExpr::Random(lo, hi, span) => {
-                let (lo, hi, span) = (self.iexpr(lo), self.iexpr(hi), *span);
-                Box::new(move |e| {
-                    let (a, b) = (lo(e)?, hi(e)?);
-                    if a > b {
-                        return fault(
-                            span,
-                            format!("random({a}..{b}) draws from an empty range"),
-                            "the lower bound must not exceed the upper bound",
-                        );
-                    }
-                    match e.fx.draws.borrow_mut().as_mut() {
-                        Some(rng) => Ok(rand::Rng::gen_range(rng, a..=b)),
-                        None => fault(
-                            span,
-                            "a random draw where no generator is at hand".into(),
-                            "random draws happen in runs (`guarded run`, `repl`, `sweep`); `verify` and the step relation refuse them",
-                        ),
-                    }
-                })
-            }
+            IExpr::Random(lo, hi, span) => self.draw(lo, hi, *span),
             IExpr::Let(slot, value, body) => {
                 let slot = *slot;
                 let (fv, fb) = (self.iexpr(value), self.iexpr(body));
@@ -128,6 +108,29 @@ impl Compiler<'_> {
                 })
             }
         }
+    }
+
+    /// `random(lo..hi)`: drawn from the run's draw stream when the statement runs.
+    fn draw(&self, lo: &IExpr, hi: &IExpr, span: Span) -> IFn {
+        let (lo, hi) = (self.iexpr(lo), self.iexpr(hi));
+        Box::new(move |e| {
+            let (a, b) = (lo(e)?, hi(e)?);
+            if a > b {
+                return fault(
+                    span,
+                    format!("random({a}..{b}) draws from an empty range"),
+                    "the lower bound must not exceed the upper bound",
+                );
+            }
+            match e.fx.draws.borrow_mut().as_mut() {
+                Some(rng) => Ok(rand::Rng::gen_range(rng, a..=b)),
+                None => fault(
+                    span,
+                    "a random draw where no generator is at hand".into(),
+                    "random draws happen in runs (`guarded run`, `repl`, `sweep`); `verify` and the step relation refuse them",
+                ),
+            }
+        })
     }
 
     /// An expression that reads no state (`argmin(p in procs : p.id)`),
