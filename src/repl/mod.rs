@@ -62,7 +62,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "set",
         "P.VAR = VALUE",
-        "change a value (fault injection; `*` for every process); domain-checked",
+        "change a value (fault injection; `*` for every process); domain-checked; ends the round under way (it still counts)",
     ),
     (
         "corrupt",

@@ -199,6 +199,10 @@ struct Progress {
     steps: u64,
     moves: u64,
     rounds_done: u64,
+    /// Rounds a change from outside a step ended before they completed:
+    /// they count among the rounds (so the count never goes back), not
+    /// among the complete ones.
+    rounds_cut: u64,
     steps_in_round: u64,
     /// Enabled at the round's start and neither moved nor neutralized since.
     in_round: Bits,
@@ -279,13 +283,18 @@ impl Simulation {
 
     /// Replaces values from outside a step (fault injection, a loaded
     /// configuration): guards are re-evaluated, a new round starts (the
-    /// completed ones are kept) and legitimacy is updated, so a later return
-    /// to legitimacy counts as a new stabilization.
+    /// completed ones are kept, and a round under way still counts among
+    /// the rounds, so the count never goes back) and legitimacy is updated,
+    /// so a later return to legitimacy counts as a new stabilization.
     pub fn change_state(&mut self, change: impl FnOnce(&mut [i64])) -> Result<(), RunError> {
         self.settle();
         self.keep_last_rows();
         change(&mut self.state);
         self.reevaluate_all()?;
+        // The change ends the round under way: it stays counted.
+        if self.progress.steps_in_round > 0 {
+            self.progress.rounds_cut += 1;
+        }
         self.progress.in_round.clear_all();
         self.start_round();
         self.update_legitimacy(true)
@@ -338,6 +347,7 @@ impl Simulation {
                 steps: 0,
                 moves: 0,
                 rounds_done: 0,
+                rounds_cut: 0,
                 steps_in_round: 0,
                 in_round: Bits::new(n),
                 legit: Vec::new(),
@@ -486,7 +496,9 @@ impl Simulation {
         Point {
             step: self.progress.steps,
             moves: self.progress.moves,
-            round: self.progress.rounds_done + u64::from(self.progress.steps_in_round > 0),
+            round: self.progress.rounds_done
+                + self.progress.rounds_cut
+                + u64::from(self.progress.steps_in_round > 0),
         }
     }
     /// Rounds completed (a partial round not counted).
