@@ -352,3 +352,14 @@ fn overflow_of_negation_and_abs_points_at_the_expression() {
         }
     }
 }
+
+#[test]
+fn selectors_may_compare_processes_of_the_topology() {
+    // The root of a tree: its own parent.
+    let src = "var x: 0..3 = 0\n\
+        process where tree_parent == self { a :: x == 0 -> x := 1 }\n\
+        process where tree_parent != self { a :: x == 0 -> x := 2 }\n";
+    let mut s = sim(src, "tree:6", Daemon::Synchronous, 0);
+    s.step().unwrap();
+    assert_eq!(values(&s), vec![1, 2, 2, 2, 2, 2]);
+}

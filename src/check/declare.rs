@@ -379,11 +379,13 @@ impl Checker {
     }
 
     pub(super) fn role(&mut self, r: &ast::Role) -> ir::Role {
-        self.scope = Some(Scope::Selector);
-        let selector = r.selector.as_ref().and_then(|e| self.bool_expr(e));
+        // A selector may read `left`, `right` and `tree_parent` too: the
+        // role then needs them from the topology.
         self.reads_left = None;
         self.reads_right = None;
         self.reads_tree = None;
+        self.scope = Some(Scope::Selector);
+        let selector = r.selector.as_ref().and_then(|e| self.bool_expr(e));
         let mut labels: HashMap<&str, Span> = HashMap::new();
         let mut actions = Vec::new();
         for a in &r.actions {

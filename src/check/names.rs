@@ -157,16 +157,16 @@ impl Checker {
                 }
             }
             match (id.name.as_str(), scope) {
-                ("self", Scope::Process | Scope::Init) => return Some(Proc::Me),
-                ("left", Scope::Process) => {
+                ("self", Scope::Process | Scope::Init | Scope::Selector) => return Some(Proc::Me),
+                ("left", Scope::Process | Scope::Selector) => {
                     self.reads_left.get_or_insert(id.span);
                     return Some(Proc::Left(id.span));
                 }
-                ("right", Scope::Process) => {
+                ("right", Scope::Process | Scope::Selector) => {
                     self.reads_right.get_or_insert(id.span);
                     return Some(Proc::Right(id.span));
                 }
-                ("tree_parent", Scope::Process) => {
+                ("tree_parent", Scope::Process | Scope::Selector) => {
                     self.reads_tree.get_or_insert(id.span);
                     return Some(Proc::TreeParent(id.span));
                 }
@@ -191,7 +191,7 @@ impl Checker {
                 self.err(
                     Problem::new("guarded::check::not_constant", "a process read before the configuration exists")
                         .label(e.span(), "this names a process through a variable")
-                        .help("initial values and role selectors may use `index`, `id`, `n` and parameters"),
+                        .help("initial values and role selectors may use `index`, `id`, `n` and parameters (selectors also the processes `self`, `left`, `right`, `tree_parent`), not variables"),
                 );
                 None
             }
@@ -241,7 +241,7 @@ impl Checker {
                 )
                 .label(field.span, "a variable")
                 .help(
-                    "initial values and role selectors may use `index`, `id`, `n` and parameters",
+                    "initial values and role selectors may use `index`, `id`, `n` and parameters (selectors also the processes `self`, `left`, `right`, `tree_parent`), not variables",
                 ),
             );
             return None;
@@ -335,10 +335,10 @@ impl Checker {
             "maxdeg" => return Some(Typed::Int(IExpr::MaxDeg, Ty::Int)),
             "index" if local => return Some(Typed::Int(IExpr::Index(Proc::Me), Ty::Int)),
             "id" if local => return Some(Typed::Int(IExpr::Id(Proc::Me), Ty::Int)),
-            "self" if matches!(scope, Scope::Process | Scope::Init) => {
-                return Some(Typed::Int(IExpr::NodeOf(Proc::Me), Ty::Node))
-            }
-            "left" | "right" | "tree_parent" if scope == Scope::Process => {
+            "self" if local => return Some(Typed::Int(IExpr::NodeOf(Proc::Me), Ty::Node)),
+            "left" | "right" | "tree_parent"
+                if matches!(scope, Scope::Process | Scope::Selector) =>
+            {
                 let p = self.proc_of(&Expr::Name(id.clone()))?;
                 return Some(Typed::Int(IExpr::NodeOf(p), Ty::Node));
             }
@@ -348,7 +348,7 @@ impl Checker {
                         .label(id.span, "whose?")
                         .help(match scope {
                             Scope::Global => "in a global predicate bind a process first: `forall(p in procs: p.index ...)`",
-                            _ => "only actions, role selectors and initial values belong to a process",
+                            _ => "only actions, role selectors and initial values belong to a process (`left`, `right` and `tree_parent` only actions and selectors)",
                         }),
                 );
                 return None;

@@ -374,7 +374,11 @@ fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
     // `--set` may have fixed what the mode chose: the summary says so.
     let init_name = match st.init.sets.as_slice() {
         [] => crate::load::init_name(&mode),
-        sets => format!("{}, then --set {}", crate::load::init_name(&mode), sets.join(" ")),
+        sets => format!(
+            "{}, then --set {}",
+            crate::load::init_name(&mode),
+            sets.join(" ")
+        ),
     };
     let choice = st.init.choice.into();
     let ast = (*instance.ast).clone();

@@ -75,8 +75,14 @@ pub fn instantiate(
         problems: Rc::new(RefCell::new(Vec::new())),
     };
     inst.constants_in_domains(&c, &layout);
-    let role_of = inst.roles_of_processes(&c);
     inst.topology_checks();
+    // Selectors may read `left`, `right` or `tree_parent`: only evaluated
+    // once the topology is known to have them.
+    let role_of = if inst.problems.is_empty() {
+        inst.roles_of_processes(&c)
+    } else {
+        vec![0; topo.n()]
+    };
     let (roles, orders) = inst.actions(&c);
     // Draws go through the effects too: a step that draws takes the
     // general path, which draws for its movers in one order.
