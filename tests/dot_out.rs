@@ -359,3 +359,60 @@ fn a_counterexample_is_a_closed_chain_of_configurations() {
     );
     graphviz_reads(&file, "dot");
 }
+
+#[test]
+fn values_a_random_start_ignores_and_unknown_attributes_are_warned_about() {
+    let file = scratch("warn.dot");
+    std::fs::write(
+        &file,
+        "graph { 0 -- 1 -- 2 -- 0; 1 [x=2, colour=3, shape=box] }\n",
+    )
+    .unwrap();
+    let topology = format!("dot:{}", file.display());
+    let args = [
+        "run",
+        "programs/dijkstra_kstate.gc",
+        "--topology",
+        &topology,
+        "--max-steps",
+        "0",
+    ];
+    let (code, _, err) = guarded(&[&args[..], &["--init", "random"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: the start is random, so the 1 values"),
+        "{err}"
+    );
+    assert!(
+        err.contains("attributes that name no variable of the program: colour"),
+        "{err}"
+    );
+    let (code, out, err) = guarded(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("start is random"), "{err}");
+    assert!(
+        out.contains("  1: x=2"),
+        "the declared start takes the value: {out}"
+    );
+    // A file this tool wrote has nothing to warn about.
+    let drawn = scratch("drawn.dot");
+    guarded(&[
+        "run",
+        "programs/arbitration.gc",
+        "--topology",
+        "random:6",
+        "--max-steps",
+        "5",
+        "--dot",
+        drawn.to_str().unwrap(),
+    ]);
+    let (_, _, err) = guarded(&[
+        "run",
+        "programs/arbitration.gc",
+        "--topology",
+        &format!("dot:{}", drawn.display()),
+        "--max-steps",
+        "0",
+    ]);
+    assert!(!err.contains("warning"), "{err}");
+}

@@ -347,6 +347,49 @@ pub fn main() -> i32 {
     }
 }
 
+/// Warns about values a DOT topology gives that the start will not use: all
+/// of them when the start is random, and attributes that name no variable
+/// (nor anything Graphviz knows).
+fn warn_about_dot_values(instance: &Instance, mode: &crate::runtime::init::InitMode) {
+    let topo = instance.topology();
+    let var_of = |key: &str| {
+        let key = key.strip_prefix("gc:").unwrap_or(key);
+        let name = key.split('[').next().unwrap_or(key).to_string();
+        instance
+            .prog
+            .vars
+            .iter()
+            .any(|v| v.name == name)
+            .then_some(name)
+    };
+    let values = topo.attrs.iter().filter(|a| var_of(&a.1).is_some()).count();
+    if values > 0 && *mode == crate::runtime::init::InitMode::Random {
+        eprintln!(
+            "warning: the start is random, so the {values} values `{}` gives are not used (start from them with --init declared)",
+            topo.name
+        );
+    }
+    let mut unknown: Vec<&str> = topo
+        .attrs
+        .iter()
+        .map(|a| a.1.as_str())
+        .filter(|k| {
+            // Edge attributes come as `NAME[Q]`.
+            let base = k.split('[').next().unwrap_or(k);
+            var_of(k).is_none() && !crate::export::dot::is_graphviz_attribute(base)
+        })
+        .collect();
+    unknown.sort_unstable();
+    unknown.dedup();
+    if !unknown.is_empty() {
+        eprintln!(
+            "warning: `{}` has attributes that name no variable of the program: {}",
+            topo.name,
+            unknown.join(", ")
+        );
+    }
+}
+
 /// A simulation at step 0, with what the front ends print about it.
 pub(crate) struct Started {
     pub(crate) sim: Simulation,
@@ -368,6 +411,7 @@ fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
         &crate::load::read_file,
     )
     .map_err(usage_error)?;
+    warn_about_dot_values(&instance, &mode);
     let start = instance
         .initial(&mode, &st.init.sets)
         .map_err(|e| report_load_error(&e, &inst.program, &source))?;

@@ -96,6 +96,12 @@ const GRAPHVIZ_NAMES: &[&str] = &[
     "z",
 ];
 
+/// Whether `name` is a Graphviz attribute (one of those this tool writes,
+/// or that a topology file commonly carries).
+pub fn is_graphviz_attribute(name: &str) -> bool {
+    GRAPHVIZ_NAMES.contains(&name.to_ascii_lowercase().as_str())
+}
+
 /// The attribute a variable's values are written under.
 fn attr_name(var: &str) -> String {
     if GRAPHVIZ_NAMES.contains(&var.to_ascii_lowercase().as_str()) {
