@@ -73,3 +73,32 @@ fn prompt_completion_interrupt_and_history() {
     s.expect(expectrl::Eof).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_long_run_shows_its_progress_on_a_terminal() {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_guarded"));
+    cmd.args([
+        "run",
+        "programs/dijkstra_kstate.gc",
+        "--topology",
+        "ring:1000",
+        "--init",
+        "random",
+        "--max-steps",
+        "100000000",
+        "--no-final",
+    ])
+    .current_dir(env!("CARGO_MANIFEST_DIR"))
+    .env("NO_COLOR", "1");
+    let mut s = Session::spawn(cmd).expect("spawn in a pty");
+    s.set_expect_timeout(Some(Duration::from_secs(60)));
+    // After a second: the step, moves, rounds and rate.
+    s.expect(expectrl::Regex(
+        "step [0-9]+ · moves [0-9]+ · rounds [0-9]+ · 1 enabled · [0-9]+ steps/s",
+    ))
+    .unwrap();
+    // The line is cleared for the summary.
+    s.expect("stopped     step limit after step 100000000")
+        .unwrap();
+    s.expect(expectrl::Eof).unwrap();
+}

@@ -9,7 +9,7 @@ use super::{
 use crate::runtime::engine::Simulation;
 use crate::runtime::run::{Observer, Stop};
 use clap::{Args, ValueEnum};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 #[derive(Args, Debug)]
 pub(super) struct RunArgs {
@@ -75,6 +75,67 @@ struct TraceObserver<'a, W: Write> {
     recorder: Option<crate::export::html::Recorder>,
     program: &'a str,
     seed: u64,
+    /// The progress line on a terminal's standard error.
+    progress: Option<Progress>,
+}
+
+/// A progress line for long runs: shown on standard error when it is a
+/// terminal and the run has gone on for a second, updated every few
+/// thousand steps (the run loop stays as fast).
+struct Progress {
+    started: std::time::Instant,
+    bar: Option<indicatif::ProgressBar>,
+    countdown: u32,
+}
+
+/// Steps between two looks at the clock.
+const PROGRESS_EVERY: u32 = 4096;
+
+impl Progress {
+    /// A progress line, when standard error is a terminal.
+    fn on_terminal() -> Option<Self> {
+        std::io::stderr().is_terminal().then(|| Progress {
+            started: std::time::Instant::now(),
+            bar: None,
+            countdown: PROGRESS_EVERY,
+        })
+    }
+
+    fn tick(&mut self, sim: &Simulation) {
+        self.countdown -= 1;
+        if self.countdown > 0 {
+            return;
+        }
+        self.countdown = PROGRESS_EVERY;
+        if self.bar.is_none() && self.started.elapsed().as_secs_f64() < 1.0 {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
+        let now = sim.now();
+        let rate = now.step as f64 / self.started.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!(
+            "step {} · moves {} · rounds {} · {} enabled · {rate:.0} steps/s",
+            now.step,
+            now.moves,
+            now.round,
+            sim.enabled().len()
+        ));
+        bar.tick();
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 impl<W: Write> TraceObserver<'_, W> {
@@ -98,6 +159,9 @@ impl<W: Write> Observer for TraceObserver<'_, W> {
             let _ = t.step(self.out, sim);
         }
         self.draw(sim);
+        if let Some(p) = &mut self.progress {
+            p.tick(sim);
+        }
         true
     }
 }
@@ -161,6 +225,7 @@ pub(super) fn run(a: &RunArgs) -> i32 {
             .map(|_| crate::export::html::Recorder::new(a.html_steps)),
         program: &program,
         seed: a.instance.seed,
+        progress: Progress::on_terminal(),
     };
     if let Some(t) = &mut observer.tracer {
         let _ = t.initial(observer.out, &sim);
@@ -172,6 +237,9 @@ pub(super) fn run(a: &RunArgs) -> i32 {
     let stop = crate::runtime::run::run(&mut sim, &limits, &mut observer);
     if let Some(t) = &mut observer.tracer {
         let _ = t.finish(observer.out);
+    }
+    if let Some(p) = &observer.progress {
+        p.finish();
     }
     let drawn = observer.picture.take().and_then(|p| p.1);
     let recorder = observer.recorder.take();
