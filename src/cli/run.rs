@@ -77,6 +77,86 @@ struct TraceObserver<'a, W: Write> {
     seed: u64,
     /// The progress line on a terminal's standard error.
     progress: Option<Progress>,
+    /// Moves per (role, compiled action), messages sent and delivered.
+    counts: Counts,
+}
+
+/// Moves per role and compiled action, and messages, counted after each step.
+#[derive(Default)]
+struct Counts {
+    moves: Vec<Vec<u64>>,
+    sent: u64,
+    delivered: u64,
+    /// Runs of consecutive processes with one role: (first, end, role).
+    runs: Vec<(usize, usize, usize)>,
+}
+
+impl Counts {
+    fn new(sim: &Simulation) -> Self {
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        for (p, &r) in sim.code.role_of.iter().enumerate() {
+            match runs.last_mut() {
+                Some(run) if run.2 == r as usize => run.1 = p + 1,
+                _ => runs.push((p, p + 1, r as usize)),
+            }
+        }
+        Counts {
+            moves: sim
+                .code
+                .roles
+                .iter()
+                .map(|r| vec![0; r.actions.len()])
+                .collect(),
+            runs,
+            ..Counts::default()
+        }
+    }
+
+    fn count(&mut self, sim: &Simulation) {
+        let last = sim.last();
+        if last.tick {
+            return;
+        }
+        let role_of = &sim.code.role_of;
+        if last.lazy {
+            // After a column step: every process's chosen action before it.
+            // Over each run of one role, one pass per action, a plain
+            // comparison the compiler vectorizes: runs of millions of
+            // processes keep most of their speed.
+            let chosen = &last.chosen_before;
+            for &(first, end, r) in &self.runs {
+                for (a, count) in self.moves[r].iter_mut().enumerate() {
+                    let a = a as u16;
+                    *count += chosen[first..end].iter().filter(|&&c| c == a).count() as u64;
+                }
+            }
+        } else {
+            for (&p, &a) in last.movers().iter().zip(last.actions()) {
+                self.moves[role_of[p as usize] as usize][a as usize] += 1;
+            }
+        }
+        self.sent += last.sent.len() as u64;
+        self.delivered += last.received.iter().filter(|r| r.is_some()).count() as u64;
+    }
+
+    /// Per label (roles merged), in the order actions are tried (priority,
+    /// then program order).
+    fn tally(&self, sim: &Simulation) -> output::Tally {
+        let mut moves: Vec<(String, u64)> = Vec::new();
+        for (r, role) in sim.code.roles.iter().enumerate() {
+            for (a, action) in role.actions.iter().enumerate() {
+                match moves.iter_mut().find(|m| m.0 == action.label) {
+                    Some(m) => m.1 += self.moves[r][a],
+                    None => moves.push((action.label.clone(), self.moves[r][a])),
+                }
+            }
+        }
+        output::Tally {
+            moves,
+            sent: self.sent,
+            delivered: self.delivered,
+        }
+    }
 }
 
 /// A progress line for long runs: shown on standard error when it is a
@@ -159,6 +239,7 @@ impl<W: Write> Observer for TraceObserver<'_, W> {
             let _ = t.step(self.out, sim);
         }
         self.draw(sim);
+        self.counts.count(sim);
         if let Some(p) = &mut self.progress {
             p.tick(sim);
         }
@@ -226,6 +307,7 @@ pub(super) fn run(a: &RunArgs) -> i32 {
         program: &program,
         seed: a.instance.seed,
         progress: Progress::on_terminal(),
+        counts: Counts::new(&sim),
     };
     if let Some(t) = &mut observer.tracer {
         let _ = t.initial(observer.out, &sim);
@@ -242,6 +324,7 @@ pub(super) fn run(a: &RunArgs) -> i32 {
         p.finish();
     }
     let drawn = observer.picture.take().and_then(|p| p.1);
+    let tally = observer.counts.tally(&sim);
     let recorder = observer.recorder.take();
     let (failure, exit) = failure(&stop, &sim, &program, &source);
     let missed = match a.expect {
@@ -277,6 +360,7 @@ pub(super) fn run(a: &RunArgs) -> i32 {
             bytes: sim.memory_bytes(),
             column_steps: sim.column_steps(),
         }),
+        tally: Some(&tally),
     };
     let _ = out.flush();
     if let Some(msg) = &failure {

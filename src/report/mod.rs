@@ -5,7 +5,7 @@
 mod summary;
 mod trace;
 
-pub use summary::{key as stop_key, RunInfo, Stats, Summary};
+pub use summary::{key as stop_key, RunInfo, Stats, Summary, Tally};
 pub use trace::{step_line, Tracer};
 
 /// The exit statuses of the command line, which a sweep's rows record too.
@@ -61,15 +61,18 @@ pub fn channels_text(sim: &Simulation) -> String {
     out
 }
 
-pub(crate) fn row_json(sim: &Simulation, row: &[i64]) -> Value {
-    values_json(&sim.prog, &sim.code, row)
+/// Process `p`'s row as JSON.
+pub(crate) fn row_json(sim: &Simulation, p: usize, row: &[i64]) -> Value {
+    values_json(&sim.prog, &sim.code, sim.topo.nbrs(p), row)
 }
 
 /// A process's row as a JSON object: each variable's value (booleans as
-/// booleans, enumeration values by name, arrays as arrays).
+/// booleans, enumeration values by name, arrays as arrays, per-neighbour
+/// and edge variables as objects keyed by the neighbour).
 pub(crate) fn values_json(
     prog: &crate::check::ir::Program,
     code: &crate::compile::Compiled,
+    nbrs: &[u32],
     row: &[i64],
 ) -> Value {
     let mut m = Map::new();
@@ -79,13 +82,39 @@ pub(crate) fn values_json(
             crate::check::ir::Ty::Enum(_) => json!(prog.show_value(v.ty, x)),
             _ => json!(x),
         };
-        let val = match code.lens[k] {
-            None => one(row[code.offsets[k]]),
-            Some(_) => Value::Array(row[code.slots(k)].iter().map(|&x| one(x)).collect()),
+        let val = if code.per_nbr[k] {
+            Value::Object(
+                nbrs.iter()
+                    .zip(&row[code.slots(k)])
+                    .map(|(q, &x)| (q.to_string(), one(x)))
+                    .collect(),
+            )
+        } else {
+            match code.lens[k] {
+                None => one(row[code.offsets[k]]),
+                Some(_) => Value::Array(row[code.slots(k)].iter().map(|&x| one(x)).collect()),
+            }
         };
         m.insert(v.name.clone(), val);
     }
     Value::Object(m)
+}
+
+/// The non-empty channels as JSON: `[{"from": 3, "to": 5, "messages": ["find(2)"]}]`.
+pub(crate) fn channels_json(sim: &Simulation) -> Value {
+    let mut out = Vec::new();
+    for p in 0..sim.n() {
+        for &q in sim.topo.nbrs(p) {
+            let Some(c) = sim.chans.between(&sim.topo, p, q as usize) else {
+                continue;
+            };
+            if !c.is_empty() {
+                let ms: Vec<String> = c.iter().map(|m| msg_text(sim, m)).collect();
+                out.push(json!({"from": p, "to": q, "messages": ms}));
+            }
+        }
+    }
+    Value::Array(out)
 }
 
 /// A runtime error as a problem against the program's source; `None` for

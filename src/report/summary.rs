@@ -1,7 +1,7 @@
 //! The summary of a run: one value ([`Summary`]) worked out once from the
 //! simulation and how the run was set up, rendered as text or as JSON.
 
-use super::{row_json, row_text, sorted};
+use super::{channels_json, row_json, row_text, sorted};
 use crate::runtime::engine::{Point, Simulation};
 use crate::runtime::run::Stop;
 use serde_json::{json, Map, Value};
@@ -53,6 +53,28 @@ pub struct RunInfo<'a> {
     pub show_final: bool,
     /// Speed and memory, with `--stats`.
     pub stats: Option<Stats>,
+    /// Moves per action label, and messages sent and delivered, when counted.
+    pub tally: Option<&'a Tally>,
+}
+
+/// What a run did, counted step by step: moves per action (by label, roles
+/// merged) and messages sent and delivered.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Per action label, in first-seen order: moves.
+    pub moves: Vec<(String, u64)>,
+    /// Messages sent (none counted when the program has no messages).
+    pub sent: u64,
+    /// Messages taken from a channel by a `receive`.
+    pub delivered: u64,
+}
+
+impl Tally {
+    /// `advance 12, copy 48`.
+    fn moves_text(&self) -> String {
+        let each: Vec<String> = self.moves.iter().map(|(l, k)| format!("{l} {k}")).collect();
+        each.join(", ")
+    }
 }
 
 /// What `--stats` reports. Timing depends on the machine, so it never
@@ -215,6 +237,17 @@ impl<'a> Summary<'a> {
             }
         }
         line("silent", self.silent_text());
+        if let Some(t) = info.tally {
+            if !t.moves.is_empty() {
+                line("actions", t.moves_text());
+            }
+            if sim.code.capacity.is_some() {
+                line(
+                    "messages",
+                    format!("{} sent, {} delivered", t.sent, t.delivered),
+                );
+            }
+        }
         for (name, v) in &self.reports {
             line(
                 name,
@@ -282,6 +315,14 @@ impl<'a> Summary<'a> {
             "silent": self.silent,
             "enabled": self.enabled,
         });
+        if let Some(t) = info.tally {
+            let moves: Map<String, Value> =
+                t.moves.iter().map(|(l, k)| (l.clone(), json!(k))).collect();
+            v["actions"] = Value::Object(moves);
+            if sim.code.capacity.is_some() {
+                v["messages"] = json!({"sent": t.sent, "delivered": t.delivered});
+            }
+        }
         if !self.reports.is_empty() {
             let mut m = Map::new();
             for (name, r) in &self.reports {
@@ -307,9 +348,12 @@ impl<'a> Summary<'a> {
             let stride = sim.stride();
             v["final"] = Value::Array(
                 (0..sim.n())
-                    .map(|p| row_json(sim, &sim.state[p * stride..(p + 1) * stride]))
+                    .map(|p| row_json(sim, p, &sim.state[p * stride..(p + 1) * stride]))
                     .collect(),
             );
+            if sim.code.capacity.is_some() {
+                v["channels"] = channels_json(sim);
+            }
         }
         format!("{v}\n")
     }

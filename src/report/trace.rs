@@ -1,7 +1,7 @@
 //! The trace of a run, printed as it goes: every step's movers, actions
 //! and changed variables, as text or as JSON lines.
 
-use super::{channels_text, list, msg_text, row_json, row_text, sorted};
+use super::{channels_json, channels_text, list, msg_text, row_json, row_text, sorted};
 use crate::runtime::engine::Simulation;
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
@@ -71,11 +71,14 @@ impl Tracer {
         self.was_legit = sim.legitimate();
         if self.json {
             let procs: Vec<Value> = (0..sim.n())
-                .map(|p| row_json(sim, &sim.state[p * stride..(p + 1) * stride]))
+                .map(|p| row_json(sim, p, &sim.state[p * stride..(p + 1) * stride]))
                 .collect();
             let mut m = Map::new();
             m.insert("step".into(), json!(0));
             m.insert("configuration".into(), Value::Array(procs));
+            if sim.code.capacity.is_some() {
+                m.insert("channels".into(), channels_json(sim));
+            }
             m.insert("enabled".into(), json!(sorted(sim.enabled())));
             if let Some(l) = sim.legitimate() {
                 m.insert("legitimate".into(), json!(l));
@@ -120,13 +123,27 @@ impl Tracer {
                 .iter()
                 .map(|&k| {
                     let (p, label, before, after) = mover(sim, k);
-                    let values = row_json(sim, after);
+                    let values = row_json(sim, p, after);
                     let mut w = Map::new();
                     for v in changed(sim, before, after) {
                         let name = &sim.prog.vars[v].name;
                         w.insert(name.clone(), values[name].clone());
                     }
-                    json!({"process": p, "action": label, "writes": Value::Object(w)})
+                    let mut one =
+                        json!({"process": p, "action": label, "writes": Value::Object(w)});
+                    if let Some(Some((from, msg))) = last.received.get(k) {
+                        one["took"] = json!({"from": from, "message": msg_text(sim, msg)});
+                    }
+                    let sent: Vec<Value> = last
+                        .sent
+                        .iter()
+                        .filter(|s| s.0 as usize == p)
+                        .map(|(_, to, msg)| json!({"to": to, "message": msg_text(sim, msg)}))
+                        .collect();
+                    if !sent.is_empty() {
+                        one["sent"] = Value::Array(sent);
+                    }
+                    one
                 })
                 .collect();
             let mut m = Map::new();

@@ -104,6 +104,7 @@ pub(super) fn config_json(inst: &Instance, cfg: &Config) -> serde_json::Value {
                 crate::report::values_json(
                     &inst.prog,
                     &inst.code,
+                    inst.topo.nbrs(p),
                     &cfg.rows[p * stride..(p + 1) * stride],
                 )
             })

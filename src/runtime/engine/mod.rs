@@ -248,39 +248,6 @@ impl Snapshot {
 }
 
 impl Simulation {
-    /// Captures everything a step can change.
-    pub fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            state: self.state.clone(),
-            chans: self.chans.clone(),
-            rng: self.rng.clone(),
-            draws: self.buf.fx.draws.borrow().clone(),
-            progress: self.progress.clone(),
-        }
-    }
-
-    /// Goes back to a snapshot taken from this simulation.
-    pub fn restore(&mut self, s: Snapshot) {
-        // Keep the column path's big buffers for its next step.
-        if let Some(buf) = self.columns.as_mut() {
-            let p = &mut self.progress;
-            if p.last.whole {
-                buf.spare = std::mem::take(&mut p.last.before);
-            }
-            let columns = [
-                std::mem::take(&mut p.last.chosen_before),
-                p.dense.take().map(|d| d.chosen).unwrap_or_default(),
-            ];
-            buf.spare_columns
-                .extend(columns.into_iter().filter(|c| c.capacity() > 0));
-        }
-        self.state = s.state;
-        self.chans = s.chans;
-        self.rng = s.rng;
-        *self.buf.fx.draws.borrow_mut() = s.draws;
-        self.progress = s.progress;
-    }
-
     /// Replaces values from outside a step (fault injection, a loaded
     /// configuration): guards are re-evaluated, a new round starts (the
     /// completed ones are kept, and a round under way still counts among
