@@ -179,7 +179,9 @@ impl Checker {
             Typed::Int(IExpr::Var(Proc::Me, v), Ty::Node) if scope == Scope::Process => {
                 Some(Proc::Through(v))
             }
-            Typed::Int(i, Ty::Node) if scope == Scope::Global => {
+            // In a global predicate a process may be named by its number
+            // (`msgs(0, 1)`), checked against the processes when read.
+            Typed::Int(i, Ty::Node | Ty::Int) if scope == Scope::Global => {
                 Some(Proc::At(Box::new(i), e.span()))
             }
             // Reads through a neighbour's node variable (`q.parent.x`) are

@@ -8,16 +8,53 @@ impl Session {
         if text.is_empty() {
             return Err("an expression is needed".into());
         }
+        let shown = text;
+        let expanded = self.with_legitimacy(text)?;
+        let text = expanded.as_str();
         let e = syntax::parse_expression(text)
             .map_err(|p| render(&[p], "<input>", text, !self.color))?;
         let (checked, locals) = check::check_global_expr(&self.ast, &e)
             .map_err(|ps| render(&ps, "<input>", text, !self.color))?;
         Ok((
-            text.to_string(),
+            shown.to_string(),
             compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
                 .map_err(|ps| render(&ps, "<input>", text, !self.color))?,
             locals,
         ))
+    }
+
+    /// `text` with the word `legitimate` standing for the program's
+    /// legitimacy predicate (in parentheses, as written).
+    fn with_legitimacy(&self, text: &str) -> Result<String, String> {
+        const WORD: &str = "legitimate";
+        let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(at) = rest.find(WORD) {
+            let before = rest[..at].chars().next_back();
+            let after = rest[at + WORD.len()..].chars().next();
+            out.push_str(&rest[..at]);
+            if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
+                out.push_str(WORD);
+            } else {
+                if self.ast.legitimate.is_empty() {
+                    return Err("the program declares no `legitimate:` predicate".into());
+                }
+                let parts: Vec<String> = self
+                    .ast
+                    .legitimate
+                    .iter()
+                    .map(|e| {
+                        let span = e.span();
+                        format!("({})", &self.source[span.start..span.end])
+                    })
+                    .collect();
+                out.push_str(&format!("({})", parts.join(" and ")));
+            }
+            rest = &rest[at + WORD.len()..];
+        }
+        out.push_str(rest);
+        Ok(out)
     }
 
     pub(super) fn eval(&mut self, arg: &str, out: &mut String) -> Result<(), String> {

@@ -1,7 +1,9 @@
 //! The commands that move the run: `step`, `run`, `fire` (with why a
 //! process cannot move) and `back`.
 
+use super::stepper::SHOWN;
 use super::*;
+use std::collections::VecDeque;
 
 /// The most steps one `step` command takes: it prints each.
 const MAX_PRINTED_STEPS: u64 = 10_000;
@@ -19,7 +21,8 @@ impl Session {
 
     /// Takes up to `limit` steps through the run loop, remembering each for
     /// `back`; `run` also stops at `until`, a breakpoint or Ctrl-C and
-    /// prints only the last 20 steps of a long run.
+    /// prints only the last [`SHOWN`] steps of a long run (or of one
+    /// stopped early by `until`).
     pub(super) fn run_steps(
         &mut self,
         limit: u64,
@@ -35,8 +38,9 @@ impl Session {
             breaks: if is_run { &self.breaks } else { &[] },
             until,
             interruptible: is_run,
-            print_all: !is_run || limit <= 20,
-            limit,
+            print_all: !is_run || limit <= SHOWN as u64,
+            recent: VecDeque::new(),
+            hidden: 0,
             taken: 0,
             out: &mut *out,
             quiet: String::new(),
@@ -50,6 +54,7 @@ impl Session {
             invariants: false,
         };
         let stop = crate::runtime::run::run(&mut self.sim, &limits, &mut stepper);
+        stepper.flush();
         let failure = stepper.failure.take();
         drop(stepper);
         match stop {

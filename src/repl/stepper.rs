@@ -73,9 +73,12 @@ pub(super) struct Stepper<'a> {
     pub(super) until: Option<&'a (String, GlobalFn, usize)>,
     /// Whether Ctrl-C stops it.
     pub(super) interruptible: bool,
-    /// Whether every step is printed, or only the last 20 of `limit`.
+    /// Whether every step is printed, or only the last [`SHOWN`].
     pub(super) print_all: bool,
-    pub(super) limit: u64,
+    /// The last steps' reports, when not every step is printed.
+    pub(super) recent: VecDeque<String>,
+    /// Steps whose reports were dropped from `recent`.
+    pub(super) hidden: u64,
     /// Steps taken so far.
     pub(super) taken: u64,
     pub(super) out: &'a mut String,
@@ -86,9 +89,25 @@ pub(super) struct Stepper<'a> {
     pub(super) failure: Option<String>,
 }
 
+/// Steps a long `run` prints: the last ones.
+pub(super) const SHOWN: usize = 20;
+
 impl Stepper<'_> {
-    fn printed(&self) -> bool {
-        self.print_all || self.taken + 20 >= self.limit
+    /// Prints the last steps kept back, after a line saying how many
+    /// earlier ones are not shown.
+    pub(super) fn flush(&mut self) {
+        if self.hidden > 0 {
+            let _ = writeln!(
+                self.out,
+                "... {} earlier step{} not shown",
+                self.hidden,
+                if self.hidden == 1 { "" } else { "s" }
+            );
+            self.hidden = 0;
+        }
+        for r in self.recent.drain(..) {
+            self.out.push_str(&r);
+        }
     }
 }
 
@@ -102,12 +121,14 @@ impl Observer for Stepper<'_> {
                 }
                 Ok(0) => {}
                 Ok(_) => {
+                    self.flush();
                     let _ = writeln!(self.out, "`{text}` holds");
                     return false;
                 }
             }
         }
         if self.interruptible && INTERRUPTED.swap(false, Ordering::SeqCst) {
+            self.flush();
             self.out.push_str("interrupted\n");
             return false;
         }
@@ -120,16 +141,19 @@ impl Observer for Stepper<'_> {
     fn after_step(&mut self, sim: &Simulation) -> bool {
         report_step(sim, self.watches, &mut self.quiet);
         note_legitimacy(sim, &mut self.quiet);
-        let printed = self.printed();
-        if printed {
+        if self.print_all {
             self.out.push_str(&self.quiet);
+        } else {
+            self.recent.push_back(std::mem::take(&mut self.quiet));
+            if self.recent.len() > SHOWN {
+                self.recent.pop_front();
+                self.hidden += 1;
+            }
         }
         self.taken += 1;
         let after = breaks_now(sim, self.breaks);
         if let Some(i) = (0..after.len()).find(|&i| after[i] && !self.breaks_before[i]) {
-            if !printed {
-                self.out.push_str(&self.quiet);
-            }
+            self.flush();
             let _ = writeln!(
                 self.out,
                 "breakpoint {} hit: `{}`",
