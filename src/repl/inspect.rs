@@ -86,7 +86,8 @@ impl Session {
         let stride = self.sim.stride();
         if arg.is_empty() {
             // Rings and chains with one variable fit on one line.
-            if self.sim.topo.has_left && stride == 1 && n <= 64 {
+            let ids = crate::report::ids_differ(&self.sim);
+            if self.sim.topo.has_left && stride == 1 && n <= 64 && !ids {
                 let v = &self.sim.prog.vars[0];
                 let cells: Vec<String> = (0..n)
                     .map(|p| {
@@ -131,12 +132,31 @@ impl Session {
                     .collect();
                 let pw = n.saturating_sub(1).to_string().len().max(1);
                 let mut head = format!("{:>pw$}", "");
+                // Ids, when they are not the indices: a column of their own.
+                let id_width = if ids {
+                    let w = self
+                        .sim
+                        .topo
+                        .ids
+                        .iter()
+                        .map(|i| i.to_string().len())
+                        .max()
+                        .unwrap_or(1)
+                        .max(2);
+                    let _ = write!(head, "  {:>w$}", "id");
+                    w
+                } else {
+                    0
+                };
                 for (v, w) in prog.vars.iter().zip(&widths) {
                     let _ = write!(head, "  {:>w$}", v.name);
                 }
                 let _ = writeln!(out, "{head}");
                 for (p, row) in cells.iter().enumerate() {
                     let mut line = format!("{p:>pw$}");
+                    if ids {
+                        let _ = write!(line, "  {:>id_width$}", self.sim.topo.ids[p]);
+                    }
                     for (c, w) in row.iter().zip(&widths) {
                         let _ = write!(line, "  {c:>w$}");
                     }

@@ -61,6 +61,25 @@ pub fn channels_text(sim: &Simulation) -> String {
     out
 }
 
+/// Whether process ids are worth showing: some id is not its index.
+pub fn ids_differ(sim: &Simulation) -> bool {
+    sim.topo
+        .ids
+        .iter()
+        .enumerate()
+        .any(|(p, &id)| id != p as i64)
+}
+
+/// How a configuration's line names process `p`: `3`, or `3 (id 7)` when
+/// `ids` (ids differ from indices).
+pub fn process_label(sim: &Simulation, p: usize, ids: bool) -> String {
+    if ids {
+        format!("{p} (id {})", sim.topo.ids[p])
+    } else {
+        p.to_string()
+    }
+}
+
 /// Process `p`'s row as JSON.
 pub(crate) fn row_json(sim: &Simulation, p: usize, row: &[i64]) -> Value {
     values_json(&sim.prog, &sim.code, sim.topo.nbrs(p), row)
@@ -98,6 +117,23 @@ pub(crate) fn values_json(
         m.insert(v.name.clone(), val);
     }
     Value::Object(m)
+}
+
+/// A configuration as JSON: per process its values, and its `id` too when
+/// ids differ from indices.
+pub(crate) fn configuration_json(sim: &Simulation, rows: &[i64]) -> Value {
+    let (stride, ids) = (sim.stride(), ids_differ(sim));
+    Value::Array(
+        (0..sim.n())
+            .map(|p| {
+                let mut v = row_json(sim, p, &rows[p * stride..(p + 1) * stride]);
+                if ids {
+                    v["id"] = json!(sim.topo.ids[p]);
+                }
+                v
+            })
+            .collect(),
+    )
 }
 
 /// The non-empty channels as JSON: `[{"from": 3, "to": 5, "messages": ["find(2)"]}]`.

@@ -1,7 +1,7 @@
 //! The summary of a run: one value ([`Summary`]) worked out once from the
 //! simulation and how the run was set up, rendered as text or as JSON.
 
-use super::{channels_json, row_json, row_text, sorted};
+use super::{channels_json, row_text, sorted};
 use crate::runtime::engine::{Point, Simulation};
 use crate::runtime::run::Stop;
 use serde_json::{json, Map, Value};
@@ -277,11 +277,12 @@ impl<'a> Summary<'a> {
     fn write_final(&self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
         writeln!(out, "final configuration:")?;
         let stride = sim.stride();
+        let ids = super::ids_differ(sim);
         for p in 0..sim.n() {
             let enabled = self.enabled.binary_search(&(p as u32)).is_ok();
             let mark = if enabled { " *" } else { "" };
             let row = row_text(sim, p, &sim.state[p * stride..(p + 1) * stride]);
-            writeln!(out, "  {p}: {row}{mark}")?;
+            writeln!(out, "  {}: {row}{mark}", super::process_label(sim, p, ids))?;
         }
         write!(out, "{}", super::channels_text(sim))?;
         writeln!(out, "  (* enabled)")
@@ -346,11 +347,7 @@ impl<'a> Summary<'a> {
         }
         if info.show_final {
             let stride = sim.stride();
-            v["final"] = Value::Array(
-                (0..sim.n())
-                    .map(|p| row_json(sim, p, &sim.state[p * stride..(p + 1) * stride]))
-                    .collect(),
-            );
+            v["final"] = super::configuration_json(sim, &sim.state[..sim.n() * stride]);
             if sim.code.capacity.is_some() {
                 v["channels"] = channels_json(sim);
             }

@@ -70,12 +70,12 @@ impl Tracer {
         let stride = sim.stride();
         self.was_legit = sim.legitimate();
         if self.json {
-            let procs: Vec<Value> = (0..sim.n())
-                .map(|p| row_json(sim, p, &sim.state[p * stride..(p + 1) * stride]))
-                .collect();
             let mut m = Map::new();
             m.insert("step".into(), json!(0));
-            m.insert("configuration".into(), Value::Array(procs));
+            m.insert(
+                "configuration".into(),
+                super::configuration_json(sim, &sim.state[..sim.n() * stride]),
+            );
             if sim.code.capacity.is_some() {
                 m.insert("channels".into(), channels_json(sim));
             }
@@ -86,10 +86,12 @@ impl Tracer {
             writeln!(out, "{}", Value::Object(m))
         } else {
             writeln!(out, "initial configuration:")?;
+            let ids = super::ids_differ(sim);
             for p in 0..sim.n() {
                 writeln!(
                     out,
-                    "  {p}: {}",
+                    "  {}: {}",
+                    super::process_label(sim, p, ids),
                     row_text(sim, p, &sim.state[p * stride..(p + 1) * stride])
                 )?;
             }
