@@ -478,6 +478,13 @@ impl Checker {
                         .join(", ")
                 )),
             );
+            // Bind the names all the same, so that their uses are not
+            // reported as unknown too.
+            self.bind(&r.from.name, LocalKind::Node { nbr: true });
+            for (k, name) in r.fields.iter().enumerate() {
+                let ty = fields.get(k).map_or(Ty::Int, |f| f.1);
+                self.bind(&name.name, LocalKind::Field(ty));
+            }
             return None;
         }
         let from = self.bind(&r.from.name, LocalKind::Node { nbr: true });

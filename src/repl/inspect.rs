@@ -81,6 +81,68 @@ impl Session {
         }
     }
 
+    /// The configuration as a table: a column per variable (and ids when
+    /// they are not the indices), a row per process.
+    fn table(&self, ids: bool, out: &mut String) {
+        let n = self.sim.n();
+        let stride = self.sim.stride();
+        // A table: a column a variable, a row a process.
+        let prog = &self.sim.prog;
+        let cells: Vec<Vec<String>> = (0..n)
+            .map(|p| {
+                let row = &self.sim.state[p * stride..(p + 1) * stride];
+                (0..prog.vars.len())
+                    .map(|v| self.sim.code.show_var(prog, self.sim.topo.nbrs(p), v, row))
+                    .collect()
+            })
+            .collect();
+        let widths: Vec<usize> = prog
+            .vars
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                cells
+                    .iter()
+                    .map(|r| r[i].len())
+                    .chain([v.name.len()])
+                    .max()
+                    .unwrap_or(1)
+            })
+            .collect();
+        let pw = n.saturating_sub(1).to_string().len().max(1);
+        let mut head = format!("{:>pw$}", "");
+        // Ids, when they are not the indices: a column of their own.
+        let id_width = if ids {
+            let w = self
+                .sim
+                .topo
+                .ids
+                .iter()
+                .map(|i| i.to_string().len())
+                .max()
+                .unwrap_or(1)
+                .max(2);
+            let _ = write!(head, "  {:>w$}", "id");
+            w
+        } else {
+            0
+        };
+        for (v, w) in prog.vars.iter().zip(&widths) {
+            let _ = write!(head, "  {:>w$}", v.name);
+        }
+        let _ = writeln!(out, "{head}");
+        for (p, row) in cells.iter().enumerate() {
+            let mut line = format!("{p:>pw$}");
+            if ids {
+                let _ = write!(line, "  {:>id_width$}", self.sim.topo.ids[p]);
+            }
+            for (c, w) in row.iter().zip(&widths) {
+                let _ = write!(line, "  {c:>w$}");
+            }
+            let _ = writeln!(out, "{}", self.mark(p, line));
+        }
+    }
+
     pub(super) fn show(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
         let n = self.sim.n();
         let stride = self.sim.stride();
@@ -107,61 +169,7 @@ impl Session {
                     .collect();
                 let _ = writeln!(out, "{}: {}", v.name, cells.join(" "));
             } else {
-                // A table: a column a variable, a row a process.
-                let prog = &self.sim.prog;
-                let cells: Vec<Vec<String>> = (0..n)
-                    .map(|p| {
-                        let row = &self.sim.state[p * stride..(p + 1) * stride];
-                        (0..prog.vars.len())
-                            .map(|v| self.sim.code.show_var(prog, self.sim.topo.nbrs(p), v, row))
-                            .collect()
-                    })
-                    .collect();
-                let widths: Vec<usize> = prog
-                    .vars
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        cells
-                            .iter()
-                            .map(|r| r[i].len())
-                            .chain([v.name.len()])
-                            .max()
-                            .unwrap_or(1)
-                    })
-                    .collect();
-                let pw = n.saturating_sub(1).to_string().len().max(1);
-                let mut head = format!("{:>pw$}", "");
-                // Ids, when they are not the indices: a column of their own.
-                let id_width = if ids {
-                    let w = self
-                        .sim
-                        .topo
-                        .ids
-                        .iter()
-                        .map(|i| i.to_string().len())
-                        .max()
-                        .unwrap_or(1)
-                        .max(2);
-                    let _ = write!(head, "  {:>w$}", "id");
-                    w
-                } else {
-                    0
-                };
-                for (v, w) in prog.vars.iter().zip(&widths) {
-                    let _ = write!(head, "  {:>w$}", v.name);
-                }
-                let _ = writeln!(out, "{head}");
-                for (p, row) in cells.iter().enumerate() {
-                    let mut line = format!("{p:>pw$}");
-                    if ids {
-                        let _ = write!(line, "  {:>id_width$}", self.sim.topo.ids[p]);
-                    }
-                    for (c, w) in row.iter().zip(&widths) {
-                        let _ = write!(line, "  {c:>w$}");
-                    }
-                    let _ = writeln!(out, "{}", self.mark(p, line));
-                }
+                self.table(ids, out);
             }
             out.push_str(&crate::report::channels_text(&self.sim));
             out.push_str("(* enabled)\n");

@@ -160,12 +160,128 @@ pub(super) fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Problem
     } else {
         format!("found `{}`", found.trim())
     };
-    Problem::new("guarded::syntax::unexpected", format!("syntax error: {message}"))
-        .label(Span::new(start, end), label)
-        .help(
+    let problem = Problem::new(
+        "guarded::syntax::unexpected",
+        format!("syntax error: {message}"),
+    )
+    .label(Span::new(start, end), label);
+    match likely_meant(source, start, found.trim(), &message) {
+        Some((help, extra)) => match extra {
+            Some((span, text)) => problem.label(span, text).help(help),
+            None => problem.help(help),
+        },
+        None => problem.help(
             "see docs/language.md for the grammar; a program is a list of \
              param/topology/enum/var declarations, process blocks, and legitimate/invariant predicates",
-        )
+        ),
+    }
+}
+
+/// The words a program is built of, for "did you mean".
+const KEYWORDS: &[&str] = &[
+    "param",
+    "topology",
+    "enum",
+    "var",
+    "edge",
+    "timer",
+    "def",
+    "message",
+    "channel",
+    "process",
+    "where",
+    "priority",
+    "legitimate",
+    "invariant",
+    "report",
+    "receive",
+    "send",
+    "forall",
+    "exists",
+    "count",
+    "skip",
+    "else",
+    "array",
+    "bool",
+    "node",
+];
+
+/// What a syntax error at `start` (where `found` stands, and `expected`
+/// describes what the parser wanted) was probably meant to be: a help line,
+/// and another place worth pointing at.
+fn likely_meant(
+    source: &str,
+    start: usize,
+    found: &str,
+    expected: &str,
+) -> Option<(String, Option<(Span, String)>)> {
+    let before = source[..start].trim_end();
+    let line_rest = source[start..].lines().next().unwrap_or("");
+    // A label the parser is waiting to finish: the label was left out.
+    if expected.contains("`for` or `priority`") {
+        return Some((
+            "an action starts with a label: `label :: guard -> statement`".into(),
+            None,
+        ));
+    }
+    // `x = y`: an equality, or an assignment.
+    if found == "=" {
+        // After an action's `->` it was an assignment; elsewhere a comparison.
+        let in_statement = matches!(
+            (before.rfind("->"), before.rfind("::")),
+            (Some(arrow), Some(label)) if arrow > label
+        );
+        let meant = if in_statement { ":=" } else { "==" };
+        return Some((
+            format!("did you mean `{meant}`? (`=` is no operator: `==` compares, `:=` assigns)"),
+            None,
+        ));
+    }
+    // `exists q in nbrs : P` without parentheses.
+    if matches!(
+        found,
+        "exists" | "forall" | "count" | "sum" | "min" | "max" | "argmin" | "argmax"
+    ) && !source[start + found.len()..].trim_start().starts_with('(')
+    {
+        return Some((
+            format!("a quantifier takes parentheses: `{found}(q in nbrs : predicate)`"),
+            None,
+        ));
+    }
+    // `receive` after the start of a guard.
+    if found == "receive" {
+        return Some((
+            "`receive` comes first in a guard: `label :: receive m(v) from q and condition -> statement`".into(),
+            None,
+        ));
+    }
+    // `left.x := ...`: a write to another process's variable.
+    if found == "." && line_rest.contains(":=") && expected.contains("`:=`") {
+        return Some((
+            "you can only assign your own variables (a process writes only its own state; neighbours read it)".into(),
+            None,
+        ));
+    }
+    // `a :: ... ;` then `b :: ...`: the `;` made `b` a statement.
+    if found == ":" || found == "::" {
+        let label_start = before.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        if let Some(semi) = label_start.trim_end().strip_suffix(';') {
+            let at = semi.len();
+            return Some((
+                "`;` separates statements inside an action; an action ends without one".into(),
+                Some((Span::new(at, at + 1), "remove this `;`".into())),
+            ));
+        }
+    }
+    // A misspelt keyword.
+    if !found.is_empty() && found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        if let Some(word) = crate::diagnostic::suggest(found, KEYWORDS.iter().copied()) {
+            if word != found {
+                return Some((format!("did you mean `{word}`?"), None));
+            }
+        }
+    }
+    None
 }
 
 fn join_or(names: &[String]) -> String {
