@@ -310,21 +310,7 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Check(a) => match load(&a.instance) {
-            Ok(l) => {
-                println!(
-                    "{}: ok ({} variables, {} roles, {} actions; instantiated on {} with {} processes)",
-                    a.instance.program,
-                    l.inst.prog.vars.len(),
-                    l.inst.prog.roles.len(),
-                    l.inst.prog.roles.iter().map(|r| r.actions.len()).sum::<usize>(),
-                    l.inst.topo.name,
-                    l.inst.topo.n()
-                );
-                EXIT_OK
-            }
-            Err(code) => code,
-        },
+        Command::Check(a) => check(&a),
         Command::Run(a) => run::run(&a),
         Command::Verify(a) => verify::verify(&a),
         Command::Sweep(a) => sweep::sweep(&a),
@@ -387,6 +373,85 @@ fn warn_about_dot_values(instance: &Instance, mode: &crate::runtime::init::InitM
             topo.name,
             unknown.join(", ")
         );
+    }
+}
+
+/// `guarded check`: parses, checks and instantiates the program, then
+/// evaluates every guard in its start (declared values, or random ones
+/// with the seed), so that what `run` would reject at step 0 is rejected
+/// here; warns about `left`/`right` reads in roles with a process that
+/// lacks that neighbour.
+fn check(a: &CheckArgs) -> i32 {
+    let l = match load(&a.instance) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let summary = format!(
+        "{}: ok ({} variables, {} roles, {} actions; instantiated on {} with {} processes)",
+        a.instance.program,
+        l.inst.prog.vars.len(),
+        l.inst.prog.roles.len(),
+        l.inst
+            .prog
+            .roles
+            .iter()
+            .map(|r| r.actions.len())
+            .sum::<usize>(),
+        l.inst.topo.name,
+        l.inst.topo.n()
+    );
+    warn_about_missing_sides(&l.inst, &l.source);
+    let start = StartArgs {
+        daemon: "central".into(),
+        init: InitArgs {
+            init: None,
+            sets: Vec::new(),
+            choice: ChoiceArg::First,
+        },
+    };
+    match self::start(&a.instance, &start) {
+        Ok(_) => {
+            println!("{summary}");
+            EXIT_OK
+        }
+        Err(code) => code,
+    }
+}
+
+/// Warns, for each role that reads `left` or `right`, about its processes
+/// without that neighbour (the ends of a chain): a read that happens there
+/// stops the run.
+fn warn_about_missing_sides(inst: &Instance, source: &str) {
+    let topo = inst.topology();
+    for (r, role) in inst.prog.roles.iter().enumerate() {
+        for (span, has, sides, word) in [
+            (role.reads_left, topo.has_left, &topo.left, "left"),
+            (role.reads_right, topo.has_right, &topo.right, "right"),
+        ] {
+            let Some(span) = span else { continue };
+            if !has {
+                continue;
+            }
+            let lacking: Vec<String> = (0..topo.n())
+                .filter(|&p| {
+                    inst.code.role_of[p] as usize == r && sides[p] == crate::topology::NONE
+                })
+                .map(|p| p.to_string())
+                .collect();
+            if !lacking.is_empty() {
+                let line = source[..span.start.min(source.len())]
+                    .lines()
+                    .count()
+                    .max(1);
+                eprintln!(
+                    "warning: line {line}: `{word}` is read by a role whose process{} {} {} no `{word}` neighbour on {}; a read that happens there stops the run",
+                    if lacking.len() == 1 { "" } else { "es" },
+                    lacking.join(", "),
+                    if lacking.len() == 1 { "has" } else { "have" },
+                    topo.name
+                );
+            }
+        }
     }
 }
 
