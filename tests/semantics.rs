@@ -363,3 +363,53 @@ fn selectors_may_compare_processes_of_the_topology() {
     s.step().unwrap();
     assert_eq!(values(&s), vec![1, 2, 2, 2, 2, 2]);
 }
+
+#[test]
+fn arrays_compare_lexicographically() {
+    // Process p moves when its array is below its left neighbour's.
+    let src = "var A: array[3] of 0..3 = 0\nvar moved: bool = false\n\
+        process { go :: A < left.A and not moved -> moved := true }\n";
+    let rows = [[0, 1, 2], [0, 1, 3], [1, 0, 0], [1, 0, 0]];
+    let text: String = rows
+        .iter()
+        .enumerate()
+        .map(|(p, r)| format!("{p}.A = [{}, {}, {}]\n", r[0], r[1], r[2]))
+        .collect();
+    let setup = Setup {
+        topology: Some("ring:4".into()),
+        daemon: Daemon::Synchronous,
+        init: InitMode::File("rows".into(), text),
+        ..Setup::default()
+    };
+    let mut s = simulate(src, &setup).unwrap();
+    s.step().unwrap();
+    // 0 < 3's [1,0,0]: yes; 1's [0,1,3] < [0,1,2]: no; 2's [1,0,0] < [0,1,3]: no;
+    // 3's [1,0,0] < [1,0,0]: no (equal).
+    let moved: Vec<i64> = (0..4).map(|p| s.value(p, "moved").unwrap()).collect();
+    assert_eq!(moved, vec![1, 0, 0, 0]);
+    for (op, want) in [
+        ("<=", [1, 0, 0, 1]),
+        (">", [0, 1, 1, 0]),
+        (">=", [0, 1, 1, 1]),
+        ("!=", [1, 1, 1, 0]),
+    ] {
+        let src = src.replace("A < left.A", &format!("A {op} left.A"));
+        let mut s = simulate(&src, &setup).unwrap();
+        s.step().unwrap();
+        let moved: Vec<i64> = (0..4).map(|p| s.value(p, "moved").unwrap()).collect();
+        assert_eq!(moved, want.to_vec(), "A {op} left.A");
+    }
+}
+
+#[test]
+fn min_compares_keys_of_up_to_32_components() {
+    // Ten components, the last one deciding: among 0's neighbours 1 and 2, 2.
+    let keys = (0..9).map(|_| "0").collect::<Vec<_>>().join(", ");
+    let src = format!(
+        "var x: 0..9 = 0\nvar best: node = self\n\
+         process {{ pick :: best == self -> best := argmin(q in nbrs : ({keys}, (q.index + 1) mod 3)) }}\n"
+    );
+    let mut s = sim(&src, "complete:3", Daemon::Synchronous, 0);
+    s.step().unwrap();
+    assert_eq!(s.value(0, "best"), Some(2));
+}

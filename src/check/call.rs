@@ -249,14 +249,17 @@ impl Checker {
                 }
             }
         }
-        if keys.len() > 8 {
+        if keys.len() > ir::MAX_KEYS {
             self.err(
                 Problem::new(
                     "guarded::check::too_many_keys",
                     format!("a key of {} components", keys.len()),
                 )
                 .label(span, "compared here")
-                .help("`min`, `max`, `argmin` and `argmax` compare tuples of at most 8 integers"),
+                .help(format!(
+                    "`min`, `max`, `argmin` and `argmax` compare tuples of at most {} integers",
+                    ir::MAX_KEYS
+                )),
             );
             return None;
         }

@@ -326,9 +326,10 @@ impl Checker {
                 Some(BExpr::Cmp(cmp, a, b))
             }
             (Typed::Array(pa, va), Typed::Array(pb, vb))
-                if matches!(op, Eq | Ne) && self.vars[va].ty == self.vars[vb].ty =>
+                if self.vars[va].ty == self.vars[vb].ty
+                    && (self.vars[va].ty == Ty::Int || matches!(op, Eq | Ne)) =>
             {
-                Some(BExpr::ArrayEq(op == Eq, pa, va, pb, vb, l.join(r)))
+                Some(BExpr::ArrayCmp(cmp, pa, va, pb, vb, l.join(r)))
             }
             (Typed::Tuple(a), Typed::Tuple(b)) if a.len() == b.len() => {
                 self.compare_tuples(op, a, b, l, r)

@@ -51,7 +51,8 @@ enum Command {
         after_help = "Type `help` at the prompt for the commands. Standard input that is not a terminal is read line by line, without prompts."
     )]
     Repl(ReplArgs),
-    /// Parse and check a program (and instantiate it on its topology) without running it.
+    /// Parse and check a program, instantiate it on its topology and evaluate its guards at
+    /// the start, without running it.
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Explore every configuration of a small instance under each daemon: invariants,

@@ -208,7 +208,7 @@ impl Compiler<'_> {
     /// `argmin`/`argmax`: the member with the best keys; ties go to the
     /// member with the smallest id (integers: the smallest).
     pub(super) fn best(&self, b: &ir::Best) -> IFn {
-        const MAX_KEYS: usize = 8;
+        use crate::check::ir::MAX_KEYS;
         let slot = b.slot;
         let filter = b.filter.as_ref().map(|f| self.bexpr(f));
         let keys: Vec<IFn> = b
@@ -313,9 +313,9 @@ impl Compiler<'_> {
                 let f = self.elem(p, *v, i, *span);
                 Box::new(move |e| Ok(f(e)? != 0))
             }
-            BExpr::ArrayEq(eq, pa, va, pb, vb, span) => {
+            BExpr::ArrayCmp(cmp, pa, va, pb, vb, span) => {
                 self.same_length(*va, *vb, *span);
-                let eq = *eq;
+                let cmp = *cmp;
                 let len = self.lens[*va].min(self.lens[*vb]);
                 let (oa, ob) = (self.offsets[*va], self.offsets[*vb]);
                 let (fa, fb) = (self.proc(pa), self.proc(pb));
@@ -329,8 +329,12 @@ impl Compiler<'_> {
                             e.state[q * stride + s]
                         }
                     };
-                    let same = (0..len).all(|i| get(qa, oa + i) == get(qb, ob + i));
-                    Ok(same == eq)
+                    // The first element where they differ decides.
+                    let (x, y) = (0..len)
+                        .map(|i| (get(qa, oa + i), get(qb, ob + i)))
+                        .find(|(x, y)| x != y)
+                        .unwrap_or((0, 0));
+                    Ok(cmp.holds(x, y))
                 })
             }
             BExpr::Not(a) => {

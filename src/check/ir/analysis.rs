@@ -24,7 +24,7 @@ pub fn reads_var_b(b: &BExpr, hit: &dyn Fn(usize) -> bool) -> bool {
         }
         BExpr::Enabled(p) => reads_var_p(p, hit),
         BExpr::Elem(p, v, i, _) => hit(*v) || reads_var_p(p, hit) || reads_var_i(i, hit),
-        BExpr::ArrayEq(_, p, v, q, w, _) => {
+        BExpr::ArrayCmp(_, p, v, q, w, _) => {
             hit(*v) || hit(*w) || reads_var_p(p, hit) || reads_var_p(q, hit)
         }
         BExpr::Acyclic(_, _, body) => reads_var_b(body, hit),
@@ -180,7 +180,7 @@ fn local_b(
         // A neighbour's enabledness can change without it or p being affected.
         BExpr::Enabled(q) => matches!(q, Proc::Local(s) if *s == p),
         BExpr::Elem(q, v, i, _) => elem_ok(q, *v, p, nbr, nv) && local_i(i, p, nbr, vals, nv),
-        BExpr::ArrayEq(_, q, _, r, _, _) => allowed(q, p, nbr, nv) && allowed(r, p, nbr, nv),
+        BExpr::ArrayCmp(_, q, _, r, _, _) => allowed(q, p, nbr, nv) && allowed(r, p, nbr, nv),
         BExpr::Acyclic(..) => false,
     }
 }

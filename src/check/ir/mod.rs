@@ -87,6 +87,10 @@ impl From<crate::syntax::ast::VarKind> for VarKind {
     }
 }
 
+/// The most components a key of `min`, `max`, `argmin` or `argmax` may
+/// have (the compiled comparison keeps them on the stack).
+pub const MAX_KEYS: usize = 32;
+
 /// The most fields a message type may have (the runtime keeps them inline).
 pub const MAX_FIELDS: usize = 4;
 
@@ -251,8 +255,9 @@ pub enum BExpr {
     Enabled(Proc),
     /// An element of a boolean array.
     Elem(Proc, usize, Box<IExpr>, Span),
-    /// Whole-array equality (true) or difference (false) of two arrays of one length.
-    ArrayEq(bool, Proc, usize, Proc, usize, Span),
+    /// Two whole arrays of one length compared lexicographically (the first
+    /// element where they differ decides).
+    ArrayCmp(Cmp, Proc, usize, Proc, usize, Span),
     /// `acyclic(p -> q : P)`: the slots of p and q, and P.
     Acyclic(usize, usize, Box<BExpr>),
 }

@@ -314,7 +314,7 @@ impl Builder<'_, '_> {
                 Some(acc)
             }
             // Element by element.
-            BExpr::ArrayEq(eq, p, v, q, w, _) => {
+            BExpr::ArrayCmp(cmp @ (Cmp::Eq | Cmp::Ne), p, v, q, w, _) => {
                 let len = self.c.lens[*v].min(self.c.lens[*w]);
                 let mut acc = self.constant(1)?;
                 for k in 0..len as i64 {
@@ -323,7 +323,7 @@ impl Builder<'_, '_> {
                     let same = self.op(|o| Op::Cmp(Cmp::Eq, a, b, o))?;
                     acc = self.op(|o| Op::And(acc, same, o))?;
                 }
-                if *eq {
+                if *cmp == Cmp::Eq {
                     Some(acc)
                 } else {
                     self.op(|o| Op::Not(acc, o))

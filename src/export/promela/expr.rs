@@ -346,25 +346,15 @@ impl Tr<'_> {
                     ))
                 }
             },
-            BExpr::ArrayEq(eq, p, a, q, b, span) => {
+            BExpr::ArrayCmp(cmp, p, a, q, b, _) => {
                 let (p, q) = (self.proc(p)?, self.proc(q)?);
                 let len = self.code.lens[*a].unwrap_or(1);
-                let mut parts = Vec::new();
+                let mut pairs = Vec::new();
                 for i in 0..len {
                     let i = IExpr::Const(i as i64);
-                    parts.push(format!(
-                        "({} == {})",
-                        self.read(&p, *a, Some(&i))?,
-                        self.read(&q, *b, Some(&i))?
-                    ));
+                    pairs.push((self.read(&p, *a, Some(&i))?, self.read(&q, *b, Some(&i))?));
                 }
-                let _ = span;
-                let all = conjunction(parts);
-                if *eq {
-                    all
-                } else {
-                    format!("!({all})")
-                }
+                array_comparison(*cmp, &pairs)
             }
             BExpr::Acyclic(sa, sb, pred) => self.acyclic(*sa, *sb, pred)?,
         })
@@ -425,6 +415,34 @@ impl Tr<'_> {
             clauses.push(format!("!({})", conjunction(arcs)));
         }
         Ok(conjunction(clauses))
+    }
+}
+
+/// Two arrays' elements compared lexicographically, unrolled: equal up to
+/// some element, which decides (equal throughout for `==`, `<=`, `>=`).
+fn array_comparison(cmp: Cmp, pairs: &[(String, String)]) -> String {
+    let all_equal = conjunction(pairs.iter().map(|(x, y)| format!("({x} == {y})")).collect());
+    let strict = |op: &str| {
+        disjunction(
+            (0..pairs.len())
+                .map(|k| {
+                    let mut parts: Vec<String> = pairs[..k]
+                        .iter()
+                        .map(|(x, y)| format!("({x} == {y})"))
+                        .collect();
+                    parts.push(format!("({} {op} {})", pairs[k].0, pairs[k].1));
+                    conjunction(parts)
+                })
+                .collect(),
+        )
+    };
+    match cmp {
+        Cmp::Eq => all_equal,
+        Cmp::Ne => format!("!({all_equal})"),
+        Cmp::Lt => strict("<"),
+        Cmp::Gt => strict(">"),
+        Cmp::Le => format!("({} || {all_equal})", strict("<")),
+        Cmp::Ge => format!("({} || {all_equal})", strict(">")),
     }
 }
 
