@@ -413,3 +413,36 @@ fn min_compares_keys_of_up_to_32_components() {
     s.step().unwrap();
     assert_eq!(s.value(0, "best"), Some(2));
 }
+
+#[test]
+fn a_process_takes_its_oldest_message_whichever_action_takes_it() {
+    // `ra` comes first in program order, but the `b` from 2 is older than the
+    // `a`s from 0: it is taken first, and no channel starves the other.
+    let src = "topology chain:3\nmessage a\nmessage b\nchannel capacity 4\nvar got: 0..2 = 0\n\
+        process where index == 1 {\n  ra :: receive a from q -> got := 1\n  rb :: receive b from q -> got := 2\n}\n\
+        process where index != 1 { idle :: false -> skip }\n";
+    let setup = Setup {
+        topology: Some("chain:3".into()),
+        init: InitMode::File("channels".into(), "2->1 = b\n0->1 = a a\n".into()),
+        ..Setup::default()
+    };
+    let mut s = simulate(src, &setup).unwrap();
+    let mut got = Vec::new();
+    for _ in 0..3 {
+        s.step().unwrap();
+        got.push(s.value(1, "got").unwrap());
+    }
+    assert_eq!(got, vec![2, 1, 1]);
+    // Sent the other way round, the `a`s are older.
+    let setup = Setup {
+        init: InitMode::File("channels".into(), "0->1 = a a\n2->1 = b\n".into()),
+        ..setup
+    };
+    let mut s = simulate(src, &setup).unwrap();
+    let mut got = Vec::new();
+    for _ in 0..3 {
+        s.step().unwrap();
+        got.push(s.value(1, "got").unwrap());
+    }
+    assert_eq!(got, vec![1, 1, 2]);
+}

@@ -367,6 +367,7 @@ impl Instantiation<'_> {
                     body,
                     span: a.span,
                     reads_timers,
+                    receive_from: a.receive.as_ref().map(|r| r.1),
                 });
             }
             // Stable: program order decides among equal priorities.

@@ -236,6 +236,9 @@ pub struct CAction {
     pub span: Span,
     /// Whether its guard reads a timer (so a round's end can enable it).
     pub reads_timers: bool,
+    /// For `receive ... from q`: the local slot the guard binds the sender
+    /// to (the channel whose head it would take).
+    pub receive_from: Option<usize>,
 }
 
 /// A compiled role: its actions sorted by priority, program order kept among equals.
