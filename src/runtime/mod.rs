@@ -4,6 +4,7 @@
 //! use (moves, steps, rounds, legitimacy, stabilization).
 
 mod bits;
+mod choose;
 pub mod daemon;
 pub mod engine;
 pub mod init;
