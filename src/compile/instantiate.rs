@@ -292,6 +292,23 @@ impl Instantiation<'_> {
     /// naming the process instead), or a tree parent.
     fn topology_checks(&mut self) {
         let topo = self.topo;
+        // Channels run along the edges a process reads; on a directed
+        // topology the receiver of a message would not read its sender.
+        let directed = (0..topo.n()).any(|p| {
+            topo.nbrs(p)
+                .iter()
+                .any(|&q| topo.nbr_pos(q as usize, p).is_none())
+        });
+        if let (true, Some(capacity)) = (directed, &self.prog.capacity) {
+            self.problems.push(
+                Problem::new(
+                    "guarded::instance::directed_messages",
+                    format!("messages on the directed topology `{}`", topo.name),
+                )
+                .label(capacity.2, "channels declared here")
+                .help("a process sends to a neighbour it reads, which does not read it back, so the receiver could read a process it cannot see; pass messages on undirected topologies (ring, chain, tree, grid, graphs), or use shared variables on a unidirectional ring"),
+            );
+        }
         let has_tree = topo.parent.iter().any(|&p| p != NONE);
         for role in &self.prog.roles {
             for (span, has, word) in [
