@@ -7,26 +7,13 @@
 //! `$CHROMIUM`); without it the tests say loudly that they were skipped,
 //! and under `CI=true` they fail.
 
+mod common;
+use common::guarded;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn guarded(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("guarded-html-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch("html", name)
 }
 
 fn chromium() -> String {

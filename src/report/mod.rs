@@ -44,19 +44,27 @@ pub fn msg_text(sim: &Simulation, m: &Msg) -> String {
     crate::runtime::init::msg_text(&sim.prog, m)
 }
 
+/// The non-empty channels: sender, receiver, and the messages, head first.
+fn nonempty_channels(sim: &Simulation) -> Vec<(usize, u32, Vec<String>)> {
+    let mut out = Vec::new();
+    for p in 0..sim.n() {
+        for &q in sim.topo.nbrs(p) {
+            match sim.chans.between(&sim.topo, p, q as usize) {
+                Some(c) if !c.is_empty() => {
+                    out.push((p, q, c.iter().map(|m| msg_text(sim, m)).collect()));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 /// The non-empty channels, one line each: `  channel 3->5: find(2) observer(1)`.
 pub fn channels_text(sim: &Simulation) -> String {
     let mut out = String::new();
-    for p in 0..sim.n() {
-        for &q in sim.topo.nbrs(p) {
-            let Some(c) = sim.chans.between(&sim.topo, p, q as usize) else {
-                continue;
-            };
-            if !c.is_empty() {
-                let ms: Vec<String> = c.iter().map(|m| msg_text(sim, m)).collect();
-                out.push_str(&format!("  channel {p}->{q}: {}\n", ms.join(" ")));
-            }
-        }
+    for (p, q, ms) in nonempty_channels(sim) {
+        out.push_str(&format!("  channel {p}->{q}: {}\n", ms.join(" ")));
     }
     out
 }
@@ -138,19 +146,10 @@ pub(crate) fn configuration_json(sim: &Simulation, rows: &[i64]) -> Value {
 
 /// The non-empty channels as JSON: `[{"from": 3, "to": 5, "messages": ["find(2)"]}]`.
 pub(crate) fn channels_json(sim: &Simulation) -> Value {
-    let mut out = Vec::new();
-    for p in 0..sim.n() {
-        for &q in sim.topo.nbrs(p) {
-            let Some(c) = sim.chans.between(&sim.topo, p, q as usize) else {
-                continue;
-            };
-            if !c.is_empty() {
-                let ms: Vec<String> = c.iter().map(|m| msg_text(sim, m)).collect();
-                out.push(json!({"from": p, "to": q, "messages": ms}));
-            }
-        }
-    }
-    Value::Array(out)
+    nonempty_channels(sim)
+        .into_iter()
+        .map(|(p, q, ms)| json!({"from": p, "to": q, "messages": ms}))
+        .collect()
 }
 
 /// A runtime error as a problem against the program's source; `None` for

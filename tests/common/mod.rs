@@ -109,3 +109,26 @@ pub fn assert_step_follows_relation(sim: &Simulation, before: &Config, what: &st
         );
     }
 }
+
+/// Runs the binary from the crate's root: exit code, standard output and
+/// standard error.
+pub fn guarded(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `name` in a scratch directory of this test process's own (`prefix`
+/// tells the test files apart).
+pub fn scratch(prefix: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("guarded-{prefix}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
