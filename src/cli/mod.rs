@@ -1,11 +1,13 @@
-//! The command-line front end: `guarded run`, `check`, `repl`, `verify`
-//! (in `verify/`) and `sweep` (in `sweep.rs`). Parses flags with clap, drives the pipeline, renders
-//! diagnostics, prints traces and the summary.
+//! The command-line front end: `guarded check` and `repl` (here), `run`
+//! (in `run.rs`), `verify` (in `verify/`), `sweep` (in `sweep.rs`) and
+//! `export` (in `export.rs`). Parses flags with clap, drives the pipeline,
+//! renders diagnostics, prints traces and the summary.
 //!
 //! Exit codes: 0 success; 1 the program, a configuration or schedule file
 //! is wrong; 2 the command line is wrong; 3 a runtime error in the program
 //! (out-of-domain assignment, division by zero, bad schedule line);
-//! 4 an invariant was violated; 5 `verify` found a property that does not hold.
+//! 4 an invariant was violated; 5 `verify` found a property that does not
+//! hold; 6 `run --expect`: the run did not end as expected.
 
 use crate::report as output;
 
