@@ -320,7 +320,12 @@ pub fn configuration(s: &Scene) -> String {
 /// The edges, with edge variables' values, arrows and messages in transit.
 fn write_edges(s: &Scene, undirected: bool, out: &mut String) {
     let (prog, code, topo) = (s.prog, s.code, s.topo);
-    let arrows = arrows(prog, code, topo, s.config);
+    // Each arrow's variable, by its ends (looked up once per edge).
+    let arrows: std::collections::HashMap<(usize, usize), String> =
+        arrows(prog, code, topo, s.config)
+            .into_iter()
+            .map(|(a, b, v)| ((a, b), v))
+            .collect();
     for p in 0..topo.n() {
         let row = s.config.row(p, code.stride);
         for (j, &q) in topo.nbrs(p).iter().enumerate() {
@@ -337,8 +342,8 @@ fn write_edges(s: &Scene, undirected: bool, out: &mut String) {
                     attrs.push((attr_name(&v.name), prog.show_value(v.ty, x)));
                 }
             }
-            let forward = arrows.iter().find(|a| (a.0, a.1) == (p, q));
-            let back = arrows.iter().find(|a| (a.0, a.1) == (q, p));
+            let forward = arrows.get(&(p, q));
+            let back = arrows.get(&(q, p));
             let mut style: Vec<(&str, String)> = Vec::new();
             if undirected && (forward.is_some() || back.is_some()) {
                 let dir = match (forward, back) {
@@ -348,7 +353,7 @@ fn write_edges(s: &Scene, undirected: bool, out: &mut String) {
                 };
                 style.push(("dir", dir.into()));
                 style.push(("penwidth", "2".into()));
-                let vars: Vec<&str> = forward.iter().chain(&back).map(|a| a.2.as_str()).collect();
+                let vars: Vec<&str> = forward.iter().chain(&back).map(|v| v.as_str()).collect();
                 style.push(("tooltip", vars.join(", ")));
             }
             let mut transit = Vec::new();
