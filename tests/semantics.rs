@@ -446,3 +446,57 @@ fn a_process_takes_its_oldest_message_whichever_action_takes_it() {
     }
     assert_eq!(got, vec![1, 1, 2]);
 }
+
+/// Dijkstra's 4-state chain with `up` declared in the middle role: the
+/// bottom keeps `up = true` and the top `up = false`, whatever the start.
+const FOUR_STATE: &str = include_str!("golden/programs/four_state.gc");
+
+#[test]
+fn a_role_variable_keeps_its_declared_value_at_the_other_processes() {
+    for seed in 0..50 {
+        let setup = Setup {
+            topology: Some("chain:7".into()),
+            seed,
+            init: InitMode::Random,
+            ..Setup::default()
+        };
+        let mut s = simulate(FOUR_STATE, &setup).unwrap();
+        for _ in 0..200 {
+            assert_eq!(s.value(0, "up"), Some(1), "seed {seed}");
+            assert_eq!(s.value(6, "up"), Some(0), "seed {seed}");
+            if s.step().unwrap() != Outcome::Moved {
+                break;
+            }
+        }
+        assert_eq!(
+            s.legitimate(),
+            Some(true),
+            "seed {seed}: stabilized within 200 steps"
+        );
+    }
+    // `--set` may not change it there; `*` sets the processes that own it.
+    let setup = |sets: &[&str]| Setup {
+        topology: Some("chain:5".into()),
+        sets: sets.iter().map(|s| s.to_string()).collect(),
+        ..Setup::default()
+    };
+    let err = simulate(FOUR_STATE, &setup(&["0.up=false"])).err().unwrap();
+    assert!(
+        err.contains("`up` belongs to another role than process 0's"),
+        "{err}"
+    );
+    let s = simulate(FOUR_STATE, &setup(&["*.up=true"])).unwrap();
+    let up: Vec<i64> = (0..5).map(|p| s.value(p, "up").unwrap()).collect();
+    assert_eq!(up, vec![1, 1, 1, 1, 0]);
+}
+
+#[test]
+fn every_configuration_leaves_other_roles_values_alone() {
+    let setup = Setup {
+        topology: Some("chain:5".into()),
+        ..Setup::default()
+    };
+    let inst = guarded::load::load(FOUR_STATE, &setup, &guarded::load::read_file).unwrap();
+    // x at 5 processes, up at the 3 in the middle: 2^5 * 2^3.
+    assert_eq!(inst.space().count(), 256);
+}

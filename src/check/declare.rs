@@ -201,6 +201,16 @@ impl Checker {
         if self.declare_name(&v.name, "variable") {
             self.var_index.insert(v.name.name.clone(), self.vars.len());
         }
+        if v.role.is_some() && (init.is_none() || v.kind != ast::VarKind::Plain) {
+            self.err(
+                Problem::new(
+                    "guarded::check::role_variable",
+                    format!("`{}` is declared in a role without a value for the others", v.name.name),
+                )
+                .label(v.span, "declared here")
+                .help("a variable of one role is a plain `var` with a declared value (`var up: bool = true`): the processes of the other roles keep that value"),
+            );
+        }
         self.vars.push(ir::Var {
             name: v.name.name.clone(),
             ty,
@@ -211,6 +221,7 @@ impl Checker {
             per_nbr,
             kind: v.kind.into(),
             span: v.span,
+            role: v.role,
         });
     }
 

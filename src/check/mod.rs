@@ -44,7 +44,16 @@ pub const BUILTIN_NAMES: &[&str] = &[
 pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
     let mut c = Checker::default();
     c.declare(prog);
-    let roles = prog.roles.iter().map(|r| c.role(r)).collect();
+    let roles = prog
+        .roles
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            c.role_index = Some(k);
+            c.role(r)
+        })
+        .collect();
+    c.role_index = None;
     let legitimate = c.legitimacy(prog);
     let invariants = c.invariants(prog);
     let reports = c.reports(prog);
@@ -232,6 +241,8 @@ struct Checker {
     in_statement: bool,
     /// Whether some statement draws at random.
     draws: bool,
+    /// The role whose actions are being checked.
+    role_index: Option<usize>,
 }
 
 /// The deepest nesting of expressions and statements the checker follows,

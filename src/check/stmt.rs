@@ -195,6 +195,20 @@ impl Checker {
         val: Option<(Typed, Span)>,
     ) -> Option<(ir::Target, Value)> {
         let var = self.assignable(&t.name)?;
+        if let Some(owner) = self.vars[var].role {
+            if self.role_index != Some(owner) {
+                self.err(
+                    Problem::new(
+                        "guarded::check::other_roles_variable",
+                        format!("`{}` belongs to another role", t.name.name),
+                    )
+                    .label(t.span, "written here")
+                    .label(self.vars[var].span, "declared in that role")
+                    .help("a variable declared in a role is changed only by that role's actions; the other processes keep its declared value"),
+                );
+                return None;
+            }
+        }
         if t.edge && self.vars[var].kind != ir::VarKind::Edge {
             self.err(
                 Problem::new(

@@ -107,6 +107,7 @@ pub fn instantiate(
         return Err(inst.problems);
     }
     let inits = initial_values(&c);
+    let fixed = fixed_values(prog, topo, &inits, &role_of);
     let is_timer = |v: usize| prog.vars[v].kind == VarKind::Timer;
     Ok(Compiled {
         stride: layout.domains.len(),
@@ -132,6 +133,7 @@ pub fn instantiate(
         domains: layout.domains,
         arbitrary: layout.arbitrary,
         inits,
+        fixed,
         legitimate: predicates.legitimate,
         legit_parts: predicates.legit_parts,
         legit_enabled_count: predicates.legit_enabled_count,
@@ -470,6 +472,37 @@ fn initial_values(c: &Compiler) -> Vec<Option<IFn>> {
                 }
                 Value::Array(..) => unreachable!("the checker types initial values as scalars"),
             })
+        })
+        .collect()
+}
+
+/// For each variable declared in a role: at every process of the other
+/// roles, the declared value it keeps (`None` where the role owns it).
+fn fixed_values(
+    prog: &ir::Program,
+    topo: &Topology,
+    inits: &[Option<IFn>],
+    role_of: &[u32],
+) -> Vec<Option<Vec<Option<i64>>>> {
+    let locals = vec![Cell::new(0); prog.max_locals];
+    let (no_chans, no_fx) = (Channels::default(), Effects::default());
+    prog.vars
+        .iter()
+        .enumerate()
+        .map(|(v, var)| {
+            let owner = var.role?;
+            let init = inits[v].as_ref()?;
+            Some(
+                (0..topo.n())
+                    .map(|p| {
+                        if role_of[p] as usize == owner {
+                            return None;
+                        }
+                        let env = Env::new(&[], topo, &locals, &no_chans, &no_fx, p);
+                        init(&env).ok()
+                    })
+                    .collect(),
+            )
         })
         .collect()
 }

@@ -310,6 +310,9 @@ pub struct Compiled {
     /// Declared initial values by variable (every element of an array gets
     /// it); evaluated with `me` set and no state.
     pub inits: Vec<Option<IFn>>,
+    /// Variables declared in a role: per process of another role, the
+    /// declared value it keeps (see [`Compiled::fixed_at`]).
+    pub fixed: Vec<Option<Vec<Option<i64>>>>,
     /// The legitimacy predicate.
     pub legitimate: Option<BFn>,
     /// Whether it reads a timer (else rounds that only advance timers leave it be).
@@ -331,6 +334,12 @@ pub struct Compiled {
 }
 
 impl Compiled {
+    /// The value variable `v` keeps at process `p`, when `v` belongs to a
+    /// role `p` is not in.
+    pub fn fixed_at(&self, v: usize, p: usize) -> Option<i64> {
+        self.fixed[v].as_ref().and_then(|per| per[p])
+    }
+
     /// The slots variable `v` occupies in a process's row.
     pub fn slots(&self, v: usize) -> std::ops::Range<usize> {
         let start = self.offsets[v];

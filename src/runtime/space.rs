@@ -66,9 +66,13 @@ impl Space {
                             }
                         }
                     }
+                    // A variable of another role: its declared value only.
                     _ => free.push(Free {
                         at,
-                        values: d.values(p, topo),
+                        values: match code.fixed_at(v, p) {
+                            Some(x) => vec![x],
+                            None => d.values(p, topo),
+                        },
                     }),
                 }
             }

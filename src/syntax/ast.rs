@@ -142,6 +142,9 @@ pub struct VarDecl {
     pub random: Option<(Expr, Expr)>,
     /// The whole declaration.
     pub span: Span,
+    /// Declared inside a role (its index): only that role's processes own
+    /// it; the others keep its declared value.
+    pub role: Option<usize>,
 }
 
 /// `process [where PRED] { actions }`.

@@ -62,7 +62,13 @@ pub(super) fn lower_program(p: Pair<Rule>) -> Program {
                 });
                 prog.capacity.push((cap, random));
             }
-            Rule::role => prog.roles.push(lower_role(item)),
+            Rule::role => {
+                let (role, vars) = lower_role(item);
+                let r = prog.roles.len();
+                prog.vars
+                    .extend(vars.into_iter().map(|v| VarDecl { role: Some(r), ..v }));
+                prog.roles.push(role);
+            }
             Rule::legitimate_decl => {
                 prog.legitimate
                     .push(lower_expr(item.into_inner().nth(1).unwrap()));
@@ -129,6 +135,7 @@ fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
         init,
         random,
         span,
+        role: None,
     }
 }
 
@@ -187,10 +194,12 @@ fn lower_domain(p: Pair<Rule>) -> Domain {
     }
 }
 
-/// `role = { kw_process ~ (kw_where ~ expr)? ~ "{" ~ action* ~ "}" }`
-fn lower_role(p: Pair<Rule>) -> Role {
+/// `role = { kw_process ~ (kw_where ~ expr)? ~ "{" ~ (var_decl | action)* ~ "}" }`:
+/// the role, and the variables declared in it.
+fn lower_role(p: Pair<Rule>) -> (Role, Vec<VarDecl>) {
     let mut selector = None;
     let mut actions = Vec::new();
+    let mut vars = Vec::new();
     let mut head: Span = p.as_span().into();
     for c in p.into_inner() {
         match c.as_rule() {
@@ -202,15 +211,22 @@ fn lower_role(p: Pair<Rule>) -> Role {
                 selector = Some(e);
             }
             Rule::action => actions.push(lower_action(c)),
+            Rule::var_decl => {
+                let span = c.as_span().into();
+                vars.push(lower_var(c, span));
+            }
             Rule::rbrace => {}
             r => unreachable!("role rule {r:?}"),
         }
     }
-    Role {
-        selector,
-        actions,
-        head,
-    }
+    (
+        Role {
+            selector,
+            actions,
+            head,
+        },
+        vars,
+    )
 }
 
 /// `action = { ident ~ priority? ~ "::" ~ expr ~ "->" ~ stmts }`

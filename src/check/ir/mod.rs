@@ -61,6 +61,9 @@ pub struct Var {
     /// `var`, `edge var` (shared by both ends: every write lands at both) or
     /// `timer` (advances by one at the end of every round).
     pub kind: VarKind,
+    /// Declared inside this role: only its processes may change it; the
+    /// others keep the declared value.
+    pub role: Option<usize>,
     /// The declaration.
     pub span: Span,
 }

@@ -430,7 +430,11 @@ fn start_block(t: &Tr, edges: &[(usize, usize)], start: &Start) -> Result<String
             match start {
                 Start::At(c) => out.push(format!("{place} = {}", c.rows[p * stride + slot])),
                 Start::All => {
-                    let values = code.domains[slot].values(p, topo);
+                    // A variable of another role keeps its declared value.
+                    let values = match code.fixed_at(k, p) {
+                        Some(x) => vec![x],
+                        None => code.domains[slot].values(p, topo),
+                    };
                     let choices: Vec<String> =
                         values.iter().map(|x| format!(":: {place} = {x}")).collect();
                     out.push(format!("if\n{}\nfi", choices.join("\n")));

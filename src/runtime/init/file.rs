@@ -443,6 +443,25 @@ pub(crate) fn apply(
         'each: for p in targets {
             for (i, &value) in a.values.iter().enumerate() {
                 let d = &code.domains[a.slot + i];
+                if code.fixed_at(a.var, p).is_some_and(|x| x != value) {
+                    // `*.up = ...`: the processes that own it.
+                    if a.process.is_none() {
+                        continue 'each;
+                    }
+                    let v = &prog.vars[a.var];
+                    problems.push(
+                        Problem::new(
+                            "guarded::config::other_roles_variable",
+                            format!("`{}` belongs to another role than process {p}'s", v.name),
+                        )
+                        .label(a.span, "this value")
+                        .help(format!(
+                            "process {p} keeps the declared value of `{}`; set it at the processes of its role",
+                            v.name
+                        )),
+                    );
+                    break 'each;
+                }
                 if !d.contains(value, p, topo) {
                     let v = &prog.vars[a.var];
                     problems.push(

@@ -49,6 +49,9 @@ pub(crate) fn random_row(
         .enumerate()
         .map(|(slot, d)| {
             let (v, k) = code.var_of_slot(slot);
+            if let Some(x) = code.fixed_at(v, p) {
+                return x;
+            }
             match (code.per_nbr[v], k) {
                 (true, Some(k)) if k >= topo.nbrs(p).len() => unused_value(d, p),
                 (true, Some(k)) if edge(v) && *d == VarDomain::Node => {
