@@ -1,9 +1,7 @@
 //! `guarded export dot` and `export promela`, and the pictures `guarded
 //! run` draws on request (`--dot FILE`, `--dot-step K`).
 
-use super::{
-    load, plain, start, usage_error, InstanceArgs, StartArgs, EXIT_INPUT, EXIT_OK, EXIT_USAGE,
-};
+use super::{load, plain, start, usage_error, InstanceArgs, StartArgs, EXIT_INPUT, EXIT_OK};
 use crate::diagnostic::{render, Problem};
 use crate::export::dot::{configuration, Scene};
 use crate::export::promela::{model, PromelaDaemon, Start};
@@ -175,9 +173,8 @@ pub(super) fn write_output(path: Option<&str>, text: &str) -> Result<(), i32> {
             let _ = out.flush();
             Ok(())
         }
-        Some(p) => std::fs::write(p, text).map_err(|e| {
-            usage_error(format!("cannot write `{p}`: {e}"));
-            EXIT_USAGE
-        }),
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| usage_error(format!("cannot write `{p}`: {e}")))
+        }
     }
 }

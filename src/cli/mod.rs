@@ -341,17 +341,11 @@ pub fn main() -> i32 {
 /// (nor anything Graphviz knows).
 fn warn_about_dot_values(instance: &Instance, mode: &crate::runtime::init::InitMode) {
     let topo = instance.topology();
-    let var_of = |key: &str| {
-        let key = key.strip_prefix("gc:").unwrap_or(key);
-        let name = key.split('[').next().unwrap_or(key).to_string();
-        instance
-            .prog
-            .vars
-            .iter()
-            .any(|v| v.name == name)
-            .then_some(name)
+    let names_variable = |key: &str| {
+        let name = crate::topology::dot::attribute_variable(key).1;
+        instance.prog.vars.iter().any(|v| v.name == name)
     };
-    let values = topo.attrs.iter().filter(|a| var_of(&a.1).is_some()).count();
+    let values = topo.attrs.iter().filter(|a| names_variable(&a.1)).count();
     if values > 0 && *mode == crate::runtime::init::InitMode::Random {
         eprintln!(
             "warning: the start is random, so the {values} values `{}` gives are not used (start from them with --init declared)",
@@ -365,7 +359,7 @@ fn warn_about_dot_values(instance: &Instance, mode: &crate::runtime::init::InitM
         .filter(|k| {
             // Edge attributes come as `NAME[Q]`.
             let base = k.split('[').next().unwrap_or(k);
-            var_of(k).is_none() && !crate::export::dot::is_graphviz_attribute(base)
+            !names_variable(k) && !crate::export::dot::is_graphviz_attribute(base)
         })
         .collect();
     unknown.sort_unstable();

@@ -296,12 +296,7 @@ impl Instantiation<'_> {
         let topo = self.topo;
         // Channels run along the edges a process reads; on a directed
         // topology the receiver of a message would not read its sender.
-        let directed = (0..topo.n()).any(|p| {
-            topo.nbrs(p)
-                .iter()
-                .any(|&q| topo.nbr_pos(q as usize, p).is_none())
-        });
-        if let (true, Some(capacity)) = (directed, &self.prog.capacity) {
+        if let (false, Some(capacity)) = (topo.is_undirected(), &self.prog.capacity) {
             self.problems.push(
                 Problem::new(
                     "guarded::instance::directed_messages",

@@ -352,6 +352,19 @@ impl Compiled {
         (v, self.lens[v].map(|_| slot - self.offsets[v]))
     }
 
+    /// A row's values as traces print them, one per variable: `x=3`.
+    pub fn value_texts(&self, prog: &ir::Program, nbrs: &[u32], row: &[i64]) -> Vec<String> {
+        (0..prog.vars.len())
+            .map(|v| {
+                format!(
+                    "{}={}",
+                    prog.vars[v].name,
+                    self.show_var(prog, nbrs, v, row)
+                )
+            })
+            .collect()
+    }
+
     /// Variable `v` of a process's row as a user reads it: `[a, b]` for
     /// arrays, `{q:a, r:b}` for per-neighbour values (`nbrs`: the owner's).
     pub fn show_var(&self, prog: &ir::Program, nbrs: &[u32], v: usize, row: &[i64]) -> String {

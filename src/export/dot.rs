@@ -147,31 +147,6 @@ fn quoted(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\\\"").replace('\n', "\\n"))
 }
 
-/// Process `p`'s values as the trace prints them, one per variable: `x=3`.
-pub fn value_texts(
-    prog: &ir::Program,
-    code: &Compiled,
-    topo: &Topology,
-    p: usize,
-    row: &[i64],
-) -> Vec<String> {
-    let nbrs = topo.nbrs(p);
-    prog.vars
-        .iter()
-        .enumerate()
-        .map(|(k, v)| format!("{}={}", v.name, code.show_var(prog, nbrs, k, row)))
-        .collect()
-}
-
-/// Whether every arc has its reverse: then the topology is drawn as a `graph`.
-fn undirected(topo: &Topology) -> bool {
-    (0..topo.n()).all(|p| {
-        topo.nbrs(p)
-            .iter()
-            .all(|&q| topo.nbr_pos(q as usize, p).is_some())
-    })
-}
-
 /// The attributes (name, value) giving process `p`'s own values: scalars
 /// and arrays under the variable's name, per-neighbour values as `VAR[Q]`.
 /// Edge variables go on the edges.
@@ -243,7 +218,7 @@ pub fn arrows(
 pub fn configuration(s: &Scene) -> String {
     let (prog, code, topo) = (s.prog, s.code, s.topo);
     let n = topo.n();
-    let undirected = undirected(topo);
+    let undirected = topo.is_undirected();
     let mut out = String::new();
     let _ = writeln!(out, "// {}", s.caption.replace('\n', " "));
     let _ = writeln!(
@@ -278,7 +253,8 @@ pub fn configuration(s: &Scene) -> String {
                 String::new()
             };
             // Edge variables are drawn on their edges.
-            let own = value_texts(prog, code, topo, p, row)
+            let own = code
+                .value_texts(prog, topo.nbrs(p), row)
                 .into_iter()
                 .zip(&prog.vars)
                 .filter(|(_, v)| v.kind != VarKind::Edge)
@@ -453,7 +429,8 @@ pub fn run_chain(
                     .map(|p| {
                         format!(
                             "{p}: {}",
-                            value_texts(prog, code, topo, p, c.row(p, code.stride)).join(" ")
+                            code.value_texts(prog, topo.nbrs(p), c.row(p, code.stride))
+                                .join(" ")
                         )
                     })
                     .collect();

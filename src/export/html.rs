@@ -8,7 +8,7 @@
 //! node-valued variables and the series the chart can show. [`page`] puts
 //! the recording into the page template `viewer.html`.
 
-use super::dot::{arrows, value_texts};
+use super::dot::arrows;
 use super::layout::layout;
 use crate::runtime::engine::Simulation;
 use serde::Serialize;
@@ -103,7 +103,7 @@ impl Recorder {
             .map(|p| {
                 (
                     p as u32,
-                    value_texts(prog, code, topo, p, config.row(p, stride)),
+                    code.value_texts(prog, topo.nbrs(p), config.row(p, stride)),
                 )
             })
             .collect();
@@ -175,11 +175,7 @@ const TEMPLATE: &str = include_str!("viewer.html");
 pub fn page(rec: Recorder, sim: &Simulation, text: PageText) -> String {
     let topo = &sim.topo;
     let n = topo.n();
-    let directed = !(0..n).all(|p| {
-        topo.nbrs(p)
-            .iter()
-            .all(|&q| topo.nbr_pos(q as usize, p).is_some())
-    });
+    let directed = !topo.is_undirected();
     let mut edges = Vec::new();
     for p in 0..n {
         for &q in topo.nbrs(p) {

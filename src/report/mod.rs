@@ -29,13 +29,8 @@ use serde_json::{json, Map, Value};
 
 /// Process `p`'s row as `x=3 b=true`.
 pub fn row_text(sim: &Simulation, p: usize, row: &[i64]) -> String {
-    let nbrs = sim.topo.nbrs(p);
-    sim.prog
-        .vars
-        .iter()
-        .enumerate()
-        .map(|(k, v)| format!("{}={}", v.name, sim.code.show_var(&sim.prog, nbrs, k, row)))
-        .collect::<Vec<_>>()
+    sim.code
+        .value_texts(&sim.prog, sim.topo.nbrs(p), row)
         .join(" ")
 }
 

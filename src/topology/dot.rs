@@ -139,6 +139,14 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
     Ok(topo)
 }
 
+/// What a node attribute's name says about a variable: the assignment
+/// target it stands for (`VAR` or `VAR[Q]`, without the `gc:` a variable
+/// named like a Graphviz attribute is written with), and the variable's name.
+pub fn attribute_variable(key: &str) -> (&str, &str) {
+    let target = key.strip_prefix("gc:").unwrap_or(key);
+    (target, target.split('[').next().unwrap_or(target))
+}
+
 /// An attribute list's (name, value) pairs, unquoted.
 fn attr_pairs(list: pest::iterators::Pair<Rule>) -> Vec<(String, String)> {
     list.into_inner()

@@ -123,6 +123,15 @@ impl Topology {
     pub fn is_self_or_nbr(&self, p: usize, q: usize) -> bool {
         p == q || self.nbrs(p).binary_search(&(q as u32)).is_ok()
     }
+    /// Whether every arc has its reverse (each process reads those that
+    /// read it).
+    pub fn is_undirected(&self) -> bool {
+        (0..self.n()).all(|p| {
+            self.nbrs(p)
+                .iter()
+                .all(|&q| self.nbr_pos(q as usize, p).is_some())
+        })
+    }
     /// Whether `p` and `q` are adjacent in either direction.
     pub fn adjacent(&self, p: usize, q: usize) -> bool {
         self.nbrs(p).binary_search(&(q as u32)).is_ok()

@@ -150,7 +150,7 @@ pub(crate) fn initial_state(
             // `VAR[Q]`: a per-neighbour or edge value; `gc:VAR`: a variable
             // named like a Graphviz attribute (`color`).
             let plain = !key.starts_with("gc:");
-            let key = key.strip_prefix("gc:").unwrap_or(key);
+            let (key, name) = crate::topology::dot::attribute_variable(key);
             // Beside `gc:NAME`, a plain `NAME` is Graphviz's (a colour).
             if plain
                 && topo
@@ -160,7 +160,6 @@ pub(crate) fn initial_state(
             {
                 continue;
             }
-            let name = key.split('[').next().unwrap_or(key);
             if prog.vars.iter().any(|v| v.name == name) {
                 let line = format!("{p}.{key} = {val}");
                 let list = parse_assignments(prog, code, topo, &line)
