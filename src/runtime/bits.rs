@@ -25,6 +25,13 @@ impl Bits {
         self.0[i / 64] &= !(1 << (i % 64));
         was
     }
+    /// Makes room for bits up to `n` (new ones clear).
+    pub(crate) fn grow(&mut self, n: usize) {
+        let words = n.div_ceil(64);
+        if self.0.len() < words {
+            self.0.resize(words, 0);
+        }
+    }
     pub(crate) fn clear_all(&mut self) {
         self.0.iter_mut().for_each(|w| *w = 0);
     }

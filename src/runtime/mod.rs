@@ -3,7 +3,7 @@
 //! steps a configuration under a daemon and keeps the measures the papers
 //! use (moves, steps, rounds, legitimacy, stabilization).
 
-mod bits;
+pub(crate) mod bits;
 mod choose;
 pub mod daemon;
 pub mod engine;

@@ -23,6 +23,20 @@ struct Free {
     values: Vec<i64>,
 }
 
+impl Free {
+    /// Where `v` sits among the values.
+    #[inline]
+    fn position(&self, v: i64) -> Option<usize> {
+        // Ranges, the usual domains, are consecutive: no search.
+        let first = self.values[0];
+        let k = v.wrapping_sub(first) as usize;
+        if self.values.get(k) == Some(&v) {
+            return Some(k);
+        }
+        self.values.iter().position(|&x| x == v)
+    }
+}
+
 /// Every configuration of an instance, in a fixed order: the last free
 /// slot varies fastest. Also a bijection between configurations (with
 /// empty channels) and `0..count()`, which is their compact encoding.
@@ -33,7 +47,13 @@ pub struct Space {
     /// (copy, original): slots that repeat another (an edge's far end).
     mirrors: Vec<(usize, usize)>,
     chans: Channels,
+    /// Per free slot: what one more of its values adds to the index.
+    weights: Vec<u128>,
+    /// Per cell of the rows: its free slot, or `NOT_FREE`.
+    free_at: Vec<u32>,
 }
+
+const NOT_FREE: u32 = u32::MAX;
 
 impl Space {
     /// The state space of `prog` compiled as `code` on `topo`.
@@ -80,11 +100,21 @@ impl Space {
         for f in &free {
             base[f.at] = f.values[0];
         }
+        let mut weights = vec![1u128; free.len()];
+        for k in (0..free.len().saturating_sub(1)).rev() {
+            weights[k] = weights[k + 1].saturating_mul(free[k + 1].values.len() as u128);
+        }
+        let mut free_at = vec![NOT_FREE; base.len()];
+        for (k, f) in free.iter().enumerate() {
+            free_at[f.at] = k as u32;
+        }
         Space {
             base,
             free,
             mirrors,
             chans: Channels::new(topo, code.capacity),
+            weights,
+            free_at,
         }
     }
 
@@ -122,6 +152,55 @@ impl Space {
             index = index * f.values.len() as u128 + k as u128;
         }
         Some(index)
+    }
+
+    /// Overwrites `cfg` (a configuration of this space) with the
+    /// `index`-th, allocating nothing.
+    pub(crate) fn decode_into(&self, mut index: u64, cfg: &mut Config) {
+        for f in self.free.iter().rev() {
+            let len = f.values.len() as u64;
+            cfg.rows[f.at] = f.values[(index % len) as usize];
+            index /= len;
+        }
+        for &(copy, original) in &self.mirrors {
+            cfg.rows[copy] = cfg.rows[original];
+        }
+    }
+
+    /// Turns `cfg`, the configuration `index - 1`, into configuration
+    /// `index`: the last free slot moves on, and carries like an odometer.
+    pub(crate) fn advance(&self, cfg: &mut Config, index: u64) {
+        let mut rest = index;
+        for f in self.free.iter().rev() {
+            let len = f.values.len() as u64;
+            let k = (rest % len) as usize;
+            cfg.rows[f.at] = f.values[k];
+            if k != 0 {
+                break;
+            }
+            rest /= len;
+        }
+        for &(copy, original) in &self.mirrors {
+            cfg.rows[copy] = cfg.rows[original];
+        }
+    }
+
+    /// What changing cell `at` of the rows from `old` to `new` adds to a
+    /// configuration's index; `None` when the cell is not free to change
+    /// (a fixed value, a copy of an edge's other end) or `new` is not one
+    /// of its values.
+    #[inline]
+    pub(crate) fn delta(&self, at: usize, old: i64, new: i64) -> Option<i128> {
+        if old == new {
+            return Some(0);
+        }
+        let k = self.free_at[at];
+        if k == NOT_FREE {
+            return None;
+        }
+        let f = &self.free[k as usize];
+        let (from, to) = (f.position(old)?, f.position(new)?);
+        Some((to as i128 - from as i128) * self.weights[k as usize] as i128)
     }
 
     /// Every configuration, in index order.

@@ -407,9 +407,18 @@ impl<'a> StepRelation<'a> {
     /// Each process's first enabled action, or `NO_ACTION`: a column
     /// that answers `enabled(p)` in global predicates.
     pub(crate) fn chosen(&self, cfg: &Config) -> Result<Vec<u16>, RunError> {
-        (0..self.n())
-            .map(|p| Ok(self.first_enabled(cfg, p)?.map_or(NO_ACTION, |a| a as u16)))
-            .collect()
+        let mut out = Vec::with_capacity(self.n());
+        self.chosen_into(cfg, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`StepRelation::chosen`] into `out`, which keeps its allocation.
+    pub(crate) fn chosen_into(&self, cfg: &Config, out: &mut Vec<u16>) -> Result<(), RunError> {
+        out.clear();
+        for p in 0..self.n() {
+            out.push(self.first_enabled(cfg, p)?.map_or(NO_ACTION, |a| a as u16));
+        }
+        Ok(())
     }
 
     /// The enabled processes, in increasing order.
@@ -454,6 +463,29 @@ impl<'a> StepRelation<'a> {
         });
         self.record = record;
         next
+    }
+
+    /// Process `p`'s row after it moves alone with action `a` in `cfg`,
+    /// for a program without effects (no edge variables, messages or
+    /// draws), where a step's successor is the configuration with each
+    /// mover's row replaced by this row: the rows of a move set are those
+    /// of its movers alone.
+    pub(crate) fn moved_row(&mut self, cfg: &Config, p: u32, a: u32) -> Result<&[i64], RunError> {
+        debug_assert!(!self.code.has_effects);
+        self.record.movers.clear();
+        self.record.movers.push(p);
+        evaluate(
+            self.prog,
+            self.code,
+            self.topo,
+            &cfg.rows,
+            &cfg.chans,
+            0,
+            &mut self.buf,
+            &mut self.record,
+            |_| Ok(a),
+        )?;
+        Ok(&self.record.after)
     }
 
     /// The successor when each of `movers` runs its first enabled action

@@ -22,36 +22,39 @@ type Cycle = (u32, Vec<Vec<u32>>);
 /// who moves).
 type Waypoint = (u32, Option<(u32, Vec<u32>)>);
 
-/// The processes of a move set as bits.
-fn bits(movers: &[u32]) -> u64 {
-    movers.iter().fold(0, |m, &p| m | 1u64 << p)
+/// The processes of a move set as bits (0 past 64 processes).
+pub(super) fn bits(movers: &[u32]) -> u64 {
+    movers
+        .iter()
+        .fold(0, |m, &p| m | 1u64.checked_shl(p).unwrap_or(0))
 }
 
 /// A weakly fair cycle outside legitimacy, if there is one: where it
 /// begins, and its steps' movers. `Err` when fairness cannot be decided
 /// (more than 64 processes).
 pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>, Refusal> {
-    if ex.enabled.is_empty() {
+    if !ex.processes_fit_a_word() {
         return Err(Refusal::Unsupported(
             "weak fairness is decided with a bit per process: at most 64 processes".into(),
         ));
     }
-    let legit = &ex.legit;
+    let legit = |i: u32| ex.is_legit(i);
     // The steps outside legitimacy, kept: the components are searched twice.
     let mut out: Vec<Vec<Step>> = vec![Vec::new(); ex.count as usize];
-    for i in (0..ex.count).filter(|&i| !legit[i as usize]) {
+    for i in (0..ex.count).filter(|&i| !legit(i)) {
         out[i as usize] = s
             .edges(i)?
             .into_iter()
-            .filter(|e| !legit[e.to as usize])
+            .filter(|e| !legit(e.to))
             .map(|e| (e.to, bits(&e.movers), e.movers))
             .collect();
     }
-    for component in components(&out, legit) {
+    for component in components(&out, &legit) {
         let inside = |j: u32| component.binary_search(&j).is_ok();
-        let always = component
-            .iter()
-            .fold(u64::MAX, |m, &c| m & ex.enabled[c as usize]);
+        let mut always = u64::MAX;
+        for &c in &component {
+            always &= s.enabled_bits(c)?;
+        }
         let mut moved = 0u64;
         let mut looped = component.len() > 1;
         for &c in &component {
@@ -71,13 +74,13 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
 
 /// The strongly connected components of the steps in `out` (Tarjan's
 /// algorithm, without recursion), each sorted.
-fn components(out: &[Vec<Step>], legit: &[bool]) -> Vec<Vec<u32>> {
+fn components(out: &[Vec<Step>], legit: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
     const UNSEEN: u32 = u32::MAX;
     let n = out.len();
     let (mut index, mut low) = (vec![UNSEEN; n], vec![0u32; n]);
     let mut on_stack = vec![false; n];
     let (mut stack, mut found, mut next) = (Vec::new(), Vec::new(), 0u32);
-    for root in (0..n).filter(|&r| !legit[r]) {
+    for root in (0..n).filter(|&r| !legit(r as u32)) {
         if index[root] != UNSEEN {
             continue;
         }

@@ -20,16 +20,21 @@
 //! reachable from it under the daemon, numbered breadth first: every run
 //! reported then starts there, by a shortest path.
 
+mod counts;
 mod fairness;
 mod rounds;
 mod search;
 mod states;
+mod successors;
 
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
+use crate::runtime::bits::Bits;
 use crate::runtime::daemon::Daemon;
+use crate::runtime::space::Space;
 use crate::runtime::step::{RunError, StepRelation};
 use crate::state::Config;
+use rayon::prelude::*;
 use states::States;
 use std::collections::HashMap;
 
@@ -180,14 +185,16 @@ pub struct Explorer<'a> {
     reached_under: Option<Daemon>,
     count: u32,
     /// Per configuration: legitimate.
-    legit: Vec<bool>,
+    legit: Bits,
     /// Per configuration: no process is enabled.
-    terminal: Vec<bool>,
+    terminal: Bits,
     /// Per configuration: an invariant fails there, which stops a run (and
     /// the exploration from a start).
-    stops: Vec<bool>,
-    /// Per configuration: its enabled processes as bits (empty when the
-    /// topology has more than 64 processes: then rounds are not counted).
+    stops: Bits,
+    /// From a start, per configuration: its enabled processes as bits
+    /// (empty with more than 64 processes: then rounds are not counted).
+    /// Every configuration's are asked of the guards again instead: a word
+    /// each would be twice what the rest of the exploration keeps.
     enabled: Vec<u64>,
     legit_count: u64,
     /// The first configuration (by number) where an invariant does not hold.
@@ -277,21 +284,48 @@ impl<'a> Explorer<'a> {
         if count > MAX_CONFIGURATIONS {
             return Err(Refusal::TooLarge(count));
         }
-        let rel = inst.step_relation();
-        let mut ex = Explorer::empty(inst, progress, States::All(space), None);
-        for i in 0..count as u32 {
-            if u64::from(i).is_multiple_of(PROGRESS_EVERY) {
-                ex.tell(
-                    "evaluating guards and predicates",
-                    u64::from(i),
-                    count as u64,
-                )?;
-            }
-            let cfg = ex.states.config(i);
-            ex.record(i, evaluate(&rel, &cfg)?);
-        }
-        ex.count = count as u32;
+        let mut ex = Explorer::empty(inst, progress, States::reached_none(), None);
+        ex.evaluate_all(&space, count as u32)?;
+        ex.states = States::All(space);
         Ok(ex)
+    }
+
+    /// Evaluates the guards and predicates of every configuration of
+    /// `space` (`count` of them), in parallel: batches of blocks, each
+    /// block on a thread with its own buffers, telling progress between
+    /// batches. The first fault (by number) refuses, as in order.
+    fn evaluate_all(&mut self, space: &Space, count: u32) -> Result<(), Refusal> {
+        const BLOCK: u32 = 1 << 14;
+        let blocks = count.div_ceil(BLOCK);
+        let batch = 4 * rayon::current_num_threads() as u32;
+        let inst = self.inst;
+        let words = (count as usize).div_ceil(64);
+        self.legit = Bits(Vec::with_capacity(words));
+        self.terminal = Bits(Vec::with_capacity(words));
+        self.stops = Bits(Vec::with_capacity(words));
+        for first in (0..blocks).step_by(batch as usize) {
+            self.tell(
+                "evaluating guards and predicates",
+                u64::from(first) * u64::from(BLOCK),
+                u64::from(count),
+            )?;
+            let done: Vec<Result<Block, Refusal>> = (first..blocks.min(first + batch))
+                .into_par_iter()
+                .map(|b| Block::evaluate(inst, space, b * BLOCK..count.min((b + 1) * BLOCK)))
+                .collect();
+            for block in done {
+                let block = block?;
+                self.legit.0.extend(block.legit);
+                self.terminal.0.extend(block.terminal);
+                self.stops.0.extend(block.stops);
+                self.legit_count += block.legit_count;
+                if self.invariant.is_none() {
+                    self.invariant = block.invariant;
+                }
+            }
+        }
+        self.count = count;
+        Ok(())
     }
 
     /// The configurations reachable from `start` under `daemon`, breadth
@@ -372,9 +406,9 @@ impl<'a> Explorer<'a> {
             states,
             reached_under,
             count: 0,
-            legit: Vec::new(),
-            terminal: Vec::new(),
-            stops: Vec::new(),
+            legit: Bits::default(),
+            terminal: Bits::default(),
+            stops: Bits::default(),
             enabled: Vec::new(),
             legit_count: 0,
             invariant: None,
@@ -385,9 +419,19 @@ impl<'a> Explorer<'a> {
 
     /// Keeps what configuration `i` (the next in order) says.
     fn record(&mut self, i: u32, e: Evaluated) {
-        self.legit.push(e.legit);
-        self.terminal.push(e.chosen.iter().all(|&c| c == NO_ACTION));
-        self.stops.push(e.invariant.is_some());
+        let at = i as usize;
+        for bits in [&mut self.legit, &mut self.terminal, &mut self.stops] {
+            bits.grow(at + 1);
+        }
+        if e.legit {
+            self.legit.set(at);
+        }
+        if e.chosen.iter().all(|&c| c == NO_ACTION) {
+            self.terminal.set(at);
+        }
+        if e.invariant.is_some() {
+            self.stops.set(at);
+        }
         self.legit_count += u64::from(e.legit);
         // Rounds are counted with a bit per process.
         if self.inst.topo.n() <= 64 {
@@ -413,6 +457,28 @@ impl<'a> Explorer<'a> {
             start: self.states.config(start),
             steps,
         }
+    }
+
+    /// Whether configuration `i` is legitimate.
+    #[inline]
+    fn is_legit(&self, i: u32) -> bool {
+        self.legit.get(i as usize)
+    }
+
+    /// Whether no process is enabled in configuration `i`.
+    fn is_terminal(&self, i: u32) -> bool {
+        self.terminal.get(i as usize)
+    }
+
+    /// Whether an invariant fails in configuration `i`, which ends a run.
+    fn stops_at(&self, i: u32) -> bool {
+        self.stops.get(i as usize)
+    }
+
+    /// Whether the processes are few enough for rounds and fairness,
+    /// which keep them as bits.
+    fn processes_fit_a_word(&self) -> bool {
+        self.inst.topo.n() <= 64
     }
 
     /// How many configurations are explored.
@@ -471,6 +537,61 @@ impl<'a> Explorer<'a> {
     /// Tells the progress callback, if any; `Err` when it asks to stop.
     fn tell(&self, what: &str, done: u64, total: u64) -> Result<(), Refusal> {
         tell(self.progress, what, done, total)
+    }
+}
+
+/// What a block of consecutive configurations says, as words of bits
+/// (a block starts at a multiple of 64).
+struct Block {
+    legit: Vec<u64>,
+    terminal: Vec<u64>,
+    stops: Vec<u64>,
+    legit_count: u64,
+    /// The first configuration in the block where an invariant fails.
+    invariant: Option<(String, u32)>,
+}
+
+impl Block {
+    fn evaluate(
+        inst: &Instance,
+        space: &Space,
+        range: std::ops::Range<u32>,
+    ) -> Result<Self, Refusal> {
+        let words = (range.len()).div_ceil(64);
+        let mut block = Block {
+            legit: vec![0; words],
+            terminal: vec![0; words],
+            stops: vec![0; words],
+            legit_count: 0,
+            invariant: None,
+        };
+        let rel = inst.step_relation();
+        let mut cfg = space.config(u128::from(range.start));
+        let mut chosen = Vec::with_capacity(inst.topo.n());
+        for i in range.clone() {
+            if i != range.start {
+                space.advance(&mut cfg, u64::from(i));
+            }
+            let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
+            rel.chosen_into(&cfg, &mut chosen).map_err(fail)?;
+            let legit = rel.legitimate_with(&cfg, &chosen).map_err(fail)? == Some(true);
+            let k = (i - range.start) as usize;
+            let bit = 1u64 << (k % 64);
+            if legit {
+                block.legit[k / 64] |= bit;
+                block.legit_count += 1;
+            }
+            if chosen.iter().all(|&c| c == NO_ACTION) {
+                block.terminal[k / 64] |= bit;
+            }
+            if let Some(name) = rel.violated_invariant_with(&cfg, &chosen).map_err(fail)? {
+                block.stops[k / 64] |= bit;
+                if block.invariant.is_none() {
+                    block.invariant = Some((name.to_string(), i));
+                }
+            }
+        }
+        Ok(block)
     }
 }
 

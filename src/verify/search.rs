@@ -3,16 +3,14 @@
 //! for each, the most steps and moves to legitimacy, or a deadlock or a
 //! cycle (and then a shortest one, breadth first).
 
+use super::counts::{Counts, OPEN, UNSEEN};
+use super::states::States;
+use super::successors::{Succ, Successors};
 use super::{Convergence, Explorer, Refusal, Run};
 use crate::compile::NO_ACTION;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::StepRelation;
 use crate::state::Config;
-
-/// Not yet visited, on the search's stack, or finished.
-const NEW: u8 = 0;
-const OPEN: u8 = 1;
-const DONE: u8 = 2;
 
 /// One step from a configuration: where it leads and who moves.
 pub(super) struct Edge {
@@ -23,7 +21,9 @@ pub(super) struct Edge {
 /// A configuration on the depth-first search's stack.
 struct Frame {
     node: u32,
-    edges: Vec<(u32, u32)>,
+    /// Its steps: from here on the search's stack of steps, up to the
+    /// next frame's.
+    edges_from: usize,
     next: usize,
     /// The moves of the step that led here from the frame below.
     moves_in: u32,
@@ -38,6 +38,8 @@ pub(super) struct Search<'e, 'a> {
     /// Whether a cycle counts only when it is weakly fair.
     weak_fairness: bool,
     rel: StepRelation<'a>,
+    /// The fast way to the steps from a configuration, where it applies.
+    fast: Option<Successors<'e>>,
     transitions: u64,
     /// The first step found that raises a runtime error: the error, from
     /// which configuration, the movers.
@@ -51,6 +53,11 @@ impl<'e, 'a> Search<'e, 'a> {
             daemon,
             weak_fairness,
             rel: ex.relation(),
+            fast: match (&ex.states, daemon) {
+                (_, Daemon::Schedule(_)) => None,
+                (States::All(space), _) => Successors::new(ex.inst, space),
+                _ => None,
+            },
             transitions: 0,
             fault: None,
         }
@@ -71,7 +78,7 @@ impl<'e, 'a> Search<'e, 'a> {
     /// Every step the daemon allows from configuration `i`.
     pub(super) fn edges(&mut self, i: u32) -> Result<Vec<Edge>, Refusal> {
         // From a start, a run stops where an invariant fails.
-        if self.ex.states.reached_from_a_start() && self.ex.stops[i as usize] {
+        if self.ex.states.reached_from_a_start() && self.ex.stops_at(i) {
             return Ok(Vec::new());
         }
         let cfg = self.config(i);
@@ -107,26 +114,72 @@ impl<'e, 'a> Search<'e, 'a> {
         Ok(out)
     }
 
+    /// Every step the daemon allows from configuration `i`, into `out`:
+    /// where each leads and how many processes move, in the order of
+    /// [`Search::edges`], without building configurations where the fast
+    /// way applies.
+    pub(super) fn successors(&mut self, i: u32, out: &mut Vec<Succ>) -> Result<(), Refusal> {
+        if let Some(fast) = &mut self.fast {
+            fast.load(i)?;
+            if fast.run_moves(i) {
+                fast.steps(i, self.daemon, out);
+                return Ok(());
+            }
+        }
+        out.clear();
+        let edges = self.edges(i)?;
+        out.extend(edges.iter().map(|e| Succ {
+            to: e.to,
+            moves: e.movers.len() as u32,
+            movers: super::fairness::bits(&e.movers),
+        }));
+        Ok(())
+    }
+
+    /// The processes enabled in configuration `i`, as bits (at most 64
+    /// processes).
+    pub(super) fn enabled_bits(&mut self, i: u32) -> Result<u64, Refusal> {
+        if let Some(&bits) = self.ex.enabled.get(i as usize) {
+            return Ok(bits);
+        }
+        if let Some(fast) = &mut self.fast {
+            fast.load(i)?;
+            return Ok(fast.enabled_bits());
+        }
+        let cfg = self.config(i);
+        let chosen = self
+            .rel
+            .chosen(&cfg)
+            .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
+        Ok(chosen
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c != NO_ACTION)
+            .fold(0, |m, (p, _)| m | 1 << p))
+    }
+
     /// A step from a legitimate configuration to one that is not.
     pub(super) fn closure(&mut self) -> Result<Option<Run>, Refusal> {
         let mut found = None;
         let daemon = self.daemon.name();
+        let mut out = Vec::new();
         for i in 0..self.ex.count {
             if u64::from(i).is_multiple_of(super::PROGRESS_EVERY) {
                 let what = format!("{daemon}: closure");
                 self.ex
                     .tell(&what, u64::from(i), u64::from(self.ex.count))?;
             }
-            if !self.ex.legit[i as usize] {
+            if !self.ex.is_legit(i) {
                 continue;
             }
-            let edges = self.edges(i)?;
-            self.transitions += edges.len() as u64;
+            self.successors(i, &mut out)?;
+            self.transitions += out.len() as u64;
             if found.is_some() {
                 continue;
             }
-            if let Some(e) = edges.into_iter().find(|e| !self.ex.legit[e.to as usize]) {
-                found = Some(self.ex.run_to(i, vec![e.movers]));
+            if let Some(k) = out.iter().position(|e| !self.ex.is_legit(e.to)) {
+                let movers = self.edges(i)?.swap_remove(k).movers;
+                found = Some(self.ex.run_to(i, vec![movers]));
             }
         }
         Ok(found)
@@ -136,10 +189,11 @@ impl<'e, 'a> Search<'e, 'a> {
     /// the start, from one) where no process is enabled, and a run to it.
     pub(super) fn deadlock(&mut self) -> Result<Option<Run>, Refusal> {
         let mut found = None;
+        let mut out = Vec::new();
         for i in 0..self.ex.count {
-            let edges = self.edges(i)?.len();
-            self.transitions += edges as u64;
-            if self.ex.terminal[i as usize] && !self.ex.stops[i as usize] && found.is_none() {
+            self.successors(i, &mut out)?;
+            self.transitions += out.len() as u64;
+            if self.ex.is_terminal(i) && !self.ex.stops_at(i) && found.is_none() {
                 found = Some(self.ex.run_to(i, Vec::new()));
             }
         }
@@ -150,42 +204,69 @@ impl<'e, 'a> Search<'e, 'a> {
     /// worst case or a shortest counterexample.
     pub(super) fn convergence(&mut self) -> Result<Convergence, Refusal> {
         let n = self.ex.count as usize;
-        let mut state = vec![NEW; n];
-        let mut steps = vec![0u32; n];
-        let mut moves = vec![0u32; n];
+        // Per configuration outside legitimacy: unseen, on the stack, or
+        // the most steps to legitimacy from it; and the most moves, which
+        // under the central daemon are the steps.
+        let mut steps = Counts::new(n, UNSEEN);
+        let mut moves = (!matches!(self.daemon, Daemon::Central)).then(|| Counts::new(n, 0));
         let (mut deadlock, mut cycle) = (None, None);
         let (mut finished, what) = (0u64, format!("{}: convergence", self.daemon.name()));
+        let mut stack: Vec<Frame> = Vec::new();
+        // The steps of every frame on the stack, one after the other.
+        let mut edges: Vec<Succ> = Vec::new();
+        let mut out = Vec::new();
         for root in 0..self.ex.count {
-            if self.ex.legit[root as usize] || state[root as usize] != NEW {
+            if self.ex.is_legit(root) || steps.get(root) != UNSEEN {
                 continue;
             }
-            let mut stack = vec![self.open(root, 0, &mut state, &mut deadlock)?];
+            self.open(
+                root,
+                0,
+                &mut steps,
+                &mut deadlock,
+                (&mut stack, &mut edges, &mut out),
+            )?;
             while let Some(top) = stack.last_mut() {
-                if let Some(&(j, w)) = top.edges.get(top.next) {
+                let at = top.edges_from + top.next;
+                let end = edges.len();
+                if at < end {
+                    let Succ {
+                        to: j, moves: w, ..
+                    } = edges[at];
                     top.next += 1;
-                    let j_ = j as usize;
-                    if self.ex.legit[j_] {
+                    if self.ex.is_legit(j) {
                         top.steps = top.steps.max(1);
                         top.moves = top.moves.max(w);
-                    } else if state[j_] == DONE {
-                        top.steps = top.steps.max(steps[j_].saturating_add(1));
-                        top.moves = top.moves.max(moves[j_].saturating_add(w));
-                    } else if state[j_] == OPEN {
-                        // Back on the search's own path: a cycle outside legitimacy.
-                        let at = stack.iter().position(|f| f.node == j).unwrap_or(0);
-                        let len = stack.len() - at;
-                        if cycle.is_none_or(|(_, l)| len < l) {
-                            cycle = Some((j, len));
+                        continue;
+                    }
+                    match steps.get(j) {
+                        UNSEEN => {
+                            self.open(
+                                j,
+                                w,
+                                &mut steps,
+                                &mut deadlock,
+                                (&mut stack, &mut edges, &mut out),
+                            )?;
                         }
-                    } else {
-                        let frame = self.open(j, w, &mut state, &mut deadlock)?;
-                        stack.push(frame);
+                        OPEN => {
+                            // Back on the search's own path: a cycle outside legitimacy.
+                            let at = stack.iter().position(|f| f.node == j).unwrap_or(0);
+                            let len = stack.len() - at;
+                            if cycle.is_none_or(|(_, l)| len < l) {
+                                cycle = Some((j, len));
+                            }
+                        }
+                        done => {
+                            let done_moves = moves.as_ref().map_or(done, |m| m.get(j));
+                            top.steps = top.steps.max(done.saturating_add(1));
+                            top.moves = top.moves.max(done_moves.saturating_add(w));
+                        }
                     }
                     continue;
                 }
                 let done = stack.pop().expect("the loop saw a top");
-                let node = done.node as usize;
-                state[node] = DONE;
+                edges.truncate(done.edges_from);
                 finished += 1;
                 if finished.is_multiple_of(super::PROGRESS_EVERY) {
                     self.ex.tell(
@@ -194,8 +275,10 @@ impl<'e, 'a> Search<'e, 'a> {
                         u64::from(self.ex.count) - self.ex.legit_count,
                     )?;
                 }
-                steps[node] = done.steps;
-                moves[node] = done.moves;
+                steps.set(done.node, done.steps);
+                if let Some(m) = &mut moves {
+                    m.set(done.node, done.moves);
+                }
                 if let Some(below) = stack.last_mut() {
                     below.steps = below.steps.max(done.steps.saturating_add(1));
                     below.moves = below.moves.max(done.moves.saturating_add(done.moves_in));
@@ -206,6 +289,7 @@ impl<'e, 'a> Search<'e, 'a> {
             return Ok(Convergence::Deadlock(self.ex.run_to(d, Vec::new())));
         }
         if let Some((at, len)) = cycle {
+            drop((steps, moves));
             let ex = self.ex;
             let fair = if self.weak_fairness {
                 super::fairness::fair_cycle(self, ex)?
@@ -225,54 +309,62 @@ impl<'e, 'a> Search<'e, 'a> {
             });
         }
         let ex = self.ex;
+        let steps_run = self.worst_run(&steps, |_, after| after + 1)?;
+        let moves_run = self.worst_run(moves.as_ref().unwrap_or(&steps), |w, after| after + w)?;
+        drop((steps, moves));
         Ok(Convergence::Holds {
-            steps: self.worst_run(&steps, |_, after| after + 1)?,
-            moves: self.worst_run(&moves, |w, after| after + w)?,
+            steps: steps_run,
+            moves: moves_run,
             rounds: super::rounds::worst_rounds(self, ex)?,
         })
     }
 
-    /// Puts configuration `i` on the search's stack.
+    /// Puts configuration `i` on the search's stack, its steps on the
+    /// stack of steps.
     fn open(
         &mut self,
         i: u32,
         moves_in: u32,
-        state: &mut [u8],
+        steps: &mut Counts,
         deadlock: &mut Option<u32>,
-    ) -> Result<Frame, Refusal> {
-        state[i as usize] = OPEN;
-        let edges: Vec<(u32, u32)> = self
-            .edges(i)?
-            .into_iter()
-            .map(|e| (e.to, e.movers.len() as u32))
-            .collect();
-        self.transitions += edges.len() as u64;
-        if self.ex.terminal[i as usize] && !self.ex.stops[i as usize] && deadlock.is_none() {
+        (stack, edges, out): (&mut Vec<Frame>, &mut Vec<Succ>, &mut Vec<Succ>),
+    ) -> Result<(), Refusal> {
+        steps.set(i, OPEN);
+        self.successors(i, out)?;
+        self.transitions += out.len() as u64;
+        if self.ex.is_terminal(i) && !self.ex.stops_at(i) && deadlock.is_none() {
             *deadlock = Some(i);
         }
-        Ok(Frame {
+        stack.push(Frame {
             node: i,
-            edges,
+            edges_from: edges.len(),
             next: 0,
             moves_in,
             steps: 0,
             moves: 0,
-        })
+        });
+        edges.extend_from_slice(out);
+        Ok(())
     }
 
     /// A run from a configuration with the most of `worst` to legitimacy,
     /// each step one that keeps the worst case: `cost(w, after)` is the
     /// worst case through a step of `w` moves to a configuration whose own
     /// is `after` (0 when legitimate).
-    fn worst_run(&mut self, worst: &[u32], cost: impl Fn(u32, u32) -> u32) -> Result<Run, Refusal> {
-        let legit = &self.ex.legit;
+    fn worst_run(
+        &mut self,
+        worst: &Counts,
+        cost: impl Fn(u32, u32) -> u32,
+    ) -> Result<Run, Refusal> {
+        let ex = self.ex;
+        let legit = |i: u32| ex.is_legit(i);
         // From a start, the worst case is the start's.
         let start = if self.ex.states.reached_from_a_start() {
             0
         } else {
             (0..self.ex.count)
-                .filter(|&i| !legit[i as usize])
-                .max_by_key(|&i| (worst[i as usize], std::cmp::Reverse(i)))
+                .filter(|&i| !legit(i))
+                .max_by_key(|&i| (worst.get(i), std::cmp::Reverse(i)))
                 .unwrap_or(0)
         };
         let mut run = Run {
@@ -280,15 +372,11 @@ impl<'e, 'a> Search<'e, 'a> {
             steps: Vec::new(),
         };
         let mut at = start;
-        while !legit[at as usize] {
-            let want = worst[at as usize];
+        while !legit(at) {
+            let want = worst.get(at);
             let edges = self.edges(at)?;
             let next = edges.into_iter().find(|e| {
-                let after = if legit[e.to as usize] {
-                    0
-                } else {
-                    worst[e.to as usize]
-                };
+                let after = if legit(e.to) { 0 } else { worst.get(e.to) };
                 cost(e.movers.len() as u32, after) == want
             });
             let Some(e) = next else {
@@ -317,7 +405,7 @@ impl<'e, 'a> Search<'e, 'a> {
             if best.1.len() <= 1 {
                 break;
             }
-            if self.ex.legit[u as usize] || u == at {
+            if self.ex.is_legit(u) || u == at {
                 continue;
             }
             if let Some(steps) = self.cycle_from(u, best.1.len() - 1)? {
@@ -337,7 +425,7 @@ impl<'e, 'a> Search<'e, 'a> {
             let mut next = Vec::new();
             for &x in &frontier {
                 for e in self.edges(x)? {
-                    if self.ex.legit[e.to as usize] {
+                    if self.ex.is_legit(e.to) {
                         continue;
                     }
                     if e.to == u {
