@@ -169,12 +169,15 @@ impl Space {
 
     /// Turns `cfg`, the configuration `index - 1`, into configuration
     /// `index`: the last free slot moves on, and carries like an odometer.
-    pub(crate) fn advance(&self, cfg: &mut Config, index: u64) {
+    /// Returns how many free slots, counted from the last, changed.
+    pub(crate) fn advance(&self, cfg: &mut Config, index: u64) -> usize {
         let mut rest = index;
+        let mut changed = 0;
         for f in self.free.iter().rev() {
             let len = f.values.len() as u64;
             let k = (rest % len) as usize;
             cfg.rows[f.at] = f.values[k];
+            changed += 1;
             if k != 0 {
                 break;
             }
@@ -182,6 +185,30 @@ impl Space {
         }
         for &(copy, original) in &self.mirrors {
             cfg.rows[copy] = cfg.rows[original];
+        }
+        changed
+    }
+
+    /// Where each free slot is in the rows, in order (the last varies
+    /// fastest); `None` when some slot copies another (an edge's far end),
+    /// so that a change shows in more places than these.
+    pub(crate) fn free_cells(&self) -> Option<Vec<usize>> {
+        self.mirrors
+            .is_empty()
+            .then(|| self.free.iter().map(|f| f.at).collect())
+    }
+
+    /// Overwrites, in `cfg`, the free cells among `cells` with their
+    /// values in configuration `index` (of a space of at most 2^64).
+    pub(crate) fn decode_cells(&self, index: u64, cfg: &mut Config, cells: std::ops::Range<usize>) {
+        for at in cells {
+            let k = self.free_at[at];
+            if k == NOT_FREE {
+                continue;
+            }
+            let f = &self.free[k as usize];
+            let digit = (index / self.weights[k as usize] as u64) % f.values.len() as u64;
+            cfg.rows[at] = f.values[digit as usize];
         }
     }
 

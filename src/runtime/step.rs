@@ -162,20 +162,7 @@ pub(crate) fn evaluate(
         let p = record.movers[k] as usize;
         let a = choose(p)?;
         let row = &state[p * stride..(p + 1) * stride];
-        for (c, v) in buf.scratch.iter().zip(row) {
-            c.set(*v);
-        }
-        let action = &code.roles[code.role_of[p] as usize].actions[a as usize];
-        if code.has_effects {
-            buf.fx.clear();
-        }
-        let env = Env {
-            scratch: &buf.scratch,
-            ..Env::new(state, topo, &buf.locals, chans, &buf.fx, p)
-        };
-        if let Err(fault) = (action.body)(&env) {
-            return Err(statement_fault(action, p, step_no, fault));
-        }
+        run_action(code, topo, state, chans, p, a, step_no, buf)?;
         record.actions.push(a);
         record.before.extend_from_slice(row);
         record.after.extend(buf.scratch.iter().map(Cell::get));
@@ -198,6 +185,36 @@ pub(crate) fn evaluate(
         check_effects(prog, code, topo, chans, record, buf, step_no)?;
     }
     Ok(())
+}
+
+/// Runs process `p`'s action `a` against `state` and `chans`: its writes to
+/// its own row land in `buf.scratch` (a copy of its row), what else it does
+/// in `buf.fx`. The part of [`evaluate`] that is one mover's.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn run_action(
+    code: &Compiled,
+    topo: &Topology,
+    state: &[i64],
+    chans: &Channels,
+    p: usize,
+    a: u32,
+    step_no: u64,
+    buf: &StepBuffers,
+) -> Result<(), RunError> {
+    let stride = code.stride;
+    for (c, v) in buf.scratch.iter().zip(&state[p * stride..(p + 1) * stride]) {
+        c.set(*v);
+    }
+    let action = &code.roles[code.role_of[p] as usize].actions[a as usize];
+    if code.has_effects {
+        buf.fx.clear();
+    }
+    let env = Env {
+        scratch: &buf.scratch,
+        ..Env::new(state, topo, &buf.locals, chans, &buf.fx, p)
+    };
+    (action.body)(&env).map_err(|fault| statement_fault(action, p, step_no, fault))
 }
 
 /// The second phase: all writes [`evaluate`] recorded land together: the
@@ -470,22 +487,13 @@ impl<'a> StepRelation<'a> {
     /// draws), where a step's successor is the configuration with each
     /// mover's row replaced by this row: the rows of a move set are those
     /// of its movers alone.
-    pub(crate) fn moved_row(&mut self, cfg: &Config, p: u32, a: u32) -> Result<&[i64], RunError> {
+    pub(crate) fn moved_row(&self, cfg: &Config, p: u32, a: u32) -> Result<&[Cell<i64>], RunError> {
         debug_assert!(!self.code.has_effects);
-        self.record.movers.clear();
-        self.record.movers.push(p);
-        evaluate(
-            self.prog,
-            self.code,
-            self.topo,
-            &cfg.rows,
-            &cfg.chans,
-            0,
-            &mut self.buf,
-            &mut self.record,
-            |_| Ok(a),
+        let (code, buf) = (self.code, &self.buf);
+        run_action(
+            code, self.topo, &cfg.rows, &cfg.chans, p as usize, a, 0, buf,
         )?;
-        Ok(&self.record.after)
+        Ok(&buf.scratch)
     }
 
     /// The successor when each of `movers` runs its first enabled action

@@ -1,5 +1,5 @@
 //! A count per configuration, in as few bytes as the largest count needs:
-//! one byte each until a count passes 253, then two, then four. Worst
+//! one byte each until a count passes 252, then two, then four. Worst
 //! cases on the instances that fit are short, so the verifier keeps about
 //! a byte per configuration and its daemon, where a `u32` would take four.
 
@@ -7,11 +7,14 @@
 pub(super) const UNSEEN: u32 = u32::MAX;
 /// On the search's stack (a count's reserved value).
 pub(super) const OPEN: u32 = u32::MAX - 1;
+/// No run from here reaches legitimacy without a runtime error (a
+/// count's reserved value): such runs are not counted.
+pub(super) const NO_RUN: u32 = u32::MAX - 2;
 /// The largest count kept: larger ones saturate.
-const MOST: u32 = u32::MAX - 2;
+const MOST: u32 = u32::MAX - 3;
 
-/// The counts, at their current width; the two largest values of each
-/// width stand for [`UNSEEN`] and [`OPEN`].
+/// The counts, at their current width; the three largest values of each
+/// width stand for [`UNSEEN`], [`OPEN`] and [`NO_RUN`].
 pub(super) enum Counts {
     U8(Vec<u8>),
     U16(Vec<u16>),
@@ -38,7 +41,7 @@ impl Counts {
     /// count first when it does not fit.
     #[inline]
     pub(super) fn set(&mut self, i: u32, value: u32) {
-        let value = if value >= OPEN {
+        let value = if value >= NO_RUN {
             value
         } else {
             value.min(MOST)
@@ -85,7 +88,7 @@ impl Counts {
 /// Whether `value` (or a reserved value) is kept at a width whose largest value is `max`.
 #[inline]
 fn fits(value: u32, max: u32) -> bool {
-    value >= OPEN || value < max - 1
+    value >= NO_RUN || value < max - 2
 }
 
 /// `value` at the width whose largest value is `max` (it fits).
@@ -94,6 +97,7 @@ fn narrow(value: u32, max: u32) -> u32 {
     match value {
         UNSEEN => max,
         OPEN => max - 1,
+        NO_RUN => max - 2,
         v => v,
     }
 }
@@ -101,12 +105,11 @@ fn narrow(value: u32, max: u32) -> u32 {
 /// The value stored as `raw` at the width whose largest value is `max`.
 #[inline]
 fn widen(raw: u32, max: u32) -> u32 {
-    if raw == max {
-        UNSEEN
-    } else if raw == max - 1 {
-        OPEN
-    } else {
-        raw
+    match max - raw {
+        0 => UNSEEN,
+        1 => OPEN,
+        2 => NO_RUN,
+        _ => raw,
     }
 }
 
@@ -119,24 +122,23 @@ mod tests {
         let mut c = Counts::new(4, UNSEEN);
         c.set(0, 7);
         c.set(1, OPEN);
-        c.set(2, 253);
+        c.set(2, 252);
+        c.set(3, NO_RUN);
         assert!(matches!(c, Counts::U8(_)));
-        c.set(3, 254);
+        assert_eq!(c.get(3), NO_RUN);
+        c.set(3, 253);
         assert!(matches!(c, Counts::U16(_)));
-        assert_eq!(
-            [c.get(0), c.get(1), c.get(2), c.get(3)],
-            [7, OPEN, 253, 254]
-        );
+        let all = |c: &Counts| [c.get(0), c.get(1), c.get(2), c.get(3)];
+        assert_eq!(all(&c), [7, OPEN, 252, 253]);
         c.set(3, 70_000);
+        c.set(2, NO_RUN);
         assert!(matches!(c, Counts::U32(_)));
-        assert_eq!(
-            [c.get(0), c.get(1), c.get(2), c.get(3)],
-            [7, OPEN, 253, 70_000]
-        );
-        c.set(0, u32::MAX - 1);
-        assert_eq!(c.get(0), OPEN);
-        let zero = Counts::new(3, 0);
-        assert_eq!(zero.get(2), 0);
+        assert_eq!(all(&c), [7, OPEN, NO_RUN, 70_000]);
+        c.set(0, u32::MAX - 3);
+        assert_eq!(c.get(0), u32::MAX - 3, "the largest count");
+        c.set(0, u32::MAX - 10);
+        assert_eq!(c.get(0), u32::MAX - 10);
+        assert_eq!(Counts::new(3, 0).get(2), 0);
         assert_eq!(Counts::new(3, UNSEEN).get(1), UNSEEN);
     }
 }

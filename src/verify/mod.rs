@@ -134,6 +134,9 @@ pub struct Verdict {
     pub fault: Option<(RunError, Run)>,
     /// Convergence, and the worst case or a counterexample.
     pub convergence: Convergence,
+    /// Whether the worst case in rounds was asked for
+    /// ([`Explorer::count_rounds`]).
+    pub rounds_asked: bool,
 }
 
 impl Verdict {
@@ -204,6 +207,8 @@ pub struct Explorer<'a> {
     /// From a start: the first step that faults, from which configuration
     /// and with which movers (the exploration goes on without it).
     fault: Option<(RunError, u32, Vec<u32>)>,
+    /// Whether the worst case in rounds is searched for.
+    rounds: bool,
 }
 
 /// What one configuration's guards and predicates say.
@@ -414,6 +419,7 @@ impl<'a> Explorer<'a> {
             invariant: None,
             declared: inst.prog.legitimate.is_some(),
             fault: None,
+            rounds: true,
         }
     }
 
@@ -481,6 +487,14 @@ impl<'a> Explorer<'a> {
         self.inst.topo.n() <= 64
     }
 
+    /// Whether [`Explorer::verify`] searches for the worst case in rounds
+    /// (it does unless told otherwise): it searches over a configuration
+    /// and a round's pending processes together, many times the
+    /// configurations alone.
+    pub fn count_rounds(&mut self, on: bool) {
+        self.rounds = on;
+    }
+
     /// How many configurations are explored.
     pub fn configurations(&self) -> u64 {
         u64::from(self.count)
@@ -527,6 +541,7 @@ impl<'a> Explorer<'a> {
                 .or(s.fault.as_ref())
                 .map(|(e, i, movers)| (e.clone(), self.run_to(*i, vec![movers.clone()]))),
             convergence,
+            rounds_asked: self.rounds,
         })
     }
 
@@ -568,12 +583,22 @@ impl Block {
         let rel = inst.step_relation();
         let mut cfg = space.config(u128::from(range.start));
         let mut chosen = Vec::with_capacity(inst.topo.n());
+        // Per number of trailing free slots a step of the numbering
+        // changes: the processes whose guards it can change (those slots'
+        // owners and their readers); none known past 64 processes.
+        let again = again_after_advance(inst, space);
         for i in range.clone() {
-            if i != range.start {
-                space.advance(&mut cfg, u64::from(i));
-            }
+            let changed = (i != range.start).then(|| space.advance(&mut cfg, u64::from(i)));
             let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-            rel.chosen_into(&cfg, &mut chosen).map_err(fail)?;
+            match (changed, &again) {
+                (Some(changed), Some(again)) => {
+                    for p in successors::Bits(again[changed]) {
+                        let a = rel.first_enabled(&cfg, p).map_err(fail)?;
+                        chosen[p] = a.map_or(NO_ACTION, |a| a as u16);
+                    }
+                }
+                _ => rel.chosen_into(&cfg, &mut chosen).map_err(fail)?,
+            }
             let legit = rel.legitimate_with(&cfg, &chosen).map_err(fail)? == Some(true);
             let k = (i - range.start) as usize;
             let bit = 1u64 << (k % 64);
@@ -593,6 +618,21 @@ impl Block {
         }
         Ok(block)
     }
+}
+
+/// Per number k of free slots, counted from the last: the processes whose
+/// guards a change of those k slots can change, as bits. `None` past 64
+/// processes or when a slot is copied elsewhere (edge variables).
+fn again_after_advance(inst: &Instance, space: &Space) -> Option<Vec<u64>> {
+    let cells = space.free_cells().filter(|_| inst.topo.n() <= 64)?;
+    let affects = successors::affects(&inst.topo);
+    let stride = inst.code.stride;
+    let mut again = vec![0u64];
+    for &at in cells.iter().rev() {
+        let last = *again.last().expect("starts with one");
+        again.push(last | affects[at / stride]);
+    }
+    Some(again)
 }
 
 fn tell(progress: Option<Progress>, what: &str, done: u64, total: u64) -> Result<(), Refusal> {

@@ -76,7 +76,14 @@ struct Frame {
     /// Whether the step into this key ended a round.
     ends_round: u32,
     best: u32,
+    /// Whether a step from here leads to legitimacy without a runtime
+    /// error (else no run from here counts: [`NO_RUN`]).
+    reached: bool,
 }
+
+/// The value of a key from which no run reaches legitimacy without a
+/// runtime error.
+const NO_RUN: u32 = u32::MAX;
 
 impl Rounds<'_> {
     /// The rounds still to count from `key`, when known: at legitimacy the
@@ -150,7 +157,11 @@ pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64,
             if let Some(&(k, w)) = steps.get(top.steps_from + top.next) {
                 top.next += 1;
                 match r.value(k) {
-                    Some(v) => top.best = top.best.max(w + v),
+                    Some(NO_RUN) => {}
+                    Some(v) => {
+                        top.best = top.best.max(w + v);
+                        top.reached = true;
+                    }
                     None => {
                         if r.memo.len() + stack.len() > MAX_ROUND_STATES {
                             return Ok(None);
@@ -162,16 +173,22 @@ pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64,
             }
             let done = stack.pop().expect("the loop saw a top");
             steps.truncate(done.steps_from);
-            r.memo.insert(packing.pack(done.key), done.best);
+            let counted = done.reached || ex.is_terminal(done.key.0);
+            let value = if counted { done.best } else { NO_RUN };
+            r.memo.insert(packing.pack(done.key), value);
             if (r.memo.len() as u64).is_multiple_of(super::PROGRESS_EVERY) {
                 ex.tell(&what, r.memo.len() as u64, 0)?;
             }
-            if let Some(below) = stack.last_mut() {
-                below.best = below.best.max(done.ends_round + done.best);
+            match stack.last_mut() {
+                Some(below) if counted => {
+                    below.best = below.best.max(done.ends_round + done.best);
+                    below.reached = true;
+                }
+                _ => {}
             }
         }
         let v = r.value(start).expect("the start was searched");
-        if worst.is_none_or(|(w, _)| v > w) {
+        if v != NO_RUN && worst.is_none_or(|(w, _)| v > w) {
             worst = Some((v, start));
         }
     }
@@ -200,11 +217,14 @@ fn retrace(s: &mut Search, r: &mut Rounds, start: Key) -> Result<Run, Refusal> {
     let mut steps = Vec::new();
     while !r.ex.is_legit(at.0) {
         let want = r.value(at).expect("every key on the way was searched");
+        if want == NO_RUN {
+            break;
+        }
         steps.clear();
         r.steps(s, at, &mut steps)?;
         let next = steps
             .iter()
-            .position(|&(k, w)| r.value(k).is_some_and(|v| w + v == want));
+            .position(|&(k, w)| r.value(k).is_some_and(|v| v != NO_RUN && w + v == want));
         let Some(k) = next else {
             return Err(Refusal::Unsupported(
                 "the worst case in rounds could not be retraced (an inconsistency in the explorer)"
@@ -234,6 +254,7 @@ fn open(
         next: 0,
         ends_round,
         best: 0,
+        reached: false,
     });
     Ok(())
 }

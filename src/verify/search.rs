@@ -3,7 +3,7 @@
 //! for each, the most steps and moves to legitimacy, or a deadlock or a
 //! cycle (and then a shortest one, breadth first).
 
-use super::counts::{Counts, OPEN, UNSEEN};
+use super::counts::{Counts, NO_RUN, OPEN, UNSEEN};
 use super::states::States;
 use super::successors::{Succ, Successors};
 use super::{Convergence, Explorer, Refusal, Run};
@@ -30,6 +30,9 @@ struct Frame {
     /// The most steps and moves to legitimacy found so far from here.
     steps: u32,
     moves: u32,
+    /// Whether a step from here was found to lead to legitimacy without
+    /// a runtime error (else no run from here counts).
+    reached: bool,
 }
 
 pub(super) struct Search<'e, 'a> {
@@ -119,9 +122,20 @@ impl<'e, 'a> Search<'e, 'a> {
     /// [`Search::edges`], without building configurations where the fast
     /// way applies.
     pub(super) fn successors(&mut self, i: u32, out: &mut Vec<Succ>) -> Result<(), Refusal> {
+        self.successors_from(i, None, out)
+    }
+
+    /// [`Search::successors`] of configuration `i` reached from `from`
+    /// (a configuration and the step's movers as bits), whose guards and
+    /// moves the fast way may reuse.
+    fn successors_from(
+        &mut self,
+        i: u32,
+        from: Option<(u32, u64)>,
+        out: &mut Vec<Succ>,
+    ) -> Result<(), Refusal> {
         if let Some(fast) = &mut self.fast {
-            fast.load(i)?;
-            if fast.run_moves(i) {
+            if fast.load_moves(i, from)? {
                 fast.steps(i, self.daemon, out);
                 return Ok(());
             }
@@ -220,7 +234,7 @@ impl<'e, 'a> Search<'e, 'a> {
                 continue;
             }
             self.open(
-                root,
+                (root, None),
                 0,
                 &mut steps,
                 &mut deadlock,
@@ -231,18 +245,22 @@ impl<'e, 'a> Search<'e, 'a> {
                 let end = edges.len();
                 if at < end {
                     let Succ {
-                        to: j, moves: w, ..
+                        to: j,
+                        moves: w,
+                        movers,
                     } = edges[at];
                     top.next += 1;
+                    let from = Some((top.node, movers));
                     if self.ex.is_legit(j) {
                         top.steps = top.steps.max(1);
                         top.moves = top.moves.max(w);
+                        top.reached = true;
                         continue;
                     }
                     match steps.get(j) {
                         UNSEEN => {
                             self.open(
-                                j,
+                                (j, from),
                                 w,
                                 &mut steps,
                                 &mut deadlock,
@@ -257,10 +275,12 @@ impl<'e, 'a> Search<'e, 'a> {
                                 cycle = Some((j, len));
                             }
                         }
+                        NO_RUN => {}
                         done => {
                             let done_moves = moves.as_ref().map_or(done, |m| m.get(j));
                             top.steps = top.steps.max(done.saturating_add(1));
                             top.moves = top.moves.max(done_moves.saturating_add(w));
+                            top.reached = true;
                         }
                     }
                     continue;
@@ -275,13 +295,20 @@ impl<'e, 'a> Search<'e, 'a> {
                         u64::from(self.ex.count) - self.ex.legit_count,
                     )?;
                 }
-                steps.set(done.node, done.steps);
+                // Where every step faults (or an invariant fails, from a
+                // start), no run counts; a deadlock is reported apart.
+                let counted = done.reached || self.ex.is_terminal(done.node);
+                steps.set(done.node, if counted { done.steps } else { NO_RUN });
                 if let Some(m) = &mut moves {
-                    m.set(done.node, done.moves);
+                    m.set(done.node, if counted { done.moves } else { NO_RUN });
                 }
-                if let Some(below) = stack.last_mut() {
-                    below.steps = below.steps.max(done.steps.saturating_add(1));
-                    below.moves = below.moves.max(done.moves.saturating_add(done.moves_in));
+                match stack.last_mut() {
+                    Some(below) if counted => {
+                        below.steps = below.steps.max(done.steps.saturating_add(1));
+                        below.moves = below.moves.max(done.moves.saturating_add(done.moves_in));
+                        below.reached = true;
+                    }
+                    _ => {}
                 }
             }
         }
@@ -315,7 +342,11 @@ impl<'e, 'a> Search<'e, 'a> {
         Ok(Convergence::Holds {
             steps: steps_run,
             moves: moves_run,
-            rounds: super::rounds::worst_rounds(self, ex)?,
+            rounds: if ex.rounds {
+                super::rounds::worst_rounds(self, ex)?
+            } else {
+                None
+            },
         })
     }
 
@@ -323,14 +354,14 @@ impl<'e, 'a> Search<'e, 'a> {
     /// stack of steps.
     fn open(
         &mut self,
-        i: u32,
+        (i, from): (u32, Option<(u32, u64)>),
         moves_in: u32,
         steps: &mut Counts,
         deadlock: &mut Option<u32>,
         (stack, edges, out): (&mut Vec<Frame>, &mut Vec<Succ>, &mut Vec<Succ>),
     ) -> Result<(), Refusal> {
         steps.set(i, OPEN);
-        self.successors(i, out)?;
+        self.successors_from(i, from, out)?;
         self.transitions += out.len() as u64;
         if self.ex.is_terminal(i) && !self.ex.stops_at(i) && deadlock.is_none() {
             *deadlock = Some(i);
@@ -342,6 +373,7 @@ impl<'e, 'a> Search<'e, 'a> {
             moves_in,
             steps: 0,
             moves: 0,
+            reached: false,
         });
         edges.extend_from_slice(out);
         Ok(())
@@ -358,13 +390,15 @@ impl<'e, 'a> Search<'e, 'a> {
     ) -> Result<Run, Refusal> {
         let ex = self.ex;
         let legit = |i: u32| ex.is_legit(i);
-        // From a start, the worst case is the start's.
+        // From a start, the worst case is the start's; where no run
+        // counts, a run of no steps.
         let start = if self.ex.states.reached_from_a_start() {
             0
         } else {
             (0..self.ex.count)
-                .filter(|&i| !legit(i))
+                .filter(|&i| !legit(i) && worst.get(i) != NO_RUN)
                 .max_by_key(|&i| (worst.get(i), std::cmp::Reverse(i)))
+                .or_else(|| (0..self.ex.count).find(|&i| legit(i)))
                 .unwrap_or(0)
         };
         let mut run = Run {
@@ -372,12 +406,12 @@ impl<'e, 'a> Search<'e, 'a> {
             steps: Vec::new(),
         };
         let mut at = start;
-        while !legit(at) {
+        while !legit(at) && worst.get(at) != NO_RUN {
             let want = worst.get(at);
             let edges = self.edges(at)?;
             let next = edges.into_iter().find(|e| {
                 let after = if legit(e.to) { 0 } else { worst.get(e.to) };
-                cost(e.movers.len() as u32, after) == want
+                after != NO_RUN && cost(e.movers.len() as u32, after) == want
             });
             let Some(e) = next else {
                 return Err(Refusal::Unsupported(

@@ -16,6 +16,7 @@ use crate::runtime::daemon::Daemon;
 use crate::runtime::space::Space;
 use crate::runtime::step::StepRelation;
 use crate::state::Config;
+use crate::topology::Topology;
 
 /// A step: the successor's number, how many processes move, and which
 /// (as bits; 0 with more than 64 processes).
@@ -26,19 +27,38 @@ pub(super) struct Succ {
     pub(super) movers: u64,
 }
 
+/// The most configurations whose moves are kept for their successors:
+/// the depth of the search's stack they follow, past which successors are
+/// read afresh.
+const KEPT: usize = 1 << 16;
+
 /// The engine: the step relation and buffers it reuses.
 pub(super) struct Successors<'a> {
     space: &'a Space,
     rel: StepRelation<'a>,
     cfg: Config,
     stride: usize,
+    n: usize,
     /// Per process: its first enabled action, or `NO_ACTION`.
     chosen: Vec<u16>,
+    /// Per enabled process: what its move adds to the index.
+    delta: Vec<i64>,
     /// The enabled processes and what each one's move adds to the index.
     moves: Vec<(u32, i64)>,
     /// Per process: the processes the locally-central daemon keeps apart
     /// from it (those it reads and those that read it), as bits.
     apart: Vec<u64>,
+    /// Per process: itself and the processes that read it, the only ones
+    /// whose guards and moves a move of it can change.
+    affects: Vec<u64>,
+    /// Configurations whose `chosen` and `delta` are kept (n each in
+    /// `kept_chosen` and `kept_delta`), the last loaded on top: the
+    /// search's path, which its successors are read from.
+    kept: Vec<u32>,
+    kept_chosen: Vec<u16>,
+    kept_delta: Vec<i64>,
+    /// Their rows, so that a successor's are its movers' rows away.
+    kept_rows: Vec<i64>,
 }
 
 impl<'a> Successors<'a> {
@@ -49,23 +69,25 @@ impl<'a> Successors<'a> {
         if inst.code.has_effects || n > 64 {
             return None;
         }
+        let topo = &inst.topo;
         let apart = (0..n)
-            .map(|p| {
-                let topo = &inst.topo;
-                topo.nbrs(p)
-                    .iter()
-                    .chain(topo.readers(p))
-                    .fold(0u64, |m, &q| m | 1 << q)
-            })
+            .map(|p| as_bits(topo.nbrs(p).iter().chain(topo.readers(p))))
             .collect();
         Some(Successors {
             space,
             rel: inst.step_relation(),
             cfg: space.config(0),
             stride: inst.code.stride,
+            n,
             chosen: Vec::with_capacity(n),
+            delta: vec![0; n],
             moves: Vec::with_capacity(n),
             apart,
+            affects: affects(topo),
+            kept: Vec::new(),
+            kept_chosen: Vec::new(),
+            kept_delta: Vec::new(),
+            kept_rows: Vec::new(),
         })
     }
 
@@ -86,39 +108,97 @@ impl<'a> Successors<'a> {
             .fold(0, |m, (p, _)| m | 1 << p)
     }
 
-    /// Runs every enabled process's move in the loaded configuration `i`;
-    /// false when one faults or leaves the state space (the caller then
-    /// takes the step relation's own way, which reports it).
-    pub(super) fn run_moves(&mut self, i: u32) -> bool {
+    /// Loads configuration `i` and runs every enabled process's move
+    /// there. `from`, the configuration `i` was reached from and the
+    /// step's movers as bits, lets it take from that configuration, when
+    /// kept, the guards and moves of every process the step cannot have
+    /// changed (neither a mover nor a reader of one). False when a move
+    /// faults or leaves the state space: the caller then takes the step
+    /// relation's own way, which reports it.
+    pub(super) fn load_moves(&mut self, i: u32, from: Option<(u32, u64)>) -> Result<bool, Refusal> {
+        let kept = from.and_then(|(c, movers)| Some((self.find_kept(c)?, movers)));
+        let (n, stride) = (self.n, self.stride);
+        // The processes whose guards and moves are asked again.
+        let again = match kept {
+            Some((k, movers)) => {
+                let cells = self.cfg.rows.len();
+                let rows = &mut self.cfg.rows;
+                rows.copy_from_slice(&self.kept_rows[k * cells..(k + 1) * cells]);
+                for p in Bits(movers) {
+                    let mine = p * stride..(p + 1) * stride;
+                    self.space.decode_cells(u64::from(i), &mut self.cfg, mine);
+                }
+                self.chosen.clear();
+                self.chosen
+                    .extend_from_slice(&self.kept_chosen[k * n..(k + 1) * n]);
+                self.delta
+                    .copy_from_slice(&self.kept_delta[k * n..(k + 1) * n]);
+                let mut again = 0u64;
+                for p in Bits(movers) {
+                    again |= self.affects[p];
+                }
+                for p in Bits(again) {
+                    self.chosen[p] = match self.rel.first_enabled(&self.cfg, p) {
+                        Ok(a) => a.map_or(NO_ACTION, |a| a as u16),
+                        Err(e) => return Err(Refusal::Runtime(Box::new((e, self.cfg.clone())))),
+                    };
+                }
+                again
+            }
+            None => {
+                self.load(i)?;
+                u64::MAX
+            }
+        };
         self.moves.clear();
-        let stride = self.stride;
-        for p in 0..self.chosen.len() {
+        for p in 0..n {
             let a = self.chosen[p];
             if a == NO_ACTION {
                 continue;
             }
-            let Ok(after) = self.rel.moved_row(&self.cfg, p as u32, u32::from(a)) else {
-                return false;
-            };
-            let before = &self.cfg.rows[p * stride..(p + 1) * stride];
-            let mut delta = 0i128;
-            for (s, (&old, &new)) in before.iter().zip(after).enumerate() {
-                match self.space.delta(p * stride + s, old, new) {
-                    Some(d) => delta += d,
-                    None => return false,
+            if again >> p & 1 != 0 {
+                let Ok(after) = self.rel.moved_row(&self.cfg, p as u32, u32::from(a)) else {
+                    return Ok(false);
+                };
+                let before = &self.cfg.rows[p * stride..(p + 1) * stride];
+                let mut delta = 0i128;
+                for (s, (&old, new)) in before.iter().zip(after).enumerate() {
+                    match self.space.delta(p * stride + s, old, new.get()) {
+                        Some(d) => delta += d,
+                        None => return Ok(false),
+                    }
                 }
+                if u32::try_from(i128::from(i) + delta).is_err() {
+                    return Ok(false);
+                }
+                self.delta[p] = delta as i64;
             }
-            let to = i64::from(i) as i128 + delta;
-            if u32::try_from(to).is_err() {
-                return false;
-            }
-            self.moves.push((p as u32, delta as i64));
+            self.moves.push((p as u32, self.delta[p]));
         }
-        true
+        if self.kept.len() < KEPT {
+            self.kept.push(i);
+            self.kept_chosen.extend_from_slice(&self.chosen);
+            self.kept_delta.extend_from_slice(&self.delta);
+            self.kept_rows.extend_from_slice(&self.cfg.rows);
+        }
+        Ok(true)
     }
 
-    /// The steps `daemon` allows from configuration `i` (loaded, its moves
-    /// run), in the order of [`Daemon::move_sets`].
+    /// Where configuration `c` is kept, dropping those kept after it (the
+    /// search has left them); `None` when it is not kept.
+    fn find_kept(&mut self, c: u32) -> Option<usize> {
+        while self.kept.last().is_some_and(|&top| top != c) {
+            self.kept.pop();
+        }
+        let (k, n) = (self.kept.len(), self.n);
+        self.kept_chosen.truncate(k * n);
+        self.kept_delta.truncate(k * n);
+        self.kept_rows.truncate(k * self.cfg.rows.len());
+        k.checked_sub(1)
+    }
+
+    /// The steps `daemon` allows from configuration `i` (loaded by
+    /// [`Successors::load_moves`]), in the order of [`Daemon::move_sets`].
     pub(super) fn steps(&self, i: u32, daemon: &Daemon, out: &mut Vec<Succ>) {
         out.clear();
         if self.moves.is_empty() {
@@ -148,6 +228,34 @@ impl<'a> Successors<'a> {
     }
 }
 
+/// Processes as bits (each below 64).
+fn as_bits<'p>(processes: impl Iterator<Item = &'p u32>) -> u64 {
+    processes.fold(0, |m, &q| m | 1 << q)
+}
+
+/// Per process (at most 64): itself and the processes that read it, the
+/// only ones whose guards and moves a move of it can change.
+pub(super) fn affects(topo: &Topology) -> Vec<u64> {
+    (0..topo.n())
+        .map(|p| 1 << p | as_bits(topo.readers(p).iter()))
+        .collect()
+}
+
+/// The members of a set of processes kept as bits, in increasing order.
+pub(super) struct Bits(pub(super) u64);
+
+impl Iterator for Bits {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let p = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(p)
+    }
+}
+
 /// Appends every non-empty extension of the move set `(index, size, members)`
 /// by moves of `rest`, in [`Daemon::move_sets`]'s lexicographic order;
 /// with `apart`, only sets with no two processes kept apart.
@@ -164,5 +272,135 @@ fn subsets(rest: &[(u32, i64)], apart: Option<&[u64]>, set: (i64, u32, u64), out
             movers: with.2,
         });
         subsets(&rest[k + 1..], apart, with, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{load, read_file, Setup};
+
+    const DAEMONS: [Daemon; 4] = [
+        Daemon::Central,
+        Daemon::LocallyCentral,
+        Daemon::Distributed,
+        Daemon::Synchronous,
+    ];
+
+    /// The steps the step relation gives: each move set's successor's
+    /// number, how many move, which; `None` when a step faults or leaves
+    /// the space (the engine then defers to it).
+    fn by_the_step_relation(
+        inst: &Instance,
+        space: &Space,
+        i: u32,
+        d: &Daemon,
+    ) -> Option<Vec<Succ>> {
+        let mut rel = inst.step_relation();
+        let cfg = space.config(u128::from(i));
+        let enabled = rel.enabled(&cfg).expect("guards evaluate");
+        let mut out = Vec::new();
+        for movers in d.move_sets(&enabled, &inst.topo, 0) {
+            let next = rel.successor_first(&cfg, &movers).ok()?;
+            out.push(Succ {
+                to: space.index(&next)? as u32,
+                moves: movers.len() as u32,
+                movers: movers.iter().fold(0, |m, &p| m | 1 << p),
+            });
+        }
+        Some(out)
+    }
+
+    /// A program, a topology, parameter values.
+    type Case = (&'static str, &'static str, &'static [(&'static str, i64)]);
+
+    /// On every configuration of each instance, under each daemon, the
+    /// engine's steps are the step relation's, read afresh and read from
+    /// each configuration the step comes from.
+    #[test]
+    fn the_engine_gives_the_step_relations_successors() {
+        let cases: [Case; 9] = [
+            (
+                include_str!("../../programs/dijkstra_kstate.gc"),
+                "ring:4",
+                &[("K", 3)],
+            ),
+            (
+                include_str!("../../programs/dijkstra_kstate.gc"),
+                "ring:3",
+                &[("K", 4)],
+            ),
+            (include_str!("../../programs/matching.gc"), "star:4", &[]),
+            (include_str!("../../programs/matching.gc"), "chain:4", &[]),
+            (
+                include_str!("../../programs/johnen_leader.gc"),
+                "uring:3",
+                &[("k", 1)],
+            ),
+            (
+                include_str!("../../tests/golden/programs/four_state.gc"),
+                "chain:4",
+                &[],
+            ),
+            (
+                include_str!("../../tests/golden/programs/counter_invariant.gc"),
+                "ring:3",
+                &[],
+            ),
+            (
+                include_str!("../../tests/golden/programs/sides.gc"),
+                "ring:4",
+                &[("K", 3)],
+            ),
+            (
+                include_str!("../../tests/golden/programs/max_graph.gc"),
+                "chain:3",
+                &[],
+            ),
+        ];
+        for (src, topology, params) in cases {
+            let setup = Setup {
+                topology: Some(topology.into()),
+                params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                ..Setup::default()
+            };
+            let inst = load(src, &setup, &read_file).unwrap_or_else(|e| panic!("{e:?}"));
+            let space = inst.space();
+            let count = space.count() as u32;
+            assert!(count <= 200_000, "{topology}: {count} configurations");
+            for d in &DAEMONS {
+                let mut fast = Successors::new(&inst, &space).expect("no effects");
+                let (mut out, mut again) = (Vec::new(), Vec::new());
+                for i in 0..count {
+                    let want = by_the_step_relation(&inst, &space, i, d);
+                    let fine = fast.load_moves(i, None).expect("guards evaluate");
+                    if !fine {
+                        assert_eq!(want, None, "{topology} {} from {i}", d.name());
+                        continue;
+                    }
+                    fast.steps(i, d, &mut out);
+                    assert_eq!(
+                        Some(&out),
+                        want.as_ref(),
+                        "{topology} {} from {i}",
+                        d.name()
+                    );
+                    // Read from here: as read afresh.
+                    let here = out.clone();
+                    for e in here {
+                        let fine = fast.load_moves(e.to, Some((i, e.movers))).unwrap();
+                        let fresh = by_the_step_relation(&inst, &space, e.to, d);
+                        if fine {
+                            fast.steps(e.to, d, &mut again);
+                            assert_eq!(Some(&again), fresh.as_ref(), "{topology} {i} -> {}", e.to);
+                        } else {
+                            assert_eq!(fresh, None, "{topology} {i} -> {}", e.to);
+                        }
+                        // Back to `i` as the search would find it kept.
+                        assert!(fast.load_moves(i, None).unwrap());
+                    }
+                }
+            }
+        }
     }
 }

@@ -113,6 +113,11 @@ pub(super) struct VerifyArgs {
     /// configurations as a Graphviz chain.
     #[arg(long, value_name = "DIR")]
     witness: Option<PathBuf>,
+    /// Do not search for the worst case in rounds (it searches over
+    /// configurations and round states together: many times the time and
+    /// memory of the rest).
+    #[arg(long)]
+    no_rounds: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -147,7 +152,10 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
     // start, what is reached depends on the daemon.
     let every = match &start {
         None => match Explorer::with_progress(inst, Some(&progress)) {
-            Ok(x) => Some(x),
+            Ok(mut x) => {
+                x.count_rounds(!a.no_rounds);
+                Some(x)
+            }
             Err(r) => {
                 bar.bar.finish_and_clear();
                 return refused(&r, inst, &a.instance.program, &loaded.source);
@@ -173,7 +181,8 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
             (Some(x), _) => x,
             (None, Some(cfg)) => {
                 match Explorer::reachable(inst, cfg.clone(), daemon, Some(&progress)) {
-                    Ok(x) => {
+                    Ok(mut x) => {
+                        x.count_rounds(!a.no_rounds);
                         reached = x;
                         &reached
                     }

@@ -248,6 +248,7 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
             );
             let counted = match rounds {
                 Some((r, _)) => format!(", {r} rounds"),
+                None if !v.rounds_asked => String::new(),
                 None => format!(
                     " (rounds not counted: more than 64 processes or {} states)",
                     crate::verify::MAX_ROUND_STATES
