@@ -73,6 +73,19 @@ pub(super) fn complete(name: String, n: usize) -> Topology {
     Topology::freeze(name, g)
 }
 
+/// The Petersen graph: an outer ring 0..4, spokes to 5..9, and the inner
+/// pentagram (5 + i to 5 + (i + 2) mod 5); 10 processes, 15 edges, every
+/// process of degree 3, no cycle shorter than 5.
+pub(super) fn petersen(name: String) -> Topology {
+    let mut g = graph_with(10);
+    for i in 0..5 {
+        edge(&mut g, i, (i + 1) % 5);
+        edge(&mut g, i, i + 5);
+        edge(&mut g, 5 + i, 5 + (i + 2) % 5);
+    }
+    Topology::freeze(name, g)
+}
+
 /// An `r` by `c` grid, row by row; a torus wraps around (in a dimension of
 /// more than 2, where wrapping adds an edge).
 pub(super) fn grid(name: String, r: usize, c: usize, torus: bool) -> Topology {

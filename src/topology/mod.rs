@@ -281,7 +281,7 @@ pub fn build(
         }
         Ok((r, c))
     };
-    if arg.is_empty() && !matches!(family, "file" | "dot") {
+    if arg.is_empty() && !matches!(family, "file" | "dot" | "petersen") {
         return Err(format!("topology `{spec}` needs a size, e.g. `{family}:8`"));
     }
     let name = spec.to_string();
@@ -295,6 +295,12 @@ pub fn build(
             families::ring(name, n, family == "ring")
         }
         "chain" => families::chain(name, count(arg, "process count")?),
+        "petersen" if arg.is_empty() => families::petersen(name),
+        "petersen" => {
+            return Err(format!(
+                "`petersen` takes no size (it has 10 processes): write `petersen`, not `{spec}`"
+            ))
+        }
         "star" => families::star(name, count(arg, "process count")?),
         "complete" => {
             let n = count(arg, "process count")?;
@@ -373,6 +379,7 @@ pub const FAMILIES: &[(&str, &str)] = &[
     ("grid", "grid:RxC"),
     ("torus", "torus:RxC"),
     ("hypercube", "hypercube:D"),
+    ("petersen", "petersen"),
     ("tree", "tree:N"),
     ("random", "random:N[:P]"),
     ("file", "file:PATH"),

@@ -22,6 +22,7 @@
 
 mod counts;
 mod fairness;
+mod reached;
 mod rounds;
 mod search;
 mod states;
@@ -35,8 +36,8 @@ use crate::runtime::space::Space;
 use crate::runtime::step::{RunError, StepRelation};
 use crate::state::Config;
 use rayon::prelude::*;
+use reached::Reached;
 use states::States;
-use std::collections::HashMap;
 
 /// The most (configuration, round) states the worst case in rounds explores.
 pub const MAX_ROUND_STATES: usize = 20_000_000;
@@ -189,10 +190,11 @@ pub struct Explorer<'a> {
     count: u32,
     /// Per configuration: legitimate.
     legit: Bits,
-    /// Per configuration: no process is enabled.
+    /// From a start, per configuration: no process is enabled (from every
+    /// configuration the search asks when it gets there).
     terminal: Bits,
     /// Per configuration: an invariant fails there, which stops a run (and
-    /// the exploration from a start).
+    /// the exploration from a start); empty when none is declared.
     stops: Bits,
     /// From a start, per configuration: its enabled processes as bits
     /// (empty with more than 64 processes: then rounds are not counted).
@@ -289,9 +291,8 @@ impl<'a> Explorer<'a> {
         if count > MAX_CONFIGURATIONS {
             return Err(Refusal::TooLarge(count));
         }
-        let mut ex = Explorer::empty(inst, progress, States::reached_none(), None);
+        let mut ex = Explorer::empty(inst, progress, States::All(space.clone()), None);
         ex.evaluate_all(&space, count as u32)?;
-        ex.states = States::All(space);
         Ok(ex)
     }
 
@@ -306,8 +307,8 @@ impl<'a> Explorer<'a> {
         let inst = self.inst;
         let words = (count as usize).div_ceil(64);
         self.legit = Bits(Vec::with_capacity(words));
-        self.terminal = Bits(Vec::with_capacity(words));
-        self.stops = Bits(Vec::with_capacity(words));
+        let invariants = !inst.code.invariants.is_empty();
+        self.stops = Bits(Vec::with_capacity(if invariants { words } else { 0 }));
         for first in (0..blocks).step_by(batch as usize) {
             self.tell(
                 "evaluating guards and predicates",
@@ -321,8 +322,9 @@ impl<'a> Explorer<'a> {
             for block in done {
                 let block = block?;
                 self.legit.0.extend(block.legit);
-                self.terminal.0.extend(block.terminal);
-                self.stops.0.extend(block.stops);
+                if invariants {
+                    self.stops.0.extend(block.stops);
+                }
                 self.legit_count += block.legit_count;
                 if self.invariant.is_none() {
                     self.invariant = block.invariant;
@@ -345,19 +347,27 @@ impl<'a> Explorer<'a> {
         let mut start = start;
         start.canonicalize();
         let mut rel = inst.step_relation();
-        let mut configs = vec![start.clone()];
-        let mut index = HashMap::from([(start, 0u32)]);
-        let mut parent = vec![None];
+        let mut reached = Reached::new(inst.space(), inst.code.capacity.is_some());
+        let mut parent = vec![states::NO_PARENT];
+        if reached.insert(start).is_none() {
+            return Err(outside_the_domains());
+        }
         // The configurations are moved in once all are reached.
-        let mut ex = Explorer::empty(inst, progress, States::reached_none(), Some(daemon.clone()));
-        // Each configuration is kept twice (in order and in the index).
-        let per_config = 2 * (std::mem::size_of::<Config>() + 8 * configs[0].rows.len() + 16);
+        let mut ex = Explorer::empty(
+            inst,
+            progress,
+            States::All(inst.space()),
+            Some(daemon.clone()),
+        );
         let mut i = 0;
-        while i < configs.len() {
+        while i < reached.len() {
             if (i as u64).is_multiple_of(PROGRESS_EVERY) {
-                ex.tell("reaching configurations", i as u64, configs.len() as u64)?;
+                ex.tell("reaching configurations", i as u64, reached.len() as u64)?;
+                if reached.bytes() + 4 * parent.capacity() >= MAX_REACHABLE_BYTES {
+                    return Err(Refusal::TooManyReached(reached.len() as u64));
+                }
             }
-            let cfg = configs[i].clone();
+            let cfg = reached.get(i as u32);
             let e = evaluate(&rel, &cfg)?;
             // A run stops where an invariant fails: so does the exploration.
             let enabled: Vec<u32> = (0..e.chosen.len() as u32)
@@ -377,25 +387,17 @@ impl<'a> Explorer<'a> {
                         continue;
                     }
                 };
-                if !index.contains_key(&next) {
-                    let bytes = per_config + next.chans.queues.len() * 32;
-                    if configs.len() * bytes >= MAX_REACHABLE_BYTES {
-                        return Err(Refusal::TooManyReached(configs.len() as u64));
-                    }
-                    index.insert(next.clone(), configs.len() as u32);
-                    configs.push(next);
-                    parent.push(Some((i as u32, movers)));
+                match reached.insert(next) {
+                    Some((_, true)) => parent.push(i as u32),
+                    Some((_, false)) => {}
+                    None => return Err(outside_the_domains()),
                 }
             }
             ex.record(i as u32, e);
             i += 1;
         }
-        ex.count = configs.len() as u32;
-        ex.states = States::Reachable {
-            configs,
-            index,
-            parent,
-        };
+        ex.count = reached.len() as u32;
+        ex.states = States::Reachable { reached, parent };
         Ok(ex)
     }
 
@@ -452,17 +454,36 @@ impl<'a> Explorer<'a> {
     /// `then`: from `i` itself when every configuration is a start, else
     /// from the start by a shortest way to `i`.
     fn run_to(&self, i: u32, then: Vec<Vec<u32>>) -> Run {
-        let mut steps = self.states.stem(i);
+        let path = self.states.path_to(i);
+        let mut steps = self.stem(&path);
         steps.extend(then);
-        let start = if self.states.reached_from_a_start() {
-            0
-        } else {
-            i
-        };
         Run {
-            start: self.states.config(start),
+            start: self.states.config(path[0]),
             steps,
         }
+    }
+
+    /// The movers of each step of a path of configurations (as breadth
+    /// first search reached them): of the daemon's move sets from each,
+    /// in order, the first that leads to the next.
+    fn stem(&self, path: &[u32]) -> Vec<Vec<u32>> {
+        let daemon = self.reached_under.as_ref();
+        let mut rel = self.relation();
+        let mut steps = Vec::new();
+        for pair in path.windows(2) {
+            let cfg = self.states.config(pair[0]);
+            let movers = daemon.and_then(|d| {
+                let enabled = rel.enabled(&cfg).ok()?;
+                d.move_sets(&enabled, &self.inst.topo, 0)
+                    .into_iter()
+                    .find(|movers| {
+                        let next = rel.successor_first(&cfg, movers);
+                        next.is_ok_and(|n| self.states.index(&n) == Some(pair[1]))
+                    })
+            });
+            steps.push(movers.expect("breadth first search reached it by a step"));
+        }
+        steps
     }
 
     /// Whether configuration `i` is legitimate.
@@ -478,7 +499,7 @@ impl<'a> Explorer<'a> {
 
     /// Whether an invariant fails in configuration `i`, which ends a run.
     fn stops_at(&self, i: u32) -> bool {
-        self.stops.get(i as usize)
+        !self.stops.0.is_empty() && self.stops.get(i as usize)
     }
 
     /// Whether the processes are few enough for rounds and fairness,
@@ -559,7 +580,6 @@ impl<'a> Explorer<'a> {
 /// (a block starts at a multiple of 64).
 struct Block {
     legit: Vec<u64>,
-    terminal: Vec<u64>,
     stops: Vec<u64>,
     legit_count: u64,
     /// The first configuration in the block where an invariant fails.
@@ -575,7 +595,6 @@ impl Block {
         let words = (range.len()).div_ceil(64);
         let mut block = Block {
             legit: vec![0; words],
-            terminal: vec![0; words],
             stops: vec![0; words],
             legit_count: 0,
             invariant: None,
@@ -606,9 +625,6 @@ impl Block {
                 block.legit[k / 64] |= bit;
                 block.legit_count += 1;
             }
-            if chosen.iter().all(|&c| c == NO_ACTION) {
-                block.terminal[k / 64] |= bit;
-            }
             if let Some(name) = rel.violated_invariant_with(&cfg, &chosen).map_err(fail)? {
                 block.stops[k / 64] |= bit;
                 if block.invariant.is_none() {
@@ -633,6 +649,14 @@ fn again_after_advance(inst: &Instance, space: &Space) -> Option<Vec<u64>> {
         again.push(last | affects[at / stride]);
     }
     Some(again)
+}
+
+/// A step led to a value outside its domain that the domain checks let
+/// through: the explorer cannot number it.
+fn outside_the_domains() -> Refusal {
+    Refusal::Unsupported(
+        "a step leads outside the declared domains (a value the domain check let through)".into(),
+    )
 }
 
 fn tell(progress: Option<Progress>, what: &str, done: u64, total: u64) -> Result<(), Refusal> {

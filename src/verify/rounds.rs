@@ -173,7 +173,9 @@ pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64,
             }
             let done = stack.pop().expect("the loop saw a top");
             steps.truncate(done.steps_from);
-            let counted = done.reached || ex.is_terminal(done.key.0);
+            // Where every step faults, no run counts (the search runs
+            // only where no configuration outside legitimacy is terminal).
+            let counted = done.reached;
             let value = if counted { done.best } else { NO_RUN };
             r.memo.insert(packing.pack(done.key), value);
             if (r.memo.len() as u64).is_multiple_of(super::PROGRESS_EVERY) {

@@ -122,22 +122,24 @@ impl<'e, 'a> Search<'e, 'a> {
     /// [`Search::edges`], without building configurations where the fast
     /// way applies.
     pub(super) fn successors(&mut self, i: u32, out: &mut Vec<Succ>) -> Result<(), Refusal> {
-        self.successors_from(i, None, out)
+        self.successors_from(i, None, out).map(|_| ())
     }
 
     /// [`Search::successors`] of configuration `i` reached from `from`
     /// (a configuration and the step's movers as bits), whose guards and
-    /// moves the fast way may reuse.
+    /// moves the fast way may reuse; and whether no process is enabled
+    /// there (asked now rather than kept: from every configuration,
+    /// a bit each would be an eighth of what the search keeps).
     fn successors_from(
         &mut self,
         i: u32,
         from: Option<(u32, u64)>,
         out: &mut Vec<Succ>,
-    ) -> Result<(), Refusal> {
+    ) -> Result<bool, Refusal> {
         if let Some(fast) = &mut self.fast {
             if fast.load_moves(i, from)? {
                 fast.steps(i, self.daemon, out);
-                return Ok(());
+                return Ok(fast.enabled_bits() == 0);
             }
         }
         out.clear();
@@ -147,7 +149,14 @@ impl<'e, 'a> Search<'e, 'a> {
             moves: e.movers.len() as u32,
             movers: super::fairness::bits(&e.movers),
         }));
-        Ok(())
+        if self.ex.states.reached_from_a_start() {
+            return Ok(self.ex.is_terminal(i));
+        }
+        let cfg = self.config(i);
+        let enabled = self.rel.enabled(&cfg);
+        Ok(enabled
+            .map_err(|e| Refusal::Runtime(Box::new((e, cfg))))?
+            .is_empty())
     }
 
     /// The processes enabled in configuration `i`, as bits (at most 64
@@ -296,8 +305,9 @@ impl<'e, 'a> Search<'e, 'a> {
                     )?;
                 }
                 // Where every step faults (or an invariant fails, from a
-                // start), no run counts; a deadlock is reported apart.
-                let counted = done.reached || self.ex.is_terminal(done.node);
+                // start), no run counts; a deadlock is reported instead of
+                // any worst case.
+                let counted = done.reached;
                 steps.set(done.node, if counted { done.steps } else { NO_RUN });
                 if let Some(m) = &mut moves {
                     m.set(done.node, if counted { done.moves } else { NO_RUN });
@@ -328,7 +338,7 @@ impl<'e, 'a> Search<'e, 'a> {
                 Some(found) => found,
                 None => self.shortest_cycle(at, len)?,
             };
-            let (run, cycle_from) = (ex.run_to(u, cycle), ex.states.stem(u).len());
+            let (run, cycle_from) = (ex.run_to(u, cycle), ex.states.path_to(u).len() - 1);
             return Ok(if unfair {
                 Convergence::HoldsUnderWeakFairness { run, cycle_from }
             } else {
@@ -361,9 +371,9 @@ impl<'e, 'a> Search<'e, 'a> {
         (stack, edges, out): (&mut Vec<Frame>, &mut Vec<Succ>, &mut Vec<Succ>),
     ) -> Result<(), Refusal> {
         steps.set(i, OPEN);
-        self.successors_from(i, from, out)?;
+        let terminal = self.successors_from(i, from, out)?;
         self.transitions += out.len() as u64;
-        if self.ex.is_terminal(i) && !self.ex.stops_at(i) && deadlock.is_none() {
+        if terminal && !self.ex.stops_at(i) && deadlock.is_none() {
             *deadlock = Some(i);
         }
         stack.push(Frame {

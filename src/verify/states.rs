@@ -3,41 +3,32 @@
 //! from a start under one daemon (numbered breadth first, so a lower number
 //! is never farther from the start, with each one's parent for the path).
 
+use super::reached::Reached;
 use crate::runtime::space::Space;
 use crate::state::Config;
-use std::collections::HashMap;
 
-/// A step into a configuration from its parent: the parent and the movers.
-pub(super) type Parent = (u32, Vec<u32>);
+/// The parent of the start.
+pub(super) const NO_PARENT: u32 = u32::MAX;
 
 pub(super) enum States {
     /// Every configuration of the instance.
     All(Space),
-    /// Those reachable from `configs[0]`.
+    /// Those reachable from configuration 0.
     Reachable {
-        configs: Vec<Config>,
-        index: HashMap<Config, u32>,
-        /// Per configuration but the start: where breadth first search
-        /// first reached it from.
-        parent: Vec<Option<Parent>>,
+        reached: Reached,
+        /// Per configuration: the one breadth first search first reached
+        /// it from ([`NO_PARENT`] for the start). Which step led there is
+        /// asked again when a run is reported, not kept.
+        parent: Vec<u32>,
     },
 }
 
 impl States {
-    /// No configuration reached yet.
-    pub(super) fn reached_none() -> Self {
-        States::Reachable {
-            configs: Vec::new(),
-            index: HashMap::new(),
-            parent: Vec::new(),
-        }
-    }
-
     /// Configuration number `i`.
     pub(super) fn config(&self, i: u32) -> Config {
         match self {
             States::All(space) => space.config(u128::from(i)),
-            States::Reachable { configs, .. } => configs[i as usize].clone(),
+            States::Reachable { reached, .. } => reached.get(i),
         }
     }
 
@@ -45,7 +36,7 @@ impl States {
     pub(super) fn index(&self, cfg: &Config) -> Option<u32> {
         match self {
             States::All(space) => space.index(cfg).map(|i| i as u32),
-            States::Reachable { index, .. } => index.get(cfg).copied(),
+            States::Reachable { reached, .. } => reached.index(cfg),
         }
     }
 
@@ -55,18 +46,18 @@ impl States {
         matches!(self, States::Reachable { .. })
     }
 
-    /// A shortest run from the start to configuration `i`: the movers of
-    /// each step (none when every configuration is a start).
-    pub(super) fn stem(&self, mut i: u32) -> Vec<Vec<u32>> {
-        let States::Reachable { parent, .. } = self else {
-            return Vec::new();
-        };
-        let mut steps = Vec::new();
-        while let Some((p, movers)) = &parent[i as usize] {
-            steps.push(movers.clone());
-            i = *p;
+    /// The configurations of a shortest run from the start to
+    /// configuration `i`, both included (only `i` when every
+    /// configuration is a start).
+    pub(super) fn path_to(&self, mut i: u32) -> Vec<u32> {
+        let mut path = vec![i];
+        if let States::Reachable { parent, .. } = self {
+            while parent[i as usize] != NO_PARENT {
+                i = parent[i as usize];
+                path.push(i);
+            }
         }
-        steps.reverse();
-        steps
+        path.reverse();
+        path
     }
 }

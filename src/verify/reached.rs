@@ -1,0 +1,222 @@
+//! The configurations reached from a start, numbered in the order they
+//! were reached, and the index from a configuration to its number.
+//!
+//! A program without channels has each configuration's number in the
+//! state space ([`Space::index`]), a mixed-radix code: kept in as many bytes
+//! as the largest code needs, with an open-addressing table of numbers
+//! (4 bytes a slot) as the index, a configuration takes some 6 to 16 bytes
+//! (the arbitration program on ten processes: 6 for the code, about 7 for
+//! the table). With channels, whose contents have no such code, each
+//! configuration is kept whole, in order and in a hash map.
+
+use crate::runtime::space::Space;
+use crate::state::Config;
+use std::collections::HashMap;
+
+/// The reached configurations.
+pub(super) enum Reached {
+    /// Kept whole.
+    Whole {
+        configs: Vec<Config>,
+        index: HashMap<Config, u32>,
+    },
+    /// Kept as codes in the state space.
+    Packed(Packed),
+}
+
+impl Reached {
+    /// An empty store for configurations of `space`: packed when the
+    /// program passes no messages and a code fits in 64 bits.
+    pub(super) fn new(space: Space, channels: bool) -> Self {
+        if !channels && space.count() <= u128::from(u64::MAX) {
+            Reached::Packed(Packed::new(space))
+        } else {
+            Reached::Whole {
+                configs: Vec::new(),
+                index: HashMap::new(),
+            }
+        }
+    }
+
+    /// How many are kept.
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Reached::Whole { configs, .. } => configs.len(),
+            Reached::Packed(p) => p.len,
+        }
+    }
+
+    /// Configuration number `i`.
+    pub(super) fn get(&self, i: u32) -> Config {
+        match self {
+            Reached::Whole { configs, .. } => configs[i as usize].clone(),
+            Reached::Packed(p) => p.space.config(u128::from(p.code(i as usize))),
+        }
+    }
+
+    /// The number of `cfg` (in canonical form), if kept.
+    pub(super) fn index(&self, cfg: &Config) -> Option<u32> {
+        match self {
+            Reached::Whole { index, .. } => index.get(cfg).copied(),
+            Reached::Packed(p) => p.find(p.space.index(cfg)? as u64),
+        }
+    }
+
+    /// Keeps `cfg` (in canonical form) unless kept already: its number,
+    /// and whether it is new. `None` when a packed store meets a value
+    /// outside the domains, which has no code.
+    pub(super) fn insert(&mut self, cfg: Config) -> Option<(u32, bool)> {
+        match self {
+            Reached::Whole { configs, index } => {
+                if let Some(&i) = index.get(&cfg) {
+                    return Some((i, false));
+                }
+                let i = configs.len() as u32;
+                index.insert(cfg.clone(), i);
+                configs.push(cfg);
+                Some((i, true))
+            }
+            Reached::Packed(p) => {
+                let code = p.space.index(&cfg)? as u64;
+                Some(p.insert(code))
+            }
+        }
+    }
+
+    /// About the bytes kept.
+    pub(super) fn bytes(&self) -> usize {
+        match self {
+            Reached::Whole { configs, .. } => {
+                let one = configs.first().map_or(0, |c| {
+                    std::mem::size_of::<Config>() + 8 * c.rows.len() + c.chans.memory_bytes()
+                });
+                // Kept twice (in order and in the index), with the map's own.
+                configs.len() * (2 * one + 16)
+            }
+            Reached::Packed(p) => p.codes.capacity() + 4 * p.table.capacity(),
+        }
+    }
+}
+
+/// Codes in a byte arena, `width` bytes each, and the table.
+pub(super) struct Packed {
+    space: Space,
+    width: usize,
+    codes: Vec<u8>,
+    len: usize,
+    /// Numbers of codes, or `EMPTY`; a power of two long, never more than
+    /// three quarters full.
+    table: Vec<u32>,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl Packed {
+    fn new(space: Space) -> Self {
+        let bits = 128 - space.count().saturating_sub(1).leading_zeros() as usize;
+        Packed {
+            space,
+            width: bits.div_ceil(8).max(1),
+            codes: vec![0; 8],
+            len: 0,
+            table: vec![EMPTY; 1 << 10],
+        }
+    }
+
+    #[inline]
+    fn code(&self, i: usize) -> u64 {
+        // The arena ends in 8 spare bytes, so that a whole word can be read.
+        let at = i * self.width;
+        let word = u64::from_le_bytes(self.codes[at..at + 8].try_into().expect("8 bytes"));
+        match self.width {
+            8 => word,
+            w => word & ((1u64 << (8 * w)) - 1),
+        }
+    }
+
+    /// The first slot to look in for `code`.
+    fn slot(&self, code: u64) -> usize {
+        let bits = self.table.len().trailing_zeros();
+        (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+    }
+
+    fn find(&self, code: u64) -> Option<u32> {
+        let mask = self.table.len() - 1;
+        let mut s = self.slot(code);
+        loop {
+            match self.table[s] {
+                EMPTY => return None,
+                i if self.code(i as usize) == code => return Some(i),
+                _ => s = (s + 1) & mask,
+            }
+        }
+    }
+
+    fn insert(&mut self, code: u64) -> (u32, bool) {
+        if let Some(i) = self.find(code) {
+            return (i, false);
+        }
+        if 4 * (self.len + 1) > 3 * self.table.len() {
+            self.grow();
+        }
+        let i = self.len as u32;
+        // Over the spare bytes, which move to the end.
+        let at = self.len * self.width;
+        self.codes.truncate(at);
+        self.codes
+            .extend_from_slice(&code.to_le_bytes()[..self.width]);
+        self.codes.extend_from_slice(&[0; 8]);
+        self.len += 1;
+        self.place(code, i);
+        (i, true)
+    }
+
+    fn place(&mut self, code: u64, i: u32) {
+        let mask = self.table.len() - 1;
+        let mut s = self.slot(code);
+        while self.table[s] != EMPTY {
+            s = (s + 1) & mask;
+        }
+        self.table[s] = i;
+    }
+
+    /// Twice the slots, every number placed again.
+    fn grow(&mut self) {
+        self.table = vec![EMPTY; 2 * self.table.len()];
+        for i in 0..self.len {
+            self.place(self.code(i), i as u32);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{load, read_file, Setup};
+
+    #[test]
+    fn packed_and_whole_stores_number_alike() {
+        let src = include_str!("../../programs/dijkstra_kstate.gc");
+        let setup = Setup {
+            topology: Some("ring:4".into()),
+            ..Setup::default()
+        };
+        let inst = load(src, &setup, &read_file).expect("loads");
+        let space = inst.space();
+        let mut packed = Reached::new(space.clone(), false);
+        let mut whole = Reached::new(space.clone(), true);
+        assert!(matches!(packed, Reached::Packed(_)));
+        assert!(matches!(whole, Reached::Whole { .. }));
+        // Every configuration twice, in a scrambled order: the table grows.
+        let count = space.count() as u64;
+        for k in 0..2 * count {
+            let cfg = space.config(u128::from(k * 97 % count));
+            assert_eq!(packed.insert(cfg.clone()), whole.insert(cfg));
+        }
+        assert_eq!(packed.len(), count as usize);
+        for i in 0..count as u32 {
+            assert_eq!(packed.get(i), whole.get(i));
+            assert_eq!(packed.index(&whole.get(i)), Some(i));
+        }
+    }
+}
