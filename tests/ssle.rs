@@ -375,3 +375,75 @@ fn faithful_version_on_graphs_with_cycles() {
     }
     println!("faithful version, graphs with cycles: {deadlocks} deadlocks in {runs} runs");
 }
+
+/// `guarded verify` on chains of three with keys bounded by `max_id = 2`
+/// and `max_level = 3` (1,327,104 configurations): the convergence the
+/// paper claims, or the counterexample, under the central daemon, unfair
+/// or weakly fair (the paper's assumption).
+fn verified(repair: i64, weak_fairness: bool) -> guarded::verify::Verdict {
+    let setup = Setup {
+        topology: Some("chain:3".into()),
+        params: vec![
+            ("max_id".into(), 2),
+            ("max_level".into(), 3),
+            ("repair".into(), repair),
+        ],
+        ..Setup::default()
+    };
+    let inst = guarded::load::load(PROGRAM, &setup, &guarded::load::read_file)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let mut explorer = guarded::verify::Explorer::new(&inst).unwrap_or_else(|e| panic!("{e:?}"));
+    explorer.count_rounds(false);
+    explorer
+        .verify_fairly(&Daemon::Central, weak_fairness)
+        .unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// The only runtime errors are keys leaving their bounds (the paper's keys
+/// are unbounded): a process attaching under a parent whose level is the
+/// largest kept.
+fn only_bound_faults(v: &guarded::verify::Verdict) {
+    if let Some((e, _)) = &v.fault {
+        let text = format!("{e:?}");
+        assert!(text.contains("outside its domain"), "{text}");
+        assert!(
+            text.contains("\"A1\""),
+            "only an attach leaves the bounds: {text}"
+        );
+    }
+}
+
+#[test]
+fn the_printed_algorithm_converges_on_small_chains_under_the_unfair_daemon() {
+    use guarded::verify::Convergence;
+    let v = verified(0, false);
+    only_bound_faults(&v);
+    assert!(v.closure.is_none());
+    match &v.convergence {
+        Convergence::Holds { steps, moves, .. } => {
+            assert_eq!((steps.steps.len(), moves.moves()), (24, 24));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_repair_needs_weak_fairness() {
+    use guarded::verify::Convergence;
+    // Unfair: a true root attaches to a colour-1 neighbour that is not of
+    // minimum key, detaches at once by A3 (it can improve through the
+    // neighbour of minimum key), and again, while that neighbour waits.
+    let unfair = verified(1, false);
+    only_bound_faults(&unfair);
+    let Convergence::Cycle { run, cycle_from } = &unfair.convergence else {
+        panic!("{:?}", unfair.convergence);
+    };
+    assert_eq!(run.steps.len() - cycle_from, 2);
+    // Weakly fair, the neighbour moves and the cycle is broken.
+    let fair = verified(1, true);
+    assert!(
+        matches!(fair.convergence, Convergence::HoldsUnderWeakFairness { .. }),
+        "{:?}",
+        fair.convergence
+    );
+}

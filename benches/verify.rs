@@ -1,0 +1,285 @@
+//! `guarded verify` against SPIN on the same instances, in one run so that
+//! the ratios are measured under the same machine load:
+//! `cargo bench --bench verify`.
+//!
+//! Dijkstra's K-state ring with n = K, from every configuration under the
+//! central daemon: `guarded verify --daemon central --no-rounds` (the
+//! verdict and the exact worst steps and moves) against SPIN's verdict
+//! alone (`guarded export promela`, `spin -a`, `gcc -O2`, `pan -a`: is
+//! there an acceptance cycle outside legitimacy), each a separate process
+//! whose wall time and peak resident memory are measured (with
+//! `/usr/bin/time` when there is one). SPIN's compilation is not timed.
+//! Then `guarded verify` alone: all four daemons with rounds, the
+//! synchronous daemon, and the arbitration program's configurations
+//! reached from its start (configurations a second, bytes each).
+//!
+//! n = 6 and 7 by default (seconds); `GUARDED_BENCH_LARGE=1` adds n = 8 for
+//! everything and n = 9 for the central and synchronous daemons (SPIN
+//! needs minutes and gigabytes at n = 8; at n = 9 it is not run).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const GUARDED: &str = env!("CARGO_BIN_EXE_guarded");
+
+/// What one measured process took: wall seconds, peak resident bytes (when
+/// known), and what it printed.
+struct Took {
+    seconds: f64,
+    bytes: Option<u64>,
+    output: String,
+}
+
+/// Runs `program args` in `dir`, measured; panics when it fails.
+fn measure(program: &str, args: &[&str], dir: &Path) -> Took {
+    let timer = Path::new("/usr/bin/time");
+    let mut cmd = if timer.exists() {
+        let mut c = Command::new(timer);
+        c.args(["-f", "peak-kb %M"]).arg(program);
+        c
+    } else {
+        Command::new(program)
+    };
+    let started = Instant::now();
+    let out = cmd
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    let seconds = started.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let bytes = stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("peak-kb "))
+        .and_then(|kb| kb.trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024);
+    // `guarded verify` exits 5 when a property fails, which the instances
+    // here do not.
+    assert!(
+        out.status.success(),
+        "{program} {args:?} fails:\n{stdout}{stderr}"
+    );
+    Took {
+        seconds,
+        bytes,
+        output: stdout + &stderr,
+    }
+}
+
+fn spin_installed() -> bool {
+    Command::new("spin").arg("-V").output().is_ok()
+}
+
+/// A scratch directory of this benchmark's.
+fn workdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("guarded-bench-verify-{name}"));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+fn program(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("programs")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// SPIN on Dijkstra's ring of `n` with K = n, central daemon: the
+/// convergence verdict (no acceptance cycle) and how many states it stored.
+fn spin_dijkstra(n: usize) -> (Took, u64) {
+    let dir = workdir(&format!("spin{n}"));
+    let (ring, k) = (format!("ring:{n}"), format!("K={n}"));
+    let dijkstra = program("dijkstra_kstate.gc");
+    let export = [
+        "export",
+        "promela",
+        &dijkstra,
+        "--topology",
+        &ring,
+        "--param",
+        &k,
+        "--daemon",
+        "central",
+        "-o",
+        "model.pml",
+    ];
+    measure(GUARDED, &export, &dir);
+    measure("spin", &["-a", "model.pml"], &dir);
+    measure(
+        "gcc",
+        &["-O2", "-DMEMLIM=65536", "-o", "pan", "pan.c"],
+        &dir,
+    );
+    let pan = dir.join("pan");
+    let took = measure(pan.to_str().expect("a path"), &["-a", "-m100000000"], &dir);
+    assert!(
+        took.output.contains("errors: 0"),
+        "SPIN finds no convergence:\n{}",
+        took.output
+    );
+    let stored = took
+        .output
+        .lines()
+        .find(|l| l.contains("states, stored"))
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    (took, stored)
+}
+
+/// `guarded verify` on Dijkstra's ring of `n` with K = n, with `extra`
+/// options.
+fn guarded_dijkstra(n: usize, extra: &[&str]) -> Took {
+    let (ring, k) = (format!("ring:{n}"), format!("K={n}"));
+    let dijkstra = program("dijkstra_kstate.gc");
+    let args = [
+        &[
+            "verify",
+            dijkstra.as_str(),
+            "--topology",
+            &ring,
+            "--param",
+            &k,
+        ][..],
+        extra,
+    ]
+    .concat();
+    let took = measure(GUARDED, &args, &workdir("guarded"));
+    assert!(
+        took.output.contains("convergence  holds"),
+        "{}",
+        took.output
+    );
+    took
+}
+
+fn mb(bytes: Option<u64>) -> String {
+    bytes.map_or("-".into(), |b| format!("{:.0}", b as f64 / 1e6))
+}
+
+fn per(bytes: Option<u64>, count: f64) -> String {
+    bytes.map_or("-".into(), |b| format!("{:.1}", b as f64 / count))
+}
+
+/// The number in the line of `output` that contains `label`, before it.
+fn count_before(output: &str, label: &str) -> f64 {
+    output
+        .lines()
+        .find_map(|l| {
+            let before = l.split(label).next().filter(|_| l.contains(label))?;
+            let word = before.split_whitespace().last()?;
+            word.replace(',', "").parse().ok()
+        })
+        .unwrap_or(f64::NAN)
+}
+
+fn main() {
+    let large = std::env::var_os("GUARDED_BENCH_LARGE").is_some();
+    let sizes: &[usize] = if large { &[6, 7, 8] } else { &[6, 7] };
+    let spin = spin_installed();
+    if !spin {
+        println!("spin is not installed (Debian package `spin`): guarded alone");
+    }
+    println!("\nDijkstra's ring, n = K, every configuration, central daemon: verdict + worst steps and moves (guarded) / verdict (SPIN)");
+    println!(
+        "{:>3} {:>13} {:>10} {:>9} {:>8} {:>10} {:>9} {:>13} {:>9}",
+        "n",
+        "configs",
+        "guarded s",
+        "MB",
+        "B/config",
+        "SPIN s",
+        "SPIN MB",
+        "SPIN stored",
+        "SPIN/ours"
+    );
+    for &n in sizes {
+        let ours = guarded_dijkstra(n, &["--daemon", "central", "--no-rounds"]);
+        let count = (n as f64).powi(n as i32);
+        let (theirs, stored) = if spin {
+            let (t, s) = spin_dijkstra(n);
+            (Some(t), s)
+        } else {
+            (None, 0)
+        };
+        println!(
+            "{n:>3} {count:>13.0} {:>10.2} {:>9} {:>8} {:>10} {:>9} {:>13} {:>9}",
+            ours.seconds,
+            mb(ours.bytes),
+            per(ours.bytes, count),
+            theirs
+                .as_ref()
+                .map_or("-".into(), |t| format!("{:.2}", t.seconds)),
+            theirs.as_ref().map_or("-".into(), |t| mb(t.bytes)),
+            stored,
+            theirs
+                .as_ref()
+                .map_or("-".into(), |t| format!("{:.1}", t.seconds / ours.seconds)),
+        );
+    }
+    println!("\nguarded verify alone (every configuration of the ring, n = K)");
+    println!(
+        "{:>3} {:<36} {:>10} {:>9} {:>9}",
+        "n", "task", "seconds", "MB", "B/config"
+    );
+    let mut tasks: Vec<(usize, &str, Vec<&str>)> = Vec::new();
+    for &n in sizes {
+        tasks.push((n, "all four daemons, rounds included", vec![]));
+        tasks.push((
+            n,
+            "synchronous",
+            vec!["--daemon", "synchronous", "--no-rounds"],
+        ));
+    }
+    if large {
+        tasks.push((9, "central", vec!["--daemon", "central", "--no-rounds"]));
+        tasks.push((
+            9,
+            "synchronous",
+            vec!["--daemon", "synchronous", "--no-rounds"],
+        ));
+    }
+    for (n, task, extra) in tasks {
+        let took = guarded_dijkstra(n, &extra);
+        let count = (n as f64).powi(n as i32);
+        println!(
+            "{n:>3} {task:<36} {:>10.2} {:>9} {:>9}",
+            took.seconds,
+            mb(took.bytes),
+            per(took.bytes, count)
+        );
+    }
+    println!("\nArbitration from its declared start, central daemon: configurations reached");
+    println!(
+        "{:<10} {:>12} {:>10} {:>12} {:>9} {:>9}",
+        "graph", "reached", "seconds", "configs/s", "MB", "B/config"
+    );
+    let graphs: &[&str] = if large {
+        &["ring:6", "ring:7", "ring:8", "complete:5"]
+    } else {
+        &["ring:6", "ring:7"]
+    };
+    let arbitration = program("arbitration.gc");
+    for graph in graphs {
+        let args = [
+            "verify",
+            &arbitration,
+            "--topology",
+            graph,
+            "--daemon",
+            "central",
+        ];
+        let took = measure(GUARDED, &args, &workdir("guarded"));
+        let reached = count_before(&took.output, "configurations reached");
+        println!(
+            "{graph:<10} {reached:>12.0} {:>10.2} {:>12.0} {:>9} {:>9}",
+            took.seconds,
+            reached / took.seconds,
+            mb(took.bytes),
+            per(took.bytes, reached)
+        );
+    }
+}
