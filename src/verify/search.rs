@@ -18,6 +18,15 @@ pub(super) struct Edge {
     pub(super) movers: Vec<u32>,
 }
 
+/// What the depth-first search found.
+struct Longest {
+    steps: Counts,
+    moves: Option<Counts>,
+    deadlock: Option<u32>,
+    /// A configuration on a cycle, and the cycle's length.
+    cycle: Option<(u32, usize)>,
+}
+
 /// A configuration on the depth-first search's stack.
 struct Frame {
     node: u32,
@@ -226,12 +235,81 @@ impl<'e, 'a> Search<'e, 'a> {
     /// Convergence from every configuration outside legitimacy, with the
     /// worst case or a shortest counterexample.
     pub(super) fn convergence(&mut self) -> Result<Convergence, Refusal> {
+        // Under the synchronous daemon (one step from each configuration)
+        // the most moves are searched for on their own once the most
+        // steps are known, in the same room: both at once would take twice it.
+        let (central, synchronous) = (
+            matches!(self.daemon, Daemon::Central),
+            matches!(self.daemon, Daemon::Synchronous),
+        );
+        let Longest {
+            steps,
+            moves,
+            deadlock,
+            cycle,
+        } = self.longest(false, !central && !synchronous)?;
+        if let Some(d) = deadlock {
+            return Ok(Convergence::Deadlock(self.ex.run_to(d, Vec::new())));
+        }
+        if let Some((at, len)) = cycle {
+            drop((steps, moves));
+            let ex = self.ex;
+            let fair = if self.weak_fairness {
+                super::fairness::fair_cycle(self, ex)?
+            } else {
+                None
+            };
+            let unfair = fair.is_none() && self.weak_fairness;
+            let (u, cycle) = match fair {
+                Some(found) => found,
+                None => self.shortest_cycle(at, len)?,
+            };
+            let (run, cycle_from) = (ex.run_to(u, cycle), ex.states.path_to(u).len() - 1);
+            return Ok(if unfair {
+                Convergence::HoldsUnderWeakFairness { run, cycle_from }
+            } else {
+                Convergence::Cycle { run, cycle_from }
+            });
+        }
+        let ex = self.ex;
+        let steps_run = self.worst_run(&steps, |_, after| after + 1)?;
+        let moves_run = if synchronous {
+            drop(steps);
+            // The same steps again: counted once.
+            let transitions = self.transitions;
+            let moves = self.longest(true, false)?.steps;
+            self.transitions = transitions;
+            self.worst_run(&moves, |w, after| after + w)?
+        } else {
+            let moves_run =
+                self.worst_run(moves.as_ref().unwrap_or(&steps), |w, after| after + w)?;
+            drop((steps, moves));
+            moves_run
+        };
+        Ok(Convergence::Holds {
+            steps: steps_run,
+            moves: moves_run,
+            rounds: if ex.rounds {
+                super::rounds::worst_rounds(self, ex)?
+            } else {
+                None
+            },
+        })
+    }
+
+    /// The depth-first search over the configurations outside legitimacy:
+    /// per configuration the most steps to legitimacy (with `weighted`,
+    /// the most moves instead), and with `track_moves` the most moves too;
+    /// the first deadlock met and the shortest cycle met, if any.
+    fn longest(&mut self, weighted: bool, track_moves: bool) -> Result<Longest, Refusal> {
         let n = self.ex.count as usize;
         // Per configuration outside legitimacy: unseen, on the stack, or
         // the most steps to legitimacy from it; and the most moves, which
         // under the central daemon are the steps.
         let mut steps = Counts::new(n, UNSEEN);
-        let mut moves = (!matches!(self.daemon, Daemon::Central)).then(|| Counts::new(n, 0));
+        let mut moves = track_moves.then(|| Counts::new(n, 0));
+        // What a step adds to the count: one, or its moves.
+        let unit = |w: u32| if weighted { w } else { 1 };
         let (mut deadlock, mut cycle) = (None, None);
         let (mut finished, what) = (0u64, format!("{}: convergence", self.daemon.name()));
         let mut stack: Vec<Frame> = Vec::new();
@@ -261,7 +339,7 @@ impl<'e, 'a> Search<'e, 'a> {
                     top.next += 1;
                     let from = Some((top.node, movers));
                     if self.ex.is_legit(j) {
-                        top.steps = top.steps.max(1);
+                        top.steps = top.steps.max(unit(w));
                         top.moves = top.moves.max(w);
                         top.reached = true;
                         continue;
@@ -287,7 +365,7 @@ impl<'e, 'a> Search<'e, 'a> {
                         NO_RUN => {}
                         done => {
                             let done_moves = moves.as_ref().map_or(done, |m| m.get(j));
-                            top.steps = top.steps.max(done.saturating_add(1));
+                            top.steps = top.steps.max(done.saturating_add(unit(w)));
                             top.moves = top.moves.max(done_moves.saturating_add(w));
                             top.reached = true;
                         }
@@ -314,7 +392,9 @@ impl<'e, 'a> Search<'e, 'a> {
                 }
                 match stack.last_mut() {
                     Some(below) if counted => {
-                        below.steps = below.steps.max(done.steps.saturating_add(1));
+                        below.steps = below
+                            .steps
+                            .max(done.steps.saturating_add(unit(done.moves_in)));
                         below.moves = below.moves.max(done.moves.saturating_add(done.moves_in));
                         below.reached = true;
                     }
@@ -322,41 +402,11 @@ impl<'e, 'a> Search<'e, 'a> {
                 }
             }
         }
-        if let Some(d) = deadlock {
-            return Ok(Convergence::Deadlock(self.ex.run_to(d, Vec::new())));
-        }
-        if let Some((at, len)) = cycle {
-            drop((steps, moves));
-            let ex = self.ex;
-            let fair = if self.weak_fairness {
-                super::fairness::fair_cycle(self, ex)?
-            } else {
-                None
-            };
-            let unfair = fair.is_none() && self.weak_fairness;
-            let (u, cycle) = match fair {
-                Some(found) => found,
-                None => self.shortest_cycle(at, len)?,
-            };
-            let (run, cycle_from) = (ex.run_to(u, cycle), ex.states.path_to(u).len() - 1);
-            return Ok(if unfair {
-                Convergence::HoldsUnderWeakFairness { run, cycle_from }
-            } else {
-                Convergence::Cycle { run, cycle_from }
-            });
-        }
-        let ex = self.ex;
-        let steps_run = self.worst_run(&steps, |_, after| after + 1)?;
-        let moves_run = self.worst_run(moves.as_ref().unwrap_or(&steps), |w, after| after + w)?;
-        drop((steps, moves));
-        Ok(Convergence::Holds {
-            steps: steps_run,
-            moves: moves_run,
-            rounds: if ex.rounds {
-                super::rounds::worst_rounds(self, ex)?
-            } else {
-                None
-            },
+        Ok(Longest {
+            steps,
+            moves,
+            deadlock,
+            cycle,
         })
     }
 

@@ -1,0 +1,159 @@
+//! What the guards and predicates say in each configuration: every
+//! configuration of the state space in parallel blocks, or one reached
+//! configuration at a time.
+
+use super::{successors, Explorer, Refusal};
+use crate::compile::NO_ACTION;
+use crate::load::Instance;
+use crate::runtime::bits::Bits;
+use crate::runtime::space::Space;
+use crate::runtime::step::StepRelation;
+use crate::state::Config;
+use rayon::prelude::*;
+
+/// What one configuration's guards and predicates say.
+pub(super) struct Evaluated {
+    pub(super) chosen: Vec<u16>,
+    pub(super) legit: bool,
+    pub(super) enabled: u64,
+    pub(super) invariant: Option<String>,
+}
+
+pub(super) fn evaluate(rel: &StepRelation, cfg: &Config) -> Result<Evaluated, Refusal> {
+    let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
+    let chosen = rel.chosen(cfg).map_err(fail)?;
+    let legit = rel.legitimate_with(cfg, &chosen).map_err(fail)? == Some(true);
+    let enabled = chosen
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c != NO_ACTION)
+        .fold(0u64, |m, (p, _)| {
+            m | 1u64.checked_shl(p as u32).unwrap_or(0)
+        });
+    let invariant = rel
+        .violated_invariant_with(cfg, &chosen)
+        .map_err(fail)?
+        .map(str::to_string);
+    Ok(Evaluated {
+        chosen,
+        legit,
+        enabled,
+        invariant,
+    })
+}
+
+impl Explorer<'_> {
+    /// Evaluates the guards and predicates of every configuration of
+    /// `space` (`count` of them), in parallel: batches of blocks, each
+    /// block on a thread with its own buffers, telling progress between
+    /// batches. The first fault (by number) refuses, as in order.
+    pub(super) fn evaluate_all(&mut self, space: &Space, count: u32) -> Result<(), Refusal> {
+        const BLOCK: u32 = 1 << 14;
+        let blocks = count.div_ceil(BLOCK);
+        let batch = 4 * rayon::current_num_threads() as u32;
+        let inst = self.inst;
+        let words = (count as usize).div_ceil(64);
+        self.legit = Bits(Vec::with_capacity(words));
+        let invariants = !inst.code.invariants.is_empty();
+        self.stops = Bits(Vec::with_capacity(if invariants { words } else { 0 }));
+        for first in (0..blocks).step_by(batch as usize) {
+            self.tell(
+                "evaluating guards and predicates",
+                u64::from(first) * u64::from(BLOCK),
+                u64::from(count),
+            )?;
+            let done: Vec<Result<Block, Refusal>> = (first..blocks.min(first + batch))
+                .into_par_iter()
+                .map(|b| Block::evaluate(inst, space, b * BLOCK..count.min((b + 1) * BLOCK)))
+                .collect();
+            for block in done {
+                let block = block?;
+                self.legit.0.extend(block.legit);
+                if invariants {
+                    self.stops.0.extend(block.stops);
+                }
+                self.legit_count += block.legit_count;
+                if self.invariant.is_none() {
+                    self.invariant = block.invariant;
+                }
+            }
+        }
+        self.count = count;
+        Ok(())
+    }
+}
+
+/// What a block of consecutive configurations says, as words of bits
+/// (a block starts at a multiple of 64).
+struct Block {
+    legit: Vec<u64>,
+    stops: Vec<u64>,
+    legit_count: u64,
+    /// The first configuration in the block where an invariant fails.
+    invariant: Option<(String, u32)>,
+}
+
+impl Block {
+    fn evaluate(
+        inst: &Instance,
+        space: &Space,
+        range: std::ops::Range<u32>,
+    ) -> Result<Self, Refusal> {
+        let words = (range.len()).div_ceil(64);
+        let mut block = Block {
+            legit: vec![0; words],
+            stops: vec![0; words],
+            legit_count: 0,
+            invariant: None,
+        };
+        let rel = inst.step_relation();
+        let mut cfg = space.config(u128::from(range.start));
+        let mut chosen = Vec::with_capacity(inst.topo.n());
+        // Per number of trailing free slots a step of the numbering
+        // changes: the processes whose guards it can change (those slots'
+        // owners and their readers); none known past 64 processes.
+        let again = again_after_advance(inst, space);
+        for i in range.clone() {
+            let changed = (i != range.start).then(|| space.advance(&mut cfg, u64::from(i)));
+            let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
+            match (changed, &again) {
+                (Some(changed), Some(again)) => {
+                    for p in successors::Bits(again[changed]) {
+                        let a = rel.first_enabled(&cfg, p).map_err(fail)?;
+                        chosen[p] = a.map_or(NO_ACTION, |a| a as u16);
+                    }
+                }
+                _ => rel.chosen_into(&cfg, &mut chosen).map_err(fail)?,
+            }
+            let legit = rel.legitimate_with(&cfg, &chosen).map_err(fail)? == Some(true);
+            let k = (i - range.start) as usize;
+            let bit = 1u64 << (k % 64);
+            if legit {
+                block.legit[k / 64] |= bit;
+                block.legit_count += 1;
+            }
+            if let Some(name) = rel.violated_invariant_with(&cfg, &chosen).map_err(fail)? {
+                block.stops[k / 64] |= bit;
+                if block.invariant.is_none() {
+                    block.invariant = Some((name.to_string(), i));
+                }
+            }
+        }
+        Ok(block)
+    }
+}
+
+/// Per number k of free slots, counted from the last: the processes whose
+/// guards a change of those k slots can change, as bits. `None` past 64
+/// processes or when a slot is copied elsewhere (edge variables).
+fn again_after_advance(inst: &Instance, space: &Space) -> Option<Vec<u64>> {
+    let cells = space.free_cells().filter(|_| inst.topo.n() <= 64)?;
+    let affects = successors::affects(&inst.topo);
+    let stride = inst.code.stride;
+    let mut again = vec![0u64];
+    for &at in cells.iter().rev() {
+        let last = *again.last().expect("starts with one");
+        again.push(last | affects[at / stride]);
+    }
+    Some(again)
+}
