@@ -712,21 +712,26 @@ fn weak_fairness_excuses_only_unfair_cycles() {
 /// configuration within (k + 2)N + 1 = 10 rounds (the exact worst case is 4).
 #[test]
 fn johnens_round_bound_holds_on_every_configuration_of_a_small_ring() {
-    let inst = instance(
-        include_str!("../programs/johnen_leader.gc"),
-        "uring:3",
-        &[("k", 1)],
-    );
-    let v = Explorer::new(&inst)
-        .unwrap()
-        .verify(&Daemon::Distributed)
-        .unwrap();
-    assert_eq!((v.configurations, v.legitimate), (157_464, 1));
-    assert!(v.holds());
-    let Convergence::Holds { rounds, .. } = v.convergence else {
-        panic!("converges");
-    };
-    let (worst, _) = rounds.expect("rounds are counted");
-    assert!(worst <= (1 + 2) * 3 + 1, "{worst} rounds");
-    assert_eq!(worst, 4);
+    // (ring, daemon, configurations, worst rounds): the bound is (k + 2)N + 1.
+    let cases = [
+        ("uring:3", Daemon::Distributed, 157_464, 4),
+        ("uring:4", Daemon::Central, 8_503_056, 5),
+    ];
+    for (ring, daemon, configurations, most) in cases {
+        let inst = instance(
+            include_str!("../programs/johnen_leader.gc"),
+            ring,
+            &[("k", 1)],
+        );
+        let v = Explorer::new(&inst).unwrap().verify(&daemon).unwrap();
+        assert_eq!((v.configurations, v.legitimate), (configurations, 1));
+        assert!(v.holds());
+        let Convergence::Holds { rounds, .. } = v.convergence else {
+            panic!("converges");
+        };
+        let (worst, _) = rounds.expect("rounds are counted");
+        let n = inst.topology().n() as u64;
+        assert!(worst <= (1 + 2) * n + 1, "{worst} rounds");
+        assert_eq!(worst, most, "{ring}");
+    }
 }
