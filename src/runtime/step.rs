@@ -450,6 +450,19 @@ impl<'a> StepRelation<'a> {
     /// of `moves` moves with that action (each must be enabled there, and
     /// each process named once), in canonical form.
     pub fn successor(&mut self, cfg: &Config, moves: &[(u32, u32)]) -> Result<Config, RunError> {
+        let mut next = cfg.clone();
+        self.successor_into(cfg, moves, &mut next)?;
+        Ok(next)
+    }
+
+    /// [`StepRelation::successor`] into `next`, whose buffers are reused
+    /// (its contents are replaced; on an error they are unspecified).
+    pub fn successor_into(
+        &mut self,
+        cfg: &Config,
+        moves: &[(u32, u32)],
+        next: &mut Config,
+    ) -> Result<(), RunError> {
         let mut record = std::mem::take(&mut self.record);
         record.movers.clear();
         record.movers.extend(moves.iter().map(|m| m.0));
@@ -465,8 +478,9 @@ impl<'a> StepRelation<'a> {
             &mut record,
             |_| Ok(actions.next().expect("one action per mover")),
         );
-        let next = result.map(|()| {
-            let mut next = cfg.clone();
+        if result.is_ok() {
+            next.rows.clone_from(&cfg.rows);
+            next.chans.clone_from(&cfg.chans);
             land(
                 self.code,
                 self.topo,
@@ -476,10 +490,9 @@ impl<'a> StepRelation<'a> {
                 &mut record,
             );
             next.canonicalize();
-            next
-        });
+        }
         self.record = record;
-        next
+        result
     }
 
     /// Process `p`'s row after it moves alone with action `a` in `cfg`,

@@ -211,6 +211,9 @@ pub struct Explorer<'a> {
     fault: Option<(RunError, u32, Vec<u32>)>,
     /// Whether the worst case in rounds is searched for.
     rounds: bool,
+    /// From a start: the steps taken from the configurations reached (one
+    /// per configuration and move set, faulting ones left out).
+    reached_transitions: u64,
 }
 
 /// Refuses what no exploration handles: timers, which advance when a round
@@ -277,11 +280,13 @@ impl<'a> Explorer<'a> {
         let mut start = start;
         start.canonicalize();
         let mut rel = inst.step_relation();
-        let mut reached = Reached::new(inst.space(), inst.code.capacity.is_some());
+        let mut reached = Reached::new(inst.space(), inst.code.capacity.is_some(), &start);
         let mut parent = vec![states::NO_PARENT];
-        if reached.insert(start).is_none() {
+        if reached.insert(&start).is_none() {
             return Err(outside_the_domains());
         }
+        // Buffers for the configuration explored and its successors.
+        let (mut cfg, mut next) = (start.clone(), start);
         // The configurations are moved in once all are reached.
         let mut ex = Explorer::empty(
             inst,
@@ -297,7 +302,7 @@ impl<'a> Explorer<'a> {
                     return Err(Refusal::TooManyReached(reached.len() as u64));
                 }
             }
-            let cfg = reached.get(i as u32);
+            reached.get_into(i as u32, &mut cfg);
             let e = evaluate(&rel, &cfg)?;
             // A run stops where an invariant fails: so does the exploration.
             let enabled: Vec<u32> = (0..e.chosen.len() as u32)
@@ -309,15 +314,13 @@ impl<'a> Explorer<'a> {
                     .iter()
                     .map(|&p| (p, u32::from(e.chosen[p as usize])))
                     .collect();
-                let next = match rel.successor(&cfg, &moves) {
-                    Ok(next) => next,
-                    Err(err) => {
-                        // A counterexample of its own; the rest is explored without it.
-                        ex.fault.get_or_insert((err, i as u32, movers));
-                        continue;
-                    }
-                };
-                match reached.insert(next) {
+                if let Err(err) = rel.successor_into(&cfg, &moves, &mut next) {
+                    // A counterexample of its own; the rest is explored without it.
+                    ex.fault.get_or_insert((err, i as u32, movers));
+                    continue;
+                }
+                ex.reached_transitions += 1;
+                match reached.insert(&next) {
                     Some((_, true)) => parent.push(i as u32),
                     Some((_, false)) => {}
                     None => return Err(outside_the_domains()),
@@ -352,6 +355,7 @@ impl<'a> Explorer<'a> {
             declared: inst.prog.legitimate.is_some(),
             fault: None,
             rounds: true,
+            reached_transitions: 0,
         }
     }
 

@@ -25,10 +25,16 @@ pub(super) enum Reached {
 }
 
 impl Reached {
-    /// An empty store for configurations of `space`: packed when the
-    /// program passes no messages and a code fits in 64 bits.
-    pub(super) fn new(space: Space, channels: bool) -> Self {
-        if !channels && space.count() <= u128::from(u64::MAX) {
+    /// An empty store for configurations of `space` reached from `start`:
+    /// packed when the program passes no messages, a code fits in 64 bits
+    /// and the start is its code's configuration (what the code leaves out,
+    /// values no step changes, is as the space has it).
+    pub(super) fn new(space: Space, channels: bool, start: &Config) -> Self {
+        let coded = || {
+            let code = space.index(start)?;
+            Some(space.config(code).rows == start.rows)
+        };
+        if !channels && space.count() <= u128::from(u64::MAX) && coded() == Some(true) {
             Reached::Packed(Packed::new(space))
         } else {
             Reached::Whole {
@@ -43,6 +49,15 @@ impl Reached {
         match self {
             Reached::Whole { configs, .. } => configs.len(),
             Reached::Packed(p) => p.len,
+        }
+    }
+
+    /// Overwrites `cfg` (a configuration of the same instance) with
+    /// configuration number `i`.
+    pub(super) fn get_into(&self, i: u32, cfg: &mut Config) {
+        match self {
+            Reached::Whole { configs, .. } => cfg.clone_from(&configs[i as usize]),
+            Reached::Packed(p) => p.space.decode_into(p.code(i as usize), cfg),
         }
     }
 
@@ -65,19 +80,19 @@ impl Reached {
     /// Keeps `cfg` (in canonical form) unless kept already: its number,
     /// and whether it is new. `None` when a packed store meets a value
     /// outside the domains, which has no code.
-    pub(super) fn insert(&mut self, cfg: Config) -> Option<(u32, bool)> {
+    pub(super) fn insert(&mut self, cfg: &Config) -> Option<(u32, bool)> {
         match self {
             Reached::Whole { configs, index } => {
-                if let Some(&i) = index.get(&cfg) {
+                if let Some(&i) = index.get(cfg) {
                     return Some((i, false));
                 }
                 let i = configs.len() as u32;
                 index.insert(cfg.clone(), i);
-                configs.push(cfg);
+                configs.push(cfg.clone());
                 Some((i, true))
             }
             Reached::Packed(p) => {
-                let code = p.space.index(&cfg)? as u64;
+                let code = p.space.index(cfg)? as u64;
                 Some(p.insert(code))
             }
         }
@@ -203,15 +218,16 @@ mod tests {
         };
         let inst = load(src, &setup, &read_file).expect("loads");
         let space = inst.space();
-        let mut packed = Reached::new(space.clone(), false);
-        let mut whole = Reached::new(space.clone(), true);
+        let start = space.config(0);
+        let mut packed = Reached::new(space.clone(), false, &start);
+        let mut whole = Reached::new(space.clone(), true, &start);
         assert!(matches!(packed, Reached::Packed(_)));
         assert!(matches!(whole, Reached::Whole { .. }));
         // Every configuration twice, in a scrambled order: the table grows.
         let count = space.count() as u64;
         for k in 0..2 * count {
             let cfg = space.config(u128::from(k * 97 % count));
-            assert_eq!(packed.insert(cfg.clone()), whole.insert(cfg));
+            assert_eq!(packed.insert(&cfg), whole.insert(&cfg));
         }
         assert_eq!(packed.len(), count as usize);
         for i in 0..count as u32 {

@@ -220,15 +220,12 @@ impl<'e, 'a> Search<'e, 'a> {
     /// Without a legitimacy predicate: the first configuration (the nearest
     /// the start, from one) where no process is enabled, and a run to it.
     pub(super) fn deadlock(&mut self) -> Result<Option<Run>, Refusal> {
-        let mut found = None;
-        let mut out = Vec::new();
-        for i in 0..self.ex.count {
-            self.successors(i, &mut out)?;
-            self.transitions += out.len() as u64;
-            if self.ex.is_terminal(i) && !self.ex.stops_at(i) && found.is_none() {
-                found = Some(self.ex.run_to(i, Vec::new()));
-            }
-        }
+        // Without `legitimate:` the configurations are those reached from
+        // a start, whose steps the search that reached them counted.
+        self.transitions += self.ex.reached_transitions;
+        let found = (0..self.ex.count)
+            .find(|&i| self.ex.is_terminal(i) && !self.ex.stops_at(i))
+            .map(|i| self.ex.run_to(i, Vec::new()));
         Ok(found)
     }
 
