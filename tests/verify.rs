@@ -563,13 +563,20 @@ fn arbitration_is_safe_under_the_daemons_it_is_written_for() {
 fn arbitration_on_small_graphs_is_as_the_readme_says() {
     let src = include_str!("../programs/arbitration.gc");
     let readme = include_str!("../README.md");
-    let rows: [(&str, &[(&str, u64)]); 4] = [
+    let rows: [(&str, &[(&str, u64)]); 7] = [
         ("| path (`chain:3`, `chain:4`, `chain:5`, `chain:6`) | 3, 4, 5, 6 | 70, 344, 1,698, 8,372 |",
          &[("chain:3", 70), ("chain:4", 344), ("chain:5", 1698), ("chain:6", 8372)]),
+        ("| path (`chain:7`, `chain:8`) | 7, 8 | 41,290, 203,624 |",
+         &[("chain:7", 41290), ("chain:8", 203624)]),
         ("| cycle (`ring:3`, `ring:4`, `ring:5`, `ring:6`) | 3, 4, 5, 6 | 116, 592, 2,912, 14,388 |",
          &[("ring:3", 116), ("ring:4", 592), ("ring:5", 2912), ("ring:6", 14388)]),
-        ("| K4 (`complete:4`) | 4 | 1,776 |", &[("complete:4", 1776)]),
-        ("| star (`star:5`) | 5 | 2,002 |", &[("star:5", 2002)]),
+        ("| cycle (`ring:7`, `ring:8`) | 7, 8 | 70,940, 349,888 |",
+         &[("ring:7", 70940), ("ring:8", 349888)]),
+        ("| K4, K5 (`complete:4`, `complete:5`) | 4, 5 | 1,776, 51,184 |",
+         &[("complete:4", 1776), ("complete:5", 51184)]),
+        ("| star (`star:5`, `star:6`, `star:7`) | 5, 6, 7 | 2,002, 11,144, 63,010 |",
+         &[("star:5", 2002), ("star:6", 11144), ("star:7", 63010)]),
+        ("| grid (`grid:2x3`) | 6 | 26,276 |", &[("grid:2x3", 26276)]),
     ];
     for (row, graphs) in rows {
         assert!(readme.contains(row), "the README shows {row}");
