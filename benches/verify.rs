@@ -115,10 +115,12 @@ fn spin_dijkstra(n: usize) -> (Took, u64) {
         &dir,
     );
     let pan = dir.join("pan");
-    let took = measure(pan.to_str().expect("a path"), &["-a", "-m100000000"], &dir);
+    // The search depth stays in the hundreds here: a larger bound only
+    // allocates a larger stack.
+    let took = measure(pan.to_str().expect("a path"), &["-a", "-m100000"], &dir);
     assert!(
-        took.output.contains("errors: 0"),
-        "SPIN finds no convergence:\n{}",
+        took.output.contains("errors: 0") && !took.output.contains("too small"),
+        "SPIN finds no convergence, or its search was cut:\n{}",
         took.output
     );
     let stored = took
