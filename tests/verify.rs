@@ -742,3 +742,37 @@ fn johnens_round_bound_holds_on_every_configuration_of_a_small_ring() {
         assert_eq!(worst, most, "{ring}");
     }
 }
+
+/// The evaluation of every configuration runs on rayon's threads: one
+/// thread or four give the same verdicts, counts, first invariant
+/// violation and worst cases.
+#[test]
+fn one_thread_or_four_give_the_same_verdicts() {
+    let counter = include_str!("golden/programs/counter_invariant.gc");
+    // Several blocks of configurations each (46,656 and 100,000).
+    let cases = [
+        (DIJKSTRA, "ring:6", vec![("K", 6)]),
+        (counter, "chain:5", vec![]),
+    ];
+    let on = |threads: usize, src: &str, topology: &str, params: &[(&str, i64)]| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let inst = instance(src, topology, params);
+            let ex = Explorer::new(&inst).unwrap();
+            DAEMONS
+                .iter()
+                .map(|d| format!("{:?}", ex.verify(d).unwrap()))
+                .collect::<Vec<_>>()
+        })
+    };
+    for (src, topology, params) in &cases {
+        assert_eq!(
+            on(1, src, topology, params),
+            on(4, src, topology, params),
+            "{topology} {params:?}"
+        );
+    }
+}
