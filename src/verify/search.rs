@@ -5,7 +5,7 @@
 
 use super::counts::{Counts, NO_RUN, OPEN, UNSEEN};
 use super::states::States;
-use super::successors::{Succ, Successors};
+use super::successors::{Succ, Successors, ANY_CHANGED};
 use super::{Convergence, Explorer, Refusal, Run};
 use crate::compile::NO_ACTION;
 use crate::runtime::daemon::Daemon;
@@ -283,14 +283,17 @@ impl<'e, 'a> Search<'e, 'a> {
             drop((steps, moves));
             moves_run
         };
+        let rounds = match (ex.rounds, synchronous) {
+            (false, _) => None,
+            // Every enabled process moves at each step, which so ends its
+            // round: the rounds are the steps.
+            (true, true) => Some((steps_run.steps.len() as u64, steps_run.clone())),
+            (true, false) => super::rounds::worst_rounds(self, ex)?,
+        };
         Ok(Convergence::Holds {
             steps: steps_run,
             moves: moves_run,
-            rounds: if ex.rounds {
-                super::rounds::worst_rounds(self, ex)?
-            } else {
-                None
-            },
+            rounds,
         })
     }
 
@@ -313,12 +316,16 @@ impl<'e, 'a> Search<'e, 'a> {
         // The steps of every frame on the stack, one after the other.
         let mut edges: Vec<Succ> = Vec::new();
         let mut out = Vec::new();
+        // Roots are read from the last root, a few digits away.
+        let mut last_root = None;
         for root in 0..self.ex.count {
             if self.ex.is_legit(root) || steps.get(root) != UNSEEN {
                 continue;
             }
+            let from = last_root.map(|r| (r, ANY_CHANGED));
+            last_root = Some(root);
             self.open(
-                (root, None),
+                (root, from),
                 0,
                 &mut steps,
                 &mut deadlock,

@@ -32,6 +32,10 @@ pub(super) struct Succ {
 /// read afresh.
 const KEPT: usize = 1 << 16;
 
+/// In place of a step's movers: the configuration is not a step away,
+/// whichever processes differ are asked again.
+pub(super) const ANY_CHANGED: u64 = u64::MAX;
+
 /// The engine: the step relation and buffers it reuses.
 pub(super) struct Successors<'a> {
     space: &'a Space,
@@ -110,9 +114,9 @@ impl<'a> Successors<'a> {
 
     /// Loads configuration `i` and runs every enabled process's move
     /// there. `from`, the configuration `i` was reached from and the
-    /// step's movers as bits, lets it take from that configuration, when
-    /// kept, the guards and moves of every process the step cannot have
-    /// changed (neither a mover nor a reader of one). False when a move
+    /// step's movers as bits (or [`ANY_CHANGED`]), lets it take from that
+    /// configuration, when kept, the guards and moves of every process the
+    /// step cannot have changed (neither a mover nor a reader of one). False when a move
     /// faults or leaves the state space: the caller then takes the step
     /// relation's own way, which reports it.
     pub(super) fn load_moves(&mut self, i: u32, from: Option<(u32, u64)>) -> Result<bool, Refusal> {
@@ -122,12 +126,24 @@ impl<'a> Successors<'a> {
         let again = match kept {
             Some((k, movers)) => {
                 let cells = self.cfg.rows.len();
-                let rows = &mut self.cfg.rows;
-                rows.copy_from_slice(&self.kept_rows[k * cells..(k + 1) * cells]);
-                for p in Bits(movers) {
-                    let mine = p * stride..(p + 1) * stride;
-                    self.space.decode_cells(u64::from(i), &mut self.cfg, mine);
-                }
+                let kept_rows = &self.kept_rows[k * cells..(k + 1) * cells];
+                let movers = if movers == ANY_CHANGED {
+                    // Whichever processes' rows differ.
+                    self.space.decode_into(u64::from(i), &mut self.cfg);
+                    (0..n)
+                        .filter(|&p| {
+                            let mine = p * stride..(p + 1) * stride;
+                            self.cfg.rows[mine.clone()] != kept_rows[mine]
+                        })
+                        .fold(0, |m, p| m | 1 << p)
+                } else {
+                    self.cfg.rows.copy_from_slice(kept_rows);
+                    for p in Bits(movers) {
+                        let mine = p * stride..(p + 1) * stride;
+                        self.space.decode_cells(u64::from(i), &mut self.cfg, mine);
+                    }
+                    movers
+                };
                 self.chosen.clear();
                 self.chosen
                     .extend_from_slice(&self.kept_chosen[k * n..(k + 1) * n]);
@@ -398,6 +414,17 @@ mod tests {
                         }
                         // Back to `i` as the search would find it kept.
                         assert!(fast.load_moves(i, None).unwrap());
+                    }
+                    // The next configuration read from this one, not a step away.
+                    if i + 1 < count {
+                        let want = by_the_step_relation(&inst, &space, i + 1, d);
+                        let fine = fast.load_moves(i + 1, Some((i, ANY_CHANGED))).unwrap();
+                        if fine {
+                            fast.steps(i + 1, d, &mut again);
+                            assert_eq!(Some(&again), want.as_ref(), "{topology} {} next", i + 1);
+                        } else {
+                            assert_eq!(want, None, "{topology} {} next", i + 1);
+                        }
                     }
                 }
             }
