@@ -15,10 +15,12 @@
 //! Two questions, two sets of configurations. From every configuration
 //! (the self-stabilization question), numbered by their place in the state
 //! space ([`crate::runtime::space::Space`]), a perfect hash: what is kept
-//! per configuration is a few bits and two counts. Or from one start (the
+//! per configuration is a bit or two and a count or two, a byte each while
+//! they fit. Or from one start (the
 //! safety question, and programs with channels), the configurations
-//! reachable from it under the daemon, numbered breadth first: every run
-//! reported then starts there, by a shortest path.
+//! reachable from it under the daemon, numbered breadth first and kept as
+//! their codes in the state space: every run reported then starts there,
+//! by a shortest path.
 
 mod counts;
 mod evaluate;

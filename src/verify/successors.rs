@@ -6,8 +6,11 @@
 //! ([`StepRelation::moved_row`]), kept as what it adds to the
 //! configuration's index, and a move set's successor is the index plus its
 //! movers' changes, whatever the number of move sets (2^k - 1 for k enabled
-//! processes under the distributed daemon). Tests hold it to the step
-//! relation's successor on every configuration and move set.
+//! processes under the distributed daemon). A configuration read from
+//! another (a step's predecessor, or the previous root of the search) asks
+//! again only the processes whose rows changed and their readers: no other
+//! guard or move can have changed. Tests hold it to the step relation's
+//! successor on every configuration and move set.
 
 use super::Refusal;
 use crate::compile::NO_ACTION;
