@@ -23,13 +23,7 @@ pub(super) fn evaluate(rel: &StepRelation, cfg: &Config) -> Result<Evaluated, Re
     let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
     let chosen = rel.chosen(cfg).map_err(fail)?;
     let legit = rel.legitimate_with(cfg, &chosen).map_err(fail)? == Some(true);
-    let enabled = chosen
-        .iter()
-        .enumerate()
-        .filter(|(_, &c)| c != NO_ACTION)
-        .fold(0u64, |m, (p, _)| {
-            m | 1u64.checked_shl(p as u32).unwrap_or(0)
-        });
+    let enabled = successors::enabled_as_bits(&chosen);
     let invariant = rel
         .violated_invariant_with(cfg, &chosen)
         .map_err(fail)?

@@ -391,7 +391,13 @@ impl<'a> Explorer<'a> {
     /// from the start by a shortest way to `i`.
     fn run_to(&self, i: u32, then: Vec<Vec<u32>>) -> Run {
         let path = self.states.path_to(i);
-        let mut steps = self.stem(&path);
+        // From every configuration the path is `i` alone.
+        let mut steps = match &self.reached_under {
+            Some(daemon) => self
+                .movers_along(daemon, &path)
+                .expect("breadth first search reached it by a step"),
+            None => Vec::new(),
+        };
         steps.extend(then);
         Run {
             start: self.states.config(path[0]),
@@ -399,27 +405,26 @@ impl<'a> Explorer<'a> {
         }
     }
 
-    /// The movers of each step of a path of configurations (as breadth
-    /// first search reached them): of the daemon's move sets from each,
-    /// in order, the first that leads to the next.
-    fn stem(&self, path: &[u32]) -> Vec<Vec<u32>> {
-        let daemon = self.reached_under.as_ref();
+    /// The movers of each step of a path of configurations under
+    /// `daemon`: of its move sets from each configuration, in order, the
+    /// first that leads to the next (the step breadth first search took);
+    /// `None` when none does.
+    fn movers_along(&self, daemon: &Daemon, path: &[u32]) -> Option<Vec<Vec<u32>>> {
         let mut rel = self.relation();
-        let mut steps = Vec::new();
+        let mut steps = Vec::with_capacity(path.len());
         for pair in path.windows(2) {
             let cfg = self.states.config(pair[0]);
-            let movers = daemon.and_then(|d| {
-                let enabled = rel.enabled(&cfg).ok()?;
-                d.move_sets(&enabled, &self.inst.topo, 0)
-                    .into_iter()
-                    .find(|movers| {
-                        let next = rel.successor_first(&cfg, movers);
-                        next.is_ok_and(|n| self.states.index(&n) == Some(pair[1]))
-                    })
-            });
-            steps.push(movers.expect("breadth first search reached it by a step"));
+            let enabled = rel.enabled(&cfg).ok()?;
+            let movers = daemon
+                .move_sets(&enabled, &self.inst.topo, 0)
+                .into_iter()
+                .find(|movers| {
+                    let next = rel.successor_first(&cfg, movers);
+                    next.is_ok_and(|n| self.states.index(&n) == Some(pair[1]))
+                })?;
+            steps.push(movers);
         }
-        steps
+        Some(steps)
     }
 
     /// Whether configuration `i` is legitimate.

@@ -3,6 +3,8 @@
 //! for each, the most steps and moves to legitimacy, or a deadlock or a
 //! cycle (and then a shortest one, breadth first).
 
+mod cycles;
+
 use super::counts::{Counts, NO_RUN, OPEN, UNSEEN};
 use super::states::States;
 use super::successors::{Succ, Successors, ANY_CHANGED};
@@ -89,9 +91,14 @@ impl<'e, 'a> Search<'e, 'a> {
 
     /// Every step the daemon allows from configuration `i`.
     pub(super) fn edges(&mut self, i: u32) -> Result<Vec<Edge>, Refusal> {
+        Ok(self.edges_and_terminal(i)?.0)
+    }
+
+    /// [`Search::edges`], and whether no process is enabled there.
+    fn edges_and_terminal(&mut self, i: u32) -> Result<(Vec<Edge>, bool), Refusal> {
         // From a start, a run stops where an invariant fails.
         if self.ex.states.reached_from_a_start() && self.ex.stops_at(i) {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), self.ex.is_terminal(i)));
         }
         let cfg = self.config(i);
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
@@ -116,14 +123,14 @@ impl<'e, 'a> Search<'e, 'a> {
                     continue;
                 }
             };
-            let to = self.ex.states.index(&next).ok_or_else(|| {
-                Refusal::Unsupported(
-                    "a step leads outside the declared domains (a value the domain check let through)".into(),
-                )
-            })?;
+            let to = self
+                .ex
+                .states
+                .index(&next)
+                .ok_or_else(super::outside_the_domains)?;
             out.push(Edge { to, movers });
         }
-        Ok(out)
+        Ok((out, enabled.is_empty()))
     }
 
     /// Every step the daemon allows from configuration `i`, into `out`:
@@ -152,20 +159,13 @@ impl<'e, 'a> Search<'e, 'a> {
             }
         }
         out.clear();
-        let edges = self.edges(i)?;
+        let (edges, terminal) = self.edges_and_terminal(i)?;
         out.extend(edges.iter().map(|e| Succ {
             to: e.to,
             moves: e.movers.len() as u32,
             movers: super::fairness::bits(&e.movers),
         }));
-        if self.ex.states.reached_from_a_start() {
-            return Ok(self.ex.is_terminal(i));
-        }
-        let cfg = self.config(i);
-        let enabled = self.rel.enabled(&cfg);
-        Ok(enabled
-            .map_err(|e| Refusal::Runtime(Box::new((e, cfg))))?
-            .is_empty())
+        Ok(terminal)
     }
 
     /// The processes enabled in configuration `i`, as bits (at most 64
@@ -183,11 +183,7 @@ impl<'e, 'a> Search<'e, 'a> {
             .rel
             .chosen(&cfg)
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
-        Ok(chosen
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c != NO_ACTION)
-            .fold(0, |m, (p, _)| m | 1 << p))
+        Ok(super::successors::enabled_as_bits(&chosen))
     }
 
     /// A step from a legitimate configuration to one that is not.
@@ -488,117 +484,4 @@ impl<'e, 'a> Search<'e, 'a> {
         }
         Ok(run)
     }
-
-    /// A shortest cycle of steps outside legitimacy, given one through
-    /// `at` of `len` steps. Every cycle has a smallest configuration: so
-    /// breadth first from each configuration `u` outside legitimacy, through
-    /// configurations numbered `u` or more only, no deeper than the
-    /// shortest cycle found so far, finds the shortest cycles whose
-    /// smallest configuration is `u`. Where it begins, and its steps' movers.
-    fn shortest_cycle(&mut self, at: u32, len: usize) -> Result<(u32, Vec<Vec<u32>>), Refusal> {
-        let mut bfs = Bfs {
-            seen: vec![0; self.ex.count as usize],
-            parent: vec![0; self.ex.count as usize],
-            mark: 0,
-            out: Vec::new(),
-        };
-        let Some(mut best) = self
-            .cycle_from(at, len, 0, &mut bfs)?
-            .map(|steps| (at, steps))
-        else {
-            return Err(Refusal::Unsupported(
-                "the cycle the search found could not be retraced (an inconsistency in the explorer)".into(),
-            ));
-        };
-        let what = format!("{}: shortest cycle", self.daemon.name());
-        for u in 0..self.ex.count {
-            if best.1.len() <= 1 {
-                break;
-            }
-            if u64::from(u).is_multiple_of(super::PROGRESS_EVERY) {
-                self.ex
-                    .tell(&what, u64::from(u), u64::from(self.ex.count))?;
-            }
-            if self.ex.is_legit(u) || u == at {
-                continue;
-            }
-            if let Some(steps) = self.cycle_from(u, best.1.len() - 1, u, &mut bfs)? {
-                best = (u, steps);
-            }
-        }
-        Ok(best)
-    }
-
-    /// A shortest cycle from `u` back to itself of at most `limit` steps,
-    /// outside legitimacy, through configurations numbered `floor` or more.
-    fn cycle_from(
-        &mut self,
-        u: u32,
-        limit: usize,
-        floor: u32,
-        bfs: &mut Bfs,
-    ) -> Result<Option<Vec<Vec<u32>>>, Refusal> {
-        bfs.mark += 1;
-        let mark = bfs.mark;
-        bfs.seen[u as usize] = mark;
-        let mut frontier = vec![u];
-        let mut out = std::mem::take(&mut bfs.out);
-        for _ in 0..limit {
-            let mut next = Vec::new();
-            for &x in &frontier {
-                self.successors(x, &mut out)?;
-                for e in &out {
-                    if e.to < floor || self.ex.is_legit(e.to) {
-                        continue;
-                    }
-                    if e.to == u {
-                        // Back along the parents, then the movers of each step.
-                        let mut path = vec![x];
-                        while *path.last().expect("not empty") != u {
-                            let y = *path.last().expect("not empty");
-                            path.push(bfs.parent[y as usize]);
-                        }
-                        path.reverse();
-                        path.push(u);
-                        bfs.out = out;
-                        return self.movers_along(&path).map(Some);
-                    }
-                    if bfs.seen[e.to as usize] != mark {
-                        bfs.seen[e.to as usize] = mark;
-                        bfs.parent[e.to as usize] = x;
-                        next.push(e.to);
-                    }
-                }
-            }
-            frontier = next;
-        }
-        bfs.out = out;
-        Ok(None)
-    }
-
-    /// The movers of each step of a path of configurations: of the
-    /// daemon's move sets from each, the first that leads to the next.
-    fn movers_along(&mut self, path: &[u32]) -> Result<Vec<Vec<u32>>, Refusal> {
-        let mut steps = Vec::with_capacity(path.len());
-        for pair in path.windows(2) {
-            let edge = self.edges(pair[0])?.into_iter().find(|e| e.to == pair[1]);
-            let Some(edge) = edge else {
-                return Err(Refusal::Unsupported(
-                    "a step of a cycle could not be retraced (an inconsistency in the explorer)"
-                        .into(),
-                ));
-            };
-            steps.push(edge.movers);
-        }
-        Ok(steps)
-    }
-}
-
-/// The buffers of the breadth first searches for a shortest cycle: per
-/// configuration, the search that last saw it and where from.
-struct Bfs {
-    seen: Vec<u32>,
-    parent: Vec<u32>,
-    mark: u32,
-    out: Vec<Succ>,
 }

@@ -108,11 +108,7 @@ impl<'a> Successors<'a> {
 
     /// The enabled processes of the loaded configuration, as bits.
     pub(super) fn enabled_bits(&self) -> u64 {
-        self.chosen
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c != NO_ACTION)
-            .fold(0, |m, (p, _)| m | 1 << p)
+        enabled_as_bits(&self.chosen)
     }
 
     /// Loads configuration `i` and runs every enabled process's move
@@ -245,6 +241,16 @@ impl<'a> Successors<'a> {
             Daemon::Schedule(_) => unreachable!("the verifier explores no schedule"),
         }
     }
+}
+
+/// The processes with a chosen action (`chosen`, one per process), as
+/// bits; those past 64 are left out.
+pub(super) fn enabled_as_bits(chosen: &[u16]) -> u64 {
+    chosen
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c != NO_ACTION)
+        .fold(0, |m, (p, _)| m | 1u64.checked_shl(p as u32).unwrap_or(0))
 }
 
 /// Processes as bits (each below 64).
