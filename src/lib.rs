@@ -69,8 +69,9 @@
 //! from text to an instance), and the front ends: `report` (summaries and
 //! traces), [`verify`], [`sweep`], [`cli`] and `repl`.
 //!
-//! `unsafe` is denied but in one place: a cache prefetch hint in the
-//! simulator's central fast path, which cannot change what a program computes.
+//! `unsafe` is denied but in one place: a cache prefetch hint
+//! (`runtime::cache`, for the simulator's central fast path and the
+//! verifier's rounds search), which cannot change what a program computes.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -4,6 +4,7 @@
 //! use (moves, steps, rounds, legitimacy, stabilization).
 
 pub(crate) mod bits;
+pub(crate) mod cache;
 mod choose;
 pub mod daemon;
 pub mod engine;

@@ -100,40 +100,140 @@ impl Block {
             legit_count: 0,
             invariant: None,
         };
-        let rel = inst.step_relation();
-        let mut cfg = space.config(u128::from(range.start));
-        let mut chosen = Vec::with_capacity(inst.topo.n());
-        // Per number of trailing free slots a step of the numbering
-        // changes: the processes whose guards it can change (those slots'
-        // owners and their readers); none known past 64 processes.
-        let again = again_after_advance(inst, space);
-        for i in range.clone() {
-            let changed = (i != range.start).then(|| space.advance(&mut cfg, u64::from(i)));
+        let start = range.start;
+        each_chosen(inst, space, range, |i, rel, cfg, chosen| {
             let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-            match (changed, &again) {
-                (Some(changed), Some(again)) => {
-                    for p in successors::Bits(again[changed]) {
-                        let a = rel.first_enabled(&cfg, p).map_err(fail)?;
-                        chosen[p] = a.map_or(NO_ACTION, |a| a as u16);
-                    }
-                }
-                _ => rel.chosen_into(&cfg, &mut chosen).map_err(fail)?,
-            }
-            let legit = rel.legitimate_with(&cfg, &chosen).map_err(fail)? == Some(true);
-            let k = (i - range.start) as usize;
+            let legit = rel.legitimate_with(cfg, chosen).map_err(fail)? == Some(true);
+            let k = (i - start) as usize;
             let bit = 1u64 << (k % 64);
             if legit {
                 block.legit[k / 64] |= bit;
                 block.legit_count += 1;
             }
-            if let Some(name) = rel.violated_invariant_with(&cfg, &chosen).map_err(fail)? {
+            if let Some(name) = rel.violated_invariant_with(cfg, chosen).map_err(fail)? {
                 block.stops[k / 64] |= bit;
                 if block.invariant.is_none() {
                     block.invariant = Some((name.to_string(), i));
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(block)
+    }
+}
+
+/// Calls `each` with every configuration of `range` in order, the step
+/// relation and the configuration's chosen actions (one per process),
+/// asking again only the guards a step of the numbering can change.
+fn each_chosen(
+    inst: &Instance,
+    space: &Space,
+    range: std::ops::Range<u32>,
+    mut each: impl FnMut(u32, &mut StepRelation, &Config, &Vec<u16>) -> Result<(), Refusal>,
+) -> Result<(), Refusal> {
+    let mut rel = inst.step_relation();
+    let mut cfg = space.config(u128::from(range.start));
+    let mut chosen = Vec::with_capacity(inst.topo.n());
+    // Per number of trailing free slots a step of the numbering
+    // changes: the processes whose guards it can change (those slots'
+    // owners and their readers); none known past 64 processes.
+    let again = again_after_advance(inst, space);
+    for i in range.clone() {
+        let changed = (i != range.start).then(|| space.advance(&mut cfg, u64::from(i)));
+        let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
+        match (changed, &again) {
+            (Some(changed), Some(again)) => {
+                for p in successors::Bits(again[changed]) {
+                    let a = rel.first_enabled(&cfg, p).map_err(fail)?;
+                    chosen[p] = a.map_or(NO_ACTION, |a| a as u16);
+                }
+            }
+            _ => rel.chosen_into(&cfg, &mut chosen).map_err(fail)?,
+        }
+        each(i, &mut rel, &cfg, &chosen)?;
+    }
+    Ok(())
+}
+
+/// Per configuration, its enabled processes as bits (at most 64
+/// processes), in as many bytes as the processes need.
+pub(super) struct EnabledSets {
+    bytes: Vec<u8>,
+    width: usize,
+}
+
+impl EnabledSets {
+    /// None kept yet, for `processes` processes.
+    pub(super) fn new(processes: usize) -> Self {
+        EnabledSets {
+            bytes: Vec::new(),
+            width: processes.div_ceil(8).max(1),
+        }
+    }
+
+    /// How many configurations' are kept.
+    pub(super) fn len(&self) -> usize {
+        self.bytes.len() / self.width
+    }
+
+    /// Keeps the next configuration's.
+    pub(super) fn push(&mut self, enabled: u64) {
+        self.bytes
+            .extend_from_slice(&enabled.to_le_bytes()[..self.width]);
+    }
+
+    /// Configuration `i`'s.
+    #[inline]
+    pub(super) fn get(&self, i: u32) -> u64 {
+        let (at, w) = (i as usize * self.width, self.width);
+        let mut word = [0; 8];
+        word[..w].copy_from_slice(&self.bytes[at..at + w]);
+        u64::from_le_bytes(word)
+    }
+
+    /// Starts loading configuration `i`'s into the cache.
+    #[inline]
+    pub(super) fn prefetch(&self, i: u32) {
+        crate::runtime::cache::prefetch(&self.bytes[i as usize * self.width]);
+    }
+}
+
+impl Explorer<'_> {
+    /// The enabled processes of every configuration of `space` (`count`
+    /// of them, at most 64 processes), in parallel blocks.
+    pub(super) fn enabled_everywhere(
+        &self,
+        space: &Space,
+        count: u32,
+    ) -> Result<EnabledSets, Refusal> {
+        const BLOCK: u32 = 1 << 14;
+        let blocks = count.div_ceil(BLOCK);
+        let batch = 4 * rayon::current_num_threads() as u32;
+        let inst = self.inst;
+        let mut sets = EnabledSets::new(inst.topo.n());
+        for first in (0..blocks).step_by(batch as usize) {
+            self.tell(
+                "evaluating guards for rounds",
+                u64::from(first) * u64::from(BLOCK),
+                u64::from(count),
+            )?;
+            let done: Vec<Result<EnabledSets, Refusal>> = (first..blocks.min(first + batch))
+                .into_par_iter()
+                .map(|b| {
+                    let mut block = EnabledSets::new(inst.topo.n());
+                    let range = b * BLOCK..count.min((b + 1) * BLOCK);
+                    each_chosen(inst, space, range, |_, _, _, chosen| {
+                        block.push(successors::enabled_as_bits(chosen));
+                        Ok(())
+                    })?;
+                    Ok(block)
+                })
+                .collect();
+            for block in done {
+                sets.bytes.extend(block?.bytes);
+            }
+        }
+        Ok(sets)
     }
 }
 

@@ -37,12 +37,13 @@ use crate::runtime::bits::Bits;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::{RunError, StepRelation};
 use crate::state::Config;
-use evaluate::{evaluate, Evaluated};
+use evaluate::{evaluate, EnabledSets, Evaluated};
 use reached::Reached;
 use states::States;
 
-/// The most (configuration, round) states the worst case in rounds explores.
-pub const MAX_ROUND_STATES: usize = 20_000_000;
+/// The most bytes the worst case in rounds may keep for the states in the
+/// middle of a round (a fresh round's is kept per configuration).
+pub const MAX_ROUND_BYTES: u64 = 1 << 30;
 
 /// The most configurations an instance may have to be verified.
 pub const MAX_CONFIGURATIONS: u128 = u32::MAX as u128;
@@ -80,7 +81,8 @@ pub enum Convergence {
         moves: Run,
         /// A run with the most rounds, and how many (a started round
         /// counted, as runs count them); `None` when not counted (more
-        /// than 64 processes, or more than [`MAX_ROUND_STATES`] states).
+        /// than 64 processes, or the states in the middle of a round would take
+        /// more than [`MAX_ROUND_BYTES`]).
         rounds: Option<(u64, Run)>,
     },
     /// A run to a configuration outside legitimacy where no process is
@@ -202,7 +204,10 @@ pub struct Explorer<'a> {
     /// (empty with more than 64 processes: then rounds are not counted).
     /// Every configuration's are asked of the guards again instead: a word
     /// each would be twice what the rest of the exploration keeps.
-    enabled: Vec<u64>,
+    enabled: EnabledSets,
+    /// Every configuration's enabled processes, asked when rounds are
+    /// first counted (with every configuration a start).
+    enabled_everywhere: std::sync::OnceLock<EnabledSets>,
     legit_count: u64,
     /// The first configuration (by number) where an invariant does not hold.
     invariant: Option<(String, u32)>,
@@ -351,7 +356,8 @@ impl<'a> Explorer<'a> {
             legit: Bits::default(),
             terminal: Bits::default(),
             stops: Bits::default(),
-            enabled: Vec::new(),
+            enabled: EnabledSets::new(inst.topo.n()),
+            enabled_everywhere: std::sync::OnceLock::new(),
             legit_count: 0,
             invariant: None,
             declared: inst.prog.legitimate.is_some(),
@@ -425,6 +431,20 @@ impl<'a> Explorer<'a> {
             steps.push(movers);
         }
         Some(steps)
+    }
+
+    /// Every configuration's enabled processes (at most 64 processes):
+    /// from a start, those kept while reaching; else asked of the guards
+    /// the first time.
+    fn enabled_sets(&self) -> Result<&EnabledSets, Refusal> {
+        let States::All(space) = &self.states else {
+            return Ok(&self.enabled);
+        };
+        if let Some(sets) = self.enabled_everywhere.get() {
+            return Ok(sets);
+        }
+        let sets = self.enabled_everywhere(space, self.count)?;
+        Ok(self.enabled_everywhere.get_or_init(|| sets))
     }
 
     /// Whether configuration `i` is legitimate.

@@ -6,74 +6,56 @@
 //! every configuration outside legitimacy with a fresh round, as
 //! `guarded run` starts one.
 
+mod table;
+
+use super::counts::{Counts, NO_RUN, UNSEEN};
+use super::evaluate::EnabledSets;
 use super::search::Search;
-use super::successors::Succ;
-use super::{Explorer, Refusal, Run, MAX_ROUND_STATES};
-use rustc_hash::FxHashMap;
+use super::successors::{Bits, Succ, ANY_CHANGED};
+use super::{Explorer, Refusal, Run, MAX_ROUND_BYTES};
+use table::Table;
 
-/// A configuration, the round's pending processes as bits, and whether a
-/// step of the round has been taken.
-type Key = (u32, u64, bool);
-
-/// Keys packed in a word: the memo then takes 16 bytes a key.
+/// A state of the search: a configuration, the round's processes still
+/// pending (as bits), whether a step of the round has been taken, and
+/// whether the pending processes are all those enabled. Outside
+/// legitimacy what is still to count depends on the configuration and the
+/// pending processes only (the same steps follow, whether the round has
+/// started or not); with every enabled process pending, it is the
+/// configuration's fresh round, kept per configuration.
 #[derive(Clone, Copy)]
-struct Packing {
-    /// Bits for the pending set (the number of processes).
-    n: u32,
+struct Key {
+    config: u32,
+    pending: u64,
+    started: bool,
+    fresh: bool,
 }
 
-impl Packing {
-    /// The packing for `ex`, when a key fits in a word.
-    fn new(ex: &Explorer) -> Option<Self> {
-        let config_bits = 32 - ex.count.saturating_sub(1).leading_zeros();
-        let n = ex.inst.topo.n() as u32;
-        (config_bits + n < 64).then_some(Packing { n })
-    }
-
-    fn pack(self, (c, pending, started): Key) -> u64 {
-        (u64::from(c) << (self.n + 1)) | (pending << 1) | u64::from(started)
-    }
-}
-
-/// The processes enabled in each configuration, asked of the guards once.
-struct Enabled {
-    bits: Vec<u64>,
-    known: crate::runtime::bits::Bits,
-}
-
-impl Enabled {
-    fn new(count: u32) -> Self {
-        Enabled {
-            bits: vec![0; count as usize],
-            known: crate::runtime::bits::Bits::new(count as usize),
-        }
-    }
-
-    fn get(&mut self, s: &mut Search, c: u32) -> Result<u64, Refusal> {
-        if !self.known.get(c as usize) {
-            self.bits[c as usize] = s.enabled_bits(c)?;
-            self.known.set(c as usize);
-        }
-        Ok(self.bits[c as usize])
-    }
-}
-
-/// The search's state: the memo of finished keys and the enabled cache.
+/// The search's state: what is still to count from each state finished
+/// (fresh rounds per configuration, the others in a table), and each
+/// configuration's enabled processes.
 struct Rounds<'x> {
     ex: &'x Explorer<'x>,
-    packing: Packing,
-    memo: FxHashMap<u64, u32>,
-    enabled: Enabled,
+    /// Bits for the pending processes (the number of processes).
+    n: u32,
+    fresh: Counts,
+    table: Table,
+    /// Where the table's values say [`NO_RUN`].
+    no_run: u32,
+    enabled: &'x EnabledSets,
     out: Vec<Succ>,
 }
 
-/// A key on the search's stack.
+/// A step of the search: to which state, whether it ends the round, who
+/// moves (as bits).
+type Step = (Key, u32, u64);
+
+/// A state on the search's stack.
 struct Frame {
     key: Key,
     /// Its steps: from here on the stack of steps, up to the next frame's.
     steps_from: usize,
     next: usize,
-    /// Whether the step into this key ended a round.
+    /// Whether the step into this state ended a round.
     ends_round: u32,
     best: u32,
     /// Whether a step from here leads to legitimacy without a runtime
@@ -81,93 +63,153 @@ struct Frame {
     reached: bool,
 }
 
-/// The value of a key from which no run reaches legitimacy without a
-/// runtime error.
-const NO_RUN: u32 = u32::MAX;
-
 impl Rounds<'_> {
-    /// The rounds still to count from `key`, when known: at legitimacy the
-    /// started round, else what the memo holds.
+    /// The rounds still to count from `k`, when known: at legitimacy the
+    /// started round, else what was kept.
     fn value(&self, k: Key) -> Option<u32> {
-        if self.ex.is_legit(k.0) {
-            Some(u32::from(k.2))
+        if self.ex.is_legit(k.config) {
+            Some(u32::from(k.started))
+        } else if k.fresh {
+            Some(self.fresh.get(k.config)).filter(|&v| v != UNSEEN)
         } else {
-            self.memo.get(&self.packing.pack(k)).copied()
+            let v = self.table.get(self.pack(k))?;
+            Some(if v == self.no_run { NO_RUN } else { v })
         }
     }
 
-    /// The steps from `key` onto `steps`, each with whether it ends the
-    /// round: each mover leaves the round, so does every pending process
-    /// the step disables; when none is left, the round ends and the next
-    /// starts with the processes then enabled.
+    /// Keeps what is still to count from `k`; false when the table is full.
+    fn keep(&mut self, k: Key, value: u32) -> bool {
+        if k.fresh {
+            self.fresh.set(k.config, value);
+            true
+        } else {
+            let v = if value == NO_RUN { self.no_run } else { value };
+            self.table.insert(self.pack(k), v)
+        }
+    }
+
+    fn pack(&self, k: Key) -> u64 {
+        u64::from(k.config) << self.n | k.pending
+    }
+
+    /// The state of configuration `c` with `pending` processes of its
+    /// round, and where what is still to count from it is kept starts
+    /// loading into the cache.
+    fn key(&self, c: u32, pending: u64, started: bool) -> Key {
+        let k = Key {
+            config: c,
+            pending,
+            started,
+            fresh: pending == self.enabled.get(c),
+        };
+        if k.fresh {
+            self.fresh.prefetch(c);
+        } else {
+            self.table.prefetch(self.pack(k));
+        }
+        k
+    }
+
+    /// The steps from `key` (reached from `from`, see
+    /// [`Search::successors_from`]) onto `steps`, each with whether it
+    /// ends the round: each mover leaves the round, so does every pending
+    /// process the step disables; when none is left, the round ends and
+    /// the next starts with the processes then enabled. A step to
+    /// legitimacy counts the started round, whichever it is.
     fn steps(
         &mut self,
         s: &mut Search,
-        (c, pending, _): Key,
-        steps: &mut Vec<(Key, u32)>,
+        key: Key,
+        from: Option<(u32, u64)>,
+        steps: &mut Vec<Step>,
     ) -> Result<(), Refusal> {
-        s.successors(c, &mut self.out)?;
-        for k in 0..self.out.len() {
-            let e = self.out[k];
-            let enabled = self.enabled.get(s, e.to)?;
-            let left = pending & !e.movers & enabled;
+        s.successors_from(key.config, from, &mut self.out)?;
+        // Each successor's enabled processes, then what is kept for its
+        // state, are read from all over memory: asked for all at once.
+        for e in &self.out {
+            self.enabled.prefetch(e.to);
+        }
+        for &e in &self.out {
+            if self.ex.is_legit(e.to) {
+                let at = Key {
+                    config: e.to,
+                    pending: 0,
+                    started: true,
+                    fresh: false,
+                };
+                steps.push((at, 0, e.movers));
+                continue;
+            }
+            let enabled = self.enabled.get(e.to);
+            let left = key.pending & !e.movers & enabled;
             steps.push(if left == 0 {
-                ((e.to, enabled, false), 1)
+                (self.key(e.to, enabled, false), 1, e.movers)
             } else {
-                ((e.to, left, true), 0)
+                (self.key(e.to, left, true), 0, e.movers)
             });
         }
         Ok(())
     }
 }
 
-/// The most rounds any run takes to legitimacy, with such a run; `None`
-/// when rounds are not counted (more than 64 processes, a key that does
-/// not fit in a word) or the search would pass [`MAX_ROUND_STATES`]
-/// states. Only for instances that converge: the search assumes no cycle
-/// outside legitimacy.
-pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64, Run)>, Refusal> {
-    let Some(packing) = Packing::new(ex).filter(|_| ex.processes_fit_a_word()) else {
+/// The most rounds any run takes to legitimacy, with such a run;
+/// `worst_steps`, the most steps any run takes, bounds the rounds. `None`
+/// when rounds are not counted (more than 64 processes, a state that does
+/// not fit in a word) or the states in the middle of a round would take
+/// more than [`MAX_ROUND_BYTES`]. Only for instances that converge: the
+/// search assumes no cycle outside legitimacy.
+pub(super) fn worst_rounds(
+    s: &mut Search,
+    ex: &Explorer,
+    worst_steps: u64,
+) -> Result<Option<(u64, Run)>, Refusal> {
+    let n = ex.inst.topo.n() as u32;
+    let config_bits = 32 - ex.count.saturating_sub(1).leading_zeros();
+    // Values up to the most steps, and one more for NO_RUN.
+    let value_bits = 64 - (worst_steps + 1).leading_zeros();
+    if !ex.processes_fit_a_word() || config_bits + n + value_bits > 64 {
         return Ok(None);
-    };
+    }
+    let budget = usize::try_from(MAX_ROUND_BYTES).unwrap_or(usize::MAX);
     let mut r = Rounds {
         ex,
-        packing,
-        memo: FxHashMap::default(),
-        enabled: Enabled::new(ex.count),
+        n,
+        fresh: Counts::new(ex.count as usize, UNSEEN),
+        table: Table::new(config_bits + n, value_bits, budget),
+        no_run: (1 << value_bits) - 1,
+        enabled: ex.enabled_sets()?,
         out: Vec::new(),
     };
     // From a start, only the start's fresh round; else every configuration's.
-    let starts: Vec<u32> = if ex.states.reached_from_a_start() {
-        vec![0]
+    let starts = if ex.states.reached_from_a_start() {
+        0..1
     } else {
-        (0..ex.count).collect()
+        0..ex.count
     };
-    let starts: Vec<u32> = starts.into_iter().filter(|&c| !ex.is_legit(c)).collect();
     let what = format!("{}: rounds", s.daemon_name());
     let mut stack: Vec<Frame> = Vec::new();
-    let mut steps: Vec<(Key, u32)> = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
     let mut worst: Option<(u32, Key)> = None;
-    for &c in &starts {
-        let start = (c, r.enabled.get(s, c)?, false);
+    let (mut finished, mut last_start) = (0u64, None);
+    for c in starts.filter(|&c| !ex.is_legit(c)) {
+        let start = r.key(c, r.enabled.get(c), false);
         if r.value(start).is_none() {
-            open(s, &mut r, start, 0, &mut stack, &mut steps)?;
+            // Each start is read from the one before, a few digits away.
+            let from = last_start.map(|l| (l, ANY_CHANGED));
+            last_start = Some(c);
+            open(s, &mut r, (start, from, 0), &mut stack, &mut steps)?;
         }
         while let Some(top) = stack.last_mut() {
-            if let Some(&(k, w)) = steps.get(top.steps_from + top.next) {
+            if let Some(&(k, w, movers)) = steps.get(top.steps_from + top.next) {
                 top.next += 1;
+                let from = Some((top.key.config, movers));
                 match r.value(k) {
                     Some(NO_RUN) => {}
                     Some(v) => {
                         top.best = top.best.max(w + v);
                         top.reached = true;
                     }
-                    None => {
-                        if r.memo.len() + stack.len() > MAX_ROUND_STATES {
-                            return Ok(None);
-                        }
-                        open(s, &mut r, k, w, &mut stack, &mut steps)?;
-                    }
+                    None => open(s, &mut r, (k, from, w), &mut stack, &mut steps)?,
                 }
                 continue;
             }
@@ -176,10 +218,12 @@ pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64,
             // Where every step faults, no run counts (the search runs
             // only where no configuration outside legitimacy is terminal).
             let counted = done.reached;
-            let value = if counted { done.best } else { NO_RUN };
-            r.memo.insert(packing.pack(done.key), value);
-            if (r.memo.len() as u64).is_multiple_of(super::PROGRESS_EVERY) {
-                ex.tell(&what, r.memo.len() as u64, 0)?;
+            if !r.keep(done.key, if counted { done.best } else { NO_RUN }) {
+                return Ok(None);
+            }
+            finished += 1;
+            if finished.is_multiple_of(super::PROGRESS_EVERY) {
+                ex.tell(&what, finished, 0)?;
             }
             match stack.last_mut() {
                 Some(below) if counted => {
@@ -212,44 +256,45 @@ pub(super) fn worst_rounds(s: &mut Search, ex: &Explorer) -> Result<Option<(u64,
 /// the worst case.
 fn retrace(s: &mut Search, r: &mut Rounds, start: Key) -> Result<Run, Refusal> {
     let mut run = Run {
-        start: r.ex.states.config(start.0),
+        start: r.ex.states.config(start.config),
         steps: Vec::new(),
     };
     let mut at = start;
     let mut steps = Vec::new();
-    while !r.ex.is_legit(at.0) {
-        let want = r.value(at).expect("every key on the way was searched");
+    while !r.ex.is_legit(at.config) {
+        let want = r.value(at).expect("every state on the way was searched");
         if want == NO_RUN {
             break;
         }
         steps.clear();
-        r.steps(s, at, &mut steps)?;
+        r.steps(s, at, None, &mut steps)?;
         let next = steps
             .iter()
-            .position(|&(k, w)| r.value(k).is_some_and(|v| v != NO_RUN && w + v == want));
-        let Some(k) = next else {
+            .find(|&&(k, w, _)| r.value(k).is_some_and(|v| v != NO_RUN && w + v == want));
+        let Some(&(k, _, movers)) = next else {
             return Err(Refusal::Unsupported(
                 "the worst case in rounds could not be retraced (an inconsistency in the explorer)"
                     .into(),
             ));
         };
-        // The step's movers, from the step relation's list in the same order.
-        run.steps.push(s.edges(at.0)?.swap_remove(k).movers);
-        at = steps[k].0;
+        run.steps.push(Bits(movers).map(|p| p as u32).collect());
+        at = k;
     }
     Ok(run)
 }
 
+/// Puts a state (reached from a configuration by movers, and whether that
+/// step ended a round) on the search's stack, its steps on the stack of
+/// steps.
 fn open(
     s: &mut Search,
     r: &mut Rounds,
-    key: Key,
-    ends_round: u32,
+    (key, from, ends_round): (Key, Option<(u32, u64)>, u32),
     stack: &mut Vec<Frame>,
-    steps: &mut Vec<(Key, u32)>,
+    steps: &mut Vec<Step>,
 ) -> Result<(), Refusal> {
     let steps_from = steps.len();
-    r.steps(s, key, steps)?;
+    r.steps(s, key, from, steps)?;
     stack.push(Frame {
         key,
         steps_from,

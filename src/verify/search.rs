@@ -146,7 +146,7 @@ impl<'e, 'a> Search<'e, 'a> {
     /// moves the fast way may reuse; and whether no process is enabled
     /// there (asked now rather than kept: from every configuration,
     /// a bit each would be an eighth of what the search keeps).
-    fn successors_from(
+    pub(super) fn successors_from(
         &mut self,
         i: u32,
         from: Option<(u32, u64)>,
@@ -171,8 +171,8 @@ impl<'e, 'a> Search<'e, 'a> {
     /// The processes enabled in configuration `i`, as bits (at most 64
     /// processes).
     pub(super) fn enabled_bits(&mut self, i: u32) -> Result<u64, Refusal> {
-        if let Some(&bits) = self.ex.enabled.get(i as usize) {
-            return Ok(bits);
+        if (i as usize) < self.ex.enabled.len() {
+            return Ok(self.ex.enabled.get(i));
         }
         if let Some(fast) = &mut self.fast {
             fast.load(i)?;
@@ -284,7 +284,7 @@ impl<'e, 'a> Search<'e, 'a> {
             // Every enabled process moves at each step, which so ends its
             // round: the rounds are the steps.
             (true, true) => Some((steps_run.steps.len() as u64, steps_run.clone())),
-            (true, false) => super::rounds::worst_rounds(self, ex)?,
+            (true, false) => super::rounds::worst_rounds(self, ex, steps_run.steps.len() as u64)?,
         };
         Ok(Convergence::Holds {
             steps: steps_run,

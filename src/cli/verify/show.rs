@@ -250,8 +250,8 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
                 Some((r, _)) => format!(", {r} rounds"),
                 None if !v.rounds_asked => String::new(),
                 None => format!(
-                    " (rounds not counted: more than 64 processes or {} states)",
-                    crate::verify::MAX_ROUND_STATES
+                    " (rounds not counted: more than 64 processes, or their states past {} MiB)",
+                    crate::verify::MAX_ROUND_BYTES >> 20
                 ),
             };
             line(

@@ -6,6 +6,7 @@
 //! what the next steps will read; and synchronous steps column by column.
 
 use super::*;
+use crate::runtime::cache::prefetch;
 
 /// The size of configuration and bookkeeping above which central steps
 /// prefetch (see [`Simulation::prefetch_next_move`]): about what a core's
@@ -20,24 +21,6 @@ pub(super) const LOOK_AHEAD_ENABLED: usize = 8192;
 /// The length of the enabled list from which central steps prefetch the
 /// list slot the step after next draws, rather than read it.
 pub(super) const LOOK_AHEAD_LIST: usize = 1 << 16;
-
-/// Starts loading the cache line holding `x`: a hint, with no effect on
-/// what the program computes.
-#[inline(always)]
-pub(super) fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the pointer comes from a reference, so it is valid; and a
-    // prefetch does not access memory as far as the program can tell (it
-    // cannot fault, and changes no value). The intrinsic is `unsafe` only
-    // because of its `target_feature`, SSE, which every x86-64 has.
-    #[allow(unsafe_code)]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
 
 /// Makes `v` the one-element list `[x]`; a list that already has one
 /// element (as after the last single move) only has it replaced.
