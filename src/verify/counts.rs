@@ -37,18 +37,6 @@ impl Counts {
         }
     }
 
-    /// Starts loading count `i` into the cache.
-    #[inline]
-    pub(super) fn prefetch(&self, i: u32) {
-        use crate::runtime::cache::prefetch;
-        let i = i as usize;
-        match self {
-            Counts::U8(v) => prefetch(&v[i]),
-            Counts::U16(v) => prefetch(&v[i]),
-            Counts::U32(v) => prefetch(&v[i]),
-        }
-    }
-
     /// Sets count `i` to `value` (or a reserved value), widening every
     /// count first when it does not fit.
     #[inline]

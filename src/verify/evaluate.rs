@@ -171,6 +171,11 @@ impl EnabledSets {
         }
     }
 
+    /// The bytes a configuration's take.
+    pub(super) fn width(&self) -> usize {
+        self.width
+    }
+
     /// How many configurations' are kept.
     pub(super) fn len(&self) -> usize {
         self.bytes.len() / self.width
@@ -189,12 +194,6 @@ impl EnabledSets {
         let mut word = [0; 8];
         word[..w].copy_from_slice(&self.bytes[at..at + w]);
         u64::from_le_bytes(word)
-    }
-
-    /// Starts loading configuration `i`'s into the cache.
-    #[inline]
-    pub(super) fn prefetch(&self, i: u32) {
-        crate::runtime::cache::prefetch(&self.bytes[i as usize * self.width]);
     }
 }
 

@@ -6,13 +6,14 @@
 //! every configuration outside legitimacy with a fresh round, as
 //! `guarded run` starts one.
 
+mod per_config;
 mod table;
 
-use super::counts::{Counts, NO_RUN, UNSEEN};
-use super::evaluate::EnabledSets;
+use super::counts::{NO_RUN, UNSEEN};
 use super::search::Search;
 use super::successors::{Bits, Succ, ANY_CHANGED};
 use super::{Explorer, Refusal, Run, MAX_ROUND_BYTES};
+use per_config::PerConfig;
 use table::Table;
 
 /// A state of the search: a configuration, the round's processes still
@@ -30,18 +31,17 @@ struct Key {
     fresh: bool,
 }
 
-/// The search's state: what is still to count from each state finished
-/// (fresh rounds per configuration, the others in a table), and each
-/// configuration's enabled processes.
+/// The search's state: each configuration's enabled processes, and what
+/// is still to count from each state finished (fresh rounds per
+/// configuration, the others in a table).
 struct Rounds<'x> {
     ex: &'x Explorer<'x>,
     /// Bits for the pending processes (the number of processes).
     n: u32,
-    fresh: Counts,
+    per_config: PerConfig,
     table: Table,
     /// Where the table's values say [`NO_RUN`].
     no_run: u32,
-    enabled: &'x EnabledSets,
     out: Vec<Succ>,
 }
 
@@ -70,7 +70,7 @@ impl Rounds<'_> {
         if self.ex.is_legit(k.config) {
             Some(u32::from(k.started))
         } else if k.fresh {
-            Some(self.fresh.get(k.config)).filter(|&v| v != UNSEEN)
+            Some(self.per_config.fresh(k.config)).filter(|&v| v != UNSEEN)
         } else {
             let v = self.table.get(self.pack(k))?;
             Some(if v == self.no_run { NO_RUN } else { v })
@@ -80,7 +80,7 @@ impl Rounds<'_> {
     /// Keeps what is still to count from `k`; false when the table is full.
     fn keep(&mut self, k: Key, value: u32) -> bool {
         if k.fresh {
-            self.fresh.set(k.config, value);
+            self.per_config.set_fresh(k.config, value);
             true
         } else {
             let v = if value == NO_RUN { self.no_run } else { value };
@@ -100,11 +100,10 @@ impl Rounds<'_> {
             config: c,
             pending,
             started,
-            fresh: pending == self.enabled.get(c),
+            fresh: pending == self.per_config.enabled(c),
         };
-        if k.fresh {
-            self.fresh.prefetch(c);
-        } else {
+        // A fresh round's value came with the enabled processes.
+        if !k.fresh {
             self.table.prefetch(self.pack(k));
         }
         k
@@ -127,7 +126,7 @@ impl Rounds<'_> {
         // Each successor's enabled processes, then what is kept for its
         // state, are read from all over memory: asked for all at once.
         for e in &self.out {
-            self.enabled.prefetch(e.to);
+            self.per_config.prefetch(e.to);
         }
         for &e in &self.out {
             if self.ex.is_legit(e.to) {
@@ -140,7 +139,7 @@ impl Rounds<'_> {
                 steps.push((at, 0, e.movers));
                 continue;
             }
-            let enabled = self.enabled.get(e.to);
+            let enabled = self.per_config.enabled(e.to);
             let left = key.pending & !e.movers & enabled;
             steps.push(if left == 0 {
                 (self.key(e.to, enabled, false), 1, e.movers)
@@ -174,10 +173,9 @@ pub(super) fn worst_rounds(
     let mut r = Rounds {
         ex,
         n,
-        fresh: Counts::new(ex.count as usize, UNSEEN),
+        per_config: PerConfig::new(ex.enabled_sets()?, ex.count, worst_steps),
         table: Table::new(config_bits + n, value_bits, budget),
         no_run: (1 << value_bits) - 1,
-        enabled: ex.enabled_sets()?,
         out: Vec::new(),
     };
     // From a start, only the start's fresh round; else every configuration's.
@@ -192,7 +190,7 @@ pub(super) fn worst_rounds(
     let mut worst: Option<(u32, Key)> = None;
     let (mut finished, mut last_start) = (0u64, None);
     for c in starts.filter(|&c| !ex.is_legit(c)) {
-        let start = r.key(c, r.enabled.get(c), false);
+        let start = r.key(c, r.per_config.enabled(c), false);
         if r.value(start).is_none() {
             // Each start is read from the one before, a few digits away.
             let from = last_start.map(|l| (l, ANY_CHANGED));
