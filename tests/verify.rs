@@ -681,6 +681,22 @@ fn weak_fairness_excuses_only_unfair_cycles() {
         }
         other => panic!("{other:?}"),
     }
+    // Steps that change nothing: a configuration alone, its own cycle,
+    // fair when every process stutters in turn.
+    let stutter = "var x: 0..1 = 0\nprocess { idle :: x == 0 -> x := x }\n\
+        legitimate: forall(p in procs : p.x == 1)\n";
+    let inst = instance(stutter, "chain:2", &[]);
+    let v = Explorer::new(&inst)
+        .unwrap()
+        .verify_fairly(&Daemon::Central, true)
+        .unwrap();
+    match v.convergence {
+        Convergence::Cycle { run, cycle_from } => {
+            assert_eq!(cycle_from, 0);
+            assert_eq!(run.steps, [vec![0], vec![1]], "each stutters in turn");
+        }
+        other => panic!("{other:?}"),
+    }
     let inst = instance(DIJKSTRA, "ring:4", &[("K", 3)]);
     let v = Explorer::new(&inst)
         .unwrap()

@@ -8,12 +8,67 @@
 //! connected components of the steps outside legitimacy.
 
 use super::search::Search;
+use super::successors::{Bits, Succ};
 use super::{Explorer, Refusal};
 use std::collections::{HashMap, VecDeque};
 
-/// A step inside the graph outside legitimacy: where it leads, its movers
-/// as bits and as a list.
-type Step = (u32, u64, Vec<u32>);
+/// The steps between configurations outside legitimacy, kept (the
+/// components are searched twice): each configuration's one after the
+/// other, where it leads and its movers as bits, 12 bytes a step.
+struct Steps {
+    /// Per configuration, where its steps begin; then where the last ends.
+    first: Vec<u64>,
+    to: Vec<u32>,
+    movers: Vec<u64>,
+}
+
+impl Steps {
+    fn new(s: &mut Search, ex: &Explorer) -> Result<Self, Refusal> {
+        let mut steps = Steps {
+            first: Vec::with_capacity(ex.count as usize + 1),
+            to: Vec::new(),
+            movers: Vec::new(),
+        };
+        let mut out: Vec<Succ> = Vec::new();
+        for i in 0..ex.count {
+            steps.first.push(steps.to.len() as u64);
+            if ex.is_legit(i) {
+                continue;
+            }
+            s.successors(i, &mut out)?;
+            for e in out.iter().filter(|e| !ex.is_legit(e.to)) {
+                steps.to.push(e.to);
+                steps.movers.push(e.movers);
+            }
+        }
+        steps.first.push(steps.to.len() as u64);
+        Ok(steps)
+    }
+
+    fn len(&self) -> usize {
+        self.first.len() - 1
+    }
+
+    /// Configuration `c`'s steps: where each leads, and its movers as bits.
+    fn of(&self, c: u32) -> impl Iterator<Item = (u32, u64)> + '_ {
+        let range = self.first[c as usize] as usize..self.first[c as usize + 1] as usize;
+        self.to[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.movers[range].iter().copied())
+    }
+
+    /// Configuration `c`'s `k`-th step, when it has one.
+    fn nth(&self, c: usize, k: usize) -> Option<(u32, u64)> {
+        let at = self.first[c] as usize + k;
+        (at < self.first[c + 1] as usize).then(|| (self.to[at], self.movers[at]))
+    }
+}
+
+/// A move set kept as bits, as a list.
+fn listed(movers: u64) -> Vec<u32> {
+    Bits(movers).map(|p| p as u32).collect()
+}
 
 /// A cycle: where it begins, and its steps' movers.
 type Cycle = (u32, Vec<Vec<u32>>);
@@ -39,16 +94,7 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
         ));
     }
     let legit = |i: u32| ex.is_legit(i);
-    // The steps outside legitimacy, kept: the components are searched twice.
-    let mut out: Vec<Vec<Step>> = vec![Vec::new(); ex.count as usize];
-    for i in (0..ex.count).filter(|&i| !legit(i)) {
-        out[i as usize] = s
-            .edges(i)?
-            .into_iter()
-            .filter(|e| !legit(e.to))
-            .map(|e| (e.to, bits(&e.movers), e.movers))
-            .collect();
-    }
+    let out = Steps::new(s, ex)?;
     for component in components(&out, &legit) {
         let inside = |j: u32| component.binary_search(&j).is_ok();
         let mut always = u64::MAX;
@@ -56,25 +102,21 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
             always &= s.enabled_bits(c)?;
         }
         let mut moved = 0u64;
-        let mut looped = component.len() > 1;
         for &c in &component {
-            for (to, m, _) in &out[c as usize] {
-                if inside(*to) {
-                    moved |= m;
-                    looped |= *to == c;
-                }
+            for (_, m) in out.of(c).filter(|&(to, _)| inside(to)) {
+                moved |= m;
             }
         }
-        if looped && always & !moved == 0 {
+        if always & !moved == 0 {
             return Ok(Some(tour(&out, &component, always)));
         }
     }
     Ok(None)
 }
 
-/// The strongly connected components of the steps in `out` (Tarjan's
-/// algorithm, without recursion), each sorted.
-fn components(out: &[Vec<Step>], legit: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
+/// The strongly connected components of the steps in `out` that hold a
+/// cycle (Tarjan's algorithm, without recursion), each sorted.
+fn components(out: &Steps, legit: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
     const UNSEEN: u32 = u32::MAX;
     let n = out.len();
     let (mut index, mut low) = (vec![UNSEEN; n], vec![0u32; n]);
@@ -91,9 +133,9 @@ fn components(out: &[Vec<Step>], legit: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
         stack.push(root);
         on_stack[root] = true;
         while let Some(&mut (v, ref mut k)) = calls.last_mut() {
-            if let Some((w, _, _)) = out[v].get(*k) {
+            if let Some((w, _)) = out.nth(v, *k) {
                 *k += 1;
-                let w = *w as usize;
+                let w = w as usize;
                 if index[w] == UNSEEN {
                     index[w] = next;
                     low[w] = next;
@@ -119,8 +161,11 @@ fn components(out: &[Vec<Step>], legit: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
                         break;
                     }
                 }
-                c.sort_unstable();
-                found.push(c);
+                // One configuration without a step to itself holds no cycle.
+                if c.len() > 1 || out.of(v as u32).any(|(to, _)| to as usize == v) {
+                    c.sort_unstable();
+                    found.push(c);
+                }
             }
         }
     }
@@ -129,7 +174,7 @@ fn components(out: &[Vec<Step>], legit: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
 
 /// A cycle inside `component` through every configuration of it and, for
 /// each process of `always`, a step in which it moves.
-fn tour(out: &[Vec<Step>], component: &[u32], always: u64) -> Cycle {
+fn tour(out: &Steps, component: &[u32], always: u64) -> Cycle {
     let inside = |j: u32| component.binary_search(&j).is_ok();
     let start = component[0];
     let mut steps: Vec<Vec<u32>> = Vec::new();
@@ -138,10 +183,9 @@ fn tour(out: &[Vec<Step>], component: &[u32], always: u64) -> Cycle {
     let mut visit: Vec<Waypoint> = component.iter().map(|&c| (c, None)).collect();
     for p in (0..64).filter(|p| always >> p & 1 == 1) {
         let edge = component.iter().find_map(|&c| {
-            out[c as usize]
-                .iter()
-                .find(|(to, m, _)| inside(*to) && m >> p & 1 == 1)
-                .map(|(to, _, movers)| (c, (*to, movers.clone())))
+            out.of(c)
+                .find(|&(to, m)| inside(to) && m >> p & 1 == 1)
+                .map(|(to, movers)| (c, (to, listed(movers))))
         });
         if let Some((from, step)) = edge {
             visit.push((from, Some(step)));
@@ -159,38 +203,38 @@ fn tour(out: &[Vec<Step>], component: &[u32], always: u64) -> Cycle {
     // The tour ends where it began unless it began and ended in one place
     // without a step (a component of one configuration with a loop).
     if steps.is_empty() {
-        if let Some((_, _, movers)) = out[start as usize].iter().find(|(to, _, _)| *to == start) {
-            steps.push(movers.clone());
+        if let Some((_, movers)) = out.of(start).find(|&(to, _)| to == start) {
+            steps.push(listed(movers));
         }
     }
     (start, steps)
 }
 
 /// A shortest path from `from` to `to` through configurations `inside`.
-fn path(out: &[Vec<Step>], inside: &dyn Fn(u32) -> bool, from: u32, to: u32) -> Vec<Vec<u32>> {
+fn path(out: &Steps, inside: &dyn Fn(u32) -> bool, from: u32, to: u32) -> Vec<Vec<u32>> {
     if from == to {
         return Vec::new();
     }
-    let mut parent: HashMap<u32, (u32, usize)> = HashMap::new();
+    let mut parent: HashMap<u32, (u32, u64)> = HashMap::new();
     let mut queue = VecDeque::from([from]);
     while let Some(x) = queue.pop_front() {
-        for (k, (y, _, _)) in out[x as usize].iter().enumerate() {
-            if !inside(*y) || *y == from || parent.contains_key(y) {
+        for (y, movers) in out.of(x) {
+            if !inside(y) || y == from || parent.contains_key(&y) {
                 continue;
             }
-            parent.insert(*y, (x, k));
-            if *y == to {
+            parent.insert(y, (x, movers));
+            if y == to {
                 let mut steps = Vec::new();
                 let mut at = to;
                 while at != from {
-                    let (p, k) = parent[&at];
-                    steps.push(out[p as usize][k].2.clone());
+                    let (p, movers) = parent[&at];
+                    steps.push(listed(movers));
                     at = p;
                 }
                 steps.reverse();
                 return steps;
             }
-            queue.push_back(*y);
+            queue.push_back(y);
         }
     }
     // In one component every configuration reaches every other.
