@@ -42,39 +42,62 @@ impl Explorer<'_> {
     /// block on a thread with its own buffers, telling progress between
     /// batches. The first fault (by number) refuses, as in order.
     pub(super) fn evaluate_all(&mut self, space: &Space, count: u32) -> Result<(), Refusal> {
-        const BLOCK: u32 = 1 << 14;
-        let blocks = count.div_ceil(BLOCK);
-        let batch = 4 * rayon::current_num_threads() as u32;
         let inst = self.inst;
         let words = (count as usize).div_ceil(64);
-        self.legit = Bits(Vec::with_capacity(words));
+        let mut legit = Bits(Vec::with_capacity(words));
         let invariants = !inst.code.invariants.is_empty();
-        self.stops = Bits(Vec::with_capacity(if invariants { words } else { 0 }));
-        for first in (0..blocks).step_by(batch as usize) {
-            self.tell(
-                "evaluating guards and predicates",
-                u64::from(first) * u64::from(BLOCK),
-                u64::from(count),
-            )?;
-            let done: Vec<Result<Block, Refusal>> = (first..blocks.min(first + batch))
-                .into_par_iter()
-                .map(|b| Block::evaluate(inst, space, b * BLOCK..count.min((b + 1) * BLOCK)))
-                .collect();
-            for block in done {
-                let block = block?;
-                self.legit.0.extend(block.legit);
+        let mut stops = Bits(Vec::with_capacity(if invariants { words } else { 0 }));
+        let (mut legit_count, mut invariant) = (0, None);
+        in_blocks(
+            self.progress,
+            "evaluating guards and predicates",
+            count,
+            |range| Block::evaluate(inst, space, range),
+            |block| {
+                legit.0.extend(block.legit);
                 if invariants {
-                    self.stops.0.extend(block.stops);
+                    stops.0.extend(block.stops);
                 }
-                self.legit_count += block.legit_count;
-                if self.invariant.is_none() {
-                    self.invariant = block.invariant;
+                legit_count += block.legit_count;
+                if invariant.is_none() {
+                    invariant = block.invariant;
                 }
-            }
-        }
+            },
+        )?;
+        (self.legit, self.stops) = (legit, stops);
+        (self.legit_count, self.invariant) = (legit_count, invariant);
         self.count = count;
         Ok(())
     }
+}
+
+/// Runs `each` on every block of consecutive configurations of the
+/// `count`, in parallel: batches of blocks, each block on a thread with
+/// its own buffers, telling progress (`what`) between batches; `keep`
+/// takes the blocks' results in order. The first refusal (by number)
+/// refuses, as in order.
+fn in_blocks<T: Send>(
+    progress: Option<super::Progress>,
+    what: &str,
+    count: u32,
+    each: impl Fn(std::ops::Range<u32>) -> Result<T, Refusal> + Sync,
+    mut keep: impl FnMut(T),
+) -> Result<(), Refusal> {
+    const BLOCK: u32 = 1 << 14;
+    let blocks = count.div_ceil(BLOCK);
+    let batch = 4 * rayon::current_num_threads() as u32;
+    for first in (0..blocks).step_by(batch as usize) {
+        let done = u64::from(first) * u64::from(BLOCK);
+        super::tell(progress, what, done, u64::from(count))?;
+        let results: Vec<Result<T, Refusal>> = (first..blocks.min(first + batch))
+            .into_par_iter()
+            .map(|b| each(b * BLOCK..count.min((b + 1) * BLOCK)))
+            .collect();
+        for result in results {
+            keep(result?);
+        }
+    }
+    Ok(())
 }
 
 /// What a block of consecutive configurations says, as words of bits
@@ -205,33 +228,22 @@ impl Explorer<'_> {
         space: &Space,
         count: u32,
     ) -> Result<EnabledSets, Refusal> {
-        const BLOCK: u32 = 1 << 14;
-        let blocks = count.div_ceil(BLOCK);
-        let batch = 4 * rayon::current_num_threads() as u32;
         let inst = self.inst;
         let mut sets = EnabledSets::new(inst.topo.n());
-        for first in (0..blocks).step_by(batch as usize) {
-            self.tell(
-                "evaluating guards for rounds",
-                u64::from(first) * u64::from(BLOCK),
-                u64::from(count),
-            )?;
-            let done: Vec<Result<EnabledSets, Refusal>> = (first..blocks.min(first + batch))
-                .into_par_iter()
-                .map(|b| {
-                    let mut block = EnabledSets::new(inst.topo.n());
-                    let range = b * BLOCK..count.min((b + 1) * BLOCK);
-                    each_chosen(inst, space, range, |_, _, _, chosen| {
-                        block.push(successors::enabled_as_bits(chosen));
-                        Ok(())
-                    })?;
-                    Ok(block)
-                })
-                .collect();
-            for block in done {
-                sets.bytes.extend(block?.bytes);
-            }
-        }
+        in_blocks(
+            self.progress,
+            "evaluating guards for rounds",
+            count,
+            |range| {
+                let mut block = EnabledSets::new(inst.topo.n());
+                each_chosen(inst, space, range, |_, _, _, chosen| {
+                    block.push(successors::enabled_as_bits(chosen));
+                    Ok(())
+                })?;
+                Ok(block)
+            },
+            |block| sets.bytes.extend(block.bytes),
+        )?;
         Ok(sets)
     }
 }
