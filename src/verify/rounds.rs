@@ -1,10 +1,14 @@
 //! The worst case in rounds. A round ends at the first step by which every
 //! process enabled at its start has moved or been neutralized (a started
 //! round counts as one), so how many rounds a run takes depends on more
-//! than its configurations: the search runs over (configuration, the
-//! round's processes still pending, whether the round has started), from
-//! every configuration outside legitimacy with a fresh round, as
-//! `guarded run` starts one.
+//! than its configurations: the search runs depth first over
+//! (configuration, the round's processes still pending), from every
+//! configuration outside legitimacy with a fresh round, as `guarded run`
+//! starts one. What is still to count from a fresh round (every enabled
+//! process pending) is kept per configuration, beside its enabled
+//! processes ([`per_config`]); from a state in the middle of a round, in a
+//! table of keys and values packed together ([`table`]). Both are read
+//! from all over memory, so each step's are prefetched.
 
 mod per_config;
 mod table;
@@ -78,13 +82,19 @@ impl Rounds<'_> {
     }
 
     /// Keeps what is still to count from `k`; false when the table is full.
-    fn keep(&mut self, k: Key, value: u32) -> bool {
+    fn keep(&mut self, k: Key, value: u32) -> Result<bool, Refusal> {
+        // The most steps bound the rounds, and so the values' width.
+        if value != NO_RUN && value >= self.no_run {
+            return Err(Refusal::Unsupported(
+                "a run takes more rounds than steps (an inconsistency in the explorer)".into(),
+            ));
+        }
         if k.fresh {
             self.per_config.set_fresh(k.config, value);
-            true
+            Ok(true)
         } else {
             let v = if value == NO_RUN { self.no_run } else { value };
-            self.table.insert(self.pack(k), v)
+            Ok(self.table.insert(self.pack(k), v))
         }
     }
 
@@ -216,7 +226,7 @@ pub(super) fn worst_rounds(
             // Where every step faults, no run counts (the search runs
             // only where no configuration outside legitimacy is terminal).
             let counted = done.reached;
-            if !r.keep(done.key, if counted { done.best } else { NO_RUN }) {
+            if !r.keep(done.key, if counted { done.best } else { NO_RUN })? {
                 return Ok(None);
             }
             finished += 1;
