@@ -49,6 +49,10 @@ struct Rounds<'x> {
     out: Vec<Succ>,
 }
 
+/// How many steps ahead a successor's enabled processes are prefetched:
+/// about as many reads as a core keeps in flight.
+const AHEAD: usize = 16;
+
 /// A step of the search: to which state, whether it ends the round, who
 /// moves (as bits).
 type Step = (Key, u32, u64);
@@ -134,11 +138,16 @@ impl Rounds<'_> {
     ) -> Result<(), Refusal> {
         s.successors_from(key.config, from, &mut self.out)?;
         // Each successor's enabled processes, then what is kept for its
-        // state, are read from all over memory: asked for all at once.
-        for e in &self.out {
+        // state, are read from all over memory: asked for a few steps
+        // ahead of their use.
+        for e in self.out.iter().take(AHEAD) {
             self.per_config.prefetch(e.to);
         }
-        for &e in &self.out {
+        for k in 0..self.out.len() {
+            if let Some(ahead) = self.out.get(k + AHEAD) {
+                self.per_config.prefetch(ahead.to);
+            }
+            let e = self.out[k];
             if self.ex.is_legit(e.to) {
                 let at = Key {
                     config: e.to,
