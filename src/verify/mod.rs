@@ -81,7 +81,8 @@ pub enum Convergence {
         moves: Run,
         /// A run with the most rounds, and how many (a started round
         /// counted, as runs count them); `None` when not counted (more
-        /// than 64 processes, or the states in the middle of a round would take
+        /// than 64 processes, a (configuration, pending processes) state
+        /// past 64 bits, or the states in the middle of a round would take
         /// more than [`MAX_ROUND_BYTES`]).
         rounds: Option<(u64, Run)>,
     },

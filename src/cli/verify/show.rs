@@ -250,7 +250,7 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
                 Some((r, _)) => format!(", {r} rounds"),
                 None if !v.rounds_asked => String::new(),
                 None => format!(
-                    " (rounds not counted: more than 64 processes, or their states past {} MiB)",
+                    " (rounds not counted: more than 64 processes, or the search's states past 64 bits each or {} MiB in all)",
                     crate::verify::MAX_ROUND_BYTES >> 20
                 ),
             };
