@@ -393,13 +393,16 @@ impl Compiler<'_> {
         let pred = self.bexpr(pred);
         Box::new(move |e| {
             // Iterative depth-first search; 1 = on the stack, 2 = done.
+            // Two allocations per evaluation: it runs at every step.
             let n = e.topo.n();
             let mut mark = vec![0u8; n];
+            let mut stack = Vec::with_capacity(n);
             for root in 0..n {
                 if mark[root] != 0 {
                     continue;
                 }
-                let mut stack = vec![(root, 0usize)];
+                stack.clear();
+                stack.push((root, 0usize));
                 mark[root] = 1;
                 while let Some(&mut (p, ref mut k)) = stack.last_mut() {
                     let nb = e.topo.nbrs(p);
