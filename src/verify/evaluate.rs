@@ -180,6 +180,7 @@ fn each_chosen(
 
 /// Per configuration, its enabled processes as bits (at most 64
 /// processes), in as many bytes as the processes need.
+#[derive(Clone)]
 pub(super) struct EnabledSets {
     bytes: Vec<u8>,
     width: usize,
@@ -190,8 +191,13 @@ impl EnabledSets {
     pub(super) fn new(processes: usize) -> Self {
         EnabledSets {
             bytes: Vec::new(),
-            width: processes.div_ceil(8).max(1),
+            width: Self::width_for(processes),
         }
+    }
+
+    /// The bytes a configuration's take, for `processes` processes.
+    pub(super) fn width_for(processes: usize) -> usize {
+        processes.div_ceil(8).max(1)
     }
 
     /// The bytes a configuration's take.

@@ -41,8 +41,9 @@ use evaluate::{evaluate, EnabledSets, Evaluated};
 use reached::Reached;
 use states::States;
 
-/// The most bytes the worst case in rounds may keep for the states in the
-/// middle of a round (a fresh round's is kept per configuration).
+/// The most bytes the worst case in rounds may keep: at most half of them
+/// with each configuration, the rest in a table of the states in the
+/// middle of a round.
 pub const MAX_ROUND_BYTES: u64 = 1 << 30;
 
 /// The most configurations an instance may have to be verified.
@@ -206,9 +207,6 @@ pub struct Explorer<'a> {
     /// Every configuration's are asked of the guards again instead: a word
     /// each would be twice what the rest of the exploration keeps.
     enabled: EnabledSets,
-    /// Every configuration's enabled processes, asked when rounds are
-    /// first counted (with every configuration a start).
-    enabled_everywhere: std::sync::OnceLock<EnabledSets>,
     legit_count: u64,
     /// The first configuration (by number) where an invariant does not hold.
     invariant: Option<(String, u32)>,
@@ -358,7 +356,6 @@ impl<'a> Explorer<'a> {
             terminal: Bits::default(),
             stops: Bits::default(),
             enabled: EnabledSets::new(inst.topo.n()),
-            enabled_everywhere: std::sync::OnceLock::new(),
             legit_count: 0,
             invariant: None,
             declared: inst.prog.legitimate.is_some(),
@@ -436,16 +433,14 @@ impl<'a> Explorer<'a> {
 
     /// Every configuration's enabled processes (at most 64 processes):
     /// from a start, those kept while reaching; else asked of the guards
-    /// the first time.
-    fn enabled_sets(&self) -> Result<&EnabledSets, Refusal> {
-        let States::All(space) = &self.states else {
-            return Ok(&self.enabled);
-        };
-        if let Some(sets) = self.enabled_everywhere.get() {
-            return Ok(sets);
+    /// now.
+    fn enabled_sets(&self) -> Result<std::borrow::Cow<'_, EnabledSets>, Refusal> {
+        match &self.states {
+            States::All(space) => Ok(std::borrow::Cow::Owned(
+                self.enabled_everywhere(space, self.count)?,
+            )),
+            _ => Ok(std::borrow::Cow::Borrowed(&self.enabled)),
         }
-        let sets = self.enabled_everywhere(space, self.count)?;
-        Ok(self.enabled_everywhere.get_or_init(|| sets))
     }
 
     /// Whether configuration `i` is legitimate.

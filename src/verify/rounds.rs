@@ -5,10 +5,11 @@
 //! (configuration, the round's processes still pending), from every
 //! configuration outside legitimacy with a fresh round, as `guarded run`
 //! starts one. What is still to count from a fresh round (every enabled
-//! process pending) is kept per configuration, beside its enabled
-//! processes ([`per_config`]); from a state in the middle of a round, in a
-//! table of keys and values packed together ([`table`]). Both are read
-//! from all over memory, so each step's are prefetched.
+//! process pending) and from the first few states in the middle of a
+//! round at a configuration is kept with the configuration, beside its
+//! enabled processes ([`per_config`]); from the others, in a table of keys
+//! and values packed together ([`table`]). Both are read from all over
+//! memory, so each step's are prefetched.
 
 mod per_config;
 mod table;
@@ -17,7 +18,7 @@ use super::counts::{NO_RUN, UNSEEN};
 use super::search::Search;
 use super::successors::{Bits, Succ, ANY_CHANGED};
 use super::{Explorer, Refusal, Run, MAX_ROUND_BYTES};
-use per_config::PerConfig;
+use per_config::{Mid, PerConfig, SLOTS};
 use table::Table;
 
 /// A state of the search: a configuration, the round's processes still
@@ -80,8 +81,14 @@ impl Rounds<'_> {
         } else if k.fresh {
             Some(self.per_config.fresh(k.config)).filter(|&v| v != UNSEEN)
         } else {
-            let v = self.table.get(self.pack(k))?;
-            Some(if v == self.no_run { NO_RUN } else { v })
+            match self.per_config.mid(k.config, k.pending) {
+                Mid::Kept(v) => Some(v),
+                Mid::Free => None,
+                Mid::Elsewhere => {
+                    let v = self.table.get(self.pack(k))?;
+                    Some(if v == self.no_run { NO_RUN } else { v })
+                }
+            }
         }
     }
 
@@ -95,6 +102,8 @@ impl Rounds<'_> {
         }
         if k.fresh {
             self.per_config.set_fresh(k.config, value);
+            Ok(true)
+        } else if self.per_config.set_mid(k.config, k.pending, value) {
             Ok(true)
         } else {
             let v = if value == NO_RUN { self.no_run } else { value };
@@ -116,9 +125,10 @@ impl Rounds<'_> {
             started,
             fresh: pending == self.per_config.enabled(c),
         };
-        // A fresh round's value came with the enabled processes.
+        // A fresh round's value came with the enabled processes; most
+        // others are kept with their configuration, apart.
         if !k.fresh {
-            self.table.prefetch(self.pack(k));
+            self.per_config.prefetch_slots(c);
         }
         k
     }
@@ -181,6 +191,17 @@ pub(super) fn worst_rounds(
     ex: &Explorer,
     worst_steps: u64,
 ) -> Result<Option<(u64, Run)>, Refusal> {
+    worst_rounds_within(s, ex, worst_steps, (SLOTS, MAX_ROUND_BYTES))
+}
+
+/// [`worst_rounds`] with at most `most_slots` states in the middle of a
+/// round kept with each configuration, and at most `bytes` kept in all.
+fn worst_rounds_within(
+    s: &mut Search,
+    ex: &Explorer,
+    worst_steps: u64,
+    (most_slots, bytes): (usize, u64),
+) -> Result<Option<(u64, Run)>, Refusal> {
     let n = ex.inst.topo.n() as u32;
     let config_bits = 32 - ex.count.saturating_sub(1).leading_zeros();
     // Values up to the most steps, and one more for NO_RUN.
@@ -188,11 +209,18 @@ pub(super) fn worst_rounds(
     if !ex.processes_fit_a_word() || config_bits + n + value_bits > 64 {
         return Ok(None);
     }
-    let budget = usize::try_from(MAX_ROUND_BYTES).unwrap_or(usize::MAX);
+    // Half the memory for what is kept per configuration, the rest for
+    // the table.
+    let kept = (ex.count, n as usize, worst_steps);
+    let Some(slots) = PerConfig::slots_within(kept, most_slots, bytes / 2) else {
+        return Ok(None);
+    };
+    let per_config = PerConfig::new(&*ex.enabled_sets()?, ex.count, worst_steps, slots);
+    let budget = usize::try_from(bytes - per_config.bytes()).unwrap_or(usize::MAX);
     let mut r = Rounds {
         ex,
         n,
-        per_config: PerConfig::new(ex.enabled_sets()?, ex.count, worst_steps),
+        per_config,
         table: Table::new(config_bits + n, value_bits, budget),
         no_run: (1 << value_bits) - 1,
         out: Vec::new(),
@@ -321,4 +349,47 @@ fn open(
         reached: false,
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{load, read_file, Setup};
+    use crate::runtime::daemon::Daemon;
+    use crate::verify::Convergence;
+
+    /// The states in the middle of a round kept with their configuration
+    /// or in the table give the same worst case and run; past the memory
+    /// given, rounds are not counted.
+    #[test]
+    fn the_slots_and_the_table_keep_alike() {
+        let src = include_str!("../../programs/dijkstra_kstate.gc");
+        for (n, k) in [(5, 5), (6, 6)] {
+            let setup = Setup {
+                topology: Some(format!("ring:{n}")),
+                params: vec![("K".into(), k)],
+                ..Setup::default()
+            };
+            let inst = load(src, &setup, &read_file).expect("loads");
+            let ex = Explorer::new(&inst).expect("explores");
+            for d in [Daemon::Central, Daemon::LocallyCentral, Daemon::Distributed] {
+                let Convergence::Holds { steps, rounds, .. } = ex.verify(&d).unwrap().convergence
+                else {
+                    panic!("Dijkstra's ring of {n} with K = {k} converges");
+                };
+                let (most, run) = rounds.expect("rounds are counted");
+                let worst = steps.steps.len() as u64;
+                let mut s = Search::new(&ex, &d, false);
+                for slots in 0..=SLOTS {
+                    let got = worst_rounds_within(&mut s, &ex, worst, (slots, MAX_ROUND_BYTES));
+                    let (got, got_run) = got.unwrap().expect("rounds are counted");
+                    assert_eq!((got, &got_run.steps), (most, &run.steps), "{slots} slots");
+                }
+                if n == 6 {
+                    let small = worst_rounds_within(&mut s, &ex, worst, (0, 200_000)).unwrap();
+                    assert!(small.is_none(), "the table passes 200,000 bytes");
+                }
+            }
+        }
+    }
 }

@@ -60,12 +60,6 @@ impl Table {
         }
     }
 
-    /// Starts loading where `key` is looked for into the cache.
-    #[inline]
-    pub(super) fn prefetch(&self, key: u64) {
-        crate::runtime::cache::prefetch(&self.bytes[self.home(key) * self.width]);
-    }
-
     /// Keeps `value` for `key` (not kept yet); false when the table
     /// would pass its budget.
     pub(super) fn insert(&mut self, key: u64, value: u32) -> bool {
