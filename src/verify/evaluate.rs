@@ -152,9 +152,9 @@ fn each_chosen(
     inst: &Instance,
     space: &Space,
     range: std::ops::Range<u32>,
-    mut each: impl FnMut(u32, &mut StepRelation, &Config, &Vec<u16>) -> Result<(), Refusal>,
+    mut each: impl FnMut(u32, &StepRelation, &Config, &Vec<u16>) -> Result<(), Refusal>,
 ) -> Result<(), Refusal> {
-    let mut rel = inst.step_relation();
+    let rel = inst.step_relation();
     let mut cfg = space.config(u128::from(range.start));
     let mut chosen = Vec::with_capacity(inst.topo.n());
     // Per number of trailing free slots a step of the numbering
@@ -173,7 +173,7 @@ fn each_chosen(
             }
             _ => rel.chosen_into(&cfg, &mut chosen).map_err(fail)?,
         }
-        each(i, &mut rel, &cfg, &chosen)?;
+        each(i, &rel, &cfg, &chosen)?;
     }
     Ok(())
 }

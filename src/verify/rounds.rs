@@ -182,10 +182,10 @@ impl Rounds<'_> {
 
 /// The most rounds any run takes to legitimacy, with such a run;
 /// `worst_steps`, the most steps any run takes, bounds the rounds. `None`
-/// when rounds are not counted (more than 64 processes, a state that does
-/// not fit in a word) or the states in the middle of a round would take
-/// more than [`MAX_ROUND_BYTES`]. Only for instances that converge: the
-/// search assumes no cycle outside legitimacy.
+/// when rounds are not counted: more than 64 processes, a state that does
+/// not fit in a word, or what the search keeps would pass
+/// [`MAX_ROUND_BYTES`]. Only for instances that converge: the search
+/// assumes no cycle outside legitimacy.
 pub(super) fn worst_rounds(
     s: &mut Search,
     ex: &Explorer,
@@ -216,7 +216,7 @@ fn worst_rounds_within(
         return Ok(None);
     };
     let per_config = PerConfig::new(&*ex.enabled_sets()?, ex.count, worst_steps, slots);
-    let budget = usize::try_from(bytes - per_config.bytes()).unwrap_or(usize::MAX);
+    let budget = usize::try_from(bytes.saturating_sub(per_config.bytes())).unwrap_or(usize::MAX);
     let mut r = Rounds {
         ex,
         n,
