@@ -110,12 +110,12 @@ impl PerConfig {
         }
     }
 
-    /// The value at byte `at` of `bytes`.
+    /// The value at byte `at` of `bytes` (read as a word and masked: a
+    /// copy of a varying width is a call).
     #[inline]
     fn value(&self, bytes: &[u8], at: usize) -> u32 {
-        let mut word = [0; 4];
-        word[..self.value_width].copy_from_slice(&bytes[at..at + self.value_width]);
-        match u32::from_le_bytes(word) {
+        let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        match (word & ((1 << (8 * self.value_width)) - 1)) as u32 {
             v if v == self.max => UNSEEN,
             v if v == self.max - 1 => NO_RUN,
             v => v,
