@@ -25,6 +25,7 @@ fn value_width(most: u64) -> usize {
 /// but some have many: 6 keep all but about a tenth of them.
 pub(super) const SLOTS: usize = 6;
 
+/// What the rounds search keeps per configuration (see the module).
 pub(super) struct PerConfig {
     /// Per configuration: enabled processes, fresh value.
     hot: Vec<u8>,
