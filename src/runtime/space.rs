@@ -148,7 +148,7 @@ impl Space {
     pub fn index(&self, cfg: &Config) -> Option<u128> {
         let mut index = 0u128;
         for f in &self.free {
-            let k = f.values.iter().position(|&v| v == cfg.rows[f.at])?;
+            let k = f.position(cfg.rows[f.at])?;
             index = index * f.values.len() as u128 + k as u128;
         }
         Some(index)

@@ -77,13 +77,6 @@ type Cycle = (u32, Vec<Vec<u32>>);
 /// who moves).
 type Waypoint = (u32, Option<(u32, Vec<u32>)>);
 
-/// The processes of a move set as bits (0 past 64 processes).
-pub(super) fn bits(movers: &[u32]) -> u64 {
-    movers
-        .iter()
-        .fold(0, |m, &p| m | 1u64.checked_shl(p).unwrap_or(0))
-}
-
 /// A weakly fair cycle outside legitimacy, if there is one: where it
 /// begins, and its steps' movers. `Err` when fairness cannot be decided
 /// (more than 64 processes).

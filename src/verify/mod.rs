@@ -547,3 +547,15 @@ fn tell(progress: Option<Progress>, what: &str, done: u64, total: u64) -> Result
         _ => Ok(()),
     }
 }
+
+/// The instance of `src` on `topology` with `params`, for the verifier's
+/// unit tests.
+#[cfg(test)]
+fn test_instance(src: &str, topology: &str, params: &[(&str, i64)]) -> Instance {
+    let setup = crate::load::Setup {
+        topology: Some(topology.into()),
+        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        ..crate::load::Setup::default()
+    };
+    crate::load::load(src, &setup, &crate::load::read_file).unwrap_or_else(|e| panic!("{e:?}"))
+}

@@ -207,16 +207,11 @@ impl Packed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::{load, read_file, Setup};
 
     #[test]
     fn packed_and_whole_stores_number_alike() {
         let src = include_str!("../../programs/dijkstra_kstate.gc");
-        let setup = Setup {
-            topology: Some("ring:4".into()),
-            ..Setup::default()
-        };
-        let inst = load(src, &setup, &read_file).expect("loads");
+        let inst = super::super::test_instance(src, "ring:4", &[]);
         let space = inst.space();
         let start = space.config(0);
         let mut packed = Reached::new(space.clone(), false, &start);

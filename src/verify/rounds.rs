@@ -354,7 +354,6 @@ fn open(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::{load, read_file, Setup};
     use crate::runtime::daemon::Daemon;
     use crate::verify::Convergence;
 
@@ -365,12 +364,7 @@ mod tests {
     fn the_slots_and_the_table_keep_alike() {
         let src = include_str!("../../programs/dijkstra_kstate.gc");
         for (n, k) in [(5, 5), (6, 6)] {
-            let setup = Setup {
-                topology: Some(format!("ring:{n}")),
-                params: vec![("K".into(), k)],
-                ..Setup::default()
-            };
-            let inst = load(src, &setup, &read_file).expect("loads");
+            let inst = super::super::test_instance(src, &format!("ring:{n}"), &[("K", k)]);
             let ex = Explorer::new(&inst).expect("explores");
             for d in [Daemon::Central, Daemon::LocallyCentral, Daemon::Distributed] {
                 let Convergence::Holds { steps, rounds, .. } = ex.verify(&d).unwrap().convergence

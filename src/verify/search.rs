@@ -163,7 +163,7 @@ impl<'e, 'a> Search<'e, 'a> {
         out.extend(edges.iter().map(|e| Succ {
             to: e.to,
             moves: e.movers.len() as u32,
-            movers: super::fairness::bits(&e.movers),
+            movers: super::successors::as_bits(&e.movers),
         }));
         Ok(terminal)
     }

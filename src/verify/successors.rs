@@ -253,9 +253,11 @@ pub(super) fn enabled_as_bits(chosen: &[u16]) -> u64 {
         .fold(0, |m, (p, _)| m | 1u64.checked_shl(p as u32).unwrap_or(0))
 }
 
-/// Processes as bits (each below 64).
-fn as_bits<'p>(processes: impl Iterator<Item = &'p u32>) -> u64 {
-    processes.fold(0, |m, &q| m | 1 << q)
+/// Processes as bits; those past 64 are left out.
+pub(super) fn as_bits<'p>(processes: impl IntoIterator<Item = &'p u32>) -> u64 {
+    processes
+        .into_iter()
+        .fold(0, |m, &q| m | 1u64.checked_shl(q).unwrap_or(0))
 }
 
 /// Per process (at most 64): itself and the processes that read it, the
@@ -303,7 +305,6 @@ fn subsets(rest: &[(u32, i64)], apart: Option<&[u64]>, set: (i64, u32, u64), out
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::{load, read_file, Setup};
 
     const DAEMONS: [Daemon; 4] = [
         Daemon::Central,
@@ -384,12 +385,7 @@ mod tests {
             ),
         ];
         for (src, topology, params) in cases {
-            let setup = Setup {
-                topology: Some(topology.into()),
-                params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-                ..Setup::default()
-            };
-            let inst = load(src, &setup, &read_file).unwrap_or_else(|e| panic!("{e:?}"));
+            let inst = super::super::test_instance(src, topology, params);
             let space = inst.space();
             let count = space.count() as u32;
             assert!(count <= 200_000, "{topology}: {count} configurations");
