@@ -198,6 +198,13 @@ impl Space {
             .then(|| self.free.iter().map(|f| f.at).collect())
     }
 
+    /// The values of cell `at` of the rows, in index order, when it is
+    /// free to vary (not a fixed value, nor a copy of an edge's other end).
+    pub(crate) fn values_at(&self, at: usize) -> Option<&[i64]> {
+        let k = *self.free_at.get(at)?;
+        (k != NOT_FREE).then(|| &self.free[k as usize].values[..])
+    }
+
     /// Overwrites, in `cfg`, the free cells among `cells` with their
     /// values in configuration `index` (of a space of at most 2^64).
     pub(crate) fn decode_cells(&self, index: u64, cfg: &mut Config, cells: std::ops::Range<usize>) {

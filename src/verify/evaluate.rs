@@ -2,6 +2,7 @@
 //! configuration of the state space in parallel blocks, or one reached
 //! configuration at a time.
 
+use super::local::LocalMoves;
 use super::{successors, Explorer, Refusal};
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
@@ -48,11 +49,12 @@ impl Explorer<'_> {
         let invariants = !inst.code.invariants.is_empty();
         let mut stops = Bits(Vec::with_capacity(if invariants { words } else { 0 }));
         let (mut legit_count, mut invariant) = (0, None);
+        let local = self.local.as_ref();
         in_blocks(
             self.progress,
             "evaluating guards and predicates",
             count,
-            |range| Block::evaluate(inst, space, range),
+            |range| Block::evaluate(inst, (space, local), range),
             |block| {
                 legit.0.extend(block.legit);
                 if invariants {
@@ -113,7 +115,7 @@ struct Block {
 impl Block {
     fn evaluate(
         inst: &Instance,
-        space: &Space,
+        space: (&Space, Option<&LocalMoves>),
         range: std::ops::Range<u32>,
     ) -> Result<Self, Refusal> {
         let words = (range.len()).div_ceil(64);
@@ -147,10 +149,11 @@ impl Block {
 
 /// Calls `each` with every configuration of `range` in order, the step
 /// relation and the configuration's chosen actions (one per process),
-/// asking again only the guards a step of the numbering can change.
+/// asking again only the guards a step of the numbering can change (of
+/// the tables `local`, where they answer).
 fn each_chosen(
     inst: &Instance,
-    space: &Space,
+    (space, local): (&Space, Option<&LocalMoves>),
     range: std::ops::Range<u32>,
     mut each: impl FnMut(u32, &StepRelation, &Config, &Vec<u16>) -> Result<(), Refusal>,
 ) -> Result<(), Refusal> {
@@ -167,8 +170,13 @@ fn each_chosen(
         match (changed, &again) {
             (Some(changed), Some(again)) => {
                 for p in successors::Bits(again[changed]) {
-                    let a = rel.first_enabled(&cfg, p).map_err(fail)?;
-                    chosen[p] = a.map_or(NO_ACTION, |a| a as u16);
+                    chosen[p] = match local.and_then(|t| t.get(p, &cfg.rows)) {
+                        Some(entry) => entry.action,
+                        None => {
+                            let a = rel.first_enabled(&cfg, p).map_err(fail)?;
+                            a.map_or(NO_ACTION, |a| a as u16)
+                        }
+                    };
                 }
             }
             _ => rel.chosen_into(&cfg, &mut chosen).map_err(fail)?,
@@ -234,7 +242,7 @@ impl Explorer<'_> {
         space: &Space,
         count: u32,
     ) -> Result<EnabledSets, Refusal> {
-        let inst = self.inst;
+        let (inst, local) = (self.inst, self.local.as_ref());
         let mut sets = EnabledSets::new(inst.topo.n());
         in_blocks(
             self.progress,
@@ -242,7 +250,7 @@ impl Explorer<'_> {
             count,
             |range| {
                 let mut block = EnabledSets::new(inst.topo.n());
-                each_chosen(inst, space, range, |_, _, _, chosen| {
+                each_chosen(inst, (space, local), range, |_, _, _, chosen| {
                     block.push(successors::enabled_as_bits(chosen));
                     Ok(())
                 })?;

@@ -25,6 +25,7 @@
 mod counts;
 mod evaluate;
 mod fairness;
+mod local;
 mod reached;
 mod rounds;
 mod search;
@@ -217,6 +218,9 @@ pub struct Explorer<'a> {
     fault: Option<(RunError, u32, Vec<u32>)>,
     /// Whether the worst case in rounds is searched for.
     rounds: bool,
+    /// Over every configuration: each process's guards and move as a
+    /// table, where they fit.
+    local: Option<local::LocalMoves>,
     /// From a start: the steps taken from the configurations reached (one
     /// per configuration and move set, faulting ones left out).
     reached_transitions: u64,
@@ -270,6 +274,9 @@ impl<'a> Explorer<'a> {
             return Err(Refusal::TooLarge(count));
         }
         let mut ex = Explorer::empty(inst, progress, States::All(space.clone()), None);
+        if inst.topo.n() <= 64 {
+            ex.local = local::LocalMoves::new(inst, &space);
+        }
         ex.evaluate_all(&space, count as u32)?;
         Ok(ex)
     }
@@ -361,6 +368,7 @@ impl<'a> Explorer<'a> {
             declared: inst.prog.legitimate.is_some(),
             fault: None,
             rounds: true,
+            local: None,
             reached_transitions: 0,
         }
     }

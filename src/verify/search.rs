@@ -69,7 +69,7 @@ impl<'e, 'a> Search<'e, 'a> {
             rel: ex.relation(),
             fast: match (&ex.states, daemon) {
                 (_, Daemon::Schedule(_)) => None,
-                (States::All(space), _) => Successors::new(ex.inst, space),
+                (States::All(space), _) => Successors::new(ex.inst, space, ex.local.as_ref()),
                 _ => None,
             },
             transitions: 0,

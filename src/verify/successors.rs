@@ -12,6 +12,7 @@
 //! guard or move can have changed. Tests hold it to the step relation's
 //! successor on every configuration and move set.
 
+use super::local::LocalMoves;
 use super::Refusal;
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
@@ -66,12 +67,27 @@ pub(super) struct Successors<'a> {
     kept_delta: Vec<i64>,
     /// Their rows, so that a successor's are its movers' rows away.
     kept_rows: Vec<i64>,
+    /// Each process's guards and move as a table, where they fit.
+    local: Option<&'a LocalMoves>,
 }
 
 impl<'a> Successors<'a> {
     /// The engine for `inst` over `space`, when its steps are as above
-    /// and a move set fits in a word (at most 64 processes).
-    pub(super) fn new(inst: &'a Instance, space: &'a Space) -> Option<Self> {
+    /// and a move set fits in a word (at most 64 processes); with `local`,
+    /// each process's guards and move over `space` as tables.
+    pub(super) fn new(
+        inst: &'a Instance,
+        space: &'a Space,
+        local: Option<&'a LocalMoves>,
+    ) -> Option<Self> {
+        let mut engine = Self::interpreted(inst, space)?;
+        engine.local = local;
+        Some(engine)
+    }
+
+    /// [`Successors::new`] without tables: every guard and move is
+    /// interpreted.
+    fn interpreted(inst: &'a Instance, space: &'a Space) -> Option<Self> {
         let n = inst.topo.n();
         if inst.code.has_effects || n > 64 {
             return None;
@@ -95,6 +111,7 @@ impl<'a> Successors<'a> {
             kept_chosen: Vec::new(),
             kept_delta: Vec::new(),
             kept_rows: Vec::new(),
+            local: None,
         })
     }
 
@@ -152,26 +169,43 @@ impl<'a> Successors<'a> {
                 for p in Bits(movers) {
                     again |= self.affects[p];
                 }
-                for p in Bits(again) {
-                    self.chosen[p] = match self.rel.first_enabled(&self.cfg, p) {
-                        Ok(a) => a.map_or(NO_ACTION, |a| a as u16),
-                        Err(e) => return Err(Refusal::Runtime(Box::new((e, self.cfg.clone())))),
-                    };
-                }
                 again
             }
             None => {
-                self.load(i)?;
-                u64::MAX
+                self.space.decode_into(u64::from(i), &mut self.cfg);
+                self.chosen.clear();
+                self.chosen.resize(n, NO_ACTION);
+                if n == 64 {
+                    u64::MAX
+                } else {
+                    (1 << n) - 1
+                }
             }
         };
+        // The processes asked again that the tables do not answer.
+        let mut interpret = again;
+        if let Some(local) = self.local {
+            for p in Bits(again) {
+                if let Some(entry) = local.get(p, &self.cfg.rows) {
+                    self.chosen[p] = entry.action;
+                    self.delta[p] = entry.delta;
+                    interpret &= !(1 << p);
+                }
+            }
+        }
+        for p in Bits(interpret) {
+            self.chosen[p] = match self.rel.first_enabled(&self.cfg, p) {
+                Ok(a) => a.map_or(NO_ACTION, |a| a as u16),
+                Err(e) => return Err(Refusal::Runtime(Box::new((e, self.cfg.clone())))),
+            };
+        }
         self.moves.clear();
         for p in 0..n {
             let a = self.chosen[p];
             if a == NO_ACTION {
                 continue;
             }
-            if again >> p & 1 != 0 {
+            if interpret >> p & 1 != 0 {
                 let Ok(after) = self.rel.moved_row(&self.cfg, p as u32, u32::from(a)) else {
                     return Ok(false);
                 };
@@ -183,10 +217,13 @@ impl<'a> Successors<'a> {
                         None => return Ok(false),
                     }
                 }
-                if u32::try_from(i128::from(i) + delta).is_err() {
+                let Ok(delta) = i64::try_from(delta) else {
                     return Ok(false);
-                }
-                self.delta[p] = delta as i64;
+                };
+                self.delta[p] = delta;
+            }
+            if again >> p & 1 != 0 && u32::try_from(i64::from(i) + self.delta[p]).is_err() {
+                return Ok(false);
             }
             self.moves.push((p as u32, self.delta[p]));
         }
@@ -345,10 +382,15 @@ mod tests {
     /// each configuration the step comes from.
     #[test]
     fn the_engine_gives_the_step_relations_successors() {
-        let cases: [Case; 9] = [
+        let cases: [Case; 10] = [
             (
                 include_str!("../../programs/dijkstra_kstate.gc"),
                 "ring:4",
+                &[("K", 3)],
+            ),
+            (
+                include_str!("../../programs/dijkstra_kstate.gc"),
+                "ring:5",
                 &[("K", 3)],
             ),
             (
@@ -389,8 +431,14 @@ mod tests {
             let space = inst.space();
             let count = space.count() as u32;
             assert!(count <= 200_000, "{topology}: {count} configurations");
-            for d in &DAEMONS {
-                let mut fast = Successors::new(&inst, &space).expect("no effects");
+            let tables = LocalMoves::new(&inst, &space);
+            if ["ring:5", "uring:3"].contains(&topology) {
+                assert!(tables.is_some(), "{topology}: the tables fit");
+            }
+            // With the tables and interpreted alike.
+            let engines = [tables.as_ref(), None];
+            for (d, local) in DAEMONS.iter().flat_map(|d| engines.map(|t| (d, t))) {
+                let mut fast = Successors::new(&inst, &space, local).expect("no effects");
                 let (mut out, mut again) = (Vec::new(), Vec::new());
                 for i in 0..count {
                     let want = by_the_step_relation(&inst, &space, i, d);

@@ -1,0 +1,161 @@
+//! Each process's guards and move as a table. Reads are local: what a
+//! process's guards and move say depends only on its own row and its
+//! neighbours' (parameters, ids and the topology are fixed). So where
+//! those rows take few values, each process's first enabled action and
+//! what its move adds to the configuration's index are computed once per
+//! value of what it reads, and a configuration's are looked up instead of
+//! interpreted. Values whose guards or move fault, or whose move leaves
+//! the domains, are not tabulated: the interpreter is asked there and
+//! reports it.
+
+use crate::compile::NO_ACTION;
+use crate::load::Instance;
+use crate::runtime::space::Space;
+
+/// The most entries of every process's table together (16 bytes each).
+const MOST_ENTRIES: usize = 1 << 20;
+
+/// A cell a process reads: where it is in the rows, its values, and what
+/// one more of its values adds to the entry's number.
+struct Read {
+    at: usize,
+    values: Vec<i64>,
+    weight: usize,
+}
+
+/// What a process does for one value of what it reads.
+#[derive(Clone, Copy)]
+pub(super) struct Entry {
+    /// Its first enabled action, or `NO_ACTION`.
+    pub(super) action: u16,
+    /// What its move adds to the configuration's index.
+    pub(super) delta: i64,
+    /// False where the guards or the move fault or the move leaves the
+    /// domains: the interpreter is asked instead.
+    known: bool,
+}
+
+/// Every process's table.
+pub(super) struct LocalMoves {
+    /// Per process: where its reads and its entries begin.
+    reads_from: Vec<usize>,
+    entries_from: Vec<usize>,
+    reads: Vec<Read>,
+    entries: Vec<Entry>,
+}
+
+impl LocalMoves {
+    /// The tables of `inst` (a program without effects) over `space`,
+    /// when they are smaller than the space itself and than
+    /// [`MOST_ENTRIES`]; `None` otherwise (the interpreter then serves).
+    pub(super) fn new(inst: &Instance, space: &Space) -> Option<Self> {
+        if inst.code.has_effects {
+            return None;
+        }
+        let (topo, stride) = (&inst.topo, inst.code.stride);
+        let mut tables = LocalMoves {
+            reads_from: Vec::with_capacity(topo.n() + 1),
+            entries_from: Vec::with_capacity(topo.n() + 1),
+            reads: Vec::new(),
+            entries: Vec::new(),
+        };
+        let mut total = 0usize;
+        for p in 0..topo.n() {
+            tables.reads_from.push(tables.reads.len());
+            tables.entries_from.push(total);
+            let mut procs: Vec<usize> = topo.nbrs(p).iter().map(|&q| q as usize).collect();
+            procs.push(p);
+            procs.sort_unstable();
+            procs.dedup();
+            let mut size = 1usize;
+            for q in procs {
+                for at in q * stride..(q + 1) * stride {
+                    let Some(values) = space.values_at(at).filter(|v| v.len() > 1) else {
+                        continue;
+                    };
+                    tables.reads.push(Read {
+                        at,
+                        values: values.to_vec(),
+                        weight: size,
+                    });
+                    size = size.checked_mul(values.len())?;
+                }
+            }
+            total = total.checked_add(size)?;
+        }
+        tables.reads_from.push(tables.reads.len());
+        tables.entries_from.push(total);
+        if total > MOST_ENTRIES || total as u128 >= space.count() {
+            return None;
+        }
+        tables.entries.reserve_exact(total);
+        let rel = inst.step_relation();
+        let mut cfg = space.config(0);
+        for p in 0..topo.n() {
+            let reads = &tables.reads[tables.reads_from[p]..tables.reads_from[p + 1]];
+            let size = tables.entries_from[p + 1] - tables.entries_from[p];
+            for number in 0..size {
+                for r in reads {
+                    cfg.rows[r.at] = r.values[number / r.weight % r.values.len()];
+                }
+                // Reads are local (the checker and the interpreter see to
+                // it), so the rest of `cfg` is never read.
+                let entry = match rel.first_enabled(&cfg, p) {
+                    Ok(None) => Entry {
+                        action: NO_ACTION,
+                        delta: 0,
+                        known: true,
+                    },
+                    Ok(Some(a)) => match rel.moved_row(&cfg, p as u32, a) {
+                        Ok(after) => {
+                            let before = &cfg.rows[p * stride..(p + 1) * stride];
+                            let delta = before
+                                .iter()
+                                .zip(after)
+                                .enumerate()
+                                .try_fold(0i128, |sum, (s, (&old, new))| {
+                                    Some(sum + space.delta(p * stride + s, old, new.get())?)
+                                })
+                                .and_then(|d| i64::try_from(d).ok());
+                            Entry {
+                                action: a as u16,
+                                delta: delta.unwrap_or(0),
+                                known: delta.is_some(),
+                            }
+                        }
+                        Err(_) => UNKNOWN,
+                    },
+                    Err(_) => UNKNOWN,
+                };
+                tables.entries.push(entry);
+            }
+        }
+        Some(tables)
+    }
+
+    /// Process `p`'s entry for the rows `rows`, when known.
+    #[inline]
+    pub(super) fn get(&self, p: usize, rows: &[i64]) -> Option<Entry> {
+        let mut number = self.entries_from[p];
+        for r in &self.reads[self.reads_from[p]..self.reads_from[p + 1]] {
+            let v = rows[r.at];
+            // Ranges, the usual domains, are consecutive: no search.
+            let k = v.wrapping_sub(r.values[0]) as usize;
+            let k = if r.values.get(k) == Some(&v) {
+                k
+            } else {
+                r.values.iter().position(|&x| x == v)?
+            };
+            number += k * r.weight;
+        }
+        let entry = self.entries[number];
+        entry.known.then_some(entry)
+    }
+}
+
+/// An entry the interpreter answers.
+const UNKNOWN: Entry = Entry {
+    action: NO_ACTION,
+    delta: 0,
+    known: false,
+};
