@@ -4,8 +4,10 @@
 //! cycle (and then a shortest one, breadth first).
 
 mod cycles;
+mod longest;
+mod shared;
 
-use super::counts::{Counts, NO_RUN, OPEN, UNSEEN};
+use super::counts::{Counts, NO_RUN, UNSEEN};
 use super::states::States;
 use super::successors::{Succ, Successors, ANY_CHANGED};
 use super::{Convergence, Explorer, Refusal, Run};
@@ -13,6 +15,7 @@ use crate::compile::NO_ACTION;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::StepRelation;
 use crate::state::Config;
+use longest::{OneSearch, Stop, Walk, Walker};
 
 /// One step from a configuration: where it leads and who moves.
 pub(super) struct Edge {
@@ -29,23 +32,6 @@ struct Longest {
     cycle: Option<(u32, usize)>,
 }
 
-/// A configuration on the depth-first search's stack.
-struct Frame {
-    node: u32,
-    /// Its steps: from here on the search's stack of steps, up to the
-    /// next frame's.
-    edges_from: usize,
-    next: usize,
-    /// The moves of the step that led here from the frame below.
-    moves_in: u32,
-    /// The most steps and moves to legitimacy found so far from here.
-    steps: u32,
-    moves: u32,
-    /// Whether a step from here was found to lead to legitimacy without
-    /// a runtime error (else no run from here counts).
-    reached: bool,
-}
-
 pub(super) struct Search<'e, 'a> {
     ex: &'e Explorer<'a>,
     daemon: &'e Daemon,
@@ -55,6 +41,8 @@ pub(super) struct Search<'e, 'a> {
     /// The fast way to the steps from a configuration, where it applies.
     fast: Option<Successors<'e>>,
     transitions: u64,
+    /// How many threads the depth-first search may take.
+    threads: usize,
     /// The first step found that raises a runtime error: the error, from
     /// which configuration, the movers.
     pub(super) fault: Option<(crate::runtime::step::RunError, u32, Vec<u32>)>,
@@ -73,6 +61,7 @@ impl<'e, 'a> Search<'e, 'a> {
                 _ => None,
             },
             transitions: 0,
+            threads: rayon::current_num_threads(),
             fault: None,
         }
     }
@@ -296,147 +285,57 @@ impl<'e, 'a> Search<'e, 'a> {
     /// The depth-first search over the configurations outside legitimacy:
     /// per configuration the most steps to legitimacy (with `weighted`,
     /// the most moves instead), and with `track_moves` the most moves too;
-    /// the first deadlock met and the shortest cycle met, if any.
+    /// the first deadlock met and the shortest cycle met, if any. On every
+    /// thread where it can be, else as one search.
     fn longest(&mut self, weighted: bool, track_moves: bool) -> Result<Longest, Refusal> {
-        let n = self.ex.count as usize;
-        // Per configuration outside legitimacy: unseen, on the stack, or
-        // the most steps to legitimacy from it; and the most moves, which
-        // under the central daemon are the steps.
-        let mut steps = Counts::new(n, UNSEEN);
-        let mut moves = track_moves.then(|| Counts::new(n, 0));
-        // What a step adds to the count: one, or its moves.
-        let unit = |w: u32| if weighted { w } else { 1 };
-        let (mut deadlock, mut cycle) = (None, None);
-        let (mut finished, what) = (0u64, format!("{}: convergence", self.daemon.name()));
-        let mut stack: Vec<Frame> = Vec::new();
-        // The steps of every frame on the stack, one after the other.
-        let mut edges: Vec<Succ> = Vec::new();
-        let mut out = Vec::new();
+        if let Some((steps, moves, transitions)) = self.longest_on_threads(weighted, track_moves)? {
+            self.transitions += transitions;
+            return Ok(Longest {
+                steps,
+                moves,
+                deadlock: None,
+                cycle: None,
+            });
+        }
+        let (n, count) = (self.ex.count as usize, self.ex.count);
+        let what = format!("{}: convergence", self.daemon.name());
+        let mut walk = OneSearch {
+            search: self,
+            // Per configuration outside legitimacy: unseen, on the stack,
+            // or the most steps to legitimacy from it; and the most moves,
+            // which under the central daemon are the steps.
+            steps: Counts::new(n, UNSEEN),
+            moves: track_moves.then(|| Counts::new(n, 0)),
+            deadlock: None,
+            cycle: None,
+            finished: 0,
+            what,
+        };
+        let mut walker = Walker::new(weighted);
         // Roots are read from the last root, a few digits away.
         let mut last_root = None;
-        for root in 0..self.ex.count {
-            if self.ex.is_legit(root) || steps.get(root) != UNSEEN {
+        for root in 0..count {
+            if walk.is_legit(root) {
                 continue;
             }
             let from = last_root.map(|r| (r, ANY_CHANGED));
-            last_root = Some(root);
-            self.open(
-                (root, from),
-                0,
-                &mut steps,
-                &mut deadlock,
-                (&mut stack, &mut edges, &mut out),
-            )?;
-            while let Some(top) = stack.last_mut() {
-                let at = top.edges_from + top.next;
-                let end = edges.len();
-                if at < end {
-                    let Succ {
-                        to: j,
-                        moves: w,
-                        movers,
-                    } = edges[at];
-                    top.next += 1;
-                    let from = Some((top.node, movers));
-                    if self.ex.is_legit(j) {
-                        top.steps = top.steps.max(unit(w));
-                        top.moves = top.moves.max(w);
-                        top.reached = true;
-                        continue;
-                    }
-                    match steps.get(j) {
-                        UNSEEN => {
-                            self.open(
-                                (j, from),
-                                w,
-                                &mut steps,
-                                &mut deadlock,
-                                (&mut stack, &mut edges, &mut out),
-                            )?;
-                        }
-                        OPEN => {
-                            // Back on the search's own path: a cycle outside legitimacy.
-                            let at = stack.iter().position(|f| f.node == j).unwrap_or(0);
-                            let len = stack.len() - at;
-                            if cycle.is_none_or(|(_, l)| len < l) {
-                                cycle = Some((j, len));
-                            }
-                        }
-                        NO_RUN => {}
-                        done => {
-                            let done_moves = moves.as_ref().map_or(done, |m| m.get(j));
-                            top.steps = top.steps.max(done.saturating_add(unit(w)));
-                            top.moves = top.moves.max(done_moves.saturating_add(w));
-                            top.reached = true;
-                        }
-                    }
-                    continue;
-                }
-                let done = stack.pop().expect("the loop saw a top");
-                edges.truncate(done.edges_from);
-                finished += 1;
-                if finished.is_multiple_of(super::PROGRESS_EVERY) {
-                    self.ex.tell(
-                        &what,
-                        finished,
-                        u64::from(self.ex.count) - self.ex.legit_count,
-                    )?;
-                }
-                // Where every step faults (or an invariant fails, from a
-                // start), no run counts; a deadlock is reported instead of
-                // any worst case.
-                let counted = done.reached;
-                steps.set(done.node, if counted { done.steps } else { NO_RUN });
-                if let Some(m) = &mut moves {
-                    m.set(done.node, if counted { done.moves } else { NO_RUN });
-                }
-                match stack.last_mut() {
-                    Some(below) if counted => {
-                        below.steps = below
-                            .steps
-                            .max(done.steps.saturating_add(unit(done.moves_in)));
-                        below.moves = below.moves.max(done.moves.saturating_add(done.moves_in));
-                        below.reached = true;
-                    }
-                    _ => {}
+            match walker.walk(&mut walk, root, from) {
+                Ok(true) => last_root = Some(root),
+                Ok(false) => {}
+                Err(Stop::Refused(r)) => return Err(r),
+                Err(Stop::GiveUp) => {
+                    return Err(Refusal::Unsupported(
+                        "the search gave up (an inconsistency in the explorer)".into(),
+                    ))
                 }
             }
         }
         Ok(Longest {
-            steps,
-            moves,
-            deadlock,
-            cycle,
+            steps: walk.steps,
+            moves: walk.moves,
+            deadlock: walk.deadlock,
+            cycle: walk.cycle,
         })
-    }
-
-    /// Puts configuration `i` on the search's stack, its steps on the
-    /// stack of steps.
-    fn open(
-        &mut self,
-        (i, from): (u32, Option<(u32, u64)>),
-        moves_in: u32,
-        steps: &mut Counts,
-        deadlock: &mut Option<u32>,
-        (stack, edges, out): (&mut Vec<Frame>, &mut Vec<Succ>, &mut Vec<Succ>),
-    ) -> Result<(), Refusal> {
-        steps.set(i, OPEN);
-        let terminal = self.successors_from(i, from, out)?;
-        self.transitions += out.len() as u64;
-        if terminal && !self.ex.stops_at(i) && deadlock.is_none() {
-            *deadlock = Some(i);
-        }
-        stack.push(Frame {
-            node: i,
-            edges_from: edges.len(),
-            next: 0,
-            moves_in,
-            steps: 0,
-            moves: 0,
-            reached: false,
-        });
-        edges.extend_from_slice(out);
-        Ok(())
     }
 
     /// A run from a configuration with the most of `worst` to legitimacy,

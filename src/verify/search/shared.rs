@@ -1,0 +1,391 @@
+//! The depth-first search of [`super::longest`] on every thread at once,
+//! over every configuration of the state space: the counts are shared, a
+//! byte each, and each configuration is claimed by the first thread to
+//! step to it. A thread that steps to a configuration on another's stack
+//! waits for its count. Anything but a clean convergence (a cycle, a
+//! deadlock, a faulting step, a count past a byte) is given up on and left
+//! to the one search, which reports it the same way each time: so the
+//! results do not depend on the threads.
+
+use super::super::counts::Counts;
+use super::super::local::LocalMoves;
+use super::super::states::States;
+use super::super::successors::{Succ, Successors, ANY_CHANGED};
+use super::super::{Progress, Refusal};
+use super::longest::{Seen, Stop, Walk, Walker};
+use super::Search;
+use crate::load::Instance;
+use crate::runtime::bits::Bits;
+use crate::runtime::daemon::Daemon;
+use crate::runtime::space::Space;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+
+/// The fewest configurations worth the threads.
+const THREADS_FROM: u32 = 1 << 16;
+
+/// How many roots a thread takes at a time.
+const ROOTS_AT_A_TIME: u64 = 1 << 10;
+
+/// A count in a byte, as [`Counts`] keeps it: the three largest values
+/// are reserved.
+const UNSEEN: u8 = u8::MAX;
+const OPEN: u8 = u8::MAX - 1;
+const NO_RUN: u8 = u8::MAX - 2;
+
+/// What the threads share.
+struct Shared<'s> {
+    steps: &'s [AtomicU8],
+    moves: Option<&'s [AtomicU8]>,
+    legit: &'s Bits,
+    count: u32,
+    threads: usize,
+    /// The first root no thread has taken yet.
+    next_root: AtomicU64,
+    give_up: AtomicBool,
+    /// How many threads wait for another's configuration or are done
+    /// with their roots: when all are, the waits form a cycle of the
+    /// steps, and none ends.
+    stalled: AtomicUsize,
+    /// Configurations done, for the progress told.
+    finished: AtomicU64,
+}
+
+/// The state space, the tables and the daemon each thread reads.
+#[derive(Clone, Copy)]
+struct Reads<'e> {
+    inst: &'e Instance,
+    space: &'e Space,
+    local: Option<&'e LocalMoves>,
+    daemon: &'e Daemon,
+}
+
+/// One thread's walk.
+struct OneThread<'s, 'e> {
+    shared: &'s Shared<'s>,
+    engine: Successors<'e>,
+    daemon: &'e Daemon,
+    transitions: u64,
+    /// On the calling thread: where progress is told, what of, and out of
+    /// how many.
+    progress: Option<(Progress<'e>, &'e str, u64)>,
+}
+
+impl OneThread<'_, '_> {
+    /// What a byte other than `UNSEEN` says of configuration `i`.
+    fn seen(&self, i: u32, byte: u8) -> Seen {
+        match byte {
+            OPEN => Seen::Open,
+            NO_RUN => Seen::NoRun,
+            steps => {
+                let moves = self
+                    .shared
+                    .moves
+                    .map_or(steps, |m| m[i as usize].load(Ordering::Relaxed));
+                Seen::Done(u32::from(steps), u32::from(moves))
+            }
+        }
+    }
+}
+
+impl Walk for OneThread<'_, '_> {
+    fn is_legit(&self, i: u32) -> bool {
+        self.shared.legit.get(i as usize)
+    }
+
+    fn claim(&mut self, i: u32) -> Seen {
+        let byte = &self.shared.steps[i as usize];
+        // Most configurations are seen before: read first, claim only
+        // those that look unseen (a claim is a locked instruction).
+        match byte.load(Ordering::Acquire) {
+            UNSEEN => {}
+            seen => return self.seen(i, seen),
+        }
+        match byte.compare_exchange(UNSEEN, OPEN, Ordering::Acquire, Ordering::Acquire) {
+            Ok(_) => Seen::Claimed,
+            Err(byte) => self.seen(i, byte),
+        }
+    }
+
+    fn successors(
+        &mut self,
+        i: u32,
+        from: Option<(u32, u64)>,
+        out: &mut Vec<Succ>,
+    ) -> Result<bool, Stop> {
+        if self.shared.give_up.load(Ordering::Relaxed) {
+            return Err(Stop::GiveUp);
+        }
+        // A faulting guard or move is the one search's to report.
+        if !matches!(self.engine.load_moves(i, from), Ok(true)) {
+            return Err(Stop::GiveUp);
+        }
+        self.engine.steps(i, self.daemon, out);
+        self.transitions += out.len() as u64;
+        // Their counts are read when the walk gets back here; another
+        // thread may hold their lines.
+        for e in out.iter() {
+            crate::runtime::cache::prefetch(&self.shared.steps[e.to as usize]);
+        }
+        Ok(self.engine.enabled_bits() == 0)
+    }
+
+    fn terminal(&mut self, _: u32) -> Result<(), Stop> {
+        Err(Stop::GiveUp)
+    }
+
+    fn cycle(&mut self, _: u32, _: usize) -> Result<(), Stop> {
+        Err(Stop::GiveUp)
+    }
+
+    fn wait(&mut self, j: u32) -> Result<Seen, Stop> {
+        let shared = self.shared;
+        shared.stalled.fetch_add(1, Ordering::SeqCst);
+        let (mut tries, mut all_stalled) = (0u32, 0u32);
+        let seen = loop {
+            let byte = shared.steps[j as usize].load(Ordering::Acquire);
+            if byte != OPEN {
+                break Ok(self.seen(j, byte));
+            }
+            if shared.give_up.load(Ordering::Relaxed) {
+                break Err(Stop::GiveUp);
+            }
+            // Every thread stalled for a while (not just between a wait's
+            // end and its count): a cycle, the one search's to report.
+            if shared.stalled.load(Ordering::SeqCst) == shared.threads {
+                all_stalled += 1;
+                if all_stalled > 1000 {
+                    break Err(Stop::GiveUp);
+                }
+            } else {
+                all_stalled = 0;
+            }
+            tries = tries.saturating_add(1);
+            if tries < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        };
+        shared.stalled.fetch_sub(1, Ordering::SeqCst);
+        seen
+    }
+
+    fn finish(&mut self, i: u32, counts: Option<(u32, u32)>) -> Result<(), Stop> {
+        let fits = |c: u32| u8::try_from(c).ok().filter(|&b| b < NO_RUN);
+        let Some((steps, moves)) = counts.and_then(|(s, m)| Some((fits(s)?, fits(m)?))) else {
+            return Err(Stop::GiveUp);
+        };
+        if let Some(m) = self.shared.moves {
+            m[i as usize].store(moves, Ordering::Relaxed);
+        }
+        // Released: whoever reads the steps reads the moves stored before.
+        self.shared.steps[i as usize].store(steps, Ordering::Release);
+        Ok(())
+    }
+
+    fn progress(&mut self) -> Result<(), Stop> {
+        let every = super::super::PROGRESS_EVERY;
+        let done = self.shared.finished.fetch_add(every, Ordering::Relaxed) + every;
+        if let Some((progress, what, total)) = self.progress {
+            super::super::tell(Some(progress), what, done, total)?;
+        }
+        Ok(())
+    }
+}
+
+/// Views `bytes` as atomics for as long as it is borrowed.
+fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
+    // SAFETY: `AtomicU8` has the same size, alignment (1) and in-memory
+    // representation as `u8`, and the exclusive borrow keeps every other
+    // access out while the view lives.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::slice::from_raw_parts(bytes.as_mut_ptr().cast::<AtomicU8>(), bytes.len())
+    }
+}
+
+/// One thread's share of the roots: walks from each it takes until none
+/// is left; the steps it took.
+fn one_thread(
+    shared: &Shared,
+    reads: Reads,
+    weighted: bool,
+    progress: Option<(Progress, &str, u64)>,
+) -> Result<u64, Stop> {
+    let Some(engine) = Successors::new(reads.inst, reads.space, reads.local) else {
+        return Err(Stop::GiveUp);
+    };
+    let mut walk = OneThread {
+        shared,
+        engine,
+        daemon: reads.daemon,
+        transitions: 0,
+        progress,
+    };
+    let mut walker = Walker::new(weighted);
+    let mut last_root = None;
+    let count = u64::from(shared.count);
+    loop {
+        let first = shared
+            .next_root
+            .fetch_add(ROOTS_AT_A_TIME, Ordering::Relaxed);
+        if first >= count {
+            break;
+        }
+        for root in first as u32..count.min(first + ROOTS_AT_A_TIME) as u32 {
+            if walk.is_legit(root) {
+                continue;
+            }
+            let from = last_root.map(|r| (r, ANY_CHANGED));
+            match walker.walk(&mut walk, root, from) {
+                Ok(true) => last_root = Some(root),
+                Ok(false) => {}
+                Err(stop) => {
+                    shared.give_up.store(true, Ordering::Relaxed);
+                    shared.stalled.fetch_add(1, Ordering::SeqCst);
+                    return Err(stop);
+                }
+            }
+        }
+    }
+    shared.stalled.fetch_add(1, Ordering::SeqCst);
+    Ok(walk.transitions)
+}
+
+impl Search<'_, '_> {
+    /// The most steps (or moves, `weighted`) from every configuration,
+    /// and with `track_moves` the most moves too, searched on every
+    /// thread, with the steps taken; `None` where one search is needed
+    /// (one thread, few configurations, no fast successors, or anything
+    /// but a clean convergence met).
+    pub(super) fn longest_on_threads(
+        &self,
+        weighted: bool,
+        track_moves: bool,
+    ) -> Result<Option<(Counts, Option<Counts>, u64)>, Refusal> {
+        let ex = self.ex;
+        let threads = self.threads;
+        let States::All(space) = &ex.states else {
+            return Ok(None);
+        };
+        if threads < 2 || self.fast.is_none() || ex.count < THREADS_FROM {
+            return Ok(None);
+        }
+        let n = ex.count as usize;
+        let mut steps = vec![UNSEEN; n];
+        let mut moves = track_moves.then(|| vec![0; n]);
+        let shared = Shared {
+            steps: as_atomic(&mut steps),
+            moves: moves.as_deref_mut().map(as_atomic),
+            legit: &ex.legit,
+            count: ex.count,
+            threads,
+            next_root: AtomicU64::new(0),
+            give_up: AtomicBool::new(false),
+            stalled: AtomicUsize::new(0),
+            finished: AtomicU64::new(0),
+        };
+        let reads = Reads {
+            inst: ex.inst,
+            space,
+            local: ex.local.as_ref(),
+            daemon: self.daemon,
+        };
+        let what = format!("{}: convergence", self.daemon.name());
+        let total = u64::from(ex.count) - ex.legit_count;
+        let outcome = std::thread::scope(|s| {
+            let others: Vec<_> = (1..threads)
+                .map(|_| s.spawn(|| one_thread(&shared, reads, weighted, None)))
+                .collect();
+            let progress = ex.progress.map(|p| (p, what.as_str(), total));
+            let mut outcome = one_thread(&shared, reads, weighted, progress);
+            for other in others {
+                let theirs = other
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
+                outcome = match (outcome, theirs) {
+                    (Ok(a), Ok(b)) => Ok(a + b),
+                    (Err(Stop::Refused(r)), _) | (_, Err(Stop::Refused(r))) => {
+                        Err(Stop::Refused(r))
+                    }
+                    _ => Err(Stop::GiveUp),
+                };
+            }
+            outcome
+        });
+        match outcome {
+            Ok(transitions) => Ok(Some((
+                Counts::U8(steps),
+                moves.map(Counts::U8),
+                transitions,
+            ))),
+            Err(Stop::GiveUp) => Ok(None),
+            Err(Stop::Refused(r)) => Err(r),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::{test_instance, Explorer};
+    use super::*;
+
+    fn all(c: &Counts, n: u32) -> Vec<u32> {
+        (0..n).map(|i| c.get(i)).collect()
+    }
+
+    /// On 2 and 3 threads, the counts of every configuration and the
+    /// steps taken are one search's; where one search meets a cycle, the
+    /// threads give up.
+    #[test]
+    fn the_threads_count_what_one_search_counts() {
+        let src = include_str!("../../../programs/dijkstra_kstate.gc");
+        let daemons = [
+            Daemon::Central,
+            Daemon::LocallyCentral,
+            Daemon::Distributed,
+            Daemon::Synchronous,
+        ];
+        let mut shared_runs = 0;
+        for (ring, k) in [("ring:6", 7), ("ring:8", 4)] {
+            let inst = test_instance(src, ring, &[("K", k)]);
+            let ex = Explorer::new(&inst).expect("explorable");
+            assert!(
+                ex.count >= THREADS_FROM,
+                "enough configurations for the threads"
+            );
+            for daemon in &daemons {
+                let track = matches!(daemon, Daemon::LocallyCentral | Daemon::Distributed);
+                for weighted in [false, true] {
+                    let mut s = Search::new(&ex, daemon, false);
+                    s.threads = 1;
+                    let one = s.longest(weighted, track).expect("no refusal");
+                    let one_steps = s.transitions();
+                    for threads in [2, 3] {
+                        let mut s = Search::new(&ex, daemon, false);
+                        s.threads = threads;
+                        let found = s.longest_on_threads(weighted, track).expect("no refusal");
+                        let clean = one.cycle.is_none() && one.deadlock.is_none();
+                        let what = format!("K={k} {} on {threads} threads", daemon.name());
+                        assert_eq!(found.is_some(), clean, "{what}");
+                        let Some((steps, moves, transitions)) = found else {
+                            continue;
+                        };
+                        shared_runs += 1;
+                        assert_eq!(all(&steps, ex.count), all(&one.steps, ex.count), "{what}");
+                        let both = moves.as_ref().zip(one.moves.as_ref());
+                        assert_eq!(moves.is_some(), one.moves.is_some(), "{what}");
+                        if let Some((mine, theirs)) = both {
+                            assert_eq!(all(mine, ex.count), all(theirs, ex.count), "{what}");
+                        }
+                        assert_eq!(transitions, one_steps, "{what}");
+                    }
+                }
+            }
+        }
+        assert!(
+            shared_runs >= 8,
+            "the threads converged in {shared_runs} runs"
+        );
+    }
+}
