@@ -171,17 +171,23 @@ impl Space {
     /// `index`: the last free slot moves on, and carries like an odometer.
     /// Returns how many free slots, counted from the last, changed.
     pub(crate) fn advance(&self, cfg: &mut Config, index: u64) -> usize {
-        let mut rest = index;
+        self.redecode(cfg, index - 1, index)
+    }
+
+    /// Turns `cfg`, the configuration `from`, into configuration `to`,
+    /// rewriting the free slots from the last up to the last where they
+    /// differ. Returns how many it rewrote.
+    pub(crate) fn redecode(&self, cfg: &mut Config, from: u64, to: u64) -> usize {
+        let (mut from, mut to) = (from, to);
         let mut changed = 0;
         for f in self.free.iter().rev() {
-            let len = f.values.len() as u64;
-            let k = (rest % len) as usize;
-            cfg.rows[f.at] = f.values[k];
-            changed += 1;
-            if k != 0 {
+            if from == to {
                 break;
             }
-            rest /= len;
+            let len = f.values.len() as u64;
+            cfg.rows[f.at] = f.values[(to % len) as usize];
+            changed += 1;
+            (from, to) = (from / len, to / len);
         }
         for &(copy, original) in &self.mirrors {
             cfg.rows[copy] = cfg.rows[original];

@@ -163,7 +163,7 @@ fn each_chosen(
     // Per number of trailing free slots a step of the numbering
     // changes: the processes whose guards it can change (those slots'
     // owners and their readers); none known past 64 processes.
-    let again = again_after_advance(inst, space);
+    let again = successors::again_after_slots(inst, space);
     for i in range.clone() {
         let changed = (i != range.start).then(|| space.advance(&mut cfg, u64::from(i)));
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
@@ -260,19 +260,4 @@ impl Explorer<'_> {
         )?;
         Ok(sets)
     }
-}
-
-/// Per number k of free slots, counted from the last: the processes whose
-/// guards a change of those k slots can change, as bits. `None` past 64
-/// processes or when a slot is copied elsewhere (edge variables).
-fn again_after_advance(inst: &Instance, space: &Space) -> Option<Vec<u64>> {
-    let cells = space.free_cells().filter(|_| inst.topo.n() <= 64)?;
-    let affects = successors::affects(&inst.topo);
-    let stride = inst.code.stride;
-    let mut again = vec![0u64];
-    for &at in cells.iter().rev() {
-        let last = *again.last().expect("starts with one");
-        again.push(last | affects[at / stride]);
-    }
-    Some(again)
 }

@@ -12,8 +12,8 @@ use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::space::Space;
 
-/// The most entries of every process's table together (16 bytes each).
-const MOST_ENTRIES: usize = 1 << 20;
+/// The most bytes every process's table takes together.
+const MOST_BYTES: usize = 32 << 20;
 
 /// A cell a process reads: where it is in the rows, its values, and what
 /// one more of its values adds to the entry's number.
@@ -42,12 +42,16 @@ pub(super) struct LocalMoves {
     entries_from: Vec<usize>,
     reads: Vec<Read>,
     entries: Vec<Entry>,
+    /// Per entry: the process's row after its move (`stride` values;
+    /// its row before where it does not move or the entry is not known).
+    after: Vec<i64>,
+    stride: usize,
 }
 
 impl LocalMoves {
     /// The tables of `inst` (a program without effects) over `space`,
     /// when they are smaller than the space itself and than
-    /// [`MOST_ENTRIES`]; `None` otherwise (the interpreter then serves).
+    /// [`MOST_BYTES`]; `None` otherwise (the interpreter then serves).
     pub(super) fn new(inst: &Instance, space: &Space) -> Option<Self> {
         if inst.code.has_effects {
             return None;
@@ -58,6 +62,8 @@ impl LocalMoves {
             entries_from: Vec::with_capacity(topo.n() + 1),
             reads: Vec::new(),
             entries: Vec::new(),
+            after: Vec::new(),
+            stride,
         };
         let mut total = 0usize;
         for p in 0..topo.n() {
@@ -85,10 +91,12 @@ impl LocalMoves {
         }
         tables.reads_from.push(tables.reads.len());
         tables.entries_from.push(total);
-        if total > MOST_ENTRIES || total as u128 >= space.count() {
+        let entry_bytes = std::mem::size_of::<Entry>() + stride * std::mem::size_of::<i64>();
+        if total.saturating_mul(entry_bytes) > MOST_BYTES || total as u128 >= space.count() {
             return None;
         }
         tables.entries.reserve_exact(total);
+        tables.after.reserve_exact(total * stride);
         let rel = inst.step_relation();
         let mut cfg = space.config(0);
         for p in 0..topo.n() {
@@ -100,6 +108,8 @@ impl LocalMoves {
                 }
                 // Reads are local (the checker and the interpreter see to
                 // it), so the rest of `cfg` is never read.
+                let mine = p * stride..(p + 1) * stride;
+                let mut row = cfg.rows[mine.clone()].to_vec();
                 let entry = match rel.first_enabled(&cfg, p) {
                     Ok(None) => Entry {
                         action: NO_ACTION,
@@ -108,15 +118,19 @@ impl LocalMoves {
                     },
                     Ok(Some(a)) => match rel.moved_row(&cfg, p as u32, a) {
                         Ok(after) => {
-                            let before = &cfg.rows[p * stride..(p + 1) * stride];
-                            let delta = before
+                            let delta = row
                                 .iter()
                                 .zip(after)
-                                .enumerate()
-                                .try_fold(0i128, |sum, (s, (&old, new))| {
-                                    Some(sum + space.delta(p * stride + s, old, new.get())?)
+                                .zip(mine)
+                                .try_fold(0i128, |sum, ((&old, new), at)| {
+                                    Some(sum + space.delta(at, old, new.get())?)
                                 })
                                 .and_then(|d| i64::try_from(d).ok());
+                            if delta.is_some() {
+                                row.iter_mut()
+                                    .zip(after)
+                                    .for_each(|(x, new)| *x = new.get());
+                            }
                             Entry {
                                 action: a as u16,
                                 delta: delta.unwrap_or(0),
@@ -127,15 +141,16 @@ impl LocalMoves {
                     },
                     Err(_) => UNKNOWN,
                 };
+                tables.after.extend_from_slice(&row);
                 tables.entries.push(entry);
             }
         }
         Some(tables)
     }
 
-    /// Process `p`'s entry for the rows `rows`, when known.
+    /// The number of process `p`'s entry for the rows `rows`.
     #[inline]
-    pub(super) fn get(&self, p: usize, rows: &[i64]) -> Option<Entry> {
+    fn number(&self, p: usize, rows: &[i64]) -> Option<usize> {
         let mut number = self.entries_from[p];
         for r in &self.reads[self.reads_from[p]..self.reads_from[p + 1]] {
             let v = rows[r.at];
@@ -148,8 +163,24 @@ impl LocalMoves {
             };
             number += k * r.weight;
         }
-        let entry = self.entries[number];
+        Some(number)
+    }
+
+    /// Process `p`'s entry for the rows `rows`, when known.
+    #[inline]
+    pub(super) fn get(&self, p: usize, rows: &[i64]) -> Option<Entry> {
+        let entry = self.entries[self.number(p, rows)?];
         entry.known.then_some(entry)
+    }
+
+    /// Process `p`'s row after its move in the rows `rows`, when its
+    /// entry is known (its row unchanged where it does not move).
+    #[inline]
+    pub(super) fn after(&self, p: usize, rows: &[i64]) -> Option<&[i64]> {
+        let number = self.number(p, rows)?;
+        self.entries[number]
+            .known
+            .then(|| &self.after[number * self.stride..(number + 1) * self.stride])
     }
 }
 

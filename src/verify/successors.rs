@@ -69,6 +69,8 @@ pub(super) struct Successors<'a> {
     kept_rows: Vec<i64>,
     /// Each process's guards and move as a table, where they fit.
     local: Option<&'a LocalMoves>,
+    /// See [`again_after_slots`].
+    again_after_slots: Option<Vec<u64>>,
 }
 
 impl<'a> Successors<'a> {
@@ -112,6 +114,7 @@ impl<'a> Successors<'a> {
             kept_delta: Vec::new(),
             kept_rows: Vec::new(),
             local: None,
+            again_after_slots: again_after_slots(inst, space),
         })
     }
 
@@ -143,32 +146,41 @@ impl<'a> Successors<'a> {
             Some((k, movers)) => {
                 let cells = self.cfg.rows.len();
                 let kept_rows = &self.kept_rows[k * cells..(k + 1) * cells];
-                let movers = if movers == ANY_CHANGED {
-                    // Whichever processes' rows differ.
-                    self.space.decode_into(u64::from(i), &mut self.cfg);
-                    (0..n)
-                        .filter(|&p| {
-                            let mine = p * stride..(p + 1) * stride;
-                            self.cfg.rows[mine.clone()] != kept_rows[mine]
-                        })
-                        .fold(0, |m, p| m | 1 << p)
-                } else {
-                    self.cfg.rows.copy_from_slice(kept_rows);
-                    for p in Bits(movers) {
-                        let mine = p * stride..(p + 1) * stride;
-                        self.space.decode_cells(u64::from(i), &mut self.cfg, mine);
+                self.cfg.rows.copy_from_slice(kept_rows);
+                let again = match (movers, &self.again_after_slots) {
+                    // Another root: only its last digits differ.
+                    (ANY_CHANGED, Some(again_after)) => {
+                        let c = u64::from(self.kept[k]);
+                        again_after[self.space.redecode(&mut self.cfg, c, u64::from(i))]
                     }
-                    movers
+                    (ANY_CHANGED, None) => {
+                        // Whichever processes' rows differ.
+                        self.space.decode_into(u64::from(i), &mut self.cfg);
+                        (0..n)
+                            .filter(|&p| {
+                                let mine = p * stride..(p + 1) * stride;
+                                self.cfg.rows[mine.clone()] != kept_rows[mine]
+                            })
+                            .fold(0, |m, p| m | self.affects[p])
+                    }
+                    _ => {
+                        for p in Bits(movers) {
+                            let mine = p * stride..(p + 1) * stride;
+                            // The mover's row after its move, from its
+                            // table where known, else from the index.
+                            match self.local.and_then(|t| t.after(p, kept_rows)) {
+                                Some(row) => self.cfg.rows[mine].copy_from_slice(row),
+                                None => self.space.decode_cells(u64::from(i), &mut self.cfg, mine),
+                            }
+                        }
+                        Bits(movers).fold(0, |again, p| again | self.affects[p])
+                    }
                 };
                 self.chosen.clear();
                 self.chosen
                     .extend_from_slice(&self.kept_chosen[k * n..(k + 1) * n]);
                 self.delta
                     .copy_from_slice(&self.kept_delta[k * n..(k + 1) * n]);
-                let mut again = 0u64;
-                for p in Bits(movers) {
-                    again |= self.affects[p];
-                }
                 again
             }
             None => {
@@ -303,6 +315,21 @@ pub(super) fn affects(topo: &Topology) -> Vec<u64> {
     (0..topo.n())
         .map(|p| 1 << p | as_bits(topo.readers(p).iter()))
         .collect()
+}
+
+/// Per number k of free slots, counted from the last: the processes whose
+/// guards a change of those k slots can change, as bits. `None` past 64
+/// processes or when a slot is copied elsewhere (edge variables).
+pub(super) fn again_after_slots(inst: &Instance, space: &Space) -> Option<Vec<u64>> {
+    let cells = space.free_cells().filter(|_| inst.topo.n() <= 64)?;
+    let affects = affects(&inst.topo);
+    let stride = inst.code.stride;
+    let mut again = vec![0u64];
+    for &at in cells.iter().rev() {
+        let last = *again.last().expect("starts with one");
+        again.push(last | affects[at / stride]);
+    }
+    Some(again)
 }
 
 /// The members of a set of processes kept as bits, in increasing order.
@@ -468,15 +495,18 @@ mod tests {
                         // Back to `i` as the search would find it kept.
                         assert!(fast.load_moves(i, None).unwrap());
                     }
-                    // The next configuration read from this one, not a step away.
-                    if i + 1 < count {
-                        let want = by_the_step_relation(&inst, &space, i + 1, d);
-                        let fine = fast.load_moves(i + 1, Some((i, ANY_CHANGED))).unwrap();
+                    // The next configuration read from this one, not a
+                    // step away; and one further on, or back.
+                    let further = (u64::from(i) * 7919 % u64::from(count)) as u32;
+                    for j in [i + 1, further].into_iter().filter(|&j| j < count) {
+                        assert!(fast.load_moves(i, None).unwrap());
+                        let want = by_the_step_relation(&inst, &space, j, d);
+                        let fine = fast.load_moves(j, Some((i, ANY_CHANGED))).unwrap();
                         if fine {
-                            fast.steps(i + 1, d, &mut again);
-                            assert_eq!(Some(&again), want.as_ref(), "{topology} {} next", i + 1);
+                            fast.steps(j, d, &mut again);
+                            assert_eq!(Some(&again), want.as_ref(), "{topology} {i} then {j}");
                         } else {
-                            assert_eq!(want, None, "{topology} {} next", i + 1);
+                            assert_eq!(want, None, "{topology} {i} then {j}");
                         }
                     }
                 }
