@@ -572,9 +572,6 @@ impl<'a> StepRelation<'a> {
         cfg: &Config,
         chosen: &Vec<u16>,
     ) -> Result<Option<&str>, RunError> {
-        if self.code.invariants.is_empty() {
-            return Ok(None);
-        }
         let env = self.global_env(cfg, chosen);
         for inv in &self.code.invariants {
             match (inv.test)(&env) {

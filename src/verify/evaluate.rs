@@ -135,6 +135,10 @@ impl Block {
                 block.legit[k / 64] |= bit;
                 block.legit_count += 1;
             }
+            // No invariant: no global environment to build for them.
+            if inst.code.invariants.is_empty() {
+                return Ok(());
+            }
             if let Some(name) = rel.violated_invariant_with(cfg, chosen).map_err(fail)? {
                 block.stops[k / 64] |= bit;
                 if block.invariant.is_none() {

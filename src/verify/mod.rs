@@ -31,6 +31,7 @@ mod rounds;
 mod search;
 mod states;
 mod successors;
+mod walk;
 
 use crate::compile::NO_ACTION;
 use crate::load::Instance;

@@ -12,11 +12,13 @@
 //! memory, so each step's are prefetched.
 
 mod per_config;
+mod shared;
 mod table;
 
 use super::counts::{NO_RUN, UNSEEN};
 use super::search::Search;
 use super::successors::{Bits, Succ, ANY_CHANGED};
+use super::walk::{Seen, Stop};
 use super::{Explorer, Refusal, Run, MAX_ROUND_BYTES};
 use per_config::{Mid, PerConfig, SLOTS};
 use table::Table;
@@ -36,10 +38,113 @@ struct Key {
     fresh: bool,
 }
 
-/// The search's state: each configuration's enabled processes, and what
-/// is still to count from each state finished (fresh rounds per
+/// Where the rounds search reads each configuration's enabled processes
+/// and its steps, and keeps what is still to count from each state: one
+/// search's ([`Rounds`]) or the threads' ([`shared`]).
+trait Memo {
+    fn is_legit(&self, c: u32) -> bool;
+    /// Configuration `c`'s enabled processes.
+    fn enabled(&self, c: u32) -> u64;
+    /// Starts loading configuration `c`'s enabled processes into the cache.
+    fn prefetch_enabled(&self, c: u32);
+    /// Starts loading where the states of configuration `c` in the middle
+    /// of a round are kept into the cache.
+    fn prefetch_mid(&self, c: u32);
+    /// What is still to count from `k` (outside legitimacy), when known.
+    fn value(&self, k: Key) -> Option<u32>;
+    /// What is known of `k` (outside legitimacy), claiming it when unseen.
+    fn claim(&mut self, k: Key) -> Result<Seen<u32>, Stop>;
+    /// Keeps what is still to count from `k` (`None`: no run counts).
+    fn finish(&mut self, k: Key, value: Option<u32>) -> Result<(), Stop>;
+    /// The steps from configuration `c`, reached from `from` (see
+    /// [`Search::successors_from`]), into `out`.
+    fn successors(
+        &mut self,
+        c: u32,
+        from: Option<(u32, u64)>,
+        out: &mut Vec<Succ>,
+    ) -> Result<(), Stop>;
+    /// Another [`super::PROGRESS_EVERY`] states are done.
+    fn progress(&mut self, finished: u64) -> Result<(), Stop>;
+
+    /// The state of configuration `c` with `pending` processes of its
+    /// round, and where what is still to count from it is kept starts
+    /// loading into the cache.
+    fn key(&self, c: u32, pending: u64, started: bool) -> Key {
+        let k = Key {
+            config: c,
+            pending,
+            started,
+            fresh: pending == self.enabled(c),
+        };
+        // A fresh round's value came with the enabled processes; most
+        // others are kept with their configuration, apart.
+        if !k.fresh {
+            self.prefetch_mid(c);
+        }
+        k
+    }
+
+    /// What is still to count from `k`, when known: at legitimacy the
+    /// started round.
+    fn known(&self, k: Key) -> Option<u32> {
+        if self.is_legit(k.config) {
+            Some(u32::from(k.started))
+        } else {
+            self.value(k)
+        }
+    }
+
+    /// The steps from `key` (reached from `from`) onto `steps`, each with
+    /// whether it ends the round: each mover leaves the round, so does
+    /// every pending process the step disables; when none is left, the
+    /// round ends and the next starts with the processes then enabled. A
+    /// step to legitimacy counts the started round, whichever it is.
+    fn steps(
+        &mut self,
+        key: Key,
+        from: Option<(u32, u64)>,
+        (out, steps): (&mut Vec<Succ>, &mut Vec<Step>),
+    ) -> Result<(), Stop> {
+        self.successors(key.config, from, out)?;
+        // Each successor's enabled processes, then what is kept for its
+        // state, are read from all over memory: asked for a few steps
+        // ahead of their use.
+        for e in out.iter().take(AHEAD) {
+            self.prefetch_enabled(e.to);
+        }
+        for k in 0..out.len() {
+            if let Some(ahead) = out.get(k + AHEAD) {
+                self.prefetch_enabled(ahead.to);
+            }
+            let e = out[k];
+            if self.is_legit(e.to) {
+                let at = Key {
+                    config: e.to,
+                    pending: 0,
+                    started: true,
+                    fresh: false,
+                };
+                steps.push((at, 0, e.movers));
+                continue;
+            }
+            let enabled = self.enabled(e.to);
+            let left = key.pending & !e.movers & enabled;
+            steps.push(if left == 0 {
+                (self.key(e.to, enabled, false), 1, e.movers)
+            } else {
+                (self.key(e.to, left, true), 0, e.movers)
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One search's memo: each configuration's enabled processes, and what is
+/// still to count from each state finished (fresh rounds per
 /// configuration, the others in a table).
-struct Rounds<'x> {
+struct Rounds<'x, 's, 'e, 'a> {
+    search: &'s mut Search<'e, 'a>,
     ex: &'x Explorer<'x>,
     /// Bits for the pending processes (the number of processes).
     n: u32,
@@ -47,7 +152,7 @@ struct Rounds<'x> {
     table: Table,
     /// Where the table's values say [`NO_RUN`].
     no_run: u32,
-    out: Vec<Succ>,
+    what: String,
 }
 
 /// How many steps ahead a successor's enabled processes are prefetched:
@@ -72,26 +177,7 @@ struct Frame {
     reached: bool,
 }
 
-impl Rounds<'_> {
-    /// The rounds still to count from `k`, when known: at legitimacy the
-    /// started round, else what was kept.
-    fn value(&self, k: Key) -> Option<u32> {
-        if self.ex.is_legit(k.config) {
-            Some(u32::from(k.started))
-        } else if k.fresh {
-            Some(self.per_config.fresh(k.config)).filter(|&v| v != UNSEEN)
-        } else {
-            match self.per_config.mid(k.config, k.pending) {
-                Mid::Kept(v) => Some(v),
-                Mid::Free => None,
-                Mid::Elsewhere => {
-                    let v = self.table.get(self.pack(k))?;
-                    Some(if v == self.no_run { NO_RUN } else { v })
-                }
-            }
-        }
-    }
-
+impl Rounds<'_, '_, '_, '_> {
     /// Keeps what is still to count from `k`; false when the table is full.
     fn keep(&mut self, k: Key, value: u32) -> Result<bool, Refusal> {
         // The most steps bound the rounds, and so the values' width.
@@ -114,67 +200,173 @@ impl Rounds<'_> {
     fn pack(&self, k: Key) -> u64 {
         u64::from(k.config) << self.n | k.pending
     }
+}
 
-    /// The state of configuration `c` with `pending` processes of its
-    /// round, and where what is still to count from it is kept starts
-    /// loading into the cache.
-    fn key(&self, c: u32, pending: u64, started: bool) -> Key {
-        let k = Key {
-            config: c,
-            pending,
-            started,
-            fresh: pending == self.per_config.enabled(c),
-        };
-        // A fresh round's value came with the enabled processes; most
-        // others are kept with their configuration, apart.
-        if !k.fresh {
-            self.per_config.prefetch_slots(c);
-        }
-        k
+impl Memo for Rounds<'_, '_, '_, '_> {
+    fn is_legit(&self, c: u32) -> bool {
+        self.ex.is_legit(c)
     }
 
-    /// The steps from `key` (reached from `from`, see
-    /// [`Search::successors_from`]) onto `steps`, each with whether it
-    /// ends the round: each mover leaves the round, so does every pending
-    /// process the step disables; when none is left, the round ends and
-    /// the next starts with the processes then enabled. A step to
-    /// legitimacy counts the started round, whichever it is.
-    fn steps(
-        &mut self,
-        s: &mut Search,
-        key: Key,
-        from: Option<(u32, u64)>,
-        steps: &mut Vec<Step>,
-    ) -> Result<(), Refusal> {
-        s.successors_from(key.config, from, &mut self.out)?;
-        // Each successor's enabled processes, then what is kept for its
-        // state, are read from all over memory: asked for a few steps
-        // ahead of their use.
-        for e in self.out.iter().take(AHEAD) {
-            self.per_config.prefetch(e.to);
+    fn enabled(&self, c: u32) -> u64 {
+        self.per_config.enabled(c)
+    }
+
+    fn prefetch_enabled(&self, c: u32) {
+        self.per_config.prefetch(c);
+    }
+
+    fn prefetch_mid(&self, c: u32) {
+        self.per_config.prefetch_slots(c);
+    }
+
+    fn value(&self, k: Key) -> Option<u32> {
+        if k.fresh {
+            Some(self.per_config.fresh(k.config)).filter(|&v| v != UNSEEN)
+        } else {
+            match self.per_config.mid(k.config, k.pending) {
+                Mid::Kept(v) => Some(v),
+                Mid::Free => None,
+                Mid::Elsewhere => {
+                    let v = self.table.get(self.pack(k))?;
+                    Some(if v == self.no_run { NO_RUN } else { v })
+                }
+            }
         }
-        for k in 0..self.out.len() {
-            if let Some(ahead) = self.out.get(k + AHEAD) {
-                self.per_config.prefetch(ahead.to);
-            }
-            let e = self.out[k];
-            if self.ex.is_legit(e.to) {
-                let at = Key {
-                    config: e.to,
-                    pending: 0,
-                    started: true,
-                    fresh: false,
-                };
-                steps.push((at, 0, e.movers));
+    }
+
+    /// Unseen states are not marked: the search runs only where no cycle
+    /// leads back to one on its stack.
+    fn claim(&mut self, k: Key) -> Result<Seen<u32>, Stop> {
+        Ok(match self.value(k) {
+            None => Seen::Claimed,
+            Some(NO_RUN) => Seen::NoRun,
+            Some(v) => Seen::Done(v),
+        })
+    }
+
+    fn finish(&mut self, k: Key, value: Option<u32>) -> Result<(), Stop> {
+        match self.keep(k, value.unwrap_or(NO_RUN))? {
+            true => Ok(()),
+            // The table is full: rounds are not counted.
+            false => Err(Stop::GiveUp),
+        }
+    }
+
+    fn successors(
+        &mut self,
+        c: u32,
+        from: Option<(u32, u64)>,
+        out: &mut Vec<Succ>,
+    ) -> Result<(), Stop> {
+        self.search.successors_from(c, from, out)?;
+        Ok(())
+    }
+
+    fn progress(&mut self, finished: u64) -> Result<(), Stop> {
+        self.ex.tell(&self.what, finished, 0)?;
+        Ok(())
+    }
+}
+
+/// The rounds search's stacks, reused from start to start.
+struct Walker {
+    stack: Vec<Frame>,
+    steps: Vec<Step>,
+    out: Vec<Succ>,
+    finished: u64,
+}
+
+impl Walker {
+    fn new() -> Self {
+        Walker {
+            stack: Vec::new(),
+            steps: Vec::new(),
+            out: Vec::new(),
+            finished: 0,
+        }
+    }
+
+    /// Searches from `start` (read from `from`) every state it reaches
+    /// that is still unseen; false when `start` itself was seen.
+    fn walk(
+        &mut self,
+        m: &mut impl Memo,
+        start: Key,
+        from: Option<(u32, u64)>,
+    ) -> Result<bool, Stop> {
+        if !matches!(m.claim(start)?, Seen::Claimed) {
+            return Ok(false);
+        }
+        self.open(m, (start, from, 0))?;
+        while let Some(top) = self.stack.last_mut() {
+            let Some(&(k, w, movers)) = self.steps.get(top.steps_from + top.next) else {
+                self.close(m)?;
                 continue;
-            }
-            let enabled = self.per_config.enabled(e.to);
-            let left = key.pending & !e.movers & enabled;
-            steps.push(if left == 0 {
-                (self.key(e.to, enabled, false), 1, e.movers)
+            };
+            top.next += 1;
+            let from = Some((top.key.config, movers));
+            let seen = if m.is_legit(k.config) {
+                Seen::Done(u32::from(k.started))
             } else {
-                (self.key(e.to, left, true), 0, e.movers)
-            });
+                m.claim(k)?
+            };
+            match seen {
+                Seen::Claimed => self.open(m, (k, from, w))?,
+                Seen::Done(v) => {
+                    let top = self.stack.last_mut().expect("a state is open");
+                    top.best = top.best.max(w + v);
+                    top.reached = true;
+                }
+                Seen::NoRun => {}
+                // A claim waits for a state on another's stack.
+                Seen::Open => {
+                    return Err(Stop::Refused(Refusal::Unsupported(
+                        "a state was found open (an inconsistency in the explorer)".into(),
+                    )))
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Puts a state (reached from a configuration by movers, and whether
+    /// that step ended a round) on the stack, its steps on the stack of
+    /// steps.
+    fn open(
+        &mut self,
+        m: &mut impl Memo,
+        (key, from, ends_round): (Key, Option<(u32, u64)>, u32),
+    ) -> Result<(), Stop> {
+        let steps_from = self.steps.len();
+        m.steps(key, from, (&mut self.out, &mut self.steps))?;
+        self.stack.push(Frame {
+            key,
+            steps_from,
+            next: 0,
+            ends_round,
+            best: 0,
+            reached: false,
+        });
+        Ok(())
+    }
+
+    /// Takes the top state off, its steps all followed.
+    fn close(&mut self, m: &mut impl Memo) -> Result<(), Stop> {
+        let done = self.stack.pop().expect("a state is open");
+        self.steps.truncate(done.steps_from);
+        // Where every step faults, no run counts (the search runs only
+        // where no configuration outside legitimacy is terminal).
+        m.finish(done.key, done.reached.then_some(done.best))?;
+        self.finished += 1;
+        if self.finished.is_multiple_of(super::PROGRESS_EVERY) {
+            m.progress(self.finished)?;
+        }
+        match self.stack.last_mut() {
+            Some(below) if done.reached => {
+                below.best = below.best.max(done.ends_round + done.best);
+                below.reached = true;
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -185,17 +377,22 @@ impl Rounds<'_> {
 /// when rounds are not counted: more than 64 processes, a state that does
 /// not fit in a word, or what the search keeps would pass
 /// [`MAX_ROUND_BYTES`]. Only for instances that converge: the search
-/// assumes no cycle outside legitimacy.
+/// assumes no cycle outside legitimacy. On every thread where it can be,
+/// else as one search.
 pub(super) fn worst_rounds(
     s: &mut Search,
     ex: &Explorer,
     worst_steps: u64,
 ) -> Result<Option<(u64, Run)>, Refusal> {
+    if let Some(found) = shared::worst_rounds_on_threads(s, ex, worst_steps)? {
+        return Ok(Some(found));
+    }
     worst_rounds_within(s, ex, worst_steps, (SLOTS, MAX_ROUND_BYTES))
 }
 
-/// [`worst_rounds`] with at most `most_slots` states in the middle of a
-/// round kept with each configuration, and at most `bytes` kept in all.
+/// [`worst_rounds`] as one search, with at most `most_slots` states in the
+/// middle of a round kept with each configuration, and at most `bytes`
+/// kept in all.
 fn worst_rounds_within(
     s: &mut Search,
     ex: &Explorer,
@@ -217,13 +414,15 @@ fn worst_rounds_within(
     };
     let per_config = PerConfig::new(&*ex.enabled_sets()?, ex.count, worst_steps, slots);
     let budget = usize::try_from(bytes.saturating_sub(per_config.bytes())).unwrap_or(usize::MAX);
+    let what = format!("{}: rounds", s.daemon_name());
     let mut r = Rounds {
+        search: s,
         ex,
         n,
         per_config,
         table: Table::new(config_bits + n, value_bits, budget),
         no_run: (1 << value_bits) - 1,
-        out: Vec::new(),
+        what,
     };
     // From a start, only the start's fresh round; else every configuration's.
     let starts = if ex.states.reached_from_a_start() {
@@ -231,59 +430,50 @@ fn worst_rounds_within(
     } else {
         0..ex.count
     };
-    let what = format!("{}: rounds", s.daemon_name());
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut steps: Vec<Step> = Vec::new();
-    let mut worst: Option<(u32, Key)> = None;
-    let (mut finished, mut last_start) = (0u64, None);
-    for c in starts.filter(|&c| !ex.is_legit(c)) {
-        let start = r.key(c, r.per_config.enabled(c), false);
-        if r.value(start).is_none() {
-            // Each start is read from the one before, a few digits away.
-            let from = last_start.map(|l| (l, ANY_CHANGED));
-            last_start = Some(c);
-            open(s, &mut r, (start, from, 0), &mut stack, &mut steps)?;
-        }
-        while let Some(top) = stack.last_mut() {
-            if let Some(&(k, w, movers)) = steps.get(top.steps_from + top.next) {
-                top.next += 1;
-                let from = Some((top.key.config, movers));
-                match r.value(k) {
-                    Some(NO_RUN) => {}
-                    Some(v) => {
-                        top.best = top.best.max(w + v);
-                        top.reached = true;
-                    }
-                    None => open(s, &mut r, (k, from, w), &mut stack, &mut steps)?,
-                }
-                continue;
-            }
-            let done = stack.pop().expect("the loop saw a top");
-            steps.truncate(done.steps_from);
-            // Where every step faults, no run counts (the search runs
-            // only where no configuration outside legitimacy is terminal).
-            let counted = done.reached;
-            if !r.keep(done.key, if counted { done.best } else { NO_RUN })? {
-                return Ok(None);
-            }
-            finished += 1;
-            if finished.is_multiple_of(super::PROGRESS_EVERY) {
-                ex.tell(&what, finished, 0)?;
-            }
-            match stack.last_mut() {
-                Some(below) if counted => {
-                    below.best = below.best.max(done.ends_round + done.best);
-                    below.reached = true;
-                }
-                _ => {}
-            }
-        }
-        let v = r.value(start).expect("the start was searched");
-        if v != NO_RUN && worst.is_none_or(|(w, _)| v > w) {
-            worst = Some((v, start));
+    let mut walker = Walker::new();
+    let mut last_start = None;
+    for c in starts.clone().filter(|&c| !ex.is_legit(c)) {
+        let start = r.key(c, r.enabled(c), false);
+        // Each start is read from the one before, a few digits away.
+        let from = last_start.map(|l| (l, ANY_CHANGED));
+        match walker.walk(&mut r, start, from) {
+            Ok(true) => last_start = Some(c),
+            Ok(false) => {}
+            Err(Stop::GiveUp) => return Ok(None),
+            Err(Stop::Refused(e)) => return Err(e),
         }
     }
-    let Some((most, start)) = worst else {
+    let worst = most_of(&r, starts);
+    finish_worst(&mut r, ex, worst)
+}
+
+/// The most still to count from the fresh rounds of `starts` (outside
+/// legitimacy, in order), and the first start with it.
+fn most_of(m: &impl Memo, starts: std::ops::Range<u32>) -> Option<(u32, u32)> {
+    let values = starts
+        .filter(|&c| !m.is_legit(c))
+        .filter_map(|c| Some((m.value(m.key(c, m.enabled(c), false))?, c)))
+        .filter(|&(v, _)| v != NO_RUN);
+    #[cfg(test)]
+    let values = {
+        let every: Vec<(u32, u32)> = values.collect();
+        tests::EVERY_START.with(|e| e.replace(every.clone()));
+        every.into_iter()
+    };
+    values.fold(None, |best, (v, c)| match best {
+        Some((b, _)) if b >= v => best,
+        _ => Some((v, c)),
+    })
+}
+
+/// The worst case in rounds, `worst` (the most still to count, from which
+/// start), with a run from that start that takes them.
+fn finish_worst(
+    m: &mut impl Memo,
+    ex: &Explorer,
+    worst: Option<(u32, u32)>,
+) -> Result<Option<(u64, Run)>, Refusal> {
+    let Some((most, c)) = worst else {
         // Every configuration is legitimate: no run takes a round.
         let start = ex.states.config(0);
         return Ok(Some((
@@ -294,68 +484,57 @@ fn worst_rounds_within(
             },
         )));
     };
-    Ok(Some((u64::from(most), retrace(s, &mut r, start)?)))
+    let start = m.key(c, m.enabled(c), false);
+    Ok(Some((u64::from(most), retrace(m, ex, start)?)))
 }
 
 /// A run from `start` that takes the most rounds, each step one that keeps
 /// the worst case.
-fn retrace(s: &mut Search, r: &mut Rounds, start: Key) -> Result<Run, Refusal> {
+fn retrace(m: &mut impl Memo, ex: &Explorer, start: Key) -> Result<Run, Refusal> {
     let mut run = Run {
-        start: r.ex.states.config(start.config),
+        start: ex.states.config(start.config),
         steps: Vec::new(),
     };
     let mut at = start;
-    let mut steps = Vec::new();
-    while !r.ex.is_legit(at.config) {
-        let want = r.value(at).expect("every state on the way was searched");
+    let (mut out, mut steps) = (Vec::new(), Vec::new());
+    let lost = || {
+        Refusal::Unsupported(
+            "the worst case in rounds could not be retraced (an inconsistency in the explorer)"
+                .into(),
+        )
+    };
+    while !ex.is_legit(at.config) {
+        let want = m.known(at).ok_or_else(lost)?;
         if want == NO_RUN {
             break;
         }
         steps.clear();
-        r.steps(s, at, None, &mut steps)?;
+        match m.steps(at, None, (&mut out, &mut steps)) {
+            Ok(()) => {}
+            Err(Stop::Refused(e)) => return Err(e),
+            Err(Stop::GiveUp) => return Err(lost()),
+        }
         let next = steps
             .iter()
-            .find(|&&(k, w, _)| r.value(k).is_some_and(|v| v != NO_RUN && w + v == want));
-        let Some(&(k, _, movers)) = next else {
-            return Err(Refusal::Unsupported(
-                "the worst case in rounds could not be retraced (an inconsistency in the explorer)"
-                    .into(),
-            ));
-        };
+            .find(|&&(k, w, _)| m.known(k).is_some_and(|v| v != NO_RUN && w + v == want));
+        let &(k, _, movers) = next.ok_or_else(lost)?;
         run.steps.push(Bits(movers).map(|p| p as u32).collect());
         at = k;
     }
     Ok(run)
 }
 
-/// Puts a state (reached from a configuration by movers, and whether that
-/// step ended a round) on the search's stack, its steps on the stack of
-/// steps.
-fn open(
-    s: &mut Search,
-    r: &mut Rounds,
-    (key, from, ends_round): (Key, Option<(u32, u64)>, u32),
-    stack: &mut Vec<Frame>,
-    steps: &mut Vec<Step>,
-) -> Result<(), Refusal> {
-    let steps_from = steps.len();
-    r.steps(s, key, from, steps)?;
-    stack.push(Frame {
-        key,
-        steps_from,
-        next: 0,
-        ends_round,
-        best: 0,
-        reached: false,
-    });
-    Ok(())
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::runtime::daemon::Daemon;
     use crate::verify::Convergence;
+
+    thread_local! {
+        /// The last search's count from every start, with the start.
+        pub(in crate::verify) static EVERY_START: std::cell::RefCell<Vec<(u32, u32)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
 
     /// The states in the middle of a round kept with their configuration
     /// or in the table give the same worst case and run; past the memory

@@ -10,12 +10,13 @@ mod shared;
 use super::counts::{Counts, NO_RUN, UNSEEN};
 use super::states::States;
 use super::successors::{Succ, Successors, ANY_CHANGED};
+use super::walk::Stop;
 use super::{Convergence, Explorer, Refusal, Run};
 use crate::compile::NO_ACTION;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::StepRelation;
 use crate::state::Config;
-use longest::{OneSearch, Stop, Walk, Walker};
+use longest::{OneSearch, Walk, Walker};
 
 /// One step from a configuration: where it leads and who moves.
 pub(super) struct Edge {
@@ -68,6 +69,23 @@ impl<'e, 'a> Search<'e, 'a> {
 
     pub(super) fn daemon_name(&self) -> &'static str {
         self.daemon.name()
+    }
+
+    /// The daemon searched under.
+    pub(super) fn daemon(&self) -> &'e Daemon {
+        self.daemon
+    }
+
+    /// How many threads the searches may take.
+    pub(super) fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The search on `threads` threads, for tests.
+    #[cfg(test)]
+    pub(super) fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
     }
 
     pub(super) fn transitions(&self) -> u64 {

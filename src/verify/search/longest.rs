@@ -7,33 +7,11 @@ use super::super::counts::{Counts, NO_RUN, OPEN, UNSEEN};
 use super::super::successors::Succ;
 use super::super::Refusal;
 use super::Search;
+use crate::verify::walk::Stop;
 
-/// What the search knows of a configuration it steps to.
-pub(super) enum Seen {
-    /// Unseen until now: now on this search's stack, to be opened.
-    Claimed,
-    /// On a search's stack.
-    Open,
-    /// No run from it counts (every way on faults).
-    NoRun,
-    /// Done: the most steps and moves to legitimacy from it.
-    Done(u32, u32),
-}
-
-/// Why a walk stopped before its end.
-pub(super) enum Stop {
-    Refused(Refusal),
-    /// The threads met what only one search reports the same way each
-    /// time (a cycle, a deadlock, a faulting step, a count too wide): it
-    /// is left to one search.
-    GiveUp,
-}
-
-impl From<Refusal> for Stop {
-    fn from(r: Refusal) -> Self {
-        Stop::Refused(r)
-    }
-}
+/// What the search knows of a configuration: its most steps and moves
+/// once done.
+pub(super) type Seen = crate::verify::walk::Seen<(u32, u32)>;
 
 /// Where a walk keeps its counts and gets its steps.
 pub(super) trait Walk {
@@ -166,7 +144,7 @@ impl Walker {
             };
             match seen {
                 Seen::Claimed => self.open(w, (j, Some((node, movers))), m)?,
-                Seen::Done(steps, moves) => self
+                Seen::Done((steps, moves)) => self
                     .top()
                     .reach(steps.saturating_add(unit), moves.saturating_add(m)),
                 Seen::Open | Seen::NoRun => {}
@@ -254,7 +232,7 @@ impl Walk for OneSearch<'_, '_, '_> {
             }
             OPEN => Seen::Open,
             NO_RUN => Seen::NoRun,
-            done => Seen::Done(done, self.moves.as_ref().map_or(done, |m| m.get(i))),
+            done => Seen::Done((done, self.moves.as_ref().map_or(done, |m| m.get(i)))),
         }
     }
 

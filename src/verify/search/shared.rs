@@ -12,12 +12,13 @@ use super::super::local::LocalMoves;
 use super::super::states::States;
 use super::super::successors::{Succ, Successors, ANY_CHANGED};
 use super::super::{Progress, Refusal};
-use super::longest::{Seen, Stop, Walk, Walker};
+use super::longest::{Seen, Walk, Walker};
 use super::Search;
 use crate::load::Instance;
 use crate::runtime::bits::Bits;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::space::Space;
+use crate::verify::walk::Stop;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 /// The fewest configurations worth the threads.
@@ -85,7 +86,7 @@ impl OneThread<'_, '_> {
                     .shared
                     .moves
                     .map_or(steps, |m| m[i as usize].load(Ordering::Relaxed));
-                Seen::Done(u32::from(steps), u32::from(moves))
+                Seen::Done((u32::from(steps), u32::from(moves)))
             }
         }
     }

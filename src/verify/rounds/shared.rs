@@ -1,0 +1,520 @@
+//! The rounds search on every thread at once, over every configuration of
+//! the state space, as [`super::super::search`]'s threads do for steps:
+//! what is still to count is shared, each state claimed by the first
+//! thread to step to it, and a thread that steps to a state on another's
+//! stack waits for it. Per configuration a word holds its enabled
+//! processes and its fresh round's count, and six more the states in the
+//! middle of a round (pending processes and count); the rest go to an
+//! open-addressing table of words (key and count). For up to 8 processes and counts
+//! that fit a byte; anything else, and anything but a clean convergence,
+//! is left to the one search.
+
+use super::super::evaluate::EnabledSets;
+use super::super::search::Search;
+use super::super::states::States;
+use super::super::successors::{Succ, Successors, ANY_CHANGED};
+use super::super::walk::{Seen, Stop};
+use super::super::{Explorer, Progress, Refusal, Run, MAX_ROUND_BYTES};
+use super::{finish_worst, most_of, Key, Memo, Walker, SLOTS};
+use crate::runtime::bits::Bits;
+use crate::runtime::cache::prefetch;
+use crate::runtime::daemon::Daemon;
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicUsize, Ordering};
+
+/// The fewest configurations worth the threads.
+const THREADS_FROM: u32 = 1 << 16;
+
+/// How many starts a thread takes at a time.
+const STARTS_AT_A_TIME: u64 = 1 << 10;
+
+/// A count in a byte: the three largest values are reserved.
+const UNSEEN: u8 = u8::MAX;
+const OPEN: u8 = u8::MAX - 1;
+const NO_RUN: u8 = u8::MAX - 2;
+
+/// The most of its slots the table fills before the threads give up (it
+/// cannot grow while they search).
+const MOST_LOAD: f64 = 0.75;
+
+/// How long every thread must be seen waiting before the waits are taken
+/// for a cycle (see [`super::super::search`]).
+const STALLED_FOR: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// What the threads share.
+struct Shared<'s> {
+    legit: &'s Bits,
+    /// Per configuration: its enabled processes, and its fresh round's
+    /// count above them.
+    hot: Vec<AtomicU16>,
+    /// Slots per configuration ([`SLOTS`], fewer in tests).
+    per_config: usize,
+    /// Per configuration, `per_config` states in the middle of a round:
+    /// pending processes, and the count above them; 0 is a free slot.
+    slots: Vec<AtomicU16>,
+    table: Overflow,
+    count: u32,
+    threads: usize,
+    next_start: AtomicU64,
+    give_up: AtomicBool,
+    /// How many threads wait for another's state or are done with their
+    /// starts.
+    stalled: AtomicUsize,
+}
+
+/// Where a state's count is kept, and the word there when read.
+enum Place<'s> {
+    /// A fresh round's: in its configuration's word, above the enabled
+    /// processes.
+    Fresh(&'s AtomicU16, u16),
+    /// In a slot (keeping the state, or free: 0), above the pending
+    /// processes.
+    Slot(&'s AtomicU16, u16),
+    Table(u64),
+}
+
+impl Shared<'_> {
+    /// Waits until `probe` gives a count that is not [`OPEN`].
+    fn wait_for(&self, probe: impl Fn() -> u8) -> Result<u8, Stop> {
+        self.stalled.fetch_add(1, Ordering::SeqCst);
+        let (mut tries, mut all_stalled) = (0u32, None);
+        let byte = loop {
+            let byte = probe();
+            if byte != OPEN {
+                break Ok(byte);
+            }
+            if self.give_up.load(Ordering::Relaxed) {
+                break Err(Stop::GiveUp);
+            }
+            if self.stalled.load(Ordering::SeqCst) == self.threads {
+                let since = *all_stalled.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() > STALLED_FOR {
+                    break Err(Stop::GiveUp);
+                }
+            } else {
+                all_stalled = None;
+            }
+            tries = tries.saturating_add(1);
+            if tries < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        };
+        self.stalled.fetch_sub(1, Ordering::SeqCst);
+        byte
+    }
+
+    /// Where `k` (outside legitimacy) is kept: a slot keeping it or the
+    /// first free one, else the table.
+    fn place(&self, k: Key) -> Place<'_> {
+        if k.fresh {
+            let word = &self.hot[k.config as usize];
+            return Place::Fresh(word, word.load(Ordering::Acquire));
+        }
+        let first = k.config as usize * self.per_config;
+        for slot in &self.slots[first..first + self.per_config] {
+            let word = slot.load(Ordering::Acquire);
+            if word == 0 || u64::from(word as u8) == k.pending {
+                return Place::Slot(slot, word);
+            }
+        }
+        Place::Table(u64::from(k.config) << 8 | k.pending)
+    }
+
+    /// The count kept for `k`, [`UNSEEN`] when none is.
+    fn byte(&self, k: Key) -> u8 {
+        match self.place(k) {
+            Place::Fresh(_, word) => (word >> 8) as u8,
+            Place::Slot(_, 0) => UNSEEN,
+            Place::Slot(_, word) => (word >> 8) as u8,
+            Place::Table(key) => self.table.get(key),
+        }
+    }
+
+    /// What is known of `k`, claiming it when unseen.
+    fn claim(&self, k: Key) -> Result<Seen<u32>, Stop> {
+        let claimed = k.pending as u16 | u16::from(OPEN) << 8;
+        let byte = match self.place(k) {
+            // Most states are seen before: a claim (a locked instruction)
+            // only for those that look unseen.
+            Place::Fresh(w, word) => {
+                let unseen = k.pending as u16 | u16::from(UNSEEN) << 8;
+                if word != unseen {
+                    (word >> 8) as u8
+                } else {
+                    match w.compare_exchange(unseen, claimed, Ordering::Acquire, Ordering::Acquire)
+                    {
+                        Ok(_) => return Ok(Seen::Claimed),
+                        Err(now) => (now >> 8) as u8,
+                    }
+                }
+            }
+            Place::Slot(_, word) if word != 0 => (word >> 8) as u8,
+            Place::Slot(w, _) => {
+                match w.compare_exchange(0, claimed, Ordering::Acquire, Ordering::Acquire) {
+                    Ok(_) => return Ok(Seen::Claimed),
+                    Err(now) if u64::from(now as u8) == k.pending => (now >> 8) as u8,
+                    // Another took the free slot for another state: the
+                    // next one, then.
+                    Err(_) => return self.claim(k),
+                }
+            }
+            Place::Table(key) => match self.table.claim(key)? {
+                None => return Ok(Seen::Claimed),
+                Some(byte) => byte,
+            },
+        };
+        let byte = if byte == OPEN {
+            self.wait_for(|| self.byte(k))?
+        } else {
+            byte
+        };
+        Ok(match byte {
+            NO_RUN => Seen::NoRun,
+            v => Seen::Done(u32::from(v)),
+        })
+    }
+
+    /// Keeps `value` for `k`, claimed by this thread.
+    fn finish(&self, k: Key, value: Option<u32>) -> Result<(), Stop> {
+        let Some(v) = value
+            .and_then(|v| u8::try_from(v).ok())
+            .filter(|&v| v < NO_RUN)
+        else {
+            return Err(Stop::GiveUp);
+        };
+        match self.place(k) {
+            // Released: whoever reads the count reads it whole.
+            Place::Fresh(w, _) | Place::Slot(w, _) => {
+                w.store(k.pending as u16 | u16::from(v) << 8, Ordering::Release);
+            }
+            Place::Table(key) => self.table.finish(key, v),
+        }
+        Ok(())
+    }
+}
+
+/// The states past the slots: an open-addressing table of words, each a
+/// key (configuration and pending processes) above a count, 0 when free.
+/// It is sized once, a word per configuration; filled past [`MOST_LOAD`],
+/// the threads give up.
+struct Overflow {
+    slots: Vec<AtomicU64>,
+    /// The number of slots, less one (a power of two, less one).
+    mask: u64,
+    used: AtomicUsize,
+    most: usize,
+}
+
+impl Overflow {
+    fn new(count: u32) -> Self {
+        let len = u64::from(count).next_power_of_two().max(64);
+        Overflow {
+            slots: (0..len).map(|_| AtomicU64::new(0)).collect(),
+            mask: len - 1,
+            used: AtomicUsize::new(0),
+            most: (len as f64 * MOST_LOAD) as usize,
+        }
+    }
+
+    /// The slots from `key`'s on, round the table.
+    fn probe(&self, key: u64) -> impl Iterator<Item = &AtomicU64> {
+        let start = key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
+        (0..=self.mask).map(move |k| &self.slots[((start + k) & self.mask) as usize])
+    }
+
+    /// The count kept for `key`, [`UNSEEN`] when none is.
+    fn get(&self, key: u64) -> u8 {
+        for slot in self.probe(key) {
+            match slot.load(Ordering::Acquire) {
+                0 => return UNSEEN,
+                word if word >> 8 == key => return word as u8,
+                _ => {}
+            }
+        }
+        UNSEEN
+    }
+
+    /// The count kept for `key`, or `None` when this thread claimed it.
+    fn claim(&self, key: u64) -> Result<Option<u8>, Stop> {
+        for slot in self.probe(key) {
+            let mut word = slot.load(Ordering::Acquire);
+            if word == 0 {
+                if self.used.fetch_add(1, Ordering::Relaxed) >= self.most {
+                    return Err(Stop::GiveUp);
+                }
+                let claimed = key << 8 | u64::from(OPEN);
+                match slot.compare_exchange(0, claimed, Ordering::Acquire, Ordering::Acquire) {
+                    Ok(_) => return Ok(None),
+                    Err(now) => word = now,
+                }
+            }
+            if word >> 8 == key {
+                return Ok(Some(word as u8));
+            }
+        }
+        Err(Stop::GiveUp)
+    }
+
+    /// Keeps `count` for `key`, claimed by this thread.
+    fn finish(&self, key: u64, count: u8) {
+        if let Some(slot) = self
+            .probe(key)
+            .find(|s| s.load(Ordering::Relaxed) >> 8 == key)
+        {
+            slot.store(key << 8 | u64::from(count), Ordering::Release);
+        }
+    }
+}
+
+/// One thread's memo: the shared counts, its own successors engine.
+struct OneThread<'s, 'e> {
+    shared: &'s Shared<'s>,
+    engine: Successors<'e>,
+    daemon: &'e Daemon,
+    /// On the calling thread: where progress is told, and what of.
+    progress: Option<(Progress<'e>, &'e str)>,
+}
+
+impl Memo for OneThread<'_, '_> {
+    fn is_legit(&self, c: u32) -> bool {
+        self.shared.legit.get(c as usize)
+    }
+
+    fn enabled(&self, c: u32) -> u64 {
+        u64::from(self.shared.hot[c as usize].load(Ordering::Relaxed) as u8)
+    }
+
+    fn prefetch_enabled(&self, c: u32) {
+        prefetch(&self.shared.hot[c as usize]);
+    }
+
+    fn prefetch_mid(&self, c: u32) {
+        if let Some(first) = self.shared.slots.get(c as usize * self.shared.per_config) {
+            prefetch(first);
+        }
+    }
+
+    fn value(&self, k: Key) -> Option<u32> {
+        match self.shared.byte(k) {
+            UNSEEN | OPEN => None,
+            NO_RUN => Some(super::NO_RUN),
+            v => Some(u32::from(v)),
+        }
+    }
+
+    fn claim(&mut self, k: Key) -> Result<Seen<u32>, Stop> {
+        self.shared.claim(k)
+    }
+
+    fn finish(&mut self, k: Key, value: Option<u32>) -> Result<(), Stop> {
+        self.shared.finish(k, value)
+    }
+
+    fn successors(
+        &mut self,
+        c: u32,
+        from: Option<(u32, u64)>,
+        out: &mut Vec<Succ>,
+    ) -> Result<(), Stop> {
+        if self.shared.give_up.load(Ordering::Relaxed) {
+            return Err(Stop::GiveUp);
+        }
+        // A faulting guard or move is the one search's to report.
+        if !matches!(self.engine.load_moves(c, from), Ok(true)) {
+            return Err(Stop::GiveUp);
+        }
+        self.engine.steps(c, self.daemon, out);
+        Ok(())
+    }
+
+    fn progress(&mut self, finished: u64) -> Result<(), Stop> {
+        if let Some((progress, what)) = self.progress {
+            super::super::tell(Some(progress), what, finished, 0)?;
+        }
+        Ok(())
+    }
+}
+
+/// One thread's share of the starts: searches from each it takes until
+/// none is left.
+fn one_thread(m: &mut OneThread) -> Result<(), Stop> {
+    let shared = m.shared;
+    let mut walker = Walker::new();
+    let mut last_start = None;
+    let count = u64::from(shared.count);
+    loop {
+        let first = shared
+            .next_start
+            .fetch_add(STARTS_AT_A_TIME, Ordering::Relaxed);
+        if first >= count {
+            break;
+        }
+        for c in first as u32..count.min(first + STARTS_AT_A_TIME) as u32 {
+            if m.is_legit(c) {
+                continue;
+            }
+            let start = m.key(c, m.enabled(c), false);
+            let from = last_start.map(|l| (l, ANY_CHANGED));
+            match walker.walk(m, start, from) {
+                Ok(true) => last_start = Some(c),
+                Ok(false) => {}
+                Err(stop) => {
+                    shared.give_up.store(true, Ordering::Relaxed);
+                    shared.stalled.fetch_add(1, Ordering::SeqCst);
+                    return Err(stop);
+                }
+            }
+        }
+    }
+    shared.stalled.fetch_add(1, Ordering::SeqCst);
+    Ok(())
+}
+
+/// The most rounds, with a run, searched on every thread; `None` where one
+/// search is needed (see the module).
+pub(super) fn worst_rounds_on_threads(
+    s: &Search,
+    ex: &Explorer,
+    worst_steps: u64,
+) -> Result<Option<(u64, Run)>, Refusal> {
+    worst_rounds_on_threads_within(s, ex, worst_steps, SLOTS)
+}
+
+/// [`worst_rounds_on_threads`] with `slots` slots per configuration.
+fn worst_rounds_on_threads_within(
+    s: &Search,
+    ex: &Explorer,
+    worst_steps: u64,
+    slots: usize,
+) -> Result<Option<(u64, Run)>, Refusal> {
+    let threads = s.threads();
+    let States::All(space) = &ex.states else {
+        return Ok(None);
+    };
+    let n = ex.inst.topo.n();
+    // Two bytes per configuration and slot, and a table of a word per
+    // configuration.
+    let per_config = (2 + 2 * slots + 8) as u64 * u64::from(ex.count);
+    if threads < 2
+        || n > 8
+        || worst_steps >= u64::from(NO_RUN)
+        || ex.count < THREADS_FROM
+        || per_config > MAX_ROUND_BYTES / 2
+    {
+        return Ok(None);
+    }
+    let enabled: std::borrow::Cow<EnabledSets> = ex.enabled_sets()?;
+    let hot = (0..ex.count)
+        .map(|c| AtomicU16::new(enabled.get(c) as u16 | u16::from(UNSEEN) << 8))
+        .collect();
+    drop(enabled);
+    let shared = Shared {
+        legit: &ex.legit,
+        hot,
+        per_config: slots,
+        slots: (0..ex.count as usize * slots)
+            .map(|_| AtomicU16::new(0))
+            .collect(),
+        table: Overflow::new(ex.count),
+        count: ex.count,
+        threads,
+        next_start: AtomicU64::new(0),
+        give_up: AtomicBool::new(false),
+        stalled: AtomicUsize::new(0),
+    };
+    let what = format!("{}: rounds", s.daemon_name());
+    let (daemon, inst, local) = (s.daemon(), ex.inst, ex.local.as_ref());
+    let memo = |progress| {
+        Successors::new(inst, space, local).map(|engine| OneThread {
+            shared: &shared,
+            engine,
+            daemon,
+            progress,
+        })
+    };
+    let Some(mut mine) = memo(ex.progress.map(|p| (p, what.as_str()))) else {
+        return Ok(None);
+    };
+    let outcome = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads)
+            .map(|_| {
+                scope.spawn(|| match memo(None) {
+                    Some(mut m) => one_thread(&mut m),
+                    None => Err(Stop::GiveUp),
+                })
+            })
+            .collect();
+        let mut outcome = one_thread(&mut mine);
+        for other in others {
+            let theirs = other
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            outcome = match (outcome, theirs) {
+                (Ok(()), Ok(())) => Ok(()),
+                (Err(Stop::Refused(r)), _) | (_, Err(Stop::Refused(r))) => Err(Stop::Refused(r)),
+                _ => Err(Stop::GiveUp),
+            };
+        }
+        outcome
+    });
+    match outcome {
+        Ok(()) => {}
+        Err(Stop::GiveUp) => return Ok(None),
+        Err(Stop::Refused(r)) => return Err(r),
+    }
+    let worst = most_of(&mine, 0..ex.count);
+    finish_worst(&mut mine, ex, worst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::test_instance;
+    use super::super::worst_rounds_within;
+    use super::*;
+
+    /// On 2 and 3 threads, with states in the middle of a round in slots
+    /// or all in the table, the threads find one search's worst case in
+    /// rounds and the same run.
+    #[test]
+    fn the_threads_find_one_searchs_rounds() {
+        let src = include_str!("../../../programs/dijkstra_kstate.gc");
+        let inst = test_instance(src, "ring:6", &[("K", 7)]);
+        let ex = Explorer::new(&inst).expect("explorable");
+        assert!(
+            ex.count >= THREADS_FROM,
+            "enough configurations for the threads"
+        );
+        let mut found = 0;
+        for daemon in [Daemon::Central, Daemon::LocallyCentral, Daemon::Distributed] {
+            let verdict = ex.verify(&daemon).expect("no refusal").convergence;
+            let crate::verify::Convergence::Holds { steps, .. } = verdict else {
+                panic!("Dijkstra's ring of 6 with K = 7 converges");
+            };
+            let worst = steps.steps.len() as u64;
+            let mut one = Search::new(&ex, &daemon, false).with_threads(1);
+            let (most, run) = worst_rounds_within(&mut one, &ex, worst, (SLOTS, MAX_ROUND_BYTES))
+                .expect("no refusal")
+                .expect("rounds are counted");
+            let every_start = super::super::tests::EVERY_START.take();
+            for (threads, slots) in [(2, SLOTS), (3, SLOTS), (2, 0), (3, 1)] {
+                let s = Search::new(&ex, &daemon, false).with_threads(threads);
+                let what = format!("{} on {threads} threads, {slots} slots", daemon.name());
+                let got =
+                    worst_rounds_on_threads_within(&s, &ex, worst, slots).expect("no refusal");
+                // The threads may give up on a busy machine, never differ.
+                if let Some((got, got_run)) = got {
+                    found += 1;
+                    assert_eq!((got, &got_run.steps), (most, &run.steps), "{what}");
+                    assert_eq!(got_run.start, run.start, "{what}");
+                    let theirs = super::super::tests::EVERY_START.take();
+                    assert!(theirs == every_start, "{what}: the count from each start");
+                }
+            }
+        }
+        assert!(
+            found >= 6,
+            "the threads found the rounds {found} times of 12"
+        );
+    }
+}
