@@ -458,6 +458,12 @@ impl<'a> Explorer<'a> {
         self.legit.get(i as usize)
     }
 
+    /// The legitimate configurations, in order.
+    fn legit_configs(&self) -> impl Iterator<Item = u32> + '_ {
+        let words = self.legit.0.iter().enumerate();
+        words.flat_map(|(k, &w)| successors::Bits(w).map(move |b| (k * 64 + b) as u32))
+    }
+
     /// Whether no process is enabled in configuration `i`.
     fn is_terminal(&self, i: u32) -> bool {
         self.terminal.get(i as usize)

@@ -317,12 +317,16 @@ impl<'e, 'a> Search<'e, 'a> {
         }
         let (n, count) = (self.ex.count as usize, self.ex.count);
         let what = format!("{}: convergence", self.daemon.name());
+        let mut steps = Counts::new(n, UNSEEN);
+        for c in self.ex.legit_configs() {
+            steps.set(c, 0);
+        }
         let mut walk = OneSearch {
             search: self,
-            // Per configuration outside legitimacy: unseen, on the stack,
-            // or the most steps to legitimacy from it; and the most moves,
-            // which under the central daemon are the steps.
-            steps: Counts::new(n, UNSEEN),
+            // Per configuration: unseen, on the stack, or the most steps to
+            // legitimacy from it (none from a legitimate one); and the most
+            // moves, which under the central daemon are the steps.
+            steps,
             moves: track_moves.then(|| Counts::new(n, 0)),
             deadlock: None,
             cycle: None,

@@ -13,19 +13,16 @@ use super::super::evaluate::EnabledSets;
 use super::super::search::Search;
 use super::super::states::States;
 use super::super::successors::{Succ, Successors, ANY_CHANGED};
-use super::super::walk::{Seen, Stop};
+use super::super::walk::{Roots, Seen, Stop, Threads};
 use super::super::{Explorer, Progress, Refusal, Run, MAX_ROUND_BYTES};
 use super::{finish_worst, most_of, Key, Memo, Walker, SLOTS};
 use crate::runtime::bits::Bits;
 use crate::runtime::cache::prefetch;
 use crate::runtime::daemon::Daemon;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};
 
 /// The fewest configurations worth the threads.
 const THREADS_FROM: u32 = 1 << 16;
-
-/// How many starts a thread takes at a time.
-const STARTS_AT_A_TIME: u64 = 1 << 10;
 
 /// A count in a byte: the three largest values are reserved.
 const UNSEEN: u8 = u8::MAX;
@@ -35,10 +32,6 @@ const NO_RUN: u8 = u8::MAX - 2;
 /// The most of its slots the table fills before the threads give up (it
 /// cannot grow while they search).
 const MOST_LOAD: f64 = 0.75;
-
-/// How long every thread must be seen waiting before the waits are taken
-/// for a cycle (see [`super::super::search`]).
-const STALLED_FOR: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// What the threads share.
 struct Shared<'s> {
@@ -52,13 +45,8 @@ struct Shared<'s> {
     /// pending processes, and the count above them; 0 is a free slot.
     slots: Vec<AtomicU16>,
     table: Overflow,
-    count: u32,
-    threads: usize,
-    next_start: AtomicU64,
-    give_up: AtomicBool,
-    /// How many threads wait for another's state or are done with their
-    /// starts.
-    stalled: AtomicUsize,
+    threads: Threads,
+    starts: Roots,
 }
 
 /// Where a state's count is kept, and the word there when read.
@@ -73,37 +61,6 @@ enum Place<'s> {
 }
 
 impl Shared<'_> {
-    /// Waits until `probe` gives a count that is not [`OPEN`].
-    fn wait_for(&self, probe: impl Fn() -> u8) -> Result<u8, Stop> {
-        self.stalled.fetch_add(1, Ordering::SeqCst);
-        let (mut tries, mut all_stalled) = (0u32, None);
-        let byte = loop {
-            let byte = probe();
-            if byte != OPEN {
-                break Ok(byte);
-            }
-            if self.give_up.load(Ordering::Relaxed) {
-                break Err(Stop::GiveUp);
-            }
-            if self.stalled.load(Ordering::SeqCst) == self.threads {
-                let since = *all_stalled.get_or_insert_with(std::time::Instant::now);
-                if since.elapsed() > STALLED_FOR {
-                    break Err(Stop::GiveUp);
-                }
-            } else {
-                all_stalled = None;
-            }
-            tries = tries.saturating_add(1);
-            if tries < 64 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        };
-        self.stalled.fetch_sub(1, Ordering::SeqCst);
-        byte
-    }
-
     /// Where `k` (outside legitimacy) is kept: a slot keeping it or the
     /// first free one, else the table.
     fn place(&self, k: Key) -> Place<'_> {
@@ -165,7 +122,7 @@ impl Shared<'_> {
             },
         };
         let byte = if byte == OPEN {
-            self.wait_for(|| self.byte(k))?
+            self.threads.wait_for(OPEN, || self.byte(k))?
         } else {
             byte
         };
@@ -317,7 +274,7 @@ impl Memo for OneThread<'_, '_> {
         from: Option<(u32, u64)>,
         out: &mut Vec<Succ>,
     ) -> Result<(), Stop> {
-        if self.shared.give_up.load(Ordering::Relaxed) {
+        if self.shared.threads.given_up() {
             return Err(Stop::GiveUp);
         }
         // A faulting guard or move is the one search's to report.
@@ -338,37 +295,25 @@ impl Memo for OneThread<'_, '_> {
 
 /// One thread's share of the starts: searches from each it takes until
 /// none is left.
-fn one_thread(m: &mut OneThread) -> Result<(), Stop> {
+fn one_thread(m: &mut OneThread, thread: usize) -> Result<(), Stop> {
     let shared = m.shared;
     let mut walker = Walker::new();
     let mut last_start = None;
-    let count = u64::from(shared.count);
-    loop {
-        let first = shared
-            .next_start
-            .fetch_add(STARTS_AT_A_TIME, Ordering::Relaxed);
-        if first >= count {
-            break;
-        }
-        for c in first as u32..count.min(first + STARTS_AT_A_TIME) as u32 {
-            if m.is_legit(c) {
-                continue;
-            }
-            let start = m.key(c, m.enabled(c), false);
-            let from = last_start.map(|l| (l, ANY_CHANGED));
-            match walker.walk(m, start, from) {
-                Ok(true) => last_start = Some(c),
-                Ok(false) => {}
-                Err(stop) => {
-                    shared.give_up.store(true, Ordering::Relaxed);
-                    shared.stalled.fetch_add(1, Ordering::SeqCst);
-                    return Err(stop);
+    let mut walk_starts = || {
+        while let Some(starts) = shared.starts.take(thread) {
+            for c in starts.filter(|&c| !shared.legit.get(c as usize)) {
+                let start = m.key(c, m.enabled(c), false);
+                let from = last_start.map(|l| (l, ANY_CHANGED));
+                if walker.walk(m, start, from)? {
+                    last_start = Some(c);
                 }
             }
         }
-    }
-    shared.stalled.fetch_add(1, Ordering::SeqCst);
-    Ok(())
+        Ok(())
+    };
+    let outcome = walk_starts();
+    shared.threads.done(&outcome);
+    outcome
 }
 
 /// The most rounds, with a run, searched on every thread; `None` where one
@@ -417,11 +362,8 @@ fn worst_rounds_on_threads_within(
             .map(|_| AtomicU16::new(0))
             .collect(),
         table: Overflow::new(ex.count),
-        count: ex.count,
-        threads,
-        next_start: AtomicU64::new(0),
-        give_up: AtomicBool::new(false),
-        stalled: AtomicUsize::new(0),
+        threads: Threads::new(threads),
+        starts: Roots::new(ex.count, threads),
     };
     let what = format!("{}: rounds", s.daemon_name());
     let (daemon, inst, local) = (s.daemon(), ex.inst, ex.local.as_ref());
@@ -438,14 +380,15 @@ fn worst_rounds_on_threads_within(
     };
     let outcome = std::thread::scope(|scope| {
         let others: Vec<_> = (1..threads)
-            .map(|_| {
-                scope.spawn(|| match memo(None) {
-                    Some(mut m) => one_thread(&mut m),
+            .map(|t| {
+                let memo = &memo;
+                scope.spawn(move || match memo(None) {
+                    Some(mut m) => one_thread(&mut m, t),
                     None => Err(Stop::GiveUp),
                 })
             })
             .collect();
-        let mut outcome = one_thread(&mut mine);
+        let mut outcome = one_thread(&mut mine, 0);
         for other in others {
             let theirs = other
                 .join()

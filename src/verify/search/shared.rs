@@ -18,18 +18,11 @@ use crate::load::Instance;
 use crate::runtime::bits::Bits;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::space::Space;
-use crate::verify::walk::Stop;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use crate::verify::walk::{Roots, Stop, Threads};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// The fewest configurations worth the threads.
 const THREADS_FROM: u32 = 1 << 16;
-
-/// How many roots a thread takes at a time.
-const ROOTS_AT_A_TIME: u64 = 1 << 10;
-
-/// How long every thread must be seen waiting before the waits are taken
-/// for a cycle: long enough for a thread the system held up to go on.
-const STALLED_FOR: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// A count in a byte, as [`Counts`] keeps it: the three largest values
 /// are reserved.
@@ -42,15 +35,8 @@ struct Shared<'s> {
     steps: &'s [AtomicU8],
     moves: Option<&'s [AtomicU8]>,
     legit: &'s Bits,
-    count: u32,
-    threads: usize,
-    /// The first root no thread has taken yet.
-    next_root: AtomicU64,
-    give_up: AtomicBool,
-    /// How many threads wait for another's configuration or are done
-    /// with their roots: when all are, the waits form a cycle of the
-    /// steps, and none ends.
-    stalled: AtomicUsize,
+    threads: Threads,
+    roots: Roots,
     /// Configurations done, for the progress told.
     finished: AtomicU64,
 }
@@ -117,7 +103,7 @@ impl Walk for OneThread<'_, '_> {
         from: Option<(u32, u64)>,
         out: &mut Vec<Succ>,
     ) -> Result<bool, Stop> {
-        if self.shared.give_up.load(Ordering::Relaxed) {
+        if self.shared.threads.given_up() {
             return Err(Stop::GiveUp);
         }
         // A faulting guard or move is the one search's to report.
@@ -143,37 +129,12 @@ impl Walk for OneThread<'_, '_> {
     }
 
     fn wait(&mut self, j: u32) -> Result<Seen, Stop> {
-        let shared = self.shared;
-        shared.stalled.fetch_add(1, Ordering::SeqCst);
-        let (mut tries, mut all_stalled) = (0u32, None);
-        let seen = loop {
-            let byte = shared.steps[j as usize].load(Ordering::Acquire);
-            if byte != OPEN {
-                break Ok(self.seen(j, byte));
-            }
-            if shared.give_up.load(Ordering::Relaxed) {
-                break Err(Stop::GiveUp);
-            }
-            // Every thread stalled for long (not just a thread held up
-            // between the end of its wait and its count): a cycle, the
-            // one search's to report.
-            if shared.stalled.load(Ordering::SeqCst) == shared.threads {
-                let since = *all_stalled.get_or_insert_with(std::time::Instant::now);
-                if since.elapsed() > STALLED_FOR {
-                    break Err(Stop::GiveUp);
-                }
-            } else {
-                all_stalled = None;
-            }
-            tries = tries.saturating_add(1);
-            if tries < 64 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        };
-        shared.stalled.fetch_sub(1, Ordering::SeqCst);
-        seen
+        let steps = &self.shared.steps[j as usize];
+        let byte = self
+            .shared
+            .threads
+            .wait_for(OPEN, || steps.load(Ordering::Acquire))?;
+        Ok(self.seen(j, byte))
     }
 
     fn finish(&mut self, i: u32, counts: Option<(u32, u32)>) -> Result<(), Stop> {
@@ -213,7 +174,7 @@ fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
 /// One thread's share of the roots: walks from each it takes until none
 /// is left; the steps it took.
 fn one_thread(
-    shared: &Shared,
+    (shared, thread): (&Shared, usize),
     reads: Reads,
     weighted: bool,
     progress: Option<(Progress, &str, u64)>,
@@ -230,32 +191,20 @@ fn one_thread(
     };
     let mut walker = Walker::new(weighted);
     let mut last_root = None;
-    let count = u64::from(shared.count);
-    loop {
-        let first = shared
-            .next_root
-            .fetch_add(ROOTS_AT_A_TIME, Ordering::Relaxed);
-        if first >= count {
-            break;
-        }
-        for root in first as u32..count.min(first + ROOTS_AT_A_TIME) as u32 {
-            if walk.is_legit(root) {
-                continue;
-            }
-            let from = last_root.map(|r| (r, ANY_CHANGED));
-            match walker.walk(&mut walk, root, from) {
-                Ok(true) => last_root = Some(root),
-                Ok(false) => {}
-                Err(stop) => {
-                    shared.give_up.store(true, Ordering::Relaxed);
-                    shared.stalled.fetch_add(1, Ordering::SeqCst);
-                    return Err(stop);
+    let mut walk_roots = || {
+        while let Some(roots) = shared.roots.take(thread) {
+            for root in roots.filter(|&r| !shared.legit.get(r as usize)) {
+                let from = last_root.map(|r| (r, ANY_CHANGED));
+                if walker.walk(&mut walk, root, from)? {
+                    last_root = Some(root);
                 }
             }
         }
-    }
-    shared.stalled.fetch_add(1, Ordering::SeqCst);
-    Ok(walk.transitions)
+        Ok(())
+    };
+    let outcome = walk_roots();
+    shared.threads.done(&outcome);
+    outcome.map(|()| walk.transitions)
 }
 
 impl Search<'_, '_> {
@@ -279,16 +228,16 @@ impl Search<'_, '_> {
         }
         let n = ex.count as usize;
         let mut steps = vec![UNSEEN; n];
+        for c in ex.legit_configs() {
+            steps[c as usize] = 0;
+        }
         let mut moves = track_moves.then(|| vec![0; n]);
         let shared = Shared {
             steps: as_atomic(&mut steps),
             moves: moves.as_deref_mut().map(as_atomic),
             legit: &ex.legit,
-            count: ex.count,
-            threads,
-            next_root: AtomicU64::new(0),
-            give_up: AtomicBool::new(false),
-            stalled: AtomicUsize::new(0),
+            threads: Threads::new(threads),
+            roots: Roots::new(ex.count, threads),
             finished: AtomicU64::new(0),
         };
         let reads = Reads {
@@ -301,10 +250,13 @@ impl Search<'_, '_> {
         let total = u64::from(ex.count) - ex.legit_count;
         let outcome = std::thread::scope(|s| {
             let others: Vec<_> = (1..threads)
-                .map(|_| s.spawn(|| one_thread(&shared, reads, weighted, None)))
+                .map(|t| {
+                    let shared = &shared;
+                    s.spawn(move || one_thread((shared, t), reads, weighted, None))
+                })
                 .collect();
             let progress = ex.progress.map(|p| (p, what.as_str(), total));
-            let mut outcome = one_thread(&shared, reads, weighted, progress);
+            let mut outcome = one_thread((&shared, 0), reads, weighted, progress);
             for other in others {
                 let theirs = other
                     .join()
