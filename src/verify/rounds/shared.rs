@@ -47,6 +47,8 @@ struct Shared<'s> {
     table: Overflow,
     threads: Threads,
     starts: Roots,
+    /// States done by every thread, for the progress told.
+    finished: AtomicU64,
 }
 
 /// Where a state's count is kept, and the word there when read.
@@ -285,9 +287,11 @@ impl Memo for OneThread<'_, '_> {
         Ok(())
     }
 
-    fn progress(&mut self, finished: u64) -> Result<(), Stop> {
+    fn progress(&mut self, _: u64) -> Result<(), Stop> {
+        let every = super::super::PROGRESS_EVERY;
+        let done = self.shared.finished.fetch_add(every, Ordering::Relaxed) + every;
         if let Some((progress, what)) = self.progress {
-            super::super::tell(Some(progress), what, finished, 0)?;
+            super::super::tell(Some(progress), what, done, 0)?;
         }
         Ok(())
     }
@@ -364,6 +368,7 @@ fn worst_rounds_on_threads_within(
         table: Overflow::new(ex.count),
         threads: Threads::new(threads),
         starts: Roots::new(ex.count, threads),
+        finished: AtomicU64::new(0),
     };
     let what = format!("{}: rounds", s.daemon_name());
     let (daemon, inst, local) = (s.daemon(), ex.inst, ex.local.as_ref());
