@@ -9,7 +9,9 @@
 //! round at a configuration is kept with the configuration, beside its
 //! enabled processes ([`per_config`]); from the others, in a table of keys
 //! and values packed together ([`table`]). Both are read from all over
-//! memory, so each step's are prefetched.
+//! memory, so each step's are prefetched. Over every configuration of up
+//! to 8 processes the search runs on every thread instead ([`shared`]),
+//! the same walk over a memo the threads share.
 
 mod per_config;
 mod shared;

@@ -18,6 +18,15 @@ pub(super) enum Seen<V> {
     Done(V),
 }
 
+/// The fewest configurations worth the threads.
+pub(super) const THREADS_FROM: u32 = 1 << 16;
+
+/// A count the threads share in a byte, as [`super::counts::Counts`]
+/// keeps one: the three largest values are reserved.
+pub(super) const UNSEEN: u8 = u8::MAX;
+pub(super) const OPEN: u8 = u8::MAX - 1;
+pub(super) const NO_RUN: u8 = u8::MAX - 2;
+
 /// Why a walk stopped before its end.
 pub(super) enum Stop {
     Refused(Refusal),

@@ -13,21 +13,13 @@ use super::super::evaluate::EnabledSets;
 use super::super::search::Search;
 use super::super::states::States;
 use super::super::successors::{Succ, Successors, ANY_CHANGED};
-use super::super::walk::{Roots, Seen, Stop, Threads};
+use super::super::walk::{Roots, Seen, Stop, Threads, NO_RUN, OPEN, THREADS_FROM, UNSEEN};
 use super::super::{Explorer, Progress, Refusal, Run, MAX_ROUND_BYTES};
 use super::{finish_worst, most_of, Key, Memo, Walker, SLOTS};
 use crate::runtime::bits::Bits;
 use crate::runtime::cache::prefetch;
 use crate::runtime::daemon::Daemon;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};
-
-/// The fewest configurations worth the threads.
-const THREADS_FROM: u32 = 1 << 16;
-
-/// A count in a byte: the three largest values are reserved.
-const UNSEEN: u8 = u8::MAX;
-const OPEN: u8 = u8::MAX - 1;
-const NO_RUN: u8 = u8::MAX - 2;
 
 /// The most of its slots the table fills before the threads give up (it
 /// cannot grow while they search).

@@ -18,17 +18,8 @@ use crate::load::Instance;
 use crate::runtime::bits::Bits;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::space::Space;
-use crate::verify::walk::{Roots, Stop, Threads};
+use crate::verify::walk::{Roots, Stop, Threads, NO_RUN, OPEN, THREADS_FROM, UNSEEN};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-
-/// The fewest configurations worth the threads.
-const THREADS_FROM: u32 = 1 << 16;
-
-/// A count in a byte, as [`Counts`] keeps it: the three largest values
-/// are reserved.
-const UNSEEN: u8 = u8::MAX;
-const OPEN: u8 = u8::MAX - 1;
-const NO_RUN: u8 = u8::MAX - 2;
 
 /// What the threads share.
 struct Shared<'s> {
