@@ -351,18 +351,39 @@ impl Iterator for Bits {
 /// by moves of `rest`, in [`Daemon::move_sets`]'s lexicographic order;
 /// with `apart`, only sets with no two processes kept apart.
 fn subsets(rest: &[(u32, i64)], apart: Option<&[u64]>, set: (i64, u32, u64), out: &mut Vec<Succ>) {
-    let (index, size, members) = set;
-    for (k, &(p, d)) in rest.iter().enumerate() {
-        if apart.is_some_and(|a| a[p as usize] & members != 0) {
+    // The recursion's order, without recursion: the members' places in
+    // `rest` on a stack; each set is followed by its extensions by a later
+    // place, then by its last member's next place.
+    let len = rest.len();
+    let fits = |k: usize, members: u64| apart.is_none_or(|a| a[rest[k].0 as usize] & members == 0);
+    out.reserve((1usize << len.min(16)) - 1);
+    // At most 64 processes: on the stack, no allocation.
+    let mut places = [0usize; 64];
+    let mut sets = [set; 65];
+    let (mut depth, mut next) = (0, 0);
+    loop {
+        let (index, size, members) = sets[depth];
+        // The next place from `next` on that may join.
+        let Some(k) = (next..len).find(|&k| fits(k, members)) else {
+            // None: back to the last member, on to its next place.
+            if depth == 0 {
+                return;
+            }
+            depth -= 1;
+            next = places[depth] + 1;
             continue;
-        }
+        };
+        let (p, d) = rest[k];
         let with = (index + d, size + 1, members | 1 << p);
         out.push(Succ {
             to: with.0 as u32,
             moves: with.1,
             movers: with.2,
         });
-        subsets(&rest[k + 1..], apart, with, out);
+        places[depth] = k;
+        depth += 1;
+        sets[depth] = with;
+        next = k + 1;
     }
 }
 
