@@ -55,6 +55,7 @@ pub(super) struct Roots {
 
 impl Roots {
     pub(super) fn new(count: u32, threads: usize) -> Self {
+        let threads = threads.max(1);
         let at = |t: usize| (u64::from(count) * t as u64 / threads as u64) as u32;
         let shares = (0..threads).map(|t| (AtomicU32::new(at(t)), at(t + 1)));
         Roots {
