@@ -160,9 +160,8 @@ impl<'e, 'a> Search<'e, 'a> {
         out: &mut Vec<Succ>,
     ) -> Result<bool, Refusal> {
         if let Some(fast) = &mut self.fast {
-            if fast.load_moves(i, from)? {
-                fast.steps(i, self.daemon, out);
-                return Ok(fast.enabled_bits() == 0);
+            if let Some(terminal) = fast.load_steps((i, from), self.daemon, out)? {
+                return Ok(terminal);
             }
         }
         out.clear();

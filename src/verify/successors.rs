@@ -261,6 +261,23 @@ impl<'a> Successors<'a> {
         k.checked_sub(1)
     }
 
+    /// [`Successors::load_moves`], then [`Successors::steps`] into `out`:
+    /// whether no process is enabled in configuration `i`, or `None` where
+    /// the step relation's own way is needed (a move faults or leaves the
+    /// state space).
+    pub(super) fn load_steps(
+        &mut self,
+        (i, from): (u32, Option<(u32, u64)>),
+        daemon: &Daemon,
+        out: &mut Vec<Succ>,
+    ) -> Result<Option<bool>, Refusal> {
+        if !self.load_moves(i, from)? {
+            return Ok(None);
+        }
+        self.steps(i, daemon, out);
+        Ok(Some(self.enabled_bits() == 0))
+    }
+
     /// The steps `daemon` allows from configuration `i` (loaded by
     /// [`Successors::load_moves`]), in the order of [`Daemon::move_sets`].
     pub(super) fn steps(&self, i: u32, daemon: &Daemon, out: &mut Vec<Succ>) {

@@ -3,7 +3,9 @@
 //! whether one search walks or every thread does; and, for the threads,
 //! how they share the roots and wait for one another.
 
+use super::successors::{Succ, Successors};
 use super::Refusal;
+use crate::runtime::daemon::Daemon;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 /// What a search knows of a state it steps to.
@@ -112,6 +114,26 @@ impl Threads {
             self.give_up.store(true, Ordering::Relaxed);
         }
         self.stalled.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A thread's steps from configuration `i` (reached from `from`) by
+    /// `engine` into `out`, and whether no process is enabled there. It
+    /// gives up when another thread has, and where the step relation's own
+    /// way is needed: a faulting guard or move is the one search's to
+    /// report.
+    pub(super) fn steps(
+        &self,
+        (engine, daemon): (&mut Successors, &Daemon),
+        (i, from): (u32, Option<(u32, u64)>),
+        out: &mut Vec<Succ>,
+    ) -> Result<bool, Stop> {
+        if self.given_up() {
+            return Err(Stop::GiveUp);
+        }
+        match engine.load_steps((i, from), daemon, out) {
+            Ok(Some(terminal)) => Ok(terminal),
+            _ => Err(Stop::GiveUp),
+        }
     }
 
     /// Waits until `probe` gives what is not `open` (a state on another

@@ -268,14 +268,8 @@ impl Memo for OneThread<'_, '_> {
         from: Option<(u32, u64)>,
         out: &mut Vec<Succ>,
     ) -> Result<(), Stop> {
-        if self.shared.threads.given_up() {
-            return Err(Stop::GiveUp);
-        }
-        // A faulting guard or move is the one search's to report.
-        if !matches!(self.engine.load_moves(c, from), Ok(true)) {
-            return Err(Stop::GiveUp);
-        }
-        self.engine.steps(c, self.daemon, out);
+        let engine = (&mut self.engine, self.daemon);
+        self.shared.threads.steps(engine, (c, from), out)?;
         Ok(())
     }
 

@@ -94,21 +94,15 @@ impl Walk for OneThread<'_, '_> {
         from: Option<(u32, u64)>,
         out: &mut Vec<Succ>,
     ) -> Result<bool, Stop> {
-        if self.shared.threads.given_up() {
-            return Err(Stop::GiveUp);
-        }
-        // A faulting guard or move is the one search's to report.
-        if !matches!(self.engine.load_moves(i, from), Ok(true)) {
-            return Err(Stop::GiveUp);
-        }
-        self.engine.steps(i, self.daemon, out);
+        let engine = (&mut self.engine, self.daemon);
+        let terminal = self.shared.threads.steps(engine, (i, from), out)?;
         self.transitions += out.len() as u64;
         // Their counts are read when the walk gets back here; another
         // thread may hold their lines.
         for e in out.iter() {
             crate::runtime::cache::prefetch(&self.shared.steps[e.to as usize]);
         }
-        Ok(self.engine.enabled_bits() == 0)
+        Ok(terminal)
     }
 
     fn terminal(&mut self, _: u32) -> Result<(), Stop> {
