@@ -545,6 +545,10 @@ impl<'a> StepRelation<'a> {
         let Some(legit) = &self.code.legitimate else {
             return Ok(None);
         };
+        let enabled = || chosen.iter().filter(|&&a| a != NO_ACTION).count();
+        if let Some(holds) = self.legitimate_by_count(enabled) {
+            return Ok(Some(holds));
+        }
         legit(&self.global_env(cfg, chosen))
             .map(Some)
             .map_err(|fault| RunError::Fault {
@@ -554,6 +558,16 @@ impl<'a> StepRelation<'a> {
                 step: 0,
                 during: "the legitimacy predicate",
             })
+    }
+
+    /// Where the legitimacy predicate only counts the enabled processes
+    /// (`count(p in procs : enabled(p))` compared with a constant), whether
+    /// it holds with `enabled()` of them, with no environment to build;
+    /// `None` for any other predicate.
+    #[inline]
+    pub(crate) fn legitimate_by_count(&self, enabled: impl FnOnce() -> usize) -> Option<bool> {
+        let (op, k) = self.code.legit_enabled_count?;
+        Some(op.holds(enabled() as i64, k))
     }
 
     /// The name of the first declared invariant that does not hold in `cfg`.

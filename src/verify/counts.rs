@@ -3,6 +3,9 @@
 //! cases on the instances that fit are short, so the verifier keeps about
 //! a byte per configuration and its daemon, where a `u32` would take four.
 
+use crate::runtime::bits::Bits;
+use rayon::prelude::*;
+
 /// Not reached yet (a count's reserved value).
 pub(super) const UNSEEN: u32 = u32::MAX;
 /// On the search's stack (a count's reserved value).
@@ -64,6 +67,23 @@ impl Counts {
                 _ => self.widen(),
             }
         }
+    }
+
+    /// Of the first `count` configurations, those outside `legit` with a
+    /// run that counts: the one with the largest count (the first of
+    /// those), searched in parallel blocks.
+    pub(super) fn largest_outside(&self, legit: &Bits, count: u32) -> Option<u32> {
+        const BLOCK: u32 = 1 << 16;
+        let key = |i: u32| (self.get(i), std::cmp::Reverse(i));
+        (0..count.div_ceil(BLOCK))
+            .into_par_iter()
+            .filter_map(|b| {
+                (b * BLOCK..count.min((b + 1) * BLOCK))
+                    .filter(|&i| !legit.get(i as usize) && self.get(i) != NO_RUN)
+                    .max_by_key(|&i| key(i))
+            })
+            // The keys differ (by number): no tie to break.
+            .max_by_key(|&i| key(i))
     }
 
     /// The next width, every count kept.

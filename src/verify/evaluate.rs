@@ -128,7 +128,10 @@ impl Block {
         let start = range.start;
         each_chosen(inst, space, range, |i, rel, cfg, chosen| {
             let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-            let legit = rel.legitimate_with(cfg, chosen).map_err(fail)? == Some(true);
+            let legit = match rel.legitimate_by_count(|| chosen.enabled_count) {
+                Some(holds) => holds,
+                None => rel.legitimate_with(cfg, chosen.actions).map_err(fail)? == Some(true),
+            };
             let k = (i - start) as usize;
             let bit = 1u64 << (k % 64);
             if legit {
@@ -139,7 +142,10 @@ impl Block {
             if inst.code.invariants.is_empty() {
                 return Ok(());
             }
-            if let Some(name) = rel.violated_invariant_with(cfg, chosen).map_err(fail)? {
+            if let Some(name) = rel
+                .violated_invariant_with(cfg, chosen.actions)
+                .map_err(fail)?
+            {
                 block.stops[k / 64] |= bit;
                 if block.invariant.is_none() {
                     block.invariant = Some((name.to_string(), i));
@@ -151,41 +157,68 @@ impl Block {
     }
 }
 
+/// A configuration's chosen actions, with what they say of who is enabled.
+struct Chosen<'c> {
+    /// One per process, `NO_ACTION` where none is enabled.
+    actions: &'c Vec<u16>,
+    /// The enabled processes among the first 64, as bits.
+    enabled: u64,
+    /// How many processes are enabled.
+    enabled_count: usize,
+}
+
 /// Calls `each` with every configuration of `range` in order, the step
-/// relation and the configuration's chosen actions (one per process),
-/// asking again only the guards a step of the numbering can change (of
-/// the tables `local`, where they answer).
+/// relation and the configuration's chosen actions, asking again only
+/// the guards a step of the numbering can change (of the tables `local`,
+/// where they answer).
 fn each_chosen(
     inst: &Instance,
     (space, local): (&Space, Option<&LocalMoves>),
     range: std::ops::Range<u32>,
-    mut each: impl FnMut(u32, &StepRelation, &Config, &Vec<u16>) -> Result<(), Refusal>,
+    mut each: impl FnMut(u32, &StepRelation, &Config, Chosen) -> Result<(), Refusal>,
 ) -> Result<(), Refusal> {
     let rel = inst.step_relation();
     let mut cfg = space.config(u128::from(range.start));
     let mut chosen = Vec::with_capacity(inst.topo.n());
+    // Kept up to date as actions change: counting afresh would read
+    // back what was just written, which stalls.
+    let (mut enabled, mut enabled_count) = (0u64, 0usize);
     // Per number of trailing free slots a step of the numbering
     // changes: the processes whose guards it can change (those slots'
     // owners and their readers); none known past 64 processes.
     let again = successors::again_after_slots(inst, space);
     for i in range.clone() {
-        let changed = (i != range.start).then(|| space.advance(&mut cfg, u64::from(i)));
+        let changed = (i != range.start).then(|| space.advance(&mut cfg));
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
         match (changed, &again) {
             (Some(changed), Some(again)) => {
                 for p in successors::Bits(again[changed]) {
-                    chosen[p] = match local.and_then(|t| t.get(p, &cfg.rows)) {
+                    let action = match local.and_then(|t| t.get(p, &cfg.rows)) {
                         Some(entry) => entry.action,
                         None => {
                             let a = rel.first_enabled(&cfg, p).map_err(fail)?;
                             a.map_or(NO_ACTION, |a| a as u16)
                         }
                     };
+                    let (was, is) = (chosen[p] != NO_ACTION, action != NO_ACTION);
+                    enabled_count = enabled_count + usize::from(is) - usize::from(was);
+                    // `again` is only known up to 64 processes.
+                    enabled = enabled & !(1 << p) | u64::from(is) << p;
+                    chosen[p] = action;
                 }
             }
-            _ => rel.chosen_into(&cfg, &mut chosen).map_err(fail)?,
+            _ => {
+                rel.chosen_into(&cfg, &mut chosen).map_err(fail)?;
+                enabled = successors::enabled_as_bits(&chosen);
+                enabled_count = chosen.iter().filter(|&&a| a != NO_ACTION).count();
+            }
         }
-        each(i, &rel, &cfg, &chosen)?;
+        let this = Chosen {
+            actions: &chosen,
+            enabled,
+            enabled_count,
+        };
+        each(i, &rel, &cfg, this)?;
     }
     Ok(())
 }
@@ -255,7 +288,7 @@ impl Explorer<'_> {
             |range| {
                 let mut block = EnabledSets::new(inst.topo.n());
                 each_chosen(inst, (space, local), range, |_, _, _, chosen| {
-                    block.push(successors::enabled_as_bits(chosen));
+                    block.push(chosen.enabled);
                     Ok(())
                 })?;
                 Ok(block)

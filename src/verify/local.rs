@@ -21,6 +21,9 @@ struct Read {
     at: usize,
     values: Vec<i64>,
     weight: usize,
+    /// The first value, when the values are consecutive (a range, the
+    /// usual domain): a value's place is then found with no search.
+    range_from: Option<i64>,
 }
 
 /// What a process does for one value of what it reads.
@@ -79,10 +82,12 @@ impl LocalMoves {
                     let Some(values) = space.values_at(at).filter(|v| v.len() > 1) else {
                         continue;
                     };
+                    let consecutive = values.windows(2).all(|w| w[0].checked_add(1) == Some(w[1]));
                     tables.reads.push(Read {
                         at,
                         values: values.to_vec(),
                         weight: size,
+                        range_from: consecutive.then_some(values[0]),
                     });
                     size = size.checked_mul(values.len())?;
                 }
@@ -154,12 +159,11 @@ impl LocalMoves {
         let mut number = self.entries_from[p];
         for r in &self.reads[self.reads_from[p]..self.reads_from[p + 1]] {
             let v = rows[r.at];
-            // Ranges, the usual domains, are consecutive: no search.
-            let k = v.wrapping_sub(r.values[0]) as usize;
-            let k = if r.values.get(k) == Some(&v) {
-                k
-            } else {
-                r.values.iter().position(|&x| x == v)?
+            let k = match r.range_from {
+                Some(first) => {
+                    Some(v.wrapping_sub(first) as usize).filter(|&k| k < r.values.len())?
+                }
+                None => r.values.iter().position(|&x| x == v)?,
             };
             number += k * r.weight;
         }

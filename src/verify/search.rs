@@ -375,9 +375,8 @@ impl<'e, 'a> Search<'e, 'a> {
         let start = if self.ex.states.reached_from_a_start() {
             0
         } else {
-            (0..self.ex.count)
-                .filter(|&i| !legit(i) && worst.get(i) != NO_RUN)
-                .max_by_key(|&i| (worst.get(i), std::cmp::Reverse(i)))
+            worst
+                .largest_outside(&ex.legit, ex.count)
                 .or_else(|| (0..self.ex.count).find(|&i| legit(i)))
                 .unwrap_or(0)
         };
