@@ -800,3 +800,53 @@ fn one_thread_or_four_give_the_same_verdicts() {
         );
     }
 }
+
+/// From a start, the configurations next in line are expanded on every
+/// thread: one thread or four number them alike and give the same
+/// verdicts, first fault, first invariant violation and runs. Arbitration
+/// (kept as codes; Q0 breaks under two daemons) reaches tens of thousands
+/// of configurations; a program with channels (kept whole) overflows a
+/// domain.
+#[test]
+fn from_a_start_one_thread_or_four_give_the_same_verdicts() {
+    let arbitration = include_str!("../programs/arbitration.gc");
+    let pings = "message ping\nchannel capacity 2\nvar sent: 0..2 = 0\nvar got: 0..3 = 0\n\
+                 process {\n    go :: sent < 2 -> sent := sent + 1; for q in nbrs { send ping to q }\n\
+                 \x20   take :: receive ping from q -> got := got + 1\n}\n";
+    let on = |threads: usize, src: &str, topology: &str| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut inst = instance(src, topology, &[]);
+            let start = inst
+                .initial(&guarded::runtime::init::InitMode::Declared, &[])
+                .unwrap();
+            DAEMONS
+                .iter()
+                .map(|d| {
+                    let ex = Explorer::reachable(&inst, start.clone(), d, None).unwrap();
+                    format!("{:?}", ex.verify(d).unwrap())
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let cases = [
+        (arbitration, "chain:7", ["configurations: 41290", "Q0"]),
+        (
+            pings,
+            "ring:3",
+            ["configurations: 5287", "outside its domain"],
+        ),
+    ];
+    for (src, topology, shown) in cases {
+        let one = on(1, src, topology);
+        assert_eq!(one, on(4, src, topology), "{topology}");
+        // What the cases are there to show.
+        let all = one.join("\n");
+        for what in shown {
+            assert!(all.contains(what), "{topology} shows {what}: {all}");
+        }
+    }
+}

@@ -217,26 +217,38 @@ impl Daemon {
     /// line `at` (0-based) when all its processes are enabled, else none.
     /// Nothing when no process is enabled.
     pub fn move_sets(&self, enabled: &[u32], topo: &Topology, at: usize) -> Vec<Vec<u32>> {
+        let mut out = Vec::new();
+        self.each_move_set(enabled, topo, at, |set| out.push(set.to_vec()));
+        out
+    }
+
+    /// Calls `each` with every move set of [`Daemon::move_sets`], in its
+    /// order, building none.
+    pub fn each_move_set(
+        &self,
+        enabled: &[u32],
+        topo: &Topology,
+        at: usize,
+        mut each: impl FnMut(&[u32]),
+    ) {
         if enabled.is_empty() {
-            return Vec::new();
+            return;
         }
         match self {
-            Daemon::Central => enabled.iter().map(|&p| vec![p]).collect(),
-            Daemon::Synchronous => vec![enabled.to_vec()],
+            Daemon::Central => enabled.iter().for_each(|p| each(std::slice::from_ref(p))),
+            Daemon::Synchronous => each(enabled),
             Daemon::Distributed | Daemon::LocallyCentral => {
                 let independent = matches!(self, Daemon::LocallyCentral);
-                let mut out = Vec::new();
-                subsets(enabled, topo, independent, &mut Vec::new(), &mut out);
-                out
+                subsets(enabled, topo, independent, &mut Vec::new(), &mut each);
             }
             Daemon::Schedule(lines) => match lines.get(at) {
                 Some(line) if line.procs.iter().all(|p| enabled.contains(p)) => {
                     let mut set = line.procs.clone();
                     set.sort_unstable();
                     set.dedup();
-                    vec![set]
+                    each(&set);
                 }
-                _ => Vec::new(),
+                _ => {}
             },
         }
     }
@@ -248,15 +260,15 @@ fn neighbourhood(topo: &Topology, p: usize) -> impl Iterator<Item = &u32> {
     topo.nbrs(p).iter().chain(topo.readers(p))
 }
 
-/// Appends to `out` every non-empty extension of `chosen` by elements of
-/// `rest`, in lexicographic order; with `independent`, only sets with no
-/// two neighbours.
+/// Calls `each` with every non-empty extension of `chosen` by elements
+/// of `rest`, in lexicographic order; with `independent`, only sets with
+/// no two neighbours.
 fn subsets(
     rest: &[u32],
     topo: &Topology,
     independent: bool,
     chosen: &mut Vec<u32>,
-    out: &mut Vec<Vec<u32>>,
+    each: &mut impl FnMut(&[u32]),
 ) {
     for (i, &p) in rest.iter().enumerate() {
         if independent
@@ -267,8 +279,8 @@ fn subsets(
             continue;
         }
         chosen.push(p);
-        out.push(chosen.clone());
-        subsets(&rest[i + 1..], topo, independent, chosen, out);
+        each(chosen);
+        subsets(&rest[i + 1..], topo, independent, chosen, each);
         chosen.pop();
     }
 }

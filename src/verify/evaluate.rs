@@ -14,25 +14,32 @@ use rayon::prelude::*;
 
 /// What one configuration's guards and predicates say.
 pub(super) struct Evaluated {
-    pub(super) chosen: Vec<u16>,
     pub(super) legit: bool,
+    /// No process is enabled.
+    pub(super) terminal: bool,
+    /// The enabled processes among the first 64, as bits.
     pub(super) enabled: u64,
     pub(super) invariant: Option<String>,
 }
 
-pub(super) fn evaluate(rel: &StepRelation, cfg: &Config) -> Result<Evaluated, Refusal> {
+/// What `cfg`'s guards and predicates say, its chosen actions (one per
+/// process) left in `chosen`.
+pub(super) fn evaluate(
+    rel: &StepRelation,
+    cfg: &Config,
+    chosen: &mut Vec<u16>,
+) -> Result<Evaluated, Refusal> {
     let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-    let chosen = rel.chosen(cfg).map_err(fail)?;
-    let legit = rel.legitimate_with(cfg, &chosen).map_err(fail)? == Some(true);
-    let enabled = successors::enabled_as_bits(&chosen);
+    rel.chosen_into(cfg, chosen).map_err(fail)?;
+    let legit = rel.legitimate_with(cfg, chosen).map_err(fail)? == Some(true);
     let invariant = rel
-        .violated_invariant_with(cfg, &chosen)
+        .violated_invariant_with(cfg, chosen)
         .map_err(fail)?
         .map(str::to_string);
     Ok(Evaluated {
-        chosen,
         legit,
-        enabled,
+        terminal: chosen.iter().all(|&c| c == NO_ACTION),
+        enabled: successors::enabled_as_bits(chosen),
         invariant,
     })
 }

@@ -25,6 +25,7 @@
 mod counts;
 mod evaluate;
 mod fairness;
+mod from_start;
 mod local;
 mod reached;
 mod rounds;
@@ -33,14 +34,12 @@ mod states;
 mod successors;
 mod walk;
 
-use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::bits::Bits;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::{RunError, StepRelation};
 use crate::state::Config;
-use evaluate::{evaluate, EnabledSets, Evaluated};
-use reached::Reached;
+use evaluate::{EnabledSets, Evaluated};
 use states::States;
 
 /// The most bytes the worst case in rounds may keep: at most half of them
@@ -282,72 +281,6 @@ impl<'a> Explorer<'a> {
         Ok(ex)
     }
 
-    /// The configurations reachable from `start` under `daemon`, breadth
-    /// first; `verify` then explores them under that daemon only.
-    pub fn reachable(
-        inst: &'a Instance,
-        start: Config,
-        daemon: &Daemon,
-        progress: Option<Progress<'a>>,
-    ) -> Result<Self, Refusal> {
-        refuse_unexplorable(inst)?;
-        let mut start = start;
-        start.canonicalize();
-        let mut rel = inst.step_relation();
-        let mut reached = Reached::new(inst.space(), inst.code.capacity.is_some(), &start);
-        let mut parent = vec![states::NO_PARENT];
-        if reached.insert(&start).is_none() {
-            return Err(outside_the_domains());
-        }
-        // Buffers for the configuration explored and its successors.
-        let (mut cfg, mut next) = (start.clone(), start);
-        // The configurations are moved in once all are reached.
-        let mut ex = Explorer::empty(
-            inst,
-            progress,
-            States::All(inst.space()),
-            Some(daemon.clone()),
-        );
-        let mut i = 0;
-        while i < reached.len() {
-            if (i as u64).is_multiple_of(PROGRESS_EVERY) {
-                ex.tell("reaching configurations", i as u64, reached.len() as u64)?;
-                if reached.bytes() + 4 * parent.capacity() >= MAX_REACHABLE_BYTES {
-                    return Err(Refusal::TooManyReached(reached.len() as u64));
-                }
-            }
-            reached.get_into(i as u32, &mut cfg);
-            let e = evaluate(&rel, &cfg)?;
-            // A run stops where an invariant fails: so does the exploration.
-            let enabled: Vec<u32> = (0..e.chosen.len() as u32)
-                .filter(|_| e.invariant.is_none())
-                .filter(|&p| e.chosen[p as usize] != NO_ACTION)
-                .collect();
-            for movers in daemon.move_sets(&enabled, &inst.topo, 0) {
-                let moves: Vec<(u32, u32)> = movers
-                    .iter()
-                    .map(|&p| (p, u32::from(e.chosen[p as usize])))
-                    .collect();
-                if let Err(err) = rel.successor_into(&cfg, &moves, &mut next) {
-                    // A counterexample of its own; the rest is explored without it.
-                    ex.fault.get_or_insert((err, i as u32, movers));
-                    continue;
-                }
-                ex.reached_transitions += 1;
-                match reached.insert(&next) {
-                    Some((_, true)) => parent.push(i as u32),
-                    Some((_, false)) => {}
-                    None => return Err(outside_the_domains()),
-                }
-            }
-            ex.record(i as u32, e);
-            i += 1;
-        }
-        ex.count = reached.len() as u32;
-        ex.states = States::Reachable { reached, parent };
-        Ok(ex)
-    }
-
     fn empty(
         inst: &'a Instance,
         progress: Option<Progress<'a>>,
@@ -383,7 +316,7 @@ impl<'a> Explorer<'a> {
         if e.legit {
             self.legit.set(at);
         }
-        if e.chosen.iter().all(|&c| c == NO_ACTION) {
+        if e.terminal {
             self.terminal.set(at);
         }
         if e.invariant.is_some() {

@@ -9,6 +9,7 @@
 //! the table). With channels, whose contents have no such code, each
 //! configuration is kept whole, in order and in a hash map.
 
+use crate::runtime::cache::prefetch;
 use crate::runtime::space::Space;
 use crate::state::Config;
 use std::collections::HashMap;
@@ -81,20 +82,69 @@ impl Reached {
     /// and whether it is new. `None` when a packed store meets a value
     /// outside the domains, which has no code.
     pub(super) fn insert(&mut self, cfg: &Config) -> Option<(u32, bool)> {
-        match self {
-            Reached::Whole { configs, index } => {
-                if let Some(&i) = index.get(cfg) {
-                    return Some((i, false));
+        match self.look_up(cfg)? {
+            Ok(i) => Some((i, false)),
+            Err(unkept) => Some(self.keep(unkept)),
+        }
+    }
+
+    /// Whether `cfg` (in canonical form) is kept, without keeping it: its
+    /// number, or what [`Reached::keep`] takes to keep it. `None` when a
+    /// packed store meets a value outside the domains, which has no code.
+    pub(super) fn look_up(&self, cfg: &Config) -> Option<Result<u32, Unkept>> {
+        Some(self.look_up_unkept(self.unkept(cfg)?))
+    }
+
+    /// `cfg` (in canonical form) as this store would keep it, the place
+    /// to look for it starting to load into the cache: many are asked for
+    /// before [`Reached::look_up_unkept`] looks, so that their reads from
+    /// all over memory overlap. `None` as for [`Reached::look_up`].
+    pub(super) fn unkept(&self, cfg: &Config) -> Option<Unkept> {
+        Some(match self {
+            Reached::Whole { .. } => Unkept::Whole(cfg.clone()),
+            Reached::Packed(p) => {
+                let code = p.space.index(cfg)? as u64;
+                prefetch(&p.table[p.slot(code)]);
+                Unkept::Code(code)
+            }
+        })
+    }
+
+    /// The kept configuration's code at the place to look for `unkept`
+    /// starts to load into the cache (that place is read now).
+    pub(super) fn prefetch_kept(&self, unkept: &Unkept) {
+        if let (Reached::Packed(p), Unkept::Code(code)) = (self, unkept) {
+            if let Some(&i) = p.table.get(p.slot(*code)).filter(|&&i| i != EMPTY) {
+                prefetch(&p.codes[i as usize * p.width]);
+            }
+        }
+    }
+
+    /// [`Reached::look_up`] of what [`Reached::unkept`] gave.
+    pub(super) fn look_up_unkept(&self, unkept: Unkept) -> Result<u32, Unkept> {
+        let found = match (self, &unkept) {
+            (Reached::Whole { index, .. }, Unkept::Whole(cfg)) => index.get(cfg).copied(),
+            (Reached::Packed(p), Unkept::Code(code)) => p.find(*code),
+            _ => unreachable!("made by another store"),
+        };
+        found.ok_or(unkept)
+    }
+
+    /// Keeps what [`Reached::look_up`] found unkept, unless it was kept
+    /// since: its number, and whether it is new.
+    pub(super) fn keep(&mut self, unkept: Unkept) -> (u32, bool) {
+        match (self, unkept) {
+            (Reached::Whole { configs, index }, Unkept::Whole(cfg)) => {
+                if let Some(&i) = index.get(&cfg) {
+                    return (i, false);
                 }
                 let i = configs.len() as u32;
                 index.insert(cfg.clone(), i);
-                configs.push(cfg.clone());
-                Some((i, true))
+                configs.push(cfg);
+                (i, true)
             }
-            Reached::Packed(p) => {
-                let code = p.space.index(cfg)? as u64;
-                Some(p.insert(code))
-            }
+            (Reached::Packed(p), Unkept::Code(code)) => p.insert(code),
+            _ => unreachable!("looked up in another store"),
         }
     }
 
@@ -111,6 +161,12 @@ impl Reached {
             Reached::Packed(p) => p.codes.capacity() + 4 * p.table.capacity(),
         }
     }
+}
+
+/// A configuration not kept yet, as its store keeps it.
+pub(super) enum Unkept {
+    Whole(Config),
+    Code(u64),
 }
 
 /// Codes in a byte arena, `width` bytes each, and the table.

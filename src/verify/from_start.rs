@@ -1,0 +1,239 @@
+//! The configurations reachable from a start, breadth first: numbered in
+//! the order they are found, which the sequential search gives. The
+//! configurations next in line are expanded together, on every thread
+//! (what they say, their steps, their successors, and whether each is
+//! kept already); then, in order, the new successors are numbered and
+//! kept. Only that last part is sequential, and it touches only the
+//! configurations not seen before.
+
+use super::evaluate::{evaluate, Evaluated};
+use super::reached::{Reached, Unkept};
+use super::states::{self, States};
+use super::{outside_the_domains, refuse_unexplorable, Explorer, Progress, Refusal};
+use super::{MAX_REACHABLE_BYTES, PROGRESS_EVERY};
+use crate::compile::NO_ACTION;
+use crate::load::Instance;
+use crate::runtime::daemon::Daemon;
+use crate::runtime::step::{RunError, StepRelation};
+use crate::state::Config;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// The most configurations expanded together: what they find is held
+/// until they are all done.
+const TOGETHER: u32 = 1 << 14;
+
+/// The configurations a thread expands at a time.
+const BLOCK: u32 = 1 << 9;
+
+/// A step from a reached configuration, as found on a thread.
+enum Found {
+    /// To this configuration, not looked up yet.
+    Unasked(Unkept),
+    /// To a configuration kept already.
+    Kept,
+    /// To one not kept yet (when expanded).
+    Unkept(Unkept),
+    /// To values outside the domains, which have no code.
+    Outside,
+    /// The step faults: the error and the movers (boxed: rare, and large).
+    Fault(Box<(RunError, Vec<u32>)>),
+}
+
+/// What expanding consecutive configurations found, in order: what each
+/// says and where its steps end in `steps`; the refusal that stopped it
+/// at the next one, if any.
+struct Block {
+    configs: Vec<(Evaluated, usize)>,
+    steps: Vec<Found>,
+    refusal: Option<Refusal>,
+}
+
+/// One thread's step relation and buffers.
+struct Expander<'i> {
+    inst: &'i Instance,
+    rel: StepRelation<'i>,
+    cfg: Config,
+    next: Config,
+    chosen: Vec<u16>,
+    enabled: Vec<u32>,
+    moves: Vec<(u32, u32)>,
+}
+
+impl<'i> Expander<'i> {
+    fn new(inst: &'i Instance, like: &Config) -> Self {
+        Expander {
+            inst,
+            rel: inst.step_relation(),
+            cfg: like.clone(),
+            next: like.clone(),
+            chosen: Vec::new(),
+            enabled: Vec::new(),
+            moves: Vec::new(),
+        }
+    }
+
+    /// Expands the configurations `range` of `reached`, in order, under
+    /// `daemon`.
+    fn block(&mut self, daemon: &Daemon, reached: &Reached, range: Range<u32>) -> Block {
+        let mut block = Block {
+            configs: Vec::with_capacity(range.len()),
+            steps: Vec::new(),
+            refusal: None,
+        };
+        for i in range {
+            match self.expand(daemon, reached, i, &mut block.steps) {
+                Ok(evaluated) => block.configs.push((evaluated, block.steps.len())),
+                Err(refusal) => {
+                    block.refusal = Some(refusal);
+                    break;
+                }
+            }
+        }
+        block
+    }
+
+    /// Configuration `i` of `reached`: what it says; its steps under
+    /// `daemon` onto `steps`.
+    fn expand(
+        &mut self,
+        daemon: &Daemon,
+        reached: &Reached,
+        i: u32,
+        steps: &mut Vec<Found>,
+    ) -> Result<Evaluated, Refusal> {
+        let first = steps.len();
+        reached.get_into(i, &mut self.cfg);
+        let evaluated = evaluate(&self.rel, &self.cfg, &mut self.chosen)?;
+        // A run stops where an invariant fails: so does the exploration.
+        self.enabled.clear();
+        if evaluated.invariant.is_none() {
+            let chosen = &self.chosen;
+            self.enabled
+                .extend((0..chosen.len() as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
+        }
+        let Expander {
+            inst,
+            rel,
+            cfg,
+            next,
+            chosen,
+            enabled,
+            moves,
+        } = self;
+        daemon.each_move_set(enabled, &inst.topo, 0, |movers| {
+            moves.clear();
+            moves.extend(movers.iter().map(|&p| (p, u32::from(chosen[p as usize]))));
+            steps.push(match rel.successor_into(cfg, moves, next) {
+                Err(err) => Found::Fault(Box::new((err, movers.to_vec()))),
+                Ok(()) => reached.unkept(next).map_or(Found::Outside, Found::Unasked),
+            });
+        });
+        // Looked up once all are asked for, in two rounds of reads from
+        // all over memory that overlap: where to look, then what is there.
+        for step in &steps[first..] {
+            if let Found::Unasked(unkept) = step {
+                reached.prefetch_kept(unkept);
+            }
+        }
+        for step in &mut steps[first..] {
+            if let Found::Unasked(_) = step {
+                let Found::Unasked(unkept) = std::mem::replace(step, Found::Kept) else {
+                    unreachable!("just matched");
+                };
+                if let Err(unkept) = reached.look_up_unkept(unkept) {
+                    *step = Found::Unkept(unkept);
+                }
+            }
+        }
+        Ok(evaluated)
+    }
+}
+
+impl<'a> Explorer<'a> {
+    /// The configurations reachable from `start` under `daemon`, breadth
+    /// first; `verify` then explores them under that daemon only.
+    pub fn reachable(
+        inst: &'a Instance,
+        start: Config,
+        daemon: &Daemon,
+        progress: Option<Progress<'a>>,
+    ) -> Result<Self, Refusal> {
+        refuse_unexplorable(inst)?;
+        let mut start = start;
+        start.canonicalize();
+        let mut reached = Reached::new(inst.space(), inst.code.capacity.is_some(), &start);
+        let mut parent = vec![states::NO_PARENT];
+        if reached.insert(&start).is_none() {
+            return Err(outside_the_domains());
+        }
+        // The configurations are moved in once all are reached.
+        let mut ex = Explorer::empty(
+            inst,
+            progress,
+            States::All(inst.space()),
+            Some(daemon.clone()),
+        );
+        let (mut i, mut told) = (0, 0);
+        while i < reached.len() {
+            if i >= told {
+                ex.tell("reaching configurations", i as u64, reached.len() as u64)?;
+                told = i + PROGRESS_EVERY as usize;
+                if reached.bytes() + 4 * parent.capacity() >= MAX_REACHABLE_BYTES {
+                    return Err(Refusal::TooManyReached(reached.len() as u64));
+                }
+            }
+            let next = reached.len().min(i + TOGETHER as usize) as u32;
+            let blocks: Vec<Block> = {
+                let reached = &reached;
+                (i as u32..next)
+                    .step_by(BLOCK as usize)
+                    .collect::<Vec<_>>()
+                    .into_par_iter()
+                    .map_init(
+                        || Expander::new(inst, &start),
+                        |x, first| x.block(daemon, reached, first..next.min(first + BLOCK)),
+                    )
+                    .collect()
+            };
+            // In order: the numbers, the first fault and the first refusal
+            // are those the sequential search gives.
+            let mut c = i as u32;
+            for block in blocks {
+                let mut steps = block.steps.into_iter();
+                let mut from = 0;
+                for (evaluated, to) in block.configs {
+                    for step in steps.by_ref().take(to - from) {
+                        match step {
+                            Found::Fault(fault) => {
+                                // A counterexample of its own; the rest
+                                // is explored without it.
+                                let (err, movers) = *fault;
+                                ex.fault.get_or_insert((err, c, movers));
+                            }
+                            Found::Outside => return Err(outside_the_domains()),
+                            Found::Unasked(_) => unreachable!("looked up on its thread"),
+                            Found::Kept => ex.reached_transitions += 1,
+                            Found::Unkept(unkept) => {
+                                ex.reached_transitions += 1;
+                                if reached.keep(unkept).1 {
+                                    parent.push(c);
+                                }
+                            }
+                        }
+                    }
+                    from = to;
+                    ex.record(c, evaluated);
+                    c += 1;
+                }
+                if let Some(refusal) = block.refusal {
+                    return Err(refusal);
+                }
+            }
+            i = next as usize;
+        }
+        ex.count = reached.len() as u32;
+        ex.states = States::Reachable { reached, parent };
+        Ok(ex)
+    }
+}
