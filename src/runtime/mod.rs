@@ -9,6 +9,7 @@ mod choose;
 pub mod daemon;
 pub mod engine;
 pub mod init;
+mod predicates;
 pub mod record;
 pub mod run;
 pub mod space;

@@ -101,7 +101,7 @@ impl Reached {
     /// all over memory overlap. `None` as for [`Reached::look_up`].
     pub(super) fn unkept(&self, cfg: &Config) -> Option<Unkept> {
         Some(match self {
-            Reached::Whole { .. } => Unkept::Whole(cfg.clone()),
+            Reached::Whole { .. } => Unkept::Whole(Box::new(cfg.clone())),
             Reached::Packed(p) => {
                 let code = p.space.index(cfg)? as u64;
                 prefetch(&p.table[p.slot(code)]);
@@ -139,8 +139,8 @@ impl Reached {
                     return (i, false);
                 }
                 let i = configs.len() as u32;
-                index.insert(cfg.clone(), i);
-                configs.push(cfg);
+                index.insert((*cfg).clone(), i);
+                configs.push(*cfg);
                 (i, true)
             }
             (Reached::Packed(p), Unkept::Code(code)) => p.insert(code),
@@ -163,9 +163,10 @@ impl Reached {
     }
 }
 
-/// A configuration not kept yet, as its store keeps it.
+/// A configuration not kept yet, as its store keeps it (boxed whole: the
+/// steps found wait in a list, where most are codes).
 pub(super) enum Unkept {
-    Whole(Config),
+    Whole(Box<Config>),
     Code(u64),
 }
 

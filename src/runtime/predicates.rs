@@ -1,0 +1,87 @@
+//! What the global predicates say of a configuration under the step
+//! relation: the legitimacy predicate and the invariants, evaluated with
+//! every process's first enabled action (for `enabled(p)`).
+
+use crate::compile::NO_ACTION;
+use crate::runtime::step::{RunError, StepRelation};
+use crate::state::Config;
+
+impl StepRelation<'_> {
+    /// Whether the legitimacy predicate holds in `cfg` (`None` without one).
+    pub fn legitimate(&self, cfg: &Config) -> Result<Option<bool>, RunError> {
+        if self.code.legitimate.is_none() {
+            return Ok(None);
+        }
+        let chosen = self.chosen(cfg)?;
+        self.legitimate_with(cfg, &chosen)
+    }
+
+    /// [`StepRelation::legitimate`], given every process's first enabled action.
+    pub(crate) fn legitimate_with(
+        &self,
+        cfg: &Config,
+        chosen: &Vec<u16>,
+    ) -> Result<Option<bool>, RunError> {
+        let Some(legit) = &self.code.legitimate else {
+            return Ok(None);
+        };
+        let enabled = || chosen.iter().filter(|&&a| a != NO_ACTION).count();
+        if let Some(holds) = self.legitimate_by_count(enabled) {
+            return Ok(Some(holds));
+        }
+        legit(&self.global_env(cfg, chosen))
+            .map(Some)
+            .map_err(|fault| RunError::Fault {
+                fault,
+                process: None,
+                action: None,
+                step: 0,
+                during: "the legitimacy predicate",
+            })
+    }
+
+    /// Where the legitimacy predicate only counts the enabled processes
+    /// (`count(p in procs : enabled(p))` compared with a constant), whether
+    /// it holds with `enabled()` of them, with no environment to build;
+    /// `None` for any other predicate.
+    #[inline]
+    pub(crate) fn legitimate_by_count(&self, enabled: impl FnOnce() -> usize) -> Option<bool> {
+        let (op, k) = self.code.legit_enabled_count?;
+        Some(op.holds(enabled() as i64, k))
+    }
+
+    /// The name of the first declared invariant that does not hold in `cfg`.
+    pub fn violated_invariant(&self, cfg: &Config) -> Result<Option<&str>, RunError> {
+        if self.code.invariants.is_empty() {
+            return Ok(None);
+        }
+        let chosen = self.chosen(cfg)?;
+        self.violated_invariant_with(cfg, &chosen)
+    }
+
+    /// [`StepRelation::violated_invariant`], given every process's first
+    /// enabled action.
+    pub(crate) fn violated_invariant_with(
+        &self,
+        cfg: &Config,
+        chosen: &Vec<u16>,
+    ) -> Result<Option<&str>, RunError> {
+        let env = self.global_env(cfg, chosen);
+        for inv in &self.code.invariants {
+            match (inv.test)(&env) {
+                Ok(true) => {}
+                Ok(false) => return Ok(Some(&inv.name)),
+                Err(fault) => {
+                    return Err(RunError::Fault {
+                        fault,
+                        process: None,
+                        action: None,
+                        step: 0,
+                        during: "an invariant",
+                    })
+                }
+            }
+        }
+        Ok(None)
+    }
+}
