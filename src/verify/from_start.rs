@@ -23,8 +23,25 @@ use std::ops::Range;
 /// until they are all done.
 const TOGETHER: u32 = 1 << 14;
 
-/// The configurations a thread expands at a time.
+/// The most steps held at once (16 bytes each), which bounds how many
+/// configurations are expanded together where each has many steps (every
+/// subset of the enabled processes, under the distributed daemon).
+const MOST_STEPS_HELD: u64 = 1 << 20;
+
+/// The most configurations a thread expands at a time.
 const BLOCK: u32 = 1 << 9;
+
+/// How many configurations are expanded together, and how many at a time
+/// on a thread, for `n` processes under `daemon`: as many as hold at most
+/// [`MOST_STEPS_HELD`] steps, in at least 16 blocks where they are few.
+fn together(daemon: &Daemon, n: usize) -> (u32, u32) {
+    let most_steps = match daemon {
+        Daemon::Distributed | Daemon::LocallyCentral => (1u64 << n.min(63)) - 1,
+        _ => n as u64,
+    };
+    let together = (MOST_STEPS_HELD / most_steps.max(1)).clamp(1, u64::from(TOGETHER)) as u32;
+    (together, (together / 16).clamp(1, BLOCK))
+}
 
 /// A step from a reached configuration, as found on a thread.
 enum Found {
@@ -174,6 +191,7 @@ impl<'a> Explorer<'a> {
             States::All(inst.space()),
             Some(daemon.clone()),
         );
+        let (together, block) = together(daemon, inst.topo.n());
         let (mut i, mut told) = (0, 0);
         while i < reached.len() {
             if i >= told {
@@ -183,16 +201,16 @@ impl<'a> Explorer<'a> {
                     return Err(Refusal::TooManyReached(reached.len() as u64));
                 }
             }
-            let next = reached.len().min(i + TOGETHER as usize) as u32;
+            let next = reached.len().min(i + together as usize) as u32;
             let blocks: Vec<Block> = {
                 let reached = &reached;
                 (i as u32..next)
-                    .step_by(BLOCK as usize)
+                    .step_by(block as usize)
                     .collect::<Vec<_>>()
                     .into_par_iter()
                     .map_init(
                         || Expander::new(inst, &start),
-                        |x, first| x.block(daemon, reached, first..next.min(first + BLOCK)),
+                        |x, first| x.block(daemon, reached, first..next.min(first + block)),
                     )
                     .collect()
             };
@@ -235,5 +253,33 @@ impl<'a> Explorer<'a> {
         ex.count = reached.len() as u32;
         ex.states = States::Reachable { reached, parent };
         Ok(ex)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What is held at once stays within its bound, and the threads get
+    /// blocks enough, from few processes to many.
+    #[test]
+    fn configurations_expanded_together_hold_few_steps() {
+        for daemon in [Daemon::Central, Daemon::Distributed, Daemon::Synchronous] {
+            for n in [1, 2, 9, 20, 64, 200] {
+                let (together, block) = together(&daemon, n);
+                let most_steps = match daemon {
+                    Daemon::Distributed => (1u64 << n.min(63)) - 1,
+                    _ => n as u64,
+                };
+                let what = format!("{} on {n}", daemon.name());
+                assert!(together >= 1 && block >= 1 && block <= together, "{what}");
+                assert!(
+                    together == 1 || u64::from(together) * most_steps <= MOST_STEPS_HELD,
+                    "{what}"
+                );
+                assert!(together < 16 || together / block >= 16, "{what}");
+            }
+        }
+        assert_eq!(together(&Daemon::Central, 9), (TOGETHER, BLOCK));
     }
 }
