@@ -154,14 +154,12 @@ impl<'i> Expander<'i> {
             }
         }
         for step in &mut steps[first..] {
-            if let Found::Unasked(_) = step {
-                let Found::Unasked(unkept) = std::mem::replace(step, Found::Kept) else {
-                    unreachable!("just matched");
-                };
-                if let Err(unkept) = reached.look_up_unkept(unkept) {
-                    *step = Found::Unkept(unkept);
-                }
-            }
+            *step = match std::mem::replace(step, Found::Kept) {
+                Found::Unasked(unkept) => reached
+                    .look_up_unkept(unkept)
+                    .map_or_else(Found::Unkept, |_| Found::Kept),
+                found => found,
+            };
         }
         Ok(evaluated)
     }
