@@ -3,7 +3,7 @@
 //! every process's first enabled action (for `enabled(p)`).
 
 use crate::compile::NO_ACTION;
-use crate::runtime::step::{RunError, StepRelation};
+use crate::runtime::step::{predicate_fault, RunError, StepRelation, INVARIANT, LEGITIMACY};
 use crate::state::Config;
 
 impl StepRelation<'_> {
@@ -31,13 +31,7 @@ impl StepRelation<'_> {
         }
         legit(&self.global_env(cfg, chosen))
             .map(Some)
-            .map_err(|fault| RunError::Fault {
-                fault,
-                process: None,
-                action: None,
-                step: 0,
-                during: "the legitimacy predicate",
-            })
+            .map_err(|fault| predicate_fault(0, LEGITIMACY, fault))
     }
 
     /// Where the legitimacy predicate only counts the enabled processes
@@ -71,15 +65,7 @@ impl StepRelation<'_> {
             match (inv.test)(&env) {
                 Ok(true) => {}
                 Ok(false) => return Ok(Some(&inv.name)),
-                Err(fault) => {
-                    return Err(RunError::Fault {
-                        fault,
-                        process: None,
-                        action: None,
-                        step: 0,
-                        during: "an invariant",
-                    })
-                }
+                Err(fault) => return Err(predicate_fault(0, INVARIANT, fault)),
             }
         }
         Ok(None)

@@ -103,6 +103,24 @@ pub(crate) fn statement_fault(
     }
 }
 
+/// What was being evaluated when the legitimacy predicate faulted.
+pub(crate) const LEGITIMACY: &str = "the legitimacy predicate";
+/// What was being evaluated when an invariant faulted.
+pub(crate) const INVARIANT: &str = "an invariant";
+
+/// The error for a fault raised by a global predicate (`during`:
+/// [`LEGITIMACY`] or [`INVARIANT`]) at `step`.
+#[cold]
+pub(crate) fn predicate_fault(step: u64, during: &'static str, fault: Box<Fault>) -> RunError {
+    RunError::Fault {
+        fault,
+        process: None,
+        action: None,
+        step,
+        during,
+    }
+}
+
 /// The cells and lists a step works in, kept from step to step so that
 /// steps allocate nothing in the steady state.
 #[derive(Default)]

@@ -56,13 +56,7 @@ impl Simulation {
     /// Evaluates the legitimacy predicate, in parts where it has them.
     pub(super) fn evaluate_legitimacy(&mut self, full: bool) -> Result<bool, RunError> {
         let step = self.progress.steps;
-        let fail = move |fault| RunError::Fault {
-            fault,
-            process: None,
-            action: None,
-            step,
-            during: "the legitimacy predicate",
-        };
+        let fail = move |fault| predicate_fault(step, LEGITIMACY, fault);
         match &self.code.legitimate {
             Some(legit) if self.code.legit_parts.is_empty() => {
                 legit(&self.env(0, &[])).map_err(fail)
@@ -207,15 +201,7 @@ impl Simulation {
             match (inv.test)(&env) {
                 Ok(true) => {}
                 Ok(false) => return Ok(Some(i)),
-                Err(fault) => {
-                    return Err(RunError::Fault {
-                        fault,
-                        process: None,
-                        action: None,
-                        step: self.progress.steps,
-                        during: "an invariant",
-                    })
-                }
+                Err(fault) => return Err(predicate_fault(self.progress.steps, INVARIANT, fault)),
             }
         }
         Ok(None)

@@ -11,7 +11,10 @@ pub use crate::runtime::daemon::{Daemon, ScheduledStep};
 pub use crate::runtime::record::StepRecord;
 use crate::runtime::record::{append_chosen, chosen_bits};
 pub use crate::runtime::step::RunError;
-use crate::runtime::step::{self, first_true, guard_fault, statement_fault, StepBuffers};
+use crate::runtime::step::{
+    self, first_true, guard_fault, predicate_fault, statement_fault, StepBuffers, INVARIANT,
+    LEGITIMACY,
+};
 use crate::state::channels::Channels;
 use crate::topology::{Topology, NONE};
 use rand::Rng;
