@@ -71,6 +71,46 @@ pub(super) struct Successors<'a> {
     local: Option<&'a LocalMoves>,
     /// See [`again_after_slots`].
     again_after_slots: Option<Vec<u64>>,
+    /// Per number of enabled processes, up to [`TABULATED`]: the subsets
+    /// of their places in the order of [`Daemon::move_sets`] (see
+    /// [`subset_order`]).
+    subset_orders: Vec<Vec<Extends>>,
+}
+
+/// Up to how many enabled processes the distributed daemon's move sets
+/// are listed from a table: 4,095 sets, 32 KB.
+const TABULATED: usize = 12;
+
+/// A non-empty subset of places in a list of subsets: the position of
+/// the subset it extends (itself without its last place; [`Extends::NONE`]
+/// for one place) and its last place.
+#[derive(Clone, Copy)]
+struct Extends {
+    parent: u32,
+    place: u32,
+}
+
+impl Extends {
+    const NONE: u32 = u32::MAX;
+}
+
+/// The non-empty subsets of `m` places in lexicographic order, each set
+/// followed by its extensions (the order of [`Daemon::move_sets`]): each
+/// comes after the set it extends.
+fn subset_order(m: usize) -> Vec<Extends> {
+    fn extend(parent: u32, from: usize, m: usize, out: &mut Vec<Extends>) {
+        for place in from..m {
+            let at = out.len() as u32;
+            out.push(Extends {
+                parent,
+                place: place as u32,
+            });
+            extend(at, place + 1, m, out);
+        }
+    }
+    let mut out = Vec::with_capacity((1 << m) - 1);
+    extend(Extends::NONE, 0, m, &mut out);
+    out
 }
 
 impl<'a> Successors<'a> {
@@ -115,6 +155,7 @@ impl<'a> Successors<'a> {
             kept_rows: Vec::new(),
             local: None,
             again_after_slots: again_after_slots(inst, space),
+            subset_orders: (0..=n.min(TABULATED)).map(subset_order).collect(),
         })
     }
 
@@ -300,6 +341,10 @@ impl<'a> Successors<'a> {
                     movers: self.enabled_bits(),
                 });
             }
+            Daemon::Distributed if self.moves.len() <= TABULATED => {
+                let order = &self.subset_orders[self.moves.len()];
+                all_subsets(&self.moves, order, i, out);
+            }
             Daemon::Distributed | Daemon::LocallyCentral => {
                 let apart = matches!(daemon, Daemon::LocallyCentral).then_some(&self.apart[..]);
                 subsets(&self.moves, apart, (i64::from(i), 0, 0), out);
@@ -401,6 +446,33 @@ fn subsets(rest: &[(u32, i64)], apart: Option<&[u64]>, set: (i64, u32, u64), out
         depth += 1;
         sets[depth] = with;
         next = k + 1;
+    }
+}
+
+/// Every non-empty subset of `moves` (the enabled processes and what each
+/// one's move adds to index `i`) as a step from `i`, in `order`, the
+/// table of [`subset_order`] for as many places: each built from the one
+/// it extends, already in `out`, without a branch that depends on the
+/// set.
+fn all_subsets(moves: &[(u32, i64)], order: &[Extends], i: u32, out: &mut Vec<Succ>) {
+    out.reserve(order.len());
+    let alone = Succ {
+        to: i,
+        moves: 0,
+        movers: 0,
+    };
+    for e in order {
+        let from = match e.parent {
+            Extends::NONE => alone,
+            at => out[at as usize],
+        };
+        let (p, d) = moves[e.place as usize];
+        out.push(Succ {
+            // Every subset is a step, so every sum is an index.
+            to: (i64::from(from.to) + d) as u32,
+            moves: from.moves + 1,
+            movers: from.movers | 1 << p,
+        });
     }
 }
 

@@ -2,12 +2,13 @@
 //! the state space, as [`super::super::search`]'s threads do for steps:
 //! what is still to count is shared, each state claimed by the first
 //! thread to step to it, and a thread that steps to a state on another's
-//! stack waits for it. Per configuration a word holds its enabled
-//! processes and its fresh round's count, and six more the states in the
-//! middle of a round (pending processes and count); the rest go to an
-//! open-addressing table of words (key and count). For up to 8 processes and counts
-//! that fit a byte; anything else, and anything but a clean convergence,
-//! is left to the one search.
+//! stack waits for it. Per configuration a record of 16 bytes holds its
+//! enabled processes and its fresh round's count, and up to seven states
+//! in the middle of a round (pending processes and count): a step reads
+//! one line from all over memory, not two. The rest go to an
+//! open-addressing table of words (key and count). For up to 8 processes
+//! and counts that fit a byte; anything else, and anything but a clean
+//! convergence, is left to the one search.
 
 use super::super::evaluate::EnabledSets;
 use super::super::search::Search;
@@ -15,8 +16,7 @@ use super::super::states::States;
 use super::super::successors::{Succ, Successors, ANY_CHANGED};
 use super::super::walk::{Roots, Seen, Stop, Threads, NO_RUN, OPEN, THREADS_FROM, UNSEEN};
 use super::super::{Explorer, Progress, Refusal, Run, MAX_ROUND_BYTES};
-use super::{finish_worst, most_of, Key, Memo, Walker, SLOTS};
-use crate::runtime::bits::Bits;
+use super::{finish_worst, most_of, Key, Memo, Walker};
 use crate::runtime::cache::prefetch;
 use crate::runtime::daemon::Daemon;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};
@@ -25,17 +25,45 @@ use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};
 /// cannot grow while they search).
 const MOST_LOAD: f64 = 0.75;
 
+/// The states in the middle of a round kept with their configuration.
+const SLOTS: usize = 7;
+
+/// The fresh round's count of a legitimate configuration, which has none:
+/// so a step reads whether it reaches legitimacy in the line it reads
+/// anyway. Below the bytes [`walk`](super::super::walk) reserves.
+const LEGIT: u8 = NO_RUN - 1;
+
+/// A configuration's words, a quarter of a cache line: first its enabled
+/// processes with its fresh round's count above them ([`LEGIT`] when it
+/// is legitimate), then [`SLOTS`] states in the middle of a round, each
+/// its pending processes with the count above them (0: a free slot).
+#[repr(align(16))]
+struct Record([AtomicU16; 1 + SLOTS]);
+
+impl Record {
+    fn new(enabled: u8, legit: bool) -> Self {
+        let count = if legit { LEGIT } else { UNSEEN };
+        let mut words = [const { AtomicU16::new(0) }; 1 + SLOTS];
+        words[0] = AtomicU16::new(u16::from(enabled) | u16::from(count) << 8);
+        Record(words)
+    }
+
+    /// The enabled processes and the fresh round's count.
+    fn hot(&self) -> &AtomicU16 {
+        &self.0[0]
+    }
+
+    fn is_legit(&self) -> bool {
+        (self.hot().load(Ordering::Relaxed) >> 8) as u8 == LEGIT
+    }
+}
+
 /// What the threads share.
-struct Shared<'s> {
-    legit: &'s Bits,
-    /// Per configuration: its enabled processes, and its fresh round's
-    /// count above them.
-    hot: Vec<AtomicU16>,
-    /// Slots per configuration ([`SLOTS`], fewer in tests).
+struct Shared {
+    /// Per configuration, its record.
+    records: Vec<Record>,
+    /// The slots of a record in use ([`SLOTS`], fewer in tests).
     per_config: usize,
-    /// Per configuration, `per_config` states in the middle of a round:
-    /// pending processes, and the count above them; 0 is a free slot.
-    slots: Vec<AtomicU16>,
     table: Overflow,
     threads: Threads,
     starts: Roots,
@@ -54,16 +82,16 @@ enum Place<'s> {
     Table(u64),
 }
 
-impl Shared<'_> {
+impl Shared {
     /// Where `k` (outside legitimacy) is kept: a slot keeping it or the
     /// first free one, else the table.
     fn place(&self, k: Key) -> Place<'_> {
+        let record = &self.records[k.config as usize];
         if k.fresh {
-            let word = &self.hot[k.config as usize];
+            let word = record.hot();
             return Place::Fresh(word, word.load(Ordering::Acquire));
         }
-        let first = k.config as usize * self.per_config;
-        for slot in &self.slots[first..first + self.per_config] {
+        for slot in &record.0[1..=self.per_config] {
             let word = slot.load(Ordering::Acquire);
             if word == 0 || u64::from(word as u8) == k.pending {
                 return Place::Slot(slot, word);
@@ -130,7 +158,7 @@ impl Shared<'_> {
     fn finish(&self, k: Key, value: Option<u32>) -> Result<(), Stop> {
         let Some(v) = value
             .and_then(|v| u8::try_from(v).ok())
-            .filter(|&v| v < NO_RUN)
+            .filter(|&v| v < LEGIT)
         else {
             return Err(Stop::GiveUp);
         };
@@ -220,7 +248,7 @@ impl Overflow {
 
 /// One thread's memo: the shared counts, its own successors engine.
 struct OneThread<'s, 'e> {
-    shared: &'s Shared<'s>,
+    shared: &'s Shared,
     engine: Successors<'e>,
     daemon: &'e Daemon,
     /// On the calling thread: where progress is told, and what of.
@@ -229,22 +257,23 @@ struct OneThread<'s, 'e> {
 
 impl Memo for OneThread<'_, '_> {
     fn is_legit(&self, c: u32) -> bool {
-        self.shared.legit.get(c as usize)
+        self.shared.records[c as usize].is_legit()
     }
 
     fn enabled(&self, c: u32) -> u64 {
-        u64::from(self.shared.hot[c as usize].load(Ordering::Relaxed) as u8)
+        u64::from(
+            self.shared.records[c as usize]
+                .hot()
+                .load(Ordering::Relaxed) as u8,
+        )
     }
 
     fn prefetch_enabled(&self, c: u32) {
-        prefetch(&self.shared.hot[c as usize]);
+        prefetch(&self.shared.records[c as usize]);
     }
 
-    fn prefetch_mid(&self, c: u32) {
-        if let Some(first) = self.shared.slots.get(c as usize * self.shared.per_config) {
-            prefetch(first);
-        }
-    }
+    /// The slots came into the cache with the enabled processes.
+    fn prefetch_mid(&self, _: u32) {}
 
     fn value(&self, k: Key) -> Option<u32> {
         match self.shared.byte(k) {
@@ -291,7 +320,7 @@ fn one_thread(m: &mut OneThread, thread: usize) -> Result<(), Stop> {
     let mut last_start = None;
     let mut walk_starts = || {
         while let Some(starts) = shared.starts.take(thread) {
-            for c in starts.filter(|&c| !shared.legit.get(c as usize)) {
+            for c in starts.filter(|&c| !shared.records[c as usize].is_legit()) {
                 let start = m.key(c, m.enabled(c), false);
                 let from = last_start.map(|l| (l, ANY_CHANGED));
                 if walker.walk(m, start, from)? {
@@ -328,29 +357,25 @@ fn worst_rounds_on_threads_within(
         return Ok(None);
     };
     let n = ex.inst.topo.n();
-    // Two bytes per configuration and slot, and a table of a word per
-    // configuration.
-    let per_config = (2 + 2 * slots + 8) as u64 * u64::from(ex.count);
+    // A record per configuration, and a table of a word per configuration.
+    let per_config = (size_of::<Record>() + 8) as u64 * u64::from(ex.count);
     if threads < 2
         || n > 8
-        || worst_steps >= u64::from(NO_RUN)
+        || slots > SLOTS
+        || worst_steps >= u64::from(LEGIT)
         || ex.count < THREADS_FROM
         || per_config > MAX_ROUND_BYTES / 2
     {
         return Ok(None);
     }
     let enabled: std::borrow::Cow<EnabledSets> = ex.enabled_sets()?;
-    let hot = (0..ex.count)
-        .map(|c| AtomicU16::new(enabled.get(c) as u16 | u16::from(UNSEEN) << 8))
+    let records = (0..ex.count)
+        .map(|c| Record::new(enabled.get(c) as u8, ex.legit.get(c as usize)))
         .collect();
     drop(enabled);
     let shared = Shared {
-        legit: &ex.legit,
-        hot,
+        records,
         per_config: slots,
-        slots: (0..ex.count as usize * slots)
-            .map(|_| AtomicU16::new(0))
-            .collect(),
         table: Overflow::new(ex.count),
         threads: Threads::new(threads),
         starts: Roots::new(ex.count, threads),
@@ -427,9 +452,10 @@ mod tests {
             };
             let worst = steps.steps.len() as u64;
             let mut one = Search::new(&ex, &daemon, false).with_threads(1);
-            let (most, run) = worst_rounds_within(&mut one, &ex, worst, (SLOTS, MAX_ROUND_BYTES))
-                .expect("no refusal")
-                .expect("rounds are counted");
+            let (most, run) =
+                worst_rounds_within(&mut one, &ex, worst, (super::SLOTS, MAX_ROUND_BYTES))
+                    .expect("no refusal")
+                    .expect("rounds are counted");
             let every_start = super::super::tests::EVERY_START.take();
             for (threads, slots) in [(2, SLOTS), (3, SLOTS), (2, 0), (3, 1)] {
                 let s = Search::new(&ex, &daemon, false).with_threads(threads);
