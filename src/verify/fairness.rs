@@ -7,6 +7,7 @@
 //! makes every cycle in it unfair). So the search is over the strongly
 //! connected components of the steps outside legitimacy.
 
+use super::components::components;
 use super::search::Search;
 use super::successors::{Bits, Succ};
 use super::{Explorer, Refusal};
@@ -45,10 +46,6 @@ impl Steps {
         Ok(steps)
     }
 
-    fn len(&self) -> usize {
-        self.first.len() - 1
-    }
-
     /// Configuration `c`'s steps: where each leads, and its movers as bits.
     fn of(&self, c: u32) -> impl Iterator<Item = (u32, u64)> + '_ {
         let range = self.first[c as usize] as usize..self.first[c as usize + 1] as usize;
@@ -56,12 +53,6 @@ impl Steps {
             .iter()
             .copied()
             .zip(self.movers[range].iter().copied())
-    }
-
-    /// Configuration `c`'s `k`-th step, when it has one.
-    fn nth(&self, c: usize, k: usize) -> Option<(u32, u64)> {
-        let at = self.first[c] as usize + k;
-        (at < self.first[c + 1] as usize).then(|| (self.to[at], self.movers[at]))
     }
 }
 
@@ -88,7 +79,18 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
     }
     let legit = |i: u32| ex.is_legit(i);
     let out = Steps::new(s, ex)?;
-    for component in components(&out, &legit) {
+    let mut listed = |c: u32, _: Option<(u32, u64)>, buf: &mut Vec<Succ>| {
+        buf.clear();
+        buf.extend(out.of(c).map(|(to, movers)| Succ {
+            to,
+            moves: movers.count_ones(),
+            movers,
+        }));
+        Ok(())
+    };
+    let what = format!("{}: fair cycles", s.daemon_name());
+    let mut entered = |done| ex.tell(&what, done, u64::from(ex.count));
+    for component in components(ex.count, &legit, &mut listed, &mut entered)? {
         let inside = |j: u32| component.binary_search(&j).is_ok();
         let mut always = u64::MAX;
         for &c in &component {
@@ -105,64 +107,6 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
         }
     }
     Ok(None)
-}
-
-/// The strongly connected components of the steps in `out` that hold a
-/// cycle (Tarjan's algorithm, without recursion), each sorted.
-fn components(out: &Steps, legit: &dyn Fn(u32) -> bool) -> Vec<Vec<u32>> {
-    const UNSEEN: u32 = u32::MAX;
-    let n = out.len();
-    let (mut index, mut low) = (vec![UNSEEN; n], vec![0u32; n]);
-    let mut on_stack = vec![false; n];
-    let (mut stack, mut found, mut next) = (Vec::new(), Vec::new(), 0u32);
-    for root in (0..n).filter(|&r| !legit(r as u32)) {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        let mut calls: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut k)) = calls.last_mut() {
-            if let Some((w, _)) = out.nth(v, *k) {
-                *k += 1;
-                let w = w as usize;
-                if index[w] == UNSEEN {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    calls.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            calls.pop();
-            if let Some(&(u, _)) = calls.last() {
-                low[u] = low[u].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let mut c = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    c.push(w as u32);
-                    if w == v {
-                        break;
-                    }
-                }
-                // One configuration without a step to itself holds no cycle.
-                if c.len() > 1 || out.of(v as u32).any(|(to, _)| to as usize == v) {
-                    c.sort_unstable();
-                    found.push(c);
-                }
-            }
-        }
-    }
-    found
 }
 
 /// A cycle inside `component` through every configuration of it and, for

@@ -22,6 +22,7 @@
 //! their codes in the state space: every run reported then starts there,
 //! by a shortest path.
 
+mod components;
 mod counts;
 mod evaluate;
 mod fairness;

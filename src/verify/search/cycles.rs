@@ -1,29 +1,61 @@
 //! A shortest cycle of steps outside legitimacy, once the search has met
-//! one: every cycle has a smallest configuration, so a breadth first
-//! search from each configuration through those numbered no lower finds
-//! the shortest cycles whose smallest configuration it is.
+//! one: every cycle lies inside a strongly connected component of the
+//! steps outside legitimacy and has a smallest configuration, so a breadth
+//! first search from each configuration of a component, through those of
+//! its component numbered no lower, finds the shortest cycles whose
+//! smallest configuration it is.
 
+use super::super::components::components;
 use super::super::successors::Succ;
 use super::super::Refusal;
 use super::Search;
 
+/// In place of a component: the configuration is on no cycle.
+const ON_NO_CYCLE: u32 = u32::MAX;
+
 impl Search<'_, '_> {
     /// A shortest cycle of steps outside legitimacy, given one through
-    /// `at` of `len` steps. Every cycle has a smallest configuration: so
-    /// breadth first from each configuration `u` outside legitimacy, through
-    /// configurations numbered `u` or more only, no deeper than the
-    /// shortest cycle found so far, finds the shortest cycles whose
-    /// smallest configuration is `u`. Where it begins, and its steps' movers.
+    /// `at` of `len` steps. Every cycle lies inside one component and has
+    /// a smallest configuration: so breadth first from each configuration
+    /// `u` of a component, through those of its component numbered `u` or
+    /// more only, no deeper than the shortest cycle found so far, finds
+    /// the shortest cycles whose smallest configuration is `u`. Where it
+    /// begins, and its steps' movers.
     pub(super) fn shortest_cycle(
         &mut self,
         at: u32,
         len: usize,
     ) -> Result<(u32, Vec<Vec<u32>>), Refusal> {
+        let ex = self.ex;
+        let count = u64::from(ex.count);
+        let what = format!("{}: shortest cycle", self.daemon.name());
+        let mut component = vec![ON_NO_CYCLE; ex.count as usize];
+        let found = {
+            let legit = |c: u32| ex.is_legit(c);
+            let mut steps = |c: u32, from: Option<(u32, u64)>, out: &mut Vec<Succ>| {
+                self.successors_from(c, from, out).map(|_| ())
+            };
+            let mut entered = |done| ex.tell(&what, done, count);
+            components(ex.count, &legit, &mut steps, &mut entered)?
+        };
+        for (k, members) in found.iter().enumerate() {
+            for &c in members {
+                component[c as usize] = k as u32;
+            }
+        }
+        drop(found);
+        if component[at as usize] == ON_NO_CYCLE {
+            return Err(Refusal::Unsupported(
+                "the cycle the search found lies in no component (an inconsistency in the explorer)"
+                    .into(),
+            ));
+        }
         let mut bfs = Bfs {
-            seen: vec![0; self.ex.count as usize],
-            parent: vec![0; self.ex.count as usize],
+            seen: vec![0; ex.count as usize],
+            parent: vec![0; ex.count as usize],
             mark: 0,
             out: Vec::new(),
+            component,
         };
         let Some(mut best) = self
             .cycle_from(at, len, 0, &mut bfs)?
@@ -33,16 +65,14 @@ impl Search<'_, '_> {
                 "the cycle the search found could not be retraced (an inconsistency in the explorer)".into(),
             ));
         };
-        let what = format!("{}: shortest cycle", self.daemon.name());
-        for u in 0..self.ex.count {
+        for u in 0..ex.count {
             if best.1.len() <= 1 {
                 break;
             }
             if u64::from(u).is_multiple_of(super::super::PROGRESS_EVERY) {
-                self.ex
-                    .tell(&what, u64::from(u), u64::from(self.ex.count))?;
+                ex.tell(&what, u64::from(u), count)?;
             }
-            if self.ex.is_legit(u) || u == at {
+            if bfs.component[u as usize] == ON_NO_CYCLE || u == at {
                 continue;
             }
             if let Some(steps) = self.cycle_from(u, best.1.len() - 1, u, &mut bfs)? {
@@ -53,7 +83,7 @@ impl Search<'_, '_> {
     }
 
     /// A shortest cycle from `u` back to itself of at most `limit` steps,
-    /// outside legitimacy, through configurations numbered `floor` or more.
+    /// through configurations of `u`'s component numbered `floor` or more.
     fn cycle_from(
         &mut self,
         u: u32,
@@ -63,6 +93,7 @@ impl Search<'_, '_> {
     ) -> Result<Option<Vec<Vec<u32>>>, Refusal> {
         bfs.mark += 1;
         let mark = bfs.mark;
+        let inside = bfs.component[u as usize];
         bfs.seen[u as usize] = mark;
         let mut frontier = vec![u];
         let mut out = std::mem::take(&mut bfs.out);
@@ -71,7 +102,7 @@ impl Search<'_, '_> {
             for &x in &frontier {
                 self.successors(x, &mut out)?;
                 for e in &out {
-                    if e.to < floor || self.ex.is_legit(e.to) {
+                    if e.to < floor || bfs.component[e.to as usize] != inside {
                         continue;
                     }
                     if e.to == u {
@@ -106,10 +137,12 @@ impl Search<'_, '_> {
 }
 
 /// The buffers of the breadth first searches for a shortest cycle: per
-/// configuration, the search that last saw it and where from.
+/// configuration, the search that last saw it and where from, and its
+/// component ([`ON_NO_CYCLE`] outside every one).
 struct Bfs {
     seen: Vec<u32>,
     parent: Vec<u32>,
     mark: u32,
     out: Vec<Succ>,
+    component: Vec<u32>,
 }
