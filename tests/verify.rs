@@ -172,6 +172,18 @@ fn naive(inst: &Instance, daemon: &Daemon) -> (bool, Naive) {
         .map(|c| rounds((c, enabled[c], false), g, &mut memo))
         .max()
         .unwrap_or(0);
+    // What the verifier's rounds search prunes by: from a state in the
+    // middle of a round, no fewer rounds than from its configuration's
+    // fresh round, and at most one more.
+    for (&(c, pending, started), &r) in &memo.clone() {
+        let fresh = rounds((c, enabled[c], false), g, &mut memo);
+        assert!(
+            fresh <= r && r <= fresh + 1,
+            "{} rounds from {:?} with {pending:b} pending (started: {started}), {fresh} fresh",
+            r,
+            configs[c]
+        );
+    }
     (closed, Naive::Worst(worst.0, worst.1, most_rounds))
 }
 
@@ -214,6 +226,8 @@ fn the_verifier_agrees_with_a_naive_explorer_on_tiny_instances() {
             cases.push((DIJKSTRA, format!("ring:{n}"), vec![("K", k)]));
         }
     }
+    // Large enough for the rounds search to prune, small enough to recurse.
+    cases.push((DIJKSTRA, "ring:5".into(), vec![("K", 5)]));
     cases.push((DEADLOCKS, "ring:3".into(), vec![]));
     cases.push((NOT_CLOSED, "chain:3".into(), vec![]));
     for (src, topology, params) in &cases {

@@ -54,6 +54,9 @@ trait Memo {
     fn prefetch_mid(&self, c: u32);
     /// What is still to count from `k` (outside legitimacy), when known.
     fn value(&self, k: Key) -> Option<u32>;
+    /// What is still to count from configuration `c`'s fresh round
+    /// (outside legitimacy), when known ([`NO_RUN`] included).
+    fn fresh_value(&self, c: u32) -> Option<u32>;
     /// What is known of `k` (outside legitimacy), claiming it when unseen.
     fn claim(&mut self, k: Key) -> Result<Seen<u32>, Stop>;
     /// Keeps what is still to count from `k` (`None`: no run counts).
@@ -221,6 +224,10 @@ impl Memo for Rounds<'_, '_, '_, '_> {
         self.per_config.prefetch_slots(c);
     }
 
+    fn fresh_value(&self, c: u32) -> Option<u32> {
+        Some(self.per_config.fresh(c)).filter(|&v| v != UNSEEN)
+    }
+
     fn value(&self, k: Key) -> Option<u32> {
         if k.fresh {
             Some(self.per_config.fresh(k.config)).filter(|&v| v != UNSEEN)
@@ -270,6 +277,25 @@ impl Memo for Rounds<'_, '_, '_, '_> {
     }
 }
 
+/// Whether a state in the middle of a round, at a configuration whose
+/// fresh round's count is `fresh` (when known), cannot raise the best
+/// count of `top`, its predecessor, so that it need not be searched. The
+/// runs from a configuration are the same whatever is pending; along one,
+/// a round with fewer pending processes ends no later, and so does each
+/// round after it. So from a state in the middle of a round no fewer
+/// rounds are counted than from the fresh round, and at most one more
+/// (once its first round ends, a fresh round starts no earlier than the
+/// fresh run's round then in progress). Where no run from the fresh round
+/// counts, none does. (The naive explorer of `tests/verify.rs` checks both
+/// bounds on every state.)
+fn cannot_raise(fresh: Option<u32>, top: &Frame) -> bool {
+    match fresh {
+        Some(NO_RUN) => true,
+        Some(f) => top.reached && f < top.best,
+        None => false,
+    }
+}
+
 /// The rounds search's stacks, reused from start to start.
 struct Walker {
     stack: Vec<Frame>,
@@ -309,6 +335,9 @@ impl Walker {
             let from = Some((top.key.config, movers));
             let seen = if m.is_legit(k.config) {
                 Seen::Done(u32::from(k.started))
+            } else if !k.fresh && cannot_raise(m.fresh_value(k.config), top) {
+                // Left unseen: another state may need it searched.
+                continue;
             } else {
                 m.claim(k)?
             };

@@ -275,6 +275,17 @@ impl Memo for OneThread<'_, '_> {
     /// The slots came into the cache with the enabled processes.
     fn prefetch_mid(&self, _: u32) {}
 
+    fn fresh_value(&self, c: u32) -> Option<u32> {
+        let word = self.shared.records[c as usize]
+            .hot()
+            .load(Ordering::Acquire);
+        match (word >> 8) as u8 {
+            UNSEEN | OPEN => None,
+            NO_RUN => Some(super::NO_RUN),
+            v => Some(u32::from(v)),
+        }
+    }
+
     fn value(&self, k: Key) -> Option<u32> {
         match self.shared.byte(k) {
             UNSEEN | OPEN => None,

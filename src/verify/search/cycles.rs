@@ -29,7 +29,6 @@ impl Search<'_, '_> {
         let ex = self.ex;
         let count = u64::from(ex.count);
         let what = format!("{}: shortest cycle", self.daemon.name());
-        let mut component = vec![ON_NO_CYCLE; ex.count as usize];
         let found = {
             let legit = |c: u32| ex.is_legit(c);
             let mut steps = |c: u32, from: Option<(u32, u64)>, out: &mut Vec<Succ>| {
@@ -38,6 +37,8 @@ impl Search<'_, '_> {
             let mut entered = |done| ex.tell(&what, done, count);
             components(ex.count, &legit, &mut steps, &mut entered)?
         };
+        // Allocated once the components' search has given back its own.
+        let mut component = vec![ON_NO_CYCLE; ex.count as usize];
         for (k, members) in found.iter().enumerate() {
             for &c in members {
                 component[c as usize] = k as u32;
