@@ -450,11 +450,12 @@ fn subsets(rest: &[(u32, i64)], apart: Option<&[u64]>, set: (i64, u32, u64), out
 }
 
 /// Every non-empty subset of `moves` (the enabled processes and what each
-/// one's move adds to index `i`) as a step from `i`, in `order`, the
-/// table of [`subset_order`] for as many places: each built from the one
-/// it extends, already in `out`, without a branch that depends on the
-/// set.
+/// one's move adds to index `i`) as a step from `i` into `out`, empty, in
+/// `order`, the table of [`subset_order`] for as many places: each built
+/// from the one it extends, already in `out` at the position the table
+/// names, without a branch that depends on the set.
 fn all_subsets(moves: &[(u32, i64)], order: &[Extends], i: u32, out: &mut Vec<Succ>) {
+    debug_assert!(out.is_empty(), "positions count from the first set");
     out.reserve(order.len());
     let alone = Succ {
         to: i,
