@@ -13,31 +13,37 @@ use super::successors::{Bits, Succ};
 use super::{Explorer, Refusal};
 use std::collections::{HashMap, VecDeque};
 
-/// The steps between configurations outside legitimacy, kept (the
-/// components are searched twice): each configuration's one after the
-/// other, where it leads and its movers as bits, 12 bytes a step.
-struct Steps {
-    /// Per configuration, where its steps begin; then where the last ends.
+/// The steps inside one component, kept (a tour of it follows them
+/// several times): each member's, in the members' order, one after the
+/// other, where it leads and its movers as bits, 12 bytes a step. Only a
+/// component's: the components themselves are found over steps listed on
+/// demand.
+struct Steps<'c> {
+    /// The component's configurations, sorted.
+    members: &'c [u32],
+    /// Per member, where its steps begin; then where the last ends.
     first: Vec<u64>,
     to: Vec<u32>,
     movers: Vec<u64>,
 }
 
-impl Steps {
-    fn new(s: &mut Search, ex: &Explorer) -> Result<Self, Refusal> {
+impl<'c> Steps<'c> {
+    /// The steps between the configurations of `component`.
+    fn inside(s: &mut Search, component: &'c [u32]) -> Result<Self, Refusal> {
         let mut steps = Steps {
-            first: Vec::with_capacity(ex.count as usize + 1),
+            members: component,
+            first: Vec::with_capacity(component.len() + 1),
             to: Vec::new(),
             movers: Vec::new(),
         };
         let mut out: Vec<Succ> = Vec::new();
-        for i in 0..ex.count {
+        for &c in component {
             steps.first.push(steps.to.len() as u64);
-            if ex.is_legit(i) {
-                continue;
-            }
-            s.successors(i, &mut out)?;
-            for e in out.iter().filter(|e| !ex.is_legit(e.to)) {
+            s.successors(c, &mut out)?;
+            for e in out
+                .iter()
+                .filter(|e| component.binary_search(&e.to).is_ok())
+            {
                 steps.to.push(e.to);
                 steps.movers.push(e.movers);
             }
@@ -46,9 +52,13 @@ impl Steps {
         Ok(steps)
     }
 
-    /// Configuration `c`'s steps: where each leads, and its movers as bits.
+    /// Configuration `c`'s steps inside the component (none when it is
+    /// outside): where each leads, and its movers as bits.
     fn of(&self, c: u32) -> impl Iterator<Item = (u32, u64)> + '_ {
-        let range = self.first[c as usize] as usize..self.first[c as usize + 1] as usize;
+        let range = match self.members.binary_search(&c) {
+            Ok(k) => self.first[k] as usize..self.first[k + 1] as usize,
+            Err(_) => 0..0,
+        };
         self.to[range.clone()]
             .iter()
             .copied()
@@ -78,32 +88,23 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
         ));
     }
     let legit = |i: u32| ex.is_legit(i);
-    let out = Steps::new(s, ex)?;
-    let mut listed = |c: u32, _: Option<(u32, u64)>, buf: &mut Vec<Succ>| {
-        buf.clear();
-        buf.extend(out.of(c).map(|(to, movers)| Succ {
-            to,
-            moves: movers.count_ones(),
-            movers,
-        }));
-        Ok(())
-    };
     let what = format!("{}: fair cycles", s.daemon_name());
-    let mut entered = |done| ex.tell(&what, done, u64::from(ex.count));
-    for component in components(ex.count, &legit, &mut listed, &mut entered)? {
-        let inside = |j: u32| component.binary_search(&j).is_ok();
+    let found = {
+        let mut steps = |c: u32, from: Option<(u32, u64)>, out: &mut Vec<Succ>| {
+            s.successors_from(c, from, out).map(|_| ())
+        };
+        let mut entered = |done| ex.tell(&what, done, u64::from(ex.count));
+        components(ex.count, &legit, &mut steps, &mut entered)?
+    };
+    for component in &found {
         let mut always = u64::MAX;
-        for &c in &component {
+        for &c in component {
             always &= s.enabled_bits(c)?;
         }
-        let mut moved = 0u64;
-        for &c in &component {
-            for (_, m) in out.of(c).filter(|&(to, _)| inside(to)) {
-                moved |= m;
-            }
-        }
+        let out = Steps::inside(s, component)?;
+        let moved = out.movers.iter().fold(0, |moved, m| moved | m);
         if always & !moved == 0 {
-            return Ok(Some(tour(&out, &component, always)));
+            return Ok(Some(tour(&out, component, always)));
         }
     }
     Ok(None)
