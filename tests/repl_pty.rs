@@ -40,7 +40,9 @@ fn prompt_completion_interrupt_and_history() {
     s.expect("[1]> ").unwrap();
     s.send_line("fire 99").unwrap();
     s.expect("there is no process 99").unwrap();
-    // Ctrl-C at the prompt does not leave.
+    // Ctrl-C at the prompt does not leave; sent once the prompt is back,
+    // not while the error is still being written.
+    s.expect("[1]> ").unwrap();
     s.send(ControlCode::EndOfText).unwrap();
     s.expect("Ctrl-D to leave").unwrap();
     // Ctrl-C during a long run stops the run, not the session.
