@@ -7,7 +7,6 @@
 //! makes every cycle in it unfair). So the search is over the strongly
 //! connected components of the steps outside legitimacy.
 
-use super::components::components;
 use super::search::Search;
 use super::successors::{Bits, Succ};
 use super::{Explorer, Refusal};
@@ -87,15 +86,8 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
             "weak fairness is decided with a bit per process: at most 64 processes".into(),
         ));
     }
-    let legit = |i: u32| ex.is_legit(i);
     let what = format!("{}: fair cycles", s.daemon_name());
-    let found = {
-        let mut steps = |c: u32, from: Option<(u32, u64)>, out: &mut Vec<Succ>| {
-            s.successors_from(c, from, out).map(|_| ())
-        };
-        let mut entered = |done| ex.tell(&what, done, u64::from(ex.count));
-        components(ex.count, &legit, &mut steps, &mut entered)?
-    };
+    let found = s.components_outside_legitimacy(&what)?;
     for component in &found {
         let mut always = u64::MAX;
         for &c in component {
@@ -104,16 +96,16 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
         let out = Steps::inside(s, component)?;
         let moved = out.movers.iter().fold(0, |moved, m| moved | m);
         if always & !moved == 0 {
-            return Ok(Some(tour(&out, component, always)));
+            return Ok(Some(tour(&out, always)));
         }
     }
     Ok(None)
 }
 
-/// A cycle inside `component` through every configuration of it and, for
-/// each process of `always`, a step in which it moves.
-fn tour(out: &Steps, component: &[u32], always: u64) -> Cycle {
-    let inside = |j: u32| component.binary_search(&j).is_ok();
+/// A cycle inside the component of `out` through every configuration of it
+/// and, for each process of `always`, a step in which it moves.
+fn tour(out: &Steps, always: u64) -> Cycle {
+    let component = out.members;
     let start = component[0];
     let mut steps: Vec<Vec<u32>> = Vec::new();
     let mut at = start;
@@ -122,7 +114,7 @@ fn tour(out: &Steps, component: &[u32], always: u64) -> Cycle {
     for p in (0..64).filter(|p| always >> p & 1 == 1) {
         let edge = component.iter().find_map(|&c| {
             out.of(c)
-                .find(|&(to, m)| inside(to) && m >> p & 1 == 1)
+                .find(|&(_, m)| m >> p & 1 == 1)
                 .map(|(to, movers)| (c, (to, listed(movers))))
         });
         if let Some((from, step)) = edge {
@@ -131,7 +123,7 @@ fn tour(out: &Steps, component: &[u32], always: u64) -> Cycle {
     }
     visit.push((start, None));
     for (target, then) in visit {
-        steps.extend(path(out, &inside, at, target));
+        steps.extend(path(out, at, target));
         at = target;
         if let Some((to, movers)) = then {
             steps.push(movers);
@@ -148,8 +140,8 @@ fn tour(out: &Steps, component: &[u32], always: u64) -> Cycle {
     (start, steps)
 }
 
-/// A shortest path from `from` to `to` through configurations `inside`.
-fn path(out: &Steps, inside: &dyn Fn(u32) -> bool, from: u32, to: u32) -> Vec<Vec<u32>> {
+/// A shortest path from `from` to `to` inside the component of `out`.
+fn path(out: &Steps, from: u32, to: u32) -> Vec<Vec<u32>> {
     if from == to {
         return Vec::new();
     }
@@ -157,7 +149,7 @@ fn path(out: &Steps, inside: &dyn Fn(u32) -> bool, from: u32, to: u32) -> Vec<Ve
     let mut queue = VecDeque::from([from]);
     while let Some(x) = queue.pop_front() {
         for (y, movers) in out.of(x) {
-            if !inside(y) || y == from || parent.contains_key(&y) {
+            if y == from || parent.contains_key(&y) {
                 continue;
             }
             parent.insert(y, (x, movers));

@@ -230,7 +230,7 @@ impl Memo for Rounds<'_, '_, '_, '_> {
 
     fn value(&self, k: Key) -> Option<u32> {
         if k.fresh {
-            Some(self.per_config.fresh(k.config)).filter(|&v| v != UNSEEN)
+            self.fresh_value(k.config)
         } else {
             match self.per_config.mid(k.config, k.pending) {
                 Mid::Kept(v) => Some(v),

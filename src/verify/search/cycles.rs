@@ -14,6 +14,22 @@ use super::Search;
 const ON_NO_CYCLE: u32 = u32::MAX;
 
 impl Search<'_, '_> {
+    /// The components of the steps outside legitimacy that hold a cycle
+    /// (see [`components`]), over this search's steps, progress told as
+    /// `what`.
+    pub(in crate::verify) fn components_outside_legitimacy(
+        &mut self,
+        what: &str,
+    ) -> Result<Vec<Vec<u32>>, Refusal> {
+        let ex = self.ex;
+        let legit = |c: u32| ex.is_legit(c);
+        let mut steps = |c: u32, from: Option<(u32, u64)>, out: &mut Vec<Succ>| {
+            self.successors_from(c, from, out).map(|_| ())
+        };
+        let mut entered = |done| ex.tell(what, done, u64::from(ex.count));
+        components(ex.count, &legit, &mut steps, &mut entered)
+    }
+
     /// A shortest cycle of steps outside legitimacy, given one through
     /// `at` of `len` steps. Every cycle lies inside one component and has
     /// a smallest configuration: so breadth first from each configuration
@@ -29,14 +45,7 @@ impl Search<'_, '_> {
         let ex = self.ex;
         let count = u64::from(ex.count);
         let what = format!("{}: shortest cycle", self.daemon.name());
-        let found = {
-            let legit = |c: u32| ex.is_legit(c);
-            let mut steps = |c: u32, from: Option<(u32, u64)>, out: &mut Vec<Succ>| {
-                self.successors_from(c, from, out).map(|_| ())
-            };
-            let mut entered = |done| ex.tell(&what, done, count);
-            components(ex.count, &legit, &mut steps, &mut entered)?
-        };
+        let found = self.components_outside_legitimacy(&what)?;
         // Allocated once the components' search has given back its own.
         let mut component = vec![ON_NO_CYCLE; ex.count as usize];
         for (k, members) in found.iter().enumerate() {
