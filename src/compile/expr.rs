@@ -432,6 +432,34 @@ impl Compiler<'_> {
         })
     }
 
+    /// `forall(x in procs : body)` with `body` local to x (see
+    /// [`ir::local_to`]): x's slot and the compiled body.
+    pub(super) fn local_forall(&self, b: &BExpr) -> Option<(usize, BFn)> {
+        let node_var = |v: usize| self.prog.vars[v].ty == ir::Ty::Node;
+        let edge_var = |v: usize| self.prog.vars[v].kind == crate::check::ir::VarKind::Edge;
+        match b {
+            BExpr::Forall(slot, Coll::Procs, body)
+                if ir::local_to(body, *slot, &node_var, &edge_var) =>
+            {
+                Some((*slot, self.bexpr(body)))
+            }
+            _ => None,
+        }
+    }
+
+    /// `acyclic(x -> y : body)` with `body` local to x for a neighbour y
+    /// (see [`ir::local_arc`]): x's and y's slots and the compiled body.
+    pub(super) fn local_acyclic(&self, b: &BExpr) -> Option<(usize, usize, BFn)> {
+        let node_var = |v: usize| self.prog.vars[v].ty == ir::Ty::Node;
+        let edge_var = |v: usize| self.prog.vars[v].kind == crate::check::ir::VarKind::Edge;
+        match b {
+            BExpr::Acyclic(sa, sb, body) if ir::local_arc(body, *sa, *sb, &node_var, &edge_var) => {
+                Some((*sa, *sb, self.bexpr(body)))
+            }
+            _ => None,
+        }
+    }
+
     /// Splits a legitimacy predicate into conjuncts, keeping those over all
     /// processes of a local predicate incremental; empty if none is.
     pub(super) fn legit_parts(&self, b: &BExpr) -> Vec<LegitPart> {

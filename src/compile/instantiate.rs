@@ -442,6 +442,8 @@ fn predicates(c: &Compiler) -> Predicates {
             .map(|(name, b, span)| CInvariant {
                 name: name.clone(),
                 test: c.bexpr(b),
+                local: c.local_forall(b),
+                arcs: c.local_acyclic(b),
                 span: *span,
             })
             .collect(),

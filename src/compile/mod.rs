@@ -264,6 +264,12 @@ pub struct CInvariant {
     pub name: String,
     /// The predicate.
     pub test: BFn,
+    /// When it is `forall(x in procs : body)` with `body` local to x:
+    /// x's slot and the body, which holds or not at each process alone.
+    pub local: Option<(usize, BFn)>,
+    /// When it is `acyclic(x -> y : body)` with `body` local to x for a
+    /// neighbour y: x's and y's slots and the body, which says x's arcs.
+    pub arcs: Option<(usize, usize, BFn)>,
     /// Its source.
     pub span: Span,
 }

@@ -70,4 +70,83 @@ impl StepRelation<'_> {
         }
         Ok(None)
     }
+
+    /// How many invariants there are.
+    pub(crate) fn invariant_count(&self) -> usize {
+        self.code.invariants.len()
+    }
+
+    /// Invariant `j`'s name.
+    pub(crate) fn invariant_name(&self, j: usize) -> &str {
+        &self.code.invariants[j].name
+    }
+
+    /// Whether invariant `j` is `forall(x in procs : body)` with `body`
+    /// local to x, which [`StepRelation::invariant_holds_at`] answers.
+    pub(crate) fn invariant_is_local(&self, j: usize) -> bool {
+        self.code.invariants[j].local.is_some()
+    }
+
+    /// Whether invariant `j` holds in `cfg`, given every process's first
+    /// enabled action.
+    pub(crate) fn invariant_holds_with(
+        &self,
+        cfg: &Config,
+        chosen: &Vec<u16>,
+        j: usize,
+    ) -> Result<bool, RunError> {
+        (self.code.invariants[j].test)(&self.global_env(cfg, chosen))
+            .map_err(|fault| predicate_fault(0, INVARIANT, fault))
+    }
+
+    /// Whether a local invariant `j`'s body holds at process `p` of
+    /// `cfg` (`None` for an invariant that is not local): it holds in
+    /// `cfg` where its body holds at every process.
+    pub(crate) fn invariant_holds_at(
+        &self,
+        cfg: &Config,
+        chosen: &Vec<u16>,
+        j: usize,
+        p: usize,
+    ) -> Result<Option<bool>, RunError> {
+        let Some((slot, body)) = &self.code.invariants[j].local else {
+            return Ok(None);
+        };
+        let env = self.global_env(cfg, chosen);
+        env.locals[*slot].set(p as i64);
+        body(&env)
+            .map(Some)
+            .map_err(|fault| predicate_fault(0, INVARIANT, fault))
+    }
+
+    /// Whether invariant `j` is `acyclic(x -> y : body)` with `body` local
+    /// to x, which [`StepRelation::arcs_at`] answers.
+    pub(crate) fn invariant_is_local_acyclic(&self, j: usize) -> bool {
+        self.code.invariants[j].arcs.is_some()
+    }
+
+    /// A local acyclicity invariant `j`'s arcs from process `p` (at most
+    /// the 64th) in `cfg`, as bits of the processes they lead to (`None`
+    /// for an invariant that is not one).
+    pub(crate) fn arcs_at(
+        &self,
+        cfg: &Config,
+        chosen: &Vec<u16>,
+        j: usize,
+        p: usize,
+    ) -> Result<Option<u64>, RunError> {
+        let Some((from, to, body)) = &self.code.invariants[j].arcs else {
+            return Ok(None);
+        };
+        let env = self.global_env(cfg, chosen);
+        env.locals[*from].set(p as i64);
+        let mut arcs = 0u64;
+        for &q in self.topo.nbrs(p) {
+            env.locals[*to].set(i64::from(q));
+            if body(&env).map_err(|fault| predicate_fault(0, INVARIANT, fault))? {
+                arcs |= 1u64.checked_shl(q).unwrap_or(0);
+            }
+        }
+        Ok(Some(arcs))
+    }
 }

@@ -21,9 +21,20 @@ use crate::topology::Topology;
 struct Free {
     at: usize,
     values: Vec<i64>,
+    /// log2 of the values' count when it is a power of two: a digit is
+    /// then taken with a mask and a shift, no division.
+    shift: Option<u32>,
 }
 
 impl Free {
+    fn new(at: usize, values: Vec<i64>) -> Self {
+        let shift = values
+            .len()
+            .is_power_of_two()
+            .then(|| values.len().trailing_zeros());
+        Free { at, values, shift }
+    }
+
     /// Where `v` sits among the values.
     #[inline]
     fn position(&self, v: i64) -> Option<usize> {
@@ -82,18 +93,18 @@ impl Space {
                                     VarDomain::Node => vec![p as i64, q as i64],
                                     d => d.values(p, topo),
                                 };
-                                free.push(Free { at, values });
+                                free.push(Free::new(at, values));
                             }
                         }
                     }
                     // A variable of another role: its declared value only.
-                    _ => free.push(Free {
+                    _ => free.push(Free::new(
                         at,
-                        values: match code.fixed_at(v, p) {
+                        match code.fixed_at(v, p) {
                             Some(x) => vec![x],
                             None => d.values(p, topo),
                         },
-                    }),
+                    )),
                 }
             }
         }
@@ -159,8 +170,19 @@ impl Space {
     pub(crate) fn decode_into(&self, mut index: u64, cfg: &mut Config) {
         for f in self.free.iter().rev() {
             let len = f.values.len() as u64;
-            cfg.rows[f.at] = f.values[(index % len) as usize];
-            index /= len;
+            let digit = match f.shift {
+                Some(shift) => {
+                    let digit = index & (len - 1);
+                    index >>= shift;
+                    digit
+                }
+                None => {
+                    let digit = index % len;
+                    index /= len;
+                    digit
+                }
+            };
+            cfg.rows[f.at] = f.values[digit as usize];
         }
         for &(copy, original) in &self.mirrors {
             cfg.rows[copy] = cfg.rows[original];
@@ -224,6 +246,19 @@ impl Space {
     pub(crate) fn values_at(&self, at: usize) -> Option<&[i64]> {
         let k = *self.free_at.get(at)?;
         (k != NOT_FREE).then(|| &self.free[k as usize].values[..])
+    }
+
+    /// The free cell whose value cell `at` of the rows holds: `at` itself,
+    /// or for an edge's far end the near end it copies; `None` for a
+    /// fixed value.
+    pub(crate) fn original(&self, at: usize) -> Option<usize> {
+        if self.values_at(at).is_some() {
+            return Some(at);
+        }
+        self.mirrors
+            .iter()
+            .find(|&&(copy, _)| copy == at)
+            .map(|&(_, original)| original)
     }
 
     /// Overwrites, in `cfg`, the free cells among `cells` with their

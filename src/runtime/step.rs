@@ -381,7 +381,7 @@ pub(crate) fn enabled_actions_from(
 pub struct StepRelation<'a> {
     prog: &'a ir::Program,
     pub(super) code: &'a Compiled,
-    topo: &'a Topology,
+    pub(super) topo: &'a Topology,
     buf: StepBuffers,
     record: StepRecord,
 }
@@ -519,7 +519,8 @@ impl<'a> StepRelation<'a> {
     /// mover's row replaced by this row: the rows of a move set are those
     /// of its movers alone.
     pub(crate) fn moved_row(&self, cfg: &Config, p: u32, a: u32) -> Result<&[Cell<i64>], RunError> {
-        debug_assert!(!self.code.has_effects);
+        // Edge variables' writes land in the row too; messages do not.
+        debug_assert!(self.code.capacity.is_none());
         let (code, buf) = (self.code, &self.buf);
         run_action(
             code, self.topo, &cfg.rows, &cfg.chans, p as usize, a, 0, buf,

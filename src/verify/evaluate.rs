@@ -3,6 +3,7 @@
 //! configuration at a time.
 
 use super::local::LocalMoves;
+use super::move_memo::Holding;
 use super::{successors, Explorer, Refusal};
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
@@ -29,13 +30,52 @@ pub(super) fn evaluate(
     cfg: &Config,
     chosen: &mut Vec<u16>,
 ) -> Result<Evaluated, Refusal> {
+    rel.chosen_into(cfg, chosen)
+        .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
+    evaluate_chosen(rel, cfg, chosen)
+}
+
+/// What `cfg`'s predicates say, its chosen actions (one per process)
+/// being `chosen`.
+pub(super) fn evaluate_chosen(
+    rel: &StepRelation,
+    cfg: &Config,
+    chosen: &Vec<u16>,
+) -> Result<Evaluated, Refusal> {
     let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-    rel.chosen_into(cfg, chosen).map_err(fail)?;
     let legit = rel.legitimate_with(cfg, chosen).map_err(fail)? == Some(true);
     let invariant = rel
         .violated_invariant_with(cfg, chosen)
         .map_err(fail)?
         .map(str::to_string);
+    Ok(Evaluated {
+        legit,
+        terminal: chosen.iter().all(|&c| c == NO_ACTION),
+        enabled: successors::enabled_as_bits(chosen),
+        invariant,
+    })
+}
+
+/// [`evaluate_chosen`] with the local invariants' answers from `holding`.
+pub(super) fn evaluate_remembered(
+    rel: &StepRelation,
+    cfg: &Config,
+    chosen: &Vec<u16>,
+    holding: &Holding,
+) -> Result<Evaluated, Refusal> {
+    let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
+    let legit = rel.legitimate_with(cfg, chosen).map_err(fail)? == Some(true);
+    let mut invariant = None;
+    for j in 0..rel.invariant_count() {
+        let holds = match holding.holds(j) {
+            Some(holds) => holds,
+            None => rel.invariant_holds_with(cfg, chosen, j).map_err(fail)?,
+        };
+        if !holds {
+            invariant = Some(rel.invariant_name(j).to_string());
+            break;
+        }
+    }
     Ok(Evaluated {
         legit,
         terminal: chosen.iter().all(|&c| c == NO_ACTION),

@@ -6,9 +6,11 @@
 //! kept. Only that last part is sequential, and it touches only the
 //! configurations not seen before.
 
-use super::evaluate::{evaluate, Evaluated};
+use super::evaluate::{evaluate, evaluate_remembered, Evaluated};
+use super::move_memo::MoveMemo;
 use super::reached::{Reached, Unkept};
 use super::states::{self, States};
+use super::successors::as_bits;
 use super::{outside_the_domains, refuse_unexplorable, Explorer, Progress, Refusal};
 use super::{MAX_REACHABLE_BYTES, PROGRESS_EVERY};
 use crate::compile::NO_ACTION;
@@ -66,25 +68,40 @@ struct Block {
     refusal: Option<Refusal>,
 }
 
+/// What every thread shares: the remembered moves, and per process (at
+/// most 64) its neighbours and readers as bits, whose moves its own may
+/// meet (a shared edge, a row it reads).
+struct Memo<'m> {
+    moves: &'m MoveMemo<'m>,
+    near: Vec<u64>,
+}
+
 /// One thread's step relation and buffers.
 struct Expander<'i> {
     inst: &'i Instance,
     rel: StepRelation<'i>,
+    memo: Option<&'i Memo<'i>>,
     cfg: Config,
     next: Config,
     chosen: Vec<u16>,
+    /// Per process: its entry in the memo, and what its move adds to the code.
+    entries: Vec<usize>,
+    delta: Vec<i64>,
     enabled: Vec<u32>,
     moves: Vec<(u32, u32)>,
 }
 
 impl<'i> Expander<'i> {
-    fn new(inst: &'i Instance, like: &Config) -> Self {
+    fn new(inst: &'i Instance, memo: Option<&'i Memo<'i>>, like: &Config) -> Self {
         Expander {
             inst,
             rel: inst.step_relation(),
+            memo,
             cfg: like.clone(),
             next: like.clone(),
             chosen: Vec::new(),
+            entries: Vec::new(),
+            delta: Vec::new(),
             enabled: Vec::new(),
             moves: Vec::new(),
         }
@@ -121,6 +138,11 @@ impl<'i> Expander<'i> {
     ) -> Result<Evaluated, Refusal> {
         let first = steps.len();
         reached.get_into(i, &mut self.cfg);
+        if let (Some(memo), Some(code)) = (self.memo, reached.code(i)) {
+            if let Some(evaluated) = self.expand_remembered(memo, daemon, reached, code, steps)? {
+                return Ok(evaluated);
+            }
+        }
         let evaluated = evaluate(&self.rel, &self.cfg, &mut self.chosen)?;
         // A run stops where an invariant fails: so does the exploration.
         self.enabled.clear();
@@ -137,6 +159,7 @@ impl<'i> Expander<'i> {
             chosen,
             enabled,
             moves,
+            ..
         } = self;
         daemon.each_move_set(enabled, &inst.topo, 0, |movers| {
             moves.clear();
@@ -146,14 +169,90 @@ impl<'i> Expander<'i> {
                 Ok(()) => reached.unkept(next).map_or(Found::Outside, Found::Unasked),
             });
         });
-        // Looked up once all are asked for, in two rounds of reads from
-        // all over memory that overlap: where to look, then what is there.
-        for step in &steps[first..] {
+        Self::look_up(reached, &mut steps[first..]);
+        Ok(evaluated)
+    }
+
+    /// [`Expander::expand`] of the loaded configuration, of code `code`,
+    /// from the remembered moves: a step whose movers are apart (no two
+    /// neighbours, none reading another) adds their moves' deltas to the
+    /// code; others are interpreted. `None`, with nothing pushed, where
+    /// some process's entry is left to the interpreter.
+    fn expand_remembered(
+        &mut self,
+        memo: &Memo,
+        daemon: &Daemon,
+        reached: &Reached,
+        code: u64,
+        steps: &mut Vec<Found>,
+    ) -> Result<Option<Evaluated>, Refusal> {
+        let n = self.inst.topo.n();
+        let moves = memo.moves;
+        self.chosen.clear();
+        self.delta.clear();
+        self.entries.clear();
+        for p in 0..n {
+            let Some(k) = moves.number(p, &self.cfg.rows) else {
+                return Ok(None);
+            };
+            let Some((action, delta)) = moves.moves(&self.rel, &self.cfg, p, k) else {
+                return Ok(None);
+            };
+            self.entries.push(k);
+            self.chosen.push(action);
+            self.delta.push(delta);
+        }
+        let Some(holding) = moves.holding(&self.rel, &self.cfg, &self.chosen, &self.entries) else {
+            return Ok(None);
+        };
+        let first = steps.len();
+        let evaluated = evaluate_remembered(&self.rel, &self.cfg, &self.chosen, &holding)?;
+        self.enabled.clear();
+        if evaluated.invariant.is_none() {
+            let chosen = &self.chosen;
+            self.enabled
+                .extend((0..n as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
+        }
+        let Expander {
+            inst,
+            rel,
+            cfg,
+            next,
+            chosen,
+            delta,
+            enabled,
+            moves,
+            ..
+        } = self;
+        daemon.each_move_set(enabled, &inst.topo, 0, |movers| {
+            let bits = as_bits(movers);
+            if movers.iter().all(|&p| memo.near[p as usize] & bits == 0) {
+                let to = movers
+                    .iter()
+                    .fold(code, |c, &p| c.wrapping_add(delta[p as usize] as u64));
+                steps.push(Found::Unasked(reached.unkept_code(to)));
+                return;
+            }
+            moves.clear();
+            moves.extend(movers.iter().map(|&p| (p, u32::from(chosen[p as usize]))));
+            steps.push(match rel.successor_into(cfg, moves, next) {
+                Err(err) => Found::Fault(Box::new((err, movers.to_vec()))),
+                Ok(()) => reached.unkept(next).map_or(Found::Outside, Found::Unasked),
+            });
+        });
+        Self::look_up(reached, &mut steps[first..]);
+        Ok(Some(evaluated))
+    }
+
+    /// Looks up the steps asked for, once all are: in two rounds of reads
+    /// from all over memory that overlap, where to look, then what is there.
+    fn look_up(reached: &Reached, steps: &mut [Found]) {
+        for step in steps.iter() {
             if let Found::Unasked(unkept) = step {
                 reached.prefetch_kept(unkept);
             }
         }
-        for step in &mut steps[first..] {
+        for step in steps.iter_mut() {
             *step = match std::mem::replace(step, Found::Kept) {
                 Found::Unasked(unkept) => reached
                     .look_up_unkept(unkept)
@@ -161,7 +260,6 @@ impl<'i> Expander<'i> {
                 found => found,
             };
         }
-        Ok(evaluated)
     }
 }
 
@@ -173,6 +271,18 @@ impl<'a> Explorer<'a> {
         start: Config,
         daemon: &Daemon,
         progress: Option<Progress<'a>>,
+    ) -> Result<Self, Refusal> {
+        Self::reach(inst, start, daemon, progress, true)
+    }
+
+    /// [`Explorer::reachable`], every guard, move and predicate
+    /// interpreted unless `remember` (where the memo serves).
+    fn reach(
+        inst: &'a Instance,
+        start: Config,
+        daemon: &Daemon,
+        progress: Option<Progress<'a>>,
+        remember: bool,
     ) -> Result<Self, Refusal> {
         refuse_unexplorable(inst)?;
         let mut start = start;
@@ -190,6 +300,17 @@ impl<'a> Explorer<'a> {
             Some(daemon.clone()),
         );
         let (together, block) = together(daemon, inst.topo.n());
+        let space = inst.space();
+        let remembered = (remember && inst.topo.n() <= 64)
+            .then(|| MoveMemo::new(inst, &space))
+            .flatten()
+            .filter(|_| reached.code(0).is_some());
+        let memo = remembered.as_ref().map(|moves| Memo {
+            moves,
+            near: (0..inst.topo.n())
+                .map(|p| as_bits(inst.topo.nbrs(p).iter().chain(inst.topo.readers(p))))
+                .collect(),
+        });
         let (mut i, mut told) = (0, 0);
         while i < reached.len() {
             if i >= told {
@@ -207,7 +328,7 @@ impl<'a> Explorer<'a> {
                     .collect::<Vec<_>>()
                     .into_par_iter()
                     .map_init(
-                        || Expander::new(inst, &start),
+                        || Expander::new(inst, memo.as_ref(), &start),
                         |x, first| x.block(daemon, reached, first..next.min(first + block)),
                     )
                     .collect()
@@ -257,6 +378,92 @@ impl<'a> Explorer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::init::InitMode;
+
+    /// Everything an exploration from a start found, in order.
+    fn found(ex: &Explorer) -> Vec<String> {
+        let States::Reachable { reached, parent } = &ex.states else {
+            panic!("explored from a start")
+        };
+        let mut out = vec![format!(
+            "{} transitions, fault {:?}, invariant {:?}",
+            ex.reached_transitions, ex.fault, ex.invariant
+        )];
+        for i in 0..reached.len() as u32 {
+            let at = i as usize;
+            out.push(format!(
+                "{i}: {:?} from {} legit {} terminal {} stops {} enabled {}",
+                reached.get(i).rows,
+                parent[at],
+                ex.legit.get(at),
+                ex.terminal.get(at),
+                !ex.stops.0.is_empty() && ex.stops.get(at),
+                ex.enabled.get(i)
+            ));
+        }
+        out
+    }
+
+    /// The remembered moves and predicates give the exploration the
+    /// interpreter gives, under every daemon: the same configurations in
+    /// the same order, the same steps, faults, invariants and enabled
+    /// sets. Programs with edge variables written and read (a neighbour's
+    /// other edges among them), moves that fault, invariants local, along
+    /// arcs and global, failing and holding, and one without effects.
+    #[test]
+    fn remembered_moves_explore_as_the_interpreter_does() {
+        let arbitration = include_str!("../../programs/arbitration.gc");
+        let dijkstra = include_str!("../../programs/dijkstra_kstate.gc");
+        let edges = "edge var d: 0..2 = 0\nvar x: 0..3 = 0\n\
+            process {\n\
+            a :: x < 3 and exists(q in nbrs : exists(r in nbrs : r != q and q.d[r] == 1)) -> x := x + 1\n\
+            b :: x == 0 -> for q in nbrs { edge(q).d := (edge(q).d + 1) % 3 }\n\
+            c :: x == 3 and exists(q in nbrs : edge(q).d == 2) -> x := 4 / (x - 3)\n\
+            e :: x == 2 and exists(q in nbrs : d[q] == 1) ->\n\
+                for q in nbrs { if d[q] == 1 { edge(q).d := 0 } }; x := 0\n\
+            }\n\
+            invariant few: forall(p in procs : p.x <= 2 or exists(q in nbrs(p) : edge(p, q).d != 1))\n\
+            invariant arcs: acyclic(p -> q : edge(p, q).d == 2 and p.x <= q.x and p.x >= 1)\n\
+            invariant global: count(p in procs : p.x == 3) <= 2\n";
+        type Case<'s> = (&'s str, &'s str, &'s [(&'s str, i64)]);
+        let cases: [Case; 7] = [
+            (arbitration, "ring:4", &[]),
+            (arbitration, "complete:4", &[]),
+            (arbitration, "grid:2x3", &[]),
+            (arbitration, "star:5", &[]),
+            (edges, "complete:3", &[]),
+            (edges, "complete:4", &[]),
+            (dijkstra, "ring:4", &[("K", 4)]),
+        ];
+        let (mut remembered_somewhere, mut configurations) = (false, 0);
+        for (src, topology, params) in cases {
+            let mut inst = super::super::test_instance(src, topology, params);
+            let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+            let space = inst.space();
+            remembered_somewhere |= MoveMemo::new(&inst, &space).is_some();
+            for daemon in [
+                Daemon::Central,
+                Daemon::LocallyCentral,
+                Daemon::Distributed,
+                Daemon::Synchronous,
+            ] {
+                let what = format!("{topology} under {}", daemon.name());
+                let explore = |remember| {
+                    Explorer::reach(&inst, start.clone(), &daemon, None, remember)
+                        .map(|ex| found(&ex))
+                        .map_err(|r| format!("{r:?}"))
+                };
+                let (interpreted, remembered) = (explore(false), explore(true));
+                assert!(interpreted.is_ok(), "{what}: {interpreted:?}");
+                configurations += interpreted.as_ref().map_or(0, |f| f.len() - 1);
+                assert_eq!(interpreted, remembered, "{what}");
+            }
+        }
+        assert!(
+            remembered_somewhere && configurations > 10_000,
+            "{configurations}"
+        );
+    }
 
     /// What is held at once stays within its bound, and the threads get
     /// blocks enough, from few processes to many.

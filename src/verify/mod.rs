@@ -28,6 +28,7 @@ mod evaluate;
 mod fairness;
 mod from_start;
 mod local;
+mod move_memo;
 mod reached;
 mod rounds;
 mod search;

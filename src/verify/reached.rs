@@ -62,6 +62,15 @@ impl Reached {
         }
     }
 
+    /// Configuration number `i`'s code in the state space, when kept as one.
+    #[inline]
+    pub(super) fn code(&self, i: u32) -> Option<u64> {
+        match self {
+            Reached::Whole { .. } => None,
+            Reached::Packed(p) => Some(p.code(i as usize)),
+        }
+    }
+
     /// Configuration number `i`.
     pub(super) fn get(&self, i: u32) -> Config {
         match self {
@@ -108,6 +117,16 @@ impl Reached {
                 Unkept::Code(code)
             }
         })
+    }
+
+    /// [`Reached::unkept`] of the configuration of code `code`, in a
+    /// store that keeps codes.
+    #[inline]
+    pub(super) fn unkept_code(&self, code: u64) -> Unkept {
+        if let Reached::Packed(p) = self {
+            prefetch(&p.table[p.slot(code)]);
+        }
+        Unkept::Code(code)
     }
 
     /// The kept configuration's code at the place to look for `unkept`
@@ -225,11 +244,18 @@ impl Packed {
     }
 
     fn insert(&mut self, code: u64) -> (u32, bool) {
-        if let Some(i) = self.find(code) {
-            return (i, false);
-        }
         if 4 * (self.len + 1) > 3 * self.table.len() {
             self.grow();
+        }
+        // One pass: the code, or the empty slot it takes.
+        let mask = self.table.len() - 1;
+        let mut s = self.slot(code);
+        loop {
+            match self.table[s] {
+                EMPTY => break,
+                i if self.code(i as usize) == code => return (i, false),
+                _ => s = (s + 1) & mask,
+            }
         }
         let i = self.len as u32;
         // Over the spare bytes, which move to the end.
@@ -239,7 +265,7 @@ impl Packed {
             .extend_from_slice(&code.to_le_bytes()[..self.width]);
         self.codes.extend_from_slice(&[0; 8]);
         self.len += 1;
-        self.place(code, i);
+        self.table[s] = i;
         (i, true)
     }
 

@@ -99,6 +99,25 @@ pub fn local_to(
     )
 }
 
+/// [`local_to`] for the body of `acyclic(p -> q : b)`, with `q` one of
+/// p's neighbours (the arcs run along edges): whether `b` reads only p,
+/// its neighbours and p's own edges, so that p's arcs are p's alone.
+pub fn local_arc(
+    b: &BExpr,
+    p: usize,
+    q: usize,
+    node_var: &dyn Fn(usize) -> bool,
+    edge_var: &dyn Fn(usize) -> bool,
+) -> bool {
+    local_b(
+        b,
+        p,
+        &mut vec![q],
+        &mut Vec::new(),
+        &NodeVars(node_var, edge_var),
+    )
+}
+
 fn allowed(q: &Proc, p: usize, nbr: &[usize], nv: &NodeVars) -> bool {
     match q {
         Proc::Local(s) => *s == p || nbr.contains(s),
@@ -281,5 +300,182 @@ fn local_i(
         }
         // Statements only: never in a predicate.
         IExpr::Random(..) => false,
+    }
+}
+
+/// Whether `action` reads an edge variable (`edge_var(v)`) only at its own
+/// process (`edge(q).x`, `x[q]`) or as a neighbour's copy of their shared
+/// edge (`q.x[self]`): then its guard and move depend on no edge but its
+/// own, and a table of what it does need not range over its neighbours'
+/// other edges.
+pub fn reads_own_edges_only(action: &Action, edge_var: &dyn Fn(usize) -> bool) -> bool {
+    let mut ok = true;
+    {
+        let mut visit = |at: &Proc, v: usize, index: Option<&IExpr>| {
+            let shared = matches!(index, Some(IExpr::NodeOf(Proc::Me)));
+            if edge_var(v) && !matches!(at, Proc::Me) && !shared {
+                ok = false;
+            }
+        };
+        let mut walk = ReadWalk { visit: &mut visit };
+        walk.b(&action.guard);
+        walk.stmt(&action.body);
+        if let Some(binder) = &action.binder {
+            walk.binder(binder);
+        }
+        if let Some((priority, _)) = &action.priority {
+            walk.i(priority);
+        }
+    }
+    ok
+}
+
+/// Calls `visit` with every variable read's process, variable and index
+/// (an element's), everywhere in what it walks.
+struct ReadWalk<'v> {
+    visit: &'v mut dyn FnMut(&Proc, usize, Option<&IExpr>),
+}
+
+impl ReadWalk<'_> {
+    fn b(&mut self, b: &BExpr) {
+        match b {
+            BExpr::Const(_) => {}
+            BExpr::Var(p, v) => self.read(p, *v, None),
+            BExpr::Not(a) => self.b(a),
+            BExpr::And(a, c) | BExpr::Or(a, c) | BExpr::Implies(a, c) | BExpr::BoolEq(_, a, c) => {
+                self.b(a);
+                self.b(c);
+            }
+            BExpr::Cmp(_, a, c) => {
+                self.i(a);
+                self.i(c);
+            }
+            BExpr::Forall(_, coll, body) | BExpr::Exists(_, coll, body) => {
+                self.coll(coll);
+                self.b(body);
+            }
+            BExpr::Enabled(p) => self.proc(p),
+            BExpr::Elem(p, v, i, _) => {
+                self.read(p, *v, Some(i));
+                self.i(i);
+            }
+            BExpr::ArrayCmp(_, p, v, q, w, _) => {
+                self.read(p, *v, None);
+                self.read(q, *w, None);
+            }
+            BExpr::Acyclic(_, _, body) => self.b(body),
+        }
+    }
+
+    fn i(&mut self, e: &IExpr) {
+        match e {
+            IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg | IExpr::Local(_) => {}
+            IExpr::Var(p, v) => self.read(p, *v, None),
+            IExpr::Index(p) | IExpr::Id(p) | IExpr::NodeOf(p) | IExpr::Side(p, _, _) => {
+                self.proc(p)
+            }
+            IExpr::Neg(a, _) | IExpr::Abs(a, _) => self.i(a),
+            IExpr::Arith(_, a, b, _) | IExpr::Let(_, a, b) | IExpr::Random(a, b, _) => {
+                self.i(a);
+                self.i(b);
+            }
+            IExpr::Count(_, coll, body) => {
+                self.coll(coll);
+                self.b(body);
+            }
+            IExpr::Sum(_, coll, filter, body, _) => {
+                self.coll(coll);
+                self.b(filter);
+                self.i(body);
+            }
+            IExpr::Cond(c, a, b) => {
+                self.b(c);
+                self.i(a);
+                self.i(b);
+            }
+            IExpr::Elem(p, v, i, _) => {
+                self.read(p, *v, Some(i));
+                self.i(i);
+            }
+            IExpr::Best(b) => {
+                self.coll(&b.coll);
+                if let Some(f) = &b.filter {
+                    self.b(f);
+                }
+                b.keys.iter().for_each(|k| self.i(k));
+            }
+            IExpr::FromBool(b) => self.b(b),
+            IExpr::Msgs(p, q, _, _) => {
+                self.proc(p);
+                self.proc(q);
+            }
+        }
+    }
+
+    fn read(&mut self, p: &Proc, v: usize, index: Option<&IExpr>) {
+        (self.visit)(p, v, index);
+        self.proc(p);
+    }
+
+    fn proc(&mut self, p: &Proc) {
+        match p {
+            Proc::Through(v) => (self.visit)(&Proc::Me, *v, None),
+            Proc::At(e, _) | Proc::Via(e, _) => self.i(e),
+            _ => {}
+        }
+    }
+
+    fn coll(&mut self, c: &Coll) {
+        match c {
+            Coll::NbrsOf(p) => self.proc(p),
+            Coll::Procs => {}
+            Coll::Range(a, b, _) => {
+                self.i(a);
+                self.i(b);
+            }
+        }
+    }
+
+    fn binder(&mut self, binder: &Binder) {
+        self.coll(&binder.coll);
+        if let Some(f) = &binder.filter {
+            self.b(f);
+        }
+    }
+
+    fn value(&mut self, value: &Value) {
+        match value {
+            Value::Int(e) => self.i(e),
+            Value::Bool(b) => self.b(b),
+            Value::Array(p, v) => self.read(p, *v, None),
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Skip => {}
+            Stmt::Assign(targets, values) => {
+                for t in targets {
+                    if let Some(i) = &t.index {
+                        self.i(i);
+                    }
+                }
+                values.iter().for_each(|v| self.value(v));
+            }
+            Stmt::For(binder, body) => {
+                self.binder(binder);
+                self.stmt(body);
+            }
+            Stmt::Send(_, values, to, _) => {
+                values.iter().for_each(|v| self.value(v));
+                self.i(to);
+            }
+            Stmt::Seq(list) => list.iter().for_each(|s| self.stmt(s)),
+            Stmt::If(c, a, b) => {
+                self.b(c);
+                self.stmt(a);
+                self.stmt(b);
+            }
+        }
     }
 }

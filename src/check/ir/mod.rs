@@ -8,7 +8,7 @@ use crate::span::Span;
 mod analysis;
 mod ops;
 
-pub use analysis::{local_to, reads_var_b, state_free};
+pub use analysis::{local_arc, local_to, reads_own_edges_only, reads_var_b, state_free};
 pub(crate) use ops::specialize_cmp;
 pub use ops::{absolute, negate, Arith, Cmp};
 

@@ -1,0 +1,405 @@
+//! Each process's first enabled action and what its move adds to the
+//! configuration's code, remembered per value of the cells it reads: the
+//! search from a start meets the same neighbourhoods again and again, and
+//! looks them up instead of interpreting them.
+//!
+//! Reads are local (the checker and the interpreter see to it): a process
+//! reads its own row and its neighbours'. An edge variable lives at the
+//! edge's smaller end and is copied to the other; a process whose actions
+//! read edge variables only on its own edges ([`reads_own_edges_only`])
+//! does not depend on its neighbours' other edges, which are left out of
+//! what it reads. Entries are filled when first met, by the interpreter,
+//! from whichever thread meets them (an entry is written whole before it
+//! is marked filled; two threads filling one write the same). Entries
+//! whose guards or move fault, or whose move leaves the domains, are
+//! marked so: the interpreter is asked there, and reports it.
+
+use crate::check::ir::{reads_own_edges_only, VarKind};
+use crate::compile::NO_ACTION;
+use crate::load::Instance;
+use crate::runtime::space::Space;
+use crate::runtime::step::StepRelation;
+use crate::state::Config;
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
+
+/// The most entries of every process together (12 bytes each).
+const MOST_ENTRIES: usize = 1 << 21;
+
+/// Not filled yet.
+const UNFILLED: u32 = 0;
+/// The interpreter answers (a fault, or a move out of the domains).
+const INTERPRETED: u32 = u32::MAX;
+
+/// A cell a process reads: where it is in the rows, its values, and what
+/// one more of its values adds to the entry's number.
+struct Read {
+    at: usize,
+    values: Vec<i64>,
+    weight: usize,
+    /// The first value, when the values are consecutive (a range, the
+    /// usual domain): a value's place is then found with no search.
+    range_from: Option<i64>,
+}
+
+/// Every process's remembered moves.
+pub(super) struct MoveMemo<'s> {
+    space: &'s Space,
+    stride: usize,
+    /// Per process: where its reads and its entries begin.
+    reads_from: Vec<usize>,
+    entries_from: Vec<usize>,
+    reads: Vec<Read>,
+    /// Per entry: `UNFILLED`, `INTERPRETED`, or one more than the action
+    /// (`NO_ACTION` included).
+    tags: Vec<AtomicU32>,
+    /// Per entry: what the move adds to the code.
+    deltas: Vec<AtomicI64>,
+    /// Per entry: `UNFILLED`, `INTERPRETED`, or `FILLED` with a bit
+    /// (`1 << (2 + l)`) for each of the first [`LOCAL_INVARIANTS`] local
+    /// invariants (the `l`-th) whose body holds at the process.
+    holding: Vec<AtomicU32>,
+    /// Per invariant: its place among the local ones remembered.
+    local_invariants: Vec<Option<u32>>,
+    /// The first invariant `acyclic(x -> y : body)` with `body` local to
+    /// x, whose arcs are remembered.
+    acyclic: Option<usize>,
+    /// Per entry: the arcs from the process, as bits of the processes
+    /// they lead to (written before `holding`).
+    arcs: Vec<AtomicU64>,
+}
+
+/// An entry of `holding` filled.
+const FILLED: u32 = 1;
+
+/// The most local invariants remembered (the bits of a `holding` entry).
+const LOCAL_INVARIANTS: u32 = 30;
+
+/// Which invariants hold in a configuration, from the memo.
+pub(super) struct Holding<'m> {
+    local_invariants: &'m [Option<u32>],
+    /// The bits every process's entry has.
+    all: u32,
+    /// The acyclicity invariant remembered, and whether it holds.
+    acyclic: Option<(usize, bool)>,
+}
+
+impl Holding<'_> {
+    /// Whether invariant `j` holds, when it is one of those remembered.
+    pub(super) fn holds(&self, j: usize) -> Option<bool> {
+        match (self.local_invariants[j], self.acyclic) {
+            (Some(l), _) => Some(self.all & (1 << (2 + l)) != 0),
+            (None, Some((a, holds))) if a == j => Some(holds),
+            _ => None,
+        }
+    }
+}
+
+/// Whether the arcs `out` (from each process, as bits of the processes
+/// they lead to; at most 64) form no cycle: taking away, again and again,
+/// the processes with no arc to one left takes every process away.
+fn acyclic(out: &[u64]) -> bool {
+    let mut left = u64::MAX >> (64 - out.len().clamp(1, 64));
+    if out.is_empty() {
+        return true;
+    }
+    loop {
+        let mut sinks = 0u64;
+        let mut rest = left;
+        while rest != 0 {
+            let x = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            if out[x] & left == 0 {
+                sinks |= 1 << x;
+            }
+        }
+        if sinks == 0 {
+            return left == 0;
+        }
+        left &= !sinks;
+    }
+}
+
+impl<'s> MoveMemo<'s> {
+    /// The memo of `inst` (a program without channels) over `space`, when
+    /// every process's entries together are at most [`MOST_ENTRIES`].
+    pub(super) fn new(inst: &Instance, space: &'s Space) -> Option<Self> {
+        if inst.code.capacity.is_some() || inst.prog.draws || !inst.code.timers.is_empty() {
+            return None;
+        }
+        let (topo, code, prog) = (&inst.topo, &inst.code, &inst.prog);
+        let stride = code.stride;
+        let edge_var = |v: usize| prog.vars[v].kind == VarKind::Edge;
+        let own_edges_only = prog
+            .roles
+            .iter()
+            .flat_map(|r| &r.actions)
+            .all(|a| reads_own_edges_only(a, &edge_var));
+        let edge_slot = |slot: usize| edge_var(code.var_of_slot(slot).0);
+        let mut memo = MoveMemo {
+            space,
+            stride,
+            reads_from: Vec::with_capacity(topo.n() + 1),
+            entries_from: Vec::with_capacity(topo.n() + 1),
+            reads: Vec::new(),
+            tags: Vec::new(),
+            deltas: Vec::new(),
+            holding: Vec::new(),
+            local_invariants: Vec::new(),
+            acyclic: None,
+            arcs: Vec::new(),
+        };
+        let mut total = 0usize;
+        for p in 0..topo.n() {
+            memo.reads_from.push(memo.reads.len());
+            memo.entries_from.push(total);
+            // Its own row, through the copies to the cells they copy; its
+            // neighbours' rows, without their edges where it reads only its own.
+            let mut cells: Vec<usize> = (p * stride..(p + 1) * stride)
+                .filter_map(|at| space.original(at))
+                .collect();
+            for &q in topo.nbrs(p) {
+                let q = q as usize;
+                cells.extend(
+                    (0..stride)
+                        .filter(|&slot| !(own_edges_only && edge_slot(slot)))
+                        .filter_map(|slot| space.original(q * stride + slot)),
+                );
+            }
+            cells.sort_unstable();
+            cells.dedup();
+            let mut size = 1usize;
+            for at in cells {
+                let Some(values) = space.values_at(at).filter(|v| v.len() > 1) else {
+                    continue;
+                };
+                let consecutive = values.windows(2).all(|w| w[0].checked_add(1) == Some(w[1]));
+                memo.reads.push(Read {
+                    at,
+                    values: values.to_vec(),
+                    weight: size,
+                    range_from: consecutive.then_some(values[0]),
+                });
+                size = size.checked_mul(values.len())?;
+            }
+            total = total.checked_add(size).filter(|&t| t <= MOST_ENTRIES)?;
+        }
+        memo.reads_from.push(memo.reads.len());
+        memo.entries_from.push(total);
+        memo.tags = (0..total).map(|_| AtomicU32::new(UNFILLED)).collect();
+        memo.deltas = (0..total).map(|_| AtomicI64::new(0)).collect();
+        memo.holding = (0..total).map(|_| AtomicU32::new(UNFILLED)).collect();
+        let rel = inst.step_relation();
+        let mut locals = 0;
+        memo.local_invariants = (0..rel.invariant_count())
+            .map(|j| {
+                let l = (rel.invariant_is_local(j) && locals < LOCAL_INVARIANTS).then_some(locals);
+                locals += u32::from(l.is_some());
+                l
+            })
+            .collect();
+        memo.acyclic = (0..rel.invariant_count()).find(|&j| rel.invariant_is_local_acyclic(j));
+        if memo.acyclic.is_some() {
+            memo.arcs = (0..total).map(|_| AtomicU64::new(0)).collect();
+        }
+        Some(memo)
+    }
+
+    /// The number of process `p`'s entry for the rows `rows` (of a
+    /// configuration of the space).
+    #[inline]
+    pub(super) fn number(&self, p: usize, rows: &[i64]) -> Option<usize> {
+        let mut number = self.entries_from[p];
+        for r in &self.reads[self.reads_from[p]..self.reads_from[p + 1]] {
+            let v = rows[r.at];
+            let k = match r.range_from {
+                Some(first) => {
+                    Some(v.wrapping_sub(first) as usize).filter(|&k| k < r.values.len())?
+                }
+                None => r.values.iter().position(|&x| x == v)?,
+            };
+            number += k * r.weight;
+        }
+        Some(number)
+    }
+
+    /// Process `p`'s first enabled action in `cfg` (a configuration of the
+    /// space, where `p`'s entry is `k`) and what its move adds to the
+    /// code; `None` where the interpreter must answer.
+    #[inline]
+    pub(super) fn moves(
+        &self,
+        rel: &StepRelation,
+        cfg: &Config,
+        p: usize,
+        k: usize,
+    ) -> Option<(u16, i64)> {
+        let tag = match self.tags[k].load(Ordering::Acquire) {
+            UNFILLED => self.fill(rel, cfg, p, k),
+            tag => tag,
+        };
+        (tag != INTERPRETED).then(|| ((tag - 1) as u16, self.deltas[k].load(Ordering::Relaxed)))
+    }
+
+    /// Which invariants hold in `cfg`, where every process's first enabled
+    /// action is `chosen` and its entry in `entries`; `None` where the
+    /// interpreter must answer.
+    pub(super) fn holding(
+        &self,
+        rel: &StepRelation,
+        cfg: &Config,
+        chosen: &Vec<u16>,
+        entries: &[usize],
+    ) -> Option<Holding<'_>> {
+        let mut all = u32::MAX;
+        let mut out = [0u64; 64];
+        for (p, &k) in entries.iter().enumerate() {
+            let bits = match self.holding[k].load(Ordering::Acquire) {
+                UNFILLED => self.fill_holding(rel, cfg, chosen, p, k),
+                bits => bits,
+            };
+            if bits == INTERPRETED {
+                return None;
+            }
+            all &= bits;
+            if self.acyclic.is_some() {
+                out[p] = self.arcs[k].load(Ordering::Relaxed);
+            }
+        }
+        Some(Holding {
+            local_invariants: &self.local_invariants,
+            all,
+            acyclic: self.acyclic.map(|j| (j, acyclic(&out[..entries.len()]))),
+        })
+    }
+
+    /// Evaluates the local invariants' bodies at process `p` of `cfg`
+    /// into entry `k`: its bits.
+    #[cold]
+    fn fill_holding(
+        &self,
+        rel: &StepRelation,
+        cfg: &Config,
+        chosen: &Vec<u16>,
+        p: usize,
+        k: usize,
+    ) -> u32 {
+        let mut bits = FILLED;
+        for (j, l) in self.local_invariants.iter().enumerate() {
+            let Some(l) = l else { continue };
+            match rel.invariant_holds_at(cfg, chosen, j, p) {
+                Ok(Some(true)) => bits |= 1 << (2 + l),
+                Ok(_) => {}
+                Err(_) => bits = INTERPRETED,
+            }
+            if bits == INTERPRETED {
+                break;
+            }
+        }
+        if let Some(j) = self.acyclic.filter(|_| bits != INTERPRETED) {
+            match rel.arcs_at(cfg, chosen, j, p) {
+                Ok(arcs) => self.arcs[k].store(arcs.unwrap_or(0), Ordering::Relaxed),
+                Err(_) => bits = INTERPRETED,
+            }
+        }
+        self.holding[k].store(bits, Ordering::Release);
+        bits
+    }
+
+    /// Interprets process `p` in `cfg` into entry `k`: its tag.
+    #[cold]
+    fn fill(&self, rel: &StepRelation, cfg: &Config, p: usize, k: usize) -> u32 {
+        let (tag, delta) = match rel.first_enabled(cfg, p) {
+            Ok(None) => (u32::from(NO_ACTION) + 1, Some(0)),
+            Ok(Some(a)) => (a + 1, self.delta(rel, cfg, p, a)),
+            Err(_) => (INTERPRETED, None),
+        };
+        let Some(delta) = delta else {
+            self.tags[k].store(INTERPRETED, Ordering::Release);
+            return INTERPRETED;
+        };
+        self.deltas[k].store(delta, Ordering::Relaxed);
+        self.tags[k].store(tag, Ordering::Release);
+        tag
+    }
+
+    /// What process `p`'s action `a` in `cfg` adds to the code: its row's
+    /// changes, an edge's at the cell its far end copies; `None` when it
+    /// faults or leaves the domains.
+    fn delta(&self, rel: &StepRelation, cfg: &Config, p: usize, a: u32) -> Option<i64> {
+        let after = rel.moved_row(cfg, p as u32, a).ok()?;
+        let mine = p * self.stride..(p + 1) * self.stride;
+        let mut sum = 0i128;
+        for (at, new) in mine.zip(after) {
+            let (old, new) = (cfg.rows[at], new.get());
+            if old != new {
+                sum += self.space.delta(self.space.original(at)?, old, new)?;
+            }
+        }
+        i64::try_from(sum).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Whether the arcs have a cycle, by depth-first search.
+    fn has_cycle(out: &[u64]) -> bool {
+        fn visit(x: usize, out: &[u64], mark: &mut [u8]) -> bool {
+            mark[x] = 1;
+            for y in 0..out.len() {
+                if out[x] >> y & 1 == 1 && (mark[y] == 1 || mark[y] == 0 && visit(y, out, mark)) {
+                    return true;
+                }
+            }
+            mark[x] = 2;
+            false
+        }
+        let mut mark = vec![0u8; out.len()];
+        (0..out.len()).any(|x| mark[x] == 0 && visit(x, out, &mut mark))
+    }
+
+    /// Every graph of three processes, self-loops included.
+    #[test]
+    fn acyclic_agrees_with_a_search_on_every_small_graph() {
+        for graph in 0u64..1 << 9 {
+            let out: Vec<u64> = (0..3).map(|x| graph >> (3 * x) & 7).collect();
+            assert_eq!(acyclic(&out), !has_cycle(&out), "{out:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn acyclic_agrees_with_a_search(n in 1usize..=64, seed in any::<u64>(), density in 1u32..6) {
+            // Sparse random arcs, denser ones forward (x < y): both kinds.
+            let mut state = seed | 1;
+            let mut next = || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let out: Vec<u64> = (0..n)
+                .map(|x| {
+                    let forward = if x + 1 >= 64 { 0 } else { u64::MAX << (x + 1) };
+                    let all = u64::MAX >> (64 - n);
+                    (next() & next() & forward | next() & next() & next() & next() >> density) & all
+                })
+                .collect();
+            prop_assert_eq!(acyclic(&out), !has_cycle(&out));
+        }
+    }
+
+    /// The arbitration program's invariants are all remembered: three
+    /// local ones, and Q2's arcs.
+    #[test]
+    fn the_arbitration_invariants_are_remembered() {
+        let src = include_str!("../../programs/arbitration.gc");
+        let inst = super::super::test_instance(src, "grid:2x3", &[]);
+        let space = inst.space();
+        let memo = MoveMemo::new(&inst, &space).expect("a memo");
+        assert_eq!(memo.local_invariants, [Some(0), Some(1), None, Some(2)]);
+        assert_eq!(memo.acyclic, Some(2));
+    }
+}
