@@ -109,12 +109,15 @@ impl<'i> Expander<'i> {
 
     /// Expands the configurations `range` of `reached`, in order, under
     /// `daemon`.
-    fn block(&mut self, daemon: &Daemon, reached: &Reached, range: Range<u32>) -> Block {
-        let mut block = Block {
-            configs: Vec::with_capacity(range.len()),
-            steps: Vec::new(),
-            refusal: None,
-        };
+    /// `block`, emptied, is filled (its buffers are reused: allocating
+    /// them anew for every block costs the kernel's time).
+    fn block(
+        &mut self,
+        daemon: &Daemon,
+        reached: &Reached,
+        range: Range<u32>,
+        mut block: Block,
+    ) -> Block {
         for i in range {
             match self.expand(daemon, reached, i, &mut block.steps) {
                 Ok(evaluated) => block.configs.push((evaluated, block.steps.len())),
@@ -124,6 +127,7 @@ impl<'i> Expander<'i> {
                 }
             }
         }
+        Self::look_up(reached, &mut block.steps);
         block
     }
 
@@ -136,7 +140,6 @@ impl<'i> Expander<'i> {
         i: u32,
         steps: &mut Vec<Found>,
     ) -> Result<Evaluated, Refusal> {
-        let first = steps.len();
         reached.get_into(i, &mut self.cfg);
         if let (Some(memo), Some(code)) = (self.memo, reached.code(i)) {
             if let Some(evaluated) = self.expand_remembered(memo, daemon, reached, code, steps)? {
@@ -169,7 +172,6 @@ impl<'i> Expander<'i> {
                 Ok(()) => reached.unkept(next).map_or(Found::Outside, Found::Unasked),
             });
         });
-        Self::look_up(reached, &mut steps[first..]);
         Ok(evaluated)
     }
 
@@ -205,7 +207,6 @@ impl<'i> Expander<'i> {
         let Some(holding) = moves.holding(&self.rel, &self.cfg, &self.chosen, &self.entries) else {
             return Ok(None);
         };
-        let first = steps.len();
         let evaluated = evaluate_remembered(&self.rel, &self.cfg, &self.chosen, &holding)?;
         self.enabled.clear();
         if evaluated.invariant.is_none() {
@@ -240,12 +241,12 @@ impl<'i> Expander<'i> {
                 Ok(()) => reached.unkept(next).map_or(Found::Outside, Found::Unasked),
             });
         });
-        Self::look_up(reached, &mut steps[first..]);
         Ok(Some(evaluated))
     }
 
-    /// Looks up the steps asked for, once all are: in two rounds of reads
-    /// from all over memory that overlap, where to look, then what is there.
+    /// Looks up the steps asked for, once a block's are: in two rounds of
+    /// reads from all over memory that overlap, where to look, then what
+    /// is there.
     fn look_up(reached: &Reached, steps: &mut [Found]) {
         for step in steps.iter() {
             if let Found::Unasked(unkept) = step {
@@ -312,6 +313,8 @@ impl<'a> Explorer<'a> {
                 .collect(),
         });
         let (mut i, mut told) = (0, 0);
+        // Blocks emptied, for the threads to fill again.
+        let spare = std::sync::Mutex::new(Vec::new());
         while i < reached.len() {
             if i >= told {
                 ex.tell("reaching configurations", i as u64, reached.len() as u64)?;
@@ -329,7 +332,15 @@ impl<'a> Explorer<'a> {
                     .into_par_iter()
                     .map_init(
                         || Expander::new(inst, memo.as_ref(), &start),
-                        |x, first| x.block(daemon, reached, first..next.min(first + block)),
+                        |x, first| {
+                            let emptied = spare.lock().ok().and_then(|mut s| s.pop());
+                            let emptied = emptied.unwrap_or_else(|| Block {
+                                configs: Vec::new(),
+                                steps: Vec::new(),
+                                refusal: None,
+                            });
+                            x.block(daemon, reached, first..next.min(first + block), emptied)
+                        },
                     )
                     .collect()
             };
@@ -337,9 +348,17 @@ impl<'a> Explorer<'a> {
             // are those the sequential search gives.
             let mut c = i as u32;
             for block in blocks {
-                let mut steps = block.steps.into_iter();
+                // Where the new ones go starts to load: the threads' own
+                // look-ups are long gone from the cache.
+                for step in &block.steps {
+                    if let Found::Unkept(unkept) = step {
+                        reached.prefetch_slot(unkept);
+                    }
+                }
+                let mut block = block;
+                let mut steps = block.steps.drain(..);
                 let mut from = 0;
-                for (evaluated, to) in block.configs {
+                for (evaluated, to) in block.configs.drain(..) {
                     for step in steps.by_ref().take(to - from) {
                         match step {
                             Found::Fault(fault) => {
@@ -363,8 +382,12 @@ impl<'a> Explorer<'a> {
                     ex.record(c, evaluated);
                     c += 1;
                 }
-                if let Some(refusal) = block.refusal {
+                drop(steps);
+                if let Some(refusal) = block.refusal.take() {
                     return Err(refusal);
+                }
+                if let Ok(mut spare) = spare.lock() {
+                    spare.push(block);
                 }
             }
             i = next as usize;

@@ -129,11 +129,19 @@ impl Reached {
         Unkept::Code(code)
     }
 
+    /// The place to look for `unkept` starts to load into the cache.
+    #[inline]
+    pub(super) fn prefetch_slot(&self, unkept: &Unkept) {
+        if let (Reached::Packed(p), Unkept::Code(code)) = (self, unkept) {
+            prefetch(&p.table[p.slot(*code)]);
+        }
+    }
+
     /// The kept configuration's code at the place to look for `unkept`
     /// starts to load into the cache (that place is read now).
     pub(super) fn prefetch_kept(&self, unkept: &Unkept) {
         if let (Reached::Packed(p), Unkept::Code(code)) = (self, unkept) {
-            if let Some(&i) = p.table.get(p.slot(*code)).filter(|&&i| i != EMPTY) {
+            if let Some(i) = p.first_number(*code) {
                 prefetch(&p.codes[i as usize * p.width]);
             }
         }
@@ -225,20 +233,60 @@ impl Packed {
         }
     }
 
+    /// Where to look for `code` first, and the tag its slot holds: the
+    /// hash's next bits above the number's (a number is below the table's
+    /// length), so that most slots of other codes are passed over without
+    /// reading their codes.
+    #[inline]
+    fn slot_and_tag(&self, code: u64) -> (usize, u32) {
+        let bits = self.table.len().trailing_zeros();
+        let hash = code.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let tag = ((hash << bits) >> 32) as u32 & !self.number_mask();
+        ((hash >> (64 - bits)) as usize, tag)
+    }
+
     /// The first slot to look in for `code`.
     fn slot(&self, code: u64) -> usize {
-        let bits = self.table.len().trailing_zeros();
-        (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+        self.slot_and_tag(code).0
+    }
+
+    /// The bits of a slot that hold a number.
+    #[inline]
+    fn number_mask(&self) -> u32 {
+        u32::MAX >> (32 - self.table.len().trailing_zeros().min(32))
+    }
+
+    /// The number a slot holds, if its tag is `tag`.
+    #[inline]
+    fn tagged(&self, slot: u32, tag: u32) -> Option<u32> {
+        let mask = self.number_mask();
+        (slot & !mask == tag).then_some(slot & mask)
+    }
+
+    /// The number in `code`'s first slot when its tag is `code`'s (the
+    /// code to read next to see whether it is kept).
+    fn first_number(&self, code: u64) -> Option<u32> {
+        let (s, tag) = self.slot_and_tag(code);
+        Some(self.table[s]).filter(|&x| x != EMPTY)?;
+        self.tagged(self.table[s], tag)
     }
 
     fn find(&self, code: u64) -> Option<u32> {
+        self.probe(code).ok()
+    }
+
+    /// `code`'s number, or the empty slot where it would go.
+    #[inline]
+    fn probe(&self, code: u64) -> Result<u32, usize> {
         let mask = self.table.len() - 1;
-        let mut s = self.slot(code);
+        let (mut s, tag) = self.slot_and_tag(code);
         loop {
             match self.table[s] {
-                EMPTY => return None,
-                i if self.code(i as usize) == code => return Some(i),
-                _ => s = (s + 1) & mask,
+                EMPTY => return Err(s),
+                x => match self.tagged(x, tag) {
+                    Some(i) if self.code(i as usize) == code => return Ok(i),
+                    _ => s = (s + 1) & mask,
+                },
             }
         }
     }
@@ -247,16 +295,10 @@ impl Packed {
         if 4 * (self.len + 1) > 3 * self.table.len() {
             self.grow();
         }
-        // One pass: the code, or the empty slot it takes.
-        let mask = self.table.len() - 1;
-        let mut s = self.slot(code);
-        loop {
-            match self.table[s] {
-                EMPTY => break,
-                i if self.code(i as usize) == code => return (i, false),
-                _ => s = (s + 1) & mask,
-            }
-        }
+        let s = match self.probe(code) {
+            Ok(i) => return (i, false),
+            Err(s) => s,
+        };
         let i = self.len as u32;
         // Over the spare bytes, which move to the end.
         let at = self.len * self.width;
@@ -265,17 +307,17 @@ impl Packed {
             .extend_from_slice(&code.to_le_bytes()[..self.width]);
         self.codes.extend_from_slice(&[0; 8]);
         self.len += 1;
-        self.table[s] = i;
+        self.table[s] = self.slot_and_tag(code).1 | i;
         (i, true)
     }
 
     fn place(&mut self, code: u64, i: u32) {
         let mask = self.table.len() - 1;
-        let mut s = self.slot(code);
+        let (mut s, tag) = self.slot_and_tag(code);
         while self.table[s] != EMPTY {
             s = (s + 1) & mask;
         }
-        self.table[s] = i;
+        self.table[s] = tag | i;
     }
 
     /// Twice the slots, every number placed again.
