@@ -59,13 +59,39 @@ enum Found {
     Fault(Box<(RunError, Vec<u32>)>),
 }
 
+/// A step that faults: from which of a block's configurations, the error
+/// and the movers.
+type Faulting = (u32, Box<(RunError, Vec<u32>)>);
+
 /// What expanding consecutive configurations found, in order: what each
-/// says and where its steps end in `steps`; the refusal that stopped it
-/// at the next one, if any.
+/// says and where its steps to configurations not kept yet end in
+/// `unkept`; how many steps there were (faulting ones left out); the
+/// first that faults; whether one leaves the domains; the refusal that
+/// stopped it at the next configuration, if any. The sequential part
+/// then reads only what it must.
 struct Block {
     configs: Vec<(Evaluated, usize)>,
-    steps: Vec<Found>,
+    unkept: Vec<Unkept>,
+    transitions: u64,
+    fault: Option<Faulting>,
+    outside: bool,
     refusal: Option<Refusal>,
+    /// The steps as found, until looked up (kept for its buffer).
+    steps: Vec<Found>,
+}
+
+impl Block {
+    fn empty() -> Self {
+        Block {
+            configs: Vec::new(),
+            unkept: Vec::new(),
+            transitions: 0,
+            fault: None,
+            outside: false,
+            refusal: None,
+            steps: Vec::new(),
+        }
+    }
 }
 
 /// What every thread shares: the remembered moves, and per process (at
@@ -108,8 +134,7 @@ impl<'i> Expander<'i> {
     }
 
     /// Expands the configurations `range` of `reached`, in order, under
-    /// `daemon`.
-    /// `block`, emptied, is filled (its buffers are reused: allocating
+    /// `daemon`, into `block`, emptied (its buffers are reused: allocating
     /// them anew for every block costs the kernel's time).
     fn block(
         &mut self,
@@ -118,16 +143,41 @@ impl<'i> Expander<'i> {
         range: Range<u32>,
         mut block: Block,
     ) -> Block {
+        let mut steps = std::mem::take(&mut block.steps);
         for i in range {
-            match self.expand(daemon, reached, i, &mut block.steps) {
-                Ok(evaluated) => block.configs.push((evaluated, block.steps.len())),
+            match self.expand(daemon, reached, i, &mut steps) {
+                Ok(evaluated) => block.configs.push((evaluated, steps.len())),
                 Err(refusal) => {
                     block.refusal = Some(refusal);
                     break;
                 }
             }
         }
-        Self::look_up(reached, &mut block.steps);
+        Self::look_up(reached, &mut steps);
+        let mut found = steps.drain(..);
+        let mut from = 0;
+        for (k, (_, to)) in block.configs.iter_mut().enumerate() {
+            for step in found.by_ref().take(*to - from) {
+                match step {
+                    Found::Kept => block.transitions += 1,
+                    Found::Unkept(unkept) => {
+                        block.transitions += 1;
+                        block.unkept.push(unkept);
+                    }
+                    Found::Fault(fault) => {
+                        if block.fault.is_none() {
+                            block.fault = Some((k as u32, fault));
+                        }
+                    }
+                    Found::Outside => block.outside = true,
+                    Found::Unasked(_) => unreachable!("looked up"),
+                }
+            }
+            from = *to;
+            *to = block.unkept.len();
+        }
+        drop(found);
+        block.steps = steps;
         block
     }
 
@@ -334,11 +384,7 @@ impl<'a> Explorer<'a> {
                         || Expander::new(inst, memo.as_ref(), &start),
                         |x, first| {
                             let emptied = spare.lock().ok().and_then(|mut s| s.pop());
-                            let emptied = emptied.unwrap_or_else(|| Block {
-                                configs: Vec::new(),
-                                steps: Vec::new(),
-                                refusal: None,
-                            });
+                            let emptied = emptied.unwrap_or_else(Block::empty);
                             x.block(daemon, reached, first..next.min(first + block), emptied)
                         },
                     )
@@ -347,45 +393,39 @@ impl<'a> Explorer<'a> {
             // In order: the numbers, the first fault and the first refusal
             // are those the sequential search gives.
             let mut c = i as u32;
-            for block in blocks {
+            for mut block in blocks {
+                if block.outside {
+                    return Err(outside_the_domains());
+                }
                 // Where the new ones go starts to load: the threads' own
                 // look-ups are long gone from the cache.
-                for step in &block.steps {
-                    if let Found::Unkept(unkept) = step {
-                        reached.prefetch_slot(unkept);
-                    }
+                for unkept in &block.unkept {
+                    reached.prefetch_slot(unkept);
                 }
-                let mut block = block;
-                let mut steps = block.steps.drain(..);
+                ex.reached_transitions += block.transitions;
+                if let Some((k, fault)) = block.fault.take() {
+                    // A counterexample of its own; the rest is explored
+                    // without it.
+                    let (err, movers) = *fault;
+                    ex.fault.get_or_insert((err, c + k, movers));
+                }
+                let mut unkept = block.unkept.drain(..);
                 let mut from = 0;
                 for (evaluated, to) in block.configs.drain(..) {
-                    for step in steps.by_ref().take(to - from) {
-                        match step {
-                            Found::Fault(fault) => {
-                                // A counterexample of its own; the rest
-                                // is explored without it.
-                                let (err, movers) = *fault;
-                                ex.fault.get_or_insert((err, c, movers));
-                            }
-                            Found::Outside => return Err(outside_the_domains()),
-                            Found::Unasked(_) => unreachable!("looked up on its thread"),
-                            Found::Kept => ex.reached_transitions += 1,
-                            Found::Unkept(unkept) => {
-                                ex.reached_transitions += 1;
-                                if reached.keep(unkept).1 {
-                                    parent.push(c);
-                                }
-                            }
+                    for unkept in unkept.by_ref().take(to - from) {
+                        if reached.keep(unkept).1 {
+                            parent.push(c);
                         }
                     }
                     from = to;
                     ex.record(c, evaluated);
                     c += 1;
                 }
-                drop(steps);
+                drop(unkept);
                 if let Some(refusal) = block.refusal.take() {
                     return Err(refusal);
                 }
+                block.transitions = 0;
                 if let Ok(mut spare) = spare.lock() {
                     spare.push(block);
                 }
