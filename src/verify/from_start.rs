@@ -452,6 +452,10 @@ mod tests {
             "{} transitions, fault {:?}, invariant {:?}",
             ex.reached_transitions, ex.fault, ex.invariant
         )];
+        // Kept while reaching only towards a declared legitimacy, else
+        // asked of the guards.
+        assert_eq!(ex.enabled.len() == reached.len(), ex.declared);
+        let enabled = ex.enabled_sets().unwrap();
         for i in 0..reached.len() as u32 {
             let at = i as usize;
             out.push(format!(
@@ -461,7 +465,7 @@ mod tests {
                 ex.legit.get(at),
                 ex.terminal.get(at),
                 !ex.stops.0.is_empty() && ex.stops.get(at),
-                ex.enabled.get(i)
+                enabled.get(i)
             ));
         }
         out

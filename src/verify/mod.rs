@@ -325,8 +325,10 @@ impl<'a> Explorer<'a> {
             self.stops.set(at);
         }
         self.legit_count += u64::from(e.legit);
-        // Rounds are counted with a bit per process.
-        if self.inst.topo.n() <= 64 {
+        // Rounds are counted with a bit per process, and only towards a
+        // declared legitimacy: without one they are not kept (they are
+        // asked of the guards again if ever needed).
+        if self.inst.topo.n() <= 64 && self.declared {
             self.enabled.push(e.enabled);
         }
         if self.invariant.is_none() {
@@ -383,7 +385,21 @@ impl<'a> Explorer<'a> {
             States::All(space) => Ok(std::borrow::Cow::Owned(
                 self.enabled_everywhere(space, self.count)?,
             )),
-            _ => Ok(std::borrow::Cow::Borrowed(&self.enabled)),
+            _ if self.enabled.len() == self.count as usize => {
+                Ok(std::borrow::Cow::Borrowed(&self.enabled))
+            }
+            _ => {
+                let mut enabled = EnabledSets::new(self.inst.topo.n());
+                let rel = self.relation();
+                let mut chosen = Vec::new();
+                for i in 0..self.count {
+                    let cfg = self.states.config(i);
+                    rel.chosen_into(&cfg, &mut chosen)
+                        .map_err(|e| Refusal::Runtime(Box::new((e, cfg))))?;
+                    enabled.push(successors::enabled_as_bits(&chosen));
+                }
+                Ok(std::borrow::Cow::Owned(enabled))
+            }
         }
     }
 
