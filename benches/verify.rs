@@ -11,7 +11,9 @@
 //! `/usr/bin/time` when there is one). SPIN's compilation is not timed.
 //! Then `guarded verify` alone: all four daemons with rounds, the
 //! synchronous daemon, and the arbitration program's configurations
-//! reached from its start (configurations a second, bytes each).
+//! reached from its start (configurations a second on every core and on
+//! one thread, bytes each; the 3x3 grid's 10.6 million show the bytes a
+//! configuration takes once the process's own are small beside them).
 //!
 //! n = 6 and 7 by default (seconds); `GUARDED_BENCH_LARGE=1` adds n = 8 for
 //! everything and n = 9 for the central and synchronous daemons (SPIN
@@ -33,6 +35,11 @@ struct Took {
 
 /// Runs `program args` in `dir`, measured; panics when it fails.
 fn measure(program: &str, args: &[&str], dir: &Path) -> Took {
+    measure_on(program, args, dir, None)
+}
+
+/// [`measure`] on `threads` threads (rayon's), when given.
+fn measure_on(program: &str, args: &[&str], dir: &Path, threads: Option<usize>) -> Took {
     let timer = Path::new("/usr/bin/time");
     let mut cmd = if timer.exists() {
         let mut c = Command::new(timer);
@@ -41,6 +48,9 @@ fn measure(program: &str, args: &[&str], dir: &Path) -> Took {
     } else {
         Command::new(program)
     };
+    if let Some(threads) = threads {
+        cmd.env("RAYON_NUM_THREADS", threads.to_string());
+    }
     let started = Instant::now();
     let out = cmd
         .args(args)
@@ -256,11 +266,11 @@ fn main() {
     }
     println!("\nArbitration from its declared start, central daemon: configurations reached");
     println!(
-        "{:<10} {:>12} {:>10} {:>12} {:>9} {:>9}",
-        "graph", "reached", "seconds", "configs/s", "MB", "B/config"
+        "{:<10} {:>12} {:>10} {:>12} {:>12} {:>14} {:>9} {:>9}",
+        "graph", "reached", "seconds", "configs/s", "1 thread s", "1 thread c/s", "MB", "B/config"
     );
     let graphs: &[&str] = if large {
-        &["ring:6", "ring:7", "ring:8", "complete:5"]
+        &["ring:6", "ring:7", "ring:8", "complete:5", "grid:3x3"]
     } else {
         &["ring:6", "ring:7"]
     };
@@ -275,11 +285,14 @@ fn main() {
             "central",
         ];
         let took = measure(GUARDED, &args, &workdir("guarded"));
+        let alone = measure_on(GUARDED, &args, &workdir("guarded"), Some(1));
         let reached = count_before(&took.output, "configurations reached");
         println!(
-            "{graph:<10} {reached:>12.0} {:>10.2} {:>12.0} {:>9} {:>9}",
+            "{graph:<10} {reached:>12.0} {:>10.2} {:>12.0} {:>12.2} {:>14.0} {:>9} {:>9}",
             took.seconds,
             reached / took.seconds,
+            alone.seconds,
+            reached / alone.seconds,
             mb(took.bytes),
             per(took.bytes, reached)
         );
