@@ -192,58 +192,26 @@ impl<'i> Expander<'i> {
     ) -> Result<Evaluated, Refusal> {
         reached.get_into(i, &mut self.cfg);
         if let (Some(memo), Some(code)) = (self.memo, reached.code(i)) {
-            if let Some(evaluated) = self.expand_remembered(memo, daemon, reached, code, steps)? {
+            if let Some(evaluated) = self.remembered(memo)? {
+                self.push_steps(daemon, reached, &evaluated, Some((memo, code)), steps);
                 return Ok(evaluated);
             }
         }
         let evaluated = evaluate(&self.rel, &self.cfg, &mut self.chosen)?;
-        // A run stops where an invariant fails: so does the exploration.
-        self.enabled.clear();
-        if evaluated.invariant.is_none() {
-            let chosen = &self.chosen;
-            self.enabled
-                .extend((0..chosen.len() as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
-        }
-        let Expander {
-            inst,
-            rel,
-            cfg,
-            next,
-            chosen,
-            enabled,
-            moves,
-            ..
-        } = self;
-        daemon.each_move_set(enabled, &inst.topo, 0, |movers| {
-            moves.clear();
-            moves.extend(movers.iter().map(|&p| (p, u32::from(chosen[p as usize]))));
-            steps.push(match rel.successor_into(cfg, moves, next) {
-                Err(err) => Found::Fault(Box::new((err, movers.to_vec()))),
-                Ok(()) => reached.unkept(next).map_or(Found::Outside, Found::Unasked),
-            });
-        });
+        self.push_steps(daemon, reached, &evaluated, None, steps);
         Ok(evaluated)
     }
 
-    /// [`Expander::expand`] of the loaded configuration, of code `code`,
-    /// from the remembered moves: a step whose movers are apart (no two
-    /// neighbours, none reading another) adds their moves' deltas to the
-    /// code; others are interpreted. `None`, with nothing pushed, where
-    /// some process's entry is left to the interpreter.
-    fn expand_remembered(
-        &mut self,
-        memo: &Memo,
-        daemon: &Daemon,
-        reached: &Reached,
-        code: u64,
-        steps: &mut Vec<Found>,
-    ) -> Result<Option<Evaluated>, Refusal> {
-        let n = self.inst.topo.n();
+    /// What the loaded configuration says, from the remembered moves and
+    /// predicates, with each process's chosen action and its move's delta
+    /// to the code left in `chosen` and `delta`; `None` where some
+    /// process's entry is left to the interpreter.
+    fn remembered(&mut self, memo: &Memo) -> Result<Option<Evaluated>, Refusal> {
         let moves = memo.moves;
         self.chosen.clear();
         self.delta.clear();
         self.entries.clear();
-        for p in 0..n {
+        for p in 0..self.inst.topo.n() {
             let Some(k) = moves.number(p, &self.cfg.rows) else {
                 return Ok(None);
             };
@@ -257,12 +225,28 @@ impl<'i> Expander<'i> {
         let Some(holding) = moves.holding(&self.rel, &self.cfg, &self.chosen, &self.entries) else {
             return Ok(None);
         };
-        let evaluated = evaluate_remembered(&self.rel, &self.cfg, &self.chosen, &holding)?;
+        evaluate_remembered(&self.rel, &self.cfg, &self.chosen, &holding).map(Some)
+    }
+
+    /// The loaded configuration's steps under `daemon` onto `steps` (none
+    /// where an invariant fails: a run stops there, and so does the
+    /// exploration). With `remembered`, the memo and the configuration's
+    /// code: a step whose movers are apart (no two neighbours, none
+    /// reading another) adds their moves' deltas to the code; others are
+    /// interpreted.
+    fn push_steps(
+        &mut self,
+        daemon: &Daemon,
+        reached: &Reached,
+        evaluated: &Evaluated,
+        remembered: Option<(&Memo, u64)>,
+        steps: &mut Vec<Found>,
+    ) {
         self.enabled.clear();
         if evaluated.invariant.is_none() {
             let chosen = &self.chosen;
             self.enabled
-                .extend((0..n as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
+                .extend((0..chosen.len() as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
         }
         let Expander {
             inst,
@@ -276,13 +260,15 @@ impl<'i> Expander<'i> {
             ..
         } = self;
         daemon.each_move_set(enabled, &inst.topo, 0, |movers| {
-            let bits = as_bits(movers);
-            if movers.iter().all(|&p| memo.near[p as usize] & bits == 0) {
-                let to = movers
-                    .iter()
-                    .fold(code, |c, &p| c.wrapping_add(delta[p as usize] as u64));
-                steps.push(Found::Unasked(reached.unkept_code(to)));
-                return;
+            if let Some((memo, code)) = remembered {
+                let bits = as_bits(movers);
+                if movers.iter().all(|&p| memo.near[p as usize] & bits == 0) {
+                    let to = movers
+                        .iter()
+                        .fold(code, |c, &p| c.wrapping_add(delta[p as usize] as u64));
+                    steps.push(Found::Unasked(reached.unkept_code(to)));
+                    return;
+                }
             }
             moves.clear();
             moves.extend(movers.iter().map(|&p| (p, u32::from(chosen[p as usize]))));
@@ -291,7 +277,6 @@ impl<'i> Expander<'i> {
                 Ok(()) => reached.unkept(next).map_or(Found::Outside, Found::Unasked),
             });
         });
-        Ok(Some(evaluated))
     }
 
     /// Looks up the steps asked for, once a block's are: in two rounds of

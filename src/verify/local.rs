@@ -8,23 +8,13 @@
 //! the domains, are not tabulated: the interpreter is asked there and
 //! reports it.
 
+use super::read_cells::ReadCells;
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::space::Space;
 
 /// The most bytes every process's table takes together.
 const MOST_BYTES: usize = 32 << 20;
-
-/// A cell a process reads: where it is in the rows, its values, and what
-/// one more of its values adds to the entry's number.
-struct Read {
-    at: usize,
-    values: Vec<i64>,
-    weight: usize,
-    /// The first value, when the values are consecutive (a range, the
-    /// usual domain): a value's place is then found with no search.
-    range_from: Option<i64>,
-}
 
 /// What a process does for one value of what it reads.
 #[derive(Clone, Copy)]
@@ -40,10 +30,8 @@ pub(super) struct Entry {
 
 /// Every process's table.
 pub(super) struct LocalMoves {
-    /// Per process: where its reads and its entries begin.
-    reads_from: Vec<usize>,
-    entries_from: Vec<usize>,
-    reads: Vec<Read>,
+    /// Per process: the cells it reads, which number its entries.
+    cells: ReadCells,
     entries: Vec<Entry>,
     /// Per entry: the process's row after its move (`stride` values;
     /// its row before where it does not move or the entry is not known).
@@ -60,54 +48,27 @@ impl LocalMoves {
             return None;
         }
         let (topo, stride) = (&inst.topo, inst.code.stride);
-        let mut tables = LocalMoves {
-            reads_from: Vec::with_capacity(topo.n() + 1),
-            entries_from: Vec::with_capacity(topo.n() + 1),
-            reads: Vec::new(),
-            entries: Vec::new(),
-            after: Vec::new(),
-            stride,
-        };
-        let mut total = 0usize;
-        for p in 0..topo.n() {
-            tables.reads_from.push(tables.reads.len());
-            tables.entries_from.push(total);
-            let mut procs: Vec<usize> = topo.nbrs(p).iter().map(|&q| q as usize).collect();
-            procs.push(p);
-            procs.sort_unstable();
-            procs.dedup();
-            let mut size = 1usize;
-            for q in procs {
-                for at in q * stride..(q + 1) * stride {
-                    let Some(values) = space.values_at(at).filter(|v| v.len() > 1) else {
-                        continue;
-                    };
-                    let consecutive = values.windows(2).all(|w| w[0].checked_add(1) == Some(w[1]));
-                    tables.reads.push(Read {
-                        at,
-                        values: values.to_vec(),
-                        weight: size,
-                        range_from: consecutive.then_some(values[0]),
-                    });
-                    size = size.checked_mul(values.len())?;
-                }
-            }
-            total = total.checked_add(size)?;
-        }
-        tables.reads_from.push(tables.reads.len());
-        tables.entries_from.push(total);
+        // Its own row and its neighbours'.
+        let cells = ReadCells::new(space, topo.n(), usize::MAX, |p| {
+            topo.nbrs(p)
+                .iter()
+                .map(|&q| q as usize)
+                .chain([p])
+                .flat_map(|q| q * stride..(q + 1) * stride)
+                .collect()
+        })?;
+        let total = cells.total();
         let entry_bytes = std::mem::size_of::<Entry>() + stride * std::mem::size_of::<i64>();
         if total.saturating_mul(entry_bytes) > MOST_BYTES || total as u128 >= space.count() {
             return None;
         }
-        tables.entries.reserve_exact(total);
-        tables.after.reserve_exact(total * stride);
+        let mut entries = Vec::with_capacity(total);
+        let mut afters = Vec::with_capacity(total * stride);
         let rel = inst.step_relation();
         let mut cfg = space.config(0);
         for p in 0..topo.n() {
-            let reads = &tables.reads[tables.reads_from[p]..tables.reads_from[p + 1]];
-            let size = tables.entries_from[p + 1] - tables.entries_from[p];
-            for number in 0..size {
+            let reads = cells.reads(p);
+            for number in 0..cells.entries(p) {
                 for r in reads {
                     cfg.rows[r.at] = r.values[number / r.weight % r.values.len()];
                 }
@@ -146,34 +107,22 @@ impl LocalMoves {
                     },
                     Err(_) => UNKNOWN,
                 };
-                tables.after.extend_from_slice(&row);
-                tables.entries.push(entry);
+                afters.extend_from_slice(&row);
+                entries.push(entry);
             }
         }
-        Some(tables)
-    }
-
-    /// The number of process `p`'s entry for the rows `rows`.
-    #[inline]
-    fn number(&self, p: usize, rows: &[i64]) -> Option<usize> {
-        let mut number = self.entries_from[p];
-        for r in &self.reads[self.reads_from[p]..self.reads_from[p + 1]] {
-            let v = rows[r.at];
-            let k = match r.range_from {
-                Some(first) => {
-                    Some(v.wrapping_sub(first) as usize).filter(|&k| k < r.values.len())?
-                }
-                None => r.values.iter().position(|&x| x == v)?,
-            };
-            number += k * r.weight;
-        }
-        Some(number)
+        Some(LocalMoves {
+            cells,
+            entries,
+            after: afters,
+            stride,
+        })
     }
 
     /// Process `p`'s entry for the rows `rows`, when known.
     #[inline]
     pub(super) fn get(&self, p: usize, rows: &[i64]) -> Option<Entry> {
-        let entry = self.entries[self.number(p, rows)?];
+        let entry = self.entries[self.cells.number(p, rows)?];
         entry.known.then_some(entry)
     }
 
@@ -181,7 +130,7 @@ impl LocalMoves {
     /// entry is known (its row unchanged where it does not move).
     #[inline]
     pub(super) fn after(&self, p: usize, rows: &[i64]) -> Option<&[i64]> {
-        let number = self.number(p, rows)?;
+        let number = self.cells.number(p, rows)?;
         self.entries[number]
             .known
             .then(|| &self.after[number * self.stride..(number + 1) * self.stride])

@@ -30,6 +30,7 @@ mod from_start;
 mod local;
 mod move_memo;
 mod reached;
+mod read_cells;
 mod rounds;
 mod search;
 mod states;

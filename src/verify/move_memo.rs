@@ -14,6 +14,7 @@
 //! whose guards or move fault, or whose move leaves the domains, are
 //! marked so: the interpreter is asked there, and reports it.
 
+use super::read_cells::ReadCells;
 use crate::check::ir::{reads_own_edges_only, VarKind};
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
@@ -22,7 +23,8 @@ use crate::runtime::step::StepRelation;
 use crate::state::Config;
 use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
 
-/// The most entries of every process together (12 bytes each).
+/// The most entries of every process together (16 bytes each, 24 with
+/// arcs: at most 48 MiB).
 const MOST_ENTRIES: usize = 1 << 21;
 
 /// Not filled yet.
@@ -30,25 +32,12 @@ const UNFILLED: u32 = 0;
 /// The interpreter answers (a fault, or a move out of the domains).
 const INTERPRETED: u32 = u32::MAX;
 
-/// A cell a process reads: where it is in the rows, its values, and what
-/// one more of its values adds to the entry's number.
-struct Read {
-    at: usize,
-    values: Vec<i64>,
-    weight: usize,
-    /// The first value, when the values are consecutive (a range, the
-    /// usual domain): a value's place is then found with no search.
-    range_from: Option<i64>,
-}
-
 /// Every process's remembered moves.
 pub(super) struct MoveMemo<'s> {
     space: &'s Space,
     stride: usize,
-    /// Per process: where its reads and its entries begin.
-    reads_from: Vec<usize>,
-    entries_from: Vec<usize>,
-    reads: Vec<Read>,
+    /// Per process: the cells it reads, which number its entries.
+    cells: ReadCells,
     /// Per entry: `UNFILLED`, `INTERPRETED`, or one more than the action
     /// (`NO_ACTION` included).
     tags: Vec<AtomicU32>,
@@ -135,91 +124,50 @@ impl<'s> MoveMemo<'s> {
             .flat_map(|r| &r.actions)
             .all(|a| reads_own_edges_only(a, &edge_var));
         let edge_slot = |slot: usize| edge_var(code.var_of_slot(slot).0);
-        let mut memo = MoveMemo {
-            space,
-            stride,
-            reads_from: Vec::with_capacity(topo.n() + 1),
-            entries_from: Vec::with_capacity(topo.n() + 1),
-            reads: Vec::new(),
-            tags: Vec::new(),
-            deltas: Vec::new(),
-            holding: Vec::new(),
-            local_invariants: Vec::new(),
-            acyclic: None,
-            arcs: Vec::new(),
-        };
-        let mut total = 0usize;
-        for p in 0..topo.n() {
-            memo.reads_from.push(memo.reads.len());
-            memo.entries_from.push(total);
+        let cells = ReadCells::new(space, topo.n(), MOST_ENTRIES, |p| {
             // Its own row, through the copies to the cells they copy; its
             // neighbours' rows, without their edges where it reads only its own.
-            let mut cells: Vec<usize> = (p * stride..(p + 1) * stride)
-                .filter_map(|at| space.original(at))
-                .collect();
-            for &q in topo.nbrs(p) {
-                let q = q as usize;
-                cells.extend(
-                    (0..stride)
-                        .filter(|&slot| !(own_edges_only && edge_slot(slot)))
-                        .filter_map(|slot| space.original(q * stride + slot)),
-                );
-            }
-            cells.sort_unstable();
-            cells.dedup();
-            let mut size = 1usize;
-            for at in cells {
-                let Some(values) = space.values_at(at).filter(|v| v.len() > 1) else {
-                    continue;
-                };
-                let consecutive = values.windows(2).all(|w| w[0].checked_add(1) == Some(w[1]));
-                memo.reads.push(Read {
-                    at,
-                    values: values.to_vec(),
-                    weight: size,
-                    range_from: consecutive.then_some(values[0]),
-                });
-                size = size.checked_mul(values.len())?;
-            }
-            total = total.checked_add(size).filter(|&t| t <= MOST_ENTRIES)?;
-        }
-        memo.reads_from.push(memo.reads.len());
-        memo.entries_from.push(total);
-        memo.tags = (0..total).map(|_| AtomicU32::new(UNFILLED)).collect();
-        memo.deltas = (0..total).map(|_| AtomicI64::new(0)).collect();
-        memo.holding = (0..total).map(|_| AtomicU32::new(UNFILLED)).collect();
+            let mine = (p * stride..(p + 1) * stride).filter_map(|at| space.original(at));
+            let theirs = topo.nbrs(p).iter().flat_map(|&q| {
+                (0..stride)
+                    .filter(|&slot| !(own_edges_only && edge_slot(slot)))
+                    .filter_map(move |slot| space.original(q as usize * stride + slot))
+            });
+            mine.chain(theirs).collect()
+        })?;
+        let total = cells.total();
         let rel = inst.step_relation();
         let mut locals = 0;
-        memo.local_invariants = (0..rel.invariant_count())
+        let local_invariants = (0..rel.invariant_count())
             .map(|j| {
                 let l = (rel.invariant_is_local(j) && locals < LOCAL_INVARIANTS).then_some(locals);
                 locals += u32::from(l.is_some());
                 l
             })
             .collect();
-        memo.acyclic = (0..rel.invariant_count()).find(|&j| rel.invariant_is_local_acyclic(j));
-        if memo.acyclic.is_some() {
-            memo.arcs = (0..total).map(|_| AtomicU64::new(0)).collect();
-        }
-        Some(memo)
+        let acyclic = (0..rel.invariant_count()).find(|&j| rel.invariant_is_local_acyclic(j));
+        let unfilled = || (0..total).map(|_| AtomicU32::new(UNFILLED)).collect();
+        Some(MoveMemo {
+            space,
+            stride,
+            cells,
+            tags: unfilled(),
+            deltas: (0..total).map(|_| AtomicI64::new(0)).collect(),
+            holding: unfilled(),
+            local_invariants,
+            acyclic,
+            arcs: match acyclic {
+                Some(_) => (0..total).map(|_| AtomicU64::new(0)).collect(),
+                None => Vec::new(),
+            },
+        })
     }
 
     /// The number of process `p`'s entry for the rows `rows` (of a
     /// configuration of the space).
     #[inline]
     pub(super) fn number(&self, p: usize, rows: &[i64]) -> Option<usize> {
-        let mut number = self.entries_from[p];
-        for r in &self.reads[self.reads_from[p]..self.reads_from[p + 1]] {
-            let v = rows[r.at];
-            let k = match r.range_from {
-                Some(first) => {
-                    Some(v.wrapping_sub(first) as usize).filter(|&k| k < r.values.len())?
-                }
-                None => r.values.iter().position(|&x| x == v)?,
-            };
-            number += k * r.weight;
-        }
-        Some(number)
+        self.cells.number(p, rows)
     }
 
     /// Process `p`'s first enabled action in `cfg` (a configuration of the
