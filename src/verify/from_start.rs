@@ -478,7 +478,10 @@ mod tests {
             invariant arcs: acyclic(p -> q : edge(p, q).d == 2 and p.x <= q.x and p.x >= 1)\n\
             invariant global: count(p in procs : p.x == 3) <= 2\n";
         type Case<'s> = (&'s str, &'s str, &'s [(&'s str, i64)]);
-        let cases: [Case; 7] = [
+        let johnen = include_str!("../../programs/johnen_leader.gc");
+        let matching = include_str!("../../programs/matching.gc");
+        let ssle = include_str!("../../programs/ssle.gc");
+        let cases: [Case; 11] = [
             (arbitration, "ring:4", &[]),
             (arbitration, "complete:4", &[]),
             (arbitration, "grid:2x3", &[]),
@@ -486,11 +489,19 @@ mod tests {
             (edges, "complete:3", &[]),
             (edges, "complete:4", &[]),
             (dijkstra, "ring:4", &[("K", 4)]),
+            (matching, "ring:5", &[]),
+            // Self-stabilizing programs declare no start: an arbitrary one.
+            (johnen, "uring:3", &[("k", 1)]),
+            (johnen, "uring:4", &[("k", 1)]),
+            (ssle, "chain:2", &[("max_id", 2), ("max_level", 3)]),
         ];
         let (mut remembered_somewhere, mut configurations) = (false, 0);
         for (src, topology, params) in cases {
             let mut inst = super::super::test_instance(src, topology, params);
-            let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+            let start = inst
+                .initial(&InitMode::Declared, &[])
+                .or_else(|_| inst.initial(&InitMode::Random, &[]))
+                .unwrap();
             let space = inst.space();
             remembered_somewhere |= MoveMemo::new(&inst, &space).is_some();
             for daemon in [
