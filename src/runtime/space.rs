@@ -248,17 +248,17 @@ impl Space {
         (k != NOT_FREE).then(|| &self.free[k as usize].values[..])
     }
 
-    /// The free cell whose value cell `at` of the rows holds: `at` itself,
+    /// Per cell of the rows, the free cell whose value it holds: itself,
     /// or for an edge's far end the near end it copies; `None` for a
     /// fixed value.
-    pub(crate) fn original(&self, at: usize) -> Option<usize> {
-        if self.values_at(at).is_some() {
-            return Some(at);
+    pub(crate) fn originals(&self) -> Vec<Option<usize>> {
+        let mut originals: Vec<Option<usize>> = (0..self.base.len())
+            .map(|at| self.values_at(at).map(|_| at))
+            .collect();
+        for &(copy, original) in &self.mirrors {
+            originals[copy] = Some(original);
         }
-        self.mirrors
-            .iter()
-            .find(|&&(copy, _)| copy == at)
-            .map(|&(_, original)| original)
+        originals
     }
 
     /// Overwrites, in `cfg`, the free cells among `cells` with their

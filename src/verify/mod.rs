@@ -207,8 +207,10 @@ pub struct Explorer<'a> {
     /// the exploration from a start); empty when none is declared.
     stops: Bits,
     /// From a start, per configuration: its enabled processes as bits
-    /// (empty with more than 64 processes: then rounds are not counted).
-    /// Every configuration's are asked of the guards again instead: a word
+    /// (empty with more than 64 processes: then rounds are not counted;
+    /// empty too without a declared legitimacy, which rounds and fairness
+    /// are about: asked of the guards again if ever needed). From every
+    /// configuration they are asked of the guards again instead: a word
     /// each would be twice what the rest of the exploration keeps.
     enabled: EnabledSets,
     legit_count: u64,

@@ -35,6 +35,8 @@ const INTERPRETED: u32 = u32::MAX;
 /// Every process's remembered moves.
 pub(super) struct MoveMemo<'s> {
     space: &'s Space,
+    /// Per cell of the rows: the free cell whose value it holds.
+    originals: Vec<Option<usize>>,
     stride: usize,
     /// Per process: the cells it reads, which number its entries.
     cells: ReadCells,
@@ -124,14 +126,16 @@ impl<'s> MoveMemo<'s> {
             .flat_map(|r| &r.actions)
             .all(|a| reads_own_edges_only(a, &edge_var));
         let edge_slot = |slot: usize| edge_var(code.var_of_slot(slot).0);
+        let originals = space.originals();
         let cells = ReadCells::new(space, topo.n(), MOST_ENTRIES, |p| {
             // Its own row, through the copies to the cells they copy; its
             // neighbours' rows, without their edges where it reads only its own.
-            let mine = (p * stride..(p + 1) * stride).filter_map(|at| space.original(at));
-            let theirs = topo.nbrs(p).iter().flat_map(|&q| {
+            let mine = (p * stride..(p + 1) * stride).filter_map(|at| originals[at]);
+            let originals = &originals;
+            let theirs = topo.nbrs(p).iter().flat_map(move |&q| {
                 (0..stride)
-                    .filter(|&slot| !(own_edges_only && edge_slot(slot)))
-                    .filter_map(move |slot| space.original(q as usize * stride + slot))
+                    .filter(move |&slot| !(own_edges_only && edge_slot(slot)))
+                    .filter_map(move |slot| originals[q as usize * stride + slot])
             });
             mine.chain(theirs).collect()
         })?;
@@ -149,6 +153,7 @@ impl<'s> MoveMemo<'s> {
         let unfilled = || (0..total).map(|_| AtomicU32::new(UNFILLED)).collect();
         Some(MoveMemo {
             space,
+            originals,
             stride,
             cells,
             tags: unfilled(),
@@ -280,7 +285,7 @@ impl<'s> MoveMemo<'s> {
         for (at, new) in mine.zip(after) {
             let (old, new) = (cfg.rows[at], new.get());
             if old != new {
-                sum += self.space.delta(self.space.original(at)?, old, new)?;
+                sum += self.space.delta(self.originals[at]?, old, new)?;
             }
         }
         i64::try_from(sum).ok()

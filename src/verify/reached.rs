@@ -267,8 +267,10 @@ impl Packed {
     /// code to read next to see whether it is kept).
     fn first_number(&self, code: u64) -> Option<u32> {
         let (s, tag) = self.slot_and_tag(code);
-        Some(self.table[s]).filter(|&x| x != EMPTY)?;
-        self.tagged(self.table[s], tag)
+        match self.table[s] {
+            EMPTY => None,
+            x => self.tagged(x, tag),
+        }
     }
 
     fn find(&self, code: u64) -> Option<u32> {
