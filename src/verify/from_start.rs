@@ -115,6 +115,8 @@ struct Expander<'i> {
     delta: Vec<i64>,
     enabled: Vec<u32>,
     moves: Vec<(u32, u32)>,
+    /// The codes of a block's new configurations seen, as a set.
+    seen: Vec<u64>,
 }
 
 impl<'i> Expander<'i> {
@@ -130,6 +132,7 @@ impl<'i> Expander<'i> {
             delta: Vec::new(),
             enabled: Vec::new(),
             moves: Vec::new(),
+            seen: Vec::new(),
         }
     }
 
@@ -178,7 +181,54 @@ impl<'i> Expander<'i> {
         }
         drop(found);
         block.steps = steps;
+        self.first_occurrences(&mut block);
         block
+    }
+
+    /// Leaves in `block.unkept` only the first step to each configuration
+    /// (a configuration is often reached from several of a block's): the
+    /// sequential part would find the others kept by then, at a look-up
+    /// each. The first is the one that numbers it, from the same
+    /// configuration, so the numbers and the parents are as before.
+    fn first_occurrences(&mut self, block: &mut Block) {
+        if block.unkept.iter().any(|u| matches!(u, Unkept::Whole(_))) {
+            // Kept whole: left as they are.
+            return;
+        }
+        // An open-addressing set of the codes seen (one more than each,
+        // zero empty), at most half full.
+        let seen = &mut self.seen;
+        let size = (2 * block.unkept.len()).next_power_of_two().max(16);
+        seen.clear();
+        seen.resize(size, 0);
+        let bits = size.trailing_zeros();
+        let first = |code: u64, seen: &mut Vec<u64>| {
+            let mut s = (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+            loop {
+                match seen[s] {
+                    0 => {
+                        seen[s] = code.wrapping_add(1);
+                        return true;
+                    }
+                    x if x == code.wrapping_add(1) => return false,
+                    _ => s = (s + 1) & (size - 1),
+                }
+            }
+        };
+        let (mut k, mut kept) = (0, 0);
+        for (_, to) in block.configs.iter_mut() {
+            while k < *to {
+                if let Unkept::Code(code) = block.unkept[k] {
+                    if first(code, seen) {
+                        block.unkept.swap(kept, k);
+                        kept += 1;
+                    }
+                }
+                k += 1;
+            }
+            *to = kept;
+        }
+        block.unkept.truncate(kept);
     }
 
     /// Configuration `i` of `reached`: what it says; its steps under
@@ -454,6 +504,86 @@ mod tests {
             ));
         }
         out
+    }
+
+    /// The configurations reached from `start` and each one's parent, in
+    /// the order a plain breadth-first search finds them (one step at a
+    /// time through the step relation, a configuration where an
+    /// invariant fails not expanded), and the steps taken, faulting ones
+    /// left out.
+    fn plain_search(inst: &Instance, start: &Config, daemon: &Daemon) -> (Vec<String>, u64) {
+        let mut rel = inst.step_relation();
+        let mut start = start.clone();
+        start.canonicalize();
+        let mut number = std::collections::HashMap::from([(start.clone(), 0usize)]);
+        let (mut order, mut parent) = (vec![start], vec![states::NO_PARENT]);
+        let mut transitions = 0;
+        let mut c = 0;
+        while c < order.len() {
+            let cfg = order[c].clone();
+            if rel.violated_invariant(&cfg).unwrap().is_none() {
+                let enabled = rel.enabled(&cfg).unwrap();
+                for movers in daemon.move_sets(&enabled, &inst.topo, 0) {
+                    let chosen = rel.chosen(&cfg).unwrap();
+                    let moves: Vec<(u32, u32)> = movers
+                        .iter()
+                        .map(|&p| (p, u32::from(chosen[p as usize])))
+                        .collect();
+                    let Ok(mut next) = rel.successor(&cfg, &moves) else {
+                        continue;
+                    };
+                    next.canonicalize();
+                    transitions += 1;
+                    if !number.contains_key(&next) {
+                        number.insert(next.clone(), order.len());
+                        order.push(next);
+                        parent.push(c as u32);
+                    }
+                }
+            }
+            c += 1;
+        }
+        let lines = order
+            .iter()
+            .zip(&parent)
+            .enumerate()
+            .map(|(i, (cfg, p))| format!("{i}: {:?} from {p}", cfg.rows))
+            .collect();
+        (lines, transitions)
+    }
+
+    /// The blocks, the memo, the tags of the store and the first steps to
+    /// each configuration kept from a block give the numbers, parents and
+    /// steps a plain breadth-first search gives.
+    #[test]
+    fn configurations_are_numbered_as_a_plain_search_numbers_them() {
+        let arbitration = include_str!("../../programs/arbitration.gc");
+        let johnen = include_str!("../../programs/johnen_leader.gc");
+        for (src, topology, params) in [
+            (arbitration, "ring:5", &[][..]),
+            (arbitration, "grid:2x3", &[]),
+            (johnen, "uring:4", &[("k", 1)]),
+        ] {
+            let mut inst = super::super::test_instance(src, topology, params);
+            let start = inst
+                .initial(&InitMode::Declared, &[])
+                .or_else(|_| inst.initial(&InitMode::Random, &[]))
+                .unwrap();
+            for daemon in [Daemon::Central, Daemon::Distributed] {
+                let ex = Explorer::reachable(&inst, start.clone(), &daemon, None).unwrap();
+                let States::Reachable { reached, parent } = &ex.states else {
+                    panic!("explored from a start")
+                };
+                let explored: Vec<String> = (0..reached.len() as u32)
+                    .map(|i| format!("{i}: {:?} from {}", reached.get(i).rows, parent[i as usize]))
+                    .collect();
+                let (plain, transitions) = plain_search(&inst, &start, &daemon);
+                let what = format!("{topology} under {}", daemon.name());
+                assert!(plain.len() > 400, "{what}: {}", plain.len());
+                assert_eq!(explored, plain, "{what}");
+                assert_eq!(ex.reached_transitions, transitions, "{what}");
+            }
+        }
     }
 
     /// The remembered moves and predicates give the exploration the
