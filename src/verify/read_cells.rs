@@ -16,11 +16,25 @@ pub(super) struct Read {
     range_from: Option<i64>,
 }
 
+/// A read of consecutive values, packed for the hot loop: the cell, how
+/// many values, the first, and the weight.
+#[derive(Clone, Copy)]
+struct Ranged {
+    at: u32,
+    len: u32,
+    first: i64,
+    weight: u64,
+}
+
 /// Every process's cells, and where its entries begin among all of them.
 pub(super) struct ReadCells {
     reads_from: Vec<usize>,
     entries_from: Vec<usize>,
     reads: Vec<Read>,
+    /// Per read, packed, when every read of its process is of
+    /// consecutive values (per process: whether they all are).
+    ranged: Vec<Ranged>,
+    all_ranged: Vec<bool>,
 }
 
 impl ReadCells {
@@ -37,6 +51,8 @@ impl ReadCells {
             reads_from: Vec::with_capacity(n + 1),
             entries_from: Vec::with_capacity(n + 1),
             reads: Vec::new(),
+            ranged: Vec::new(),
+            all_ranged: Vec::new(),
         };
         let mut total = 0usize;
         for p in 0..n {
@@ -63,6 +79,25 @@ impl ReadCells {
         }
         read.reads_from.push(read.reads.len());
         read.entries_from.push(total);
+        read.all_ranged = (0..n)
+            .map(|p| read.reads(p).iter().all(|r| r.range_from.is_some()))
+            .collect();
+        read.ranged = read
+            .reads
+            .iter()
+            .map(|r| {
+                Some(Ranged {
+                    at: u32::try_from(r.at).ok()?,
+                    len: u32::try_from(r.values.len()).ok()?,
+                    first: r.range_from.unwrap_or(0),
+                    weight: r.weight as u64,
+                })
+            })
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        if read.ranged.is_empty() {
+            read.all_ranged.iter_mut().for_each(|a| *a = false);
+        }
         Some(read)
     }
 
@@ -86,6 +121,16 @@ impl ReadCells {
     #[inline]
     pub(super) fn number(&self, p: usize, rows: &[i64]) -> Option<usize> {
         let mut number = self.entries_from[p];
+        if self.all_ranged[p] {
+            for r in &self.ranged[self.reads_from[p]..self.reads_from[p + 1]] {
+                let k = rows[r.at as usize].wrapping_sub(r.first) as u64;
+                if k >= u64::from(r.len) {
+                    return None;
+                }
+                number += (k * r.weight) as usize;
+            }
+            return Some(number);
+        }
         for r in self.reads(p) {
             let v = rows[r.at];
             let k = match r.range_from {
