@@ -65,7 +65,8 @@ type Faulting = (u32, Box<(RunError, Vec<u32>)>);
 
 /// What expanding consecutive configurations found, in order: what each
 /// says and where its steps to configurations not kept yet end in
-/// `unkept`; how many steps there were (faulting ones left out); the
+/// `unkept` (the block's first step to each); how many steps there were
+/// (faulting ones left out); the
 /// first that faults; whether one leaves the domains; the refusal that
 /// stopped it at the next configuration, if any. The sequential part
 /// then reads only what it must.
