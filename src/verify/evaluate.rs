@@ -32,50 +32,40 @@ pub(super) fn evaluate(
 ) -> Result<Evaluated, Refusal> {
     rel.chosen_into(cfg, chosen)
         .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
-    evaluate_chosen(rel, cfg, chosen)
+    evaluate_chosen(rel, cfg, chosen, None)
 }
 
 /// What `cfg`'s predicates say, its chosen actions (one per process)
-/// being `chosen`.
+/// being `chosen`; with `holding`, the remembered invariants' answers
+/// taken from it and only the others interpreted.
 pub(super) fn evaluate_chosen(
     rel: &StepRelation,
     cfg: &Config,
     chosen: &Vec<u16>,
+    holding: Option<&Holding>,
 ) -> Result<Evaluated, Refusal> {
     let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
     let legit = rel.legitimate_with(cfg, chosen).map_err(fail)? == Some(true);
-    let invariant = rel
-        .violated_invariant_with(cfg, chosen)
-        .map_err(fail)?
-        .map(str::to_string);
-    Ok(Evaluated {
-        legit,
-        terminal: chosen.iter().all(|&c| c == NO_ACTION),
-        enabled: successors::enabled_as_bits(chosen),
-        invariant,
-    })
-}
-
-/// [`evaluate_chosen`] with the local invariants' answers from `holding`.
-pub(super) fn evaluate_remembered(
-    rel: &StepRelation,
-    cfg: &Config,
-    chosen: &Vec<u16>,
-    holding: &Holding,
-) -> Result<Evaluated, Refusal> {
-    let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-    let legit = rel.legitimate_with(cfg, chosen).map_err(fail)? == Some(true);
-    let mut invariant = None;
-    for j in 0..rel.invariant_count() {
-        let holds = match holding.holds(j) {
-            Some(holds) => holds,
-            None => rel.invariant_holds_with(cfg, chosen, j).map_err(fail)?,
-        };
-        if !holds {
-            invariant = Some(rel.invariant_name(j).to_string());
-            break;
+    let invariant = match holding {
+        None => rel
+            .violated_invariant_with(cfg, chosen)
+            .map_err(fail)?
+            .map(str::to_string),
+        Some(holding) => {
+            let mut violated = None;
+            for j in 0..rel.invariant_count() {
+                let holds = match holding.holds(j) {
+                    Some(holds) => holds,
+                    None => rel.invariant_holds_with(cfg, chosen, j).map_err(fail)?,
+                };
+                if !holds {
+                    violated = Some(rel.invariant_name(j).to_string());
+                    break;
+                }
+            }
+            violated
         }
-    }
+    };
     Ok(Evaluated {
         legit,
         terminal: chosen.iter().all(|&c| c == NO_ACTION),

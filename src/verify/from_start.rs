@@ -6,7 +6,7 @@
 //! kept. Only that last part is sequential, and it touches only the
 //! configurations not seen before.
 
-use super::evaluate::{evaluate, evaluate_remembered, Evaluated};
+use super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::move_memo::MoveMemo;
 use super::reached::{Reached, Unkept};
 use super::states::{self, States};
@@ -276,7 +276,7 @@ impl<'i> Expander<'i> {
         let Some(holding) = moves.holding(&self.rel, &self.cfg, &self.chosen, &self.entries) else {
             return Ok(None);
         };
-        evaluate_remembered(&self.rel, &self.cfg, &self.chosen, &holding).map(Some)
+        evaluate_chosen(&self.rel, &self.cfg, &self.chosen, Some(&holding)).map(Some)
     }
 
     /// The loaded configuration's steps under `daemon` onto `steps` (none

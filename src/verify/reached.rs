@@ -113,7 +113,7 @@ impl Reached {
             Reached::Whole { .. } => Unkept::Whole(Box::new(cfg.clone())),
             Reached::Packed(p) => {
                 let code = p.space.index(cfg)? as u64;
-                prefetch(&p.table[p.slot(code)]);
+                p.prefetch_slot(code);
                 Unkept::Code(code)
             }
         })
@@ -124,7 +124,7 @@ impl Reached {
     #[inline]
     pub(super) fn unkept_code(&self, code: u64) -> Unkept {
         if let Reached::Packed(p) = self {
-            prefetch(&p.table[p.slot(code)]);
+            p.prefetch_slot(code);
         }
         Unkept::Code(code)
     }
@@ -133,7 +133,7 @@ impl Reached {
     #[inline]
     pub(super) fn prefetch_slot(&self, unkept: &Unkept) {
         if let (Reached::Packed(p), Unkept::Code(code)) = (self, unkept) {
-            prefetch(&p.table[p.slot(*code)]);
+            p.prefetch_slot(*code);
         }
     }
 
@@ -243,6 +243,12 @@ impl Packed {
         let hash = code.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let tag = ((hash << bits) >> 32) as u32 & !self.number_mask();
         ((hash >> (64 - bits)) as usize, tag)
+    }
+
+    /// `code`'s first slot starts to load into the cache.
+    #[inline]
+    fn prefetch_slot(&self, code: u64) {
+        prefetch(&self.table[self.slot(code)]);
     }
 
     /// The first slot to look in for `code`.
