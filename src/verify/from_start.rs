@@ -19,6 +19,7 @@ use crate::runtime::daemon::Daemon;
 use crate::runtime::step::{RunError, StepRelation};
 use crate::state::Config;
 use rayon::prelude::*;
+use std::mem::{replace, take};
 use std::ops::Range;
 
 /// The most configurations expanded together: what they find is held
@@ -45,14 +46,14 @@ fn together(daemon: &Daemon, n: usize) -> (u32, u32) {
     (together, (together / 16).clamp(1, BLOCK))
 }
 
-/// A step from a reached configuration, as found on a thread.
-enum Found {
-    /// To this configuration, not looked up yet.
-    Unasked(Unkept),
-    /// To a configuration kept already.
-    Kept,
-    /// To one not kept yet (when expanded).
-    Unkept(Unkept),
+/// A step in a block's list: the code of the configuration it leads to,
+/// or this, for the block's next step set [`Aside`].
+const ASIDE: u64 = u64::MAX;
+
+/// A step without a code (codes are below `u64::MAX`, so `ASIDE` is none).
+enum Aside {
+    /// To this configuration, of a store that keeps them whole.
+    Whole(Box<Config>),
     /// To values outside the domains, which have no code.
     Outside,
     /// The step faults: the error and the movers (boxed: rare, and large).
@@ -66,10 +67,9 @@ type Faulting = (u32, Box<(RunError, Vec<u32>)>);
 /// What expanding consecutive configurations found, in order: what each
 /// says and where its steps to configurations not kept yet end in
 /// `unkept` (the block's first step to each); how many steps there were
-/// (faulting ones left out); the
-/// first that faults; whether one leaves the domains; the refusal that
-/// stopped it at the next configuration, if any. The sequential part
-/// then reads only what it must.
+/// (faulting ones left out); the first that faults; whether one leaves
+/// the domains; the refusal that stopped it at the next configuration,
+/// if any. The sequential part then reads only what it must.
 struct Block {
     configs: Vec<(Evaluated, usize)>,
     unkept: Vec<Unkept>,
@@ -77,8 +77,10 @@ struct Block {
     fault: Option<Faulting>,
     outside: bool,
     refusal: Option<Refusal>,
-    /// The steps as found, until looked up (kept for its buffer).
-    steps: Vec<Found>,
+    /// The steps as found, until looked up, and those set aside (kept
+    /// for their buffers).
+    steps: Vec<u64>,
+    aside: Vec<Aside>,
 }
 
 impl Block {
@@ -91,6 +93,7 @@ impl Block {
             outside: false,
             refusal: None,
             steps: Vec::new(),
+            aside: Vec::new(),
         }
     }
 }
@@ -147,9 +150,9 @@ impl<'i> Expander<'i> {
         range: Range<u32>,
         mut block: Block,
     ) -> Block {
-        let mut steps = std::mem::take(&mut block.steps);
+        let (mut steps, mut aside) = (take(&mut block.steps), take(&mut block.aside));
         for i in range {
-            match self.expand(daemon, reached, i, &mut steps) {
+            match self.expand(daemon, reached, i, &mut steps, &mut aside) {
                 Ok(evaluated) => block.configs.push((evaluated, steps.len())),
                 Err(refusal) => {
                     block.refusal = Some(refusal);
@@ -157,79 +160,100 @@ impl<'i> Expander<'i> {
                 }
             }
         }
-        Self::look_up(reached, &mut steps);
-        let mut found = steps.drain(..);
+        self.first_steps(reached, &mut block, &mut steps, &mut aside);
+        for &code in &steps {
+            if code != ASIDE {
+                reached.prefetch_kept(code);
+            }
+        }
+        // What is left is looked up: the configurations not kept yet.
+        let mut wholes = aside.drain(..);
         let mut from = 0;
-        for (k, (_, to)) in block.configs.iter_mut().enumerate() {
-            for step in found.by_ref().take(*to - from) {
-                match step {
-                    Found::Kept => block.transitions += 1,
-                    Found::Unkept(unkept) => {
-                        block.transitions += 1;
-                        block.unkept.push(unkept);
-                    }
-                    Found::Fault(fault) => {
-                        if block.fault.is_none() {
-                            block.fault = Some((k as u32, fault));
-                        }
-                    }
-                    Found::Outside => block.outside = true,
-                    Found::Unasked(_) => unreachable!("looked up"),
-                }
+        for (_, to) in block.configs.iter_mut() {
+            for &code in &steps[from..*to] {
+                let unkept = match code {
+                    ASIDE => match wholes.next() {
+                        Some(Aside::Whole(cfg)) => reached.look_up_unkept(Unkept::Whole(cfg)).err(),
+                        _ => unreachable!("only steps to whole configurations are left aside"),
+                    },
+                    code => reached.look_up_unkept(Unkept::Code(code)).err(),
+                };
+                block.unkept.extend(unkept);
             }
             from = *to;
             *to = block.unkept.len();
         }
-        drop(found);
-        block.steps = steps;
-        self.first_occurrences(&mut block);
+        drop(wholes);
+        steps.clear();
+        (block.steps, block.aside) = (steps, aside);
         block
     }
 
-    /// Leaves in `block.unkept` only the first step to each configuration
-    /// (a configuration is often reached from several of a block's): the
-    /// sequential part would find the others kept by then, at a look-up
-    /// each. The first is the one that numbers it, from the same
-    /// configuration, so the numbers and the parents are as before.
-    fn first_occurrences(&mut self, block: &mut Block) {
-        if block.unkept.iter().any(|u| matches!(u, Unkept::Whole(_))) {
-            // Kept whole: left as they are.
-            return;
-        }
+    /// Counts the steps of `block` (`steps`, with those set aside in
+    /// `aside`) and leaves only the first step to each code, its slot
+    /// starting to load, and those to whole configurations: a
+    /// configuration is often reached from several of a block's, and its
+    /// first step is the one that would number it. Takes the first fault
+    /// and whether a step leaves the domains into the block.
+    fn first_steps(
+        &mut self,
+        reached: &Reached,
+        block: &mut Block,
+        steps: &mut Vec<u64>,
+        aside: &mut Vec<Aside>,
+    ) {
         // An open-addressing set of the codes seen (one more than each,
         // zero empty), at most half full.
         let seen = &mut self.seen;
-        let size = (2 * block.unkept.len()).next_power_of_two().max(16);
+        let size = (2 * steps.len()).next_power_of_two().max(16);
         seen.clear();
         seen.resize(size, 0);
         let bits = size.trailing_zeros();
-        let first = |code: u64, seen: &mut Vec<u64>| {
-            let mut s = (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
-            loop {
-                match seen[s] {
-                    0 => {
-                        seen[s] = code.wrapping_add(1);
-                        return true;
+        let (mut kept, mut step, mut wholes, mut next_aside) = (0, 0, 0, 0);
+        for (k, (_, to)) in block.configs.iter_mut().enumerate() {
+            while step < *to {
+                let code = steps[step];
+                step += 1;
+                if code == ASIDE {
+                    let set_aside = replace(&mut aside[next_aside], Aside::Outside);
+                    next_aside += 1;
+                    match set_aside {
+                        Aside::Whole(cfg) => {
+                            block.transitions += 1;
+                            aside[wholes] = Aside::Whole(cfg);
+                            wholes += 1;
+                            steps[kept] = ASIDE;
+                            kept += 1;
+                        }
+                        Aside::Outside => block.outside = true,
+                        Aside::Fault(fault) => {
+                            block.fault.get_or_insert((k as u32, fault));
+                        }
                     }
-                    x if x == code.wrapping_add(1) => return false,
-                    _ => s = (s + 1) & (size - 1),
+                    continue;
                 }
-            }
-        };
-        let (mut k, mut kept) = (0, 0);
-        for (_, to) in block.configs.iter_mut() {
-            while k < *to {
-                if let Unkept::Code(code) = block.unkept[k] {
-                    if first(code, seen) {
-                        block.unkept.swap(kept, k);
-                        kept += 1;
+                block.transitions += 1;
+                let mut s = (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+                let first = loop {
+                    match seen[s] {
+                        0 => {
+                            seen[s] = code.wrapping_add(1);
+                            break true;
+                        }
+                        x if x == code.wrapping_add(1) => break false,
+                        _ => s = (s + 1) & (size - 1),
                     }
+                };
+                if first {
+                    reached.prefetch_slot(code);
+                    steps[kept] = code;
+                    kept += 1;
                 }
-                k += 1;
             }
             *to = kept;
         }
-        block.unkept.truncate(kept);
+        steps.truncate(kept);
+        aside.truncate(wholes);
     }
 
     /// Configuration `i` of `reached`: what it says; its steps under
@@ -239,17 +263,25 @@ impl<'i> Expander<'i> {
         daemon: &Daemon,
         reached: &Reached,
         i: u32,
-        steps: &mut Vec<Found>,
+        steps: &mut Vec<u64>,
+        aside: &mut Vec<Aside>,
     ) -> Result<Evaluated, Refusal> {
         reached.get_into(i, &mut self.cfg);
         if let (Some(memo), Some(code)) = (self.memo, reached.code(i)) {
             if let Some(evaluated) = self.remembered(memo)? {
-                self.push_steps(daemon, reached, &evaluated, Some((memo, code)), steps);
+                self.push_steps(
+                    daemon,
+                    reached,
+                    &evaluated,
+                    Some((memo, code)),
+                    steps,
+                    aside,
+                );
                 return Ok(evaluated);
             }
         }
         let evaluated = evaluate(&self.rel, &self.cfg, &mut self.chosen)?;
-        self.push_steps(daemon, reached, &evaluated, None, steps);
+        self.push_steps(daemon, reached, &evaluated, None, steps, aside);
         Ok(evaluated)
     }
 
@@ -279,7 +311,8 @@ impl<'i> Expander<'i> {
         evaluate_chosen(&self.rel, &self.cfg, &self.chosen, Some(&holding)).map(Some)
     }
 
-    /// The loaded configuration's steps under `daemon` onto `steps` (none
+    /// The loaded configuration's steps under `daemon` onto `steps` and
+    /// `aside` (none
     /// where an invariant fails: a run stops there, and so does the
     /// exploration). With `remembered`, the memo and the configuration's
     /// code: a step whose movers are apart (no two neighbours, none
@@ -291,7 +324,8 @@ impl<'i> Expander<'i> {
         reached: &Reached,
         evaluated: &Evaluated,
         remembered: Option<(&Memo, u64)>,
-        steps: &mut Vec<Found>,
+        steps: &mut Vec<u64>,
+        aside: &mut Vec<Aside>,
     ) {
         self.enabled.clear();
         if evaluated.invariant.is_none() {
@@ -317,36 +351,23 @@ impl<'i> Expander<'i> {
                     let to = movers
                         .iter()
                         .fold(code, |c, &p| c.wrapping_add(delta[p as usize] as u64));
-                    steps.push(Found::Unasked(reached.unkept_code(to)));
+                    steps.push(to);
                     return;
                 }
             }
             moves.clear();
             moves.extend(movers.iter().map(|&p| (p, u32::from(chosen[p as usize]))));
-            steps.push(match rel.successor_into(cfg, moves, next) {
-                Err(err) => Found::Fault(Box::new((err, movers.to_vec()))),
-                Ok(()) => reached.unkept(next).map_or(Found::Outside, Found::Unasked),
-            });
-        });
-    }
-
-    /// Looks up the steps asked for, once a block's are: in two rounds of
-    /// reads from all over memory that overlap, where to look, then what
-    /// is there.
-    fn look_up(reached: &Reached, steps: &mut [Found]) {
-        for step in steps.iter() {
-            if let Found::Unasked(unkept) = step {
-                reached.prefetch_kept(unkept);
-            }
-        }
-        for step in steps.iter_mut() {
-            *step = match std::mem::replace(step, Found::Kept) {
-                Found::Unasked(unkept) => reached
-                    .look_up_unkept(unkept)
-                    .map_or_else(Found::Unkept, |_| Found::Kept),
-                found => found,
+            let set_aside = match rel.successor_into(cfg, moves, next) {
+                Err(err) => Aside::Fault(Box::new((err, movers.to_vec()))),
+                Ok(()) => match reached.unkept(next) {
+                    Some(Unkept::Code(code)) => return steps.push(code),
+                    Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
+                    None => Aside::Outside,
+                },
             };
-        }
+            steps.push(ASIDE);
+            aside.push(set_aside);
+        });
     }
 }
 
@@ -436,7 +457,9 @@ impl<'a> Explorer<'a> {
                 // Where the new ones go starts to load: the threads' own
                 // look-ups are long gone from the cache.
                 for unkept in &block.unkept {
-                    reached.prefetch_slot(unkept);
+                    if let Unkept::Code(code) = unkept {
+                        reached.prefetch_slot(*code);
+                    }
                 }
                 ex.reached_transitions += block.transitions;
                 if let Some((k, fault)) = block.fault.take() {

@@ -104,44 +104,32 @@ impl Reached {
         Some(self.look_up_unkept(self.unkept(cfg)?))
     }
 
-    /// `cfg` (in canonical form) as this store would keep it, the place
-    /// to look for it starting to load into the cache: many are asked for
-    /// before [`Reached::look_up_unkept`] looks, so that their reads from
-    /// all over memory overlap. `None` as for [`Reached::look_up`].
+    /// `cfg` (in canonical form) as this store would keep it. `None` as
+    /// for [`Reached::look_up`].
     pub(super) fn unkept(&self, cfg: &Config) -> Option<Unkept> {
         Some(match self {
             Reached::Whole { .. } => Unkept::Whole(Box::new(cfg.clone())),
-            Reached::Packed(p) => {
-                let code = p.space.index(cfg)? as u64;
-                p.prefetch_slot(code);
-                Unkept::Code(code)
-            }
+            Reached::Packed(p) => Unkept::Code(p.space.index(cfg)? as u64),
         })
     }
 
-    /// [`Reached::unkept`] of the configuration of code `code`, in a
-    /// store that keeps codes.
+    /// The place to look for the code `code` starts to load into the
+    /// cache (in a store that keeps codes): many are asked for before
+    /// they are looked up, so that their reads from all over memory
+    /// overlap.
     #[inline]
-    pub(super) fn unkept_code(&self, code: u64) -> Unkept {
+    pub(super) fn prefetch_slot(&self, code: u64) {
         if let Reached::Packed(p) = self {
             p.prefetch_slot(code);
         }
-        Unkept::Code(code)
     }
 
-    /// The place to look for `unkept` starts to load into the cache.
+    /// The kept configuration's code at the place to look for the code
+    /// `code` starts to load into the cache (that place is read now).
     #[inline]
-    pub(super) fn prefetch_slot(&self, unkept: &Unkept) {
-        if let (Reached::Packed(p), Unkept::Code(code)) = (self, unkept) {
-            p.prefetch_slot(*code);
-        }
-    }
-
-    /// The kept configuration's code at the place to look for `unkept`
-    /// starts to load into the cache (that place is read now).
-    pub(super) fn prefetch_kept(&self, unkept: &Unkept) {
-        if let (Reached::Packed(p), Unkept::Code(code)) = (self, unkept) {
-            if let Some(i) = p.first_number(*code) {
+    pub(super) fn prefetch_kept(&self, code: u64) {
+        if let Reached::Packed(p) = self {
+            if let Some(i) = p.first_number(code) {
                 prefetch(&p.codes[i as usize * p.width]);
             }
         }
