@@ -8,8 +8,9 @@
 
 use super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::move_memo::MoveMemo;
+use super::parents::Parents;
 use super::reached::{Reached, Unkept};
-use super::states::{self, States};
+use super::states::States;
 use super::successors::as_bits;
 use super::{outside_the_domains, refuse_unexplorable, Explorer, Progress, Refusal};
 use super::{MAX_REACHABLE_BYTES, PROGRESS_EVERY};
@@ -396,7 +397,7 @@ impl<'a> Explorer<'a> {
         let mut start = start;
         start.canonicalize();
         let mut reached = Reached::new(inst.space(), inst.code.capacity.is_some(), &start);
-        let mut parent = vec![states::NO_PARENT];
+        let mut parents = Parents::new();
         if reached.insert(&start).is_none() {
             return Err(outside_the_domains());
         }
@@ -426,7 +427,7 @@ impl<'a> Explorer<'a> {
             if i >= told {
                 ex.tell("reaching configurations", i as u64, reached.len() as u64)?;
                 told = i + PROGRESS_EVERY as usize;
-                if reached.bytes() + 4 * parent.capacity() >= MAX_REACHABLE_BYTES {
+                if reached.bytes() + parents.bytes() >= MAX_REACHABLE_BYTES {
                     return Err(Refusal::TooManyReached(reached.len() as u64));
                 }
             }
@@ -471,11 +472,11 @@ impl<'a> Explorer<'a> {
                 let mut unkept = block.unkept.drain(..);
                 let mut from = 0;
                 for (evaluated, to) in block.configs.drain(..) {
+                    let mut children = 0;
                     for unkept in unkept.by_ref().take(to - from) {
-                        if reached.keep(unkept).1 {
-                            parent.push(c);
-                        }
+                        children += u32::from(reached.keep(unkept).1);
                     }
+                    parents.numbered(children);
                     from = to;
                     ex.record(c, evaluated);
                     c += 1;
@@ -492,7 +493,7 @@ impl<'a> Explorer<'a> {
             i = next as usize;
         }
         ex.count = reached.len() as u32;
-        ex.states = States::Reachable { reached, parent };
+        ex.states = States::Reachable { reached, parents };
         Ok(ex)
     }
 }
@@ -504,7 +505,7 @@ mod tests {
 
     /// Everything an exploration from a start found, in order.
     fn found(ex: &Explorer) -> Vec<String> {
-        let States::Reachable { reached, parent } = &ex.states else {
+        let States::Reachable { reached, parents } = &ex.states else {
             panic!("explored from a start")
         };
         let mut out = vec![format!(
@@ -518,9 +519,9 @@ mod tests {
         for i in 0..reached.len() as u32 {
             let at = i as usize;
             out.push(format!(
-                "{i}: {:?} from {} legit {} terminal {} stops {} enabled {}",
+                "{i}: {:?} from {:?} legit {} terminal {} stops {} enabled {}",
                 reached.get(i).rows,
-                parent[at],
+                parents.parent(i),
                 ex.legit.get(at),
                 ex.terminal.get(at),
                 !ex.stops.0.is_empty() && ex.stops.get(at),
@@ -540,7 +541,7 @@ mod tests {
         let mut start = start.clone();
         start.canonicalize();
         let mut number = std::collections::HashMap::from([(start.clone(), 0usize)]);
-        let (mut order, mut parent) = (vec![start], vec![states::NO_PARENT]);
+        let (mut order, mut parent) = (vec![start], vec![None]);
         let mut transitions = 0;
         let mut c = 0;
         while c < order.len() {
@@ -561,7 +562,7 @@ mod tests {
                     if !number.contains_key(&next) {
                         number.insert(next.clone(), order.len());
                         order.push(next);
-                        parent.push(c as u32);
+                        parent.push(Some(c as u32));
                     }
                 }
             }
@@ -571,7 +572,7 @@ mod tests {
             .iter()
             .zip(&parent)
             .enumerate()
-            .map(|(i, (cfg, p))| format!("{i}: {:?} from {p}", cfg.rows))
+            .map(|(i, (cfg, p))| format!("{i}: {:?} from {p:?}", cfg.rows))
             .collect();
         (lines, transitions)
     }
@@ -595,11 +596,17 @@ mod tests {
                 .unwrap();
             for daemon in [Daemon::Central, Daemon::Distributed] {
                 let ex = Explorer::reachable(&inst, start.clone(), &daemon, None).unwrap();
-                let States::Reachable { reached, parent } = &ex.states else {
+                let States::Reachable { reached, parents } = &ex.states else {
                     panic!("explored from a start")
                 };
                 let explored: Vec<String> = (0..reached.len() as u32)
-                    .map(|i| format!("{i}: {:?} from {}", reached.get(i).rows, parent[i as usize]))
+                    .map(|i| {
+                        format!(
+                            "{i}: {:?} from {:?}",
+                            reached.get(i).rows,
+                            parents.parent(i)
+                        )
+                    })
                     .collect();
                 let (plain, transitions) = plain_search(&inst, &start, &daemon);
                 let what = format!("{topology} under {}", daemon.name());

@@ -29,6 +29,7 @@ mod fairness;
 mod from_start;
 mod local;
 mod move_memo;
+mod parents;
 mod reached;
 mod read_cells;
 mod rounds;

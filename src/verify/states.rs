@@ -3,12 +3,10 @@
 //! from a start under one daemon (numbered breadth first, so a lower number
 //! is never farther from the start, with each one's parent for the path).
 
+use super::parents::Parents;
 use super::reached::Reached;
 use crate::runtime::space::Space;
 use crate::state::Config;
-
-/// The parent of the start.
-pub(super) const NO_PARENT: u32 = u32::MAX;
 
 pub(super) enum States {
     /// Every configuration of the instance.
@@ -17,9 +15,9 @@ pub(super) enum States {
     Reachable {
         reached: Reached,
         /// Per configuration: the one breadth first search first reached
-        /// it from ([`NO_PARENT`] for the start). Which step led there is
-        /// asked again when a run is reported, not kept.
-        parent: Vec<u32>,
+        /// it from. Which step led there is asked again when a run is
+        /// reported, not kept.
+        parents: Parents,
     },
 }
 
@@ -51,9 +49,9 @@ impl States {
     /// configuration is a start).
     pub(super) fn path_to(&self, mut i: u32) -> Vec<u32> {
         let mut path = vec![i];
-        if let States::Reachable { parent, .. } = self {
-            while parent[i as usize] != NO_PARENT {
-                i = parent[i as usize];
+        if let States::Reachable { parents, .. } = self {
+            while let Some(parent) = parents.parent(i) {
+                i = parent;
                 path.push(i);
             }
         }
