@@ -38,7 +38,7 @@ impl Parents {
         let children = u64::from(children);
         if children == 0 {
             // Most configurations number none: a zero.
-            if self.len % 64 == 0 {
+            if self.len.is_multiple_of(64) {
                 self.bits.push(0);
             }
             self.len += 1;
