@@ -189,6 +189,37 @@ impl Space {
         }
     }
 
+    /// The digits of the `index`-th configuration (for each free slot in
+    /// order, the place of its value among the slot's values) into
+    /// `digits`: what an explorer that reads few slots reads, with no row
+    /// written.
+    #[inline]
+    pub(crate) fn digits_into(&self, mut index: u64, digits: &mut Vec<u32>) {
+        digits.resize(self.free.len(), 0);
+        for (f, digit) in self.free.iter().zip(digits.iter_mut()).rev() {
+            let len = f.values.len() as u64;
+            *digit = match f.shift {
+                Some(shift) => {
+                    let d = index & (len - 1);
+                    index >>= shift;
+                    d
+                }
+                None => {
+                    let d = index % len;
+                    index /= len;
+                    d
+                }
+            } as u32;
+        }
+    }
+
+    /// The free slot (its place in the free slots' order) at cell `at` of
+    /// the rows, if it is one.
+    pub(crate) fn free_slot(&self, at: usize) -> Option<usize> {
+        let k = *self.free_at.get(at)?;
+        (k != NOT_FREE).then_some(k as usize)
+    }
+
     /// Turns `cfg`, a configuration of the space (not the last), into the
     /// next: the last free slot moves on, and carries like an odometer.
     /// Returns how many free slots, counted from the last, changed.

@@ -27,7 +27,7 @@ use std::ops::Range;
 /// until they are all done.
 const TOGETHER: u32 = 1 << 14;
 
-/// The most steps held at once (16 bytes each), which bounds how many
+/// The most steps held at once (8 bytes each), which bounds how many
 /// configurations are expanded together where each has many steps (every
 /// subset of the enabled processes, under the distributed daemon).
 const MOST_STEPS_HELD: u64 = 1 << 20;
@@ -78,9 +78,15 @@ struct Block {
     fault: Option<Faulting>,
     outside: bool,
     refusal: Option<Refusal>,
-    /// The steps as found, until looked up, and those set aside (kept
-    /// for their buffers).
-    steps: Vec<u64>,
+    /// The steps as found, until looked up (kept for their buffers).
+    steps: Steps,
+}
+
+/// A block's steps as found, in order: the codes they lead to, `ASIDE`
+/// for each of those set aside, which are in `aside` in order.
+#[derive(Default)]
+struct Steps {
+    codes: Vec<u64>,
     aside: Vec<Aside>,
 }
 
@@ -93,18 +99,20 @@ impl Block {
             fault: None,
             outside: false,
             refusal: None,
-            steps: Vec::new(),
-            aside: Vec::new(),
+            steps: Steps::default(),
         }
     }
 }
 
 /// What every thread shares: the remembered moves, and per process (at
 /// most 64) its neighbours and readers as bits, whose moves its own may
-/// meet (a shared edge, a row it reads).
+/// meet (a shared edge, a row it reads); whether the memo answers every
+/// predicate, so that a configuration whose entries are all filled is
+/// not decoded into rows.
 struct Memo<'m> {
     moves: &'m MoveMemo<'m>,
     near: Vec<u64>,
+    answers_predicates: bool,
 }
 
 /// One thread's step relation and buffers.
@@ -112,9 +120,14 @@ struct Expander<'i> {
     inst: &'i Instance,
     rel: StepRelation<'i>,
     memo: Option<&'i Memo<'i>>,
+    /// The configuration expanded, decoded only where the interpreter
+    /// reads it (`loaded` says whether it is).
     cfg: Config,
+    loaded: bool,
     next: Config,
     chosen: Vec<u16>,
+    /// The configuration's digits, which number the memo's entries.
+    digits: Vec<u32>,
     /// Per process: its entry in the memo, and what its move adds to the code.
     entries: Vec<usize>,
     delta: Vec<i64>,
@@ -131,8 +144,10 @@ impl<'i> Expander<'i> {
             rel: inst.step_relation(),
             memo,
             cfg: like.clone(),
+            loaded: false,
             next: like.clone(),
             chosen: Vec::new(),
+            digits: Vec::new(),
             entries: Vec::new(),
             delta: Vec::new(),
             enabled: Vec::new(),
@@ -151,18 +166,19 @@ impl<'i> Expander<'i> {
         range: Range<u32>,
         mut block: Block,
     ) -> Block {
-        let (mut steps, mut aside) = (take(&mut block.steps), take(&mut block.aside));
+        let mut steps = take(&mut block.steps);
         for i in range {
-            match self.expand(daemon, reached, i, &mut steps, &mut aside) {
-                Ok(evaluated) => block.configs.push((evaluated, steps.len())),
+            match self.expand(daemon, reached, i, &mut steps) {
+                Ok(evaluated) => block.configs.push((evaluated, steps.codes.len())),
                 Err(refusal) => {
                     block.refusal = Some(refusal);
                     break;
                 }
             }
         }
-        self.first_steps(reached, &mut block, &mut steps, &mut aside);
-        for &code in &steps {
+        self.first_steps(reached, &mut block, &mut steps);
+        let Steps { codes, aside } = &mut steps;
+        for &code in codes.iter() {
             if code != ASIDE {
                 reached.prefetch_kept(code);
             }
@@ -171,7 +187,7 @@ impl<'i> Expander<'i> {
         let mut wholes = aside.drain(..);
         let mut from = 0;
         for (_, to) in block.configs.iter_mut() {
-            for &code in &steps[from..*to] {
+            for &code in &codes[from..*to] {
                 let unkept = match code {
                     ASIDE => match wholes.next() {
                         Some(Aside::Whole(cfg)) => reached.look_up_unkept(Unkept::Whole(cfg)).err(),
@@ -185,35 +201,30 @@ impl<'i> Expander<'i> {
             *to = block.unkept.len();
         }
         drop(wholes);
-        steps.clear();
-        (block.steps, block.aside) = (steps, aside);
+        codes.clear();
+        block.steps = steps;
         block
     }
 
-    /// Counts the steps of `block` (`steps`, with those set aside in
-    /// `aside`) and leaves only the first step to each code, its slot
+    /// Counts the steps of `block` (`steps`) and leaves only the first
+    /// step to each code, its slot
     /// starting to load, and those to whole configurations: a
     /// configuration is often reached from several of a block's, and its
     /// first step is the one that would number it. Takes the first fault
     /// and whether a step leaves the domains into the block.
-    fn first_steps(
-        &mut self,
-        reached: &Reached,
-        block: &mut Block,
-        steps: &mut Vec<u64>,
-        aside: &mut Vec<Aside>,
-    ) {
+    fn first_steps(&mut self, reached: &Reached, block: &mut Block, steps: &mut Steps) {
+        let Steps { codes, aside } = steps;
         // An open-addressing set of the codes seen (one more than each,
         // zero empty), at most half full.
         let seen = &mut self.seen;
-        let size = (2 * steps.len()).next_power_of_two().max(16);
+        let size = (2 * codes.len()).next_power_of_two().max(16);
         seen.clear();
         seen.resize(size, 0);
         let bits = size.trailing_zeros();
         let (mut kept, mut step, mut wholes, mut next_aside) = (0, 0, 0, 0);
         for (k, (_, to)) in block.configs.iter_mut().enumerate() {
             while step < *to {
-                let code = steps[step];
+                let code = codes[step];
                 step += 1;
                 if code == ASIDE {
                     let set_aside = replace(&mut aside[next_aside], Aside::Outside);
@@ -223,7 +234,7 @@ impl<'i> Expander<'i> {
                             block.transitions += 1;
                             aside[wholes] = Aside::Whole(cfg);
                             wholes += 1;
-                            steps[kept] = ASIDE;
+                            codes[kept] = ASIDE;
                             kept += 1;
                         }
                         Aside::Outside => block.outside = true,
@@ -247,13 +258,13 @@ impl<'i> Expander<'i> {
                 };
                 if first {
                     reached.prefetch_slot(code);
-                    steps[kept] = code;
+                    codes[kept] = code;
                     kept += 1;
                 }
             }
             *to = kept;
         }
-        steps.truncate(kept);
+        codes.truncate(kept);
         aside.truncate(wholes);
     }
 
@@ -264,69 +275,84 @@ impl<'i> Expander<'i> {
         daemon: &Daemon,
         reached: &Reached,
         i: u32,
-        steps: &mut Vec<u64>,
-        aside: &mut Vec<Aside>,
+        steps: &mut Steps,
     ) -> Result<Evaluated, Refusal> {
-        reached.get_into(i, &mut self.cfg);
+        self.loaded = false;
         if let (Some(memo), Some(code)) = (self.memo, reached.code(i)) {
-            if let Some(evaluated) = self.remembered(memo)? {
-                self.push_steps(
-                    daemon,
-                    reached,
-                    &evaluated,
-                    Some((memo, code)),
-                    steps,
-                    aside,
-                );
+            if let Some(evaluated) = self.remembered(memo, reached, i, code)? {
+                let remembered = Some((memo, code));
+                self.push_steps(daemon, reached, i, &evaluated, remembered, steps);
                 return Ok(evaluated);
             }
         }
+        self.load(reached, i);
         let evaluated = evaluate(&self.rel, &self.cfg, &mut self.chosen)?;
-        self.push_steps(daemon, reached, &evaluated, None, steps, aside);
+        self.push_steps(daemon, reached, i, &evaluated, None, steps);
         Ok(evaluated)
     }
 
-    /// What the loaded configuration says, from the remembered moves and
-    /// predicates, with each process's chosen action and its move's delta
-    /// to the code left in `chosen` and `delta`; `None` where some
-    /// process's entry is left to the interpreter.
-    fn remembered(&mut self, memo: &Memo) -> Result<Option<Evaluated>, Refusal> {
+    /// Decodes configuration `i` of `reached` into `cfg`, unless it is.
+    fn load(&mut self, reached: &Reached, i: u32) {
+        if !self.loaded {
+            reached.get_into(i, &mut self.cfg);
+            self.loaded = true;
+        }
+    }
+
+    /// What configuration `i` of `reached` (of code `code`) says, from the
+    /// remembered moves and predicates, with each process's chosen action
+    /// and its move's delta to the code left in `chosen` and `delta`;
+    /// `None` where some process's entry is left to the interpreter. The
+    /// configuration is decoded only where an entry is not filled yet or
+    /// a predicate is not remembered.
+    fn remembered(
+        &mut self,
+        memo: &Memo,
+        reached: &Reached,
+        i: u32,
+        code: u64,
+    ) -> Result<Option<Evaluated>, Refusal> {
         let moves = memo.moves;
+        let n = self.inst.topo.n();
+        moves.digits(code, &mut self.digits);
+        self.entries.clear();
+        self.entries
+            .extend((0..n).map(|p| moves.number(p, &self.digits)));
+        if !self.entries.iter().all(|&k| moves.filled(k)) {
+            self.load(reached, i);
+        }
         self.chosen.clear();
         self.delta.clear();
-        self.entries.clear();
-        for p in 0..self.inst.topo.n() {
-            let Some(k) = moves.number(p, &self.cfg.rows) else {
-                return Ok(None);
-            };
+        for (p, &k) in self.entries.iter().enumerate() {
             let Some((action, delta)) = moves.moves(&self.rel, &self.cfg, p, k) else {
                 return Ok(None);
             };
-            self.entries.push(k);
             self.chosen.push(action);
             self.delta.push(delta);
         }
         let Some(holding) = moves.holding(&self.rel, &self.cfg, &self.chosen, &self.entries) else {
             return Ok(None);
         };
+        if !memo.answers_predicates {
+            self.load(reached, i);
+        }
         evaluate_chosen(&self.rel, &self.cfg, &self.chosen, Some(&holding)).map(Some)
     }
 
-    /// The loaded configuration's steps under `daemon` onto `steps` and
-    /// `aside` (none
-    /// where an invariant fails: a run stops there, and so does the
-    /// exploration). With `remembered`, the memo and the configuration's
-    /// code: a step whose movers are apart (no two neighbours, none
-    /// reading another) adds their moves' deltas to the code; others are
-    /// interpreted.
+    /// The steps of configuration `i` of `reached` under `daemon` onto
+    /// `steps` (none where an invariant fails: a run stops
+    /// there, and so does the exploration). With `remembered`, the memo
+    /// and the configuration's code: a step whose movers are apart (no two
+    /// neighbours, none reading another) adds their moves' deltas to the
+    /// code; others are interpreted.
     fn push_steps(
         &mut self,
         daemon: &Daemon,
         reached: &Reached,
+        i: u32,
         evaluated: &Evaluated,
         remembered: Option<(&Memo, u64)>,
-        steps: &mut Vec<u64>,
-        aside: &mut Vec<Aside>,
+        steps: &mut Steps,
     ) {
         self.enabled.clear();
         if evaluated.invariant.is_none() {
@@ -338,6 +364,7 @@ impl<'i> Expander<'i> {
             inst,
             rel,
             cfg,
+            loaded,
             next,
             chosen,
             delta,
@@ -352,22 +379,26 @@ impl<'i> Expander<'i> {
                     let to = movers
                         .iter()
                         .fold(code, |c, &p| c.wrapping_add(delta[p as usize] as u64));
-                    steps.push(to);
+                    steps.codes.push(to);
                     return;
                 }
+            }
+            if !*loaded {
+                reached.get_into(i, cfg);
+                *loaded = true;
             }
             moves.clear();
             moves.extend(movers.iter().map(|&p| (p, u32::from(chosen[p as usize]))));
             let set_aside = match rel.successor_into(cfg, moves, next) {
                 Err(err) => Aside::Fault(Box::new((err, movers.to_vec()))),
                 Ok(()) => match reached.unkept(next) {
-                    Some(Unkept::Code(code)) => return steps.push(code),
+                    Some(Unkept::Code(code)) => return steps.codes.push(code),
                     Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
                     None => Aside::Outside,
                 },
             };
-            steps.push(ASIDE);
-            aside.push(set_aside);
+            steps.codes.push(ASIDE);
+            steps.aside.push(set_aside);
         });
     }
 }
@@ -419,6 +450,9 @@ impl<'a> Explorer<'a> {
             near: (0..inst.topo.n())
                 .map(|p| as_bits(inst.topo.nbrs(p).iter().chain(inst.topo.readers(p))))
                 .collect(),
+            // Legitimacy read off the enabled processes' count needs no rows.
+            answers_predicates: moves.answers_every_invariant()
+                && (inst.code.legitimate.is_none() || inst.code.legit_enabled_count.is_some()),
         });
         let (mut i, mut told) = (0, 0);
         // Blocks emptied, for the threads to fill again.

@@ -23,8 +23,8 @@ use crate::runtime::step::StepRelation;
 use crate::state::Config;
 use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
 
-/// The most entries of every process together (16 bytes each, 24 with
-/// arcs: at most 48 MiB).
+/// The most entries of every process together (24 bytes each: at most
+/// 48 MiB).
 const MOST_ENTRIES: usize = 1 << 21;
 
 /// Not filled yet.
@@ -40,23 +40,29 @@ pub(super) struct MoveMemo<'s> {
     stride: usize,
     /// Per process: the cells it reads, which number its entries.
     cells: ReadCells,
-    /// Per entry: `UNFILLED`, `INTERPRETED`, or one more than the action
-    /// (`NO_ACTION` included).
-    tags: Vec<AtomicU32>,
-    /// Per entry: what the move adds to the code.
-    deltas: Vec<AtomicI64>,
-    /// Per entry: `UNFILLED`, `INTERPRETED`, or `FILLED` with a bit
-    /// (`1 << (2 + l)`) for each of the first [`LOCAL_INVARIANTS`] local
-    /// invariants (the `l`-th) whose body holds at the process.
-    holding: Vec<AtomicU32>,
+    /// The entries.
+    entries: Vec<Entry>,
     /// Per invariant: its place among the local ones remembered.
     local_invariants: Vec<Option<u32>>,
     /// The first invariant `acyclic(x -> y : body)` with `body` local to
     /// x, whose arcs are remembered.
     acyclic: Option<usize>,
-    /// Per entry: the arcs from the process, as bits of the processes
-    /// they lead to (written before `holding`).
-    arcs: Vec<AtomicU64>,
+}
+
+/// What a process's entry remembers.
+struct Entry {
+    /// `UNFILLED`, `INTERPRETED`, or one more than the action
+    /// (`NO_ACTION` included).
+    tag: AtomicU32,
+    /// `UNFILLED`, `INTERPRETED`, or `FILLED` with a bit (`1 << (2 + l)`)
+    /// for each of the first [`LOCAL_INVARIANTS`] local invariants (the
+    /// `l`-th) whose body holds at the process.
+    holding: AtomicU32,
+    /// What the move adds to the code (written before `tag`).
+    delta: AtomicI64,
+    /// The arcs from the process under the acyclicity remembered, as bits
+    /// of the processes they lead to (written before `holding`).
+    arcs: AtomicU64,
 }
 
 /// An entry of `holding` filled.
@@ -139,6 +145,9 @@ impl<'s> MoveMemo<'s> {
             });
             mine.chain(theirs).collect()
         })?;
+        if !cells.numbers_digits() {
+            return None;
+        }
         let total = cells.total();
         let rel = inst.step_relation();
         let mut locals = 0;
@@ -150,34 +159,57 @@ impl<'s> MoveMemo<'s> {
             })
             .collect();
         let acyclic = (0..rel.invariant_count()).find(|&j| rel.invariant_is_local_acyclic(j));
-        let unfilled = || (0..total).map(|_| AtomicU32::new(UNFILLED)).collect();
+        let entries = (0..total)
+            .map(|_| Entry {
+                tag: AtomicU32::new(UNFILLED),
+                holding: AtomicU32::new(UNFILLED),
+                delta: AtomicI64::new(0),
+                arcs: AtomicU64::new(0),
+            })
+            .collect();
         Some(MoveMemo {
             space,
             originals,
             stride,
             cells,
-            tags: unfilled(),
-            deltas: (0..total).map(|_| AtomicI64::new(0)).collect(),
-            holding: unfilled(),
+            entries,
             local_invariants,
             acyclic,
-            arcs: match acyclic {
-                Some(_) => (0..total).map(|_| AtomicU64::new(0)).collect(),
-                None => Vec::new(),
-            },
         })
     }
 
-    /// The number of process `p`'s entry for the rows `rows` (of a
-    /// configuration of the space).
+    /// The digits of the configuration of code `code`, into `digits`.
     #[inline]
-    pub(super) fn number(&self, p: usize, rows: &[i64]) -> Option<usize> {
-        self.cells.number(p, rows)
+    pub(super) fn digits(&self, code: u64, digits: &mut Vec<u32>) {
+        self.space.digits_into(code, digits);
+    }
+
+    /// The number of process `p`'s entry for the configuration of digits
+    /// `digits`.
+    #[inline]
+    pub(super) fn number(&self, p: usize, digits: &[u32]) -> usize {
+        self.cells.number_from_digits(p, digits)
+    }
+
+    /// Whether entry `k` is filled: its move and predicates are answered
+    /// without reading the configuration.
+    #[inline]
+    pub(super) fn filled(&self, k: usize) -> bool {
+        let entry = &self.entries[k];
+        entry.tag.load(Ordering::Relaxed) != UNFILLED
+            && entry.holding.load(Ordering::Relaxed) != UNFILLED
+    }
+
+    /// Whether every invariant is remembered (local, or the acyclicity's).
+    pub(super) fn answers_every_invariant(&self) -> bool {
+        (0..self.local_invariants.len())
+            .all(|j| self.local_invariants[j].is_some() || self.acyclic == Some(j))
     }
 
     /// Process `p`'s first enabled action in `cfg` (a configuration of the
-    /// space, where `p`'s entry is `k`) and what its move adds to the
-    /// code; `None` where the interpreter must answer.
+    /// space, where `p`'s entry is `k`; read only to fill the entry) and
+    /// what its move adds to the code; `None` where the interpreter must
+    /// answer.
     #[inline]
     pub(super) fn moves(
         &self,
@@ -186,16 +218,17 @@ impl<'s> MoveMemo<'s> {
         p: usize,
         k: usize,
     ) -> Option<(u16, i64)> {
-        let tag = match self.tags[k].load(Ordering::Acquire) {
+        let entry = &self.entries[k];
+        let tag = match entry.tag.load(Ordering::Acquire) {
             UNFILLED => self.fill(rel, cfg, p, k),
             tag => tag,
         };
-        (tag != INTERPRETED).then(|| ((tag - 1) as u16, self.deltas[k].load(Ordering::Relaxed)))
+        (tag != INTERPRETED).then(|| ((tag - 1) as u16, entry.delta.load(Ordering::Relaxed)))
     }
 
     /// Which invariants hold in `cfg`, where every process's first enabled
-    /// action is `chosen` and its entry in `entries`; `None` where the
-    /// interpreter must answer.
+    /// action is `chosen` and its entry in `entries` (`cfg` is read only
+    /// to fill entries); `None` where the interpreter must answer.
     pub(super) fn holding(
         &self,
         rel: &StepRelation,
@@ -206,7 +239,8 @@ impl<'s> MoveMemo<'s> {
         let mut all = u32::MAX;
         let mut out = [0u64; 64];
         for (p, &k) in entries.iter().enumerate() {
-            let bits = match self.holding[k].load(Ordering::Acquire) {
+            let entry = &self.entries[k];
+            let bits = match entry.holding.load(Ordering::Acquire) {
                 UNFILLED => self.fill_holding(rel, cfg, chosen, p, k),
                 bits => bits,
             };
@@ -215,7 +249,7 @@ impl<'s> MoveMemo<'s> {
             }
             all &= bits;
             if self.acyclic.is_some() {
-                out[p] = self.arcs[k].load(Ordering::Relaxed);
+                out[p] = entry.arcs.load(Ordering::Relaxed);
             }
         }
         Some(Holding {
@@ -250,11 +284,13 @@ impl<'s> MoveMemo<'s> {
         }
         if let Some(j) = self.acyclic.filter(|_| bits != INTERPRETED) {
             match rel.arcs_at(cfg, chosen, j, p) {
-                Ok(arcs) => self.arcs[k].store(arcs.unwrap_or(0), Ordering::Relaxed),
+                Ok(arcs) => self.entries[k]
+                    .arcs
+                    .store(arcs.unwrap_or(0), Ordering::Relaxed),
                 Err(_) => bits = INTERPRETED,
             }
         }
-        self.holding[k].store(bits, Ordering::Release);
+        self.entries[k].holding.store(bits, Ordering::Release);
         bits
     }
 
@@ -267,11 +303,11 @@ impl<'s> MoveMemo<'s> {
             Err(_) => (INTERPRETED, None),
         };
         let Some(delta) = delta else {
-            self.tags[k].store(INTERPRETED, Ordering::Release);
+            self.entries[k].tag.store(INTERPRETED, Ordering::Release);
             return INTERPRETED;
         };
-        self.deltas[k].store(delta, Ordering::Relaxed);
-        self.tags[k].store(tag, Ordering::Release);
+        self.entries[k].delta.store(delta, Ordering::Relaxed);
+        self.entries[k].tag.store(tag, Ordering::Release);
         tag
     }
 

@@ -35,6 +35,9 @@ pub(super) struct ReadCells {
     /// consecutive values (per process: whether they all are).
     ranged: Vec<Ranged>,
     all_ranged: Vec<bool>,
+    /// Per read: its free slot in the space and its weight, for entries
+    /// numbered from a configuration's digits.
+    digit_reads: Vec<(u32, u32)>,
 }
 
 impl ReadCells {
@@ -53,6 +56,7 @@ impl ReadCells {
             reads: Vec::new(),
             ranged: Vec::new(),
             all_ranged: Vec::new(),
+            digit_reads: Vec::new(),
         };
         let mut total = 0usize;
         for p in 0..n {
@@ -98,6 +102,17 @@ impl ReadCells {
         if read.ranged.is_empty() {
             read.all_ranged.iter_mut().for_each(|a| *a = false);
         }
+        // A cell with two values or more is a free slot; left empty where
+        // a weight is too large.
+        read.digit_reads = read
+            .reads
+            .iter()
+            .map(|r| {
+                let slot = space.free_slot(r.at)?;
+                Some((u32::try_from(slot).ok()?, u32::try_from(r.weight).ok()?))
+            })
+            .collect::<Option<_>>()
+            .unwrap_or_default();
         Some(read)
     }
 
@@ -114,6 +129,25 @@ impl ReadCells {
     /// How many entries process `p` has.
     pub(super) fn entries(&self, p: usize) -> usize {
         self.entries_from[p + 1] - self.entries_from[p]
+    }
+
+    /// Whether entries can be numbered from digits
+    /// ([`ReadCells::number_from_digits`]).
+    pub(super) fn numbers_digits(&self) -> bool {
+        self.digit_reads.len() == self.reads.len()
+    }
+
+    /// The number of process `p`'s entry for the configuration of digits
+    /// `digits` ([`Space::digits_into`]), where
+    /// [`ReadCells::numbers_digits`].
+    #[inline]
+    pub(super) fn number_from_digits(&self, p: usize, digits: &[u32]) -> usize {
+        let reads = &self.digit_reads[self.reads_from[p]..self.reads_from[p + 1]];
+        let number: usize = reads
+            .iter()
+            .map(|&(slot, weight)| digits[slot as usize] as usize * weight as usize)
+            .sum();
+        self.entries_from[p] + number
     }
 
     /// The number of process `p`'s entry for the rows `rows` (of a
