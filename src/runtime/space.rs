@@ -24,6 +24,10 @@ struct Free {
     /// log2 of the values' count when it is a power of two: a digit is
     /// then taken with a mask and a shift, no division.
     shift: Option<u32>,
+    /// Otherwise, where every code is small enough, the count's
+    /// reciprocal (`2^64 / count`, rounded up): a digit is then taken with
+    /// a multiplication, no division.
+    reciprocal: Option<u64>,
 }
 
 impl Free {
@@ -32,7 +36,26 @@ impl Free {
             .len()
             .is_power_of_two()
             .then(|| values.len().trailing_zeros());
-        Free { at, values, shift }
+        Free {
+            at,
+            values,
+            shift,
+            reciprocal: None,
+        }
+    }
+
+    /// `index` split into its last digit (for this slot) and the rest.
+    #[inline]
+    fn split(&self, index: u64) -> (u64, u64) {
+        let len = self.values.len() as u64;
+        match (self.shift, self.reciprocal) {
+            (Some(shift), _) => (index & (len - 1), index >> shift),
+            (None, Some(m)) => {
+                let rest = ((u128::from(index) * u128::from(m)) >> 64) as u64;
+                (index - rest * len, rest)
+            }
+            (None, None) => (index % len, index / len),
+        }
     }
 
     /// Where `v` sits among the values.
@@ -111,6 +134,25 @@ impl Space {
         for f in &free {
             base[f.at] = f.values[0];
         }
+        // With m = 2^64 / d rounded up, (n * m) >> 64 is n / d for every
+        // n below 2^64 / d: so for every code where the codes times the
+        // largest count stay below 2^64.
+        let count = free
+            .iter()
+            .try_fold(1u128, |acc, f| acc.checked_mul(f.values.len() as u128));
+        let most = free
+            .iter()
+            .map(|f| f.values.len() as u128)
+            .max()
+            .unwrap_or(1);
+        if count
+            .and_then(|c| c.checked_mul(most))
+            .is_some_and(|c| c <= 1 << 64)
+        {
+            for f in free.iter_mut().filter(|f| f.shift.is_none()) {
+                f.reciprocal = Some(u64::MAX / f.values.len() as u64 + 1);
+            }
+        }
         let mut weights = vec![1u128; free.len()];
         for k in (0..free.len().saturating_sub(1)).rev() {
             weights[k] = weights[k + 1].saturating_mul(free[k + 1].values.len() as u128);
@@ -169,20 +211,9 @@ impl Space {
     /// `index`-th, allocating nothing.
     pub(crate) fn decode_into(&self, mut index: u64, cfg: &mut Config) {
         for f in self.free.iter().rev() {
-            let len = f.values.len() as u64;
-            let digit = match f.shift {
-                Some(shift) => {
-                    let digit = index & (len - 1);
-                    index >>= shift;
-                    digit
-                }
-                None => {
-                    let digit = index % len;
-                    index /= len;
-                    digit
-                }
-            };
+            let (digit, rest) = f.split(index);
             cfg.rows[f.at] = f.values[digit as usize];
+            index = rest;
         }
         for &(copy, original) in &self.mirrors {
             cfg.rows[copy] = cfg.rows[original];
@@ -197,19 +228,9 @@ impl Space {
     pub(crate) fn digits_into(&self, mut index: u64, digits: &mut Vec<u32>) {
         digits.resize(self.free.len(), 0);
         for (f, digit) in self.free.iter().zip(digits.iter_mut()).rev() {
-            let len = f.values.len() as u64;
-            *digit = match f.shift {
-                Some(shift) => {
-                    let d = index & (len - 1);
-                    index >>= shift;
-                    d
-                }
-                None => {
-                    let d = index % len;
-                    index /= len;
-                    d
-                }
-            } as u32;
+            let (d, rest) = f.split(index);
+            *digit = d as u32;
+            index = rest;
         }
     }
 
@@ -332,7 +353,24 @@ impl Space {
 
 #[cfg(test)]
 mod tests {
+    use super::Free;
     use crate::load::{load, read_file, Setup};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A digit taken with the reciprocal is the remainder, and the
+        /// rest the quotient, for every index below 2^64 over the count
+        /// (the codes the space gives it), the largest included.
+        #[test]
+        fn reciprocals_divide_exactly(len in 2u64..5000, at in any::<u64>(), top in any::<bool>()) {
+            prop_assume!(!len.is_power_of_two());
+            let mut free = Free::new(0, (0..len as i64).collect());
+            free.reciprocal = Some(u64::MAX / len + 1);
+            let below = u64::MAX / len;
+            let index = if top { below - at % 64 } else { at % (below + 1) };
+            prop_assert_eq!(free.split(index), (index % len, index / len));
+        }
+    }
 
     /// Stepping on from each configuration, and rewriting it into any
     /// other, gives the configuration of that number, with the free slots
@@ -360,6 +398,8 @@ mod tests {
             let mut there = cfg.clone();
             space.redecode(&mut there, i, far);
             assert_eq!(there, space.config(u128::from(far)), "{i} to {far}");
+            space.decode_into(far, &mut there);
+            assert_eq!(there, space.config(u128::from(far)), "{far} decoded");
         }
     }
 }

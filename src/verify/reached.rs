@@ -296,12 +296,11 @@ impl Packed {
             Err(s) => s,
         };
         let i = self.len as u32;
-        // Over the spare bytes, which move to the end.
+        // Over the spare bytes, which move to the end: the code's bytes
+        // above its width are zero.
         let at = self.len * self.width;
-        self.codes.truncate(at);
-        self.codes
-            .extend_from_slice(&code.to_le_bytes()[..self.width]);
-        self.codes.extend_from_slice(&[0; 8]);
+        self.codes.resize(at + self.width + 8, 0);
+        self.codes[at..at + 8].copy_from_slice(&code.to_le_bytes());
         self.len += 1;
         self.table[s] = self.slot_and_tag(code).1 | i;
         (i, true)
