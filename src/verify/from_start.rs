@@ -318,20 +318,26 @@ impl<'i> Expander<'i> {
         self.entries.clear();
         self.entries
             .extend((0..n).map(|p| moves.number(p, &self.digits)));
-        if !self.entries.iter().all(|&k| moves.filled(k)) {
-            self.load(reached, i);
-        }
-        self.chosen.clear();
-        self.delta.clear();
-        for (p, &k) in self.entries.iter().enumerate() {
-            let Some((action, delta)) = moves.moves(&self.rel, &self.cfg, p, k) else {
-                return Ok(None);
-            };
-            self.chosen.push(action);
-            self.delta.push(delta);
-        }
-        let Some(holding) = moves.holding(&self.rel, &self.cfg, &self.chosen, &self.entries) else {
-            return Ok(None);
+        let holding = match moves.answers(&self.entries, &mut self.chosen, &mut self.delta) {
+            Some(holding) => holding,
+            None => {
+                // Some entry is not filled yet, or left to the interpreter.
+                self.load(reached, i);
+                self.chosen.clear();
+                self.delta.clear();
+                for (p, &k) in self.entries.iter().enumerate() {
+                    let Some((action, delta)) = moves.moves(&self.rel, &self.cfg, p, k) else {
+                        return Ok(None);
+                    };
+                    self.chosen.push(action);
+                    self.delta.push(delta);
+                }
+                let holding = moves.holding(&self.rel, &self.cfg, &self.chosen, &self.entries);
+                let Some(holding) = holding else {
+                    return Ok(None);
+                };
+                holding
+            }
         };
         if !memo.answers_predicates {
             self.load(reached, i);

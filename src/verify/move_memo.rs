@@ -191,13 +191,45 @@ impl<'s> MoveMemo<'s> {
         self.cells.number_from_digits(p, digits)
     }
 
-    /// Whether entry `k` is filled: its move and predicates are answered
-    /// without reading the configuration.
+    /// What the entries `entries` (one per process) answer, where every
+    /// one is filled and none is left to the interpreter: each process's
+    /// first enabled action and its move's delta onto `chosen` and
+    /// `delta` (both emptied first), and which invariants hold. `None`
+    /// otherwise: [`MoveMemo::moves`] and [`MoveMemo::holding`] then
+    /// fill what is not, from the configuration.
     #[inline]
-    pub(super) fn filled(&self, k: usize) -> bool {
-        let entry = &self.entries[k];
-        entry.tag.load(Ordering::Relaxed) != UNFILLED
-            && entry.holding.load(Ordering::Relaxed) != UNFILLED
+    pub(super) fn answers(
+        &self,
+        entries: &[usize],
+        chosen: &mut Vec<u16>,
+        delta: &mut Vec<i64>,
+    ) -> Option<Holding<'_>> {
+        chosen.clear();
+        delta.clear();
+        let mut all = u32::MAX;
+        let mut out = [0u64; 64];
+        for (p, &k) in entries.iter().enumerate() {
+            let entry = &self.entries[k];
+            let (tag, bits) = (
+                entry.tag.load(Ordering::Acquire),
+                entry.holding.load(Ordering::Acquire),
+            );
+            if [tag, bits]
+                .iter()
+                .any(|&t| t == UNFILLED || t == INTERPRETED)
+            {
+                return None;
+            }
+            chosen.push((tag - 1) as u16);
+            delta.push(entry.delta.load(Ordering::Relaxed));
+            all &= bits;
+            out[p] = entry.arcs.load(Ordering::Relaxed);
+        }
+        Some(Holding {
+            local_invariants: &self.local_invariants,
+            all,
+            acyclic: self.acyclic.map(|j| (j, acyclic(&out[..entries.len()]))),
+        })
     }
 
     /// Whether every invariant is remembered (local, or the acyclicity's).
