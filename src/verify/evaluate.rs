@@ -37,7 +37,9 @@ pub(super) fn evaluate(
 
 /// What `cfg`'s predicates say, its chosen actions (one per process)
 /// being `chosen`; with `holding`, the remembered invariants' answers
-/// taken from it and only the others interpreted.
+/// taken from it and only the others interpreted (`cfg` is read only by
+/// what is interpreted: legitimacy, unless it counts the enabled
+/// processes, and invariants not remembered).
 pub(super) fn evaluate_chosen(
     rel: &StepRelation,
     cfg: &Config,

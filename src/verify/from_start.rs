@@ -207,11 +207,11 @@ impl<'i> Expander<'i> {
     }
 
     /// Counts the steps of `block` (`steps`) and leaves only the first
-    /// step to each code, its slot
-    /// starting to load, and those to whole configurations: a
-    /// configuration is often reached from several of a block's, and its
-    /// first step is the one that would number it. Takes the first fault
-    /// and whether a step leaves the domains into the block.
+    /// step to each code, its slot starting to load, and those to whole
+    /// configurations: a configuration is often reached from several of a
+    /// block's, and its first step is the one that would number it. Takes
+    /// the first fault and whether a step leaves the domains into the
+    /// block.
     fn first_steps(&mut self, reached: &Reached, block: &mut Block, steps: &mut Steps) {
         let Steps { codes, aside } = steps;
         // An open-addressing set of the codes seen (one more than each,
@@ -332,11 +332,10 @@ impl<'i> Expander<'i> {
                     self.chosen.push(action);
                     self.delta.push(delta);
                 }
-                let holding = moves.holding(&self.rel, &self.cfg, &self.chosen, &self.entries);
-                let Some(holding) = holding else {
-                    return Ok(None);
-                };
-                holding
+                match moves.holding(&self.rel, &self.cfg, &self.chosen, &self.entries) {
+                    Some(holding) => holding,
+                    None => return Ok(None),
+                }
             }
         };
         if !memo.answers_predicates {
@@ -346,8 +345,8 @@ impl<'i> Expander<'i> {
     }
 
     /// The steps of configuration `i` of `reached` under `daemon` onto
-    /// `steps` (none where an invariant fails: a run stops
-    /// there, and so does the exploration). With `remembered`, the memo
+    /// `steps` (none where an invariant fails: a run stops there, and so
+    /// does the exploration). With `remembered`, the memo
     /// and the configuration's code: a step whose movers are apart (no two
     /// neighbours, none reading another) adds their moves' deltas to the
     /// code; others are interpreted.
