@@ -134,25 +134,6 @@ impl Space {
         for f in &free {
             base[f.at] = f.values[0];
         }
-        // With m = 2^64 / d rounded up, (n * m) >> 64 is n / d for every
-        // n below 2^64 / d: so for every code where the codes times the
-        // largest count stay below 2^64.
-        let count = free
-            .iter()
-            .try_fold(1u128, |acc, f| acc.checked_mul(f.values.len() as u128));
-        let most = free
-            .iter()
-            .map(|f| f.values.len() as u128)
-            .max()
-            .unwrap_or(1);
-        if count
-            .and_then(|c| c.checked_mul(most))
-            .is_some_and(|c| c <= 1 << 64)
-        {
-            for f in free.iter_mut().filter(|f| f.shift.is_none()) {
-                f.reciprocal = Some(u64::MAX / f.values.len() as u64 + 1);
-            }
-        }
         let mut weights = vec![1u128; free.len()];
         for k in (0..free.len().saturating_sub(1)).rev() {
             weights[k] = weights[k + 1].saturating_mul(free[k + 1].values.len() as u128);
@@ -161,13 +142,31 @@ impl Space {
         for (k, f) in free.iter().enumerate() {
             free_at[f.at] = k as u32;
         }
-        Space {
+        let mut space = Space {
             base,
             free,
             mirrors,
             chans: Channels::new(topo, code.capacity),
             weights,
             free_at,
+        };
+        space.take_reciprocals();
+        space
+    }
+
+    /// Gives each free slot whose count is not a power of two its
+    /// reciprocal, where that divides exactly: with m = 2^64 / d rounded
+    /// up, (n * m) >> 64 is n / d for every n below 2^64 / d, so for every
+    /// code where the count times the largest count is at most 2^64.
+    fn take_reciprocals(&mut self) {
+        let most = self.free.iter().map(|f| f.values.len() as u128).max();
+        let exact = most
+            .and_then(|most| self.count().checked_mul(most))
+            .is_some_and(|c| c <= 1 << 64);
+        if exact {
+            for f in self.free.iter_mut().filter(|f| f.shift.is_none()) {
+                f.reciprocal = Some(u64::MAX / f.values.len() as u64 + 1);
+            }
         }
     }
 

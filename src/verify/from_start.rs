@@ -293,10 +293,7 @@ impl<'i> Expander<'i> {
 
     /// Decodes configuration `i` of `reached` into `cfg`, unless it is.
     fn load(&mut self, reached: &Reached, i: u32) {
-        if !self.loaded {
-            reached.get_into(i, &mut self.cfg);
-            self.loaded = true;
-        }
+        load_into(reached, i, &mut self.cfg, &mut self.loaded);
     }
 
     /// What configuration `i` of `reached` (of code `code`) says, from the
@@ -388,10 +385,7 @@ impl<'i> Expander<'i> {
                     return;
                 }
             }
-            if !*loaded {
-                reached.get_into(i, cfg);
-                *loaded = true;
-            }
+            load_into(reached, i, cfg, loaded);
             moves.clear();
             moves.extend(movers.iter().map(|&p| (p, u32::from(chosen[p as usize]))));
             let set_aside = match rel.successor_into(cfg, moves, next) {
@@ -405,6 +399,16 @@ impl<'i> Expander<'i> {
             steps.codes.push(ASIDE);
             steps.aside.push(set_aside);
         });
+    }
+}
+
+/// Decodes configuration `i` of `reached` into `cfg`, unless `loaded`
+/// says it is there already (the step closures hold the buffers apart
+/// from their expander).
+fn load_into(reached: &Reached, i: u32, cfg: &mut Config, loaded: &mut bool) {
+    if !*loaded {
+        reached.get_into(i, cfg);
+        *loaded = true;
     }
 }
 

@@ -225,11 +225,7 @@ impl<'s> MoveMemo<'s> {
             all &= bits;
             out[p] = entry.arcs.load(Ordering::Relaxed);
         }
-        Some(Holding {
-            local_invariants: &self.local_invariants,
-            all,
-            acyclic: self.acyclic.map(|j| (j, acyclic(&out[..entries.len()]))),
-        })
+        Some(self.holding_of(all, &out[..entries.len()]))
     }
 
     /// Whether every invariant is remembered (local, or the acyclicity's).
@@ -284,11 +280,17 @@ impl<'s> MoveMemo<'s> {
                 out[p] = entry.arcs.load(Ordering::Relaxed);
             }
         }
-        Some(Holding {
+        Some(self.holding_of(all, &out[..entries.len()]))
+    }
+
+    /// Which invariants hold where every process's entry has the bits
+    /// `all` in common and `out` are the processes' arcs.
+    fn holding_of(&self, all: u32, out: &[u64]) -> Holding<'_> {
+        Holding {
             local_invariants: &self.local_invariants,
             all,
-            acyclic: self.acyclic.map(|j| (j, acyclic(&out[..entries.len()]))),
-        })
+            acyclic: self.acyclic.map(|j| (j, acyclic(out))),
+        }
     }
 
     /// Evaluates the local invariants' bodies at process `p` of `cfg`

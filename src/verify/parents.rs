@@ -36,14 +36,6 @@ impl Parents {
     /// (the next ones).
     pub(super) fn numbered(&mut self, children: u32) {
         let children = u64::from(children);
-        if children == 0 {
-            // Most configurations number none: a zero.
-            if self.len.is_multiple_of(64) {
-                self.bits.push(0);
-            }
-            self.len += 1;
-            return;
-        }
         // The samples among the new ones: the multiples of SAMPLE.
         let mut sample = self.ones.div_ceil(SAMPLE) * SAMPLE;
         while sample < self.ones + children {
