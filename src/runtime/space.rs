@@ -16,46 +16,71 @@ use crate::state::channels::Channels;
 use crate::state::Config;
 use crate::topology::Topology;
 
-/// One slot that varies independently: its place in the rows and its values.
+/// Division by a fixed count, the fastest way that is exact for the
+/// numbers divided: a mask and a shift for a power of two; else, where
+/// every number divided is below 2^64 over the count, a multiplication by
+/// the count's reciprocal (`2^64 / count`, rounded up); else a division.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Divisor {
+    count: u64,
+    shift: Option<u32>,
+    reciprocal: Option<u64>,
+}
+
+impl Divisor {
+    /// Division by `count` (at least 1) of numbers below `below`: with
+    /// m = 2^64 / d rounded up, (n * m) >> 64 is n / d for every n with
+    /// n * d below 2^64.
+    pub(crate) fn new(count: u64, below: u128) -> Self {
+        let shift = count.is_power_of_two().then(|| count.trailing_zeros());
+        let exact = below
+            .checked_mul(u128::from(count))
+            .is_some_and(|c| c <= 1 << 64);
+        Divisor {
+            count,
+            shift,
+            reciprocal: (shift.is_none() && exact).then(|| u64::MAX / count + 1),
+        }
+    }
+
+    /// `index` split into its remainder and its quotient.
+    #[inline]
+    pub(crate) fn split(&self, index: u64) -> (u64, u64) {
+        match (self.shift, self.reciprocal) {
+            (Some(shift), _) => (index & (self.count - 1), index >> shift),
+            (None, Some(m)) => {
+                let rest = ((u128::from(index) * u128::from(m)) >> 64) as u64;
+                (index - rest * self.count, rest)
+            }
+            (None, None) => (index % self.count, index / self.count),
+        }
+    }
+}
+
+/// One slot that varies independently: its place in the rows and its
+/// values, and how a code is divided by their count to take its digit.
 #[derive(Clone, Debug)]
 struct Free {
     at: usize,
     values: Vec<i64>,
-    /// log2 of the values' count when it is a power of two: a digit is
-    /// then taken with a mask and a shift, no division.
-    shift: Option<u32>,
-    /// Otherwise, where every code is small enough, the count's
-    /// reciprocal (`2^64 / count`, rounded up): a digit is then taken with
-    /// a multiplication, no division.
-    reciprocal: Option<u64>,
+    divisor: Divisor,
 }
 
 impl Free {
     fn new(at: usize, values: Vec<i64>) -> Self {
-        let shift = values
-            .len()
-            .is_power_of_two()
-            .then(|| values.len().trailing_zeros());
+        // Reciprocals wait for the count of the whole space.
+        let divisor = Divisor::new(values.len() as u64, u128::MAX);
         Free {
             at,
             values,
-            shift,
-            reciprocal: None,
+            divisor,
         }
     }
 
     /// `index` split into its last digit (for this slot) and the rest.
     #[inline]
     fn split(&self, index: u64) -> (u64, u64) {
-        let len = self.values.len() as u64;
-        match (self.shift, self.reciprocal) {
-            (Some(shift), _) => (index & (len - 1), index >> shift),
-            (None, Some(m)) => {
-                let rest = ((u128::from(index) * u128::from(m)) >> 64) as u64;
-                (index - rest * len, rest)
-            }
-            (None, None) => (index % len, index / len),
-        }
+        self.divisor.split(index)
     }
 
     /// Where `v` sits among the values.
@@ -154,20 +179,19 @@ impl Space {
         space
     }
 
-    /// Gives each free slot whose count is not a power of two its
-    /// reciprocal, where that divides exactly: with m = 2^64 / d rounded
-    /// up, (n * m) >> 64 is n / d for every n below 2^64 / d, so for every
-    /// code where the count times the largest count is at most 2^64.
+    /// Gives each free slot the divisor that is exact for every code of
+    /// the space (each below the count).
     fn take_reciprocals(&mut self) {
-        let most = self.free.iter().map(|f| f.values.len() as u128).max();
-        let exact = most
-            .and_then(|most| self.count().checked_mul(most))
-            .is_some_and(|c| c <= 1 << 64);
-        if exact {
-            for f in self.free.iter_mut().filter(|f| f.shift.is_none()) {
-                f.reciprocal = Some(u64::MAX / f.values.len() as u64 + 1);
-            }
+        let count = self.count();
+        for f in &mut self.free {
+            f.divisor = Divisor::new(f.values.len() as u64, count);
         }
+    }
+
+    /// Per free slot, in order (the last varies fastest), how many values
+    /// it takes.
+    pub(crate) fn radices(&self) -> Vec<u64> {
+        self.free.iter().map(|f| f.values.len() as u64).collect()
     }
 
     /// How many configurations there are (saturating at `u128::MAX`).
@@ -216,20 +240,6 @@ impl Space {
         }
         for &(copy, original) in &self.mirrors {
             cfg.rows[copy] = cfg.rows[original];
-        }
-    }
-
-    /// The digits of the `index`-th configuration (for each free slot in
-    /// order, the place of its value among the slot's values) into
-    /// `digits`: what an explorer that reads few slots reads, with no row
-    /// written.
-    #[inline]
-    pub(crate) fn digits_into(&self, mut index: u64, digits: &mut Vec<u32>) {
-        digits.resize(self.free.len(), 0);
-        for (f, digit) in self.free.iter().zip(digits.iter_mut()).rev() {
-            let (d, rest) = f.split(index);
-            *digit = d as u32;
-            index = rest;
         }
     }
 
@@ -352,22 +362,23 @@ impl Space {
 
 #[cfg(test)]
 mod tests {
-    use super::Free;
+    use super::Divisor;
     use crate::load::{load, read_file, Setup};
     use proptest::prelude::*;
 
     proptest! {
         /// A digit taken with the reciprocal is the remainder, and the
         /// rest the quotient, for every index below 2^64 over the count
-        /// (the codes the space gives it), the largest included.
+        /// (the most a divisor takes its reciprocal for), the largest
+        /// included.
         #[test]
         fn reciprocals_divide_exactly(len in 2u64..5000, at in any::<u64>(), top in any::<bool>()) {
             prop_assume!(!len.is_power_of_two());
-            let mut free = Free::new(0, (0..len as i64).collect());
-            free.reciprocal = Some(u64::MAX / len + 1);
-            let below = u64::MAX / len;
-            let index = if top { below - at % 64 } else { at % (below + 1) };
-            prop_assert_eq!(free.split(index), (index % len, index / len));
+            let below = ((1u128 << 64) / u128::from(len)) as u64;
+            let divisor = Divisor::new(len, u128::from(below));
+            prop_assert!(divisor.reciprocal.is_some());
+            let index = if top { below - 1 - at % 64 } else { at % below };
+            prop_assert_eq!(divisor.split(index), (index % len, index / len));
         }
     }
 

@@ -126,8 +126,6 @@ struct Expander<'i> {
     loaded: bool,
     next: Config,
     chosen: Vec<u16>,
-    /// The configuration's digits, which number the memo's entries.
-    digits: Vec<u32>,
     /// Per process: its entry in the memo, and what its move adds to the code.
     entries: Vec<usize>,
     delta: Vec<i64>,
@@ -147,7 +145,6 @@ impl<'i> Expander<'i> {
             loaded: false,
             next: like.clone(),
             chosen: Vec::new(),
-            digits: Vec::new(),
             entries: Vec::new(),
             delta: Vec::new(),
             enabled: Vec::new(),
@@ -310,11 +307,7 @@ impl<'i> Expander<'i> {
         code: u64,
     ) -> Result<Option<Evaluated>, Refusal> {
         let moves = memo.moves;
-        let n = self.inst.topo.n();
-        moves.digits(code, &mut self.digits);
-        self.entries.clear();
-        self.entries
-            .extend((0..n).map(|p| moves.number(p, &self.digits)));
+        moves.numbers_into(code, &mut self.entries);
         let holding = match moves.answers(&self.entries, &mut self.chosen, &mut self.delta) {
             Some(holding) => holding,
             None => {

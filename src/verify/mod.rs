@@ -24,6 +24,7 @@
 
 mod components;
 mod counts;
+mod entry_numbers;
 mod evaluate;
 mod fairness;
 mod from_start;

@@ -14,6 +14,7 @@
 //! whose guards or move fault, or whose move leaves the domains, are
 //! marked so: the interpreter is asked there, and reports it.
 
+use super::entry_numbers::EntryNumbers;
 use super::read_cells::ReadCells;
 use crate::check::ir::{reads_own_edges_only, VarKind};
 use crate::compile::NO_ACTION;
@@ -38,8 +39,9 @@ pub(super) struct MoveMemo<'s> {
     /// Per cell of the rows: the free cell whose value it holds.
     originals: Vec<Option<usize>>,
     stride: usize,
-    /// Per process: the cells it reads, which number its entries.
-    cells: ReadCells,
+    /// Per process: its entries' numbers, from a configuration's code
+    /// (the cells it reads number them).
+    numbers: EntryNumbers,
     /// The entries.
     entries: Vec<Entry>,
     /// Per invariant: its place among the local ones remembered.
@@ -171,24 +173,18 @@ impl<'s> MoveMemo<'s> {
             space,
             originals,
             stride,
-            cells,
+            numbers: EntryNumbers::new(space, &cells),
             entries,
             local_invariants,
             acyclic,
         })
     }
 
-    /// The digits of the configuration of code `code`, into `digits`.
+    /// Every process's entry number for the configuration of code
+    /// `code` into `entries`.
     #[inline]
-    pub(super) fn digits(&self, code: u64, digits: &mut Vec<u32>) {
-        self.space.digits_into(code, digits);
-    }
-
-    /// The number of process `p`'s entry for the configuration of digits
-    /// `digits`.
-    #[inline]
-    pub(super) fn number(&self, p: usize, digits: &[u32]) -> usize {
-        self.cells.number_from_digits(p, digits)
+    pub(super) fn numbers_into(&self, code: u64, entries: &mut Vec<usize>) {
+        self.numbers.numbers_into(code, entries);
     }
 
     /// What the entries `entries` (one per process) answer, where every

@@ -132,22 +132,25 @@ impl ReadCells {
     }
 
     /// Whether entries can be numbered from digits
-    /// ([`ReadCells::number_from_digits`]).
+    /// ([`ReadCells::digit_reads`]).
     pub(super) fn numbers_digits(&self) -> bool {
         self.digit_reads.len() == self.reads.len()
     }
 
-    /// The number of process `p`'s entry for the configuration of digits
-    /// `digits` ([`Space::digits_into`]), where
-    /// [`ReadCells::numbers_digits`].
-    #[inline]
-    pub(super) fn number_from_digits(&self, p: usize, digits: &[u32]) -> usize {
-        let reads = &self.digit_reads[self.reads_from[p]..self.reads_from[p + 1]];
-        let number: usize = reads
-            .iter()
-            .map(|&(slot, weight)| digits[slot as usize] as usize * weight as usize)
-            .sum();
-        self.entries_from[p] + number
+    /// How many processes read.
+    pub(super) fn processes(&self) -> usize {
+        self.entries_from.len() - 1
+    }
+
+    /// Process `p`'s reads as free slots of the space and their weights,
+    /// where [`ReadCells::numbers_digits`].
+    pub(super) fn digit_reads(&self, p: usize) -> &[(u32, u32)] {
+        &self.digit_reads[self.reads_from[p]..self.reads_from[p + 1]]
+    }
+
+    /// Where process `p`'s entries begin among all of them.
+    pub(super) fn first_entry(&self, p: usize) -> usize {
+        self.entries_from[p]
     }
 
     /// The number of process `p`'s entry for the rows `rows` (of a
