@@ -318,7 +318,16 @@ impl Packed {
     /// Twice the slots, every number placed again.
     fn grow(&mut self) {
         self.table = vec![EMPTY; 2 * self.table.len()];
+        // The slots are read from all over the table: each starts to load
+        // well before it is written.
+        const AHEAD: usize = 16;
+        for i in 0..self.len.min(AHEAD) {
+            self.prefetch_slot(self.code(i));
+        }
         for i in 0..self.len {
+            if i + AHEAD < self.len {
+                self.prefetch_slot(self.code(i + AHEAD));
+            }
             self.place(self.code(i), i as u32);
         }
     }
