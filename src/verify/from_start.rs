@@ -32,6 +32,10 @@ const TOGETHER: u32 = 1 << 14;
 /// subset of the enabled processes, under the distributed daemon).
 const MOST_STEPS_HELD: u64 = 1 << 20;
 
+/// The most slots of a block's first-steps filter (8 bytes each): it
+/// stays in the nearest cache.
+const SEEN: usize = 1 << 12;
+
 /// The most configurations a thread expands at a time.
 const BLOCK: u32 = 1 << 9;
 
@@ -67,7 +71,7 @@ type Faulting = (u32, Box<(RunError, Vec<u32>)>);
 
 /// What expanding consecutive configurations found, in order: what each
 /// says and where its steps to configurations not kept yet end in
-/// `unkept` (the block's first step to each); how many steps there were
+/// `unkept` (the block's first step to each, mostly); how many steps there were
 /// (faulting ones left out); the first that faults; whether one leaves
 /// the domains; the refusal that stopped it at the next configuration,
 /// if any. The sequential part then reads only what it must.
@@ -131,7 +135,7 @@ struct Expander<'i> {
     delta: Vec<i64>,
     enabled: Vec<u32>,
     moves: Vec<(u32, u32)>,
-    /// The codes of a block's new configurations seen, as a set.
+    /// The codes of a block's steps seen last, one per slot.
     seen: Vec<u64>,
 }
 
@@ -203,18 +207,20 @@ impl<'i> Expander<'i> {
         block
     }
 
-    /// Counts the steps of `block` (`steps`) and leaves only the first
-    /// step to each code, its slot starting to load, and those to whole
-    /// configurations: a configuration is often reached from several of a
-    /// block's, and its first step is the one that would number it. Takes
-    /// the first fault and whether a step leaves the domains into the
-    /// block.
+    /// Counts the steps of `block` (`steps`) and leaves out most steps to
+    /// a code met before in the block, each step left having its slot
+    /// start to load; steps to whole configurations stay. A configuration
+    /// is often reached from several of a block's, and its first step is
+    /// the one that would number it; a later step that stays finds it
+    /// kept when the new ones are numbered. Takes the first fault and
+    /// whether a step leaves the domains into the block.
     fn first_steps(&mut self, reached: &Reached, block: &mut Block, steps: &mut Steps) {
         let Steps { codes, aside } = steps;
-        // An open-addressing set of the codes seen (one more than each,
-        // zero empty), at most half full.
+        // The code each slot saw last (one more than it, zero for none):
+        // a step is left out when its slot saw its code, with no probing
+        // and no branch; a code met again after its slot saw another stays.
         let seen = &mut self.seen;
-        let size = (2 * codes.len()).next_power_of_two().max(16);
+        let size = codes.len().next_power_of_two().clamp(16, SEEN);
         seen.clear();
         seen.resize(size, 0);
         let bits = size.trailing_zeros();
@@ -242,22 +248,14 @@ impl<'i> Expander<'i> {
                     continue;
                 }
                 block.transitions += 1;
-                let mut s = (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
-                let first = loop {
-                    match seen[s] {
-                        0 => {
-                            seen[s] = code.wrapping_add(1);
-                            break true;
-                        }
-                        x if x == code.wrapping_add(1) => break false,
-                        _ => s = (s + 1) & (size - 1),
-                    }
-                };
-                if first {
+                let s = (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+                let again = seen[s] == code.wrapping_add(1);
+                seen[s] = code.wrapping_add(1);
+                if !again {
                     reached.prefetch_slot(code);
-                    codes[kept] = code;
-                    kept += 1;
                 }
+                codes[kept] = code;
+                kept += usize::from(!again);
             }
             *to = kept;
         }
