@@ -367,8 +367,12 @@ impl<'i> Expander<'i> {
         } = self;
         daemon.each_move_set(enabled, &inst.topo, 0, |movers| {
             if let Some((memo, code)) = remembered {
-                let bits = as_bits(movers);
-                if movers.iter().all(|&p| memo.near[p as usize] & bits == 0) {
+                // One mover is apart from the others (none).
+                let apart = || {
+                    let bits = as_bits(movers);
+                    movers.iter().all(|&p| memo.near[p as usize] & bits == 0)
+                };
+                if movers.len() == 1 || apart() {
                     let to = movers
                         .iter()
                         .fold(code, |c, &p| c.wrapping_add(delta[p as usize] as u64));
