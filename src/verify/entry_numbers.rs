@@ -8,9 +8,14 @@
 use super::read_cells::ReadCells;
 use crate::runtime::space::{Divisor, Space};
 
-/// Table bytes a chunk may take at most (its rows of one number per
-/// process): the tables stay in the nearest caches.
+/// Table bytes a chunk of several digits may take at most (its rows of
+/// one number per process): the tables stay in the nearest caches.
 const CHUNK_BYTES: usize = 8 << 10;
+
+/// The most numbers in the tables together (4 bytes each): a single
+/// digit of many values, read by few processes among many, would
+/// otherwise take a row per value for every process.
+const MOST_NUMBERS: usize = 1 << 21;
 
 /// Consecutive digits taken together.
 struct Chunk {
@@ -33,8 +38,9 @@ pub(super) struct EntryNumbers {
 
 impl EntryNumbers {
     /// The entry numbers of `cells` (which [`ReadCells::numbers_digits`])
-    /// for the codes of `space`.
-    pub(super) fn new(space: &Space, cells: &ReadCells) -> Self {
+    /// for the codes of `space`; `None` where the tables would hold more
+    /// than [`MOST_NUMBERS`].
+    pub(super) fn new(space: &Space, cells: &ReadCells) -> Option<Self> {
         let n = cells.processes();
         let radices = space.radices();
         // Per digit: the processes that read it, and its weight for each.
@@ -56,7 +62,11 @@ impl EntryNumbers {
                 values *= radices[first];
             }
             let at = table.len();
-            table.resize(at + values as usize * n, 0);
+            let size = (values as usize).checked_mul(n)?;
+            if at + size > MOST_NUMBERS {
+                return None;
+            }
+            table.resize(at + size, 0);
             for value in 0..values {
                 let row = &mut table[at + value as usize * n..][..n];
                 let mut rest = value;
@@ -74,11 +84,11 @@ impl EntryNumbers {
             });
             last = first;
         }
-        EntryNumbers {
+        Some(EntryNumbers {
             chunks,
             table,
             first: (0..n).map(|p| cells.first_entry(p)).collect(),
-        }
+        })
     }
 
     /// Every process's entry number for the configuration of code `code`
@@ -130,7 +140,7 @@ mod tests {
             })
             .unwrap();
             assert!(cells.numbers_digits(), "{topology}");
-            let numbers = EntryNumbers::new(&space, &cells);
+            let numbers = EntryNumbers::new(&space, &cells).unwrap();
             let count = space.count() as u64;
             let mut entries = Vec::new();
             // The first and last codes, and some between.
@@ -144,6 +154,25 @@ mod tests {
                 assert_eq!(entries, rows, "{topology}, code {code}");
             }
             assert!(numbers.chunks.len() > 1, "{topology}");
+        }
+    }
+
+    /// Digits of many values on many processes would take a row per
+    /// value for every process: refused past the bound, kept below it.
+    #[test]
+    fn tables_stay_bounded() {
+        let src = "var x: 0..99999 = 0\nprocess {\n    a :: x < 5 -> x := x + 1\n}\n";
+        for (topology, fits) in [("chain:3", true), ("chain:40", false)] {
+            let inst = super::super::test_instance(src, topology, &[]);
+            let space = inst.space();
+            let stride = inst.code.stride;
+            let cells =
+                ReadCells::new(&space, inst.topo.n(), 1 << 23, |p| vec![p * stride]).unwrap();
+            assert_eq!(
+                EntryNumbers::new(&space, &cells).is_some(),
+                fits,
+                "{topology}"
+            );
         }
     }
 }

@@ -150,6 +150,7 @@ impl<'s> MoveMemo<'s> {
         if !cells.numbers_digits() {
             return None;
         }
+        let numbers = EntryNumbers::new(space, &cells)?;
         let total = cells.total();
         let rel = inst.step_relation();
         let mut locals = 0;
@@ -173,7 +174,7 @@ impl<'s> MoveMemo<'s> {
             space,
             originals,
             stride,
-            numbers: EntryNumbers::new(space, &cells),
+            numbers,
             entries,
             local_invariants,
             acyclic,
