@@ -4,7 +4,8 @@
 //! (what they say, their steps, their successors, and whether each is
 //! kept already); then, in order, the new successors are numbered and
 //! kept. Only that last part is sequential, and it touches only the
-//! configurations not seen before.
+//! configurations not seen before. On one thread, whether a successor
+//! is kept is left to the numbering, which asks it again anyway.
 
 use super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::move_memo::MoveMemo;
@@ -35,6 +36,10 @@ const MOST_STEPS_HELD: u64 = 1 << 20;
 /// The most slots of a block's first-steps filter (8 bytes each): it
 /// stays in the nearest cache.
 const SEEN: usize = 1 << 12;
+
+/// How many successors ahead of the one being kept their slot starts to
+/// load, while numbering.
+const KEEP_AHEAD: usize = 16;
 
 /// The most configurations a thread expands at a time.
 const BLOCK: u32 = 1 << 9;
@@ -159,13 +164,16 @@ impl<'i> Expander<'i> {
 
     /// Expands the configurations `range` of `reached`, in order, under
     /// `daemon`, into `block`, emptied (its buffers are reused: allocating
-    /// them anew for every block costs the kernel's time).
+    /// them anew for every block costs the kernel's time). Its steps to
+    /// codes are looked up if `look_up`, else all passed on: the numbering
+    /// looks each up again anyway, which on one thread is all the work.
     fn block(
         &mut self,
         daemon: &Daemon,
         reached: &Reached,
         range: Range<u32>,
         mut block: Block,
+        look_up: bool,
     ) -> Block {
         let mut steps = take(&mut block.steps);
         for i in range {
@@ -177,14 +185,17 @@ impl<'i> Expander<'i> {
                 }
             }
         }
-        self.first_steps(reached, &mut block, &mut steps);
+        self.first_steps(reached, &mut block, &mut steps, look_up);
         let Steps { codes, aside } = &mut steps;
-        for &code in codes.iter() {
-            if code != ASIDE {
-                reached.prefetch_kept(code);
+        if look_up {
+            for &code in codes.iter() {
+                if code != ASIDE {
+                    reached.prefetch_kept(code);
+                }
             }
         }
-        // What is left is looked up: the configurations not kept yet.
+        // What is left is looked up, unless left to the numbering: the
+        // configurations not kept yet.
         let mut wholes = aside.drain(..);
         let mut from = 0;
         for (_, to) in block.configs.iter_mut() {
@@ -194,6 +205,7 @@ impl<'i> Expander<'i> {
                         Some(Aside::Whole(cfg)) => reached.look_up_unkept(Unkept::Whole(cfg)).err(),
                         _ => unreachable!("only steps to whole configurations are left aside"),
                     },
+                    code if !look_up => Some(Unkept::Code(code)),
                     code => reached.look_up_unkept(Unkept::Code(code)).err(),
                 };
                 block.unkept.extend(unkept);
@@ -214,7 +226,13 @@ impl<'i> Expander<'i> {
     /// the one that would number it; a later step that stays finds it
     /// kept when the new ones are numbered. Takes the first fault and
     /// whether a step leaves the domains into the block.
-    fn first_steps(&mut self, reached: &Reached, block: &mut Block, steps: &mut Steps) {
+    fn first_steps(
+        &mut self,
+        reached: &Reached,
+        block: &mut Block,
+        steps: &mut Steps,
+        look_up: bool,
+    ) {
         let Steps { codes, aside } = steps;
         // The code each slot saw last (one more than it, zero for none):
         // a step is left out when its slot saw its code, with no probing
@@ -251,7 +269,7 @@ impl<'i> Expander<'i> {
                 let s = (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
                 let again = seen[s] == code.wrapping_add(1);
                 seen[s] = code.wrapping_add(1);
-                if !again {
+                if look_up && !again {
                     reached.prefetch_slot(code);
                 }
                 codes[kept] = code;
@@ -444,6 +462,8 @@ impl<'a> Explorer<'a> {
             Some(daemon.clone()),
         );
         let (together, block) = together(daemon, inst.topo.n());
+        // Threads look steps up where they share the work.
+        let look_up = rayon::current_num_threads() > 1;
         let space = inst.space();
         let remembered = (remember && inst.topo.n() <= 64)
             .then(|| MoveMemo::new(inst, &space))
@@ -481,7 +501,8 @@ impl<'a> Explorer<'a> {
                         |x, first| {
                             let emptied = spare.lock().ok().and_then(|mut s| s.pop());
                             let emptied = emptied.unwrap_or_else(Block::empty);
-                            x.block(daemon, reached, first..next.min(first + block), emptied)
+                            let range = first..next.min(first + block);
+                            x.block(daemon, reached, range, emptied, look_up)
                         },
                     )
                     .collect()
@@ -493,9 +514,9 @@ impl<'a> Explorer<'a> {
                 if block.outside {
                     return Err(outside_the_domains());
                 }
-                // Where the new ones go starts to load: the threads' own
-                // look-ups are long gone from the cache.
-                for unkept in &block.unkept {
+                // Where the new ones go starts to load, a few ahead: the
+                // threads' own look-ups are long gone from the cache.
+                for unkept in block.unkept.iter().take(KEEP_AHEAD) {
                     if let Unkept::Code(code) = unkept {
                         reached.prefetch_slot(*code);
                     }
@@ -507,19 +528,22 @@ impl<'a> Explorer<'a> {
                     let (err, movers) = *fault;
                     ex.fault.get_or_insert((err, c + k, movers));
                 }
-                let mut unkept = block.unkept.drain(..);
-                let mut from = 0;
+                let mut k = 0;
                 for (evaluated, to) in block.configs.drain(..) {
                     let mut children = 0;
-                    for unkept in unkept.by_ref().take(to - from) {
+                    while k < to {
+                        if let Some(Unkept::Code(code)) = block.unkept.get(k + KEEP_AHEAD) {
+                            reached.prefetch_slot(*code);
+                        }
+                        let unkept = replace(&mut block.unkept[k], Unkept::Code(0));
                         children += u32::from(reached.keep(unkept).1);
+                        k += 1;
                     }
                     parents.numbered(children);
-                    from = to;
                     ex.record(c, evaluated);
                     c += 1;
                 }
-                drop(unkept);
+                block.unkept.clear();
                 if let Some(refusal) = block.refusal.take() {
                     return Err(refusal);
                 }
@@ -632,25 +656,35 @@ mod tests {
                 .initial(&InitMode::Declared, &[])
                 .or_else(|_| inst.initial(&InitMode::Random, &[]))
                 .unwrap();
-            for daemon in [Daemon::Central, Daemon::Distributed] {
-                let ex = Explorer::reachable(&inst, start.clone(), &daemon, None).unwrap();
-                let States::Reachable { reached, parents } = &ex.states else {
-                    panic!("explored from a start")
+            // On one thread the numbering looks every step up; on more,
+            // the threads look first.
+            for (daemon, threads) in [Daemon::Central, Daemon::Distributed]
+                .into_iter()
+                .flat_map(|d| [(d.clone(), 1), (d, 2)])
+            {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+                let reach = || {
+                    let ex = Explorer::reachable(&inst, start.clone(), &daemon, None).unwrap();
+                    let States::Reachable { reached, parents } = &ex.states else {
+                        panic!("explored from a start")
+                    };
+                    let explored: Vec<String> = (0..reached.len() as u32)
+                        .map(|i| {
+                            format!(
+                                "{i}: {:?} from {:?}",
+                                reached.get(i).rows,
+                                parents.parent(i)
+                            )
+                        })
+                        .collect();
+                    (explored, ex.reached_transitions)
                 };
-                let explored: Vec<String> = (0..reached.len() as u32)
-                    .map(|i| {
-                        format!(
-                            "{i}: {:?} from {:?}",
-                            reached.get(i).rows,
-                            parents.parent(i)
-                        )
-                    })
-                    .collect();
+                let (explored, reached_transitions) = pool.unwrap().install(reach);
                 let (plain, transitions) = plain_search(&inst, &start, &daemon);
-                let what = format!("{topology} under {}", daemon.name());
+                let what = format!("{topology} under {} on {threads}", daemon.name());
                 assert!(plain.len() > 400, "{what}: {}", plain.len());
                 assert_eq!(explored, plain, "{what}");
-                assert_eq!(ex.reached_transitions, transitions, "{what}");
+                assert_eq!(reached_transitions, transitions, "{what}");
             }
         }
     }
@@ -719,6 +753,10 @@ mod tests {
                 assert!(interpreted.is_ok(), "{what}: {interpreted:?}");
                 configurations += interpreted.as_ref().map_or(0, |f| f.len() - 1);
                 assert_eq!(interpreted, remembered, "{what}");
+                // One thread leaves every look-up to the numbering.
+                let alone = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+                let remembered_alone = alone.unwrap().install(|| explore(true));
+                assert_eq!(interpreted, remembered_alone, "{what} on one thread");
             }
         }
         assert!(
