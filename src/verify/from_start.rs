@@ -138,6 +138,8 @@ struct Expander<'i> {
     /// Per process: its entry in the memo, and what its move adds to the code.
     entries: Vec<usize>,
     delta: Vec<i64>,
+    /// Per process: its arcs under the acyclicity the memo remembers.
+    arcs: Vec<u64>,
     enabled: Vec<u32>,
     moves: Vec<(u32, u32)>,
     /// The codes of a block's steps seen last, one per slot.
@@ -156,6 +158,7 @@ impl<'i> Expander<'i> {
             chosen: Vec::new(),
             entries: Vec::new(),
             delta: Vec::new(),
+            arcs: Vec::new(),
             enabled: Vec::new(),
             moves: Vec::new(),
             seen: Vec::new(),
@@ -324,7 +327,13 @@ impl<'i> Expander<'i> {
     ) -> Result<Option<Evaluated>, Refusal> {
         let moves = memo.moves;
         moves.numbers_into(code, &mut self.entries);
-        let holding = match moves.answers(&self.entries, &mut self.chosen, &mut self.delta) {
+        let answers = moves.answers(
+            &self.entries,
+            &mut self.chosen,
+            &mut self.delta,
+            &mut self.arcs,
+        );
+        let holding = match answers {
             Some(holding) => holding,
             None => {
                 // Some entry is not filled yet, or left to the interpreter.

@@ -97,11 +97,13 @@ impl Holding<'_> {
 /// they lead to; at most 64) form no cycle: taking away, again and again,
 /// the processes with no arc to one left takes every process away.
 fn acyclic(out: &[u64]) -> bool {
-    let mut left = u64::MAX >> (64 - out.len().clamp(1, 64));
-    if out.is_empty() {
-        return true;
-    }
-    loop {
+    // A process with no arc is on no cycle: only the others are looked at.
+    let mut left = out
+        .iter()
+        .take(64)
+        .enumerate()
+        .fold(0u64, |left, (x, &arcs)| left | u64::from(arcs != 0) << x);
+    while left != 0 {
         let mut sinks = 0u64;
         let mut rest = left;
         while rest != 0 {
@@ -112,10 +114,11 @@ fn acyclic(out: &[u64]) -> bool {
             }
         }
         if sinks == 0 {
-            return left == 0;
+            return false;
         }
         left &= !sinks;
     }
+    true
 }
 
 impl<'s> MoveMemo<'s> {
@@ -191,7 +194,8 @@ impl<'s> MoveMemo<'s> {
     /// What the entries `entries` (one per process) answer, where every
     /// one is filled and none is left to the interpreter: each process's
     /// first enabled action and its move's delta onto `chosen` and
-    /// `delta` (both emptied first), and which invariants hold. `None`
+    /// `delta` (both emptied first), and which invariants hold (the arcs
+    /// under the acyclicity remembered left in `arcs`). `None`
     /// otherwise: [`MoveMemo::moves`] and [`MoveMemo::holding`] then
     /// fill what is not, from the configuration.
     #[inline]
@@ -200,12 +204,13 @@ impl<'s> MoveMemo<'s> {
         entries: &[usize],
         chosen: &mut Vec<u16>,
         delta: &mut Vec<i64>,
+        arcs: &mut Vec<u64>,
     ) -> Option<Holding<'_>> {
         chosen.clear();
         delta.clear();
+        arcs.clear();
         let mut all = u32::MAX;
-        let mut out = [0u64; 64];
-        for (p, &k) in entries.iter().enumerate() {
+        for &k in entries {
             let entry = &self.entries[k];
             let (tag, bits) = (
                 entry.tag.load(Ordering::Acquire),
@@ -220,9 +225,9 @@ impl<'s> MoveMemo<'s> {
             chosen.push((tag - 1) as u16);
             delta.push(entry.delta.load(Ordering::Relaxed));
             all &= bits;
-            out[p] = entry.arcs.load(Ordering::Relaxed);
+            arcs.push(entry.arcs.load(Ordering::Relaxed));
         }
-        Some(self.holding_of(all, &out[..entries.len()]))
+        Some(self.holding_of(all, arcs))
     }
 
     /// Whether every invariant is remembered (local, or the acyclicity's).
