@@ -76,7 +76,8 @@ type Faulting = (u32, Box<(RunError, Vec<u32>)>);
 
 /// What expanding consecutive configurations found, in order: what each
 /// says and where its steps to configurations not kept yet end in
-/// `unkept` (the block's first step to each, mostly); how many steps there were
+/// `unkept` (the block's first step to each, mostly; where the thread
+/// does not look them up, to kept ones too); how many steps there were
 /// (faulting ones left out); the first that faults; whether one leaves
 /// the domains; the refusal that stopped it at the next configuration,
 /// if any. The sequential part then reads only what it must.
@@ -224,7 +225,8 @@ impl<'i> Expander<'i> {
 
     /// Counts the steps of `block` (`steps`) and leaves out most steps to
     /// a code met before in the block, each step left having its slot
-    /// start to load; steps to whole configurations stay. A configuration
+    /// start to load if the thread will `look_up`; steps to whole
+    /// configurations stay. A configuration
     /// is often reached from several of a block's, and its first step is
     /// the one that would number it; a later step that stays finds it
     /// kept when the new ones are numbered. Takes the first fault and
