@@ -37,10 +37,14 @@ pub(super) struct EntryNumbers {
 }
 
 impl EntryNumbers {
-    /// The entry numbers of `cells` (which [`ReadCells::numbers_digits`])
-    /// for the codes of `space`; `None` where the tables would hold more
-    /// than [`MOST_NUMBERS`].
+    /// The entry numbers of `cells` for the codes of `space`; `None`
+    /// where they are not numbered from digits
+    /// ([`ReadCells::numbers_digits`]) or the tables would hold more than
+    /// [`MOST_NUMBERS`].
     pub(super) fn new(space: &Space, cells: &ReadCells) -> Option<Self> {
+        if !cells.numbers_digits() {
+            return None;
+        }
         let n = cells.processes();
         let radices = space.radices();
         // Per digit: the processes that read it, and its weight for each.

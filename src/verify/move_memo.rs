@@ -150,9 +150,6 @@ impl<'s> MoveMemo<'s> {
             });
             mine.chain(theirs).collect()
         })?;
-        if !cells.numbers_digits() {
-            return None;
-        }
         let numbers = EntryNumbers::new(space, &cells)?;
         let total = cells.total();
         let rel = inst.step_relation();
