@@ -76,24 +76,25 @@ type Faulting = (u32, Box<(RunError, Vec<u32>)>);
 
 /// What expanding consecutive configurations found, in order: what each
 /// says and where its steps to configurations not kept yet end in
-/// `unkept` (the block's first step to each, mostly; where the thread
+/// `steps` (the block's first step to each, mostly; where the thread
 /// does not look them up, to kept ones too); how many steps there were
 /// (faulting ones left out); the first that faults; whether one leaves
 /// the domains; the refusal that stopped it at the next configuration,
 /// if any. The sequential part then reads only what it must.
 struct Block {
     configs: Vec<(Evaluated, usize)>,
-    unkept: Vec<Unkept>,
     transitions: u64,
     fault: Option<Faulting>,
     outside: bool,
     refusal: Option<Refusal>,
-    /// The steps as found, until looked up (kept for their buffers).
+    /// The steps: as found while expanding, then those left to number
+    /// (their buffers are used again).
     steps: Steps,
 }
 
-/// A block's steps as found, in order: the codes they lead to, `ASIDE`
-/// for each of those set aside, which are in `aside` in order.
+/// A block's steps, in order: the codes they lead to, `ASIDE` for each
+/// of those set aside, which are in `aside` in order (once the block is
+/// expanded, only steps to whole configurations are).
 #[derive(Default)]
 struct Steps {
     codes: Vec<u64>,
@@ -104,7 +105,6 @@ impl Block {
     fn empty() -> Self {
         Block {
             configs: Vec::new(),
-            unkept: Vec::new(),
             transitions: 0,
             fault: None,
             outside: false,
@@ -180,6 +180,8 @@ impl<'i> Expander<'i> {
         look_up: bool,
     ) -> Block {
         let mut steps = take(&mut block.steps);
+        steps.codes.clear();
+        steps.aside.clear();
         for i in range {
             match self.expand(daemon, reached, i, &mut steps) {
                 Ok(evaluated) => block.configs.push((evaluated, steps.codes.len())),
@@ -190,35 +192,9 @@ impl<'i> Expander<'i> {
             }
         }
         self.first_steps(reached, &mut block, &mut steps, look_up);
-        let Steps { codes, aside } = &mut steps;
-        if look_up {
-            for &code in codes.iter() {
-                if code != ASIDE {
-                    reached.prefetch_kept(code);
-                }
-            }
+        if look_up || !steps.aside.is_empty() {
+            kept_left_out(reached, &mut block.configs, &mut steps, look_up);
         }
-        // What is left is looked up, unless left to the numbering: the
-        // configurations not kept yet.
-        let mut wholes = aside.drain(..);
-        let mut from = 0;
-        for (_, to) in block.configs.iter_mut() {
-            for &code in &codes[from..*to] {
-                let unkept = match code {
-                    ASIDE => match wholes.next() {
-                        Some(Aside::Whole(cfg)) => reached.look_up_unkept(Unkept::Whole(cfg)).err(),
-                        _ => unreachable!("only steps to whole configurations are left aside"),
-                    },
-                    code if !look_up => Some(Unkept::Code(code)),
-                    code => reached.look_up_unkept(Unkept::Code(code)).err(),
-                };
-                block.unkept.extend(unkept);
-            }
-            from = *to;
-            *to = block.unkept.len();
-        }
-        drop(wholes);
-        codes.clear();
         block.steps = steps;
         block
     }
@@ -426,6 +402,53 @@ impl<'i> Expander<'i> {
     }
 }
 
+/// Leaves out of `steps` (of the configurations `configs`, each with
+/// where its steps end) those to configurations kept already: the steps
+/// to whole configurations, and the others if `look_up` (the numbering
+/// looks up the rest again anyway, which on one thread is all the work).
+fn kept_left_out(
+    reached: &Reached,
+    configs: &mut [(Evaluated, usize)],
+    steps: &mut Steps,
+    look_up: bool,
+) {
+    let Steps { codes, aside } = steps;
+    if look_up {
+        for &code in codes.iter() {
+            if code != ASIDE {
+                reached.prefetch_kept(code);
+            }
+        }
+    }
+    let (mut kept, mut from, mut wholes, mut next_whole) = (0, 0, 0, 0);
+    for (_, to) in configs.iter_mut() {
+        for step in from..*to {
+            let code = codes[step];
+            let stays = match code {
+                ASIDE => {
+                    let Aside::Whole(cfg) = replace(&mut aside[next_whole], Aside::Outside) else {
+                        unreachable!("only steps to whole configurations are left aside")
+                    };
+                    next_whole += 1;
+                    let stays = reached.index(&cfg).is_none();
+                    if stays {
+                        aside[wholes] = Aside::Whole(cfg);
+                        wholes += 1;
+                    }
+                    stays
+                }
+                code => !look_up || reached.look_up_unkept(Unkept::Code(code)).is_err(),
+            };
+            codes[kept] = code;
+            kept += usize::from(stays);
+        }
+        from = *to;
+        *to = kept;
+    }
+    codes.truncate(kept);
+    aside.truncate(wholes);
+}
+
 /// Decodes configuration `i` of `reached` into `cfg`, unless `loaded`
 /// says it is there already (the step closures hold the buffers apart
 /// from their expander).
@@ -525,13 +548,6 @@ impl<'a> Explorer<'a> {
                 if block.outside {
                     return Err(outside_the_domains());
                 }
-                // Where the new ones go starts to load, a few ahead: the
-                // threads' own look-ups are long gone from the cache.
-                for unkept in block.unkept.iter().take(KEEP_AHEAD) {
-                    if let Unkept::Code(code) = unkept {
-                        reached.prefetch_slot(*code);
-                    }
-                }
                 ex.reached_transitions += block.transitions;
                 if let Some((k, fault)) = block.fault.take() {
                     // A counterexample of its own; the rest is explored
@@ -539,14 +555,31 @@ impl<'a> Explorer<'a> {
                     let (err, movers) = *fault;
                     ex.fault.get_or_insert((err, c + k, movers));
                 }
+                // Where the new ones go starts to load, a few ahead: the
+                // threads' own look-ups are long gone from the cache.
+                let Block { configs, steps, .. } = &mut block;
+                let Steps { codes, aside } = steps;
+                for &code in codes.iter().take(KEEP_AHEAD) {
+                    if code != ASIDE {
+                        reached.prefetch_slot(code);
+                    }
+                }
+                let mut wholes = aside.drain(..);
                 let mut k = 0;
-                for (evaluated, to) in block.configs.drain(..) {
+                for (evaluated, to) in configs.drain(..) {
                     let mut children = 0;
                     while k < to {
-                        if let Some(Unkept::Code(code)) = block.unkept.get(k + KEEP_AHEAD) {
-                            reached.prefetch_slot(*code);
+                        match codes.get(k + KEEP_AHEAD) {
+                            Some(&ASIDE) | None => {}
+                            Some(&code) => reached.prefetch_slot(code),
                         }
-                        let unkept = replace(&mut block.unkept[k], Unkept::Code(0));
+                        let unkept = match codes[k] {
+                            ASIDE => match wholes.next() {
+                                Some(Aside::Whole(cfg)) => Unkept::Whole(cfg),
+                                _ => unreachable!("only steps to whole configurations are left"),
+                            },
+                            code => Unkept::Code(code),
+                        };
                         children += u32::from(reached.keep(unkept).1);
                         k += 1;
                     }
@@ -554,7 +587,8 @@ impl<'a> Explorer<'a> {
                     ex.record(c, evaluated);
                     c += 1;
                 }
-                block.unkept.clear();
+                drop(wholes);
+                codes.clear();
                 if let Some(refusal) = block.refusal.take() {
                     return Err(refusal);
                 }
