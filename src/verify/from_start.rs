@@ -437,7 +437,7 @@ fn kept_left_out(
                     }
                     stays
                 }
-                code => !look_up || reached.look_up_unkept(Unkept::Code(code)).is_err(),
+                code => !look_up || !reached.contains_code(code),
             };
             codes[kept] = code;
             kept += usize::from(stays);
@@ -580,7 +580,7 @@ impl<'a> Explorer<'a> {
                             },
                             code => Unkept::Code(code),
                         };
-                        children += u32::from(reached.keep(unkept).1);
+                        children += u32::from(reached.keep(unkept));
                         k += 1;
                     }
                     parents.numbered(children);
@@ -599,6 +599,7 @@ impl<'a> Explorer<'a> {
             }
             i = next as usize;
         }
+        reached.kept_all();
         ex.count = reached.len() as u32;
         ex.states = States::Reachable { reached, parents };
         Ok(ex)

@@ -22,6 +22,7 @@
 //! their codes in the state space: every run reported then starts there,
 //! by a shortest path.
 
+mod code_set;
 mod components;
 mod counts;
 mod entry_numbers;

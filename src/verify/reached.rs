@@ -3,16 +3,22 @@
 //!
 //! A program without channels has each configuration's number in the
 //! state space ([`Space::index`]), a mixed-radix code: kept in as many bytes
-//! as the largest code needs, with an open-addressing table of numbers
-//! (4 bytes a slot) as the index, a configuration takes some 6 to 16 bytes
-//! (the arbitration program on ten processes: 6 for the code, about 7 for
-//! the table). With channels, whose contents have no such code, each
+//! as the largest code needs. While the search keeps them it asks only
+//! whether a code is kept: a [`CodeSet`] answers (4 bytes a slot, codes of
+//! at most 48 bits), reading no code. The index from a code to its number,
+//! an open-addressing table of numbers (4 bytes a slot) whose look-ups
+//! read codes, is made when first asked for (kept up to date throughout,
+//! for wider codes). A configuration takes some 6 to 16 bytes (the
+//! arbitration program on ten processes: 6 for the code, about 7 for the
+//! set). With channels, whose contents have no such code, each
 //! configuration is kept whole, in order and in a hash map.
 
+use super::code_set::CodeSet;
 use crate::runtime::cache::prefetch;
 use crate::runtime::space::Space;
 use crate::state::Config;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// The reached configurations.
 pub(super) enum Reached {
@@ -87,25 +93,16 @@ impl Reached {
         }
     }
 
-    /// Keeps `cfg` (in canonical form) unless kept already: its number,
-    /// and whether it is new. `None` when a packed store meets a value
-    /// outside the domains, which has no code.
-    pub(super) fn insert(&mut self, cfg: &Config) -> Option<(u32, bool)> {
-        match self.look_up(cfg)? {
-            Ok(i) => Some((i, false)),
-            Err(unkept) => Some(self.keep(unkept)),
-        }
+    /// Keeps `cfg` (in canonical form) unless kept already: whether it is
+    /// new. `None` when a packed store meets a value outside the domains,
+    /// which has no code.
+    pub(super) fn insert(&mut self, cfg: &Config) -> Option<bool> {
+        let unkept = self.unkept(cfg)?;
+        Some(self.keep(unkept))
     }
 
-    /// Whether `cfg` (in canonical form) is kept, without keeping it: its
-    /// number, or what [`Reached::keep`] takes to keep it. `None` when a
-    /// packed store meets a value outside the domains, which has no code.
-    pub(super) fn look_up(&self, cfg: &Config) -> Option<Result<u32, Unkept>> {
-        Some(self.look_up_unkept(self.unkept(cfg)?))
-    }
-
-    /// `cfg` (in canonical form) as this store would keep it. `None` as
-    /// for [`Reached::look_up`].
+    /// `cfg` (in canonical form) as this store would keep it. `None` when
+    /// a packed store meets a value outside the domains, which has no code.
     pub(super) fn unkept(&self, cfg: &Config) -> Option<Unkept> {
         Some(match self {
             Reached::Whole { .. } => Unkept::Whole(Box::new(cfg.clone())),
@@ -124,42 +121,47 @@ impl Reached {
         }
     }
 
-    /// The kept configuration's code at the place to look for the code
-    /// `code` starts to load into the cache (that place is read now).
+    /// What looking the code `code` up reads, beyond the place to look
+    /// first (read now), starts to load into the cache.
     #[inline]
     pub(super) fn prefetch_kept(&self, code: u64) {
         if let Reached::Packed(p) = self {
-            if let Some(i) = p.first_number(code) {
-                prefetch(&p.codes[i as usize * p.width]);
-            }
+            p.prefetch_kept(code);
         }
     }
 
-    /// [`Reached::look_up`] of what [`Reached::unkept`] gave.
-    pub(super) fn look_up_unkept(&self, unkept: Unkept) -> Result<u32, Unkept> {
-        let found = match (self, &unkept) {
-            (Reached::Whole { index, .. }, Unkept::Whole(cfg)) => index.get(cfg).copied(),
-            (Reached::Packed(p), Unkept::Code(code)) => p.find(*code),
-            _ => unreachable!("made by another store"),
-        };
-        found.ok_or(unkept)
+    /// Whether the configuration of code `code` is kept (in a store that
+    /// keeps codes).
+    #[inline]
+    pub(super) fn contains_code(&self, code: u64) -> bool {
+        match self {
+            Reached::Packed(p) => p.contains(code),
+            Reached::Whole { .. } => unreachable!("a store of whole configurations has no codes"),
+        }
     }
 
-    /// Keeps what [`Reached::look_up`] found unkept, unless it was kept
-    /// since: its number, and whether it is new.
-    pub(super) fn keep(&mut self, unkept: Unkept) -> (u32, bool) {
+    /// Keeps what [`Reached::unkept`] gave, unless it is kept already:
+    /// whether it is new.
+    pub(super) fn keep(&mut self, unkept: Unkept) -> bool {
         match (self, unkept) {
             (Reached::Whole { configs, index }, Unkept::Whole(cfg)) => {
-                if let Some(&i) = index.get(&cfg) {
-                    return (i, false);
+                if index.contains_key(&cfg) {
+                    return false;
                 }
-                let i = configs.len() as u32;
-                index.insert((*cfg).clone(), i);
+                index.insert((*cfg).clone(), configs.len() as u32);
                 configs.push(*cfg);
-                (i, true)
+                true
             }
             (Reached::Packed(p), Unkept::Code(code)) => p.insert(code),
-            _ => unreachable!("looked up in another store"),
+            _ => unreachable!("made by another store"),
+        }
+    }
+
+    /// Says that nothing more is kept: the set of codes goes, and the
+    /// table of numbers answers from now on (made when first asked for).
+    pub(super) fn kept_all(&mut self) {
+        if let Reached::Packed(p) = self {
+            p.set = None;
         }
     }
 
@@ -173,7 +175,7 @@ impl Reached {
                 // Kept twice (in order and in the index), with the map's own.
                 configs.len() * (2 * one + 16)
             }
-            Reached::Packed(p) => p.codes.capacity() + 4 * p.table.capacity(),
+            Reached::Packed(p) => p.bytes(),
         }
     }
 }
@@ -185,178 +187,266 @@ pub(super) enum Unkept {
     Code(u64),
 }
 
-/// Codes in a byte arena, `width` bytes each, and the table.
+/// Codes in a byte arena, `width` bytes each; which are kept, and the
+/// table from a code to its number.
 pub(super) struct Packed {
     space: Space,
     width: usize,
     codes: Vec<u8>,
     len: usize,
+    /// Which codes are kept, where a slot can say (codes of at most 48
+    /// bits): a search from a start asks only that, while it keeps them.
+    set: Option<CodeSet>,
     /// Numbers of codes, or `EMPTY`; a power of two long, never more than
-    /// three quarters full.
-    table: Vec<u32>,
+    /// three quarters full. Kept up to date without a set; with one, made
+    /// when first asked for (after the search, mostly).
+    table: OnceLock<Vec<u32>>,
 }
 
 const EMPTY: u32 = u32::MAX;
 
+/// How many codes ahead of the one placed in a table its slot starts to
+/// load: they are placed all over it.
+const PLACE_AHEAD: usize = 16;
+
 impl Packed {
     fn new(space: Space) -> Self {
-        let bits = 128 - space.count().saturating_sub(1).leading_zeros() as usize;
+        let bits = 128 - space.count().saturating_sub(1).leading_zeros();
+        let set = CodeSet::new(bits);
+        let table = OnceLock::new();
+        if set.is_none() {
+            let _ = table.set(vec![EMPTY; 1 << 10]);
+        }
         Packed {
             space,
-            width: bits.div_ceil(8).max(1),
+            width: (bits as usize).div_ceil(8).max(1),
             codes: vec![0; 8],
             len: 0,
-            table: vec![EMPTY; 1 << 10],
+            set,
+            table,
         }
     }
 
     #[inline]
     fn code(&self, i: usize) -> u64 {
-        // The arena ends in 8 spare bytes, so that a whole word can be read.
-        let at = i * self.width;
-        let word = u64::from_le_bytes(self.codes[at..at + 8].try_into().expect("8 bytes"));
-        match self.width {
-            8 => word,
-            w => word & ((1u64 << (8 * w)) - 1),
-        }
+        code_in(&self.codes, self.width, i)
     }
 
-    /// Where to look for `code` first, and the tag its slot holds: the
-    /// hash's next bits above the number's (a number is below the table's
-    /// length), so that most slots of other codes are passed over without
-    /// reading their codes.
-    #[inline]
-    fn slot_and_tag(&self, code: u64) -> (usize, u32) {
-        let bits = self.table.len().trailing_zeros();
-        let hash = code.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let tag = ((hash << bits) >> 32) as u32 & !self.number_mask();
-        ((hash >> (64 - bits)) as usize, tag)
-    }
-
-    /// `code`'s first slot starts to load into the cache.
+    /// `code`'s first place to look starts to load into the cache.
     #[inline]
     fn prefetch_slot(&self, code: u64) {
-        prefetch(&self.table[self.slot(code)]);
-    }
-
-    /// The first slot to look in for `code`.
-    fn slot(&self, code: u64) -> usize {
-        self.slot_and_tag(code).0
-    }
-
-    /// The bits of a slot that hold a number.
-    #[inline]
-    fn number_mask(&self) -> u32 {
-        u32::MAX >> (32 - self.table.len().trailing_zeros().min(32))
-    }
-
-    /// The number a slot holds, if its tag is `tag`.
-    #[inline]
-    fn tagged(&self, slot: u32, tag: u32) -> Option<u32> {
-        let mask = self.number_mask();
-        (slot & !mask == tag).then_some(slot & mask)
-    }
-
-    /// The number in `code`'s first slot when its tag is `code`'s (the
-    /// code to read next to see whether it is kept).
-    fn first_number(&self, code: u64) -> Option<u32> {
-        let (s, tag) = self.slot_and_tag(code);
-        match self.table[s] {
-            EMPTY => None,
-            x => self.tagged(x, tag),
+        match (&self.set, self.table.get()) {
+            (Some(set), _) => set.prefetch(code),
+            (None, Some(table)) => prefetch(&table[slot_and_tag(table.len(), code).0]),
+            (None, None) => {}
         }
+    }
+
+    /// The table from codes to numbers, made now if it is not yet.
+    fn table(&self) -> &[u32] {
+        self.table.get_or_init(|| {
+            let slots = (4 * self.len / 3 + 1).next_power_of_two().max(1 << 10);
+            self.numbered(slots)
+        })
+    }
+
+    /// A table of `slots` slots holding every code kept.
+    fn numbered(&self, slots: usize) -> Vec<u32> {
+        let mut table = vec![EMPTY; slots];
+        for i in 0..self.len.min(PLACE_AHEAD) {
+            prefetch(&table[slot_and_tag(slots, self.code(i)).0]);
+        }
+        for i in 0..self.len {
+            if i + PLACE_AHEAD < self.len {
+                prefetch(&table[slot_and_tag(slots, self.code(i + PLACE_AHEAD)).0]);
+            }
+            place(&mut table, self.code(i), i as u32);
+        }
+        table
     }
 
     fn find(&self, code: u64) -> Option<u32> {
-        self.probe(code).ok()
+        probe(self.table(), code, |i| self.code(i)).ok()
     }
 
-    /// `code`'s number, or the empty slot where it would go.
+    /// Whether `code` is kept.
     #[inline]
-    fn probe(&self, code: u64) -> Result<u32, usize> {
-        let mask = self.table.len() - 1;
-        let (mut s, tag) = self.slot_and_tag(code);
-        loop {
-            match self.table[s] {
-                EMPTY => return Err(s),
-                x => match self.tagged(x, tag) {
-                    Some(i) if self.code(i as usize) == code => return Ok(i),
-                    _ => s = (s + 1) & mask,
-                },
+    fn contains(&self, code: u64) -> bool {
+        match &self.set {
+            Some(set) => set.contains(code),
+            None => self.find(code).is_some(),
+        }
+    }
+
+    /// The kept code at the first place to look for `code` starts to load
+    /// into the cache, where looking `code` up reads it (no set).
+    #[inline]
+    fn prefetch_kept(&self, code: u64) {
+        if let (None, Some(table)) = (&self.set, self.table.get()) {
+            let (s, tag) = slot_and_tag(table.len(), code);
+            if let Some(i) = tagged(table.len(), table[s], tag) {
+                prefetch(&self.codes[i as usize * self.width]);
             }
         }
     }
 
-    fn insert(&mut self, code: u64) -> (u32, bool) {
-        if 4 * (self.len + 1) > 3 * self.table.len() {
-            self.grow();
-        }
-        let s = match self.probe(code) {
-            Ok(i) => return (i, false),
-            Err(s) => s,
+    /// Keeps `code`: whether it is new.
+    #[inline]
+    fn insert(&mut self, code: u64) -> bool {
+        let new = match &mut self.set {
+            Some(set) => set.insert(code),
+            None => !self.contains(code),
         };
-        let i = self.len as u32;
+        if !new {
+            return false;
+        }
+        let i = self.len;
         // Over the spare bytes, which move to the end: the code's bytes
         // above its width are zero.
-        let at = self.len * self.width;
+        let at = i * self.width;
         self.codes.resize(at + self.width + 8, 0);
         self.codes[at..at + 8].copy_from_slice(&code.to_le_bytes());
         self.len += 1;
-        self.table[s] = self.slot_and_tag(code).1 | i;
-        (i, true)
-    }
-
-    fn place(&mut self, code: u64, i: u32) {
-        let mask = self.table.len() - 1;
-        let (mut s, tag) = self.slot_and_tag(code);
-        while self.table[s] != EMPTY {
-            s = (s + 1) & mask;
-        }
-        self.table[s] = tag | i;
-    }
-
-    /// Twice the slots, every number placed again.
-    fn grow(&mut self) {
-        self.table = vec![EMPTY; 2 * self.table.len()];
-        // The slots are read from all over the table: each starts to load
-        // well before it is written.
-        const AHEAD: usize = 16;
-        for i in 0..self.len.min(AHEAD) {
-            self.prefetch_slot(self.code(i));
-        }
-        for i in 0..self.len {
-            if i + AHEAD < self.len {
-                self.prefetch_slot(self.code(i + AHEAD));
+        if let Some(mut table) = self.table.take() {
+            if 4 * self.len > 3 * table.len() {
+                table = self.numbered(2 * table.len());
+            } else {
+                place(&mut table, code, i as u32);
             }
-            self.place(self.code(i), i as u32);
+            let _ = self.table.set(table);
+        }
+        true
+    }
+
+    /// The bytes kept.
+    fn bytes(&self) -> usize {
+        self.codes.capacity()
+            + self.set.as_ref().map_or(0, CodeSet::bytes)
+            + self.table.get().map_or(0, |t| 4 * t.capacity())
+    }
+}
+
+/// The `i`-th code of an arena of `width`-byte codes.
+#[inline]
+fn code_in(codes: &[u8], width: usize, i: usize) -> u64 {
+    // The arena ends in 8 spare bytes, so that a whole word can be read.
+    let at = i * width;
+    let word = u64::from_le_bytes(codes[at..at + 8].try_into().expect("8 bytes"));
+    match width {
+        8 => word,
+        w => word & ((1u64 << (8 * w)) - 1),
+    }
+}
+
+/// Where to look for `code` first in a table of `slots` slots, and the
+/// tag its slot holds: the hash's next bits above the number's (a number
+/// is below the table's length), so that most slots of other codes are
+/// passed over without reading their codes.
+#[inline]
+fn slot_and_tag(slots: usize, code: u64) -> (usize, u32) {
+    let bits = slots.trailing_zeros();
+    let hash = code.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let tag = ((hash << bits) >> 32) as u32 & !number_mask(slots);
+    ((hash >> (64 - bits)) as usize, tag)
+}
+
+/// The bits of a slot of a table of `slots` slots that hold a number.
+#[inline]
+fn number_mask(slots: usize) -> u32 {
+    u32::MAX >> (32 - slots.trailing_zeros().min(32))
+}
+
+/// The number a slot holds, if its tag is `tag`.
+#[inline]
+fn tagged(slots: usize, slot: u32, tag: u32) -> Option<u32> {
+    let mask = number_mask(slots);
+    (slot != EMPTY && slot & !mask == tag).then_some(slot & mask)
+}
+
+/// `code`'s number in `table`, where `code_of` gives the code of a number;
+/// or the empty slot where it would go.
+#[inline]
+fn probe(table: &[u32], code: u64, code_of: impl Fn(usize) -> u64) -> Result<u32, usize> {
+    let mask = table.len() - 1;
+    let (mut s, tag) = slot_and_tag(table.len(), code);
+    loop {
+        match table[s] {
+            EMPTY => return Err(s),
+            x => match tagged(table.len(), x, tag) {
+                Some(i) if code_of(i as usize) == code => return Ok(i),
+                _ => s = (s + 1) & mask,
+            },
         }
     }
+}
+
+/// Places number `i`, of code `code`, in the first empty slot from its.
+fn place(table: &mut [u32], code: u64, i: u32) {
+    let mask = table.len() - 1;
+    let (mut s, tag) = slot_and_tag(table.len(), code);
+    while table[s] != EMPTY {
+        s = (s + 1) & mask;
+    }
+    table[s] = tag | i;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::Instance;
 
-    #[test]
-    fn packed_and_whole_stores_number_alike() {
-        let src = include_str!("../../programs/dijkstra_kstate.gc");
-        let inst = super::super::test_instance(src, "ring:4", &[]);
+    /// Keeps `picks` codes of `inst`'s space (of `count`, scrambled, with
+    /// repeats) in a packed store and in a whole one, asking for numbers
+    /// while keeping if `asked_while_keeping` (else only once all are
+    /// kept): both say the same throughout, and after the packed store
+    /// is told all are kept. Whether the packed store kept a set of codes.
+    fn numbered_alike(inst: &Instance, picks: u64, asked_while_keeping: bool) -> bool {
         let space = inst.space();
         let start = space.config(0);
         let mut packed = Reached::new(space.clone(), false, &start);
         let mut whole = Reached::new(space.clone(), true, &start);
-        assert!(matches!(packed, Reached::Packed(_)));
+        let Reached::Packed(p) = &packed else {
+            panic!("a packed store")
+        };
+        let set = p.set.is_some();
         assert!(matches!(whole, Reached::Whole { .. }));
-        // Every configuration twice, in a scrambled order: the table grows.
-        let count = space.count() as u64;
-        for k in 0..2 * count {
-            let cfg = space.config(u128::from(k * 97 % count));
-            assert_eq!(packed.insert(&cfg), whole.insert(&cfg));
+        let count = space.count();
+        let few = u128::from(picks / 2).min(count);
+        let cfg = |k: u128| space.config(k * 97 % few * (count / few));
+        for k in 0..u128::from(picks) {
+            assert_eq!(packed.insert(&cfg(k)), whole.insert(&cfg(k)));
+            if asked_while_keeping {
+                assert_eq!(packed.index(&cfg(k)), whole.index(&cfg(k)));
+            }
         }
-        assert_eq!(packed.len(), count as usize);
-        for i in 0..count as u32 {
+        assert_eq!(packed.len(), few as usize);
+        let missing = space.config(count - 1);
+        assert_eq!(packed.index(&missing), whole.index(&missing));
+        packed.kept_all();
+        for i in 0..few as u32 {
             assert_eq!(packed.get(i), whole.get(i));
             assert_eq!(packed.index(&whole.get(i)), Some(i));
+        }
+        set
+    }
+
+    #[test]
+    fn packed_and_whole_stores_number_alike() {
+        let src = include_str!("../../programs/dijkstra_kstate.gc");
+        // Every configuration twice (the tables grow), numbers asked for
+        // while keeping and after: from the set of codes, and without.
+        let inst = super::super::test_instance(src, "ring:4", &[]);
+        for asked in [false, true] {
+            assert!(numbered_alike(
+                &inst,
+                2 * inst.space().count() as u64,
+                asked
+            ));
+        }
+        // 14^14 configurations: codes too wide for a set.
+        let inst = super::super::test_instance(src, "ring:14", &[]);
+        for asked in [false, true] {
+            assert!(!numbered_alike(&inst, 6000, asked));
         }
     }
 }
