@@ -4,8 +4,9 @@
 //! (what they say, their steps, their successors, and whether each is
 //! kept already); then, in order, the new successors are numbered and
 //! kept. Only that last part is sequential, and it touches only the
-//! configurations not seen before. On one thread, whether a successor
-//! is kept is left to the numbering, which asks it again anyway.
+//! configurations not seen before. Whether a successor is kept is left
+//! to the numbering, which asks it again anyway, where that is cheap: on
+//! one thread, or where a set of codes answers.
 
 use super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::move_memo::MoveMemo;
@@ -496,8 +497,10 @@ impl<'a> Explorer<'a> {
             Some(daemon.clone()),
         );
         let (together, block) = together(daemon, inst.topo.n());
-        // Threads look steps up where they share the work.
-        let look_up = rayon::current_num_threads() > 1;
+        // Threads look steps up where they share the work and a look-up
+        // reads codes kept, from all over memory; a set of codes answers
+        // from one slot, and the numbering asks again anyway.
+        let look_up = rayon::current_num_threads() > 1 && reached.look_ups_read_codes();
         let space = inst.space();
         let remembered = (remember && inst.topo.n() <= 64)
             .then(|| MoveMemo::new(inst, &space))
@@ -685,6 +688,14 @@ mod tests {
         (lines, transitions)
     }
 
+    /// Whether `inst`'s store of configurations reached reads codes kept
+    /// to look one up.
+    fn space_of_wide_codes(inst: &Instance) -> bool {
+        let space = inst.space();
+        let start = space.config(0);
+        Reached::new(space, false, &start).look_ups_read_codes()
+    }
+
     /// The blocks, the memo, the tags of the store and the first steps to
     /// each configuration kept from a block give the numbers, parents and
     /// steps a plain breadth-first search gives.
@@ -692,18 +703,27 @@ mod tests {
     fn configurations_are_numbered_as_a_plain_search_numbers_them() {
         let arbitration = include_str!("../../programs/arbitration.gc");
         let johnen = include_str!("../../programs/johnen_leader.gc");
-        for (src, topology, params) in [
-            (arbitration, "ring:5", &[][..]),
-            (arbitration, "grid:2x3", &[]),
-            (johnen, "uring:4", &[("k", 1)]),
+        let dijkstra = include_str!("../../programs/dijkstra_kstate.gc");
+        // 13^13 configurations: codes too wide for a set of codes, so
+        // that a look-up reads codes kept (and threads look up first).
+        let tokens: Vec<String> = [0, 3, 3, 7, 7, 7, 1, 1, 1, 1, 9, 9, 9]
+            .iter()
+            .enumerate()
+            .map(|(p, x)| format!("{p}.x={x}"))
+            .collect();
+        for (src, topology, params, sets) in [
+            (arbitration, "ring:5", &[][..], &[][..]),
+            (arbitration, "grid:2x3", &[], &[]),
+            (johnen, "uring:4", &[("k", 1)], &[]),
+            (dijkstra, "ring:13", &[("K", 13)], &tokens[..]),
         ] {
             let mut inst = super::super::test_instance(src, topology, params);
             let start = inst
-                .initial(&InitMode::Declared, &[])
-                .or_else(|_| inst.initial(&InitMode::Random, &[]))
+                .initial(&InitMode::Declared, sets)
+                .or_else(|_| inst.initial(&InitMode::Random, sets))
                 .unwrap();
             // On one thread the numbering looks every step up; on more,
-            // the threads look first.
+            // the threads look first where a look-up reads codes kept.
             for (daemon, threads) in [Daemon::Central, Daemon::Distributed]
                 .into_iter()
                 .flat_map(|d| [(d.clone(), 1), (d, 2)])
@@ -729,6 +749,8 @@ mod tests {
                 let (plain, transitions) = plain_search(&inst, &start, &daemon);
                 let what = format!("{topology} under {} on {threads}", daemon.name());
                 assert!(plain.len() > 400, "{what}: {}", plain.len());
+                let wide = space_of_wide_codes(&inst);
+                assert_eq!(wide, topology == "ring:13", "{what}");
                 assert_eq!(explored, plain, "{what}");
                 assert_eq!(reached_transitions, transitions, "{what}");
             }

@@ -130,6 +130,12 @@ impl Reached {
         }
     }
 
+    /// Whether looking a code up reads codes kept (no set of codes
+    /// answers).
+    pub(super) fn look_ups_read_codes(&self) -> bool {
+        matches!(self, Reached::Packed(p) if p.set.is_none())
+    }
+
     /// Whether the configuration of code `code` is kept (in a store that
     /// keeps codes).
     #[inline]
