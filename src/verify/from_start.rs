@@ -8,6 +8,8 @@
 //! to the numbering, which asks it again anyway, where that is cheap: on
 //! one thread, or where a set of codes answers.
 
+mod block;
+
 use super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::move_memo::MoveMemo;
 use super::parents::Parents;
@@ -19,8 +21,9 @@ use super::{MAX_REACHABLE_BYTES, PROGRESS_EVERY};
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
-use crate::runtime::step::{RunError, StepRelation};
+use crate::runtime::step::StepRelation;
 use crate::state::Config;
+use block::{Aside, Block, Steps, ASIDE};
 use rayon::prelude::*;
 use std::mem::{replace, take};
 use std::ops::Range;
@@ -38,10 +41,6 @@ const MOST_STEPS_HELD: u64 = 1 << 20;
 /// stays in the nearest cache.
 const SEEN: usize = 1 << 12;
 
-/// How many successors ahead of the one being kept their slot starts to
-/// load, while numbering.
-const KEEP_AHEAD: usize = 16;
-
 /// The most configurations a thread expands at a time.
 const BLOCK: u32 = 1 << 9;
 
@@ -55,64 +54,6 @@ fn together(daemon: &Daemon, n: usize) -> (u32, u32) {
     };
     let together = (MOST_STEPS_HELD / most_steps.max(1)).clamp(1, u64::from(TOGETHER)) as u32;
     (together, (together / 16).clamp(1, BLOCK))
-}
-
-/// A step in a block's list: the code of the configuration it leads to,
-/// or this, for the block's next step set [`Aside`].
-const ASIDE: u64 = u64::MAX;
-
-/// A step without a code (codes are below `u64::MAX`, so `ASIDE` is none).
-enum Aside {
-    /// To this configuration, of a store that keeps them whole.
-    Whole(Box<Config>),
-    /// To values outside the domains, which have no code.
-    Outside,
-    /// The step faults: the error and the movers (boxed: rare, and large).
-    Fault(Box<(RunError, Vec<u32>)>),
-}
-
-/// A step that faults: from which of a block's configurations, the error
-/// and the movers.
-type Faulting = (u32, Box<(RunError, Vec<u32>)>);
-
-/// What expanding consecutive configurations found, in order: what each
-/// says and where its steps to configurations not kept yet end in
-/// `steps` (the block's first step to each, mostly; where the thread
-/// does not look them up, to kept ones too); how many steps there were
-/// (faulting ones left out); the first that faults; whether one leaves
-/// the domains; the refusal that stopped it at the next configuration,
-/// if any. The sequential part then reads only what it must.
-struct Block {
-    configs: Vec<(Evaluated, usize)>,
-    transitions: u64,
-    fault: Option<Faulting>,
-    outside: bool,
-    refusal: Option<Refusal>,
-    /// The steps: as found while expanding, then those left to number
-    /// (their buffers are used again).
-    steps: Steps,
-}
-
-/// A block's steps, in order: the codes they lead to, `ASIDE` for each
-/// of those set aside, which are in `aside` in order (once the block is
-/// expanded, only steps to whole configurations are).
-#[derive(Default)]
-struct Steps {
-    codes: Vec<u64>,
-    aside: Vec<Aside>,
-}
-
-impl Block {
-    fn empty() -> Self {
-        Block {
-            configs: Vec::new(),
-            transitions: 0,
-            fault: None,
-            outside: false,
-            refusal: None,
-            steps: Steps::default(),
-        }
-    }
 }
 
 /// What every thread shares: the remembered moves, and per process (at
@@ -171,7 +112,7 @@ impl<'i> Expander<'i> {
     /// `daemon`, into `block`, emptied (its buffers are reused: allocating
     /// them anew for every block costs the kernel's time). Its steps to
     /// codes are looked up if `look_up`, else all passed on: the numbering
-    /// looks each up again anyway, which on one thread is all the work.
+    /// looks each up again anyway (see [`Block::leave_out_kept`]).
     fn block(
         &mut self,
         daemon: &Daemon,
@@ -193,10 +134,8 @@ impl<'i> Expander<'i> {
             }
         }
         self.first_steps(reached, &mut block, &mut steps, look_up);
-        if look_up || !steps.aside.is_empty() {
-            kept_left_out(reached, &mut block.configs, &mut steps, look_up);
-        }
         block.steps = steps;
+        block.leave_out_kept(reached, look_up);
         block
     }
 
@@ -403,53 +342,6 @@ impl<'i> Expander<'i> {
     }
 }
 
-/// Leaves out of `steps` (of the configurations `configs`, each with
-/// where its steps end) those to configurations kept already: the steps
-/// to whole configurations, and the others if `look_up` (the numbering
-/// looks up the rest again anyway, which on one thread is all the work).
-fn kept_left_out(
-    reached: &Reached,
-    configs: &mut [(Evaluated, usize)],
-    steps: &mut Steps,
-    look_up: bool,
-) {
-    let Steps { codes, aside } = steps;
-    if look_up {
-        for &code in codes.iter() {
-            if code != ASIDE {
-                reached.prefetch_kept(code);
-            }
-        }
-    }
-    let (mut kept, mut from, mut wholes, mut next_whole) = (0, 0, 0, 0);
-    for (_, to) in configs.iter_mut() {
-        for step in from..*to {
-            let code = codes[step];
-            let stays = match code {
-                ASIDE => {
-                    let Aside::Whole(cfg) = replace(&mut aside[next_whole], Aside::Outside) else {
-                        unreachable!("only steps to whole configurations are left aside")
-                    };
-                    next_whole += 1;
-                    let stays = reached.index(&cfg).is_none();
-                    if stays {
-                        aside[wholes] = Aside::Whole(cfg);
-                        wholes += 1;
-                    }
-                    stays
-                }
-                code => !look_up || !reached.contains_code(code),
-            };
-            codes[kept] = code;
-            kept += usize::from(stays);
-        }
-        from = *to;
-        *to = kept;
-    }
-    codes.truncate(kept);
-    aside.truncate(wholes);
-}
-
 /// Decodes configuration `i` of `reached` into `cfg`, unless `loaded`
 /// says it is there already (the step closures hold the buffers apart
 /// from their expander).
@@ -548,54 +440,7 @@ impl<'a> Explorer<'a> {
             // are those the sequential search gives.
             let mut c = i as u32;
             for mut block in blocks {
-                if block.outside {
-                    return Err(outside_the_domains());
-                }
-                ex.reached_transitions += block.transitions;
-                if let Some((k, fault)) = block.fault.take() {
-                    // A counterexample of its own; the rest is explored
-                    // without it.
-                    let (err, movers) = *fault;
-                    ex.fault.get_or_insert((err, c + k, movers));
-                }
-                // Where the new ones go starts to load, a few ahead: the
-                // threads' own look-ups are long gone from the cache.
-                let Block { configs, steps, .. } = &mut block;
-                let Steps { codes, aside } = steps;
-                for &code in codes.iter().take(KEEP_AHEAD) {
-                    if code != ASIDE {
-                        reached.prefetch_slot(code);
-                    }
-                }
-                let mut wholes = aside.drain(..);
-                let mut k = 0;
-                for (evaluated, to) in configs.drain(..) {
-                    let mut children = 0;
-                    while k < to {
-                        match codes.get(k + KEEP_AHEAD) {
-                            Some(&ASIDE) | None => {}
-                            Some(&code) => reached.prefetch_slot(code),
-                        }
-                        let unkept = match codes[k] {
-                            ASIDE => match wholes.next() {
-                                Some(Aside::Whole(cfg)) => Unkept::Whole(cfg),
-                                _ => unreachable!("only steps to whole configurations are left"),
-                            },
-                            code => Unkept::Code(code),
-                        };
-                        children += u32::from(reached.keep(unkept));
-                        k += 1;
-                    }
-                    parents.numbered(children);
-                    ex.record(c, evaluated);
-                    c += 1;
-                }
-                drop(wholes);
-                codes.clear();
-                if let Some(refusal) = block.refusal.take() {
-                    return Err(refusal);
-                }
-                block.transitions = 0;
+                ex.number(&mut block, &mut c, &mut reached, &mut parents)?;
                 if let Ok(mut spare) = spare.lock() {
                     spare.push(block);
                 }
@@ -606,6 +451,34 @@ impl<'a> Explorer<'a> {
         ex.count = reached.len() as u32;
         ex.states = States::Reachable { reached, parents };
         Ok(ex)
+    }
+
+    /// Numbers, in order, the configurations `block`'s steps lead to that
+    /// are not kept yet, and records what each of its configurations
+    /// says, the first being number `c` (moved past the block); takes its
+    /// fault and refusal. The block is left emptied.
+    fn number(
+        &mut self,
+        block: &mut Block,
+        c: &mut u32,
+        reached: &mut Reached,
+        parents: &mut Parents,
+    ) -> Result<(), Refusal> {
+        if block.outside {
+            return Err(outside_the_domains());
+        }
+        self.reached_transitions += replace(&mut block.transitions, 0);
+        if let Some((k, fault)) = block.fault.take() {
+            // A counterexample of its own; the rest is explored without it.
+            let (err, movers) = *fault;
+            self.fault.get_or_insert((err, *c + k, movers));
+        }
+        block.keep_steps(reached, |evaluated, children| {
+            parents.numbered(children);
+            self.record(*c, evaluated);
+            *c += 1;
+        });
+        block.refusal.take().map_or(Ok(()), Err)
     }
 }
 

@@ -1,0 +1,161 @@
+//! A block: consecutive configurations expanded together on one thread,
+//! and what they found, in order, for the numbering to read.
+
+use super::super::evaluate::Evaluated;
+use super::super::reached::{Reached, Unkept};
+use super::super::Refusal;
+use crate::runtime::step::RunError;
+use crate::state::Config;
+use std::mem::replace;
+
+/// How many successors ahead of the one being kept their slot starts to
+/// load, while numbering.
+const KEEP_AHEAD: usize = 16;
+
+/// A step in a block's list: the code of the configuration it leads to,
+/// or this, for the block's next step set [`Aside`].
+pub(super) const ASIDE: u64 = u64::MAX;
+
+/// A step without a code (codes are below `u64::MAX`, so `ASIDE` is none).
+pub(super) enum Aside {
+    /// To this configuration, of a store that keeps them whole.
+    Whole(Box<Config>),
+    /// To values outside the domains, which have no code.
+    Outside,
+    /// The step faults: the error and the movers (boxed: rare, and large).
+    Fault(Box<(RunError, Vec<u32>)>),
+}
+
+/// A step that faults: from which of a block's configurations, the error
+/// and the movers.
+pub(super) type Faulting = (u32, Box<(RunError, Vec<u32>)>);
+
+/// What expanding consecutive configurations found, in order: what each
+/// says and where its steps to configurations not kept yet end in
+/// `steps` (the block's first step to each, mostly; where the thread
+/// does not look them up, to kept ones too); how many steps there were
+/// (faulting ones left out); the first that faults; whether one leaves
+/// the domains; the refusal that stopped it at the next configuration,
+/// if any. The sequential part then reads only what it must.
+pub(super) struct Block {
+    pub(super) configs: Vec<(Evaluated, usize)>,
+    pub(super) transitions: u64,
+    pub(super) fault: Option<Faulting>,
+    pub(super) outside: bool,
+    pub(super) refusal: Option<Refusal>,
+    /// The steps: as found while expanding, then those left to number
+    /// (their buffers are used again).
+    pub(super) steps: Steps,
+}
+
+/// A block's steps, in order: the codes they lead to, `ASIDE` for each
+/// of those set aside, which are in `aside` in order (once the block is
+/// expanded, only steps to whole configurations are).
+#[derive(Default)]
+pub(super) struct Steps {
+    pub(super) codes: Vec<u64>,
+    pub(super) aside: Vec<Aside>,
+}
+
+impl Block {
+    pub(super) fn empty() -> Self {
+        Block {
+            configs: Vec::new(),
+            transitions: 0,
+            fault: None,
+            outside: false,
+            refusal: None,
+            steps: Steps::default(),
+        }
+    }
+
+    /// Leaves out the steps to configurations kept already: those to
+    /// whole configurations, and the others if `look_up` (the numbering
+    /// looks up the rest again anyway, which pays where one thread does all
+    /// the work, or where a set of codes answers from one slot).
+    pub(super) fn leave_out_kept(&mut self, reached: &Reached, look_up: bool) {
+        let Block { configs, steps, .. } = self;
+        let Steps { codes, aside } = steps;
+        if !look_up && aside.is_empty() {
+            return;
+        }
+        if look_up {
+            for &code in codes.iter() {
+                if code != ASIDE {
+                    reached.prefetch_kept(code);
+                }
+            }
+        }
+        let (mut kept, mut from, mut wholes, mut next_whole) = (0, 0, 0, 0);
+        for (_, to) in configs.iter_mut() {
+            for step in from..*to {
+                let code = codes[step];
+                let stays = match code {
+                    ASIDE => {
+                        let Aside::Whole(cfg) = replace(&mut aside[next_whole], Aside::Outside)
+                        else {
+                            unreachable!("only steps to whole configurations are left aside")
+                        };
+                        next_whole += 1;
+                        let stays = reached.index(&cfg).is_none();
+                        if stays {
+                            aside[wholes] = Aside::Whole(cfg);
+                            wholes += 1;
+                        }
+                        stays
+                    }
+                    code => !look_up || !reached.contains_code(code),
+                };
+                codes[kept] = code;
+                kept += usize::from(stays);
+            }
+            from = *to;
+            *to = kept;
+        }
+        codes.truncate(kept);
+        aside.truncate(wholes);
+    }
+
+    /// Keeps, in order, the configurations the steps lead to that are not
+    /// kept yet; tells `each` what each configuration says and how many
+    /// it was the first to reach. Empties the block's configurations and
+    /// steps.
+    pub(super) fn keep_steps(
+        &mut self,
+        reached: &mut Reached,
+        mut each: impl FnMut(Evaluated, u32),
+    ) {
+        let Block { configs, steps, .. } = self;
+        let Steps { codes, aside } = steps;
+        // Where the new ones go starts to load, a few ahead: the threads'
+        // own look-ups, if any, are long gone from the cache.
+        for &code in codes.iter().take(KEEP_AHEAD) {
+            if code != ASIDE {
+                reached.prefetch_slot(code);
+            }
+        }
+        let mut wholes = aside.drain(..);
+        let mut k = 0;
+        for (evaluated, to) in configs.drain(..) {
+            let mut children = 0;
+            while k < to {
+                match codes.get(k + KEEP_AHEAD) {
+                    Some(&ASIDE) | None => {}
+                    Some(&code) => reached.prefetch_slot(code),
+                }
+                let unkept = match codes[k] {
+                    ASIDE => match wholes.next() {
+                        Some(Aside::Whole(cfg)) => Unkept::Whole(cfg),
+                        _ => unreachable!("only steps to whole configurations are left"),
+                    },
+                    code => Unkept::Code(code),
+                };
+                children += u32::from(reached.keep(unkept));
+                k += 1;
+            }
+            each(evaluated, children);
+        }
+        drop(wholes);
+        codes.clear();
+    }
+}
