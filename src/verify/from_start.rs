@@ -9,6 +9,7 @@
 //! one thread, or where a set of codes answers.
 
 mod block;
+mod source;
 
 use super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::move_memo::MoveMemo;
@@ -25,6 +26,7 @@ use crate::runtime::step::StepRelation;
 use crate::state::Config;
 use block::{Aside, Block, Steps, ASIDE};
 use rayon::prelude::*;
+use source::{Codes, Configs, Source};
 use std::mem::{replace, take};
 use std::ops::Range;
 
@@ -44,15 +46,16 @@ const SEEN: usize = 1 << 12;
 /// The most configurations a thread expands at a time.
 const BLOCK: u32 = 1 << 9;
 
-/// How many configurations are expanded together, and how many at a time
-/// on a thread, for `n` processes under `daemon`: as many as hold at most
-/// [`MOST_STEPS_HELD`] steps, in at least 16 blocks where they are few.
-fn together(daemon: &Daemon, n: usize) -> (u32, u32) {
+/// How many configurations are expanded together (at most `most`), and
+/// how many at a time on a thread, for `n` processes under `daemon`: as
+/// many as hold at most [`MOST_STEPS_HELD`] steps, in at least 16 blocks
+/// where they are few.
+fn together(daemon: &Daemon, n: usize, most: u32) -> (u32, u32) {
     let most_steps = match daemon {
         Daemon::Distributed | Daemon::LocallyCentral => (1u64 << n.min(63)) - 1,
         _ => n as u64,
     };
-    let together = (MOST_STEPS_HELD / most_steps.max(1)).clamp(1, u64::from(TOGETHER)) as u32;
+    let together = (MOST_STEPS_HELD / most_steps.max(1)).clamp(1, u64::from(most)) as u32;
     (together, (together / 16).clamp(1, BLOCK))
 }
 
@@ -108,15 +111,15 @@ impl<'i> Expander<'i> {
         }
     }
 
-    /// Expands the configurations `range` of `reached`, in order, under
+    /// Expands the configurations `range` of `source`, in order, under
     /// `daemon`, into `block`, emptied (its buffers are reused: allocating
     /// them anew for every block costs the kernel's time). Its steps to
     /// codes are looked up if `look_up`, else all passed on: the numbering
     /// looks each up again anyway (see [`Block::leave_out_kept`]).
-    fn block(
+    fn block<S: Configs>(
         &mut self,
         daemon: &Daemon,
-        reached: &Reached,
+        source: &S,
         range: Range<u32>,
         mut block: Block,
         look_up: bool,
@@ -125,7 +128,7 @@ impl<'i> Expander<'i> {
         steps.codes.clear();
         steps.aside.clear();
         for i in range {
-            match self.expand(daemon, reached, i, &mut steps) {
+            match self.expand(daemon, source, i, &mut steps) {
                 Ok(evaluated) => block.configs.push((evaluated, steps.codes.len())),
                 Err(refusal) => {
                     block.refusal = Some(refusal);
@@ -133,9 +136,13 @@ impl<'i> Expander<'i> {
                 }
             }
         }
-        self.first_steps(reached, &mut block, &mut steps, look_up);
+        self.first_steps(source, &mut block, &mut steps, look_up);
         block.steps = steps;
-        block.leave_out_kept(reached, look_up);
+        // A copy of codes is read only where the numbering looks every
+        // step up, and steps lead to codes.
+        if let Some(reached) = source.store() {
+            block.leave_out_kept(reached, look_up);
+        }
         block
     }
 
@@ -147,9 +154,9 @@ impl<'i> Expander<'i> {
     /// the one that would number it; a later step that stays finds it
     /// kept when the new ones are numbered. Takes the first fault and
     /// whether a step leaves the domains into the block.
-    fn first_steps(
+    fn first_steps<S: Configs>(
         &mut self,
-        reached: &Reached,
+        source: &S,
         block: &mut Block,
         steps: &mut Steps,
         look_up: bool,
@@ -191,7 +198,9 @@ impl<'i> Expander<'i> {
                 let again = seen[s] == code.wrapping_add(1);
                 seen[s] = code.wrapping_add(1);
                 if look_up && !again {
-                    reached.prefetch_slot(code);
+                    if let Some(reached) = source.store() {
+                        reached.prefetch_slot(code);
+                    }
                 }
                 codes[kept] = code;
                 kept += usize::from(!again);
@@ -202,44 +211,44 @@ impl<'i> Expander<'i> {
         aside.truncate(wholes);
     }
 
-    /// Configuration `i` of `reached`: what it says; its steps under
+    /// Configuration `i` of `source`: what it says; its steps under
     /// `daemon` onto `steps`.
-    fn expand(
+    fn expand<S: Configs>(
         &mut self,
         daemon: &Daemon,
-        reached: &Reached,
+        source: &S,
         i: u32,
         steps: &mut Steps,
     ) -> Result<Evaluated, Refusal> {
         self.loaded = false;
-        if let (Some(memo), Some(code)) = (self.memo, reached.code(i)) {
-            if let Some(evaluated) = self.remembered(memo, reached, i, code)? {
+        if let (Some(memo), Some(code)) = (self.memo, source.code(i)) {
+            if let Some(evaluated) = self.remembered(memo, source, i, code)? {
                 let remembered = Some((memo, code));
-                self.push_steps(daemon, reached, i, &evaluated, remembered, steps);
+                self.push_steps(daemon, source, i, &evaluated, remembered, steps);
                 return Ok(evaluated);
             }
         }
-        self.load(reached, i);
+        self.load(source, i);
         let evaluated = evaluate(&self.rel, &self.cfg, &mut self.chosen)?;
-        self.push_steps(daemon, reached, i, &evaluated, None, steps);
+        self.push_steps(daemon, source, i, &evaluated, None, steps);
         Ok(evaluated)
     }
 
-    /// Decodes configuration `i` of `reached` into `cfg`, unless it is.
-    fn load(&mut self, reached: &Reached, i: u32) {
-        load_into(reached, i, &mut self.cfg, &mut self.loaded);
+    /// Decodes configuration `i` of `source` into `cfg`, unless it is.
+    fn load<S: Configs>(&mut self, source: &S, i: u32) {
+        load_into(source, i, &mut self.cfg, &mut self.loaded);
     }
 
-    /// What configuration `i` of `reached` (of code `code`) says, from the
+    /// What configuration `i` of `source` (of code `code`) says, from the
     /// remembered moves and predicates, with each process's chosen action
     /// and its move's delta to the code left in `chosen` and `delta`;
     /// `None` where some process's entry is left to the interpreter. The
     /// configuration is decoded only where an entry is not filled yet or
     /// a predicate is not remembered.
-    fn remembered(
+    fn remembered<S: Configs>(
         &mut self,
         memo: &Memo,
-        reached: &Reached,
+        source: &S,
         i: u32,
         code: u64,
     ) -> Result<Option<Evaluated>, Refusal> {
@@ -255,7 +264,7 @@ impl<'i> Expander<'i> {
             Some(holding) => holding,
             None => {
                 // Some entry is not filled yet, or left to the interpreter.
-                self.load(reached, i);
+                self.load(source, i);
                 self.chosen.clear();
                 self.delta.clear();
                 for (p, &k) in self.entries.iter().enumerate() {
@@ -272,21 +281,21 @@ impl<'i> Expander<'i> {
             }
         };
         if !memo.answers_predicates {
-            self.load(reached, i);
+            self.load(source, i);
         }
         evaluate_chosen(&self.rel, &self.cfg, &self.chosen, Some(&holding)).map(Some)
     }
 
-    /// The steps of configuration `i` of `reached` under `daemon` onto
+    /// The steps of configuration `i` of `source` under `daemon` onto
     /// `steps` (none where an invariant fails: a run stops there, and so
     /// does the exploration). With `remembered`, the memo
     /// and the configuration's code: a step whose movers are apart (no two
     /// neighbours, none reading another) adds their moves' deltas to the
     /// code; others are interpreted.
-    fn push_steps(
+    fn push_steps<S: Configs>(
         &mut self,
         daemon: &Daemon,
-        reached: &Reached,
+        source: &S,
         i: u32,
         evaluated: &Evaluated,
         remembered: Option<(&Memo, u64)>,
@@ -325,12 +334,12 @@ impl<'i> Expander<'i> {
                     return;
                 }
             }
-            load_into(reached, i, cfg, loaded);
+            load_into(source, i, cfg, loaded);
             moves.clear();
             moves.extend(movers.iter().map(|&p| (p, u32::from(chosen[p as usize]))));
             let set_aside = match rel.successor_into(cfg, moves, next) {
                 Err(err) => Aside::Fault(Box::new((err, movers.to_vec()))),
-                Ok(()) => match reached.unkept(next) {
+                Ok(()) => match source.unkept(next) {
                     Some(Unkept::Code(code)) => return steps.codes.push(code),
                     Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
                     None => Aside::Outside,
@@ -342,12 +351,12 @@ impl<'i> Expander<'i> {
     }
 }
 
-/// Decodes configuration `i` of `reached` into `cfg`, unless `loaded`
+/// Decodes configuration `i` of `source` into `cfg`, unless `loaded`
 /// says it is there already (the step closures hold the buffers apart
 /// from their expander).
-fn load_into(reached: &Reached, i: u32, cfg: &mut Config, loaded: &mut bool) {
+fn load_into<S: Configs>(source: &S, i: u32, cfg: &mut Config, loaded: &mut bool) {
     if !*loaded {
-        reached.get_into(i, cfg);
+        source.get_into(i, cfg);
         *loaded = true;
     }
 }
@@ -361,17 +370,19 @@ impl<'a> Explorer<'a> {
         daemon: &Daemon,
         progress: Option<Progress<'a>>,
     ) -> Result<Self, Refusal> {
-        Self::reach(inst, start, daemon, progress, true)
+        Self::reach(inst, start, daemon, progress, true, TOGETHER)
     }
 
     /// [`Explorer::reachable`], every guard, move and predicate
-    /// interpreted unless `remember` (where the memo serves).
+    /// interpreted unless `remember` (where the memo serves), at most
+    /// `most_together` configurations expanded together.
     fn reach(
         inst: &'a Instance,
         start: Config,
         daemon: &Daemon,
         progress: Option<Progress<'a>>,
         remember: bool,
+        most_together: u32,
     ) -> Result<Self, Refusal> {
         refuse_unexplorable(inst)?;
         let mut start = start;
@@ -388,7 +399,7 @@ impl<'a> Explorer<'a> {
             States::All(inst.space()),
             Some(daemon.clone()),
         );
-        let (together, block) = together(daemon, inst.topo.n());
+        let (together, block) = together(daemon, inst.topo.n(), most_together);
         // Threads look steps up where they share the work and a look-up
         // reads codes kept, from all over memory; a set of codes answers
         // from one slot, and the numbering asks again anyway.
@@ -407,9 +418,37 @@ impl<'a> Explorer<'a> {
             answers_predicates: moves.answers_every_invariant()
                 && (inst.code.legitimate.is_none() || inst.code.legit_enabled_count.is_some()),
         });
-        let (mut i, mut told) = (0, 0);
         // Blocks emptied, for the threads to fill again.
         let spare = std::sync::Mutex::new(Vec::new());
+        let expand = |source: Source, range: Range<u32>| -> Vec<Block> {
+            let end = range.end;
+            range
+                .step_by(block as usize)
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .map_init(
+                    || Expander::new(inst, memo.as_ref(), &start),
+                    |x, first| {
+                        let emptied = spare.lock().ok().and_then(|mut s| s.pop());
+                        let emptied = emptied.unwrap_or_else(Block::empty);
+                        let range = first..end.min(first + block);
+                        match source {
+                            Source::Store(reached) => {
+                                x.block(daemon, reached, range, emptied, look_up)
+                            }
+                            Source::Codes(codes) => x.block(daemon, codes, range, emptied, look_up),
+                        }
+                    },
+                )
+                .collect()
+        };
+        // Where the numbering looks every step up, in a store of codes, on
+        // several threads: while the configurations found are numbered, the
+        // threads expand the next ones numbered already, from a copy of
+        // their codes.
+        let overlap = !look_up && rayon::current_num_threads() > 1 && reached.code(0).is_some();
+        let (mut i, mut told) = (0, 0);
+        let mut ahead: Option<(Range<u32>, Vec<Block>)> = None;
         while i < reached.len() {
             if i >= told {
                 ex.tell("reaching configurations", i as u64, reached.len() as u64)?;
@@ -418,39 +457,57 @@ impl<'a> Explorer<'a> {
                     return Err(Refusal::TooManyReached(reached.len() as u64));
                 }
             }
-            let next = reached.len().min(i + together as usize) as u32;
-            let blocks: Vec<Block> = {
-                let reached = &reached;
-                (i as u32..next)
-                    .step_by(block as usize)
-                    .collect::<Vec<_>>()
-                    .into_par_iter()
-                    .map_init(
-                        || Expander::new(inst, memo.as_ref(), &start),
-                        |x, first| {
-                            let emptied = spare.lock().ok().and_then(|mut s| s.pop());
-                            let emptied = emptied.unwrap_or_else(Block::empty);
-                            let range = first..next.min(first + block);
-                            x.block(daemon, reached, range, emptied, look_up)
-                        },
-                    )
-                    .collect()
-            };
+            let (range, blocks) = ahead.take().unwrap_or_else(|| {
+                let range = i as u32..reached.len().min(i + together as usize) as u32;
+                (range.clone(), expand(Source::Store(&reached), range))
+            });
+            let next = range.end..reached.len().min(range.end as usize + together as usize) as u32;
             // In order: the numbers, the first fault and the first refusal
             // are those the sequential search gives.
-            let mut c = i as u32;
-            for mut block in blocks {
-                ex.number(&mut block, &mut c, &mut reached, &mut parents)?;
-                if let Ok(mut spare) = spare.lock() {
-                    spare.push(block);
-                }
+            let mut c = range.start;
+            if overlap && !next.is_empty() {
+                let codes = Codes {
+                    space: &space,
+                    first: next.start,
+                    codes: next.clone().filter_map(|j| reached.code(j)).collect(),
+                };
+                let (numbered, expanded) = std::thread::scope(|s| {
+                    let expanding = s.spawn(|| expand(Source::Codes(&codes), next.clone()));
+                    let numbered =
+                        ex.number_all(blocks, &mut c, &mut reached, &mut parents, &spare);
+                    (numbered, expanding.join())
+                });
+                numbered?;
+                let expanded = expanded.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                ahead = Some((next, expanded));
+            } else {
+                ex.number_all(blocks, &mut c, &mut reached, &mut parents, &spare)?;
             }
-            i = next as usize;
+            i = range.end as usize;
         }
         reached.kept_all();
         ex.count = reached.len() as u32;
         ex.states = States::Reachable { reached, parents };
         Ok(ex)
+    }
+
+    /// [`Explorer::number`] of every block of `blocks` in turn, each then
+    /// left `spare` for the threads to fill again.
+    fn number_all(
+        &mut self,
+        blocks: Vec<Block>,
+        c: &mut u32,
+        reached: &mut Reached,
+        parents: &mut Parents,
+        spare: &std::sync::Mutex<Vec<Block>>,
+    ) -> Result<(), Refusal> {
+        for mut block in blocks {
+            self.number(&mut block, c, reached, parents)?;
+            if let Ok(mut spare) = spare.lock() {
+                spare.push(block);
+            }
+        }
+        Ok(())
     }
 
     /// Numbers, in order, the configurations `block`'s steps lead to that
@@ -597,13 +654,23 @@ mod tests {
                 .unwrap();
             // On one thread the numbering looks every step up; on more,
             // the threads look first where a look-up reads codes kept.
-            for (daemon, threads) in [Daemon::Central, Daemon::Distributed]
+            // Batches of at most 64 configurations: on more threads, the
+            // next batch is mostly numbered already when one is numbered,
+            // and is expanded meanwhile.
+            for (daemon, threads, most) in [Daemon::Central, Daemon::Distributed]
                 .into_iter()
-                .flat_map(|d| [(d.clone(), 1), (d, 2)])
+                .flat_map(|d| {
+                    [
+                        (d.clone(), 1, TOGETHER),
+                        (d.clone(), 2, TOGETHER),
+                        (d, 2, 64),
+                    ]
+                })
             {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
                 let reach = || {
-                    let ex = Explorer::reachable(&inst, start.clone(), &daemon, None).unwrap();
+                    let ex =
+                        Explorer::reach(&inst, start.clone(), &daemon, None, true, most).unwrap();
                     let States::Reachable { reached, parents } = &ex.states else {
                         panic!("explored from a start")
                     };
@@ -620,7 +687,10 @@ mod tests {
                 };
                 let (explored, reached_transitions) = pool.unwrap().install(reach);
                 let (plain, transitions) = plain_search(&inst, &start, &daemon);
-                let what = format!("{topology} under {} on {threads}", daemon.name());
+                let what = format!(
+                    "{topology} under {} on {threads}, {most} together",
+                    daemon.name()
+                );
                 assert!(plain.len() > 400, "{what}: {}", plain.len());
                 let wide = space_of_wide_codes(&inst);
                 assert_eq!(wide, topology == "ring:13", "{what}");
@@ -686,7 +756,7 @@ mod tests {
             ] {
                 let what = format!("{topology} under {}", daemon.name());
                 let explore = |remember| {
-                    Explorer::reach(&inst, start.clone(), &daemon, None, remember)
+                    Explorer::reach(&inst, start.clone(), &daemon, None, remember, TOGETHER)
                         .map(|ex| found(&ex))
                         .map_err(|r| format!("{r:?}"))
                 };
@@ -712,7 +782,7 @@ mod tests {
     fn configurations_expanded_together_hold_few_steps() {
         for daemon in [Daemon::Central, Daemon::Distributed, Daemon::Synchronous] {
             for n in [1, 2, 9, 20, 64, 200] {
-                let (together, block) = together(&daemon, n);
+                let (together, block) = together(&daemon, n, TOGETHER);
                 let most_steps = match daemon {
                     Daemon::Distributed => (1u64 << n.min(63)) - 1,
                     _ => n as u64,
@@ -726,6 +796,6 @@ mod tests {
                 assert!(together < 16 || together / block >= 16, "{what}");
             }
         }
-        assert_eq!(together(&Daemon::Central, 9), (TOGETHER, BLOCK));
+        assert_eq!(together(&Daemon::Central, 9, TOGETHER), (TOGETHER, BLOCK));
     }
 }
