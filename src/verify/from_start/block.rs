@@ -58,6 +58,7 @@ pub(super) struct Steps {
 }
 
 impl Block {
+    /// A block with nothing in it, nor buffers yet.
     pub(super) fn empty() -> Self {
         Block {
             configs: Vec::new(),
