@@ -74,9 +74,7 @@ impl CodeSet {
     #[inline]
     fn home_and_held(&self, code: u64) -> (usize, u32) {
         let hash = code.wrapping_mul(MIX) & (u64::MAX >> (64 - self.width));
-        let rest = self.width - self.bits;
-        let quotient = (hash & ((1 << rest) - 1)) as u32;
-        ((hash >> rest) as usize, quotient << DISTANCE_BITS | 1)
+        split(hash, self.width - self.bits)
     }
 
     /// `code`'s home starts to load into the cache.
@@ -85,19 +83,29 @@ impl CodeSet {
         prefetch(&self.slots[self.home_and_held(code).0]);
     }
 
-    /// Whether `code` is kept.
+    /// Where `code` is, or would go.
     #[inline]
-    pub(super) fn contains(&self, code: u64) -> bool {
+    fn probe(&self, code: u64) -> Probe {
         let (home, held) = self.home_and_held(code);
         let mask = self.slots.len() - 1;
         for distance in 0..=FARTHEST as u32 {
-            match self.slots[(home + distance as usize) & mask] {
-                EMPTY => return false,
-                slot if slot == held + distance => return true,
+            let at = (home + distance as usize) & mask;
+            match self.slots[at] {
+                EMPTY => {
+                    let slot = held + distance;
+                    return Probe::Empty { at, slot };
+                }
+                slot if slot == held + distance => return Probe::Kept,
                 _ => {}
             }
         }
-        false
+        Probe::TooFar
+    }
+
+    /// Whether `code` is kept.
+    #[inline]
+    pub(super) fn contains(&self, code: u64) -> bool {
+        matches!(self.probe(code), Probe::Kept)
     }
 
     /// Keeps `code`: whether it is new.
@@ -107,22 +115,16 @@ impl CodeSet {
             self.grow();
         }
         loop {
-            let (home, held) = self.home_and_held(code);
-            let mask = self.slots.len() - 1;
-            for distance in 0..=FARTHEST as u32 {
-                let at = (home + distance as usize) & mask;
-                match self.slots[at] {
-                    EMPTY => {
-                        self.slots[at] = held + distance;
-                        self.len += 1;
-                        return true;
-                    }
-                    slot if slot == held + distance => return false,
-                    _ => {}
+            match self.probe(code) {
+                Probe::Kept => return false,
+                Probe::Empty { at, slot } => {
+                    self.slots[at] = slot;
+                    self.len += 1;
+                    return true;
                 }
+                // The slots are too crowded there.
+                Probe::TooFar => self.grow(),
             }
-            // Too far from home: the slots are too crowded there.
-            self.grow();
         }
     }
 
@@ -158,14 +160,33 @@ impl CodeSet {
             let distance = (slot & ((1 << DISTANCE_BITS) - 1)) as usize - 1;
             let home = (at.wrapping_sub(distance) & old_mask) as u64;
             let hash = home << old_rest | u64::from(slot >> DISTANCE_BITS);
-            let new_home = (hash >> new_rest) as usize;
-            let held = ((hash & ((1 << new_rest) - 1)) as u32) << DISTANCE_BITS | 1;
+            let (new_home, held) = split(hash, new_rest);
             let distance = (0..=FARTHEST as u32)
                 .find(|&d| slots[(new_home + d as usize) & new_mask] == EMPTY)?;
             slots[(new_home + distance as usize) & new_mask] = held + distance;
         }
         Some(slots)
     }
+}
+
+/// What probing for a code finds.
+enum Probe {
+    Kept,
+    /// The empty slot where it would go, and what that slot would hold.
+    Empty {
+        at: usize,
+        slot: u32,
+    },
+    /// Only slots farther from its home than [`FARTHEST`].
+    TooFar,
+}
+
+/// A hash's home (its bits above the `rest` lowest), and what a slot
+/// holding it at distance zero holds (the `rest` lowest, the quotient).
+#[inline]
+fn split(hash: u64, rest: u32) -> (usize, u32) {
+    let quotient = (hash & ((1 << rest) - 1)) as u32;
+    ((hash >> rest) as usize, quotient << DISTANCE_BITS | 1)
 }
 
 #[cfg(test)]

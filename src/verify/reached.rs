@@ -235,7 +235,13 @@ impl Packed {
 
     #[inline]
     fn code(&self, i: usize) -> u64 {
-        code_in(&self.codes, self.width, i)
+        // The arena ends in 8 spare bytes, so that a whole word can be read.
+        let at = i * self.width;
+        let word = u64::from_le_bytes(self.codes[at..at + 8].try_into().expect("8 bytes"));
+        match self.width {
+            8 => word,
+            w => word & ((1u64 << (8 * w)) - 1),
+        }
     }
 
     /// `code`'s first place to look starts to load into the cache.
@@ -329,18 +335,6 @@ impl Packed {
         self.codes.capacity()
             + self.set.as_ref().map_or(0, CodeSet::bytes)
             + self.table.get().map_or(0, |t| 4 * t.capacity())
-    }
-}
-
-/// The `i`-th code of an arena of `width`-byte codes.
-#[inline]
-fn code_in(codes: &[u8], width: usize, i: usize) -> u64 {
-    // The arena ends in 8 spare bytes, so that a whole word can be read.
-    let at = i * width;
-    let word = u64::from_le_bytes(codes[at..at + 8].try_into().expect("8 bytes"));
-    match width {
-        8 => word,
-        w => word & ((1u64 << (8 * w)) - 1),
     }
 }
 
