@@ -7,9 +7,14 @@
 //! configurations not seen before. Whether a successor is kept is left
 //! to the numbering, which asks it again anyway, where that is cheap: on
 //! one thread, or where a set of codes answers.
+//! Under the central daemon, steps known to lead to configurations kept
+//! already are counted without a look-up (see [`sleep`]).
 
 mod block;
+mod sleep;
 mod source;
+#[cfg(test)]
+mod tests;
 
 use super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::move_memo::MoveMemo;
@@ -26,6 +31,7 @@ use crate::runtime::step::StepRelation;
 use crate::state::Config;
 use block::{Aside, Block, Steps, ASIDE};
 use rayon::prelude::*;
+use sleep::{Asleep, Frontier};
 use source::{Codes, Configs, Source};
 use std::mem::{replace, take};
 use std::ops::Range;
@@ -68,6 +74,25 @@ struct Memo<'m> {
     moves: &'m MoveMemo<'m>,
     near: Vec<u64>,
     answers_predicates: bool,
+    /// Per process: those apart from it, as bits, where sleep sets are
+    /// used ([`sleep::apart`]).
+    apart: Option<Vec<u64>>,
+}
+
+impl<'m> Memo<'m> {
+    fn new(inst: &Instance, moves: &'m MoveMemo<'m>, daemon: &Daemon) -> Self {
+        let near: Vec<u64> = (0..inst.topo.n())
+            .map(|p| as_bits(inst.topo.nbrs(p).iter().chain(inst.topo.readers(p))))
+            .collect();
+        Memo {
+            moves,
+            // Legitimacy read off the enabled processes' count needs no rows.
+            answers_predicates: moves.answers_every_invariant()
+                && (inst.code.legitimate.is_none() || inst.code.legit_enabled_count.is_some()),
+            apart: sleep::apart(&near, daemon),
+            near,
+        }
+    }
 }
 
 /// One thread's step relation and buffers.
@@ -90,6 +115,8 @@ struct Expander<'i> {
     moves: Vec<(u32, u32)>,
     /// The codes of a block's steps seen last, one per slot.
     seen: Vec<u64>,
+    /// The sleep set of the configuration expanded, where they are used.
+    sleep: Option<u64>,
 }
 
 impl<'i> Expander<'i> {
@@ -108,6 +135,7 @@ impl<'i> Expander<'i> {
             enabled: Vec::new(),
             moves: Vec::new(),
             seen: Vec::new(),
+            sleep: None,
         }
     }
 
@@ -115,19 +143,22 @@ impl<'i> Expander<'i> {
     /// `daemon`, into `block`, emptied (its buffers are reused: allocating
     /// them anew for every block costs the kernel's time). Its steps to
     /// codes are looked up if `look_up`, else all passed on: the numbering
-    /// looks each up again anyway (see [`Block::leave_out_kept`]).
+    /// looks each up again anyway (see [`Block::leave_out_kept`]). With
+    /// `sleeps`, the configurations' sleep sets, from `range`'s first.
     fn block<S: Configs>(
         &mut self,
         daemon: &Daemon,
         source: &S,
         range: Range<u32>,
+        sleeps: Option<&[u64]>,
         mut block: Block,
         look_up: bool,
     ) -> Block {
         let mut steps = take(&mut block.steps);
-        steps.codes.clear();
-        steps.aside.clear();
+        steps.clear();
+        let first = range.start;
         for i in range {
+            self.sleep = sleeps.map(|s| s[(i - first) as usize]);
             match self.expand(daemon, source, i, &mut steps) {
                 Ok(evaluated) => block.configs.push((evaluated, steps.codes.len())),
                 Err(refusal) => {
@@ -161,7 +192,13 @@ impl<'i> Expander<'i> {
         steps: &mut Steps,
         look_up: bool,
     ) {
-        let Steps { codes, aside } = steps;
+        let Steps {
+            codes,
+            aside,
+            sleeps,
+            skipped,
+        } = steps;
+        block.transitions += replace(skipped, 0);
         // The code each slot saw last (one more than it, zero for none):
         // a step is left out when its slot saw its code, with no probing
         // and no branch; a code met again after its slot saw another stays.
@@ -184,6 +221,9 @@ impl<'i> Expander<'i> {
                             aside[wholes] = Aside::Whole(cfg);
                             wholes += 1;
                             codes[kept] = ASIDE;
+                            if let Some(&sleep) = sleeps.get(step - 1) {
+                                sleeps[kept] = sleep;
+                            }
                             kept += 1;
                         }
                         Aside::Outside => block.outside = true,
@@ -203,16 +243,20 @@ impl<'i> Expander<'i> {
                     }
                 }
                 codes[kept] = code;
+                if let Some(&sleep) = sleeps.get(step - 1) {
+                    sleeps[kept] = sleep;
+                }
                 kept += usize::from(!again);
             }
             *to = kept;
         }
         codes.truncate(kept);
+        sleeps.truncate(kept);
         aside.truncate(wholes);
     }
 
     /// Configuration `i` of `source`: what it says; its steps under
-    /// `daemon` onto `steps`.
+    /// `daemon` onto `steps`, but those its sleep set holds.
     fn expand<S: Configs>(
         &mut self,
         daemon: &Daemon,
@@ -317,9 +361,31 @@ impl<'i> Expander<'i> {
             delta,
             enabled,
             moves,
+            memo,
+            sleep,
             ..
         } = self;
+        // With sleep sets, one mover a step.
+        let apart = memo.and_then(|m| m.apart.as_deref());
+        let mut asleep = sleep.map(Asleep::new);
         daemon.each_move_set(enabled, &inst.topo, 0, |movers| {
+            // The sleep set of where the step leads, and its mover.
+            let mut after = None;
+            if let (Some(asleep), Some(apart)) = (&asleep, apart) {
+                let p = movers[0] as usize;
+                if asleep.skips(p) {
+                    steps.skipped += 1;
+                    return;
+                }
+                after = Some((asleep.after(apart[p]), p));
+            }
+            let mut push = |code: u64| {
+                steps.codes.push(code);
+                if let (Some((sleep, p)), Some(asleep)) = (after, &mut asleep) {
+                    steps.sleeps.push(sleep);
+                    asleep.led_to_code(p);
+                }
+            };
             if let Some((memo, code)) = remembered {
                 // One mover is apart from the others (none).
                 let apart = || {
@@ -330,8 +396,7 @@ impl<'i> Expander<'i> {
                     let to = movers
                         .iter()
                         .fold(code, |c, &p| c.wrapping_add(delta[p as usize] as u64));
-                    steps.codes.push(to);
-                    return;
+                    return push(to);
                 }
             }
             load_into(source, i, cfg, loaded);
@@ -340,15 +405,27 @@ impl<'i> Expander<'i> {
             let set_aside = match rel.successor_into(cfg, moves, next) {
                 Err(err) => Aside::Fault(Box::new((err, movers.to_vec()))),
                 Ok(()) => match source.unkept(next) {
-                    Some(Unkept::Code(code)) => return steps.codes.push(code),
+                    Some(Unkept::Code(code)) => return push(code),
                     Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
                     None => Aside::Outside,
                 },
             };
             steps.codes.push(ASIDE);
             steps.aside.push(set_aside);
+            if after.is_some() {
+                steps.sleeps.push(0);
+            }
         });
     }
+}
+
+/// Where the numbering writes: the next number, the store, the parents,
+/// and the sleep sets of the configurations not expanded yet.
+struct Numbering<'n> {
+    c: &'n mut u32,
+    reached: &'n mut Reached,
+    parents: &'n mut Parents,
+    frontier: &'n mut Frontier,
 }
 
 /// Decodes configuration `i` of `source` into `cfg`, unless `loaded`
@@ -409,19 +486,13 @@ impl<'a> Explorer<'a> {
             .then(|| MoveMemo::new(inst, &space))
             .flatten()
             .filter(|_| reached.code(0).is_some());
-        let memo = remembered.as_ref().map(|moves| Memo {
-            moves,
-            near: (0..inst.topo.n())
-                .map(|p| as_bits(inst.topo.nbrs(p).iter().chain(inst.topo.readers(p))))
-                .collect(),
-            // Legitimacy read off the enabled processes' count needs no rows.
-            answers_predicates: moves.answers_every_invariant()
-                && (inst.code.legitimate.is_none() || inst.code.legit_enabled_count.is_some()),
-        });
+        let memo = remembered
+            .as_ref()
+            .map(|moves| Memo::new(inst, moves, daemon));
         // Blocks emptied, for the threads to fill again.
         let spare = std::sync::Mutex::new(Vec::new());
-        let expand = |source: Source, range: Range<u32>| -> Vec<Block> {
-            let end = range.end;
+        let expand = |source: Source, range: Range<u32>, sleeps: Option<&[u64]>| -> Vec<Block> {
+            let (from, end) = (range.start, range.end);
             range
                 .step_by(block as usize)
                 .collect::<Vec<_>>()
@@ -432,11 +503,14 @@ impl<'a> Explorer<'a> {
                         let emptied = spare.lock().ok().and_then(|mut s| s.pop());
                         let emptied = emptied.unwrap_or_else(Block::empty);
                         let range = first..end.min(first + block);
+                        let sleeps = sleeps.map(|s| &s[(first - from) as usize..]);
                         match source {
                             Source::Store(reached) => {
-                                x.block(daemon, reached, range, emptied, look_up)
+                                x.block(daemon, reached, range, sleeps, emptied, look_up)
                             }
-                            Source::Codes(codes) => x.block(daemon, codes, range, emptied, look_up),
+                            Source::Codes(codes) => {
+                                x.block(daemon, codes, range, sleeps, emptied, look_up)
+                            }
                         }
                     },
                 )
@@ -447,41 +521,67 @@ impl<'a> Explorer<'a> {
         // threads expand the next ones numbered already, from a copy of
         // their codes.
         let overlap = !look_up && rayon::current_num_threads() > 1 && reached.code(0).is_some();
+        // The sleep sets of the configurations numbered and not expanded
+        // yet, the first being number `i`'s.
+        let mut frontier = Frontier::new(memo.as_ref().is_some_and(|m| m.apart.is_some()));
         let (mut i, mut told) = (0, 0);
-        let mut ahead: Option<(Range<u32>, Vec<Block>)> = None;
+        // The next configurations, expanded already: which, their blocks,
+        // whether with sleep sets.
+        let mut ahead: Option<(Range<u32>, Vec<Block>, bool)> = None;
         while i < reached.len() {
             if i >= told {
                 ex.tell("reaching configurations", i as u64, reached.len() as u64)?;
                 told = i + PROGRESS_EVERY as usize;
-                if reached.bytes() + parents.bytes() >= MAX_REACHABLE_BYTES {
+                if reached.bytes() + parents.bytes() + frontier.bytes() >= MAX_REACHABLE_BYTES {
                     return Err(Refusal::TooManyReached(reached.len() as u64));
                 }
             }
-            let (range, blocks) = ahead.take().unwrap_or_else(|| {
+            let (range, mut blocks, slept) = ahead.take().unwrap_or_else(|| {
                 let range = i as u32..reached.len().min(i + together as usize) as u32;
-                (range.clone(), expand(Source::Store(&reached), range))
+                let sleeps = frontier.take(range.len());
+                let blocks = expand(Source::Store(&reached), range.clone(), sleeps.as_deref());
+                (range, blocks, sleeps.is_some())
             });
+            // A configuration where an invariant fails has no steps, which
+            // sleep sets assume: none from now on, and the configurations
+            // that may have counted on it are expanded again.
+            if frontier.used() && blocks.iter().any(Block::stops) {
+                frontier.stop();
+            }
+            if slept && !frontier.used() {
+                blocks = expand(Source::Store(&reached), range.clone(), None);
+            }
             let next = range.end..reached.len().min(range.end as usize + together as usize) as u32;
             // In order: the numbers, the first fault and the first refusal
             // are those the sequential search gives.
             let mut c = range.start;
+            let mut numbering = Numbering {
+                c: &mut c,
+                reached: &mut reached,
+                parents: &mut parents,
+                frontier: &mut frontier,
+            };
             if overlap && !next.is_empty() {
                 let codes = Codes {
                     space: &space,
                     first: next.start,
-                    codes: next.clone().filter_map(|j| reached.code(j)).collect(),
+                    codes: next
+                        .clone()
+                        .filter_map(|j| numbering.reached.code(j))
+                        .collect(),
                 };
+                let sleeps = numbering.frontier.take(next.len());
                 let (numbered, expanded) = std::thread::scope(|s| {
-                    let expanding = s.spawn(|| expand(Source::Codes(&codes), next.clone()));
-                    let numbered =
-                        ex.number_all(blocks, &mut c, &mut reached, &mut parents, &spare);
+                    let expanding =
+                        s.spawn(|| expand(Source::Codes(&codes), next.clone(), sleeps.as_deref()));
+                    let numbered = ex.number_all(blocks, &mut numbering, &spare);
                     (numbered, expanding.join())
                 });
                 numbered?;
                 let expanded = expanded.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                ahead = Some((next, expanded));
+                ahead = Some((next, expanded, sleeps.is_some()));
             } else {
-                ex.number_all(blocks, &mut c, &mut reached, &mut parents, &spare)?;
+                ex.number_all(blocks, &mut numbering, &spare)?;
             }
             i = range.end as usize;
         }
@@ -496,13 +596,11 @@ impl<'a> Explorer<'a> {
     fn number_all(
         &mut self,
         blocks: Vec<Block>,
-        c: &mut u32,
-        reached: &mut Reached,
-        parents: &mut Parents,
+        numbering: &mut Numbering,
         spare: &std::sync::Mutex<Vec<Block>>,
     ) -> Result<(), Refusal> {
         for mut block in blocks {
-            self.number(&mut block, c, reached, parents)?;
+            self.number(&mut block, numbering)?;
             if let Ok(mut spare) = spare.lock() {
                 spare.push(block);
             }
@@ -514,13 +612,13 @@ impl<'a> Explorer<'a> {
     /// are not kept yet, and records what each of its configurations
     /// says, the first being number `c` (moved past the block); takes its
     /// fault and refusal. The block is left emptied.
-    fn number(
-        &mut self,
-        block: &mut Block,
-        c: &mut u32,
-        reached: &mut Reached,
-        parents: &mut Parents,
-    ) -> Result<(), Refusal> {
+    fn number(&mut self, block: &mut Block, numbering: &mut Numbering) -> Result<(), Refusal> {
+        let Numbering {
+            c,
+            reached,
+            parents,
+            frontier,
+        } = numbering;
         if block.outside {
             return Err(outside_the_domains());
         }
@@ -528,274 +626,13 @@ impl<'a> Explorer<'a> {
         if let Some((k, fault)) = block.fault.take() {
             // A counterexample of its own; the rest is explored without it.
             let (err, movers) = *fault;
-            self.fault.get_or_insert((err, *c + k, movers));
+            self.fault.get_or_insert((err, **c + k, movers));
         }
-        block.keep_steps(reached, |evaluated, children| {
+        block.keep_steps(reached, frontier, |evaluated, children| {
             parents.numbered(children);
-            self.record(*c, evaluated);
-            *c += 1;
+            self.record(**c, evaluated);
+            **c += 1;
         });
         block.refusal.take().map_or(Ok(()), Err)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::runtime::init::InitMode;
-
-    /// Everything an exploration from a start found, in order.
-    fn found(ex: &Explorer) -> Vec<String> {
-        let States::Reachable { reached, parents } = &ex.states else {
-            panic!("explored from a start")
-        };
-        let mut out = vec![format!(
-            "{} transitions, fault {:?}, invariant {:?}",
-            ex.reached_transitions, ex.fault, ex.invariant
-        )];
-        // Kept while reaching only towards a declared legitimacy, else
-        // asked of the guards.
-        assert_eq!(ex.enabled.len() == reached.len(), ex.declared);
-        let enabled = ex.enabled_sets().unwrap();
-        for i in 0..reached.len() as u32 {
-            let at = i as usize;
-            out.push(format!(
-                "{i}: {:?} from {:?} legit {} terminal {} stops {} enabled {}",
-                reached.get(i).rows,
-                parents.parent(i),
-                ex.legit.get(at),
-                ex.terminal.get(at),
-                !ex.stops.0.is_empty() && ex.stops.get(at),
-                enabled.get(i)
-            ));
-        }
-        out
-    }
-
-    /// The configurations reached from `start` and each one's parent, in
-    /// the order a plain breadth-first search finds them (one step at a
-    /// time through the step relation, a configuration where an
-    /// invariant fails not expanded), and the steps taken, faulting ones
-    /// left out.
-    fn plain_search(inst: &Instance, start: &Config, daemon: &Daemon) -> (Vec<String>, u64) {
-        let mut rel = inst.step_relation();
-        let mut start = start.clone();
-        start.canonicalize();
-        let mut number = std::collections::HashMap::from([(start.clone(), 0usize)]);
-        let (mut order, mut parent) = (vec![start], vec![None]);
-        let mut transitions = 0;
-        let mut c = 0;
-        while c < order.len() {
-            let cfg = order[c].clone();
-            if rel.violated_invariant(&cfg).unwrap().is_none() {
-                let enabled = rel.enabled(&cfg).unwrap();
-                for movers in daemon.move_sets(&enabled, &inst.topo, 0) {
-                    let chosen = rel.chosen(&cfg).unwrap();
-                    let moves: Vec<(u32, u32)> = movers
-                        .iter()
-                        .map(|&p| (p, u32::from(chosen[p as usize])))
-                        .collect();
-                    let Ok(mut next) = rel.successor(&cfg, &moves) else {
-                        continue;
-                    };
-                    next.canonicalize();
-                    transitions += 1;
-                    if !number.contains_key(&next) {
-                        number.insert(next.clone(), order.len());
-                        order.push(next);
-                        parent.push(Some(c as u32));
-                    }
-                }
-            }
-            c += 1;
-        }
-        let lines = order
-            .iter()
-            .zip(&parent)
-            .enumerate()
-            .map(|(i, (cfg, p))| format!("{i}: {:?} from {p:?}", cfg.rows))
-            .collect();
-        (lines, transitions)
-    }
-
-    /// Whether `inst`'s store of configurations reached reads codes kept
-    /// to look one up.
-    fn space_of_wide_codes(inst: &Instance) -> bool {
-        let space = inst.space();
-        let start = space.config(0);
-        Reached::new(space, false, &start).look_ups_read_codes()
-    }
-
-    /// The blocks, the memo, the tags of the store and the first steps to
-    /// each configuration kept from a block give the numbers, parents and
-    /// steps a plain breadth-first search gives.
-    #[test]
-    fn configurations_are_numbered_as_a_plain_search_numbers_them() {
-        let arbitration = include_str!("../../programs/arbitration.gc");
-        let johnen = include_str!("../../programs/johnen_leader.gc");
-        let dijkstra = include_str!("../../programs/dijkstra_kstate.gc");
-        // 13^13 configurations: codes too wide for a set of codes, so
-        // that a look-up reads codes kept (and threads look up first).
-        let tokens: Vec<String> = [0, 3, 3, 7, 7, 7, 1, 1, 1, 1, 9, 9, 9]
-            .iter()
-            .enumerate()
-            .map(|(p, x)| format!("{p}.x={x}"))
-            .collect();
-        for (src, topology, params, sets) in [
-            (arbitration, "ring:5", &[][..], &[][..]),
-            (arbitration, "grid:2x3", &[], &[]),
-            (johnen, "uring:4", &[("k", 1)], &[]),
-            (dijkstra, "ring:13", &[("K", 13)], &tokens[..]),
-        ] {
-            let mut inst = super::super::test_instance(src, topology, params);
-            let start = inst
-                .initial(&InitMode::Declared, sets)
-                .or_else(|_| inst.initial(&InitMode::Random, sets))
-                .unwrap();
-            // On one thread the numbering looks every step up; on more,
-            // the threads look first where a look-up reads codes kept.
-            // Batches of at most 64 configurations: on more threads, the
-            // next batch is mostly numbered already when one is numbered,
-            // and is expanded meanwhile.
-            for (daemon, threads, most) in [Daemon::Central, Daemon::Distributed]
-                .into_iter()
-                .flat_map(|d| {
-                    [
-                        (d.clone(), 1, TOGETHER),
-                        (d.clone(), 2, TOGETHER),
-                        (d, 2, 64),
-                    ]
-                })
-            {
-                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-                let reach = || {
-                    let ex =
-                        Explorer::reach(&inst, start.clone(), &daemon, None, true, most).unwrap();
-                    let States::Reachable { reached, parents } = &ex.states else {
-                        panic!("explored from a start")
-                    };
-                    let explored: Vec<String> = (0..reached.len() as u32)
-                        .map(|i| {
-                            format!(
-                                "{i}: {:?} from {:?}",
-                                reached.get(i).rows,
-                                parents.parent(i)
-                            )
-                        })
-                        .collect();
-                    (explored, ex.reached_transitions)
-                };
-                let (explored, reached_transitions) = pool.unwrap().install(reach);
-                let (plain, transitions) = plain_search(&inst, &start, &daemon);
-                let what = format!(
-                    "{topology} under {} on {threads}, {most} together",
-                    daemon.name()
-                );
-                assert!(plain.len() > 400, "{what}: {}", plain.len());
-                let wide = space_of_wide_codes(&inst);
-                assert_eq!(wide, topology == "ring:13", "{what}");
-                assert_eq!(explored, plain, "{what}");
-                assert_eq!(reached_transitions, transitions, "{what}");
-            }
-        }
-    }
-
-    /// The remembered moves and predicates give the exploration the
-    /// interpreter gives, under every daemon: the same configurations in
-    /// the same order, the same steps, faults, invariants and enabled
-    /// sets. Programs with edge variables written and read (a neighbour's
-    /// other edges among them), moves that fault, invariants local, along
-    /// arcs and global, failing and holding, and one without effects.
-    #[test]
-    fn remembered_moves_explore_as_the_interpreter_does() {
-        let arbitration = include_str!("../../programs/arbitration.gc");
-        let dijkstra = include_str!("../../programs/dijkstra_kstate.gc");
-        let edges = "edge var d: 0..2 = 0\nvar x: 0..3 = 0\n\
-            process {\n\
-            a :: x < 3 and exists(q in nbrs : exists(r in nbrs : r != q and q.d[r] == 1)) -> x := x + 1\n\
-            b :: x == 0 -> for q in nbrs { edge(q).d := (edge(q).d + 1) % 3 }\n\
-            c :: x == 3 and exists(q in nbrs : edge(q).d == 2) -> x := 4 / (x - 3)\n\
-            e :: x == 2 and exists(q in nbrs : d[q] == 1) ->\n\
-                for q in nbrs { if d[q] == 1 { edge(q).d := 0 } }; x := 0\n\
-            }\n\
-            invariant few: forall(p in procs : p.x <= 2 or exists(q in nbrs(p) : edge(p, q).d != 1))\n\
-            invariant arcs: acyclic(p -> q : edge(p, q).d == 2 and p.x <= q.x and p.x >= 1)\n\
-            invariant global: count(p in procs : p.x == 3) <= 2\n";
-        type Case<'s> = (&'s str, &'s str, &'s [(&'s str, i64)]);
-        let johnen = include_str!("../../programs/johnen_leader.gc");
-        let matching = include_str!("../../programs/matching.gc");
-        let ssle = include_str!("../../programs/ssle.gc");
-        let cases: [Case; 11] = [
-            (arbitration, "ring:4", &[]),
-            (arbitration, "complete:4", &[]),
-            (arbitration, "grid:2x3", &[]),
-            (arbitration, "star:5", &[]),
-            (edges, "complete:3", &[]),
-            (edges, "complete:4", &[]),
-            (dijkstra, "ring:4", &[("K", 4)]),
-            (matching, "ring:5", &[]),
-            // Self-stabilizing programs declare no start: an arbitrary one.
-            (johnen, "uring:3", &[("k", 1)]),
-            (johnen, "uring:4", &[("k", 1)]),
-            (ssle, "chain:2", &[("max_id", 2), ("max_level", 3)]),
-        ];
-        let (mut remembered_somewhere, mut configurations) = (false, 0);
-        for (src, topology, params) in cases {
-            let mut inst = super::super::test_instance(src, topology, params);
-            let start = inst
-                .initial(&InitMode::Declared, &[])
-                .or_else(|_| inst.initial(&InitMode::Random, &[]))
-                .unwrap();
-            let space = inst.space();
-            remembered_somewhere |= MoveMemo::new(&inst, &space).is_some();
-            for daemon in [
-                Daemon::Central,
-                Daemon::LocallyCentral,
-                Daemon::Distributed,
-                Daemon::Synchronous,
-            ] {
-                let what = format!("{topology} under {}", daemon.name());
-                let explore = |remember| {
-                    Explorer::reach(&inst, start.clone(), &daemon, None, remember, TOGETHER)
-                        .map(|ex| found(&ex))
-                        .map_err(|r| format!("{r:?}"))
-                };
-                let (interpreted, remembered) = (explore(false), explore(true));
-                assert!(interpreted.is_ok(), "{what}: {interpreted:?}");
-                configurations += interpreted.as_ref().map_or(0, |f| f.len() - 1);
-                assert_eq!(interpreted, remembered, "{what}");
-                // One thread leaves every look-up to the numbering.
-                let alone = rayon::ThreadPoolBuilder::new().num_threads(1).build();
-                let remembered_alone = alone.unwrap().install(|| explore(true));
-                assert_eq!(interpreted, remembered_alone, "{what} on one thread");
-            }
-        }
-        assert!(
-            remembered_somewhere && configurations > 10_000,
-            "{configurations}"
-        );
-    }
-
-    /// What is held at once stays within its bound, and the threads get
-    /// blocks enough, from few processes to many.
-    #[test]
-    fn configurations_expanded_together_hold_few_steps() {
-        for daemon in [Daemon::Central, Daemon::Distributed, Daemon::Synchronous] {
-            for n in [1, 2, 9, 20, 64, 200] {
-                let (together, block) = together(&daemon, n, TOGETHER);
-                let most_steps = match daemon {
-                    Daemon::Distributed => (1u64 << n.min(63)) - 1,
-                    _ => n as u64,
-                };
-                let what = format!("{} on {n}", daemon.name());
-                assert!(together >= 1 && block >= 1 && block <= together, "{what}");
-                assert!(
-                    together == 1 || u64::from(together) * most_steps <= MOST_STEPS_HELD,
-                    "{what}"
-                );
-                assert!(together < 16 || together / block >= 16, "{what}");
-            }
-        }
-        assert_eq!(together(&Daemon::Central, 9, TOGETHER), (TOGETHER, BLOCK));
     }
 }

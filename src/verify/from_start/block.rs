@@ -4,6 +4,7 @@
 use super::super::evaluate::Evaluated;
 use super::super::reached::{Reached, Unkept};
 use super::super::Refusal;
+use super::sleep::Frontier;
 use crate::runtime::step::RunError;
 use crate::state::Config;
 use std::mem::replace;
@@ -50,11 +51,26 @@ pub(super) struct Block {
 
 /// A block's steps, in order: the codes they lead to, `ASIDE` for each
 /// of those set aside, which are in `aside` in order (once the block is
-/// expanded, only steps to whole configurations are).
+/// expanded, only steps to whole configurations are). Where the search
+/// skips steps known to lead to configurations kept already (see
+/// `Sleep`), `sleeps` has, per step, the sleep set of the configuration
+/// it leads to, were it new; and `skipped` counts the steps skipped.
 #[derive(Default)]
 pub(super) struct Steps {
     pub(super) codes: Vec<u64>,
     pub(super) aside: Vec<Aside>,
+    pub(super) sleeps: Vec<u64>,
+    pub(super) skipped: u64,
+}
+
+impl Steps {
+    /// Empties them, keeping their buffers.
+    pub(super) fn clear(&mut self) {
+        self.codes.clear();
+        self.aside.clear();
+        self.sleeps.clear();
+        self.skipped = 0;
+    }
 }
 
 impl Block {
@@ -70,13 +86,23 @@ impl Block {
         }
     }
 
+    /// Whether an invariant fails in one of its configurations.
+    pub(super) fn stops(&self) -> bool {
+        self.configs.iter().any(|(e, _)| e.invariant.is_some())
+    }
+
     /// Leaves out the steps to configurations kept already: those to
     /// whole configurations, and the others if `look_up` (the numbering
     /// looks up the rest again anyway, which pays where one thread does all
     /// the work, or where a set of codes answers from one slot).
     pub(super) fn leave_out_kept(&mut self, reached: &Reached, look_up: bool) {
         let Block { configs, steps, .. } = self;
-        let Steps { codes, aside } = steps;
+        let Steps {
+            codes,
+            aside,
+            sleeps,
+            ..
+        } = steps;
         if !look_up && aside.is_empty() {
             return;
         }
@@ -108,26 +134,37 @@ impl Block {
                     code => !look_up || !reached.contains_code(code),
                 };
                 codes[kept] = code;
+                if let Some(&sleep) = sleeps.get(step) {
+                    sleeps[kept] = sleep;
+                }
                 kept += usize::from(stays);
             }
             from = *to;
             *to = kept;
         }
         codes.truncate(kept);
+        sleeps.truncate(kept);
         aside.truncate(wholes);
     }
 
     /// Keeps, in order, the configurations the steps lead to that are not
-    /// kept yet; tells `each` what each configuration says and how many
-    /// it was the first to reach. Empties the block's configurations and
-    /// steps.
+    /// kept yet, and, where the steps have sleep sets, each new one's
+    /// onto `frontier`; tells `each` what each configuration says and how
+    /// many it was the first to reach. Empties the block's configurations
+    /// and steps.
     pub(super) fn keep_steps(
         &mut self,
         reached: &mut Reached,
+        frontier: &mut Frontier,
         mut each: impl FnMut(Evaluated, u32),
     ) {
         let Block { configs, steps, .. } = self;
-        let Steps { codes, aside } = steps;
+        let Steps {
+            codes,
+            aside,
+            sleeps,
+            ..
+        } = steps;
         // Where the new ones go starts to load, a few ahead: the threads'
         // own look-ups, if any, are long gone from the cache.
         for &code in codes.iter().take(KEEP_AHEAD) {
@@ -151,12 +188,18 @@ impl Block {
                     },
                     code => Unkept::Code(code),
                 };
-                children += u32::from(reached.keep(unkept));
+                let new = reached.keep(unkept);
+                if new {
+                    if let Some(&sleep) = sleeps.get(k) {
+                        frontier.push(sleep);
+                    }
+                }
+                children += u32::from(new);
                 k += 1;
             }
             each(evaluated, children);
         }
         drop(wholes);
-        codes.clear();
+        steps.clear();
     }
 }

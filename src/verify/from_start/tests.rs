@@ -1,0 +1,272 @@
+//! The search from a start against a plain one, and the memo against the
+//! interpreter.
+
+use super::*;
+use crate::runtime::init::InitMode;
+
+/// Everything an exploration from a start found, in order.
+fn found(ex: &Explorer) -> Vec<String> {
+    let States::Reachable { reached, parents } = &ex.states else {
+        panic!("explored from a start")
+    };
+    let mut out = vec![format!(
+        "{} transitions, fault {:?}, invariant {:?}",
+        ex.reached_transitions, ex.fault, ex.invariant
+    )];
+    // Kept while reaching only towards a declared legitimacy, else
+    // asked of the guards.
+    assert_eq!(ex.enabled.len() == reached.len(), ex.declared);
+    let enabled = ex.enabled_sets().unwrap();
+    for i in 0..reached.len() as u32 {
+        let at = i as usize;
+        out.push(format!(
+            "{i}: {:?} from {:?} legit {} terminal {} stops {} enabled {}",
+            reached.get(i).rows,
+            parents.parent(i),
+            ex.legit.get(at),
+            ex.terminal.get(at),
+            !ex.stops.0.is_empty() && ex.stops.get(at),
+            enabled.get(i)
+        ));
+    }
+    out
+}
+
+/// The configurations reached from `start` and each one's parent, in
+/// the order a plain breadth-first search finds them (one step at a
+/// time through the step relation, a configuration where an
+/// invariant fails not expanded), and the steps taken, faulting ones
+/// left out.
+fn plain_search(inst: &Instance, start: &Config, daemon: &Daemon) -> (Vec<String>, u64) {
+    let mut rel = inst.step_relation();
+    let mut start = start.clone();
+    start.canonicalize();
+    let mut number = std::collections::HashMap::from([(start.clone(), 0usize)]);
+    let (mut order, mut parent) = (vec![start], vec![None]);
+    let mut transitions = 0;
+    let mut c = 0;
+    while c < order.len() {
+        let cfg = order[c].clone();
+        if rel.violated_invariant(&cfg).unwrap().is_none() {
+            let enabled = rel.enabled(&cfg).unwrap();
+            for movers in daemon.move_sets(&enabled, &inst.topo, 0) {
+                let chosen = rel.chosen(&cfg).unwrap();
+                let moves: Vec<(u32, u32)> = movers
+                    .iter()
+                    .map(|&p| (p, u32::from(chosen[p as usize])))
+                    .collect();
+                let Ok(mut next) = rel.successor(&cfg, &moves) else {
+                    continue;
+                };
+                next.canonicalize();
+                transitions += 1;
+                if !number.contains_key(&next) {
+                    number.insert(next.clone(), order.len());
+                    order.push(next);
+                    parent.push(Some(c as u32));
+                }
+            }
+        }
+        c += 1;
+    }
+    let lines = order
+        .iter()
+        .zip(&parent)
+        .enumerate()
+        .map(|(i, (cfg, p))| format!("{i}: {:?} from {p:?}", cfg.rows))
+        .collect();
+    (lines, transitions)
+}
+
+/// Whether `inst`'s store of configurations reached reads codes kept
+/// to look one up.
+fn space_of_wide_codes(inst: &Instance) -> bool {
+    let space = inst.space();
+    let start = space.config(0);
+    Reached::new(space, false, &start).look_ups_read_codes()
+}
+
+/// The blocks, the memo, the tags of the store and the first steps to
+/// each configuration kept from a block give the numbers, parents and
+/// steps a plain breadth-first search gives.
+#[test]
+fn configurations_are_numbered_as_a_plain_search_numbers_them() {
+    let arbitration = include_str!("../../../programs/arbitration.gc");
+    let johnen = include_str!("../../../programs/johnen_leader.gc");
+    let dijkstra = include_str!("../../../programs/dijkstra_kstate.gc");
+    // 13^13 configurations: codes too wide for a set of codes, so
+    // that a look-up reads codes kept (and threads look up first).
+    let tokens: Vec<String> = [0, 3, 3, 7, 7, 7, 1, 1, 1, 1, 9, 9, 9]
+        .iter()
+        .enumerate()
+        .map(|(p, x)| format!("{p}.x={x}"))
+        .collect();
+    for (src, topology, params, sets) in [
+        (arbitration, "ring:5", &[][..], &[][..]),
+        (arbitration, "grid:2x3", &[], &[]),
+        (johnen, "uring:4", &[("k", 1)], &[]),
+        (dijkstra, "ring:13", &[("K", 13)], &tokens[..]),
+    ] {
+        let mut inst = super::super::test_instance(src, topology, params);
+        let start = inst
+            .initial(&InitMode::Declared, sets)
+            .or_else(|_| inst.initial(&InitMode::Random, sets))
+            .unwrap();
+        // On one thread the numbering looks every step up; on more,
+        // the threads look first where a look-up reads codes kept.
+        // Batches of at most 64 configurations: on more threads, the
+        // next batch is mostly numbered already when one is numbered,
+        // and is expanded meanwhile.
+        for (daemon, threads, most) in
+            [Daemon::Central, Daemon::Distributed]
+                .into_iter()
+                .flat_map(|d| {
+                    [
+                        (d.clone(), 1, TOGETHER),
+                        (d.clone(), 2, TOGETHER),
+                        (d, 2, 64),
+                    ]
+                })
+        {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+            let reach = || {
+                let ex = Explorer::reach(&inst, start.clone(), &daemon, None, true, most).unwrap();
+                let States::Reachable { reached, parents } = &ex.states else {
+                    panic!("explored from a start")
+                };
+                let explored: Vec<String> = (0..reached.len() as u32)
+                    .map(|i| {
+                        format!(
+                            "{i}: {:?} from {:?}",
+                            reached.get(i).rows,
+                            parents.parent(i)
+                        )
+                    })
+                    .collect();
+                (explored, ex.reached_transitions)
+            };
+            let (explored, reached_transitions) = pool.unwrap().install(reach);
+            let (plain, transitions) = plain_search(&inst, &start, &daemon);
+            let what = format!(
+                "{topology} under {} on {threads}, {most} together",
+                daemon.name()
+            );
+            assert!(plain.len() > 400, "{what}: {}", plain.len());
+            let wide = space_of_wide_codes(&inst);
+            assert_eq!(wide, topology == "ring:13", "{what}");
+            assert_eq!(explored, plain, "{what}");
+            assert_eq!(reached_transitions, transitions, "{what}");
+        }
+    }
+}
+
+/// The remembered moves and predicates give the exploration the
+/// interpreter gives, under every daemon: the same configurations in
+/// the same order, the same steps, faults, invariants and enabled
+/// sets. Programs with edge variables written and read (a neighbour's
+/// other edges among them), moves that fault, invariants local, along
+/// arcs and global, failing and holding, and one without effects.
+#[test]
+fn remembered_moves_explore_as_the_interpreter_does() {
+    let arbitration = include_str!("../../../programs/arbitration.gc");
+    let dijkstra = include_str!("../../../programs/dijkstra_kstate.gc");
+    let edges = "edge var d: 0..2 = 0\nvar x: 0..3 = 0\n\
+        process {\n\
+        a :: x < 3 and exists(q in nbrs : exists(r in nbrs : r != q and q.d[r] == 1)) -> x := x + 1\n\
+        b :: x == 0 -> for q in nbrs { edge(q).d := (edge(q).d + 1) % 3 }\n\
+        c :: x == 3 and exists(q in nbrs : edge(q).d == 2) -> x := 4 / (x - 3)\n\
+        e :: x == 2 and exists(q in nbrs : d[q] == 1) ->\n\
+            for q in nbrs { if d[q] == 1 { edge(q).d := 0 } }; x := 0\n\
+        }\n\
+        invariant few: forall(p in procs : p.x <= 2 or exists(q in nbrs(p) : edge(p, q).d != 1))\n\
+        invariant arcs: acyclic(p -> q : edge(p, q).d == 2 and p.x <= q.x and p.x >= 1)\n\
+        invariant global: count(p in procs : p.x == 3) <= 2\n";
+    // The first process's move, alone, breaks an invariant; the last's
+    // is apart from it: the configuration where both moved is reached
+    // only from the last's step, which must not be skipped.
+    let first_alone = "var x: 0..1 = 0\nprocess {\n    a :: x == 0 -> x := 1\n}\n\
+        invariant not_first_alone: count(p in procs : p.x == 1) != 1 or \
+        forall(p in procs : p.index != 0 or p.x == 0)\n";
+    // A move that faults, by processes apart from others: the same
+    // move faults again after theirs, and is not counted as a step.
+    let faulting = "var x: 0..2 = 0\nprocess {\n    a :: x == 0 -> x := 1\n\
+        b :: x == 1 -> x := 2 / (x - 1)\n}\n";
+    type Case<'s> = (&'s str, &'s str, &'s [(&'s str, i64)]);
+    let johnen = include_str!("../../../programs/johnen_leader.gc");
+    let matching = include_str!("../../../programs/matching.gc");
+    let ssle = include_str!("../../../programs/ssle.gc");
+    let cases: [Case; 13] = [
+        (arbitration, "ring:4", &[]),
+        (arbitration, "complete:4", &[]),
+        (arbitration, "grid:2x3", &[]),
+        (arbitration, "star:5", &[]),
+        (edges, "complete:3", &[]),
+        (edges, "complete:4", &[]),
+        (first_alone, "chain:3", &[]),
+        (faulting, "chain:4", &[]),
+        (dijkstra, "ring:4", &[("K", 4)]),
+        (matching, "ring:5", &[]),
+        // Self-stabilizing programs declare no start: an arbitrary one.
+        (johnen, "uring:3", &[("k", 1)]),
+        (johnen, "uring:4", &[("k", 1)]),
+        (ssle, "chain:2", &[("max_id", 2), ("max_level", 3)]),
+    ];
+    let (mut remembered_somewhere, mut configurations) = (false, 0);
+    for (src, topology, params) in cases {
+        let mut inst = super::super::test_instance(src, topology, params);
+        let start = inst
+            .initial(&InitMode::Declared, &[])
+            .or_else(|_| inst.initial(&InitMode::Random, &[]))
+            .unwrap();
+        let space = inst.space();
+        remembered_somewhere |= MoveMemo::new(&inst, &space).is_some();
+        for daemon in [
+            Daemon::Central,
+            Daemon::LocallyCentral,
+            Daemon::Distributed,
+            Daemon::Synchronous,
+        ] {
+            let what = format!("{topology} under {}", daemon.name());
+            let explore = |remember| {
+                Explorer::reach(&inst, start.clone(), &daemon, None, remember, TOGETHER)
+                    .map(|ex| found(&ex))
+                    .map_err(|r| format!("{r:?}"))
+            };
+            let (interpreted, remembered) = (explore(false), explore(true));
+            assert!(interpreted.is_ok(), "{what}: {interpreted:?}");
+            configurations += interpreted.as_ref().map_or(0, |f| f.len() - 1);
+            assert_eq!(interpreted, remembered, "{what}");
+            // One thread leaves every look-up to the numbering.
+            let alone = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+            let remembered_alone = alone.unwrap().install(|| explore(true));
+            assert_eq!(interpreted, remembered_alone, "{what} on one thread");
+        }
+    }
+    assert!(
+        remembered_somewhere && configurations > 10_000,
+        "{configurations}"
+    );
+}
+
+/// What is held at once stays within its bound, and the threads get
+/// blocks enough, from few processes to many.
+#[test]
+fn configurations_expanded_together_hold_few_steps() {
+    for daemon in [Daemon::Central, Daemon::Distributed, Daemon::Synchronous] {
+        for n in [1, 2, 9, 20, 64, 200] {
+            let (together, block) = together(&daemon, n, TOGETHER);
+            let most_steps = match daemon {
+                Daemon::Distributed => (1u64 << n.min(63)) - 1,
+                _ => n as u64,
+            };
+            let what = format!("{} on {n}", daemon.name());
+            assert!(together >= 1 && block >= 1 && block <= together, "{what}");
+            assert!(
+                together == 1 || u64::from(together) * most_steps <= MOST_STEPS_HELD,
+                "{what}"
+            );
+            assert!(together < 16 || together / block >= 16, "{what}");
+        }
+    }
+    assert_eq!(together(&Daemon::Central, 9, TOGETHER), (TOGETHER, BLOCK));
+}
