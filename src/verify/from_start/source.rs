@@ -68,11 +68,3 @@ impl Configs for Codes<'_> {
         Some(Unkept::Code(self.space.index(cfg)? as u64))
     }
 }
-
-/// Which configurations a batch of threads expands: the store's, or a
-/// copy of their codes.
-#[derive(Clone, Copy)]
-pub(super) enum Source<'r> {
-    Store(&'r Reached),
-    Codes(&'r Codes<'r>),
-}

@@ -1,0 +1,510 @@
+//! Expanding configurations: what each says, and its steps, a block of
+//! consecutive ones at a time on a thread; the blocks of a batch shared
+//! out to the pool's threads, or claimed one by one by the threads free.
+
+use super::super::evaluate::{evaluate, evaluate_chosen, Evaluated};
+use super::super::move_memo::MoveMemo;
+use super::super::reached::{Reached, Unkept};
+use super::super::successors::as_bits;
+use super::super::Refusal;
+use super::block::{Aside, Block, Steps, ASIDE};
+use super::sleep::{apart, Asleep};
+use super::source::{Codes, Configs};
+use crate::compile::NO_ACTION;
+use crate::load::Instance;
+use crate::runtime::daemon::Daemon;
+use crate::runtime::step::StepRelation;
+use crate::state::Config;
+use rayon::prelude::*;
+use std::mem::{replace, take};
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// What the threads expanding configurations share: the instance, the
+/// memo, a configuration to shape buffers after, the daemon, how many
+/// configurations a block takes, whether threads look steps up (see
+/// [`Block::leave_out_kept`]), and blocks emptied, to fill again.
+pub(super) struct Expanding<'e> {
+    pub(super) inst: &'e Instance,
+    pub(super) memo: Option<&'e Memo<'e>>,
+    pub(super) like: &'e Config,
+    pub(super) daemon: &'e Daemon,
+    pub(super) block: u32,
+    pub(super) look_up: bool,
+    pub(super) spare: Mutex<Vec<Block>>,
+}
+
+impl Expanding<'_> {
+    /// Configurations `range` of `reached`, of sleep sets `sleeps` (from
+    /// the first on, where they are used), expanded in blocks on the
+    /// pool's threads: the blocks, in order.
+    pub(super) fn all(
+        &self,
+        reached: &Reached,
+        range: Range<u32>,
+        sleeps: Option<&[u64]>,
+    ) -> Vec<Block> {
+        let (from, end) = (range.start, range.end);
+        range
+            .step_by(self.block as usize)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map_init(
+                || self.expander(),
+                |x, first| {
+                    let range = first..end.min(first + self.block);
+                    let sleeps = sleeps.map(|s| &s[(first - from) as usize..]);
+                    self.one(x, reached, range, sleeps)
+                },
+            )
+            .collect()
+    }
+
+    /// Expands the blocks of `claims` this thread claims, until none is
+    /// left.
+    pub(super) fn claimed(&self, claims: &Claims) {
+        let mut x = self.expander();
+        while let Some((range, sleeps)) = claims.claim(self.block) {
+            let first = range.start;
+            let block = self.one(&mut x, &claims.codes, range, sleeps);
+            if let Ok(mut done) = claims.done.lock() {
+                done.push((first, block));
+            }
+        }
+    }
+
+    fn expander(&self) -> Expander<'_> {
+        Expander::new(self.inst, self.memo, self.like)
+    }
+
+    /// Configurations `range` of `source` expanded into a block.
+    fn one<S: Configs>(
+        &self,
+        x: &mut Expander,
+        source: &S,
+        range: Range<u32>,
+        sleeps: Option<&[u64]>,
+    ) -> Block {
+        let emptied = self.spare.lock().ok().and_then(|mut s| s.pop());
+        let emptied = emptied.unwrap_or_else(Block::empty);
+        x.block(self.daemon, source, range, sleeps, emptied, self.look_up)
+    }
+
+    /// `block`, numbered, to fill again.
+    pub(super) fn give_back(&self, block: Block) {
+        if let Ok(mut spare) = self.spare.lock() {
+            spare.push(block);
+        }
+    }
+}
+
+/// The blocks of a batch of configurations, read from a copy of their
+/// codes, shared out as threads claim them: their sleep sets, if used,
+/// the first configuration of the block claimed next, and the blocks
+/// expanded, each after its first configuration.
+pub(super) struct Claims<'c> {
+    codes: Codes<'c>,
+    sleeps: Option<Vec<u64>>,
+    next: AtomicUsize,
+    done: Mutex<Vec<(u32, Block)>>,
+}
+
+impl<'c> Claims<'c> {
+    /// The configurations of `codes`, of sleep sets `sleeps`.
+    pub(super) fn new(codes: Codes<'c>, sleeps: Option<Vec<u64>>) -> Self {
+        Claims {
+            next: AtomicUsize::new(codes.first as usize),
+            codes,
+            sleeps,
+            done: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The next block of at most `block` configurations, and their sleep
+    /// sets; `None` once every one is claimed.
+    fn claim(&self, block: u32) -> Option<(Range<u32>, Option<&[u64]>)> {
+        let first = self.next.fetch_add(block as usize, Ordering::Relaxed);
+        let end = self.codes.first as usize + self.codes.codes.len();
+        (first < end).then(|| {
+            let at = first - self.codes.first as usize;
+            let range = first as u32..end.min(first + block as usize) as u32;
+            (range, self.sleeps.as_deref().map(|s| &s[at..]))
+        })
+    }
+
+    /// The blocks expanded, in order.
+    pub(super) fn blocks(self) -> Vec<Block> {
+        let mut done = self.done.into_inner().unwrap_or_else(|e| e.into_inner());
+        done.sort_unstable_by_key(|&(first, _)| first);
+        done.into_iter().map(|(_, block)| block).collect()
+    }
+}
+
+/// The most slots of a block's first-steps filter (8 bytes each): it
+/// stays in the nearest cache.
+const SEEN: usize = 1 << 12;
+
+/// What every thread shares: the remembered moves, and per process (at
+/// most 64) its neighbours and readers as bits, whose moves its own may
+/// meet (a shared edge, a row it reads); whether the memo answers every
+/// predicate, so that a configuration whose entries are all filled is
+/// not decoded into rows.
+pub(super) struct Memo<'m> {
+    moves: &'m MoveMemo<'m>,
+    near: Vec<u64>,
+    answers_predicates: bool,
+    /// Per process: those apart from it, as bits, where sleep sets are
+    /// used ([`super::sleep::apart`]).
+    pub(super) apart: Option<Vec<u64>>,
+}
+
+impl<'m> Memo<'m> {
+    pub(super) fn new(inst: &Instance, moves: &'m MoveMemo<'m>, daemon: &Daemon) -> Self {
+        let near: Vec<u64> = (0..inst.topo.n())
+            .map(|p| as_bits(inst.topo.nbrs(p).iter().chain(inst.topo.readers(p))))
+            .collect();
+        Memo {
+            moves,
+            // Legitimacy read off the enabled processes' count needs no rows.
+            answers_predicates: moves.answers_every_invariant()
+                && (inst.code.legitimate.is_none() || inst.code.legit_enabled_count.is_some()),
+            apart: apart(&near, daemon),
+            near,
+        }
+    }
+}
+
+/// One thread's step relation and buffers.
+struct Expander<'i> {
+    inst: &'i Instance,
+    rel: StepRelation<'i>,
+    memo: Option<&'i Memo<'i>>,
+    /// The configuration expanded, decoded only where the interpreter
+    /// reads it (`loaded` says whether it is).
+    cfg: Config,
+    loaded: bool,
+    next: Config,
+    chosen: Vec<u16>,
+    /// Per process: its entry in the memo, and what its move adds to the code.
+    entries: Vec<usize>,
+    delta: Vec<i64>,
+    /// Per process: its arcs under the acyclicity the memo remembers.
+    arcs: Vec<u64>,
+    enabled: Vec<u32>,
+    moves: Vec<(u32, u32)>,
+    /// The codes of a block's steps seen last, one per slot.
+    seen: Vec<u64>,
+    /// The sleep set of the configuration expanded, where they are used.
+    sleep: Option<u64>,
+}
+
+impl<'i> Expander<'i> {
+    fn new(inst: &'i Instance, memo: Option<&'i Memo<'i>>, like: &Config) -> Self {
+        Expander {
+            inst,
+            rel: inst.step_relation(),
+            memo,
+            cfg: like.clone(),
+            loaded: false,
+            next: like.clone(),
+            chosen: Vec::new(),
+            entries: Vec::new(),
+            delta: Vec::new(),
+            arcs: Vec::new(),
+            enabled: Vec::new(),
+            moves: Vec::new(),
+            seen: Vec::new(),
+            sleep: None,
+        }
+    }
+
+    /// Expands the configurations `range` of `source`, in order, under
+    /// `daemon`, into `block`, emptied (its buffers are reused: allocating
+    /// them anew for every block costs the kernel's time). Its steps to
+    /// codes are looked up if `look_up`, else all passed on: the numbering
+    /// looks each up again anyway (see [`Block::leave_out_kept`]). With
+    /// `sleeps`, the configurations' sleep sets, from `range`'s first.
+    fn block<S: Configs>(
+        &mut self,
+        daemon: &Daemon,
+        source: &S,
+        range: Range<u32>,
+        sleeps: Option<&[u64]>,
+        mut block: Block,
+        look_up: bool,
+    ) -> Block {
+        let mut steps = take(&mut block.steps);
+        steps.clear();
+        let first = range.start;
+        for i in range {
+            self.sleep = sleeps.map(|s| s[(i - first) as usize]);
+            match self.expand(daemon, source, i, &mut steps) {
+                Ok(evaluated) => block.configs.push((evaluated, steps.codes.len())),
+                Err(refusal) => {
+                    block.refusal = Some(refusal);
+                    break;
+                }
+            }
+        }
+        self.first_steps(source, &mut block, &mut steps, look_up);
+        block.steps = steps;
+        // A copy of codes is read only where the numbering looks every
+        // step up, and steps lead to codes.
+        if let Some(reached) = source.store() {
+            block.leave_out_kept(reached, look_up);
+        }
+        block
+    }
+
+    /// Counts the steps of `block` (`steps`) and leaves out most steps to
+    /// a code met before in the block, each step left having its slot
+    /// start to load if the thread will `look_up`; steps to whole
+    /// configurations stay. A configuration
+    /// is often reached from several of a block's, and its first step is
+    /// the one that would number it; a later step that stays finds it
+    /// kept when the new ones are numbered. Takes the first fault and
+    /// whether a step leaves the domains into the block.
+    fn first_steps<S: Configs>(
+        &mut self,
+        source: &S,
+        block: &mut Block,
+        steps: &mut Steps,
+        look_up: bool,
+    ) {
+        let Steps {
+            codes,
+            aside,
+            sleeps,
+            skipped,
+        } = steps;
+        block.transitions += replace(skipped, 0);
+        // The code each slot saw last (one more than it, zero for none):
+        // a step is left out when its slot saw its code, with no probing
+        // and no branch; a code met again after its slot saw another stays.
+        let seen = &mut self.seen;
+        let size = codes.len().next_power_of_two().clamp(16, SEEN);
+        seen.clear();
+        seen.resize(size, 0);
+        let bits = size.trailing_zeros();
+        let (mut kept, mut step, mut wholes, mut next_aside) = (0, 0, 0, 0);
+        for (k, (_, to)) in block.configs.iter_mut().enumerate() {
+            while step < *to {
+                let code = codes[step];
+                step += 1;
+                if code == ASIDE {
+                    let set_aside = replace(&mut aside[next_aside], Aside::Outside);
+                    next_aside += 1;
+                    match set_aside {
+                        Aside::Whole(cfg) => {
+                            block.transitions += 1;
+                            aside[wholes] = Aside::Whole(cfg);
+                            wholes += 1;
+                            codes[kept] = ASIDE;
+                            if let Some(&sleep) = sleeps.get(step - 1) {
+                                sleeps[kept] = sleep;
+                            }
+                            kept += 1;
+                        }
+                        Aside::Outside => block.outside = true,
+                        Aside::Fault(fault) => {
+                            block.fault.get_or_insert((k as u32, fault));
+                        }
+                    }
+                    continue;
+                }
+                block.transitions += 1;
+                let s = (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+                let again = seen[s] == code.wrapping_add(1);
+                seen[s] = code.wrapping_add(1);
+                if look_up && !again {
+                    if let Some(reached) = source.store() {
+                        reached.prefetch_slot(code);
+                    }
+                }
+                codes[kept] = code;
+                if let Some(&sleep) = sleeps.get(step - 1) {
+                    sleeps[kept] = sleep;
+                }
+                kept += usize::from(!again);
+            }
+            *to = kept;
+        }
+        codes.truncate(kept);
+        sleeps.truncate(kept);
+        aside.truncate(wholes);
+    }
+
+    /// Configuration `i` of `source`: what it says; its steps under
+    /// `daemon` onto `steps`, but those its sleep set holds.
+    fn expand<S: Configs>(
+        &mut self,
+        daemon: &Daemon,
+        source: &S,
+        i: u32,
+        steps: &mut Steps,
+    ) -> Result<Evaluated, Refusal> {
+        self.loaded = false;
+        if let (Some(memo), Some(code)) = (self.memo, source.code(i)) {
+            if let Some(evaluated) = self.remembered(memo, source, i, code)? {
+                let remembered = Some((memo, code));
+                self.push_steps(daemon, source, i, &evaluated, remembered, steps);
+                return Ok(evaluated);
+            }
+        }
+        self.load(source, i);
+        let evaluated = evaluate(&self.rel, &self.cfg, &mut self.chosen)?;
+        self.push_steps(daemon, source, i, &evaluated, None, steps);
+        Ok(evaluated)
+    }
+
+    /// Decodes configuration `i` of `source` into `cfg`, unless it is.
+    fn load<S: Configs>(&mut self, source: &S, i: u32) {
+        load_into(source, i, &mut self.cfg, &mut self.loaded);
+    }
+
+    /// What configuration `i` of `source` (of code `code`) says, from the
+    /// remembered moves and predicates, with each process's chosen action
+    /// and its move's delta to the code left in `chosen` and `delta`;
+    /// `None` where some process's entry is left to the interpreter. The
+    /// configuration is decoded only where an entry is not filled yet or
+    /// a predicate is not remembered.
+    fn remembered<S: Configs>(
+        &mut self,
+        memo: &Memo,
+        source: &S,
+        i: u32,
+        code: u64,
+    ) -> Result<Option<Evaluated>, Refusal> {
+        let moves = memo.moves;
+        moves.numbers_into(code, &mut self.entries);
+        let answers = moves.answers(
+            &self.entries,
+            &mut self.chosen,
+            &mut self.delta,
+            &mut self.arcs,
+        );
+        let holding = match answers {
+            Some(holding) => holding,
+            None => {
+                // Some entry is not filled yet, or left to the interpreter.
+                self.load(source, i);
+                self.chosen.clear();
+                self.delta.clear();
+                for (p, &k) in self.entries.iter().enumerate() {
+                    let Some((action, delta)) = moves.moves(&self.rel, &self.cfg, p, k) else {
+                        return Ok(None);
+                    };
+                    self.chosen.push(action);
+                    self.delta.push(delta);
+                }
+                match moves.holding(&self.rel, &self.cfg, &self.chosen, &self.entries) {
+                    Some(holding) => holding,
+                    None => return Ok(None),
+                }
+            }
+        };
+        if !memo.answers_predicates {
+            self.load(source, i);
+        }
+        evaluate_chosen(&self.rel, &self.cfg, &self.chosen, Some(&holding)).map(Some)
+    }
+
+    /// The steps of configuration `i` of `source` under `daemon` onto
+    /// `steps` (none where an invariant fails: a run stops there, and so
+    /// does the exploration). With `remembered`, the memo
+    /// and the configuration's code: a step whose movers are apart (no two
+    /// neighbours, none reading another) adds their moves' deltas to the
+    /// code; others are interpreted.
+    fn push_steps<S: Configs>(
+        &mut self,
+        daemon: &Daemon,
+        source: &S,
+        i: u32,
+        evaluated: &Evaluated,
+        remembered: Option<(&Memo, u64)>,
+        steps: &mut Steps,
+    ) {
+        self.enabled.clear();
+        if evaluated.invariant.is_none() {
+            let chosen = &self.chosen;
+            self.enabled
+                .extend((0..chosen.len() as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
+        }
+        let Expander {
+            inst,
+            rel,
+            cfg,
+            loaded,
+            next,
+            chosen,
+            delta,
+            enabled,
+            moves,
+            memo,
+            sleep,
+            ..
+        } = self;
+        // With sleep sets, one mover a step.
+        let apart = memo.and_then(|m| m.apart.as_deref());
+        let mut asleep = sleep.map(Asleep::new);
+        daemon.each_move_set(enabled, &inst.topo, 0, |movers| {
+            // The sleep set of where the step leads, and its mover.
+            let mut after = None;
+            if let (Some(asleep), Some(apart)) = (&asleep, apart) {
+                let p = movers[0] as usize;
+                if asleep.skips(p) {
+                    steps.skipped += 1;
+                    return;
+                }
+                after = Some((asleep.after(apart[p]), p));
+            }
+            let mut push = |code: u64| {
+                steps.codes.push(code);
+                if let (Some((sleep, p)), Some(asleep)) = (after, &mut asleep) {
+                    steps.sleeps.push(sleep);
+                    asleep.led_to_code(p);
+                }
+            };
+            if let Some((memo, code)) = remembered {
+                // One mover is apart from the others (none).
+                let apart = || {
+                    let bits = as_bits(movers);
+                    movers.iter().all(|&p| memo.near[p as usize] & bits == 0)
+                };
+                if movers.len() == 1 || apart() {
+                    let to = movers
+                        .iter()
+                        .fold(code, |c, &p| c.wrapping_add(delta[p as usize] as u64));
+                    return push(to);
+                }
+            }
+            load_into(source, i, cfg, loaded);
+            moves.clear();
+            moves.extend(movers.iter().map(|&p| (p, u32::from(chosen[p as usize]))));
+            let set_aside = match rel.successor_into(cfg, moves, next) {
+                Err(err) => Aside::Fault(Box::new((err, movers.to_vec()))),
+                Ok(()) => match source.unkept(next) {
+                    Some(Unkept::Code(code)) => return push(code),
+                    Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
+                    None => Aside::Outside,
+                },
+            };
+            steps.codes.push(ASIDE);
+            steps.aside.push(set_aside);
+            if after.is_some() {
+                steps.sleeps.push(0);
+            }
+        });
+    }
+}
+
+/// Decodes configuration `i` of `source` into `cfg`, unless `loaded`
+/// says it is there already (the step closures hold the buffers apart
+/// from their expander).
+fn load_into<S: Configs>(source: &S, i: u32, cfg: &mut Config, loaded: &mut bool) {
+    if !*loaded {
+        source.get_into(i, cfg);
+        *loaded = true;
+    }
+}
