@@ -20,10 +20,17 @@
 use crate::runtime::daemon::Daemon;
 use std::collections::VecDeque;
 
+/// The most processes whose sleep sets are kept (in 4 bytes each).
+const MOST_PROCESSES: usize = 32;
+
 /// Per process, those apart from it, as bits, from each one's neighbours
-/// and readers as bits (`near`); `None` where no step is ever skipped:
-/// not under the central daemon, or where no two processes are apart.
+/// and readers as bits (`near`); `None` where no step is skipped: not
+/// under the central daemon, where no two processes are apart, or where
+/// there are more than [`MOST_PROCESSES`].
 pub(super) fn apart(near: &[u64], daemon: &Daemon) -> Option<Vec<u64>> {
+    if near.len() > MOST_PROCESSES {
+        return None;
+    }
     let apart_from = |q: usize| {
         (0..near.len())
             .filter(|&p| p != q && near[p] >> q & 1 == 0 && near[q] >> p & 1 == 0)
@@ -34,8 +41,8 @@ pub(super) fn apart(near: &[u64], daemon: &Daemon) -> Option<Vec<u64>> {
 }
 
 /// The sleep sets of the configurations numbered and not expanded yet,
-/// in order (8 bytes each), while they are used.
-pub(super) struct Frontier(Option<VecDeque<u64>>);
+/// in order (4 bytes each: see [`MOST_PROCESSES`]), while they are used.
+pub(super) struct Frontier(Option<VecDeque<u32>>);
 
 impl Frontier {
     /// Where `used`, the start's (empty) sleep set alone; else none.
@@ -55,20 +62,23 @@ impl Frontier {
 
     /// The sleep sets of the `n` configurations next, taken out.
     pub(super) fn take(&mut self, n: usize) -> Option<Vec<u64>> {
-        self.0.as_mut().map(|f| f.drain(..n).collect())
+        self.0
+            .as_mut()
+            .map(|f| f.drain(..n).map(u64::from).collect())
     }
 
     /// The sleep set of the configuration numbered next, if they are used.
     #[inline]
     pub(super) fn push(&mut self, sleep: u64) {
         if let Some(f) = &mut self.0 {
-            f.push_back(sleep);
+            // Of at most `MOST_PROCESSES` processes.
+            f.push_back(sleep as u32);
         }
     }
 
     /// The bytes it takes.
     pub(super) fn bytes(&self) -> usize {
-        self.0.as_ref().map_or(0, |f| 8 * f.capacity())
+        self.0.as_ref().map_or(0, |f| 4 * f.capacity())
     }
 }
 
@@ -103,5 +113,52 @@ impl Asleep {
     #[inline]
     pub(super) fn led_to_code(&mut self, p: usize) {
         self.done |= 1 << p;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `near` of a chain of `n`: each process's neighbours, as bits.
+    fn chain(n: usize) -> Vec<u64> {
+        (0..n)
+            .map(|p| {
+                let left = if p > 0 { 1 << (p - 1) } else { 0 };
+                let right = if p + 1 < n { 1 << (p + 1) } else { 0 };
+                left | right
+            })
+            .collect()
+    }
+
+    /// Processes are apart when neither is the other's neighbour, nor the
+    /// same; sleep sets are used only under the central daemon, where two
+    /// are apart, for at most 32 processes.
+    #[test]
+    fn apart_are_those_not_near() {
+        let apart_in_four = apart(&chain(4), &Daemon::Central).expect("some apart");
+        assert_eq!(apart_in_four, vec![0b1100, 0b1000, 0b0001, 0b0011]);
+        // A triangle: every two are neighbours.
+        assert_eq!(apart(&[0b110, 0b101, 0b011], &Daemon::Central), None);
+        assert_eq!(apart(&chain(4), &Daemon::Distributed), None);
+        assert_eq!(apart(&chain(4), &Daemon::Synchronous), None);
+        assert!(apart(&chain(32), &Daemon::Central).is_some());
+        assert_eq!(apart(&chain(33), &Daemon::Central), None);
+    }
+
+    /// The frontier gives back the sleep sets in the order they came, and
+    /// none once stopped.
+    #[test]
+    fn the_frontier_keeps_its_order() {
+        let mut frontier = Frontier::new(true);
+        for sleep in [5, 1 << 31, 7] {
+            frontier.push(sleep);
+        }
+        assert_eq!(frontier.take(2), Some(vec![0, 5]));
+        assert_eq!(frontier.take(2), Some(vec![1 << 31, 7]));
+        frontier.stop();
+        frontier.push(3);
+        assert_eq!(frontier.take(0), None);
+        assert!(!Frontier::new(false).used());
     }
 }
