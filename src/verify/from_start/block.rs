@@ -52,9 +52,10 @@ pub(super) struct Block {
 /// A block's steps, in order: the codes they lead to, `ASIDE` for each
 /// of those set aside, which are in `aside` in order (once the block is
 /// expanded, only steps to whole configurations are). Where the search
-/// skips steps known to lead to configurations kept already (see
-/// `Sleep`), `sleeps` has, per step, the sleep set of the configuration
-/// it leads to, were it new; and `skipped` counts the steps skipped.
+/// skips steps known to lead to configurations kept already (sleep sets:
+/// see `super::sleep`), `sleeps` has, per step, the sleep set of the
+/// configuration it leads to, were it new; and `skipped` counts the steps
+/// skipped.
 #[derive(Default)]
 pub(super) struct Steps {
     pub(super) codes: Vec<u64>,

@@ -74,6 +74,7 @@ impl Expanding<'_> {
         }
     }
 
+    /// A thread's expander, its buffers empty.
     fn expander(&self) -> Expander<'_> {
         Expander::new(self.inst, self.memo, self.like)
     }
@@ -160,6 +161,8 @@ pub(super) struct Memo<'m> {
 }
 
 impl<'m> Memo<'m> {
+    /// What the threads share about `inst`, whose moves `moves` remembers,
+    /// under `daemon`.
     pub(super) fn new(inst: &Instance, moves: &'m MoveMemo<'m>, daemon: &Daemon) -> Self {
         let near: Vec<u64> = (0..inst.topo.n())
             .map(|p| as_bits(inst.topo.nbrs(p).iter().chain(inst.topo.readers(p))))
