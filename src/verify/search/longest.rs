@@ -19,6 +19,9 @@ pub(super) trait Walk {
     fn is_legit(&self, i: u32) -> bool;
     /// What is known of configuration `i`, claiming it when unseen.
     fn claim(&mut self, i: u32) -> Seen;
+    /// What is known for good of configuration `i` ([`Seen::Done`] or
+    /// [`Seen::NoRun`]), without claiming it; `None` while unseen or open.
+    fn settled(&self, i: u32) -> Option<Seen>;
     /// The steps from configuration `i`, reached from `from` (see
     /// [`Search::successors_from`]), into `out`; whether no process is
     /// enabled there.
@@ -157,7 +160,10 @@ impl Walker {
     }
 
     /// Puts configuration `i` (claimed) on the stack, its steps on the
-    /// stack of steps.
+    /// stack of steps. Steps to configurations settled already (most of
+    /// them) are counted at once: their counts no longer change, so the
+    /// result is the same as at their turn, and their reads go out
+    /// together instead of one per turn of the walk.
     fn open(
         &mut self,
         w: &mut impl Walk,
@@ -167,7 +173,7 @@ impl Walker {
         if w.successors(i, from, &mut self.out)? {
             w.terminal(i)?;
         }
-        self.stack.push(Frame {
+        let mut frame = Frame {
             node: i,
             edges_from: self.edges.len(),
             next: 0,
@@ -175,8 +181,18 @@ impl Walker {
             steps: 0,
             moves: 0,
             reached: false,
-        });
-        self.edges.extend_from_slice(&self.out);
+        };
+        for &e in &self.out {
+            match w.settled(e.to) {
+                Some(Seen::Done((steps, moves))) => frame.reach(
+                    steps.saturating_add(self.unit(e.moves)),
+                    moves.saturating_add(e.moves),
+                ),
+                Some(_) => {}
+                None => self.edges.push(e),
+            }
+        }
+        self.stack.push(frame);
         Ok(())
     }
 
@@ -221,6 +237,17 @@ pub(super) struct OneSearch<'s, 'e, 'a> {
 impl Walk for OneSearch<'_, '_, '_> {
     fn is_legit(&self, i: u32) -> bool {
         self.search.ex.is_legit(i)
+    }
+
+    fn settled(&self, i: u32) -> Option<Seen> {
+        match self.steps.get(i) {
+            UNSEEN | OPEN => None,
+            NO_RUN => Some(Seen::NoRun),
+            done => Some(Seen::Done((
+                done,
+                self.moves.as_ref().map_or(done, |m| m.get(i)),
+            ))),
+        }
     }
 
     fn claim(&mut self, i: u32) -> Seen {

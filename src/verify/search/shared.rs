@@ -74,6 +74,13 @@ impl Walk for OneThread<'_, '_> {
         self.shared.legit.get(i as usize)
     }
 
+    fn settled(&self, i: u32) -> Option<Seen> {
+        match self.shared.steps[i as usize].load(Ordering::Acquire) {
+            UNSEEN | OPEN => None,
+            byte => Some(self.seen(i, byte)),
+        }
+    }
+
     fn claim(&mut self, i: u32) -> Seen {
         let byte = &self.shared.steps[i as usize];
         // Most configurations are seen before: read first, claim only
@@ -97,11 +104,6 @@ impl Walk for OneThread<'_, '_> {
         let engine = (&mut self.engine, self.daemon);
         let terminal = self.shared.threads.steps(engine, (i, from), out)?;
         self.transitions += out.len() as u64;
-        // Their counts are read when the walk gets back here; another
-        // thread may hold their lines.
-        for e in out.iter() {
-            crate::runtime::cache::prefetch(&self.shared.steps[e.to as usize]);
-        }
         Ok(terminal)
     }
 
