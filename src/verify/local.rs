@@ -119,6 +119,41 @@ impl LocalMoves {
         })
     }
 
+    /// The number of process `p`'s entry for the rows `rows` (`None` for
+    /// a value outside the space).
+    #[inline]
+    pub(super) fn number(&self, p: usize, rows: &[i64]) -> Option<usize> {
+        self.cells.number(p, rows)
+    }
+
+    /// The entry numbered `number`, when known.
+    #[inline]
+    pub(super) fn entry(&self, number: usize) -> Option<Entry> {
+        let entry = self.entries[number];
+        entry.known.then_some(entry)
+    }
+
+    /// Per process: what the next value of the last free slot of `space`
+    /// (the one that changes from each configuration to the next) adds to
+    /// its entry's number, 0 where it does not read it; `None` where
+    /// entries are not numbered from digits.
+    pub(super) fn last_slot_weights(&self, space: &Space) -> Option<Vec<usize>> {
+        let last = space.radices().len().checked_sub(1)?;
+        if !self.cells.numbers_digits() {
+            return None;
+        }
+        let weights = (0..self.cells.processes())
+            .map(|p| {
+                let reads = self.cells.digit_reads(p).iter();
+                reads
+                    .filter(|&&(slot, _)| slot as usize == last)
+                    .map(|&(_, weight)| weight as usize)
+                    .sum()
+            })
+            .collect();
+        Some(weights)
+    }
+
     /// Process `p`'s entry for the rows `rows`, when known.
     #[inline]
     pub(super) fn get(&self, p: usize, rows: &[i64]) -> Option<Entry> {
