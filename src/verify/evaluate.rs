@@ -365,16 +365,13 @@ impl Explorer<'_> {
 mod tests {
     use super::*;
 
-    /// A program, a topology, parameter values.
-    type Case = (&'static str, &'static str, &'static [(&'static str, i64)]);
-
     /// With the tables (entry numbers read or grown from the last slot's)
     /// and without, in blocks that start anywhere, every configuration's
     /// chosen actions, enabled processes and their count are the
     /// interpreter's.
     #[test]
     fn the_chosen_actions_are_the_interpreters() {
-        let cases: [Case; 4] = [
+        let cases: [super::super::TestCase; 4] = [
             (
                 include_str!("../../programs/dijkstra_kstate.gc"),
                 "ring:5",

@@ -520,6 +520,11 @@ fn tell(progress: Option<Progress>, what: &str, done: u64, total: u64) -> Result
     }
 }
 
+/// A program's text, a topology, parameter values: an instance for the
+/// verifier's unit tests.
+#[cfg(test)]
+type TestCase = (&'static str, &'static str, &'static [(&'static str, i64)]);
+
 /// The instance of `src` on `topology` with `params`, for the verifier's
 /// unit tests.
 #[cfg(test)]

@@ -512,15 +512,12 @@ mod tests {
         Some(out)
     }
 
-    /// A program, a topology, parameter values.
-    type Case = (&'static str, &'static str, &'static [(&'static str, i64)]);
-
     /// On every configuration of each instance, under each daemon, the
     /// engine's steps are the step relation's, read afresh and read from
     /// each configuration the step comes from.
     #[test]
     fn the_engine_gives_the_step_relations_successors() {
-        let cases: [Case; 10] = [
+        let cases: [super::super::TestCase; 10] = [
             (
                 include_str!("../../programs/dijkstra_kstate.gc"),
                 "ring:4",
