@@ -37,8 +37,9 @@ const WIDEST: u32 = 48;
 
 /// An odd multiplier (the golden ratio's, as in Fibonacci hashing): its
 /// product is a permutation of the codes below any power of two, whose
-/// high bits depend on every bit of the code.
-const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+/// high bits depend on every bit of the code. The verifier's other hash
+/// tables take their homes from its product's high bits too.
+pub(super) const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
 impl CodeSet {
     /// An empty set of codes of at most `code_bits` bits; `None` when they

@@ -13,7 +13,7 @@
 //! set). With channels, whose contents have no such code, each
 //! configuration is kept whole, in order and in a hash map.
 
-use super::code_set::CodeSet;
+use super::code_set::{CodeSet, MIX};
 use crate::runtime::cache::prefetch;
 use crate::runtime::space::Space;
 use crate::state::Config;
@@ -345,7 +345,7 @@ impl Packed {
 #[inline]
 fn slot_and_tag(slots: usize, code: u64) -> (usize, u32) {
     let bits = slots.trailing_zeros();
-    let hash = code.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let hash = code.wrapping_mul(MIX);
     let tag = ((hash << bits) >> 32) as u32 & !number_mask(slots);
     ((hash >> (64 - bits)) as usize, tag)
 }

@@ -2,6 +2,7 @@
 //! consecutive ones at a time on a thread; the blocks of a batch shared
 //! out to the pool's threads, or claimed one by one by the threads free.
 
+use super::super::code_set::MIX;
 use super::super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::super::move_memo::MoveMemo;
 use super::super::reached::{Reached, Unkept};
@@ -317,7 +318,7 @@ impl<'i> Expander<'i> {
                     continue;
                 }
                 block.transitions += 1;
-                let s = (code.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+                let s = (code.wrapping_mul(MIX) >> (64 - bits)) as usize;
                 let again = seen[s] == code.wrapping_add(1);
                 seen[s] = code.wrapping_add(1);
                 if look_up && !again {

@@ -106,7 +106,7 @@ impl Table {
     /// slots.
     #[inline]
     fn home(&self, key: u64) -> usize {
-        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let h = key.wrapping_mul(super::super::code_set::MIX);
         ((u128::from(h) * self.slots as u128) >> 64) as usize
     }
 
