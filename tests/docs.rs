@@ -8,6 +8,7 @@ use guarded::topology::FAMILIES;
 
 const README: &str = include_str!("../README.md");
 const LANGUAGE: &str = include_str!("../docs/language.md");
+const VERIFY: &str = include_str!("../docs/verify.md");
 
 #[test]
 fn every_daemon_is_documented() {
@@ -32,6 +33,31 @@ fn every_topology_family_is_documented() {
             format!("`{name}`")
         };
         assert!(README.contains(&written), "README lacks topology {name}");
+    }
+}
+
+/// docs/verify.md, the command's reference, has a row for every flag
+/// `guarded verify --help` lists.
+#[test]
+fn every_verify_flag_is_documented() {
+    let out = guarded(&["verify", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    // An option's line starts with its short or long name; its first
+    // long name is the flag.
+    let flags: Vec<&str> = help
+        .lines()
+        .filter(|line| line.trim_start().starts_with('-'))
+        .filter_map(|line| line.split_whitespace().find_map(|w| w.strip_prefix("--")))
+        .map(|flag| flag.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
+        .filter(|flag| *flag != "help")
+        .collect();
+    assert!(flags.contains(&"no-rounds"), "read the flags: {flags:?}");
+    for flag in flags {
+        assert!(
+            VERIFY.contains(&format!("| `--{flag}")) || VERIFY.contains(&format!(", --{flag}")),
+            "docs/verify.md has no row for --{flag}"
+        );
     }
 }
 
