@@ -151,7 +151,11 @@ impl CodeSet {
     fn placed_again(&self, bits: u32) -> Option<Vec<u32>> {
         let (old_rest, new_rest) = (self.width - self.bits, self.width - bits);
         let (old_mask, new_mask) = (self.slots.len() - 1, (1usize << bits) - 1);
-        let mut slots = vec![EMPTY; 1 << bits];
+        // Written now rather than left to the allocator's zeroed pages: a
+        // slot is read before it is written, and a page read first faults
+        // twice (the zero page, then a copy of it on the write).
+        let mut slots = Vec::with_capacity(1 << bits);
+        slots.resize(1 << bits, EMPTY);
         // In slot order, the homes come nearly in order: the writes go
         // through the new table from one end to the other.
         for (at, &slot) in self.slots.iter().enumerate() {
