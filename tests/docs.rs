@@ -1,7 +1,8 @@
 //! The documentation names what the tool knows: every daemon of the
 //! daemons' table and every topology family of the families' table
 //! appears in the README and in docs/language.md (the tables also feed
-//! `--help`, the REPL's help and completion, and the did-you-mean hints).
+//! `--help`, the REPL's help and completion, and the did-you-mean hints),
+//! and every flag of `guarded verify` has a row in docs/verify.md.
 
 use guarded::runtime::daemon::DAEMONS;
 use guarded::topology::FAMILIES;
