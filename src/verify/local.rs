@@ -157,8 +157,7 @@ impl LocalMoves {
     /// Process `p`'s entry for the rows `rows`, when known.
     #[inline]
     pub(super) fn get(&self, p: usize, rows: &[i64]) -> Option<Entry> {
-        let entry = self.entries[self.cells.number(p, rows)?];
-        entry.known.then_some(entry)
+        self.entry(self.number(p, rows)?)
     }
 
     /// Process `p`'s row after its move in the rows `rows`, when its

@@ -65,8 +65,8 @@ struct Frame {
 
 impl Frame {
     /// A step found to lead to legitimacy in `steps` steps and `moves`
-    /// moves, counting itself.
-    fn reach(&mut self, steps: u32, moves: u32) {
+    /// moves, counting itself (see [`Walker::through`]).
+    fn reach(&mut self, (steps, moves): (u32, u32)) {
         self.steps = self.steps.max(steps);
         self.moves = self.moves.max(moves);
         self.reached = true;
@@ -105,6 +105,12 @@ impl Walker {
         }
     }
 
+    /// The most steps and moves to legitimacy through a step of `m`
+    /// movers, from those of the configuration it leads to.
+    fn through(&self, (steps, moves): (u32, u32), m: u32) -> (u32, u32) {
+        (steps.saturating_add(self.unit(m)), moves.saturating_add(m))
+    }
+
     /// Walks from `root` (read from `from`) every configuration it
     /// reaches that is still unseen; false when `root` itself was seen.
     pub(super) fn walk(
@@ -130,7 +136,6 @@ impl Walker {
             } = self.edges[at];
             top.next += 1;
             let node = top.node;
-            let unit = self.unit(m);
             // A legitimate configuration is done from the start, with none
             // to count: one read less per step than asking apart.
             let seen = match w.claim(j) {
@@ -146,9 +151,10 @@ impl Walker {
             };
             match seen {
                 Seen::Claimed => self.open(w, (j, Some((node, movers))), m)?,
-                Seen::Done((steps, moves)) => self
-                    .top()
-                    .reach(steps.saturating_add(unit), moves.saturating_add(m)),
+                Seen::Done(counts) => {
+                    let via = self.through(counts, m);
+                    self.top().reach(via);
+                }
                 Seen::Open | Seen::NoRun => {}
             }
         }
@@ -184,10 +190,7 @@ impl Walker {
         };
         for &e in &self.out {
             match w.settled(e.to) {
-                Some(Seen::Done((steps, moves))) => frame.reach(
-                    steps.saturating_add(self.unit(e.moves)),
-                    moves.saturating_add(e.moves),
-                ),
+                Some(Seen::Done(counts)) => frame.reach(self.through(counts, e.moves)),
                 Some(_) => {}
                 None => self.edges.push(e),
             }
@@ -208,12 +211,9 @@ impl Walker {
         // no run counts; a deadlock is reported instead of any worst case.
         let counted = done.reached.then_some((done.steps, done.moves));
         w.finish(done.node, counted)?;
-        let unit = self.unit(done.moves_in);
+        let via = self.through((done.steps, done.moves), done.moves_in);
         if let (Some(below), true) = (self.stack.last_mut(), done.reached) {
-            below.reach(
-                done.steps.saturating_add(unit),
-                done.moves.saturating_add(done.moves_in),
-            );
+            below.reach(via);
         }
         Ok(())
     }
