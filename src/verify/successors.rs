@@ -135,9 +135,6 @@ impl<'a> Successors<'a> {
             return None;
         }
         let topo = &inst.topo;
-        let apart = (0..n)
-            .map(|p| as_bits(topo.nbrs(p).iter().chain(topo.readers(p))))
-            .collect();
         Some(Successors {
             space,
             rel: inst.step_relation(),
@@ -147,7 +144,7 @@ impl<'a> Successors<'a> {
             chosen: Vec::with_capacity(n),
             delta: vec![0; n],
             moves: Vec::with_capacity(n),
-            apart,
+            apart: near(topo),
             affects: affects(topo),
             kept: Vec::new(),
             kept_chosen: Vec::new(),
@@ -369,6 +366,15 @@ pub(super) fn as_bits<'p>(processes: impl IntoIterator<Item = &'p u32>) -> u64 {
     processes
         .into_iter()
         .fold(0, |m, &q| m | 1u64.checked_shl(q).unwrap_or(0))
+}
+
+/// Per process (at most 64): its neighbours and the processes that read
+/// it, as bits: those whose moves its own may meet (a shared edge, a row
+/// one of them reads).
+pub(super) fn near(topo: &Topology) -> Vec<u64> {
+    (0..topo.n())
+        .map(|p| as_bits(topo.nbrs(p).iter().chain(topo.readers(p))))
+        .collect()
 }
 
 /// Per process (at most 64): itself and the processes that read it, the

@@ -6,7 +6,7 @@ use super::super::code_set::MIX;
 use super::super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::super::move_memo::MoveMemo;
 use super::super::reached::{Reached, Unkept};
-use super::super::successors::as_bits;
+use super::super::successors::{self, as_bits};
 use super::super::Refusal;
 use super::block::{Aside, Block, Steps, ASIDE};
 use super::sleep::{apart, Asleep};
@@ -165,9 +165,7 @@ impl<'m> Memo<'m> {
     /// What the threads share about `inst`, whose moves `moves` remembers,
     /// under `daemon`.
     pub(super) fn new(inst: &Instance, moves: &'m MoveMemo<'m>, daemon: &Daemon) -> Self {
-        let near: Vec<u64> = (0..inst.topo.n())
-            .map(|p| as_bits(inst.topo.nbrs(p).iter().chain(inst.topo.readers(p))))
-            .collect();
+        let near = successors::near(&inst.topo);
         Memo {
             moves,
             // Legitimacy read off the enabled processes' count needs no rows.
