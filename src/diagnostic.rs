@@ -17,6 +17,8 @@ pub struct Problem {
     pub labels: Vec<(Span, String)>,
     /// What to do about it.
     pub help: Option<String>,
+    /// A warning: the program is accepted, but may not mean what it says.
+    pub warning: bool,
 }
 
 impl Problem {
@@ -27,7 +29,13 @@ impl Problem {
             message: message.into(),
             labels: Vec::new(),
             help: None,
+            warning: false,
         }
+    }
+    /// Makes it a warning.
+    pub fn warning(mut self) -> Self {
+        self.warning = true;
+        self
     }
     /// Adds a labelled span.
     pub fn label(mut self, span: Span, text: impl Into<String>) -> Self {
@@ -59,6 +67,9 @@ impl std::error::Error for Problem {}
 impl Diagnostic for Problem {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        self.warning.then_some(miette::Severity::Warning)
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         self.help
@@ -147,6 +158,7 @@ fn without_snippet(p: &Problem, name: &str, source: &str) -> Option<Problem> {
         message,
         labels: Vec::new(),
         help: p.help.clone(),
+        warning: p.warning,
     })
 }
 

@@ -298,6 +298,11 @@ impl Instance {
         default_init(&self.prog)
     }
 
+    /// Whether the program declares a legitimacy predicate.
+    pub fn has_legitimacy(&self) -> bool {
+        self.prog.legitimate.is_some()
+    }
+
     /// A simulation from `start` under `daemon`.
     pub fn simulate(
         self,

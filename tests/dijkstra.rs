@@ -125,7 +125,11 @@ fn rounds_count_neutralized_processes_and_partial_rounds() {
     let schedule = [vec![3], vec![1], vec![2], vec![3]]
         .into_iter()
         .enumerate()
-        .map(|(k, procs)| ScheduledStep { line: k + 1, procs })
+        .map(|(k, procs)| ScheduledStep {
+            line: k + 1,
+            named: vec![None; procs.len()],
+            procs,
+        })
         .collect();
     let setup = Setup {
         topology: Some("ring:4".into()),

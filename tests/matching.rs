@@ -2,8 +2,10 @@
 //! central daemon every run becomes silent in a maximal matching within
 //! 2m + n moves (Hedetniemi, Jacobs and Srimani), checked here on random
 //! runs against an independent reading of the final pointers, and
-//! exhaustively on small graphs with `verify`; the bound is the central
-//! daemon's, and `verify` shows the distributed daemon exceeding it.
+//! exhaustively on small graphs with `verify`, every choice of neighbour
+//! explored; the bound is the central daemon's, and `verify` shows the
+//! distributed daemon live-locking (every choice) or exceeding it (the
+//! first free neighbour).
 
 use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome};
@@ -68,6 +70,12 @@ fn random_runs_end_silent_in_a_maximal_matching_within_2m_plus_n_moves() {
 }
 
 fn verify(topology: &str, daemon: &str) -> String {
+    verify_with(topology, daemon, &[], 0)
+}
+
+/// `guarded verify` of the program with `more` arguments, expecting exit
+/// status `code`.
+fn verify_with(topology: &str, daemon: &str, more: &[&str], code: i32) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
         .args([
             "verify",
@@ -77,12 +85,13 @@ fn verify(topology: &str, daemon: &str) -> String {
             "--daemon",
             daemon,
         ])
+        .args(more)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
     assert_eq!(
         out.status.code(),
-        Some(0),
+        Some(code),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -124,9 +133,26 @@ fn every_start_of_small_graphs_converges_within_the_bound_under_the_central_daem
 
 #[test]
 fn the_bound_is_the_central_daemons() {
-    // Under the distributed daemon the ring of 5 still converges, but a run
-    // takes 19 moves, past 2m + n = 15.
-    let text = verify("ring:5", "distributed");
-    assert!(text.contains("convergence  holds"), "{text}");
+    // Under the distributed daemon, "some free neighbour" lets the ring of 5
+    // live-lock: every process proposes to the next, then every one backs
+    // off, and again.
+    let text = verify_with("ring:5", "distributed", &[], 5);
+    assert!(
+        text.contains("convergence  fails: a cycle of 2 steps outside legitimacy")
+            && text.contains("{0:R2@1,1:R2@2,2:R2@3,3:R2@4,4:R2@0} {0:R3,1:R3,2:R3,3:R3,4:R3}"),
+        "{text}"
+    );
+    // Each process proposing to its first free neighbour alone (as runs do),
+    // it still converges, but a run takes 19 moves, past 2m + n = 15.
+    let text = verify_with("ring:5", "distributed", &["--choice", "first"], 0);
+    assert!(
+        text.contains("convergence  holds: every run of first actions"),
+        "{text}"
+    );
     assert_eq!(worst_moves(&text), 19, "{text}");
+    // The locally-central daemon keeps the bound on these graphs.
+    for (topology, n, m) in [("ring:5", 5, 5), ("grid:2x3", 6, 7), ("complete:4", 4, 6)] {
+        let text = verify(topology, "locally-central");
+        assert!(worst_moves(&text) <= 2 * m + n, "{topology}: {text}");
+    }
 }

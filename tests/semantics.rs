@@ -27,6 +27,7 @@ fn schedule(steps: &[&[u32]]) -> Daemon {
             .map(|(k, p)| ScheduledStep {
                 line: k + 1,
                 procs: p.to_vec(),
+                named: vec![None; p.len()],
             })
             .collect(),
     )

@@ -383,21 +383,26 @@ fn check(a: &CheckArgs) -> i32 {
         Ok(l) => l,
         Err(code) => return code,
     };
+    let count = crate::report::counted;
+    let prog = &l.inst.prog;
+    let actions: usize = prog.roles.iter().map(|r| r.actions.len()).sum();
     let summary = format!(
-        "{}: ok ({} variables, {} roles, {} actions; instantiated on {} with {} processes)",
+        "{}: ok ({}, {}, {}; instantiated on {} with {})",
         a.instance.program,
-        l.inst.prog.vars.len(),
-        l.inst.prog.roles.len(),
-        l.inst
-            .prog
-            .roles
-            .iter()
-            .map(|r| r.actions.len())
-            .sum::<usize>(),
+        count(prog.vars.len() as u64, "variable"),
+        count(prog.roles.len() as u64, "role"),
+        count(actions as u64, "action"),
         l.inst.topo.name,
-        l.inst.topo.n()
+        count(l.inst.topo.n() as u64, "process")
     );
     warn_about_missing_sides(&l.inst, &l.source);
+    let overlapping = overlapping_actions(&l.inst);
+    if !overlapping.is_empty() {
+        eprint!(
+            "{}",
+            crate::diagnostic::render(&overlapping, &a.instance.program, &l.source, plain())
+        );
+    }
     let start = StartArgs {
         daemon: "central".into(),
         init: InitArgs {
@@ -413,6 +418,47 @@ fn check(a: &CheckArgs) -> i32 {
         }
         Err(code) => code,
     }
+}
+
+/// A warning for each pair of actions of one role and one priority that
+/// may be enabled together: there `verify` explores both, and runs take
+/// the first.
+fn overlapping_actions(inst: &Instance) -> Vec<crate::diagnostic::Problem> {
+    let mut out = Vec::new();
+    for (r, role) in inst.code.roles.iter().enumerate() {
+        let label_span = |label: &str| {
+            let ast = inst.ast.roles.get(r)?;
+            let a = ast.actions.iter().find(|a| a.label.name == label)?;
+            Some(a.label.span)
+        };
+        for &(i, j) in &role.overlaps {
+            let (a, b) = (&role.actions[i as usize], &role.actions[j as usize]);
+            // A binder's or a receive's guard is read member by member,
+            // which the proof of exclusion leaves aside: not worth a
+            // warning that may well be wrong.
+            let bound =
+                |a: &crate::compile::CAction| a.binder.is_some() || a.receive_from.is_some();
+            if bound(a) || bound(b) {
+                continue;
+            }
+            let problem = crate::diagnostic::Problem::new(
+                "guarded::check::overlapping_actions",
+                format!(
+                    "`{}` and `{}` (priority {}) may be enabled together",
+                    a.label, b.label, a.priority
+                ),
+            )
+            .label_opt(label_span(&a.label), format!("`{}`", a.label))
+            .label_opt(label_span(&b.label), format!("`{}`, whose guard may hold with `{}`'s", b.label, a.label))
+            .help(format!(
+                "a process where both are enabled may take either: `verify` explores both (every run); `run` takes `{}`, the first in program order (one at random with --choice random). Make the guards exclusive if only one should run",
+                a.label
+            ))
+            .warning();
+            out.push(problem);
+        }
+    }
+    out
 }
 
 /// Warns, for each role that reads `left` or `right`, about its processes

@@ -122,12 +122,30 @@ impl Compiler<'_> {
                     "the lower bound must not exceed the upper bound",
                 );
             }
-            match e.fx.draws.borrow_mut().as_mut() {
-                Some(rng) => Ok(rand::Rng::gen_range(rng, a..=b)),
-                None => fault(
+            match &mut *e.fx.draws.borrow_mut() {
+                Draws::Generator(rng) => Ok(rand::Rng::gen_range(rng, a..=b)),
+                Draws::Given {
+                    values,
+                    made,
+                    ranges,
+                } => {
+                    let v = values.get(*made).copied().unwrap_or(a);
+                    *made += 1;
+                    ranges.push((a, b));
+                    if (a..=b).contains(&v) {
+                        Ok(v)
+                    } else {
+                        fault(
+                            span,
+                            format!("the value given for this draw, {v}, is not in {a}..{b}"),
+                            "a schedule's draws (`P:ACTION<v,...>`) must lie in the ranges the action draws from",
+                        )
+                    }
+                }
+                Draws::None => fault(
                     span,
                     "a random draw where no generator is at hand".into(),
-                    "random draws happen in runs (`guarded run`, `repl`, `sweep`); `verify` and the step relation refuse them",
+                    "random draws happen in statements that a run, a schedule or `verify` takes",
                 ),
             }
         })

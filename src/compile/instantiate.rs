@@ -83,7 +83,7 @@ pub fn instantiate(
     } else {
         vec![0; topo.n()]
     };
-    let (roles, orders) = inst.actions(&c);
+    let (roles, orders) = inst.actions(&c, &role_of);
     // Draws go through the effects too: a step that draws takes the
     // general path, which draws for its movers in one order.
     let has_effects = !prog.messages.is_empty()
@@ -337,12 +337,13 @@ impl Instantiation<'_> {
     }
 
     /// Each role's actions compiled and sorted by priority (program order
-    /// among equals), with, per role, the program-order index of each.
-    fn actions(&mut self, c: &Compiler) -> (Vec<CRole>, Vec<Vec<usize>>) {
+    /// among equals), with, per role, the program-order index of each;
+    /// `role_of` gives each process's role.
+    fn actions(&mut self, c: &Compiler, role_of: &[u32]) -> (Vec<CRole>, Vec<Vec<usize>>) {
         let prog = self.prog;
         let is_timer = |v: usize| prog.vars[v].kind == VarKind::Timer;
         let (mut roles, mut orders) = (Vec::new(), Vec::new());
-        for role in &prog.roles {
+        for (r, role) in prog.roles.iter().enumerate() {
             let mut actions = Vec::new();
             for a in &role.actions {
                 let priority = match &a.priority {
@@ -363,10 +364,16 @@ impl Instantiation<'_> {
                     in_stmt: true,
                     ..c.clone()
                 };
-                let (guard, body) = match (&a.receive, &a.binder) {
-                    (Some(r), _) => c.receive_action(r, &a.guard, s.stmt(&a.body)),
-                    (None, Some(b)) => c.bound_action(b, &a.guard, s.stmt(&a.body)),
-                    (None, None) => (c.bexpr(&a.guard), s.stmt(&a.body)),
+                let (guard, body, binder) = match (&a.receive, &a.binder) {
+                    (Some(r), _) => {
+                        let (guard, body) = c.receive_action(r, &a.guard, s.stmt(&a.body));
+                        (guard, body, None)
+                    }
+                    (None, Some(b)) => {
+                        let (guard, body, binder) = c.bound_action(b, &a.guard, s.stmt(&a.body));
+                        (guard, body, Some(binder))
+                    }
+                    (None, None) => (c.bexpr(&a.guard), s.stmt(&a.body), None),
                 };
                 let reads_timers = ir::reads_var_b(&a.guard, &is_timer)
                     || a.binder.as_ref().is_some_and(|b| {
@@ -382,18 +389,82 @@ impl Instantiation<'_> {
                     span: a.span,
                     reads_timers,
                     receive_from: a.receive.as_ref().map(|r| r.1),
+                    binder,
+                    draws: ir::draws(a),
                 });
             }
             // Stable: program order decides among equal priorities.
             let mut order: Vec<usize> = (0..actions.len()).collect();
             order.sort_by_key(|&k| actions[k].priority);
+            let overlaps = overlaps(role, &actions);
+            let may_choose = !overlaps.is_empty() || self.may_choose(role, role_of, r);
+            // In the compiled (priority) order.
+            let at = |k: usize| order.iter().position(|&o| o == k).expect("a permutation") as u32;
+            let overlaps = overlaps.iter().map(|&(i, j)| (at(i), at(j))).collect();
             let mut slots: Vec<Option<CAction>> = actions.into_iter().map(Some).collect();
             let actions = order.iter().filter_map(|&k| slots[k].take()).collect();
             orders.push(order);
-            roles.push(CRole { actions });
+            roles.push(CRole {
+                actions,
+                may_choose,
+                overlaps,
+            });
         }
         (roles, orders)
     }
+
+    /// Whether a process of `role` (number `r`) may choose for a reason
+    /// other than two actions enabled together: a binder with more than
+    /// one possible member.
+    fn may_choose(&self, role: &ir::Role, role_of: &[u32], r: usize) -> bool {
+        let topo = self.topo;
+        let mine = || (0..topo.n()).filter(|&p| role_of[p] as usize == r);
+        let several_members = |b: &ir::Binder| match &b.coll {
+            Coll::NbrsOf(Proc::Me) => mine().any(|p| topo.nbrs(p).len() >= 2),
+            Coll::Procs => topo.n() >= 2,
+            Coll::Range(lo, hi, _) => match (self.eval(lo), self.eval(hi)) {
+                (Some(lo), Some(hi)) => hi > lo,
+                _ => true,
+            },
+            Coll::NbrsOf(_) => true,
+        };
+        role.actions
+            .iter()
+            .any(|a| a.binder.as_ref().is_some_and(several_members))
+    }
+}
+
+/// The pairs of `role`'s actions (`compiled` in program order) of one
+/// priority whose guards are not proved exclusive, so that both may be
+/// enabled at once; receives of one priority aside (the oldest message
+/// decides among them).
+fn overlaps(role: &ir::Role, compiled: &[CAction]) -> Vec<(usize, usize)> {
+    // The local slots an action's head binds: each guard binds its own.
+    let bound = |a: &ir::Action| -> Vec<usize> {
+        let binder = a.binder.iter().map(|b| b.slot);
+        let received = a
+            .receive
+            .iter()
+            .flat_map(|(_, from, fields)| std::iter::once(*from).chain(fields.iter().copied()));
+        binder.chain(received).collect()
+    };
+    let ir = &role.actions;
+    let mut out = Vec::new();
+    for i in 0..ir.len() {
+        for j in i + 1..ir.len() {
+            let (a, b) = (&ir[i], &ir[j]);
+            if compiled[i].priority != compiled[j].priority
+                || (a.receive.is_some() && b.receive.is_some())
+            {
+                continue;
+            }
+            let free: Vec<usize> = bound(a).into_iter().chain(bound(b)).collect();
+            if !ir::exclusive(&a.guard, &b.guard, &free) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
 }
 
 /// The problem of process `p`, which matches the roles `matched` (none or several).

@@ -112,10 +112,42 @@ pub struct Effects {
     pub edge_writes: RefCell<Vec<(usize, usize, i64, Span)>>,
     /// The sender whose channel's head this action takes.
     pub received: Cell<Option<usize>>,
-    /// The generator `random(...)` draws from, in a run of a program that
-    /// draws (a stream of the run's seed of its own, so that the daemon's
-    /// choices stay those of the same seed without draws).
-    pub draws: RefCell<Option<rand_chacha::ChaCha8Rng>>,
+    /// Where `random(...)` takes its values.
+    pub draws: RefCell<Draws>,
+}
+
+/// Where `random(...)` takes its values.
+#[derive(Clone, Debug, Default)]
+pub enum Draws {
+    /// Nowhere: a draw is a fault.
+    #[default]
+    None,
+    /// The run's generator, in a run of a program that draws (a stream of
+    /// the run's seed of its own, so that the daemon's choices stay those
+    /// of the same seed without draws). Boxed: the generator is large.
+    Generator(Box<rand_chacha::ChaCha8Rng>),
+    /// Values given in order (by a schedule, or by the verifier, which
+    /// tries every value of every draw); a draw past them takes the lowest
+    /// value of its range. Every draw's range is recorded.
+    Given {
+        /// The values.
+        values: Vec<i64>,
+        /// How many draws were made.
+        made: usize,
+        /// Each draw's range, `lo..=hi`.
+        ranges: Vec<(i64, i64)>,
+    },
+}
+
+impl Draws {
+    /// Values to give, in order, recording the ranges.
+    pub fn given(values: Vec<i64>) -> Self {
+        Draws::Given {
+            values,
+            made: 0,
+            ranges: Vec::new(),
+        }
+    }
 }
 
 impl Effects {
@@ -163,7 +195,7 @@ type PFn = Box<dyn Fn(&Env) -> Res<usize> + Send + Sync>;
 /// A compiled domain check run before an assignment lands.
 type CheckFn = Box<dyn Fn(&Env, i64) -> Res<()> + Send + Sync>;
 /// A compiled closure producing any result.
-type AnyFn<T> = Box<dyn Fn(&Env) -> Res<T> + Send + Sync>;
+pub type AnyFn<T> = Box<dyn Fn(&Env) -> Res<T> + Send + Sync>;
 
 /// A variable's domain with its bounds known.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -239,12 +271,38 @@ pub struct CAction {
     /// For `receive ... from q`: the local slot the guard binds the sender
     /// to (the channel whose head it would take).
     pub receive_from: Option<usize>,
+    /// For `for q in C`: the members the action may run for.
+    pub binder: Option<CBinder>,
+    /// Whether its statement draws at random.
+    pub draws: bool,
+}
+
+/// The binder of an action `for q in C`: which members enable it, and its
+/// statement for a member of the caller's choice.
+pub struct CBinder {
+    /// The local slot the member is bound to.
+    pub slot: usize,
+    /// Every member for which the collection's filter and the guard hold,
+    /// in the collection's order.
+    pub members: AnyFn<Vec<i64>>,
+    /// The statement, for the member the caller put in `slot`.
+    pub body: SFn,
 }
 
 /// A compiled role: its actions sorted by priority, program order kept among equals.
 pub struct CRole {
     /// Actions, most urgent first.
     pub actions: Vec<CAction>,
+    /// Whether a process of this role may choose between moves in some
+    /// configuration: two actions of one priority whose guards are not
+    /// proved exclusive (receives of one priority aside: the oldest message
+    /// decides among them), or a binder with more than one possible member.
+    /// Where no role may, and none draws, every mover's first enabled
+    /// action is its only move.
+    pub may_choose: bool,
+    /// The pairs of actions (indices into `actions`) of one priority that
+    /// may be enabled together: their guards are not proved exclusive.
+    pub overlaps: Vec<(u32, u32)>,
 }
 
 /// A conjunct of the legitimacy predicate.
@@ -340,6 +398,18 @@ pub struct Compiled {
 }
 
 impl Compiled {
+    /// Whether some process may choose between actions or binder members
+    /// (see [`CRole::may_choose`]).
+    pub fn may_choose(&self) -> bool {
+        self.roles.iter().any(|r| r.may_choose)
+    }
+
+    /// Whether some process may have more than one move: it may choose,
+    /// or its action draws (each value drawn is a move of its own).
+    pub fn may_move_several_ways(&self) -> bool {
+        self.has_random || self.may_choose()
+    }
+
     /// The value variable `v` keeps at process `p`, when `v` belongs to a
     /// role `p` is not in.
     pub fn fixed_at(&self, v: usize, p: usize) -> Option<i64> {

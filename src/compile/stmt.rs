@@ -72,26 +72,50 @@ impl Compiler<'_> {
     }
 
     /// An action with `for q in C`: enabled when the guard holds for some
-    /// member; the statement runs for the first such member.
-    pub(super) fn bound_action(&self, b: &ir::Binder, guard: &BExpr, body: SFn) -> (BFn, SFn) {
+    /// member; with no member named, the statement runs for the first such
+    /// member. Also the binder itself, so that a step may name the member.
+    pub(super) fn bound_action(
+        &self,
+        b: &ir::Binder,
+        guard: &BExpr,
+        body: SFn,
+    ) -> (BFn, SFn, CBinder) {
         let slot = b.slot;
-        let g = self.bexpr(guard);
-        let filter = b.filter.as_ref().map(|f| self.bexpr(f));
+        let g = Arc::new(self.bexpr(guard));
+        let filter = Arc::new(b.filter.as_ref().map(|f| self.bexpr(f)));
+        let (g2, filter2) = (g.clone(), filter.clone());
         let find = self.over(&b.coll, move |e, items| {
             for q in items {
                 e.locals[slot].set(q);
-                if filter.as_ref().map_or(Ok(true), |f| f(e))? && g(e)? {
+                if filter.as_ref().as_ref().map_or(Ok(true), |f| f(e))? && g(e)? {
                     return Ok(true);
                 }
             }
             Ok(false)
         });
+        let members = self.over(&b.coll, move |e, items| {
+            let mut out = Vec::new();
+            for q in items {
+                e.locals[slot].set(q);
+                if filter2.as_ref().as_ref().map_or(Ok(true), |f| f(e))? && g2(e)? {
+                    out.push(q);
+                }
+            }
+            Ok(out)
+        });
         // The guard and the statement share the search.
         let find: Arc<AnyFn<bool>> = Arc::new(find);
         let find2 = find.clone();
+        let body: Arc<SFn> = Arc::new(body);
+        let at_member = body.clone();
         let guard: BFn = Box::new(move |e| find2(e));
         let body: SFn = Box::new(move |e| if find(e)? { body(e) } else { Ok(()) });
-        (guard, body)
+        let binder = CBinder {
+            slot,
+            members,
+            body: Box::new(move |e| at_member(e)),
+        };
+        (guard, body, binder)
     }
 
     /// `receive m(x) from q and G`: enabled when some channel into the

@@ -395,14 +395,15 @@ fn write_edges(s: &Scene, undirected: bool, out: &mut String) {
 }
 
 /// A run as a chain of configurations: each node one configuration (its
-/// processes' values), each arc one step labelled with its movers. A
-/// configuration met again is the same node, so a lasso's cycle closes.
+/// processes' values), each arc one step labelled with its moves (`steps`:
+/// each step's, as the schedule writes them). A configuration met again
+/// is the same node, so a lasso's cycle closes.
 pub fn run_chain(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,
     configs: &[Config],
-    steps: &[Vec<u32>],
+    steps: &[String],
     caption: &str,
 ) -> String {
     let mut out = String::new();
@@ -443,14 +444,13 @@ pub fn run_chain(
         };
         node_of.push(k);
     }
-    for (i, movers) in steps.iter().enumerate() {
-        let ps: Vec<String> = movers.iter().map(u32::to_string).collect();
+    for (i, moves) in steps.iter().enumerate() {
         let _ = writeln!(
             out,
             "  c{} -> c{} [label={}];",
             node_of[i],
             node_of[i + 1],
-            quoted(&format!("step {}: {}", i + 1, ps.join(" ")))
+            quoted(&format!("step {}: {moves}", i + 1))
         );
     }
     out.push_str("}\n");

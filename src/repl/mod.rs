@@ -36,8 +36,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "fire",
-        "P [ACTION]",
-        "make process P move (with ACTION if given); says why it cannot",
+        "P [ACTION[@MEMBER]]",
+        "make process P move (with ACTION if given, for its binder's MEMBER; `ACTION<1,0>` gives the values drawn); says why it cannot",
     ),
     (
         "run",

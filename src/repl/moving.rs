@@ -3,6 +3,7 @@
 
 use super::stepper::SHOWN;
 use super::*;
+use crate::runtime::daemon::NamedMove;
 use std::collections::VecDeque;
 
 /// The most steps one `step` command takes: it prints each.
@@ -86,9 +87,19 @@ impl Session {
     }
 
     pub(super) fn fire(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
+        const USAGE: &str = "usage: fire P [ACTION[@MEMBER][<DRAWS>]]";
         let mut words = arg.split_whitespace();
-        let p = self.process(words.next().ok_or("usage: fire P [ACTION]")?)?;
-        let wanted = words.next();
+        let p = self.process(words.next().ok_or(USAGE)?)?;
+        let named = match words.next() {
+            Some(w) => Some(NamedMove::parse(w).ok_or_else(|| {
+                format!("`{w}` is not a move: {USAGE} (say `fire 3 R1@2` for member 2, `fire 0 flip<1>` for the value drawn)")
+            })?),
+            None => None,
+        };
+        if words.next().is_some() {
+            return Err(USAGE.into());
+        }
+        let wanted = named.as_ref().map(|m| m.label.as_str());
         let role = self.sim.code.role_of[p] as usize;
         let actions = &self.sim.code.roles[role].actions;
         if let Some(w) = wanted {
@@ -111,11 +122,11 @@ impl Session {
                 .copied()
                 .find(|&a| actions[a as usize].label == w),
         };
-        let Some(action) = pick else {
+        if pick.is_none() {
             return Err(self.why_not(p, wanted));
-        };
+        }
         self.remember();
-        match self.sim.step_with(&[p as u32], Some(action)) {
+        match self.sim.step_with(&[p as u32], named.as_ref()) {
             Ok(_) => {
                 self.report_step(out);
                 self.note_legitimacy(out);

@@ -27,6 +27,16 @@ use crate::runtime::engine::{RunError, Simulation};
 use crate::state::channels::Msg;
 use serde_json::{json, Map, Value};
 
+/// `1 step`, `2 steps`, `3 processes`: a count and its noun, plural where
+/// the count is not one.
+pub fn counted(n: u64, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n if noun.ends_with('s') => format!("{n} {noun}es"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
 /// Process `p`'s row as `x=3 b=true`.
 pub fn row_text(sim: &Simulation, p: usize, row: &[i64]) -> String {
     sim.code

@@ -202,7 +202,11 @@ impl<'a> Summary<'a> {
         line("program", info.program.to_string());
         line(
             "topology",
-            format!("{} ({} processes)", self.topology, self.processes),
+            format!(
+                "{} ({})",
+                self.topology,
+                super::counted(self.processes as u64, "process")
+            ),
         );
         if !self.parameters.is_empty() {
             let each: Vec<String> = self
@@ -212,7 +216,16 @@ impl<'a> Summary<'a> {
                 .collect();
             line("parameters", each.join(" "));
         }
-        line("daemon", format!("{}, seed {}", info.daemon, info.seed));
+        // Where a process may have several moves, which one runs.
+        let choice = if sim.code.may_choose() {
+            format!(", choice {}", sim.choice.name())
+        } else {
+            String::new()
+        };
+        line(
+            "daemon",
+            format!("{}, seed {}{choice}", info.daemon, info.seed),
+        );
         line("init", info.init.to_string());
         line(
             "stopped",
@@ -303,6 +316,7 @@ impl<'a> Summary<'a> {
             "parameters": params,
             "daemon": info.daemon,
             "seed": info.seed,
+            "choice": sim.choice.name(),
             "init": info.init,
             "stopped": key(info.stop),
             "steps": now.step,

@@ -1,9 +1,135 @@
-//! Which action a process runs: the first of its actions (priority, then
-//! program order) whose guard holds, except that among receive actions of
-//! one priority the one whose message is oldest runs. Used by every path
-//! that steps (the engine, the step relation).
+//! Which action a process runs. Its *enabled* actions are those of the
+//! most urgent priority whose guards hold, receive actions of that priority
+//! counted once (the one whose message is oldest: a process takes its
+//! messages oldest first, so that no channel starves another). A move is
+//! any one of them, for any member of its binder whose guard holds, with
+//! any values its draws take ([`Move`]): what `verify` explores. Runs take
+//! the first of them in program order, for the first member (or one at
+//! random with `--choice random`), and draw from their generator. Used by
+//! every path that steps (the engine, the step relation).
 
-use crate::compile::{CRole, Env, Fault, NO_ACTION};
+use crate::compile::{CRole, Compiled, Env, Fault, NO_ACTION};
+use crate::runtime::error::{guard_fault, RunError};
+
+/// One move of a process: which action it runs, for which binder member,
+/// with which values drawn. Steps of runs name the action only; the
+/// verifier's steps and schedules may name all three.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    /// The process.
+    pub process: u32,
+    /// Its action's index in its role's compiled action list.
+    pub action: u32,
+    /// The member of the action's binder it runs for; `None`: the first
+    /// whose guard holds (or the action has no binder).
+    pub member: Option<i64>,
+    /// The values its draws take, in order; `None`: drawn from the run's
+    /// generator.
+    pub draws: Option<Vec<i64>>,
+}
+
+impl Move {
+    /// Process `p` running action `a` as runs do: the first member, draws
+    /// from the generator.
+    pub fn first(p: u32, a: u32) -> Self {
+        Move {
+            process: p,
+            action: a,
+            member: None,
+            draws: None,
+        }
+    }
+
+    /// The move as schedules and the verifier write it: `3` (the process
+    /// alone, when `named` is false: it had no other move), `3:label`,
+    /// `3:label@5` (binder member 5), `3:label<1,0>` (the values drawn).
+    pub fn text(&self, code: &Compiled, named: bool) -> String {
+        if !named && self.member.is_none() && self.draws.as_ref().is_none_or(Vec::is_empty) {
+            return self.process.to_string();
+        }
+        let role = &code.roles[code.role_of[self.process as usize] as usize];
+        let mut out = format!(
+            "{}:{}",
+            self.process, role.actions[self.action as usize].label
+        );
+        if let Some(m) = self.member {
+            out += &format!("@{m}");
+        }
+        if let Some(d) = self.draws.as_ref().filter(|d| !d.is_empty()) {
+            let values: Vec<String> = d.iter().map(i64::to_string).collect();
+            out += &format!("<{}>", values.join(","));
+        }
+        out
+    }
+}
+
+/// Every enabled action of `role` in `env` (see the module's doc), in
+/// program order, into `out`. A fault comes with the index of the action
+/// whose guard raised it.
+pub(crate) fn enabled_actions(
+    role: &CRole,
+    env: &Env,
+    out: &mut Vec<u32>,
+) -> Result<(), (usize, Box<Fault>)> {
+    out.clear();
+    let mut priority = None;
+    // The oldest message a receive of the priority found would take, and
+    // that receive.
+    let mut oldest: Option<(u64, usize)> = None;
+    for (i, a) in role.actions.iter().enumerate() {
+        if priority.is_some_and(|p| p != a.priority) {
+            break;
+        }
+        match (a.guard)(env) {
+            Ok(true) => {
+                priority = Some(a.priority);
+                if a.receive_from.is_some() {
+                    let seq = head_seq(a, env);
+                    if oldest.is_none_or(|(best, _)| seq < best) {
+                        oldest = Some((seq, i));
+                    }
+                } else {
+                    out.push(i as u32);
+                }
+            }
+            Ok(false) => {}
+            Err(fault) => return Err((i, fault)),
+        }
+    }
+    if let Some((_, i)) = oldest {
+        let at = out.partition_point(|&a| (a as usize) < i);
+        out.insert(at, i as u32);
+    }
+    Ok(())
+}
+
+/// The enabled actions of process `p` in `env` (see
+/// the module's doc), in program order; none when `first`, its
+/// first enabled action, is `NO_ACTION`.
+pub(crate) fn enabled_actions_from(
+    role: &CRole,
+    env: &Env,
+    p: usize,
+    first: u16,
+    step: u64,
+) -> Result<Vec<u32>, RunError> {
+    let mut out = Vec::new();
+    if first != NO_ACTION {
+        enabled_actions(role, env, &mut out)
+            .map_err(|(i, fault)| guard_fault(role, p, i, step, fault))?;
+    }
+    Ok(out)
+}
+
+/// The sequence number of the message an enabled receive would take, read
+/// right after its guard bound the sender.
+fn head_seq(a: &crate::compile::CAction, env: &Env) -> u64 {
+    let s = env.locals[a.receive_from.expect("a receive")].get() as usize;
+    env.chans
+        .between(env.topo, s, env.me)
+        .and_then(|c| c.front())
+        .map_or(u64::MAX, |m| m.seq)
+}
 
 /// The first action of `role` whose guard holds in `env`, among all its
 /// actions or only those whose guards read timers; `NO_ACTION` when none
@@ -34,17 +160,8 @@ pub(crate) fn first_true(
 /// no channel starves another.
 #[cold]
 fn oldest_receive(role: &CRole, env: &Env, first: usize) -> Result<u16, (usize, Box<Fault>)> {
-    // The sequence number of the message an enabled receive would take,
-    // read right after its guard bound the sender.
-    let head_seq = |a: &crate::compile::CAction| {
-        let s = env.locals[a.receive_from.expect("a receive")].get() as usize;
-        env.chans
-            .between(env.topo, s, env.me)
-            .and_then(|c| c.front())
-            .map_or(u64::MAX, |m| m.seq)
-    };
     let priority = role.actions[first].priority;
-    let mut best = (head_seq(&role.actions[first]), first);
+    let mut best = (head_seq(&role.actions[first], env), first);
     for (i, a) in role.actions.iter().enumerate().skip(first + 1) {
         if a.priority != priority {
             break;
@@ -54,7 +171,7 @@ fn oldest_receive(role: &CRole, env: &Env, first: usize) -> Result<u16, (usize, 
         }
         match (a.guard)(env) {
             Ok(true) => {
-                let seq = head_seq(a);
+                let seq = head_seq(a, env);
                 if seq < best.0 {
                     best = (seq, i);
                 }

@@ -16,6 +16,58 @@ pub struct ScheduledStep {
     pub line: usize,
     /// The processes.
     pub procs: Vec<u32>,
+    /// Per process (in the order of `procs`): the move the line names for
+    /// it (`3:copy`), if any; else it moves as runs choose.
+    pub named: Vec<Option<NamedMove>>,
+}
+
+/// A move a schedule names for a process: `3:label`, `3:label@5` (for
+/// binder member 5), `3:label<1,0>` (the values its draws take).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedMove {
+    /// The action's label.
+    pub label: String,
+    /// The binder member it runs for.
+    pub member: Option<i64>,
+    /// The values its draws take, in order.
+    pub draws: Option<Vec<i64>>,
+}
+
+impl NamedMove {
+    /// Reads a move as a schedule's token writes it after `P:` (`label`,
+    /// `label@5`, `label<1,0>`, `label@5<1,0>`).
+    pub fn parse(text: &str) -> Option<NamedMove> {
+        let (text, draws) = match text.split_once('<') {
+            Some((head, tail)) => {
+                let values = tail.strip_suffix('>')?;
+                let draws: Option<Vec<i64>> = values
+                    .split(',')
+                    .filter(|v| !v.is_empty())
+                    .map(|v| match v {
+                        "true" => Some(1),
+                        "false" => Some(0),
+                        v => v.parse().ok(),
+                    })
+                    .collect();
+                (head, Some(draws?))
+            }
+            None => (text, None),
+        };
+        let (label, member) = match text.split_once('@') {
+            Some((label, member)) => (label, Some(member.parse().ok()?)),
+            None => (text, None),
+        };
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let starts = label
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+        (starts && label.chars().all(word)).then(|| NamedMove {
+            label: label.to_string(),
+            member,
+            draws,
+        })
+    }
 }
 
 /// Why a daemon could not be parsed.
@@ -78,7 +130,7 @@ pub const DAEMONS: &[DaemonName] = &[
     DaemonName {
         name: "schedule",
         aliases: &[],
-        about: "schedule:FILE, one step a line: the processes that move",
+        about: "schedule:FILE, one step a line: the processes that move (`3` or `3:ACTION`)",
     },
 ];
 
@@ -243,6 +295,7 @@ impl Daemon {
             }
             Daemon::Schedule(lines) => match lines.get(at) {
                 Some(line) if line.procs.iter().all(|p| enabled.contains(p)) => {
+                    // Moves a line names are the engine's to resolve.
                     let mut set = line.procs.clone();
                     set.sort_unstable();
                     set.dedup();
@@ -251,6 +304,80 @@ impl Daemon {
                 _ => {}
             },
         }
+    }
+}
+
+impl Daemon {
+    /// Calls `each` with every step the daemon allows where each enabled
+    /// process may move in several ways: `owners` lists, for every move
+    /// of every enabled process, its process (in increasing order, a
+    /// process's moves together), and a step is a list of places in
+    /// `owners`, at most one per process, its processes a move set of
+    /// [`Daemon::each_move_set`]. In lexicographic order of the places, so
+    /// where each process has one move the steps come in the order of the
+    /// move sets. Not for schedules.
+    pub fn each_choice_set(&self, owners: &[u32], topo: &Topology, mut each: impl FnMut(&[usize])) {
+        if owners.is_empty() {
+            return;
+        }
+        let mut chosen = Vec::new();
+        match self {
+            Daemon::Central => (0..owners.len()).for_each(|k| each(&[k])),
+            Daemon::Synchronous => every_one_of_each(owners, 0, &mut chosen, &mut each),
+            Daemon::Distributed | Daemon::LocallyCentral => {
+                let independent = matches!(self, Daemon::LocallyCentral);
+                choice_subsets(owners, 0, topo, independent, &mut chosen, &mut each);
+            }
+            Daemon::Schedule(_) => unreachable!("a schedule's steps are read, not listed"),
+        }
+    }
+}
+
+/// Calls `each` with every extension of `chosen` by one place of each
+/// process from place `from` of `owners` on, in lexicographic order.
+fn every_one_of_each(
+    owners: &[u32],
+    from: usize,
+    chosen: &mut Vec<usize>,
+    each: &mut impl FnMut(&[usize]),
+) {
+    if from == owners.len() {
+        each(chosen);
+        return;
+    }
+    let p = owners[from];
+    let end = from + owners[from..].iter().take_while(|&&q| q == p).count();
+    for k in from..end {
+        chosen.push(k);
+        every_one_of_each(owners, end, chosen, each);
+        chosen.pop();
+    }
+}
+
+/// Calls `each` with every non-empty extension of `chosen` by places from
+/// `from` on whose processes are not chosen yet (with `independent`, nor
+/// neighbours of one chosen), in lexicographic order.
+fn choice_subsets(
+    owners: &[u32],
+    from: usize,
+    topo: &Topology,
+    independent: bool,
+    chosen: &mut Vec<usize>,
+    each: &mut impl FnMut(&[usize]),
+) {
+    for k in from..owners.len() {
+        let p = owners[k];
+        let taken = chosen.iter().any(|&c| {
+            let q = owners[c];
+            q == p || (independent && neighbourhood(topo, p as usize).any(|&r| r == q))
+        });
+        if taken {
+            continue;
+        }
+        chosen.push(k);
+        each(chosen);
+        choice_subsets(owners, k + 1, topo, independent, chosen, each);
+        chosen.pop();
     }
 }
 
@@ -285,8 +412,10 @@ fn subsets(
     }
 }
 
-/// Reads a schedule: one step a line, process indices separated by spaces
-/// or commas (braces allowed), `#` comments.
+/// Reads a schedule: one step a line, moves separated by spaces or commas
+/// (braces allowed), `#` comments. A move is a process index, optionally
+/// with the move it makes: `3:copy`, `3:R1@5` (binder member 5),
+/// `3:flip<1>` (the values drawn).
 pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, String> {
     let mut out = Vec::new();
     for (k, line) in text.lines().enumerate() {
@@ -294,25 +423,52 @@ pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, Stri
         if line.is_empty() {
             continue;
         }
-        let procs: Result<Vec<u32>, _> = line
-            .split(|c: char| c.is_whitespace() || c == ',' || c == '{' || c == '}')
+        let moves: Option<Vec<(u32, Option<NamedMove>)>> = line
+            .split(|c: char| c.is_whitespace() || c == '{' || c == '}')
+            .flat_map(split_commas)
             .filter(|s| !s.is_empty())
-            .map(|s| s.parse::<u32>())
+            .map(|token| match token.split_once(':') {
+                Some((p, named)) => Some((p.parse().ok()?, Some(NamedMove::parse(named)?))),
+                None => Some((token.parse().ok()?, None)),
+            })
             .collect();
-        match procs {
-            Ok(p) if !p.is_empty() => out.push(ScheduledStep {
-                line: k + 1,
-                procs: p,
-            }),
+        match moves {
+            Some(m) if !m.is_empty() => {
+                let (procs, named) = m.into_iter().unzip();
+                out.push(ScheduledStep {
+                    line: k + 1,
+                    procs,
+                    named,
+                })
+            }
             _ => {
                 return Err(format!(
-                    "{name}:{}: expected process indices, found `{line}`",
+                    "{name}:{}: expected process indices (each optionally `:ACTION`, `:ACTION@MEMBER`, `:ACTION<DRAWS>`), found `{line}`",
                     k + 1
                 ))
             }
         }
     }
     Ok(out)
+}
+
+/// A schedule's word split at its commas, but not those inside `<...>`
+/// (the values of a move's draws).
+fn split_commas(word: &str) -> Vec<&str> {
+    let (mut out, mut start, mut depth) = (Vec::new(), 0, 0i32);
+    for (i, c) in word.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&word[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&word[start..]);
+    out
 }
 
 #[cfg(test)]
@@ -350,6 +506,63 @@ mod tests {
             ]
         );
         assert!(Daemon::Central.move_sets(&[], &t, 0).is_empty());
+    }
+
+    /// With one move each, the choice sets are the move sets; with
+    /// several, each move set once per combination of its movers' moves.
+    #[test]
+    fn choice_sets_extend_move_sets() {
+        let t = ring(5);
+        let en = [0u32, 1, 2, 3];
+        for d in [
+            Daemon::Central,
+            Daemon::Synchronous,
+            Daemon::Distributed,
+            Daemon::LocallyCentral,
+        ] {
+            let mut sets = Vec::new();
+            d.each_choice_set(&en, &t, |c| {
+                sets.push(c.iter().map(|&k| en[k]).collect::<Vec<_>>())
+            });
+            assert_eq!(sets, d.move_sets(&en, &t, 0), "{}", d.name());
+        }
+        // Process 0 with two moves (places 0 and 1), 1 with one (place 2).
+        let owners = [0u32, 0, 1];
+        let listed = |d: Daemon| {
+            let mut out = Vec::new();
+            d.each_choice_set(&owners, &t, |c| out.push(c.to_vec()));
+            out
+        };
+        assert_eq!(listed(Daemon::Central), vec![vec![0], vec![1], vec![2]]);
+        assert_eq!(listed(Daemon::Synchronous), vec![vec![0, 2], vec![1, 2]]);
+        assert_eq!(
+            listed(Daemon::Distributed),
+            vec![vec![0], vec![0, 2], vec![1], vec![1, 2], vec![2]]
+        );
+        // 0 and 1 are neighbours: never together.
+        assert_eq!(
+            listed(Daemon::LocallyCentral),
+            vec![vec![0], vec![1], vec![2]]
+        );
+    }
+
+    #[test]
+    fn schedules_name_moves() {
+        let steps = parse_schedule("s", "0 2:copy\n{1:R1@3, 4:flip<1,0>}\n5:a<true>").unwrap();
+        assert_eq!(steps[0].procs, vec![0, 2]);
+        assert_eq!(steps[0].named[0], None);
+        assert_eq!(steps[0].named[1].as_ref().unwrap().label, "copy");
+        let r1 = steps[1].named[0].as_ref().unwrap();
+        assert_eq!(
+            (r1.label.as_str(), r1.member, &r1.draws),
+            ("R1", Some(3), &None)
+        );
+        let flip = steps[1].named[1].as_ref().unwrap();
+        assert_eq!(flip.draws, Some(vec![1, 0]));
+        assert_eq!(steps[2].named[0].as_ref().unwrap().draws, Some(vec![1]));
+        for bad in ["3:", "3:1x", "3:a@", "3:a<1", "x:a"] {
+            assert!(parse_schedule("s", bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -1,22 +1,25 @@
 //! The step relation, the one definition of what a step is (composite
-//! atomicity): each mover runs one enabled action against the
-//! configuration from before the step, and all writes land together, with
-//! every fault a step can raise (out-of-domain values, division by zero,
-//! reads beyond the neighbours, two writers of one edge variable, a full
-//! channel).
+//! atomicity): each mover makes one of its moves (an enabled action, for a
+//! member of its binder, with the values its draws take: [`Move`]) against
+//! the configuration from before the step, and all writes land together,
+//! with every fault a step can raise (out-of-domain values, division by
+//! zero, reads beyond the neighbours, two writers of one edge variable, a
+//! full channel).
 //!
 //! Two layers: `evaluate` and `land` work in place on buffers the
 //! simulator reuses from step to step, and [`StepRelation`] wraps them as
-//! a pure function from a [`Config`] and a move set to the successor,
+//! a pure function from a [`Config`] and a step's moves to the successor,
 //! for exhaustive exploration and for tests. The simulator's general step
 //! calls the first; its fast paths (one mover, column by column) are
-//! tested against the second.
+//! tested against the second. Which moves a process has is
+//! [`crate::runtime::choose`]'s and [`StepRelation::moves_into`]'s.
 
 use crate::check::ir;
 use crate::compile::{
-    CAction, CRole, Compiled, Effects, Enabledness, Env, Fault, NoneEnabled, NO_ACTION,
+    CAction, Compiled, Draws, Effects, Enabledness, Env, Fault, NoneEnabled, NO_ACTION,
 };
-pub(crate) use crate::runtime::choose::first_true;
+pub use crate::runtime::choose::Move;
+pub(crate) use crate::runtime::choose::{enabled_actions_from, first_true};
 use crate::runtime::record::StepRecord;
 use crate::span::Span;
 use crate::state::channels::{Channels, MAX_FIELDS};
@@ -24,41 +27,10 @@ use crate::state::Config;
 use crate::topology::Topology;
 use std::cell::Cell;
 
-/// Why a run could not go on.
-#[derive(Debug, Clone)]
-pub enum RunError {
-    /// A closure failed: out-of-domain assignment, division by zero, ...
-    Fault {
-        /// The failure.
-        fault: Box<Fault>,
-        /// The process whose code failed (none for global predicates).
-        process: Option<usize>,
-        /// The action's label and span, when an action failed.
-        action: Option<(String, Span)>,
-        /// The step being taken (0 for the initial configuration).
-        step: u64,
-        /// What was being evaluated.
-        during: &'static str,
-    },
-    /// Two processes wrote the same edge variable in one step.
-    Conflict {
-        /// The step.
-        step: u64,
-        /// The edge variable.
-        var: String,
-        /// The edge's ends.
-        edge: (usize, usize),
-        /// Each writer: process, action label, the assignment's span.
-        writers: Box<[(usize, String, Span); 2]>,
-    },
-    /// A schedule named a process that cannot move.
-    Schedule {
-        /// 1-based line of the schedule.
-        line: usize,
-        /// What is wrong.
-        message: String,
-    },
-}
+pub use crate::runtime::error::RunError;
+pub(crate) use crate::runtime::error::{
+    guard_fault, predicate_fault, statement_fault, INVARIANT, LEGITIMACY,
+};
 
 /// A message a mover sends in the step being taken: sender, destination,
 /// type, fields, the `send`'s span, the sender's action.
@@ -66,60 +38,6 @@ pub(crate) type PendingSend = (usize, usize, u16, [i64; MAX_FIELDS], Span, u32);
 /// An edge variable a mover writes: writer, the other end, variable, value,
 /// the assignment's span, the writer's action.
 pub(crate) type PendingEdgeWrite = (usize, usize, usize, i64, Span, u32);
-
-/// The error for a fault raised by the guard of action `i` of process `p`.
-#[cold]
-pub(crate) fn guard_fault(
-    role: &CRole,
-    p: usize,
-    i: usize,
-    step: u64,
-    fault: Box<Fault>,
-) -> RunError {
-    let a = &role.actions[i];
-    RunError::Fault {
-        fault,
-        process: Some(p),
-        action: Some((a.label.clone(), a.span)),
-        step,
-        during: "guard",
-    }
-}
-
-/// The error for a fault raised by the statement of `action`, run by `p`.
-#[cold]
-pub(crate) fn statement_fault(
-    action: &CAction,
-    p: usize,
-    step: u64,
-    fault: Box<Fault>,
-) -> RunError {
-    RunError::Fault {
-        fault,
-        process: Some(p),
-        action: Some((action.label.clone(), action.span)),
-        step,
-        during: "statement",
-    }
-}
-
-/// What was being evaluated when the legitimacy predicate faulted.
-pub(crate) const LEGITIMACY: &str = "the legitimacy predicate";
-/// What was being evaluated when an invariant faulted.
-pub(crate) const INVARIANT: &str = "an invariant";
-
-/// The error for a fault raised by a global predicate (`during`:
-/// [`LEGITIMACY`] or [`INVARIANT`]) at `step`.
-#[cold]
-pub(crate) fn predicate_fault(step: u64, during: &'static str, fault: Box<Fault>) -> RunError {
-    RunError::Fault {
-        fault,
-        process: None,
-        action: None,
-        step,
-        during,
-    }
-}
 
 /// The cells and lists a step works in, kept from step to step so that
 /// steps allocate nothing in the steady state.
@@ -148,6 +66,37 @@ impl StepBuffers {
     }
 }
 
+/// How a mover runs in a step: its action, and where a [`Move`] names
+/// them, the binder member it runs for and the values of its draws.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pick<'m> {
+    pub(crate) action: u32,
+    pub(crate) member: Option<i64>,
+    pub(crate) draws: Option<&'m [i64]>,
+}
+
+impl Pick<'_> {
+    /// The action alone: the first member, draws from the generator.
+    #[inline]
+    pub(crate) fn action(action: u32) -> Self {
+        Pick {
+            action,
+            member: None,
+            draws: None,
+        }
+    }
+}
+
+impl<'m> From<&'m Move> for Pick<'m> {
+    fn from(m: &'m Move) -> Self {
+        Pick {
+            action: m.action,
+            member: m.member,
+            draws: m.draws.as_deref(),
+        }
+    }
+}
+
 /// The first phase of a step: runs each mover's action (the one `choose`
 /// names for it, asked in mover order) on `state` and `chans` as they are
 /// before the step, recording in `record` the actions, each mover's row
@@ -155,7 +104,7 @@ impl StepBuffers {
 /// collected in `buf`. Nothing in the configuration changes. Refuses a
 /// step whose effects clash (two writers of one edge variable, a full channel).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn evaluate(
+pub(crate) fn evaluate<'m>(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,
@@ -164,7 +113,7 @@ pub(crate) fn evaluate(
     step_no: u64,
     buf: &mut StepBuffers,
     record: &mut StepRecord,
-    mut choose: impl FnMut(usize) -> Result<u32, RunError>,
+    mut choose: impl FnMut(usize) -> Result<Pick<'m>, RunError>,
 ) -> Result<(), RunError> {
     let stride = code.stride;
     record.actions.clear();
@@ -178,9 +127,10 @@ pub(crate) fn evaluate(
     buf.sends.clear();
     for k in 0..record.movers.len() {
         let p = record.movers[k] as usize;
-        let a = choose(p)?;
+        let pick = choose(p)?;
+        let a = pick.action;
         let row = &state[p * stride..(p + 1) * stride];
-        run_action(code, topo, state, chans, p, a, step_no, buf)?;
+        run_action(code, topo, state, chans, p, pick, step_no, buf)?;
         record.actions.push(a);
         record.before.extend_from_slice(row);
         record.after.extend(buf.scratch.iter().map(Cell::get));
@@ -205,9 +155,9 @@ pub(crate) fn evaluate(
     Ok(())
 }
 
-/// Runs process `p`'s action `a` against `state` and `chans`: its writes to
-/// its own row land in `buf.scratch` (a copy of its row), what else it does
-/// in `buf.fx`. The part of [`evaluate`] that is one mover's.
+/// Runs process `p`'s move `pick` against `state` and `chans`: its writes
+/// to its own row land in `buf.scratch` (a copy of its row), what else it
+/// does in `buf.fx`. The part of [`evaluate`] that is one mover's.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn run_action(
@@ -216,7 +166,7 @@ pub(crate) fn run_action(
     state: &[i64],
     chans: &Channels,
     p: usize,
-    a: u32,
+    pick: Pick,
     step_no: u64,
     buf: &StepBuffers,
 ) -> Result<(), RunError> {
@@ -224,7 +174,7 @@ pub(crate) fn run_action(
     for (c, v) in buf.scratch.iter().zip(&state[p * stride..(p + 1) * stride]) {
         c.set(*v);
     }
-    let action = &code.roles[code.role_of[p] as usize].actions[a as usize];
+    let action = &code.roles[code.role_of[p] as usize].actions[pick.action as usize];
     if code.has_effects {
         buf.fx.clear();
     }
@@ -232,7 +182,88 @@ pub(crate) fn run_action(
         scratch: &buf.scratch,
         ..Env::new(state, topo, &buf.locals, chans, &buf.fx, p)
     };
-    (action.body)(&env).map_err(|fault| statement_fault(action, p, step_no, fault))
+    if pick.member.is_none() && pick.draws.is_none() {
+        return (action.body)(&env).map_err(|fault| statement_fault(action, p, step_no, fault));
+    }
+    run_named(action, &env, pick, p, step_no)
+}
+
+/// [`run_action`] of a move that names a binder member or the values of
+/// its draws: checks that the member enables the action and that the
+/// action draws exactly the values given.
+#[cold]
+fn run_named(
+    action: &CAction,
+    env: &Env,
+    pick: Pick,
+    p: usize,
+    step_no: u64,
+) -> Result<(), RunError> {
+    let fail = |message: String, help: &str| {
+        let fault = Box::new(Fault {
+            span: action.span,
+            message,
+            help: help.into(),
+        });
+        statement_fault(action, p, step_no, fault)
+    };
+    let given = pick.draws.map(|d| {
+        let values = Draws::given(d.to_vec());
+        std::mem::replace(&mut *env.fx.draws.borrow_mut(), values)
+    });
+    let ran = match (pick.member, &action.binder) {
+        (None, _) => (action.body)(env),
+        (Some(m), Some(b)) => match (b.members)(env) {
+            Ok(members) if members.contains(&m) => {
+                env.locals[b.slot].set(m);
+                (b.body)(env)
+            }
+            Ok(members) => {
+                restore(env, given);
+                let members: Vec<String> = members.iter().map(i64::to_string).collect();
+                return Err(fail(
+                    format!(
+                        "`{}` is not enabled for member {m} at process {p}",
+                        action.label
+                    ),
+                    &format!("the members it is enabled for: {}", members.join(", ")),
+                ));
+            }
+            Err(fault) => Err(fault),
+        },
+        (Some(_), None) => {
+            restore(env, given);
+            return Err(fail(
+                format!("`{}` has no binder, so no member to name", action.label),
+                "name a member (`P:ACTION@Q`) only for an action `ACTION for q in ...`",
+            ));
+        }
+    };
+    let made = match &*env.fx.draws.borrow() {
+        Draws::Given { made, .. } => *made,
+        _ => 0,
+    };
+    restore(env, given);
+    ran.map_err(|fault| statement_fault(action, p, step_no, fault))?;
+    match pick.draws {
+        Some(d) if d.len() != made => Err(fail(
+            format!(
+                "the move gives {} {} to draw, but `{}` drew {made}",
+                d.len(),
+                if d.len() == 1 { "value" } else { "values" },
+                action.label
+            ),
+            "give one value per draw the action makes, in order (`P:ACTION<v,...>`)",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Puts back where draws came from before a move gave its own.
+fn restore(env: &Env, given: Option<Draws>) {
+    if let Some(before) = given {
+        *env.fx.draws.borrow_mut() = before;
+    }
 }
 
 /// The second phase: all writes [`evaluate`] recorded land together: the
@@ -345,34 +376,6 @@ fn check_effects(
     Ok(())
 }
 
-/// The enabled actions of process `p` in `env` (those of the most urgent
-/// priority with a guard that holds, in program order), given the first of
-/// them, `first`.
-pub(crate) fn enabled_actions_from(
-    role: &CRole,
-    env: &Env,
-    p: usize,
-    first: u16,
-    step: u64,
-) -> Result<Vec<u32>, RunError> {
-    if first == NO_ACTION {
-        return Ok(vec![]);
-    }
-    let prio = role.actions[first as usize].priority;
-    let mut out = vec![u32::from(first)];
-    for (i, a) in role.actions.iter().enumerate().skip(first as usize + 1) {
-        if a.priority != prio {
-            break;
-        }
-        match (a.guard)(env) {
-            Ok(true) => out.push(i as u32),
-            Ok(false) => {}
-            Err(fault) => return Err(guard_fault(role, p, i, step, fault)),
-        }
-    }
-    Ok(out)
-}
-
 /// The step relation of one instance (a program compiled on a topology)
 /// as a pure function on configuration values: which actions are enabled
 /// where, and the successor of a configuration for a set of moves. Errors
@@ -382,7 +385,7 @@ pub struct StepRelation<'a> {
     prog: &'a ir::Program,
     pub(super) code: &'a Compiled,
     pub(super) topo: &'a Topology,
-    buf: StepBuffers,
+    pub(super) buf: StepBuffers,
     record: StepRecord,
 }
 
@@ -403,7 +406,12 @@ impl<'a> StepRelation<'a> {
         self.topo.n()
     }
 
-    fn env<'e>(&'e self, cfg: &'e Config, me: usize, enabled: &'e dyn Enabledness) -> Env<'e> {
+    pub(super) fn env<'e>(
+        &'e self,
+        cfg: &'e Config,
+        me: usize,
+        enabled: &'e dyn Enabledness,
+    ) -> Env<'e> {
         let b = &self.buf;
         Env {
             enabled,
@@ -481,10 +489,43 @@ impl<'a> StepRelation<'a> {
         moves: &[(u32, u32)],
         next: &mut Config,
     ) -> Result<(), RunError> {
+        let movers = moves.iter().map(|m| m.0);
+        let mut picks = moves.iter().map(|m| Pick::action(m.1));
+        self.step_into(cfg, movers, || picks.next(), next)
+    }
+
+    /// The configuration after a step of `moves` (each process named
+    /// once, each move one of [`StepRelation::moves`]), in canonical form.
+    pub fn successor_of(&mut self, cfg: &Config, moves: &[Move]) -> Result<Config, RunError> {
+        let mut next = cfg.clone();
+        self.successor_of_into(cfg, moves, &mut next)?;
+        Ok(next)
+    }
+
+    /// [`StepRelation::successor_of`] into `next`, whose buffers are
+    /// reused (its contents are replaced; on an error they are unspecified).
+    pub fn successor_of_into(
+        &mut self,
+        cfg: &Config,
+        moves: &[Move],
+        next: &mut Config,
+    ) -> Result<(), RunError> {
+        let movers = moves.iter().map(|m| m.process);
+        let mut picks = moves.iter().map(Pick::from);
+        self.step_into(cfg, movers, || picks.next(), next)
+    }
+
+    /// The step of `movers`, each running the next of `picks`, into `next`.
+    fn step_into<'m>(
+        &mut self,
+        cfg: &Config,
+        movers: impl Iterator<Item = u32>,
+        mut picks: impl FnMut() -> Option<Pick<'m>>,
+        next: &mut Config,
+    ) -> Result<(), RunError> {
         let mut record = std::mem::take(&mut self.record);
         record.movers.clear();
-        record.movers.extend(moves.iter().map(|m| m.0));
-        let mut actions = moves.iter().map(|m| m.1);
+        record.movers.extend(movers);
         let result = evaluate(
             self.prog,
             self.code,
@@ -494,7 +535,7 @@ impl<'a> StepRelation<'a> {
             0,
             &mut self.buf,
             &mut record,
-            |_| Ok(actions.next().expect("one action per mover")),
+            |_| Ok(picks().expect("one move per mover")),
         );
         if result.is_ok() {
             next.rows.clone_from(&cfg.rows);
@@ -522,8 +563,9 @@ impl<'a> StepRelation<'a> {
         // Edge variables' writes land in the row too; messages do not.
         debug_assert!(self.code.capacity.is_none());
         let (code, buf) = (self.code, &self.buf);
+        let pick = Pick::action(a);
         run_action(
-            code, self.topo, &cfg.rows, &cfg.chans, p as usize, a, 0, buf,
+            code, self.topo, &cfg.rows, &cfg.chans, p as usize, pick, 0, buf,
         )?;
         Ok(&buf.scratch)
     }

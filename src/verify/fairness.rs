@@ -8,8 +8,9 @@
 //! connected components of the steps outside legitimacy.
 
 use super::search::Search;
-use super::successors::{Bits, Succ};
+use super::successors::Succ;
 use super::{Explorer, Refusal};
+use crate::runtime::step::Move;
 use std::collections::{HashMap, VecDeque};
 
 /// The steps inside one component, kept (a tour of it follows them
@@ -65,17 +66,15 @@ impl<'c> Steps<'c> {
     }
 }
 
-/// A move set kept as bits, as a list.
-fn listed(movers: u64) -> Vec<u32> {
-    Bits(movers).map(|p| p as u32).collect()
-}
+/// A cycle: where it begins, and its steps' moves.
+type Cycle = (u32, Vec<Vec<Move>>);
 
-/// A cycle: where it begins, and its steps' movers.
-type Cycle = (u32, Vec<Vec<u32>>);
+/// A step: its movers as bits, and where it leads.
+type Hop = (u64, u32);
 
 /// A configuration to pass through, and a step to take from it (to where,
 /// who moves).
-type Waypoint = (u32, Option<(u32, Vec<u32>)>);
+type Waypoint = (u32, Option<(u32, u64)>);
 
 /// A weakly fair cycle outside legitimacy, if there is one: where it
 /// begins, and its steps' movers. `Err` when fairness cannot be decided
@@ -96,18 +95,20 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
         let out = Steps::inside(s, component)?;
         let moved = out.movers.iter().fold(0, |moved, m| moved | m);
         if always & !moved == 0 {
-            return Ok(Some(tour(&out, always)));
+            let (start, hops) = tour(&out, always);
+            return Ok(Some((start, ex.moves_of_hops(start, &hops)?)));
         }
     }
     Ok(None)
 }
 
 /// A cycle inside the component of `out` through every configuration of it
-/// and, for each process of `always`, a step in which it moves.
-fn tour(out: &Steps, always: u64) -> Cycle {
+/// and, for each process of `always`, a step in which it moves: where it
+/// begins, and its steps.
+fn tour(out: &Steps, always: u64) -> (u32, Vec<Hop>) {
     let component = out.members;
     let start = component[0];
-    let mut steps: Vec<Vec<u32>> = Vec::new();
+    let mut steps: Vec<Hop> = Vec::new();
     let mut at = start;
     // Waypoints: every configuration, then a step moving each such process.
     let mut visit: Vec<Waypoint> = component.iter().map(|&c| (c, None)).collect();
@@ -115,7 +116,7 @@ fn tour(out: &Steps, always: u64) -> Cycle {
         let edge = component.iter().find_map(|&c| {
             out.of(c)
                 .find(|&(_, m)| m >> p & 1 == 1)
-                .map(|(to, movers)| (c, (to, listed(movers))))
+                .map(|(to, movers)| (c, (to, movers)))
         });
         if let Some((from, step)) = edge {
             visit.push((from, Some(step)));
@@ -126,7 +127,7 @@ fn tour(out: &Steps, always: u64) -> Cycle {
         steps.extend(path(out, at, target));
         at = target;
         if let Some((to, movers)) = then {
-            steps.push(movers);
+            steps.push((movers, to));
             at = to;
         }
     }
@@ -134,14 +135,14 @@ fn tour(out: &Steps, always: u64) -> Cycle {
     // without a step (a component of one configuration with a loop).
     if steps.is_empty() {
         if let Some((_, movers)) = out.of(start).find(|&(to, _)| to == start) {
-            steps.push(listed(movers));
+            steps.push((movers, start));
         }
     }
     (start, steps)
 }
 
 /// A shortest path from `from` to `to` inside the component of `out`.
-fn path(out: &Steps, from: u32, to: u32) -> Vec<Vec<u32>> {
+fn path(out: &Steps, from: u32, to: u32) -> Vec<Hop> {
     if from == to {
         return Vec::new();
     }
@@ -158,7 +159,7 @@ fn path(out: &Steps, from: u32, to: u32) -> Vec<Vec<u32>> {
                 let mut at = to;
                 while at != from {
                     let (p, movers) = parent[&at];
-                    steps.push(listed(movers));
+                    steps.push((movers, at));
                     at = p;
                 }
                 steps.reverse();

@@ -24,7 +24,7 @@ use super::move_memo::MoveMemo;
 use super::parents::Parents;
 use super::reached::Reached;
 use super::states::States;
-use super::{outside_the_domains, refuse_unexplorable, Explorer, Progress, Refusal};
+use super::{outside_the_domains, refuse_unexplorable, Choices, Explorer, Progress, Refusal};
 use super::{MAX_REACHABLE_BYTES, PROGRESS_EVERY};
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
@@ -80,16 +80,27 @@ impl<'a> Explorer<'a> {
         daemon: &Daemon,
         progress: Option<Progress<'a>>,
     ) -> Result<Self, Refusal> {
-        Self::reach(inst, start, daemon, progress, true, TOGETHER)
+        Self::reachable_choosing(inst, start, daemon, progress, Choices::Every)
     }
 
-    /// [`Explorer::reachable`], every guard, move and predicate
+    /// [`Explorer::reachable`] by the moves `choices` says.
+    pub fn reachable_choosing(
+        inst: &'a Instance,
+        start: Config,
+        daemon: &Daemon,
+        progress: Option<Progress<'a>>,
+        choices: Choices,
+    ) -> Result<Self, Refusal> {
+        Self::reach(inst, start, (daemon, choices), progress, true, TOGETHER)
+    }
+
+    /// [`Explorer::reachable_choosing`], every guard, move and predicate
     /// interpreted unless `remember` (where the memo serves), at most
     /// `most_together` configurations expanded together.
     fn reach(
         inst: &'a Instance,
         start: Config,
-        daemon: &Daemon,
+        (daemon, choices): (&Daemon, Choices),
         progress: Option<Progress<'a>>,
         remember: bool,
         most_together: u32,
@@ -109,6 +120,10 @@ impl<'a> Explorer<'a> {
             States::All(inst.space()),
             Some(daemon.clone()),
         );
+        ex.choices = choices;
+        // The memo keeps each process's first enabled action alone.
+        let listed = ex.lists_moves().then(|| ex.every_move());
+        let remember = remember && listed.is_none();
         let (together, block) = together(daemon, inst.topo.n(), most_together);
         // Threads look steps up where they share the work and a look-up
         // reads codes kept, from all over memory; a set of codes answers
@@ -124,6 +139,7 @@ impl<'a> Explorer<'a> {
             .map(|moves| Memo::new(inst, moves, daemon));
         let expanding = Expanding {
             inst,
+            listed,
             memo: memo.as_ref(),
             like: &start,
             daemon,
@@ -253,8 +269,8 @@ impl<'a> Explorer<'a> {
         self.reached_transitions += replace(&mut block.transitions, 0);
         if let Some((k, fault)) = block.fault.take() {
             // A counterexample of its own; the rest is explored without it.
-            let (err, movers) = *fault;
-            self.fault.get_or_insert((err, **c + k, movers));
+            let (err, moves) = *fault;
+            self.fault.get_or_insert((err, **c + k, moves));
         }
         block.keep_steps(reached, frontier, |evaluated, children| {
             parents.numbered(children);

@@ -31,9 +31,11 @@ mod fairness;
 mod from_start;
 mod local;
 mod move_memo;
+mod moves;
 mod parents;
 mod reached;
 mod read_cells;
+mod retrace;
 mod rounds;
 mod search;
 mod states;
@@ -43,7 +45,7 @@ mod walk;
 use crate::load::Instance;
 use crate::runtime::bits::Bits;
 use crate::runtime::daemon::Daemon;
-use crate::runtime::step::{RunError, StepRelation};
+use crate::runtime::step::{Move, RunError, StepRelation};
 use crate::state::Config;
 use evaluate::{EnabledSets, Evaluated};
 use states::States;
@@ -60,13 +62,13 @@ pub const MAX_CONFIGURATIONS: u128 = u32::MAX as u128;
 /// take (each is kept whole, with its channels, and in the index).
 pub const MAX_REACHABLE_BYTES: usize = 1 << 30;
 
-/// A run the verifier reports: where it starts and who moves at each step.
+/// A run the verifier reports: where it starts and the moves of each step.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Run {
     /// The configuration it starts from.
     pub start: Config,
-    /// Each step's movers, in increasing order.
-    pub steps: Vec<Vec<u32>>,
+    /// Each step's moves, movers in increasing order.
+    pub steps: Vec<Vec<Move>>,
 }
 
 impl Run {
@@ -74,6 +76,27 @@ impl Run {
     pub fn moves(&self) -> u64 {
         self.steps.iter().map(|s| s.len() as u64).sum()
     }
+
+    /// Step `k`'s movers.
+    pub fn movers(&self, k: usize) -> Vec<u32> {
+        moves::movers(&self.steps[k])
+    }
+}
+
+/// Which moves of a process the verifier explores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Choices {
+    /// Every move the language allows: each enabled action (of the most
+    /// urgent priority whose guard holds), for each member of its binder
+    /// whose guard holds, with every value its draws can take. A verdict
+    /// is about every run of the program.
+    #[default]
+    Every,
+    /// The first enabled action in program order alone, for the first
+    /// member of its binder, as runs take it without `--choice random`
+    /// (draws still take every value): a verdict is about that refinement
+    /// of the program only.
+    First,
 }
 
 /// How the legitimacy predicate fares under one daemon.
@@ -151,6 +174,12 @@ pub struct Verdict {
     /// Whether the worst case in rounds was asked for
     /// ([`Explorer::count_rounds`]).
     pub rounds_asked: bool,
+    /// Which moves were explored.
+    pub choices: Choices,
+    /// Whether a process may choose between actions or binder members
+    /// (several actions of one priority enabled, a binder): where none
+    /// can, every choice and the first action alone are one and the same.
+    pub may_choose: bool,
 }
 
 impl Verdict {
@@ -222,8 +251,8 @@ pub struct Explorer<'a> {
     /// Whether the program declares `legitimate:`.
     declared: bool,
     /// From a start: the first step that faults, from which configuration
-    /// and with which movers (the exploration goes on without it).
-    fault: Option<(RunError, u32, Vec<u32>)>,
+    /// and with which moves (the exploration goes on without it).
+    fault: Option<(RunError, u32, Vec<Move>)>,
     /// Whether the worst case in rounds is searched for.
     rounds: bool,
     /// Over every configuration: each process's guards and move as a
@@ -232,17 +261,13 @@ pub struct Explorer<'a> {
     /// From a start: the steps taken from the configurations reached (one
     /// per configuration and move set, faulting ones left out).
     reached_transitions: u64,
+    /// Which moves are explored.
+    choices: Choices,
 }
 
 /// Refuses what no exploration handles: timers, which advance when a round
-/// ends, so that a configuration alone does not say what happens next, and
-/// random draws.
+/// ends, so that a configuration alone does not say what happens next.
 fn refuse_unexplorable(inst: &Instance) -> Result<(), Refusal> {
-    if inst.prog.draws {
-        return Err(Refusal::Unsupported(
-            "the program draws at random (`random(...)`): its steps have probabilities, which this explorer (of every possible step, not how likely it is) does not weigh; measure it with runs (`guarded sweep`)".into(),
-        ));
-    }
     if inst.code.timers.is_empty() {
         Ok(())
     } else {
@@ -312,7 +337,36 @@ impl<'a> Explorer<'a> {
             rounds: true,
             local: None,
             reached_transitions: 0,
+            choices: Choices::Every,
         }
+    }
+
+    /// Explores the moves `choices` says (every one unless told otherwise),
+    /// from every configuration; from a start, the choices are those the
+    /// configurations were reached with ([`Explorer::reachable_choosing`]).
+    pub fn choose(&mut self, choices: Choices) -> Result<(), Refusal> {
+        if self.reached_under.is_some() && choices != self.choices {
+            return Err(Refusal::Unsupported(
+                "these configurations were reached with other choices".into(),
+            ));
+        }
+        self.choices = choices;
+        Ok(())
+    }
+
+    /// Whether every action and binder member of every mover is explored
+    /// where it may have several: the choices are every one, and some
+    /// process may choose.
+    fn every_move(&self) -> bool {
+        self.choices == Choices::Every && self.inst.code.may_choose()
+    }
+
+    /// Whether steps are listed move by move: some mover may have several
+    /// moves (every one is explored, or an action draws). Else each mover
+    /// has its first enabled action as its one move, which the tables and
+    /// the fast ways to the steps take.
+    fn lists_moves(&self) -> bool {
+        self.every_move() || self.inst.code.has_random
     }
 
     /// Keeps what configuration `i` (the next in order) says.
@@ -340,47 +394,6 @@ impl<'a> Explorer<'a> {
         if self.invariant.is_none() {
             self.invariant = e.invariant.map(|name| (name, i));
         }
-    }
-
-    /// The run the verifier reports for configuration `i` followed by
-    /// `then`: from `i` itself when every configuration is a start, else
-    /// from the start by a shortest way to `i`.
-    fn run_to(&self, i: u32, then: Vec<Vec<u32>>) -> Run {
-        let path = self.states.path_to(i);
-        // From every configuration the path is `i` alone.
-        let mut steps = match &self.reached_under {
-            Some(daemon) => self
-                .movers_along(daemon, &path)
-                .expect("breadth first search reached it by a step"),
-            None => Vec::new(),
-        };
-        steps.extend(then);
-        Run {
-            start: self.states.config(path[0]),
-            steps,
-        }
-    }
-
-    /// The movers of each step of a path of configurations under
-    /// `daemon`: of its move sets from each configuration, in order, the
-    /// first that leads to the next (the step breadth first search took);
-    /// `None` when none does.
-    fn movers_along(&self, daemon: &Daemon, path: &[u32]) -> Option<Vec<Vec<u32>>> {
-        let mut rel = self.relation();
-        let mut steps = Vec::with_capacity(path.len());
-        for pair in path.windows(2) {
-            let cfg = self.states.config(pair[0]);
-            let enabled = rel.enabled(&cfg).ok()?;
-            let movers = daemon
-                .move_sets(&enabled, &self.inst.topo, 0)
-                .into_iter()
-                .find(|movers| {
-                    let next = rel.successor_first(&cfg, movers);
-                    next.is_ok_and(|n| self.states.index(&n) == Some(pair[1]))
-                })?;
-            steps.push(movers);
-        }
-        Some(steps)
     }
 
     /// Every configuration's enabled processes (at most 64 processes):
@@ -489,9 +502,11 @@ impl<'a> Explorer<'a> {
                 .fault
                 .as_ref()
                 .or(s.fault.as_ref())
-                .map(|(e, i, movers)| (e.clone(), self.run_to(*i, vec![movers.clone()]))),
+                .map(|(e, i, moves)| (e.clone(), self.run_to(*i, vec![moves.clone()]))),
             convergence,
             rounds_asked: self.rounds,
+            choices: self.choices,
+            may_choose: self.inst.code.may_choose(),
         })
     }
 

@@ -19,7 +19,7 @@ mod table;
 
 use super::counts::{NO_RUN, UNSEEN};
 use super::search::Search;
-use super::successors::{Bits, Succ, ANY_CHANGED};
+use super::successors::{Succ, ANY_CHANGED};
 use super::walk::{Seen, Stop};
 use super::{Explorer, Refusal, Run, MAX_ROUND_BYTES};
 use per_config::{Mid, PerConfig, SLOTS};
@@ -522,10 +522,7 @@ fn finish_worst(
 /// A run from `start` that takes the most rounds, each step one that keeps
 /// the worst case.
 fn retrace(m: &mut impl Memo, ex: &Explorer, start: Key) -> Result<Run, Refusal> {
-    let mut run = Run {
-        start: ex.states.config(start.config),
-        steps: Vec::new(),
-    };
+    let mut hops = Vec::new();
     let mut at = start;
     let (mut out, mut steps) = (Vec::new(), Vec::new());
     let lost = || {
@@ -549,10 +546,13 @@ fn retrace(m: &mut impl Memo, ex: &Explorer, start: Key) -> Result<Run, Refusal>
             .iter()
             .find(|&&(k, w, _)| m.known(k).is_some_and(|v| v != NO_RUN && w + v == want));
         let &(k, _, movers) = next.ok_or_else(lost)?;
-        run.steps.push(Bits(movers).map(|p| p as u32).collect());
+        hops.push((movers, k.config));
         at = k;
     }
-    Ok(run)
+    Ok(Run {
+        start: ex.states.config(start.config),
+        steps: ex.moves_of_hops(start.config, &hops)?,
+    })
 }
 
 #[cfg(test)]

@@ -8,20 +8,21 @@ mod longest;
 mod shared;
 
 use super::counts::{Counts, NO_RUN, UNSEEN};
+use super::moves::Lister;
 use super::states::States;
 use super::successors::{Succ, Successors, ANY_CHANGED};
 use super::walk::Stop;
 use super::{Convergence, Explorer, Refusal, Run};
 use crate::compile::NO_ACTION;
 use crate::runtime::daemon::Daemon;
-use crate::runtime::step::StepRelation;
+use crate::runtime::step::{Move, StepRelation};
 use crate::state::Config;
 use longest::{OneSearch, Walk, Walker};
 
-/// One step from a configuration: where it leads and who moves.
+/// One step from a configuration: where it leads and its moves.
 pub(super) struct Edge {
     pub(super) to: u32,
-    pub(super) movers: Vec<u32>,
+    pub(super) moves: Vec<Move>,
 }
 
 /// What the depth-first search found.
@@ -45,8 +46,10 @@ pub(super) struct Search<'e, 'a> {
     /// How many threads the depth-first search may take.
     threads: usize,
     /// The first step found that raises a runtime error: the error, from
-    /// which configuration, the movers.
-    pub(super) fault: Option<(crate::runtime::step::RunError, u32, Vec<u32>)>,
+    /// which configuration, the moves.
+    pub(super) fault: Option<(crate::runtime::step::RunError, u32, Vec<Move>)>,
+    /// The steps of a configuration, listed move by move.
+    lister: Lister,
 }
 
 impl<'e, 'a> Search<'e, 'a> {
@@ -58,12 +61,15 @@ impl<'e, 'a> Search<'e, 'a> {
             rel: ex.relation(),
             fast: match (&ex.states, daemon) {
                 (_, Daemon::Schedule(_)) => None,
+                // The fast way takes each mover's first enabled action.
+                _ if ex.lists_moves() => None,
                 (States::All(space), _) => Successors::new(ex.inst, space, ex.local.as_ref()),
                 _ => None,
             },
             transitions: 0,
             threads: rayon::current_num_threads(),
             fault: None,
+            lister: Lister::default(),
         }
     }
 
@@ -113,20 +119,19 @@ impl<'e, 'a> Search<'e, 'a> {
         let enabled: Vec<u32> = (0..chosen.len() as u32)
             .filter(|&p| chosen[p as usize] != NO_ACTION)
             .collect();
-        let sets = self.daemon.move_sets(&enabled, &self.ex.inst.topo, 0);
-        let mut out = Vec::with_capacity(sets.len());
-        for movers in sets {
-            let moves: Vec<(u32, u32)> = movers
-                .iter()
-                .map(|&p| (p, u32::from(chosen[p as usize])))
-                .collect();
-            let next = match self.rel.successor(&cfg, &moves) {
+        self.lister
+            .load(&mut self.rel, &cfg, &enabled, self.ex.every_move())
+            .map_err(fail)?;
+        let steps = self.lister.steps(self.daemon, &self.ex.inst.topo);
+        let mut out = Vec::with_capacity(steps.len());
+        for moves in steps {
+            let next = match self.rel.successor_of(&cfg, &moves) {
                 Ok(next) => next,
                 // A faulting step is a counterexample of its own, and not
                 // followed (from a start, the search that reached the
                 // configurations recorded it already).
                 Err(e) => {
-                    self.fault.get_or_insert((e, i, movers));
+                    self.fault.get_or_insert((e, i, moves));
                     continue;
                 }
             };
@@ -135,7 +140,7 @@ impl<'e, 'a> Search<'e, 'a> {
                 .states
                 .index(&next)
                 .ok_or_else(super::outside_the_domains)?;
-            out.push(Edge { to, movers });
+            out.push(Edge { to, moves });
         }
         Ok((out, enabled.is_empty()))
     }
@@ -168,8 +173,8 @@ impl<'e, 'a> Search<'e, 'a> {
         let (edges, terminal) = self.edges_and_terminal(i)?;
         out.extend(edges.iter().map(|e| Succ {
             to: e.to,
-            moves: e.movers.len() as u32,
-            movers: super::successors::as_bits(&e.movers),
+            moves: e.moves.len() as u32,
+            movers: super::successors::as_bits(e.moves.iter().map(|m| &m.process)),
         }));
         Ok(terminal)
     }
@@ -212,8 +217,8 @@ impl<'e, 'a> Search<'e, 'a> {
                 continue;
             }
             if let Some(k) = out.iter().position(|e| !self.ex.is_legit(e.to)) {
-                let movers = self.edges(i)?.swap_remove(k).movers;
-                found = Some(self.ex.run_to(i, vec![movers]));
+                let moves = self.edges(i)?.swap_remove(k).moves;
+                found = Some(self.ex.run_to(i, vec![moves]));
             }
         }
         Ok(found)
@@ -390,7 +395,7 @@ impl<'e, 'a> Search<'e, 'a> {
             let edges = self.edges(at)?;
             let next = edges.into_iter().find(|e| {
                 let after = if legit(e.to) { 0 } else { worst.get(e.to) };
-                after != NO_RUN && cost(e.movers.len() as u32, after) == want
+                after != NO_RUN && cost(e.moves.len() as u32, after) == want
             });
             let Some(e) = next else {
                 return Err(Refusal::Unsupported(
@@ -399,7 +404,7 @@ impl<'e, 'a> Search<'e, 'a> {
                 ));
             };
             at = e.to;
-            run.steps.push(e.movers);
+            run.steps.push(e.moves);
         }
         Ok(run)
     }

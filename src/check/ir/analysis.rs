@@ -317,7 +317,10 @@ pub fn reads_own_edges_only(action: &Action, edge_var: &dyn Fn(usize) -> bool) -
                 ok = false;
             }
         };
-        let mut walk = ReadWalk { visit: &mut visit };
+        let mut walk = ReadWalk {
+            visit: &mut visit,
+            each: None,
+        };
         walk.b(&action.guard);
         walk.stmt(&action.body);
         if let Some(binder) = &action.binder {
@@ -330,10 +333,53 @@ pub fn reads_own_edges_only(action: &Action, edge_var: &dyn Fn(usize) -> bool) -
     ok
 }
 
+/// Whether `action`'s statement draws at random (`random(...)`).
+pub fn draws(action: &Action) -> bool {
+    let mut found = false;
+    {
+        let mut each = |part: Part| found |= matches!(part, Part::Int(IExpr::Random(..)));
+        let mut walk = ReadWalk {
+            visit: &mut |_, _, _| {},
+            each: Some(&mut each),
+        };
+        walk.stmt(&action.body);
+    }
+    found
+}
+
+/// Whether `b` reads one of the local `slots` (a binder's member, a
+/// received message's sender or fields) anywhere.
+pub fn reads_locals(b: &BExpr, slots: &[usize]) -> bool {
+    let mut found = false;
+    {
+        let mut each = |part: Part| {
+            found |= match part {
+                Part::Int(IExpr::Local(s)) | Part::Proc(Proc::Local(s)) => slots.contains(s),
+                _ => false,
+            }
+        };
+        let mut walk = ReadWalk {
+            visit: &mut |_, _, _| {},
+            each: Some(&mut each),
+        };
+        walk.b(b);
+    }
+    found
+}
+
+/// A part of an expression [`ReadWalk`] passes to its `each`.
+#[derive(Clone, Copy)]
+enum Part<'e> {
+    Int(&'e IExpr),
+    Proc(&'e Proc),
+}
+
 /// Calls `visit` with every variable read's process, variable and index
-/// (an element's), everywhere in what it walks.
+/// (an element's), everywhere in what it walks; and `each`, if given, with
+/// every integer expression and every process named.
 struct ReadWalk<'v> {
     visit: &'v mut dyn FnMut(&Proc, usize, Option<&IExpr>),
+    each: Option<&'v mut dyn FnMut(Part)>,
 }
 
 impl ReadWalk<'_> {
@@ -368,6 +414,9 @@ impl ReadWalk<'_> {
     }
 
     fn i(&mut self, e: &IExpr) {
+        if let Some(each) = self.each.as_mut() {
+            each(Part::Int(e));
+        }
         match e {
             IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg | IExpr::Local(_) => {}
             IExpr::Var(p, v) => self.read(p, *v, None),
@@ -418,6 +467,9 @@ impl ReadWalk<'_> {
     }
 
     fn proc(&mut self, p: &Proc) {
+        if let Some(each) = self.each.as_mut() {
+            each(Part::Proc(p));
+        }
         match p {
             Proc::Through(v) => (self.visit)(&Proc::Me, *v, None),
             Proc::At(e, _) | Proc::Via(e, _) => self.i(e),

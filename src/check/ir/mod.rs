@@ -6,9 +6,13 @@
 use crate::span::Span;
 
 mod analysis;
+mod exclusive;
 mod ops;
 
-pub use analysis::{local_arc, local_to, reads_own_edges_only, reads_var_b, state_free};
+pub use analysis::{
+    draws, local_arc, local_to, reads_locals, reads_own_edges_only, reads_var_b, state_free,
+};
+pub use exclusive::exclusive;
 pub(crate) use ops::specialize_cmp;
 pub use ops::{absolute, negate, Arith, Cmp};
 
@@ -118,7 +122,7 @@ pub struct Param {
 }
 
 /// The process a read refers to.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Proc {
     /// The current process.
     Me,
@@ -140,7 +144,7 @@ pub enum Proc {
 }
 
 /// What a quantifier ranges over.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Coll {
     /// The neighbours (those whose variables it may read) of this process.
     NbrsOf(Proc),
@@ -151,7 +155,7 @@ pub enum Coll {
 }
 
 /// A collection with the filter a set adds, and the slot its variable uses.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Binder {
     /// The bound variable's local slot.
     pub slot: usize,
@@ -162,7 +166,7 @@ pub struct Binder {
 }
 
 /// Integer-valued expressions (integers, enumeration values, node references).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum IExpr {
     /// A constant.
     Const(i64),
@@ -215,7 +219,7 @@ pub enum IExpr {
 }
 
 /// See [`IExpr::Best`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Best {
     /// The bound variable's slot.
     pub slot: usize,
@@ -232,7 +236,7 @@ pub struct Best {
 }
 
 /// Boolean-valued expressions.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum BExpr {
     /// A constant.
     Const(bool),

@@ -9,7 +9,7 @@ use crate::runtime::daemon::Daemon;
 use crate::runtime::init::format_config;
 use crate::runtime::init::InitMode;
 use crate::state::Config;
-use crate::verify::{Convergence, Explorer, Refusal, Run, Verdict};
+use crate::verify::{Choices, Convergence, Explorer, Refusal, Run, Verdict};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use serde_json::json;
@@ -118,12 +118,36 @@ pub(super) struct VerifyArgs {
     /// memory of the rest).
     #[arg(long)]
     no_rounds: bool,
+    /// Which moves of a process are explored: `every` (each enabled action
+    /// of the most urgent priority, each member of its binder whose guard
+    /// holds, each value a draw can take: every run of the program) or
+    /// `first` (the first enabled action in program order, for the first
+    /// member, as `guarded run` takes it: a refinement).
+    #[arg(long, value_enum, default_value_t = ChoiceArg::Every)]
+    choice: ChoiceArg,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Fairness {
     None,
     Weak,
+}
+
+/// `--choice` of `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ChoiceArg {
+    #[value(alias = "all")]
+    Every,
+    First,
+}
+
+impl From<ChoiceArg> for Choices {
+    fn from(c: ChoiceArg) -> Choices {
+        match c {
+            ChoiceArg::Every => Choices::Every,
+            ChoiceArg::First => Choices::First,
+        }
+    }
 }
 
 /// Runs `guarded verify`; returns the exit code.
@@ -154,6 +178,8 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         None => match Explorer::with_progress(inst, Some(&progress)) {
             Ok(mut x) => {
                 x.count_rounds(!a.no_rounds);
+                x.choose(a.choice.into())
+                    .expect("an explorer from every configuration takes any choices");
                 Some(x)
             }
             Err(r) => {
@@ -171,6 +197,7 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
             inst,
             &a.instance.program,
             every.as_ref().map(Explorer::configurations),
+            a.choice.into(),
         )
     };
     let mut blocks = Vec::new();
@@ -180,7 +207,14 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         let explorer = match (&every, &start) {
             (Some(x), _) => x,
             (None, Some(cfg)) => {
-                match Explorer::reachable(inst, cfg.clone(), daemon, Some(&progress)) {
+                let choices = a.choice.into();
+                match Explorer::reachable_choosing(
+                    inst,
+                    cfg.clone(),
+                    daemon,
+                    Some(&progress),
+                    choices,
+                ) {
                     Ok(mut x) => {
                         x.count_rounds(!a.no_rounds);
                         reached = x;

@@ -3,7 +3,23 @@
 
 use super::*;
 
-pub(super) fn header(inst: &Instance, program: &str, configurations: Option<u64>) -> String {
+/// What the verdicts below are about: every run, or the first-action
+/// refinement; nothing where the two are one and nothing is drawn.
+pub(super) fn choices_line(inst: &Instance, choices: Choices) -> Option<&'static str> {
+    Some(match (inst.code.may_choose(), choices) {
+        (true, Choices::Every) => "moves: every enabled action of each mover, each binder member its guard holds for, each value drawn: every run of the program",
+        (true, Choices::First) => "moves: each mover's first enabled action alone, for its binder's first member (--choice first): the verdicts are about that refinement, not every run",
+        (false, _) if inst.code.has_random => "moves: every value each draw can take: every run of the program",
+        (false, _) => return None,
+    })
+}
+
+pub(super) fn header(
+    inst: &Instance,
+    program: &str,
+    configurations: Option<u64>,
+    choices: Choices,
+) -> String {
     let params: Vec<String> = inst
         .code
         .params
@@ -16,14 +32,19 @@ pub(super) fn header(inst: &Instance, program: &str, configurations: Option<u64>
         format!(", {}", params.join(" "))
     };
     let explored = match configurations {
-        Some(c) => format!("{c} configurations"),
+        Some(c) => count(c, "configuration"),
         None => "the configurations reachable from its start".into(),
     };
-    format!(
-        "{program} on {} ({} processes{params}): {explored}\n",
+    let mut out = format!(
+        "{program} on {} ({}{params}): {explored}\n",
         inst.topo.name,
-        inst.topo.n()
-    )
+        count(inst.topo.n() as u64, "process"),
+    );
+    if let Some(line) = choices_line(inst, choices) {
+        out += line;
+        out.push('\n');
+    }
+    out
 }
 
 /// One daemon's result block.
@@ -58,7 +79,7 @@ pub(super) fn block(
         match &v.invariant {
             None if inst.code.invariants.is_empty() => "none declared".into(),
             None => "hold in every configuration".into(),
-            Some((name, run)) => format!("`{name}` does not hold {}", at_end(inst, run)),
+            Some((name, run)) => format!("`{name}` does not hold {}", at_end(inst, v, run)),
         },
     );
     if inst.prog.legitimate.is_some() {
@@ -66,7 +87,7 @@ pub(super) fn block(
             "closure",
             match &v.closure {
                 None => "holds: no step leaves legitimacy".into(),
-                Some(run) => format!("fails: {}", run_text(inst, run)),
+                Some(run) => format!("fails: {}", run_text(inst, v, run)),
             },
         );
     }
@@ -78,7 +99,7 @@ pub(super) fn block(
                 Some((e, run)) => format!(
                     "fails: {}, at the last step of {}",
                     fault_text(e),
-                    run_text(inst, run)
+                    run_text(inst, v, run)
                 ),
             },
         );
@@ -112,14 +133,40 @@ pub(super) fn config_json(inst: &Instance, cfg: &Config) -> serde_json::Value {
     )
 }
 
-/// A run as JSON: its start, each step's movers, and its moves.
+/// A run as JSON: its start, each step's movers and each step's moves as
+/// a schedule writes them (`3:copy`), and how many moves it makes.
 pub(super) fn run_json(inst: &Instance, run: &Run) -> serde_json::Value {
+    let movers: Vec<Vec<u32>> = (0..run.steps.len()).map(|k| run.movers(k)).collect();
+    let actions: Vec<Vec<String>> = run
+        .steps
+        .iter()
+        .map(|step| step.iter().map(|m| m.text(&inst.code, true)).collect())
+        .collect();
     json!({
         "start": config_json(inst, &run.start),
-        "steps": run.steps,
+        "steps": movers,
+        "actions": actions,
         "moves": run.moves(),
     })
 }
+
+/// Each step of `run` as a line of its moves, joined by `sep`: processes
+/// alone where no process may choose, else each with its action (and
+/// binder member and values drawn), as a schedule writes them.
+pub(super) fn step_texts(inst: &Instance, v: &Verdict, run: &Run, sep: &str) -> Vec<String> {
+    run.steps
+        .iter()
+        .map(|step| {
+            let moves: Vec<String> = step
+                .iter()
+                .map(|m| m.text(&inst.code, v.may_choose))
+                .collect();
+            moves.join(sep)
+        })
+        .collect()
+}
+
+pub(super) use crate::report::counted as count;
 
 /// One daemon's verdict as JSON.
 pub(super) fn verdict_json(
@@ -240,14 +287,15 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
         } => {
             line(
                 "convergence",
-                if v.fault.is_some() {
-                    "holds for every run that raises no runtime error".into()
-                } else {
-                    "holds: every run reaches legitimacy".into()
+                match (v.fault.is_some(), refined(v)) {
+                    (true, false) => "holds for every run that raises no runtime error".into(),
+                    (true, true) => "holds for every run of first actions that raises no runtime error".into(),
+                    (false, false) => "holds: every run reaches legitimacy".into(),
+                    (false, true) => "holds: every run of first actions reaches legitimacy (other runs may not)".into(),
                 },
             );
             let counted = match rounds {
-                Some((r, _)) => format!(", {r} rounds"),
+                Some((r, _)) => format!(", {}", count(*r, "round")),
                 None if !v.rounds_asked => String::new(),
                 None => format!(
                     " (rounds not counted: more than 64 processes, or the search's states past 64 bits each or {} MiB in all)",
@@ -257,22 +305,22 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
             line(
                 "worst case",
                 format!(
-                    "{} steps, {} moves{counted}",
-                    steps.steps.len(),
-                    moves.moves()
+                    "{}, {}{counted}",
+                    count(steps.steps.len() as u64, "step"),
+                    count(moves.moves(), "move")
                 ),
             );
-            line("most steps", run_text(inst, steps));
-            line("most moves", run_text(inst, moves));
+            line("most steps", run_text(inst, v, steps));
+            line("most moves", run_text(inst, v, moves));
             if let Some((_, run)) = rounds {
-                line("most rounds", run_text(inst, run));
+                line("most rounds", run_text(inst, v, run));
             }
         }
         Convergence::Deadlock(run) => line(
             "convergence",
             format!(
                 "fails: no process is enabled, and legitimacy does not hold, {}",
-                at_end(inst, run)
+                at_end(inst, v, run)
             ),
         ),
         Convergence::HoldsUnderWeakFairness { run, cycle_from } => line(
@@ -280,7 +328,7 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
             format!(
                 "holds under weak fairness, with no bound on the steps: an unfair {} (a process enabled throughout never moves), {}",
                 cycle_words(run, *cycle_from),
-                run_text(inst, run)
+                run_text(inst, v, run)
             ),
         ),
         Convergence::Cycle { run, cycle_from } => line(
@@ -289,49 +337,51 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
                 "fails: a {}{} outside legitimacy, {}",
                 if v.weak_fairness { "weakly fair " } else { "" },
                 cycle_words(run, *cycle_from),
-                run_text(inst, run)
+                run_text(inst, v, run)
             ),
         ),
         Convergence::NotDeclared { deadlock } => line(
             "deadlock",
             match deadlock {
                 None => "none: some process is enabled in every configuration".into(),
-                Some(run) => format!("fails: no process is enabled {}", at_end(inst, run)),
+                Some(run) => format!("fails: no process is enabled {}", at_end(inst, v, run)),
             },
         ),
     }
     out
 }
 
+/// Whether the verdict is about the first-action refinement of a program
+/// whose processes may choose.
+fn refined(v: &Verdict) -> bool {
+    v.may_choose && v.choices == Choices::First
+}
+
 /// `cycle of N steps`, and `after K steps` when the run first goes to it.
 fn cycle_words(run: &Run, cycle_from: usize) -> String {
-    let len = run.steps.len() - cycle_from;
+    let len = count((run.steps.len() - cycle_from) as u64, "step");
     match cycle_from {
-        0 => format!("cycle of {len} steps"),
-        k => format!("cycle of {len} steps after {k} steps"),
+        0 => format!("cycle of {len}"),
+        k => format!("cycle of {len} after {}", count(k as u64, "step")),
     }
 }
 
 /// Where a run ends, for a property that fails there: `in CONFIG` when it
 /// takes no step, else `after the run from CONFIG, moving ...`.
-pub(super) fn at_end(inst: &Instance, run: &Run) -> String {
+pub(super) fn at_end(inst: &Instance, v: &Verdict, run: &Run) -> String {
     if run.steps.is_empty() {
         format!("in {}", config_text(inst, &run.start))
     } else {
-        format!("after the run {}", run_text(inst, run))
+        format!("after the run {}", run_text(inst, v, run))
     }
 }
 
-/// A run in one line: its start and each step's movers.
-pub(super) fn run_text(inst: &Instance, run: &Run) -> String {
-    let mut steps: Vec<String> = run
-        .steps
-        .iter()
+/// A run in one line: its start and each step's moves.
+pub(super) fn run_text(inst: &Instance, v: &Verdict, run: &Run) -> String {
+    let mut steps: Vec<String> = step_texts(inst, v, run, ",")
+        .into_iter()
         .take(SHOWN_STEPS)
-        .map(|m| {
-            let ps: Vec<String> = m.iter().map(u32::to_string).collect();
-            format!("{{{}}}", ps.join(","))
-        })
+        .map(|moves| format!("{{{moves}}}"))
         .collect();
     if run.steps.len() > SHOWN_STEPS {
         steps.push(format!("... ({} steps in all)", run.steps.len()));
@@ -369,6 +419,11 @@ pub(super) fn summary_json(
         "parameters": params,
         "configurations": every,
         "from": a.from.as_deref().unwrap_or(if from_start { "declared" } else { "all" }),
+        "choice": match Choices::from(a.choice) {
+            Choices::Every => "every",
+            Choices::First => "first",
+        },
+        "may_choose": inst.code.may_choose(),
         "holds": all_hold,
         "daemons": blocks,
     });

@@ -55,16 +55,13 @@ pub(super) fn write_witnesses(
             &run.start.rows,
             &run.start.chans,
         );
-        let sched: String = run
-            .steps
-            .iter()
-            .map(|m| {
-                let ps: Vec<String> = m.iter().map(u32::to_string).collect();
-                ps.join(" ") + "\n"
-            })
-            .collect();
-        let caption = format!("{daemon} daemon: {what} ({} steps)", run.steps.len());
-        let dot = run_picture(inst, &run, &caption);
+        let lines = show::step_texts(inst, v, &run, " ");
+        let sched: String = lines.iter().map(|line| format!("{line}\n")).collect();
+        let caption = format!(
+            "{daemon} daemon: {what} ({})",
+            show::count(run.steps.len() as u64, "step")
+        );
+        let dot = run_picture(inst, &run, &lines, &caption);
         for (ext, text) in [("init", init), ("sched", sched), ("dot", dot)] {
             let file = path.with_extension(ext);
             std::fs::write(&file, text)
@@ -76,13 +73,14 @@ pub(super) fn write_witnesses(
 }
 
 /// The run's configurations as a DOT chain, replayed through the step
-/// relation (the configuration met again at the end of a cycle closes it).
-fn run_picture(inst: &Instance, run: &Run, caption: &str) -> String {
+/// relation (the configuration met again at the end of a cycle closes it),
+/// each step labelled with its line of `lines`.
+fn run_picture(inst: &Instance, run: &Run, lines: &[String], caption: &str) -> String {
     let mut relation = inst.step_relation();
     let mut configs = vec![run.start.clone()];
-    for movers in &run.steps {
+    for moves in &run.steps {
         let last = configs.last().expect("the start is there");
-        let next = match relation.successor_first(last, movers) {
+        let next = match relation.successor_of(last, moves) {
             Ok(mut c) => {
                 c.canonicalize();
                 c
@@ -92,6 +90,6 @@ fn run_picture(inst: &Instance, run: &Run, caption: &str) -> String {
         };
         configs.push(next);
     }
-    let steps = &run.steps[..configs.len() - 1];
+    let steps = &lines[..configs.len() - 1];
     crate::export::dot::run_chain(&inst.prog, &inst.code, &inst.topo, &configs, steps, caption)
 }

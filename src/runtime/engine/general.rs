@@ -53,20 +53,27 @@ impl Simulation {
     }
 
     /// Takes one step in which exactly `movers` move (each must be enabled),
-    /// running the action with index `action` of its role when given (it
-    /// must be one of the process's enabled actions).
-    pub fn step_with(&mut self, movers: &[u32], action: Option<u32>) -> Result<Outcome, RunError> {
+    /// running the move `named` names when given (its action must be one
+    /// of the process's enabled actions).
+    pub fn step_with(
+        &mut self,
+        movers: &[u32],
+        named: Option<&NamedMove>,
+    ) -> Result<Outcome, RunError> {
         self.settle();
         self.progress.last.movers.clear();
         self.progress.last.movers.extend_from_slice(movers);
-        self.execute_forced(action)
+        self.execute_forced(named)
     }
 
     pub(super) fn execute(&mut self) -> Result<Outcome, RunError> {
         self.execute_forced(None)
     }
 
-    pub(super) fn execute_forced(&mut self, forced: Option<u32>) -> Result<Outcome, RunError> {
+    pub(super) fn execute_forced(
+        &mut self,
+        forced: Option<&NamedMove>,
+    ) -> Result<Outcome, RunError> {
         debug_assert!(self.progress.dense.is_none() && !self.progress.last.lazy);
         let step_no = self.progress.steps + 1;
         let Simulation {
@@ -80,20 +87,45 @@ impl Simulation {
             progress,
             buf,
             choice_locals,
+            daemon,
             ..
         } = self;
+        // The line of a schedule being taken, whose moves may be named.
+        let line = match (forced, &*daemon) {
+            (None, Daemon::Schedule(lines)) => progress
+                .schedule_pos
+                .checked_sub(1)
+                .and_then(|at| lines.get(at)),
+            _ => None,
+        };
         let (procs, last) = (&progress.procs, &mut progress.last);
         // Guards write no effects: an empty set (which allocates nothing) will do.
         let fx = Effects::default();
-        let choose = |p: usize| match (forced, *choice) {
-            (Some(a), _) => Ok(a),
-            (None, Choice::First) => Ok(u32::from(procs[p].chosen)),
-            (None, Choice::Random) => {
-                let role = &code.roles[procs[p].role as usize];
-                let env = Env::new(state, topo, choice_locals, chans, &fx, p);
-                let options =
-                    step::enabled_actions_from(role, &env, p, procs[p].chosen, step_no - 1)?;
-                Ok(options[rng.gen_range(0..options.len())])
+        let choose = |p: usize| {
+            let role = &code.roles[procs[p].role as usize];
+            let env = || Env::new(state, topo, choice_locals, chans, &fx, p);
+            let named = match line {
+                Some(line) => {
+                    let k = line.procs.iter().position(|&q| q as usize == p);
+                    k.and_then(|k| line.named[k].as_ref())
+                        .map(|m| (m, line.line))
+                }
+                None => forced.map(|m| (m, 0)),
+            };
+            if let Some((named, line)) = named {
+                return resolve(role, &env(), p, named, (line, step_no));
+            }
+            match *choice {
+                Choice::First => Ok(Pick::action(u32::from(procs[p].chosen))),
+                Choice::Random => {
+                    let options = every_choice(role, &env(), p, procs[p].chosen, step_no - 1)?;
+                    let (action, member) = options[rng.gen_range(0..options.len())];
+                    Ok(Pick {
+                        action,
+                        member,
+                        draws: None,
+                    })
+                }
             }
         };
         step::evaluate(prog, code, topo, state, chans, step_no, buf, last, choose)?;
@@ -133,4 +165,62 @@ impl Simulation {
         self.refresh_affected()?;
         self.finish_step()
     }
+}
+
+/// Process `p`'s enabled actions in `env`, each binder action once per
+/// member its guard holds for: what `--choice random` picks from.
+fn every_choice(
+    role: &CRole,
+    env: &Env,
+    p: usize,
+    first: u16,
+    step: u64,
+) -> Result<Vec<(u32, Option<i64>)>, RunError> {
+    let mut out = Vec::new();
+    for a in step::enabled_actions_from(role, env, p, first, step)? {
+        match &role.actions[a as usize].binder {
+            Some(b) => {
+                let members = (b.members)(env)
+                    .map_err(|f| step::guard_fault(role, p, a as usize, step, f))?;
+                out.extend(members.into_iter().map(|m| (a, Some(m))));
+            }
+            None => out.push((a, None)),
+        }
+    }
+    Ok(out)
+}
+
+/// The move `named` names for process `p` in `env`: its action, by label,
+/// which must be enabled there. Errors name `line` of the schedule (0 for
+/// a move named elsewhere) and the step.
+fn resolve<'m>(
+    role: &CRole,
+    env: &Env,
+    p: usize,
+    named: &'m NamedMove,
+    (line, step): (usize, u64),
+) -> Result<Pick<'m>, RunError> {
+    let refuse = |message: String| RunError::Schedule { line, message };
+    let Some(a) = role.actions.iter().position(|a| a.label == named.label) else {
+        let labels: Vec<&str> = role.actions.iter().map(|a| a.label.as_str()).collect();
+        return Err(refuse(format!(
+            "process {p} has no action `{}` (its actions: {})",
+            named.label,
+            labels.join(", ")
+        )));
+    };
+    let mut enabled = Vec::new();
+    crate::runtime::choose::enabled_actions(role, env, &mut enabled)
+        .map_err(|(i, fault)| step::guard_fault(role, p, i, step, fault))?;
+    if !enabled.contains(&(a as u32)) {
+        return Err(refuse(format!(
+            "action `{}` of process {p} is not enabled at step {step}",
+            named.label
+        )));
+    }
+    Ok(Pick {
+        action: a as u32,
+        member: named.member,
+        draws: named.draws.as_deref(),
+    })
 }

@@ -5,14 +5,14 @@
 //! re-evaluated, and rounds, legitimacy and stabilization are updated.
 
 use crate::check::ir;
-use crate::compile::{Compiled, Effects, Enabledness, Env, Fault, NO_ACTION};
+use crate::compile::{CRole, Compiled, Draws, Effects, Enabledness, Env, Fault, NO_ACTION};
 use crate::runtime::bits::Bits;
-pub use crate::runtime::daemon::{Daemon, ScheduledStep};
+pub use crate::runtime::daemon::{Daemon, NamedMove, ScheduledStep};
 pub use crate::runtime::record::StepRecord;
 use crate::runtime::record::{append_chosen, chosen_bits};
 pub use crate::runtime::step::RunError;
 use crate::runtime::step::{
-    self, first_true, guard_fault, predicate_fault, statement_fault, StepBuffers, INVARIANT,
+    self, first_true, guard_fault, predicate_fault, statement_fault, Pick, StepBuffers, INVARIANT,
     LEGITIMACY,
 };
 use crate::state::channels::Channels;
@@ -33,14 +33,25 @@ pub use access::FastPaths;
 use bookkeeping::affect;
 use fast::{set_one, ColumnBuffers, LOOK_AHEAD_BYTES, LOOK_AHEAD_ENABLED};
 
-/// Which enabled action a process runs when several of the most urgent
-/// priority are enabled.
+/// Which move a process makes when it has several: several enabled
+/// actions of the most urgent priority, or several members of its action's
+/// binder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Choice {
-    /// The first in program order.
+    /// The first action in program order, for the first member.
     First,
-    /// One at random.
+    /// One at random among every action and member.
     Random,
+}
+
+impl Choice {
+    /// Its name as `--choice` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Choice::First => "first",
+            Choice::Random => "random",
+        }
+    }
 }
 
 /// A point in a run.
@@ -239,7 +250,7 @@ pub struct Snapshot {
     chans: Channels,
     rng: ChaCha8Rng,
     /// Where `random(...)` draws stand.
-    draws: Option<ChaCha8Rng>,
+    draws: Draws,
     progress: Progress,
 }
 
@@ -289,7 +300,7 @@ impl Simulation {
             // those of the same seed in a program that does not draw.
             let mut draws = rng.clone();
             draws.set_stream(1);
-            *buf.fx.draws.borrow_mut() = Some(draws);
+            *buf.fx.draws.borrow_mut() = Draws::Generator(Box::new(draws));
         }
         let mut sim = Simulation {
             buf,

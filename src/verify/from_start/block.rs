@@ -5,7 +5,7 @@ use super::super::evaluate::Evaluated;
 use super::super::reached::{Reached, Unkept};
 use super::super::Refusal;
 use super::sleep::Frontier;
-use crate::runtime::step::RunError;
+use crate::runtime::step::{Move, RunError};
 use crate::state::Config;
 use std::mem::replace;
 
@@ -23,13 +23,13 @@ pub(super) enum Aside {
     Whole(Box<Config>),
     /// To values outside the domains, which have no code.
     Outside,
-    /// The step faults: the error and the movers (boxed: rare, and large).
-    Fault(Box<(RunError, Vec<u32>)>),
+    /// The step faults: the error and the moves (boxed: rare, and large).
+    Fault(Box<(RunError, Vec<Move>)>),
 }
 
 /// A step that faults: from which of a block's configurations, the error
-/// and the movers.
-pub(super) type Faulting = (u32, Box<(RunError, Vec<u32>)>);
+/// and the moves.
+pub(super) type Faulting = (u32, Box<(RunError, Vec<Move>)>);
 
 /// What expanding consecutive configurations found, in order: what each
 /// says and where its steps to configurations not kept yet end in

@@ -5,6 +5,7 @@
 use super::super::code_set::MIX;
 use super::super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::super::move_memo::MoveMemo;
+use super::super::moves::Lister;
 use super::super::reached::{Reached, Unkept};
 use super::super::successors::{self, as_bits};
 use super::super::Refusal;
@@ -14,7 +15,7 @@ use super::source::{Codes, Configs};
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
-use crate::runtime::step::StepRelation;
+use crate::runtime::step::{Move, StepRelation};
 use crate::state::Config;
 use rayon::prelude::*;
 use std::mem::{replace, take};
@@ -28,6 +29,9 @@ use std::sync::Mutex;
 /// [`Block::leave_out_kept`]), and blocks emptied, to fill again.
 pub(super) struct Expanding<'e> {
     pub(super) inst: &'e Instance,
+    /// Whether steps are listed move by move, and then whether every move
+    /// of a mover is (see [`super::super::moves`]).
+    pub(super) listed: Option<bool>,
     pub(super) memo: Option<&'e Memo<'e>>,
     pub(super) like: &'e Config,
     pub(super) daemon: &'e Daemon,
@@ -77,7 +81,9 @@ impl Expanding<'_> {
 
     /// A thread's expander, its buffers empty.
     fn expander(&self) -> Expander<'_> {
-        Expander::new(self.inst, self.memo, self.like)
+        let mut x = Expander::new(self.inst, self.memo, self.like);
+        x.listed = self.listed;
+        x
     }
 
     /// Configurations `range` of `source` expanded into a block.
@@ -199,6 +205,9 @@ struct Expander<'i> {
     seen: Vec<u64>,
     /// The sleep set of the configuration expanded, where they are used.
     sleep: Option<u64>,
+    /// See [`Expanding::listed`], and where the moves are listed.
+    listed: Option<bool>,
+    lister: Lister,
 }
 
 impl<'i> Expander<'i> {
@@ -218,6 +227,8 @@ impl<'i> Expander<'i> {
             moves: Vec::new(),
             seen: Vec::new(),
             sleep: None,
+            listed: None,
+            lister: Lister::default(),
         }
     }
 
@@ -356,7 +367,10 @@ impl<'i> Expander<'i> {
         }
         self.load(source, i);
         let evaluated = evaluate(&self.rel, &self.cfg, &mut self.chosen)?;
-        self.push_steps(daemon, source, i, &evaluated, None, steps);
+        match self.listed {
+            Some(every) => self.push_listed(daemon, source, &evaluated, every, steps)?,
+            None => self.push_steps(daemon, source, i, &evaluated, None, steps),
+        }
         Ok(evaluated)
     }
 
@@ -485,7 +499,10 @@ impl<'i> Expander<'i> {
             moves.clear();
             moves.extend(movers.iter().map(|&p| (p, u32::from(chosen[p as usize]))));
             let set_aside = match rel.successor_into(cfg, moves, next) {
-                Err(err) => Aside::Fault(Box::new((err, movers.to_vec()))),
+                Err(err) => {
+                    let moves = moves.iter().map(|&(p, a)| Move::first(p, a)).collect();
+                    Aside::Fault(Box::new((err, moves)))
+                }
                 Ok(()) => match source.unkept(next) {
                     Some(Unkept::Code(code)) => return push(code),
                     Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
@@ -498,6 +515,52 @@ impl<'i> Expander<'i> {
                 steps.sleeps.push(0);
             }
         });
+    }
+}
+
+impl Expander<'_> {
+    /// [`Expander::push_steps`] where they are listed move by move (the
+    /// configuration decoded already, no memo), with every move of each
+    /// mover if `every`.
+    fn push_listed<S: Configs>(
+        &mut self,
+        daemon: &Daemon,
+        source: &S,
+        evaluated: &Evaluated,
+        every: bool,
+        steps: &mut Steps,
+    ) -> Result<(), Refusal> {
+        self.enabled.clear();
+        if evaluated.invariant.is_none() {
+            let chosen = &self.chosen;
+            self.enabled
+                .extend((0..chosen.len() as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
+        }
+        let Expander {
+            inst,
+            rel,
+            cfg,
+            next,
+            enabled,
+            lister,
+            ..
+        } = self;
+        lister
+            .load(rel, cfg, enabled, every)
+            .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
+        lister.each_step(daemon, &inst.topo, |moves| {
+            let set_aside = match rel.successor_of_into(cfg, moves, next) {
+                Err(err) => Aside::Fault(Box::new((err, moves.to_vec()))),
+                Ok(()) => match source.unkept(next) {
+                    Some(Unkept::Code(code)) => return steps.codes.push(code),
+                    Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
+                    None => Aside::Outside,
+                },
+            };
+            steps.codes.push(ASIDE);
+            steps.aside.push(set_aside);
+        });
+        Ok(())
     }
 }
 

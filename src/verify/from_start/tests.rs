@@ -34,9 +34,9 @@ fn found(ex: &Explorer) -> Vec<String> {
 
 /// The configurations reached from `start` and each one's parent, in
 /// the order a plain breadth-first search finds them (one step at a
-/// time through the step relation, a configuration where an
-/// invariant fails not expanded), and the steps taken, faulting ones
-/// left out.
+/// time through the step relation, every move of every mover, a
+/// configuration where an invariant fails not expanded), and the steps
+/// taken, faulting ones left out.
 fn plain_search(inst: &Instance, start: &Config, daemon: &Daemon) -> (Vec<String>, u64) {
     let mut rel = inst.step_relation();
     let mut start = start.clone();
@@ -48,14 +48,19 @@ fn plain_search(inst: &Instance, start: &Config, daemon: &Daemon) -> (Vec<String
     while c < order.len() {
         let cfg = order[c].clone();
         if rel.violated_invariant(&cfg).unwrap().is_none() {
-            let enabled = rel.enabled(&cfg).unwrap();
-            for movers in daemon.move_sets(&enabled, &inst.topo, 0) {
-                let chosen = rel.chosen(&cfg).unwrap();
-                let moves: Vec<(u32, u32)> = movers
-                    .iter()
-                    .map(|&p| (p, u32::from(chosen[p as usize])))
-                    .collect();
-                let Ok(mut next) = rel.successor(&cfg, &moves) else {
+            let mut moves = Vec::new();
+            for p in rel.enabled(&cfg).unwrap() {
+                let mut mine = Vec::new();
+                rel.moves_into(&cfg, p as usize, true, &mut mine).unwrap();
+                moves.extend(mine);
+            }
+            let owners: Vec<u32> = moves.iter().map(|m| m.process).collect();
+            let mut steps: Vec<Vec<crate::runtime::step::Move>> = Vec::new();
+            daemon.each_choice_set(&owners, &inst.topo, |places| {
+                steps.push(places.iter().map(|&k| moves[k].clone()).collect())
+            });
+            for step in steps {
+                let Ok(mut next) = rel.successor_of(&cfg, &step) else {
                     continue;
                 };
                 next.canonicalize();
@@ -130,7 +135,15 @@ fn configurations_are_numbered_as_a_plain_search_numbers_them() {
         {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
             let reach = || {
-                let ex = Explorer::reach(&inst, start.clone(), &daemon, None, true, most).unwrap();
+                let ex = Explorer::reach(
+                    &inst,
+                    start.clone(),
+                    (&daemon, Choices::Every),
+                    None,
+                    true,
+                    most,
+                )
+                .unwrap();
                 let States::Reachable { reached, parents } = &ex.states else {
                     panic!("explored from a start")
                 };
@@ -228,9 +241,16 @@ fn remembered_moves_explore_as_the_interpreter_does() {
         ] {
             let what = format!("{topology} under {}", daemon.name());
             let explore = |remember| {
-                Explorer::reach(&inst, start.clone(), &daemon, None, remember, TOGETHER)
-                    .map(|ex| found(&ex))
-                    .map_err(|r| format!("{r:?}"))
+                Explorer::reach(
+                    &inst,
+                    start.clone(),
+                    (&daemon, Choices::Every),
+                    None,
+                    remember,
+                    TOGETHER,
+                )
+                .map(|ex| found(&ex))
+                .map_err(|r| format!("{r:?}"))
             };
             let (interpreted, remembered) = (explore(false), explore(true));
             assert!(interpreted.is_ok(), "{what}: {interpreted:?}");

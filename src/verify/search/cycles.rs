@@ -9,6 +9,7 @@ use super::super::components::components;
 use super::super::successors::Succ;
 use super::super::Refusal;
 use super::Search;
+use crate::runtime::step::Move;
 
 /// In place of a component: the configuration is on no cycle.
 const ON_NO_CYCLE: u32 = u32::MAX;
@@ -41,7 +42,7 @@ impl Search<'_, '_> {
         &mut self,
         at: u32,
         len: usize,
-    ) -> Result<(u32, Vec<Vec<u32>>), Refusal> {
+    ) -> Result<(u32, Vec<Vec<Move>>), Refusal> {
         let ex = self.ex;
         let count = u64::from(ex.count);
         let what = format!("{}: shortest cycle", self.daemon.name());
@@ -100,7 +101,7 @@ impl Search<'_, '_> {
         limit: usize,
         floor: u32,
         bfs: &mut Bfs,
-    ) -> Result<Option<Vec<Vec<u32>>>, Refusal> {
+    ) -> Result<Option<Vec<Vec<Move>>>, Refusal> {
         bfs.mark += 1;
         let mark = bfs.mark;
         let inside = bfs.component[u as usize];
@@ -116,7 +117,7 @@ impl Search<'_, '_> {
                         continue;
                     }
                     if e.to == u {
-                        // Back along the parents, then the movers of each step.
+                        // Back along the parents, then the moves of each step.
                         let mut path = vec![x];
                         while *path.last().expect("not empty") != u {
                             let y = *path.last().expect("not empty");
@@ -125,7 +126,7 @@ impl Search<'_, '_> {
                         path.reverse();
                         path.push(u);
                         bfs.out = out;
-                        return match self.ex.movers_along(self.daemon, &path) {
+                        return match self.ex.moves_along(self.daemon, &path) {
                             Some(steps) => Ok(Some(steps)),
                             None => Err(Refusal::Unsupported(
                                 "a step of a cycle could not be retraced (an inconsistency in the explorer)".into(),

@@ -1,0 +1,81 @@
+//! The steps a daemon allows from one configuration, move by move: each
+//! enabled process's moves are listed ([`StepRelation::moves_into`]: every
+//! enabled action, binder member and value drawn, or the first enabled
+//! action alone), then every choice set the daemon allows, each mover with
+//! one of its moves ([`Daemon::each_choice_set`]). Where each process has
+//! one move, these are the daemon's move sets in their order. The general
+//! way to the steps, for the searches that do not take them from tables.
+
+use crate::runtime::daemon::Daemon;
+use crate::runtime::step::{Move, RunError, StepRelation};
+use crate::state::Config;
+use crate::topology::Topology;
+
+/// A configuration's moves, listed, and the buffers they are listed in.
+#[derive(Default)]
+pub(super) struct Lister {
+    /// Every enabled process's moves, a process's together, processes in
+    /// increasing order.
+    moves: Vec<Move>,
+    /// The process of each of `moves`.
+    owners: Vec<u32>,
+    /// One process's moves.
+    one: Vec<Move>,
+    /// The step being passed on.
+    step: Vec<Move>,
+}
+
+impl Lister {
+    /// Lists the moves of the processes `enabled` (in increasing order) in
+    /// `cfg`: every one with `every`, else the first enabled action alone
+    /// (each once per value its draws can take either way).
+    pub(super) fn load(
+        &mut self,
+        rel: &mut StepRelation,
+        cfg: &Config,
+        enabled: &[u32],
+        every: bool,
+    ) -> Result<(), RunError> {
+        self.moves.clear();
+        self.owners.clear();
+        for &p in enabled {
+            rel.moves_into(cfg, p as usize, every, &mut self.one)?;
+            self.owners.extend(self.one.iter().map(|m| m.process));
+            self.moves.append(&mut self.one);
+        }
+        Ok(())
+    }
+
+    /// Calls `each` with every step `daemon` allows from the configuration
+    /// loaded (its moves, movers in increasing order), in order.
+    pub(super) fn each_step(
+        &mut self,
+        daemon: &Daemon,
+        topo: &Topology,
+        mut each: impl FnMut(&[Move]),
+    ) {
+        let Lister {
+            moves,
+            owners,
+            step,
+            ..
+        } = self;
+        daemon.each_choice_set(owners, topo, |places| {
+            step.clear();
+            step.extend(places.iter().map(|&k| moves[k].clone()));
+            each(step);
+        });
+    }
+
+    /// The steps `daemon` allows from the configuration loaded, in order.
+    pub(super) fn steps(&mut self, daemon: &Daemon, topo: &Topology) -> Vec<Vec<Move>> {
+        let mut out = Vec::new();
+        self.each_step(daemon, topo, |m| out.push(m.to_vec()));
+        out
+    }
+}
+
+/// The processes of a step's moves.
+pub(super) fn movers(moves: &[Move]) -> Vec<u32> {
+    moves.iter().map(|m| m.process).collect()
+}
