@@ -174,6 +174,63 @@ fn spin_reaches_what_verify_reaches_in_arbitration() {
     }
 }
 
+/// Where a process may choose, the model gives SPIN every move, as
+/// `verify` explores them, or (`--choice first`) the first action alone:
+/// SPIN's verdict on convergence is the verifier's under each.
+#[test]
+fn spin_agrees_on_every_choice_and_on_the_first() {
+    if !have_spin() {
+        return;
+    }
+    let dir = workdir("choices");
+    let both = dir.join("both.gc");
+    std::fs::write(
+        &both,
+        "var x: 0..1 = 0\nprocess {\n    b :: x == 0 -> x := 1\n    c :: x == 0 -> x := 0\n}\nlegitimate: forall(p in procs : p.x == 1)\n",
+    )
+    .unwrap();
+    let both = both.to_str().unwrap();
+    for (program, topology) in [(both, "ring:3"), ("programs/matching.gc", "ring:4")] {
+        for choice in ["every", "first"] {
+            let instance = [
+                program,
+                "--topology",
+                topology,
+                "--daemon",
+                "central",
+                "--choice",
+                choice,
+            ];
+            let (code, out) = verify(&instance);
+            let v = spin(&format!("choices-{topology}-{choice}"), &instance, true);
+            assert_eq!(
+                v.errors == 0,
+                code == 0,
+                "{program} {choice}: {out}\n{}",
+                v.report
+            );
+        }
+    }
+    // The two semantics part on the first program: SPIN finds its cycle.
+    let v = spin("both-every", &[both, "--topology", "ring:3"], true);
+    assert!(v.report.contains("acceptance cycle"), "{}", v.report);
+    // Under the synchronous daemon SPIN's step makes one move a process.
+    let (code, _, err) = guarded(&[
+        "export",
+        "promela",
+        both,
+        "-t",
+        "ring:3",
+        "-d",
+        "synchronous",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("help: `--choice first` exports the refinement"),
+        "{err}"
+    );
+}
+
 #[test]
 fn spin_finds_a_broken_invariant_and_a_value_out_of_its_domain() {
     if !have_spin() {

@@ -33,6 +33,18 @@ pub(super) struct PromelaArgs {
     /// Where to write it [default: standard output].
     #[arg(short, long, value_name = "FILE")]
     output: Option<String>,
+    /// Which moves a process makes: `every` (any enabled action, any member
+    /// of its binder, as `verify` explores them) or `first` (its first
+    /// enabled action, as `guarded run` takes it).
+    #[arg(long, value_enum, default_value_t = ChoiceArg::Every)]
+    choice: ChoiceArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ChoiceArg {
+    #[value(alias = "all")]
+    Every,
+    First,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -93,16 +105,23 @@ fn promela(a: &PromelaArgs) -> i32 {
         DaemonArg::Synchronous => (PromelaDaemon::Synchronous, "synchronous"),
     };
     let inst = &loaded.inst;
+    let every = a.choice == ChoiceArg::Every;
+    let moves = match (inst.code.may_choose(), every) {
+        (false, _) => "",
+        (true, true) => ", every move of each process",
+        (true, false) => ", each process's first enabled action alone (--choice first)",
+    };
     let caption = format!(
-        "{} on {} ({} processes), {name} daemon, from {}",
+        "{} on {} ({}), {name} daemon{moves}, from {}",
         a.instance.program,
         inst.topo.name,
-        inst.topo.n(),
+        crate::report::counted(inst.topo.n() as u64, "process"),
         match &start {
             Start::All => "every configuration",
             Start::At(_) => a.from.as_deref().unwrap_or("declared"),
         }
     );
+    let daemon = (daemon, every);
     match model(&inst.prog, &inst.code, &inst.topo, daemon, &start, &caption) {
         Ok(text) => match write_output(a.output.as_deref(), &text) {
             Ok(()) => EXIT_OK,
@@ -114,10 +133,12 @@ fn promela(a: &PromelaArgs) -> i32 {
                 format!("cannot translate {} into Promela", u.message),
             )
             .label_opt(u.span, "here")
-            .help(if inst.prog.draws {
-                "measure a program that draws at random with runs (`guarded sweep`)"
-            } else {
-                "`guarded verify` explores this instance without translating it"
+            .help(match u.help {
+                Some(help) => help,
+                None if inst.prog.draws => {
+                    "measure a program that draws at random with runs (`guarded sweep`)"
+                }
+                None => "`guarded verify` explores this instance without translating it",
             });
             eprint!(
                 "{}",

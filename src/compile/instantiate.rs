@@ -396,8 +396,14 @@ impl Instantiation<'_> {
             // Stable: program order decides among equal priorities.
             let mut order: Vec<usize> = (0..actions.len()).collect();
             order.sort_by_key(|&k| actions[k].priority);
-            let overlaps = overlaps(role, &actions);
-            let may_choose = !overlaps.is_empty() || self.may_choose(role, role_of, r);
+            // A role no process takes chooses nothing.
+            let taken = role_of.iter().any(|&o| o as usize == r);
+            let overlaps = if taken {
+                overlaps(role, &actions)
+            } else {
+                Vec::new()
+            };
+            let may_choose = taken && (!overlaps.is_empty() || self.may_choose(role, role_of, r));
             // In the compiled (priority) order.
             let at = |k: usize| order.iter().position(|&o| o == k).expect("a permutation") as u32;
             let overlaps = overlaps.iter().map(|&(i, j)| (at(i), at(j))).collect();

@@ -11,6 +11,7 @@ use crate::runtime::step::{
     guard_fault, run_action, statement_fault, Pick, RunError, StepRelation,
 };
 use crate::state::Config;
+use std::cell::Cell;
 
 /// The most sequences of values one move's draws may take: past it the
 /// verifier refuses to list them one by one.
@@ -142,5 +143,39 @@ impl StepRelation<'_> {
             out.push(full);
         }
         Ok(out)
+    }
+    /// Process `p`'s row after it moves alone with action `a` in `cfg`,
+    /// for a program without effects (no edge variables, messages or
+    /// draws), where a step's successor is the configuration with each
+    /// mover's row replaced by this row: the rows of a move set are those
+    /// of its movers alone.
+    pub(crate) fn moved_row(&self, cfg: &Config, p: u32, a: u32) -> Result<&[Cell<i64>], RunError> {
+        // Edge variables' writes land in the row too; messages do not.
+        debug_assert!(self.code.capacity.is_none());
+        let (code, buf) = (self.code, &self.buf);
+        let pick = Pick::action(a);
+        run_action(
+            code, self.topo, &cfg.rows, &cfg.chans, p as usize, pick, 0, buf,
+        )?;
+        Ok(&buf.scratch)
+    }
+
+    /// [`StepRelation::moved_row`] of move `m` (one of
+    /// [`StepRelation::moves_into`], in a program without effects).
+    pub(crate) fn moved_row_of(&self, cfg: &Config, m: &Move) -> Result<&[Cell<i64>], RunError> {
+        debug_assert!(self.code.capacity.is_none());
+        let (code, buf) = (self.code, &self.buf);
+        let p = m.process as usize;
+        run_action(
+            code,
+            self.topo,
+            &cfg.rows,
+            &cfg.chans,
+            p,
+            Pick::from(m),
+            0,
+            buf,
+        )?;
+        Ok(&buf.scratch)
     }
 }

@@ -554,22 +554,6 @@ impl<'a> StepRelation<'a> {
         result
     }
 
-    /// Process `p`'s row after it moves alone with action `a` in `cfg`,
-    /// for a program without effects (no edge variables, messages or
-    /// draws), where a step's successor is the configuration with each
-    /// mover's row replaced by this row: the rows of a move set are those
-    /// of its movers alone.
-    pub(crate) fn moved_row(&self, cfg: &Config, p: u32, a: u32) -> Result<&[Cell<i64>], RunError> {
-        // Edge variables' writes land in the row too; messages do not.
-        debug_assert!(self.code.capacity.is_none());
-        let (code, buf) = (self.code, &self.buf);
-        let pick = Pick::action(a);
-        run_action(
-            code, self.topo, &cfg.rows, &cfg.chans, p as usize, pick, 0, buf,
-        )?;
-        Ok(&buf.scratch)
-    }
-
     /// The successor when each of `movers` runs its first enabled action
     /// (as runs do without `--choice random`).
     pub fn successor_first(&mut self, cfg: &Config, movers: &[u32]) -> Result<Config, RunError> {

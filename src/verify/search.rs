@@ -61,9 +61,9 @@ impl<'e, 'a> Search<'e, 'a> {
             rel: ex.relation(),
             fast: match (&ex.states, daemon) {
                 (_, Daemon::Schedule(_)) => None,
-                // The fast way takes each mover's first enabled action.
-                _ if ex.lists_moves() => None,
-                (States::All(space), _) => Successors::new(ex.inst, space, ex.local.as_ref()),
+                (States::All(space), _) => {
+                    Successors::new(ex.inst, space, ex.local.as_ref(), ex.every_move())
+                }
                 _ => None,
             },
             transitions: 0,

@@ -11,6 +11,14 @@
 //! again only the processes whose rows changed and their readers: no other
 //! guard or move can have changed. Tests hold it to the step relation's
 //! successor on every configuration and move set.
+//!
+//! A process that may choose (several enabled actions of one priority, a
+//! binder with several members) has several moves: where every move is
+//! explored, such a process's moves are each run, and listed one after
+//! the other, and a step takes at most one of a process's moves (in the
+//! order of [`Daemon::each_choice_set`]). Its moves are asked again at
+//! every configuration: they are kept neither with the configuration nor
+//! in the tables, which keep one move a process.
 
 use super::local::LocalMoves;
 use super::Refusal;
@@ -18,7 +26,7 @@ use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::space::Space;
-use crate::runtime::step::StepRelation;
+use crate::runtime::step::{Move, StepRelation};
 use crate::state::Config;
 use crate::topology::Topology;
 
@@ -75,6 +83,15 @@ pub(super) struct Successors<'a> {
     /// of their places in the order of [`Daemon::move_sets`] (see
     /// [`subset_order`]).
     subset_orders: Vec<Vec<Extends>>,
+    /// The processes whose every move is explored, as bits: those of a
+    /// role that may choose, where every move is explored.
+    choosing: u64,
+    /// Per choosing process, what each of its moves adds to the index.
+    choice_deltas: Vec<Vec<i64>>,
+    /// A choosing process's moves, listed.
+    choice_moves: Vec<Move>,
+    /// Whether a process has several of the `moves` listed.
+    several: bool,
 }
 
 /// Up to how many enabled processes the distributed daemon's move sets
@@ -116,14 +133,23 @@ fn subset_order(m: usize) -> Vec<Extends> {
 impl<'a> Successors<'a> {
     /// The engine for `inst` over `space`, when its steps are as above
     /// and a move set fits in a word (at most 64 processes); with `local`,
-    /// each process's guards and move over `space` as tables.
+    /// each process's guards and move over `space` as tables; with
+    /// `every_move`, every move of a process that may choose (else its
+    /// first enabled action alone).
     pub(super) fn new(
         inst: &'a Instance,
         space: &'a Space,
         local: Option<&'a LocalMoves>,
+        every_move: bool,
     ) -> Option<Self> {
         let mut engine = Self::interpreted(inst, space)?;
         engine.local = local;
+        if every_move {
+            let code = &inst.code;
+            engine.choosing = (0..engine.n)
+                .filter(|&p| code.roles[code.role_of[p] as usize].may_choose)
+                .fold(0, |m, p| m | 1 << p);
+        }
         Some(engine)
     }
 
@@ -153,6 +179,10 @@ impl<'a> Successors<'a> {
             local: None,
             again_after_slots: again_after_slots(inst, space),
             subset_orders: (0..=n.min(TABULATED)).map(subset_order).collect(),
+            choosing: 0,
+            choice_deltas: vec![Vec::new(); n],
+            choice_moves: Vec::new(),
+            several: false,
         })
     }
 
@@ -205,8 +235,10 @@ impl<'a> Successors<'a> {
                         for p in Bits(movers) {
                             let mine = p * stride..(p + 1) * stride;
                             // The mover's row after its move, from its
-                            // table where known, else from the index.
-                            match self.local.and_then(|t| t.after(p, kept_rows)) {
+                            // table where known (the table's is the
+                            // first move's), else from the index.
+                            let table = self.local.filter(|_| self.choosing >> p & 1 == 0);
+                            match table.and_then(|t| t.after(p, kept_rows)) {
                                 Some(row) => self.cfg.rows[mine].copy_from_slice(row),
                                 None => self.space.decode_cells(u64::from(i), &mut self.cfg, mine),
                             }
@@ -232,6 +264,8 @@ impl<'a> Successors<'a> {
                 }
             }
         };
+        // A choosing process's moves are asked at every configuration.
+        let again = again | self.choosing;
         // The processes asked again that the tables do not answer.
         let mut interpret = again;
         if let Some(local) = self.local {
@@ -249,25 +283,45 @@ impl<'a> Successors<'a> {
                 Err(e) => return Err(Refusal::Runtime(Box::new((e, self.cfg.clone())))),
             };
         }
+        if !self.list_moves(i, interpret, again)? {
+            return Ok(false);
+        }
+        if self.kept.len() < KEPT {
+            self.kept.push(i);
+            self.kept_chosen.extend_from_slice(&self.chosen);
+            self.kept_delta.extend_from_slice(&self.delta);
+            self.kept_rows.extend_from_slice(&self.cfg.rows);
+        }
+        Ok(true)
+    }
+
+    /// Lists the moves of configuration `i` (loaded, with each process's
+    /// first enabled action) into `moves`, running those of the processes
+    /// `interpret` and every move of a choosing one; `again`: the
+    /// processes whose moves were asked again. False when a move faults or
+    /// leaves the state space.
+    fn list_moves(&mut self, i: u32, interpret: u64, again: u64) -> Result<bool, Refusal> {
         self.moves.clear();
-        for p in 0..n {
+        self.several = false;
+        for p in 0..self.n {
             let a = self.chosen[p];
             if a == NO_ACTION {
+                continue;
+            }
+            if self.choosing >> p & 1 != 0 {
+                if !self.choice_moves_of(i, p)? {
+                    return Ok(false);
+                }
+                let deltas = &self.choice_deltas[p];
+                self.several |= deltas.len() > 1;
+                self.moves.extend(deltas.iter().map(|&d| (p as u32, d)));
                 continue;
             }
             if interpret >> p & 1 != 0 {
                 let Ok(after) = self.rel.moved_row(&self.cfg, p as u32, u32::from(a)) else {
                     return Ok(false);
                 };
-                let before = &self.cfg.rows[p * stride..(p + 1) * stride];
-                let mut delta = 0i128;
-                for (s, (&old, new)) in before.iter().zip(after).enumerate() {
-                    match self.space.delta(p * stride + s, old, new.get()) {
-                        Some(d) => delta += d,
-                        None => return Ok(false),
-                    }
-                }
-                let Ok(delta) = i64::try_from(delta) else {
+                let Some(delta) = row_delta(self.space, &self.cfg.rows, p, after) else {
                     return Ok(false);
                 };
                 self.delta[p] = delta;
@@ -277,11 +331,31 @@ impl<'a> Successors<'a> {
             }
             self.moves.push((p as u32, self.delta[p]));
         }
-        if self.kept.len() < KEPT {
-            self.kept.push(i);
-            self.kept_chosen.extend_from_slice(&self.chosen);
-            self.kept_delta.extend_from_slice(&self.delta);
-            self.kept_rows.extend_from_slice(&self.cfg.rows);
+        Ok(true)
+    }
+
+    /// Runs every move of choosing process `p` (enabled) in the loaded
+    /// configuration `i`, keeping what each adds to the index; false when
+    /// one faults or leaves the state space.
+    fn choice_moves_of(&mut self, i: u32, p: usize) -> Result<bool, Refusal> {
+        if let Err(e) = self
+            .rel
+            .moves_into(&self.cfg, p, true, &mut self.choice_moves)
+        {
+            return Err(Refusal::Runtime(Box::new((e, self.cfg.clone()))));
+        }
+        let deltas = &mut self.choice_deltas[p];
+        deltas.clear();
+        for m in &self.choice_moves {
+            let Ok(after) = self.rel.moved_row_of(&self.cfg, m) else {
+                return Ok(false);
+            };
+            let Some(delta) = row_delta(self.space, &self.cfg.rows, p, after)
+                .filter(|d| u32::try_from(i64::from(i) + d).is_ok())
+            else {
+                return Ok(false);
+            };
+            deltas.push(delta);
         }
         Ok(true)
     }
@@ -330,6 +404,10 @@ impl<'a> Successors<'a> {
                 moves: 1,
                 movers: 1 << p,
             })),
+            // One move of each process, in every combination.
+            Daemon::Synchronous if self.several => {
+                every_one_of_each(&self.moves, (i64::from(i), 0, 0), out)
+            }
             Daemon::Synchronous => {
                 let sum = self.moves.iter().map(|m| m.1).sum();
                 out.push(Succ {
@@ -338,7 +416,7 @@ impl<'a> Successors<'a> {
                     movers: self.enabled_bits(),
                 });
             }
-            Daemon::Distributed if self.moves.len() <= TABULATED => {
+            Daemon::Distributed if self.moves.len() <= TABULATED && !self.several => {
                 let order = &self.subset_orders[self.moves.len()];
                 all_subsets(&self.moves, order, i, out);
             }
@@ -349,6 +427,18 @@ impl<'a> Successors<'a> {
             Daemon::Schedule(_) => unreachable!("the verifier explores no schedule"),
         }
     }
+}
+
+/// What process `p`'s row becoming `after` adds to the index of the
+/// configuration of `rows`; `None` when it leaves the state space.
+fn row_delta(space: &Space, rows: &[i64], p: usize, after: &[std::cell::Cell<i64>]) -> Option<i64> {
+    let stride = after.len();
+    let before = &rows[p * stride..(p + 1) * stride];
+    let mut delta = 0i128;
+    for (s, (&old, new)) in before.iter().zip(after).enumerate() {
+        delta += space.delta(p * stride + s, old, new.get())?;
+    }
+    i64::try_from(delta).ok()
 }
 
 /// The processes with a chosen action (`chosen`, one per process), as
@@ -423,7 +513,11 @@ fn subsets(rest: &[(u32, i64)], apart: Option<&[u64]>, set: (i64, u32, u64), out
     // `rest` on a stack; each set is followed by its extensions by a later
     // place, then by its last member's next place.
     let len = rest.len();
-    let fits = |k: usize, members: u64| apart.is_none_or(|a| a[rest[k].0 as usize] & members == 0);
+    // At most one move of a process (its moves come together in `rest`).
+    let fits = |k: usize, members: u64| {
+        let p = rest[k].0 as usize;
+        members >> p & 1 == 0 && apart.is_none_or(|a| a[p] & members == 0)
+    };
     out.reserve((1usize << len.min(16)) - 1);
     // At most 64 processes: on the stack, no allocation.
     let mut places = [0usize; 64];
@@ -452,6 +546,25 @@ fn subsets(rest: &[(u32, i64)], apart: Option<&[u64]>, set: (i64, u32, u64), out
         depth += 1;
         sets[depth] = with;
         next = k + 1;
+    }
+}
+
+/// Every step that moves each process of `moves` (its moves together, in
+/// increasing order of processes) by one of its moves, extending the move
+/// set `(index, size, members)`: every combination, the first process's
+/// moves varying slowest (the order of [`Daemon::each_choice_set`]).
+fn every_one_of_each(moves: &[(u32, i64)], set: (i64, u32, u64), out: &mut Vec<Succ>) {
+    let Some(&(p, _)) = moves.first() else {
+        out.push(Succ {
+            to: set.0 as u32,
+            moves: set.1,
+            movers: set.2,
+        });
+        return;
+    };
+    let mine = moves.iter().take_while(|m| m.0 == p).count();
+    for &(_, d) in &moves[..mine] {
+        every_one_of_each(&moves[mine..], (set.0 + d, set.1 + 1, set.2 | 1 << p), out);
     }
 }
 
@@ -494,25 +607,40 @@ mod tests {
         Daemon::Synchronous,
     ];
 
-    /// The steps the step relation gives: each move set's successor's
-    /// number, how many move, which; `None` when a step faults or leaves
-    /// the space (the engine then defers to it).
+    /// The steps the step relation gives (every move of each mover, where
+    /// `every`): each step's successor's number, how many move, which;
+    /// `None` when a step faults or leaves the space (the engine then
+    /// defers to it).
     fn by_the_step_relation(
         inst: &Instance,
         space: &Space,
-        i: u32,
+        (i, every): (u32, bool),
         d: &Daemon,
     ) -> Option<Vec<Succ>> {
         let mut rel = inst.step_relation();
         let cfg = space.config(u128::from(i));
         let enabled = rel.enabled(&cfg).expect("guards evaluate");
         let mut out = Vec::new();
-        for movers in d.move_sets(&enabled, &inst.topo, 0) {
-            let next = rel.successor_first(&cfg, &movers).ok()?;
+        if !(every && inst.code.may_choose()) {
+            // One move each: the first enabled action.
+            for movers in d.move_sets(&enabled, &inst.topo, 0) {
+                let next = rel.successor_first(&cfg, &movers).ok()?;
+                out.push(Succ {
+                    to: space.index(&next)? as u32,
+                    moves: movers.len() as u32,
+                    movers: movers.iter().fold(0, |m, &p| m | 1 << p),
+                });
+            }
+            return Some(out);
+        }
+        let mut lister = super::super::moves::Lister::default();
+        lister.load(&mut rel, &cfg, &enabled, every).ok()?;
+        for moves in lister.steps(d, &inst.topo) {
+            let next = rel.successor_of(&cfg, &moves).ok()?;
             out.push(Succ {
                 to: space.index(&next)? as u32,
-                moves: movers.len() as u32,
-                movers: movers.iter().fold(0, |m, &p| m | 1 << p),
+                moves: moves.len() as u32,
+                movers: moves.iter().fold(0, |m, mv| m | 1 << mv.process),
             });
         }
         Some(out)
@@ -520,10 +648,12 @@ mod tests {
 
     /// On every configuration of each instance, under each daemon, the
     /// engine's steps are the step relation's, read afresh and read from
-    /// each configuration the step comes from.
+    /// each configuration the step comes from; every move of a process
+    /// that may choose, and its first action alone.
     #[test]
     fn the_engine_gives_the_step_relations_successors() {
-        let cases: [super::super::TestCase; 10] = [
+        let both = "var x: 0..1 = 0\nprocess {\n    b :: x == 0 -> x := 1\n    c :: x == 0 -> x := 0\n}\nlegitimate: forall(p in procs : p.x == 1)";
+        let cases: [super::super::TestCase; 14] = [
             (
                 include_str!("../../programs/dijkstra_kstate.gc"),
                 "ring:4",
@@ -566,6 +696,14 @@ mod tests {
                 "chain:3",
                 &[],
             ),
+            (
+                include_str!("../../programs/johnen_leader.gc"),
+                "uring:3",
+                &[("k", 0)],
+            ),
+            (include_str!("../../programs/matching.gc"), "ring:4", &[]),
+            (both, "ring:3", &[]),
+            (both, "star:4", &[]),
         ];
         for (src, topology, params) in cases {
             let inst = super::super::test_instance(src, topology, params);
@@ -576,13 +714,24 @@ mod tests {
             if ["ring:5", "uring:3"].contains(&topology) {
                 assert!(tables.is_some(), "{topology}: the tables fit");
             }
-            // With the tables and interpreted alike.
+            // With the tables and interpreted alike; every move and the
+            // first alone.
             let engines = [tables.as_ref(), None];
-            for (d, local) in DAEMONS.iter().flat_map(|d| engines.map(|t| (d, t))) {
-                let mut fast = Successors::new(&inst, &space, local).expect("no effects");
+            // The first action alone is another way only where one may choose.
+            let choices: &[bool] = if inst.code.may_choose() {
+                &[true, false]
+            } else {
+                &[true]
+            };
+            let ways = DAEMONS
+                .iter()
+                .flat_map(|d| engines.map(|t| (d, t)))
+                .flat_map(|(d, t)| choices.iter().map(move |&every| (d, t, every)));
+            for (d, local, every) in ways {
+                let mut fast = Successors::new(&inst, &space, local, every).expect("no effects");
                 let (mut out, mut again) = (Vec::new(), Vec::new());
                 for i in 0..count {
-                    let want = by_the_step_relation(&inst, &space, i, d);
+                    let want = by_the_step_relation(&inst, &space, (i, every), d);
                     let fine = fast.load_moves(i, None).expect("guards evaluate");
                     if !fine {
                         assert_eq!(want, None, "{topology} {} from {i}", d.name());
@@ -599,7 +748,7 @@ mod tests {
                     let here = out.clone();
                     for e in here {
                         let fine = fast.load_moves(e.to, Some((i, e.movers))).unwrap();
-                        let fresh = by_the_step_relation(&inst, &space, e.to, d);
+                        let fresh = by_the_step_relation(&inst, &space, (e.to, every), d);
                         if fine {
                             fast.steps(e.to, d, &mut again);
                             assert_eq!(Some(&again), fresh.as_ref(), "{topology} {i} -> {}", e.to);
@@ -614,7 +763,7 @@ mod tests {
                     let further = (u64::from(i) * 7919 % u64::from(count)) as u32;
                     for j in [i + 1, further].into_iter().filter(|&j| j < count) {
                         assert!(fast.load_moves(i, None).unwrap());
-                        let want = by_the_step_relation(&inst, &space, j, d);
+                        let want = by_the_step_relation(&inst, &space, (j, every), d);
                         let fine = fast.load_moves(j, Some((i, ANY_CHANGED))).unwrap();
                         if fine {
                             fast.steps(j, d, &mut again);

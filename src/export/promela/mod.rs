@@ -1,8 +1,12 @@
 //! Promela out: an instance as a model for SPIN. One process, the daemon,
 //! loops over atomic steps (`d_step`): under the central daemon one branch
-//! per process and action, under the synchronous daemon one branch that
-//! moves every enabled process from a copy of the configuration. Every
-//! process runs its first enabled action, as `guarded run` and `verify` do.
+//! per process, action and binder member, under the synchronous daemon one
+//! branch that moves every enabled process from a copy of the
+//! configuration. Under the central daemon a process makes any of its
+//! moves, as `verify` explores them (or, asked, its first enabled action
+//! alone, as `guarded run` takes it); under the synchronous daemon, whose
+//! step SPIN takes as one deterministic `d_step`, only the first, so a
+//! program whose processes may choose is refused there unless asked.
 //! The legitimacy predicate becomes the LTL property `<>[] legitimate`,
 //! invariants assertions checked after the start and after every step,
 //! and values leaving their domains failed assertions. The start is the
@@ -54,6 +58,8 @@ pub struct Untranslatable {
     pub message: String,
     /// Where, when known.
     pub span: Option<Span>,
+    /// What to do instead, when something more than the usual applies.
+    pub help: Option<&'static str>,
 }
 
 impl Untranslatable {
@@ -61,6 +67,7 @@ impl Untranslatable {
         Untranslatable {
             message: message.into(),
             span,
+            help: None,
         }
     }
 }
@@ -91,6 +98,8 @@ pub(super) struct Tr<'a> {
     edge_ids: &'a HashMap<(usize, usize), usize>,
     /// How many temporaries the assignments need.
     temporaries: &'a Cell<usize>,
+    /// Whether a process makes any of its moves, not only its first.
+    every_choice: bool,
 }
 
 impl Tr<'_> {
@@ -125,16 +134,24 @@ fn promela_type(d: &VarDomain, n: usize) -> Result<&'static str, Untranslatable>
     }
 }
 
-/// The Promela model of an instance.
+/// The Promela model of an instance: its processes make any of their
+/// moves with `every_choice`, else their first enabled action alone.
 pub fn model(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,
-    daemon: PromelaDaemon,
+    (daemon, every_choice): (PromelaDaemon, bool),
     start: &Start,
     caption: &str,
 ) -> Result<String, Untranslatable> {
     refuse_what_cannot_be_said(prog, daemon)?;
+    if every_choice && code.may_choose() && daemon == PromelaDaemon::Synchronous {
+        return Err(Untranslatable {
+            message: "each move of a process that has several, within one synchronous step (SPIN takes the step as one deterministic `d_step`),".into(),
+            span: None,
+            help: Some("`--choice first` exports the refinement in which each process takes its first enabled action; `guarded verify` explores every move without translating"),
+        });
+    }
     let n = topo.n();
     let mut edges = Vec::new();
     let mut edge_ids = HashMap::new();
@@ -159,6 +176,7 @@ pub fn model(
         max_degree: topo.max_degree().max(1),
         edge_ids: &edge_ids,
         temporaries: &temporaries,
+        every_choice,
     };
     let loop_body = match daemon {
         PromelaDaemon::Central => central_steps(&base)?,

@@ -1,6 +1,7 @@
-//! Actions and statements in Promela: which action of a process runs (the
-//! first enabled one, by priority then program order, as `guarded run` and
-//! `verify` take it) and what it does. A simultaneous assignment computes
+//! Actions and statements in Promela: which action of a process runs (any
+//! enabled one, for any member of its binder, as `verify` explores them;
+//! or the first, by priority then program order, as `guarded run` takes
+//! it) and what it does. A simultaneous assignment computes
 //! every value first (into hidden temporaries, which are not part of the
 //! state), checks it against its domain, then assigns.
 
@@ -22,9 +23,9 @@ pub(super) struct Move {
 type Instance = (Option<(usize, i64)>, String);
 
 impl Tr<'_> {
-    /// The actions of process `me`'s role, most urgent first (program order
-    /// among equal priorities).
-    fn ordered_actions(&self) -> Vec<&Action> {
+    /// The actions of process `me`'s role with their priorities, most
+    /// urgent first (program order among equal priorities).
+    fn ordered_actions(&self) -> Vec<(i64, &Action)> {
         let role = &self.prog.roles[self.code.role_of[self.me] as usize];
         let mut actions: Vec<(i64, &Action)> = role
             .actions
@@ -40,7 +41,7 @@ impl Tr<'_> {
             })
             .collect();
         actions.sort_by_key(|a| a.0);
-        actions.into_iter().map(|a| a.1).collect()
+        actions
     }
 
     /// The instances of an action: per member of its `for q in C`, the
@@ -76,21 +77,32 @@ impl Tr<'_> {
             ..self.clone()
         };
         let mut any = Vec::new();
-        for a in t.ordered_actions() {
+        for (_, a) in t.ordered_actions() {
             any.extend(t.instances(a)?.into_iter().map(|i| i.1));
         }
         Ok(disjunction(any))
     }
 
     /// Process `me`'s moves: each action instance, firing when it holds and
-    /// no instance before it does.
+    /// no instance of a more urgent priority does (with `every_choice`
+    /// unset, and no instance before it).
     pub(super) fn moves(&self) -> Result<Vec<Move>, Untranslatable> {
-        let mut before: Vec<String> = Vec::new();
+        // The conditions of the instances of more urgent priorities, and
+        // of those before of this priority.
+        let (mut urgent, mut before): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+        let mut priority = None;
         let mut out = Vec::new();
-        for a in self.ordered_actions() {
+        for (p, a) in self.ordered_actions() {
+            if priority != Some(p) {
+                urgent.append(&mut before);
+                priority = Some(p);
+            }
             for (binding, holds) in self.instances(a)? {
                 let mut fires = vec![holds.clone()];
-                fires.extend(before.iter().map(|b| format!("!({b})")));
+                fires.extend(urgent.iter().map(|b| format!("!({b})")));
+                if !self.every_choice {
+                    fires.extend(before.iter().map(|b| format!("!({b})")));
+                }
                 let body = {
                     let mut t = Tr {
                         in_guard: false,

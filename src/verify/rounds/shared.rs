@@ -394,8 +394,9 @@ fn worst_rounds_on_threads_within(
     };
     let what = format!("{}: rounds", s.daemon_name());
     let (daemon, inst, local) = (s.daemon(), ex.inst, ex.local.as_ref());
+    let every_move = ex.every_move();
     let memo = |progress| {
-        Successors::new(inst, space, local).map(|engine| OneThread {
+        Successors::new(inst, space, local, every_move).map(|engine| OneThread {
             shared: &shared,
             engine,
             daemon,

@@ -39,6 +39,8 @@ struct Reads<'e> {
     space: &'e Space,
     local: Option<&'e LocalMoves>,
     daemon: &'e Daemon,
+    /// Whether every move of a process that may choose is explored.
+    every_move: bool,
 }
 
 /// One thread's walk.
@@ -166,7 +168,8 @@ fn one_thread(
     weighted: bool,
     progress: Option<(Progress, &str, u64)>,
 ) -> Result<u64, Stop> {
-    let Some(engine) = Successors::new(reads.inst, reads.space, reads.local) else {
+    let Some(engine) = Successors::new(reads.inst, reads.space, reads.local, reads.every_move)
+    else {
         return Err(Stop::GiveUp);
     };
     let mut walk = OneThread {
@@ -232,6 +235,7 @@ impl Search<'_, '_> {
             space,
             local: ex.local.as_ref(),
             daemon: self.daemon,
+            every_move: ex.every_move(),
         };
         let what = format!("{}: convergence", self.daemon.name());
         let total = u64::from(ex.count) - ex.legit_count;
