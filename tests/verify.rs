@@ -1049,3 +1049,60 @@ fn from_a_start_one_thread_or_four_give_the_same_verdicts() {
         }
     }
 }
+
+/// The command's loose ends: daemons as a list, in the order given, each
+/// once; from a start the JSON counts what each daemon reaches; a step
+/// repeated in a row is written once with how many; counts of one are
+/// singular.
+#[test]
+fn daemons_as_a_list_counts_per_daemon_and_runs_in_short() {
+    let (code, text) = guarded(&[
+        "verify",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc"),
+        "--topology",
+        "ring:4",
+        "--param",
+        "K=3",
+        "-d",
+        "synchronous,central,synchronous",
+    ]);
+    assert_eq!(code, 5, "{text}");
+    let blocks: Vec<&str> = text.lines().filter(|l| l.starts_with("daemon ")).collect();
+    assert_eq!(blocks.len(), 2, "{text}");
+    assert!(
+        blocks[0].starts_with("daemon synchronous:") && blocks[1].starts_with("daemon central:")
+    );
+    assert!(
+        text.contains(
+            "a cycle of 3 steps outside legitimacy, from x = [0, 2, 1, 0], moving {0,1,2,3} ×3"
+        ),
+        "{text}"
+    );
+    let (code, json) = guarded(&[
+        "verify",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/programs/arbitration.gc"),
+        "--topology",
+        "chain:3",
+        "-d",
+        "central,synchronous",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 5, "{json}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let reached: Vec<(&str, u64)> = v["daemons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["daemon"].as_str().unwrap(),
+                d["configurations"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(reached[0], ("central", 70), "{json}");
+    assert_eq!(reached[1].0, "synchronous");
+    let (code, text) = guarded(&["verify", "programs/dijkstra_kstate.gc", "-d", "centrl"]);
+    assert_eq!(code, 2, "{text}");
+}

@@ -445,7 +445,10 @@ fn worst_rounds_within(
     };
     let per_config = PerConfig::new(&*ex.enabled_sets()?, ex.count, worst_steps, slots);
     let budget = usize::try_from(bytes.saturating_sub(per_config.bytes())).unwrap_or(usize::MAX);
-    let what = format!("{}: rounds", s.daemon_name());
+    let what = format!(
+        "{}: rounds, states (a configuration and its round's processes still to move)",
+        s.daemon_name()
+    );
     let mut r = Rounds {
         search: s,
         ex,

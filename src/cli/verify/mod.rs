@@ -56,7 +56,7 @@ impl Bar {
             let template = if total > 0 {
                 "{msg} {bar:30} {human_pos}/{human_len} ({rate}, {eta} left)"
             } else {
-                "{spinner} {msg} {human_pos} states ({rate})"
+                "{spinner} {msg}: {human_pos} searched ({rate})"
             };
             if let Ok(style) = ProgressStyle::with_template(template) {
                 // Whole numbers a second: indicatif's own rate shows four decimals.
@@ -90,7 +90,8 @@ const SHOWN_STEPS: usize = 40;
 pub(super) struct VerifyArgs {
     #[command(flatten)]
     pub(super) instance: InstanceArgs,
-    /// Daemon: central, locally-central, distributed, synchronous, or all.
+    /// Daemon: central, locally-central, distributed, synchronous, a
+    /// comma-separated list of them (`central,synchronous`), or all.
     #[arg(short, long, default_value = "all", value_name = "DAEMON")]
     daemon: String,
     /// Where to start: `all` (every configuration, the default when the program
@@ -267,27 +268,36 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
     }
 }
 
-/// The daemons `--daemon` names: one, or `all`.
-fn daemons(name: &str) -> Result<Vec<Daemon>, i32> {
-    Ok(match name {
-        "all" => ALL.to_vec(),
-        name if name.starts_with("schedule") => {
+/// The daemons `--daemon` names: one, a comma-separated list (each once,
+/// in the order given), or `all`.
+fn daemons(names: &str) -> Result<Vec<Daemon>, i32> {
+    if names == "all" {
+        return Ok(ALL.to_vec());
+    }
+    let mut out: Vec<Daemon> = Vec::new();
+    for name in names.split(',').map(str::trim) {
+        if name.starts_with("schedule") {
             return Err(usage_error(
                 "verify explores every run a daemon allows; a schedule is one run: replay it with `guarded run`".into(),
-            ))
+            ));
         }
-        name => match ALL.iter().find(|d| d.name() == name || (name == "sync" && **d == Daemon::Synchronous)) {
-            Some(d) => vec![d.clone()],
+        let found = ALL
+            .iter()
+            .find(|d| d.name() == name || (name == "sync" && **d == Daemon::Synchronous));
+        match found {
+            Some(d) if !out.contains(d) => out.push(d.clone()),
+            Some(_) => {}
             None => {
                 let names = ALL.iter().map(|d| d.name()).chain(["all"]);
                 let hint = crate::diagnostic::suggest(name, names)
                     .map_or(String::new(), |h| format!(" (did you mean `{h}`?)"));
                 return Err(usage_error(format!(
-                    "unknown daemon `{name}`{hint}; use central, locally-central, distributed, synchronous or all"
+                    "unknown daemon `{name}`{hint}; use central, locally-central, distributed, synchronous, a comma-separated list of them, or all"
                 )));
             }
-        },
-    })
+        }
+    }
+    Ok(out)
 }
 
 /// Why the instance was not explored, as the user reads it.

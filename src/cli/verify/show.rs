@@ -211,6 +211,7 @@ pub(super) fn verdict_json(
     json!({
         "daemon": v.daemon.name(),
         "holds": v.holds(),
+        "configurations": v.configurations,
         "legitimate": v.legitimate,
         "transitions": v.transitions,
         "invariant": v.invariant.as_ref().map(|(name, run)| json!({"name": name, "run": run_json(inst, run)})),
@@ -376,14 +377,25 @@ pub(super) fn at_end(inst: &Instance, v: &Verdict, run: &Run) -> String {
     }
 }
 
-/// A run in one line: its start and each step's moves.
+/// A run in one line: its start and each step's moves, a step taken
+/// several times in a row written once with how many (`{0,1,2} ×18`).
 pub(super) fn run_text(inst: &Instance, v: &Verdict, run: &Run) -> String {
-    let mut steps: Vec<String> = step_texts(inst, v, run, ",")
-        .into_iter()
+    let mut repeated: Vec<(String, usize)> = Vec::new();
+    for moves in step_texts(inst, v, run, ",") {
+        match repeated.last_mut() {
+            Some((last, times)) if *last == moves => *times += 1,
+            _ => repeated.push((moves, 1)),
+        }
+    }
+    let mut steps: Vec<String> = repeated
+        .iter()
         .take(SHOWN_STEPS)
-        .map(|moves| format!("{{{moves}}}"))
+        .map(|(moves, times)| match times {
+            1 => format!("{{{moves}}}"),
+            n => format!("{{{moves}}} ×{n}"),
+        })
         .collect();
-    if run.steps.len() > SHOWN_STEPS {
+    if repeated.len() > SHOWN_STEPS {
         steps.push(format!("... ({} steps in all)", run.steps.len()));
     }
     if steps.is_empty() {

@@ -392,7 +392,10 @@ fn worst_rounds_on_threads_within(
         starts: Roots::new(ex.count, threads),
         finished: AtomicU64::new(0),
     };
-    let what = format!("{}: rounds", s.daemon_name());
+    let what = format!(
+        "{}: rounds, states (a configuration and its round's processes still to move)",
+        s.daemon_name()
+    );
     let (daemon, inst, local) = (s.daemon(), ex.inst, ex.local.as_ref());
     let every_move = ex.every_move();
     let memo = |progress| {
