@@ -80,6 +80,7 @@ pub mod cli;
 mod compile;
 mod diagnostic;
 mod export;
+pub mod formula;
 pub mod load;
 pub mod memory;
 mod repl;

@@ -11,6 +11,7 @@
 use crate::check::{self, ir};
 use crate::compile::{self, Compiled};
 use crate::diagnostic::{render, Problem};
+use crate::formula::Formula;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::engine::{Choice, Simulation};
 use crate::runtime::init::{initial_state, InitMode};
@@ -31,6 +32,9 @@ pub struct Setup {
     pub topology: Option<String>,
     /// Parameter overrides.
     pub params: Vec<(String, i64)>,
+    /// Parameter overrides as formulas of `n`, the number of processes
+    /// (`K=n`), evaluated once the topology is built; after `params`.
+    pub param_formulas: Vec<(String, Formula)>,
     /// Process ids.
     pub ids: Ids,
     /// Seed of the one generator.
@@ -50,6 +54,7 @@ impl Default for Setup {
         Setup {
             topology: None,
             params: Vec::new(),
+            param_formulas: Vec::new(),
             ids: Ids::Index,
             seed: 0,
             init: InitMode::Declared,
@@ -58,6 +63,19 @@ impl Default for Setup {
             choice: Choice::First,
         }
     }
+}
+
+/// The parameter overrides of `setup` on a topology of `n` processes, its
+/// formulas evaluated.
+fn params_for(setup: &Setup, n: usize) -> Result<Vec<(String, i64)>, String> {
+    let mut params = setup.params.clone();
+    for (name, f) in &setup.param_formulas {
+        let v = f
+            .eval(n as i64)
+            .map_err(|e| format!("--param {name}: the formula {e} at n = {n}"))?;
+        params.push((name.clone(), v));
+    }
+    Ok(params)
 }
 
 /// Why a program could not be loaded or started.
@@ -232,8 +250,8 @@ impl Checked {
             }
         })?;
         topology::assign_ids(&mut topo, &setup.ids, &mut rng).map_err(LoadError::Usage)?;
-        let code =
-            Arc::new(compile::instantiate(prog, &topo, &setup.params).map_err(program_problems)?);
+        let params = params_for(setup, topo.n()).map_err(LoadError::Usage)?;
+        let code = Arc::new(compile::instantiate(prog, &topo, &params).map_err(program_problems)?);
         // No draw so far: another seed would build the same topology and code.
         let seed_free = rng.get_word_pos() == 0;
         Ok(Instance {

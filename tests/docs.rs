@@ -93,6 +93,16 @@ fn the_readme_verify_example_prints_what_the_readme_shows() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// The README's family of sizes prints what the README shows.
+#[test]
+fn the_readme_family_example_prints_what_the_readme_shows() {
+    let command = "guarded verify programs/dijkstra_kstate.gc --topology ring:3..8 --param K=n --daemon central --no-rounds";
+    let shown = output_shown_after(command);
+    let out = guarded(&command.split_whitespace().skip(1).collect::<Vec<_>>());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), shown);
+    assert_eq!(out.status.code(), Some(0));
+}
+
 /// Runs a README command (without its leading `guarded`) from the crate root.
 fn guarded(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_guarded"))

@@ -1106,3 +1106,93 @@ fn daemons_as_a_list_counts_per_daemon_and_runs_in_short() {
     let (code, text) = guarded(&["verify", "programs/dijkstra_kstate.gc", "-d", "centrl"]);
     assert_eq!(code, 2, "{text}");
 }
+
+/// A family of sizes: one table, the exact closed form of each worst case
+/// (Dijkstra's 4-state chain: (n-1)(n-2) moves under the central daemon),
+/// and the same as CSV and JSON; where a size fails, no closed form.
+#[test]
+fn a_family_of_sizes_gives_its_closed_forms() {
+    let four_state = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/programs/four_state.gc"
+    );
+    let (code, text) = guarded(&[
+        "verify",
+        four_state,
+        "--topology",
+        "chain:3..10",
+        "-d",
+        "central",
+        "--no-rounds",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("(8 sizes)"), "{text}");
+    let row: Vec<&str> = text
+        .lines()
+        .find(|l| l.contains("chain:9 "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        row,
+        ["9", "chain:9", "65536", "central", "holds", "56", "56", "-"],
+        "{text}"
+    );
+    assert!(text.contains("moves   n^2 - 3n + 2 = (n-1)(n-2)"), "{text}");
+    let (code, csv) = guarded(&[
+        "verify",
+        four_state,
+        "--topology",
+        "chain:3..5",
+        "-d",
+        "central,synchronous",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{csv}");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "n,topology,parameters,configurations,daemon,holds,verdict,worst_steps,worst_moves,worst_rounds");
+    assert_eq!(lines.len(), 1 + 3 * 2, "{csv}");
+    assert!(
+        lines[1].starts_with("3,chain:3,,16,central,true,holds,2,2,"),
+        "{csv}"
+    );
+    let (code, json) = guarded(&[
+        "verify",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc"),
+        "--topology",
+        "ring:3..7",
+        "--param",
+        "K=n",
+        "-d",
+        "synchronous",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["sizes"].as_array().unwrap().len(), 5);
+    assert_eq!(v["sizes"][2]["parameters"]["K"], 5);
+    assert_eq!(
+        v["closed_forms"]["synchronous"]["rounds"]["polynomial"],
+        "2n - 3"
+    );
+    assert_eq!(
+        v["closed_forms"]["synchronous"]["moves"]["polynomial"],
+        "(3n^2 - 3n - 2)/2"
+    );
+    // K = 3 admits a cycle from the ring of 5 on: no closed form, exit 5.
+    let (code, text) = guarded(&[
+        "verify",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc"),
+        "--topology",
+        "ring:3..6",
+        "--param",
+        "K=3",
+        "-d",
+        "central",
+        "--no-rounds",
+    ]);
+    assert_eq!(code, 5, "{text}");
+    assert!(text.contains("steps   not every size converges"), "{text}");
+}

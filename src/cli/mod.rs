@@ -71,7 +71,7 @@ enum Command {
 }
 
 /// How the program is instantiated: shared by `run` and `check`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 struct InstanceArgs {
     /// The program (a `.gc` file).
     program: String,
@@ -80,9 +80,10 @@ struct InstanceArgs {
     /// Process ids: index, random (a permutation of 0..n-1), random:LO..HI, or a list 6,7,4,...
     #[arg(long, default_value = "index", value_parser = parse_ids)]
     ids: Ids,
-    /// Override a parameter: NAME=VALUE (repeatable).
+    /// Override a parameter: NAME=VALUE, the value an integer or a formula of n
+    /// (`K=n`, `K=2*n-1`; repeatable).
     #[arg(short, long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
-    params: Vec<(String, i64)>,
+    params: Vec<(String, ParamValue)>,
     /// Seed of the one random generator (topology, ids, initial values, daemon).
     #[arg(short, long, default_value_t = 0)]
     seed: u64,
@@ -91,7 +92,7 @@ struct InstanceArgs {
 }
 
 /// The memory budget: shared by every command that builds an instance.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 struct MemoryArgs {
     /// The most the instance may take (topology, configuration, messages in
     /// transit), estimated before building it: bytes, or 512M, 8G, ...
@@ -200,7 +201,15 @@ fn parse_ids(s: &str) -> Result<Ids, String> {
     s.parse()
 }
 
-fn parse_param(s: &str) -> Result<(String, i64), String> {
+/// A parameter's value on the command line: an integer, or a formula of
+/// `n` evaluated on each instance's topology.
+#[derive(Clone, Debug)]
+enum ParamValue {
+    Int(i64),
+    Formula(crate::formula::Formula),
+}
+
+fn parse_param(s: &str) -> Result<(String, ParamValue), String> {
     let (name, value) = s
         .split_once('=')
         .ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;
@@ -208,10 +217,14 @@ fn parse_param(s: &str) -> Result<(String, i64), String> {
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(format!("`{name}` is not a parameter name"));
     }
-    let value = value
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{}` is not an integer", value.trim()))?;
+    let value = value.trim();
+    let value = match value.parse() {
+        Ok(v) => ParamValue::Int(v),
+        Err(_) => ParamValue::Formula(
+            crate::formula::Formula::parse(value)
+                .map_err(|e| format!("`{value}` is neither an integer nor a formula of n ({e})"))?,
+        ),
+    };
     Ok((name.to_string(), value))
 }
 
@@ -259,9 +272,17 @@ struct Loaded {
 }
 
 fn setup_of(args: &InstanceArgs) -> Setup {
+    let (mut params, mut param_formulas) = (Vec::new(), Vec::new());
+    for (name, value) in &args.params {
+        match value {
+            ParamValue::Int(v) => params.push((name.clone(), *v)),
+            ParamValue::Formula(f) => param_formulas.push((name.clone(), f.clone())),
+        }
+    }
     Setup {
         topology: args.topology.clone(),
-        params: args.params.clone(),
+        params,
+        param_formulas,
         ids: args.ids.clone(),
         seed: args.seed,
         ..Setup::default()

@@ -2,6 +2,7 @@
 //! the summary, rows and channels as the REPL shows them, and runtime
 //! errors and invariant violations as diagnostics. Shared by the front ends.
 
+pub mod closed_form;
 mod summary;
 mod trace;
 

@@ -385,6 +385,7 @@ impl Sweep {
         let setup = Setup {
             topology: Some(point.topology.clone()),
             params: point.params.clone(),
+            param_formulas: Vec::new(),
             ids: self.options.ids.clone(),
             seed: point.seed,
             init: self.init.clone(),

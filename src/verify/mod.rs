@@ -180,6 +180,8 @@ pub struct Verdict {
     /// (several actions of one priority enabled, a binder): where none
     /// can, every choice and the first action alone are one and the same.
     pub may_choose: bool,
+    /// Whether a statement draws (each value drawn is explored).
+    pub draws: bool,
 }
 
 impl Verdict {
@@ -507,6 +509,7 @@ impl<'a> Explorer<'a> {
             rounds_asked: self.rounds,
             choices: self.choices,
             may_choose: self.inst.code.may_choose(),
+            draws: self.inst.code.has_random,
         })
     }
 

@@ -16,6 +16,7 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+mod family;
 mod show;
 mod witness;
 
@@ -105,9 +106,10 @@ pub(super) struct VerifyArgs {
     /// throughout it moves in it).
     #[arg(long, value_enum, default_value_t = Fairness::None)]
     fairness: Fairness,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = super::Format::Text)]
-    format: super::Format,
+    /// Output format: `text`, `json`, or `csv` (a row per size and daemon,
+    /// as for a family of sizes).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
     /// Write every worst-case run and counterexample as DIR/NAME.init and
     /// DIR/NAME.sched, replayed by `guarded run PROGRAM --init DIR/NAME.init
     /// --daemon schedule:DIR/NAME.sched`, and DIR/NAME.dot, its
@@ -134,6 +136,14 @@ enum Fairness {
     Weak,
 }
 
+/// `--format` of `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
 /// `--choice` of `verify`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum ChoiceArg {
@@ -157,6 +167,21 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         Ok(d) => d,
         Err(code) => return code,
     };
+    if let Some(dir) = &a.witness {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return usage_error(format!("--witness: cannot create `{}`: {e}", dir.display()));
+        }
+    }
+    let specs = match &a.instance.topology {
+        Some(t) => match crate::sweep::grid::topologies(std::slice::from_ref(t)) {
+            Ok(specs) => specs,
+            Err(e) => return usage_error(format!("--topology: {e}")),
+        },
+        None => Vec::new(),
+    };
+    if specs.len() > 1 || a.format == Format::Csv {
+        return family::family(a, &specs, &daemons);
+    }
     let mut loaded = match load(&a.instance) {
         Ok(l) => l,
         Err(code) => return code,
@@ -166,106 +191,157 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         Err(code) => return code,
     };
     let inst = &loaded.inst;
-    if let Some(dir) = &a.witness {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            return usage_error(format!("--witness: cannot create `{}`: {e}", dir.display()));
+    let bar = Bar::new();
+    let explored = explore(
+        a,
+        inst,
+        start.as_ref(),
+        &daemons,
+        &bar,
+        a.witness.as_deref(),
+    );
+    bar.bar.finish_and_clear();
+    let (found, stopped) = match explored {
+        Ok(found) => (found, None),
+        Err((found, stop)) => (found, Some(stop)),
+    };
+    let json = a.format == Format::Json;
+    let all_hold = found.verdicts.iter().all(|(v, _)| v.holds());
+    let out = if json {
+        let blocks = found
+            .verdicts
+            .iter()
+            .map(|(v, written)| verdict_json(inst, v, written))
+            .collect();
+        show::summary_json(
+            a,
+            inst,
+            found.configurations,
+            start.is_some(),
+            all_hold,
+            blocks,
+        )
+    } else {
+        let mut out = header(
+            inst,
+            &a.instance.program,
+            found.configurations,
+            a.choice.into(),
+        );
+        for (v, written) in &found.verdicts {
+            out.push_str(&block(inst, v, written, start.is_some()));
+        }
+        out
+    };
+    match stopped {
+        // Nothing explored at all: the refusal alone.
+        Some(Stop::Refused(r)) if found.configurations.is_none() && found.verdicts.is_empty() => {
+            refused(&r, inst, &a.instance.program, &loaded.source)
+        }
+        Some(Stop::Refused(r)) if !json => {
+            print!("{out}");
+            refused(&r, inst, &a.instance.program, &loaded.source)
+        }
+        Some(Stop::Refused(r)) => refused(&r, inst, &a.instance.program, &loaded.source),
+        Some(Stop::Witness(e)) => {
+            print!("{out}");
+            usage_error(format!("--witness: {e}"))
+        }
+        None => {
+            print!("{out}");
+            if all_hold {
+                EXIT_OK
+            } else {
+                EXIT_PROPERTY
+            }
         }
     }
-    let bar = Bar::new();
+}
+
+/// What exploring one instance under each daemon found: the configurations
+/// (from every configuration), and each daemon's verdict with the witness
+/// files written.
+struct Found {
+    configurations: Option<u64>,
+    verdicts: Vec<(Verdict, Vec<(String, PathBuf)>)>,
+}
+
+/// Why an exploration stopped before its end.
+enum Stop {
+    Refused(Refusal),
+    Witness(String),
+}
+
+/// Explores `inst` from every configuration (or from `start`) under each
+/// of `daemons`, with `a`'s choices, fairness and rounds, writing each
+/// verdict's runs into `witness` if given; on a stop, what was found
+/// before it.
+fn explore(
+    a: &VerifyArgs,
+    inst: &Instance,
+    start: Option<&Config>,
+    daemons: &[Daemon],
+    bar: &Bar,
+    witness: Option<&Path>,
+) -> Result<Found, (Found, Stop)> {
     let progress = |what: &str, done: u64, total: u64| bar.tell(what, done, total);
+    let mut found = Found {
+        configurations: None,
+        verdicts: Vec::new(),
+    };
     // From every configuration one numbering serves every daemon; from a
     // start, what is reached depends on the daemon.
-    let every = match &start {
+    let every = match start {
         None => match Explorer::with_progress(inst, Some(&progress)) {
             Ok(mut x) => {
                 x.count_rounds(!a.no_rounds);
                 x.choose(a.choice.into())
                     .expect("an explorer from every configuration takes any choices");
+                found.configurations = Some(x.configurations());
                 Some(x)
             }
-            Err(r) => {
-                bar.bar.finish_and_clear();
-                return refused(&r, inst, &a.instance.program, &loaded.source);
-            }
+            Err(r) => return Err((found, Stop::Refused(r))),
         },
         Some(_) => None,
     };
-    let json = a.format == super::Format::Json;
-    let mut out = if json {
-        String::new()
-    } else {
-        header(
-            inst,
-            &a.instance.program,
-            every.as_ref().map(Explorer::configurations),
-            a.choice.into(),
-        )
-    };
-    let mut blocks = Vec::new();
-    let mut all_hold = true;
-    for daemon in &daemons {
+    for daemon in daemons {
         let reached;
-        let explorer = match (&every, &start) {
+        let explorer = match (&every, start) {
             (Some(x), _) => x,
             (None, Some(cfg)) => {
                 let choices = a.choice.into();
-                match Explorer::reachable_choosing(
+                let x = Explorer::reachable_choosing(
                     inst,
                     cfg.clone(),
                     daemon,
                     Some(&progress),
                     choices,
-                ) {
+                );
+                match x {
                     Ok(mut x) => {
                         x.count_rounds(!a.no_rounds);
                         reached = x;
                         &reached
                     }
-                    Err(r) => {
-                        bar.bar.finish_and_clear();
-                        print!("{out}");
-                        return refused(&r, inst, &a.instance.program, &loaded.source);
-                    }
+                    Err(r) => return Err((found, Stop::Refused(r))),
                 }
             }
             (None, None) => unreachable!("one of the two is set above"),
         };
         let verdict = match explorer.verify_fairly(daemon, a.fairness == Fairness::Weak) {
             Ok(v) => v,
-            Err(r) => {
-                bar.bar.finish_and_clear();
-                print!("{out}");
-                return refused(&r, inst, &a.instance.program, &loaded.source);
-            }
+            Err(r) => return Err((found, Stop::Refused(r))),
         };
-        all_hold &= verdict.holds();
-        let written = match &a.witness {
+        let written = match witness {
             Some(dir) => match write_witnesses(inst, &verdict, dir) {
                 Ok(w) => w,
-                Err(e) => {
-                    print!("{out}");
-                    return usage_error(format!("--witness: {e}"));
-                }
+                Err(e) => return Err((found, Stop::Witness(e))),
             },
             None => Vec::new(),
         };
-        if json {
-            blocks.push(verdict_json(inst, &verdict, &written));
-        } else {
-            out.push_str(&block(inst, &verdict, &written, start.is_some()));
-        }
+        found.verdicts.push((verdict, written));
     }
-    bar.bar.finish_and_clear();
-    if json {
-        let every = every.as_ref().map(Explorer::configurations);
-        out = show::summary_json(a, inst, every, start.is_some(), all_hold, blocks);
-    }
-    print!("{out}");
-    if all_hold {
-        EXIT_OK
-    } else {
-        EXIT_PROPERTY
-    }
+    Ok(found)
 }
 
 /// The daemons `--daemon` names: one, a comma-separated list (each once,

@@ -6,10 +6,20 @@ use super::*;
 /// What the verdicts below are about: every run, or the first-action
 /// refinement; nothing where the two are one and nothing is drawn.
 pub(super) fn choices_line(inst: &Instance, choices: Choices) -> Option<&'static str> {
-    Some(match (inst.code.may_choose(), choices) {
+    choices_line_for(inst.code.may_choose(), inst.code.has_random, choices)
+}
+
+/// [`choices_line`] where a process may choose (`may_choose`) and a
+/// statement draws (`draws`).
+pub(super) fn choices_line_for(
+    may_choose: bool,
+    draws: bool,
+    choices: Choices,
+) -> Option<&'static str> {
+    Some(match (may_choose, choices) {
         (true, Choices::Every) => "moves: every enabled action of each mover, each binder member its guard holds for, each value drawn: every run of the program",
         (true, Choices::First) => "moves: each mover's first enabled action alone, for its binder's first member (--choice first): the verdicts are about that refinement, not every run",
-        (false, _) if inst.code.has_random => "moves: every value each draw can take: every run of the program",
+        (false, _) if draws => "moves: every value each draw can take: every run of the program",
         (false, _) => return None,
     })
 }
