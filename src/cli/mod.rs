@@ -222,7 +222,7 @@ fn parse_param(s: &str) -> Result<(String, ParamValue), String> {
         Ok(v) => ParamValue::Int(v),
         Err(_) => ParamValue::Formula(
             crate::formula::Formula::parse(value)
-                .map_err(|e| format!("`{value}` is neither an integer nor a formula of n ({e})"))?,
+                .map_err(|e| format!("`{value}` is neither an integer nor a formula of n: {e}"))?,
         ),
     };
     Ok((name.to_string(), value))
