@@ -16,6 +16,9 @@
 //! 10.6 million show the bytes a configuration takes once the process's
 //! own are small beside them).
 //!
+//! Then `--symmetry` against the search it reduces, on a ring, the
+//! Petersen graph and the 3x3 grid (configurations, orbits, seconds each).
+//!
 //! n = 6 and 7 by default (seconds); `GUARDED_BENCH_LARGE=1` adds n = 8 for
 //! everything and n = 9 for the central and synchronous daemons (SPIN
 //! needs minutes and gigabytes at n = 8; at n = 9 it is not run).
@@ -189,6 +192,81 @@ fn count_before(output: &str, label: &str) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// `--symmetry` against the search it reduces, on topologies with many
+/// symmetries: Hsu and Huang's matching from every configuration (central,
+/// no rounds), and the dining philosophers from their start (where the
+/// orbits save memory but, without the per-neighbourhood memo the search
+/// from a start has, not time).
+fn symmetry(large: bool) {
+    println!("\n--symmetry: one configuration per orbit, against every configuration (central daemon, no rounds)");
+    println!(
+        "{:<15} {:<9} {:>10} {:>8} {:>10} {:>8} {:>8} {:>6} {:>8} {:>9}",
+        "program",
+        "graph",
+        "configs",
+        "orbits",
+        "symmetries",
+        "every s",
+        "orbits s",
+        "ratio",
+        "every MB",
+        "orbits MB"
+    );
+    let mut cases = vec![
+        ("matching.gc", "ring:11"),
+        ("matching.gc", "petersen"),
+        ("arbitration.gc", "grid:3x3"),
+    ];
+    if large {
+        cases.push(("matching.gc", "ring:13"));
+    }
+    for (name, graph) in cases {
+        let prog = program(name);
+        let args = [
+            "verify",
+            &prog,
+            "--topology",
+            graph,
+            "--daemon",
+            "central",
+            "--no-rounds",
+        ];
+        let every = measure(GUARDED, &args, &workdir("guarded"));
+        let reduced = measure(
+            GUARDED,
+            &[&args[..], &["--symmetry"]].concat(),
+            &workdir("guarded"),
+        );
+        let worst = |t: &Took| {
+            t.output
+                .lines()
+                .find(|l| l.contains("worst case") || l.contains("invariants"))
+                .map(str::to_string)
+        };
+        assert_eq!(worst(&every), worst(&reduced), "{name} on {graph}");
+        let (configs, orbits) = if every.output.contains("configurations reached") {
+            (
+                count_before(&every.output, "configurations reached"),
+                count_before(&reduced.output, "orbits reached"),
+            )
+        } else {
+            (
+                count_before(&every.output, "configurations"),
+                count_before(&reduced.output, "orbits under"),
+            )
+        };
+        println!(
+            "{name:<15} {graph:<9} {configs:>10.0} {orbits:>8.0} {:>10.0} {:>8.2} {:>8.2} {:>6.1} {:>8} {:>9}",
+            count_before(&reduced.output, "symmetries"),
+            every.seconds,
+            reduced.seconds,
+            every.seconds / reduced.seconds,
+            mb(every.bytes),
+            mb(reduced.bytes)
+        );
+    }
+}
+
 fn main() {
     let large = std::env::var_os("GUARDED_BENCH_LARGE").is_some();
     let sizes: &[usize] = if large { &[6, 7, 8] } else { &[6, 7] };
@@ -305,4 +383,5 @@ fn main() {
             per(took.bytes, reached)
         );
     }
+    symmetry(large);
 }

@@ -175,6 +175,15 @@ pub fn topologies(values: &[String]) -> Result<Vec<String>, String> {
             let prefixed = item.split_once(':').filter(|(f, _)| {
                 !f.is_empty() && f.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
             });
+            // A family that takes no size (`petersen`) is a spec of its own.
+            let sizeless = crate::topology::FAMILIES
+                .iter()
+                .any(|f| f.0 == item && !f.1.contains(':'));
+            if sizeless && prefixed.is_none() {
+                specs.push(item.to_string());
+                family = None;
+                continue;
+            }
             let (fam, body) = match (prefixed, &family) {
                 (Some((f, b)), _) => (f.to_string(), b),
                 (None, Some(f)) => (f.clone(), item),

@@ -85,6 +85,11 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
             "weak fairness is decided with a bit per process: at most 64 processes".into(),
         ));
     }
+    if ex.symmetries() > 1 {
+        return Err(Refusal::Unsupported(
+            "weak fairness follows each process round a cycle, which a cycle between orbits does not: verify it without --symmetry".into(),
+        ));
+    }
     let what = format!("{}: fair cycles", s.daemon_name());
     let found = s.components_outside_legitimacy(&what)?;
     for component in &found {

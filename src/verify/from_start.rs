@@ -62,6 +62,22 @@ fn together(daemon: &Daemon, n: usize, most: u32) -> (u32, u32) {
     (together, (together / 16).clamp(1, BLOCK))
 }
 
+/// Which moves a search from a start explores, and whether by orbits.
+#[derive(Clone, Copy)]
+pub(super) struct Choosing {
+    choices: Choices,
+    by_orbits: bool,
+}
+
+impl Choosing {
+    fn new(choices: Choices) -> Self {
+        Choosing {
+            choices,
+            by_orbits: false,
+        }
+    }
+}
+
 /// Where the numbering writes: the next number, the store, the parents,
 /// and the sleep sets of the configurations not expanded yet.
 struct Numbering<'n> {
@@ -91,7 +107,28 @@ impl<'a> Explorer<'a> {
         progress: Option<Progress<'a>>,
         choices: Choices,
     ) -> Result<Self, Refusal> {
-        Self::reach(inst, start, (daemon, choices), progress, true, TOGETHER)
+        Self::reach(
+            inst,
+            start,
+            (daemon, Choosing::new(choices)),
+            progress,
+            true,
+            TOGETHER,
+        )
+    }
+
+    /// [`Explorer::reachable_choosing`], keeping one configuration of each
+    /// orbit under the instance's symmetries (see [`super::orbits`]).
+    pub fn reachable_by_orbits(
+        inst: &'a Instance,
+        start: Config,
+        daemon: &Daemon,
+        progress: Option<Progress<'a>>,
+        choices: Choices,
+    ) -> Result<Self, Refusal> {
+        let mut choose = Choosing::new(choices);
+        choose.by_orbits = true;
+        Self::reach(inst, start, (daemon, choose), progress, true, TOGETHER)
     }
 
     /// [`Explorer::reachable_choosing`], every guard, move and predicate
@@ -100,7 +137,7 @@ impl<'a> Explorer<'a> {
     fn reach(
         inst: &'a Instance,
         start: Config,
-        (daemon, choices): (&Daemon, Choices),
+        (daemon, choosing): (&Daemon, Choosing),
         progress: Option<Progress<'a>>,
         remember: bool,
         most_together: u32,
@@ -120,9 +157,14 @@ impl<'a> Explorer<'a> {
             States::All(inst.space()),
             Some(daemon.clone()),
         );
-        ex.choices = choices;
-        // The memo keeps each process's first enabled action alone.
-        let listed = ex.lists_moves().then(|| ex.every_move());
+        ex.choices = choosing.choices;
+        let symmetry = choosing
+            .by_orbits
+            .then(|| super::symmetry::Symmetry::find(inst, ex.every_move()))
+            .filter(|sym| !sym.is_trivial());
+        // The memo keeps each process's first enabled action alone, and a
+        // code where a step leads, not where its orbit stands.
+        let listed = (ex.lists_moves() || symmetry.is_some()).then(|| ex.every_move());
         let remember = remember && listed.is_none();
         let (together, block) = together(daemon, inst.topo.n(), most_together);
         // Threads look steps up where they share the work and a look-up
@@ -140,6 +182,7 @@ impl<'a> Explorer<'a> {
         let expanding = Expanding {
             inst,
             listed,
+            symmetry: symmetry.as_ref(),
             memo: memo.as_ref(),
             like: &start,
             daemon,
@@ -234,6 +277,8 @@ impl<'a> Explorer<'a> {
         reached.kept_all();
         ex.count = reached.len() as u32;
         ex.states = States::Reachable { reached, parents };
+        drop(expanding);
+        ex.symmetry = symmetry;
         Ok(ex)
     }
 

@@ -32,6 +32,7 @@ mod from_start;
 mod local;
 mod move_memo;
 mod moves;
+mod orbits;
 mod parents;
 mod reached;
 mod read_cells;
@@ -40,6 +41,7 @@ mod rounds;
 mod search;
 mod states;
 mod successors;
+mod symmetry;
 mod walk;
 
 use crate::load::Instance;
@@ -182,6 +184,10 @@ pub struct Verdict {
     pub may_choose: bool,
     /// Whether a statement draws (each value drawn is explored).
     pub draws: bool,
+    /// How many symmetries the exploration went by (1: it explored every
+    /// configuration; more: one of each orbit, and the counts above are
+    /// of orbits, the worst cases those of every configuration).
+    pub symmetries: usize,
 }
 
 impl Verdict {
@@ -265,6 +271,8 @@ pub struct Explorer<'a> {
     reached_transitions: u64,
     /// Which moves are explored.
     choices: Choices,
+    /// The symmetries it explores by orbits under, where asked.
+    symmetry: Option<symmetry::Symmetry>,
 }
 
 /// Refuses what no exploration handles: timers, which advance when a round
@@ -340,14 +348,16 @@ impl<'a> Explorer<'a> {
             local: None,
             reached_transitions: 0,
             choices: Choices::Every,
+            symmetry: None,
         }
     }
 
     /// Explores the moves `choices` says (every one unless told otherwise),
-    /// from every configuration; from a start, the choices are those the
-    /// configurations were reached with ([`Explorer::reachable_choosing`]).
+    /// from every configuration; from a start or by orbits, the choices are
+    /// those the explorer was made with ([`Explorer::reachable_choosing`],
+    /// [`Explorer::by_orbits`]).
     pub fn choose(&mut self, choices: Choices) -> Result<(), Refusal> {
-        if self.reached_under.is_some() && choices != self.choices {
+        if (self.reached_under.is_some() || self.symmetry.is_some()) && choices != self.choices {
             return Err(Refusal::Unsupported(
                 "these configurations were reached with other choices".into(),
             ));
@@ -489,6 +499,28 @@ impl<'a> Explorer<'a> {
                 deadlock: s.deadlock()?,
             }
         };
+        // By orbits, runs between orbits become runs between configurations.
+        let concrete = |run: Run| self.concrete(run, None);
+        let convergence = match convergence {
+            Convergence::Holds {
+                steps,
+                moves,
+                rounds,
+            } => Convergence::Holds {
+                steps: concrete(steps),
+                moves: concrete(moves),
+                rounds: rounds.map(|(r, run)| (r, concrete(run))),
+            },
+            Convergence::Deadlock(run) => Convergence::Deadlock(concrete(run)),
+            Convergence::Cycle { run, cycle_from } => Convergence::Cycle {
+                run: self.concrete(run, Some(cycle_from)),
+                cycle_from,
+            },
+            Convergence::NotDeclared { deadlock } => Convergence::NotDeclared {
+                deadlock: deadlock.map(concrete),
+            },
+            unfair => unfair,
+        };
         Ok(Verdict {
             daemon: daemon.clone(),
             weak_fairness,
@@ -498,18 +530,19 @@ impl<'a> Explorer<'a> {
             invariant: self
                 .invariant
                 .as_ref()
-                .map(|(name, i)| (name.clone(), self.run_to(*i, Vec::new()))),
-            closure,
+                .map(|(name, i)| (name.clone(), concrete(self.run_to(*i, Vec::new())))),
+            closure: closure.map(concrete),
             fault: self
                 .fault
                 .as_ref()
                 .or(s.fault.as_ref())
-                .map(|(e, i, moves)| (e.clone(), self.run_to(*i, vec![moves.clone()]))),
+                .map(|(e, i, moves)| (e.clone(), concrete(self.run_to(*i, vec![moves.clone()])))),
             convergence,
             rounds_asked: self.rounds,
             choices: self.choices,
             may_choose: self.inst.code.may_choose(),
             draws: self.inst.code.has_random,
+            symmetries: self.symmetries(),
         })
     }
 

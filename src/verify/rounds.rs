@@ -71,6 +71,12 @@ trait Memo {
     ) -> Result<(), Stop>;
     /// Another [`super::PROGRESS_EVERY`] states are done.
     fn progress(&mut self, finished: u64) -> Result<(), Stop>;
+    /// By orbits: the processes `bits` as seen from where step `k` of the
+    /// last [`Memo::successors`] leads once taken to the configuration
+    /// standing for its orbit.
+    fn moved(&self, _k: usize, bits: u64) -> u64 {
+        bits
+    }
 
     /// The state of configuration `c` with `pending` processes of its
     /// round, and where what is still to count from it is kept starts
@@ -134,7 +140,7 @@ trait Memo {
                 continue;
             }
             let enabled = self.enabled(e.to);
-            let left = key.pending & !e.movers & enabled;
+            let left = self.moved(k, key.pending & !e.movers) & enabled;
             steps.push(if left == 0 {
                 (self.key(e.to, enabled, false), 1, e.movers)
             } else {
@@ -274,6 +280,13 @@ impl Memo for Rounds<'_, '_, '_, '_> {
     fn progress(&mut self, finished: u64) -> Result<(), Stop> {
         self.ex.tell(&self.what, finished, 0)?;
         Ok(())
+    }
+
+    fn moved(&self, k: usize, bits: u64) -> u64 {
+        match &self.ex.symmetry {
+            Some(sym) => sym.map_bits(self.search.symmetries[k], bits),
+            None => bits,
+        }
     }
 }
 

@@ -19,10 +19,13 @@ use crate::runtime::step::{Move, StepRelation};
 use crate::state::Config;
 use longest::{OneSearch, Walk, Walker};
 
-/// One step from a configuration: where it leads and its moves.
+/// One step from a configuration: where it leads (by orbits, the
+/// configuration standing for where it leads, and the symmetry that takes
+/// it there), and its moves.
 pub(super) struct Edge {
     pub(super) to: u32,
     pub(super) moves: Vec<Move>,
+    pub(super) symmetry: usize,
 }
 
 /// What the depth-first search found.
@@ -50,6 +53,10 @@ pub(super) struct Search<'e, 'a> {
     pub(super) fault: Option<(crate::runtime::step::RunError, u32, Vec<Move>)>,
     /// The steps of a configuration, listed move by move.
     lister: Lister,
+    /// By orbits: per step of the last [`Search::successors_from`], the
+    /// symmetry that takes where it leads to the configuration standing
+    /// for its orbit.
+    pub(super) symmetries: Vec<usize>,
 }
 
 impl<'e, 'a> Search<'e, 'a> {
@@ -70,6 +77,7 @@ impl<'e, 'a> Search<'e, 'a> {
             threads: rayon::current_num_threads(),
             fault: None,
             lister: Lister::default(),
+            symmetries: Vec::new(),
         }
     }
 
@@ -135,12 +143,15 @@ impl<'e, 'a> Search<'e, 'a> {
                     continue;
                 }
             };
-            let to = self
+            let (to, symmetry) = self
                 .ex
-                .states
-                .index(&next)
+                .number_of(&next)
                 .ok_or_else(super::outside_the_domains)?;
-            out.push(Edge { to, moves });
+            out.push(Edge {
+                to,
+                moves,
+                symmetry,
+            });
         }
         Ok((out, enabled.is_empty()))
     }
@@ -171,6 +182,8 @@ impl<'e, 'a> Search<'e, 'a> {
         }
         out.clear();
         let (edges, terminal) = self.edges_and_terminal(i)?;
+        self.symmetries.clear();
+        self.symmetries.extend(edges.iter().map(|e| e.symmetry));
         out.extend(edges.iter().map(|e| Succ {
             to: e.to,
             moves: e.moves.len() as u32,

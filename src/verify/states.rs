@@ -1,7 +1,9 @@
 //! The configurations an exploration numbers: every one the domains allow
-//! (the state space, numbered by its mixed-radix index), or those reachable
-//! from a start under one daemon (numbered breadth first, so a lower number
-//! is never farther from the start, with each one's parent for the path).
+//! (the state space, numbered by its mixed-radix index), one of each orbit
+//! of them under the instance's symmetries (in increasing index), or those
+//! reachable from a start under one daemon (numbered breadth first, so a
+//! lower number is never farther from the start, with each one's parent
+//! for the path).
 
 use super::parents::Parents;
 use super::reached::Reached;
@@ -11,6 +13,9 @@ use crate::state::Config;
 pub(super) enum States {
     /// Every configuration of the instance.
     All(Space),
+    /// One configuration of each orbit under the symmetries (the one that
+    /// stands for it), by their indices in the space, in increasing order.
+    Orbits { space: Space, reps: Vec<u64> },
     /// Those reachable from configuration 0.
     Reachable {
         reached: Reached,
@@ -26,14 +31,20 @@ impl States {
     pub(super) fn config(&self, i: u32) -> Config {
         match self {
             States::All(space) => space.config(u128::from(i)),
+            States::Orbits { space, reps } => space.config(u128::from(reps[i as usize])),
             States::Reachable { reached, .. } => reached.get(i),
         }
     }
 
-    /// The number of a configuration, when it is one of these.
+    /// The number of a configuration, when it is one of these (for
+    /// orbits, one that stands for its orbit).
     pub(super) fn index(&self, cfg: &Config) -> Option<u32> {
         match self {
             States::All(space) => space.index(cfg).map(|i| i as u32),
+            States::Orbits { space, reps } => {
+                let code = space.index(cfg)? as u64;
+                reps.binary_search(&code).ok().map(|k| k as u32)
+            }
             States::Reachable { reached, .. } => reached.index(cfg),
         }
     }

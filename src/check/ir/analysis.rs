@@ -369,7 +369,7 @@ pub fn reads_locals(b: &BExpr, slots: &[usize]) -> bool {
 
 /// A part of an expression [`ReadWalk`] passes to its `each`.
 #[derive(Clone, Copy)]
-enum Part<'e> {
+pub(super) enum Part<'e> {
     Int(&'e IExpr),
     Proc(&'e Proc),
 }
@@ -377,13 +377,13 @@ enum Part<'e> {
 /// Calls `visit` with every variable read's process, variable and index
 /// (an element's), everywhere in what it walks; and `each`, if given, with
 /// every integer expression and every process named.
-struct ReadWalk<'v> {
-    visit: &'v mut dyn FnMut(&Proc, usize, Option<&IExpr>),
-    each: Option<&'v mut dyn FnMut(Part)>,
+pub(super) struct ReadWalk<'v> {
+    pub(super) visit: &'v mut dyn FnMut(&Proc, usize, Option<&IExpr>),
+    pub(super) each: Option<&'v mut dyn FnMut(Part)>,
 }
 
 impl ReadWalk<'_> {
-    fn b(&mut self, b: &BExpr) {
+    pub(super) fn b(&mut self, b: &BExpr) {
         match b {
             BExpr::Const(_) => {}
             BExpr::Var(p, v) => self.read(p, *v, None),
@@ -413,7 +413,7 @@ impl ReadWalk<'_> {
         }
     }
 
-    fn i(&mut self, e: &IExpr) {
+    pub(super) fn i(&mut self, e: &IExpr) {
         if let Some(each) = self.each.as_mut() {
             each(Part::Int(e));
         }
@@ -488,7 +488,7 @@ impl ReadWalk<'_> {
         }
     }
 
-    fn binder(&mut self, binder: &Binder) {
+    pub(super) fn binder(&mut self, binder: &Binder) {
         self.coll(&binder.coll);
         if let Some(f) = &binder.filter {
             self.b(f);
@@ -503,7 +503,7 @@ impl ReadWalk<'_> {
         }
     }
 
-    fn stmt(&mut self, s: &Stmt) {
+    pub(super) fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Skip => {}
             Stmt::Assign(targets, values) => {

@@ -7,12 +7,14 @@ use crate::span::Span;
 
 mod analysis;
 mod exclusive;
+mod observes;
 mod ops;
 
 pub use analysis::{
     draws, local_arc, local_to, reads_locals, reads_own_edges_only, reads_var_b, state_free,
 };
 pub use exclusive::exclusive;
+pub use observes::observes;
 pub(crate) use ops::specialize_cmp;
 pub use ops::{absolute, negate, Arith, Cmp};
 

@@ -9,7 +9,7 @@ use crate::runtime::daemon::Daemon;
 use crate::runtime::init::format_config;
 use crate::runtime::init::InitMode;
 use crate::state::Config;
-use crate::verify::{Choices, Convergence, Explorer, Refusal, Run, Verdict};
+use crate::verify::{Choices, Convergence, Explorer, Progress, Refusal, Run, Verdict};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use serde_json::json;
@@ -128,6 +128,12 @@ pub(super) struct VerifyArgs {
     /// member, as `guarded run` takes it: a refinement).
     #[arg(long, value_enum, default_value_t = ChoiceArg::Every)]
     choice: ChoiceArg,
+    /// Explore one configuration of each orbit under the instance's
+    /// symmetries (automorphisms of the topology that keep roles and what
+    /// the program reads of which process is which): the same verdicts and
+    /// worst cases, with as many times fewer configurations as symmetries.
+    #[arg(long)]
+    symmetry: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -167,6 +173,11 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         Ok(d) => d,
         Err(code) => return code,
     };
+    if a.symmetry && a.fairness == Fairness::Weak {
+        return usage_error(
+            "--fairness weak follows each process round a cycle, which a cycle between orbits does not: drop --symmetry".into(),
+        );
+    }
     if let Some(dir) = &a.witness {
         if let Err(e) = std::fs::create_dir_all(dir) {
             return usage_error(format!("--witness: cannot create `{}`: {e}", dir.display()));
@@ -216,7 +227,7 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         show::summary_json(
             a,
             inst,
-            found.configurations,
+            (found.configurations, found.symmetries),
             start.is_some(),
             all_hold,
             blocks,
@@ -225,7 +236,7 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         let mut out = header(
             inst,
             &a.instance.program,
-            found.configurations,
+            (found.configurations, a.symmetry.then_some(found.symmetries)),
             a.choice.into(),
         );
         for (v, written) in &found.verdicts {
@@ -263,6 +274,8 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
 /// files written.
 struct Found {
     configurations: Option<u64>,
+    /// How many symmetries it went by (1: none).
+    symmetries: usize,
     verdicts: Vec<(Verdict, Vec<(String, PathBuf)>)>,
 }
 
@@ -287,21 +300,31 @@ fn explore(
     let progress = |what: &str, done: u64, total: u64| bar.tell(what, done, total);
     let mut found = Found {
         configurations: None,
+        symmetries: 1,
         verdicts: Vec::new(),
     };
     // From every configuration one numbering serves every daemon; from a
     // start, what is reached depends on the daemon.
     let every = match start {
-        None => match Explorer::with_progress(inst, Some(&progress)) {
-            Ok(mut x) => {
-                x.count_rounds(!a.no_rounds);
-                x.choose(a.choice.into())
-                    .expect("an explorer from every configuration takes any choices");
-                found.configurations = Some(x.configurations());
-                Some(x)
+        None => {
+            let made = match a.symmetry {
+                true => Explorer::by_orbits(inst, Some(&progress), a.choice.into()),
+                false => Explorer::with_progress(inst, Some(&progress)).map(|mut x| {
+                    x.choose(a.choice.into())
+                        .expect("an explorer from every configuration takes any choices");
+                    x
+                }),
+            };
+            match made {
+                Ok(mut x) => {
+                    x.count_rounds(!a.no_rounds);
+                    found.configurations = Some(x.configurations());
+                    found.symmetries = x.symmetries();
+                    Some(x)
+                }
+                Err(r) => return Err((found, Stop::Refused(r))),
             }
-            Err(r) => return Err((found, Stop::Refused(r))),
-        },
+        }
         Some(_) => None,
     };
     for daemon in daemons {
@@ -309,17 +332,16 @@ fn explore(
         let explorer = match (&every, start) {
             (Some(x), _) => x,
             (None, Some(cfg)) => {
-                let choices = a.choice.into();
-                let x = Explorer::reachable_choosing(
-                    inst,
-                    cfg.clone(),
-                    daemon,
-                    Some(&progress),
-                    choices,
-                );
+                let progress: Progress = &progress;
+                let (cfg, choices, progress) = (cfg.clone(), a.choice.into(), Some(progress));
+                let x = match a.symmetry {
+                    true => Explorer::reachable_by_orbits(inst, cfg, daemon, progress, choices),
+                    false => Explorer::reachable_choosing(inst, cfg, daemon, progress, choices),
+                };
                 match x {
                     Ok(mut x) => {
                         x.count_rounds(!a.no_rounds);
+                        found.symmetries = x.symmetries();
                         reached = x;
                         &reached
                     }

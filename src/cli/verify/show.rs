@@ -24,10 +24,13 @@ pub(super) fn choices_line_for(
     })
 }
 
+/// The first lines: the instance, what is explored (the configurations,
+/// and by orbits how many and under how many symmetries, where asked),
+/// which moves.
 pub(super) fn header(
     inst: &Instance,
     program: &str,
-    configurations: Option<u64>,
+    (configurations, symmetries): (Option<u64>, Option<usize>),
     choices: Choices,
 ) -> String {
     let params: Vec<String> = inst
@@ -41,9 +44,22 @@ pub(super) fn header(
     } else {
         format!(", {}", params.join(" "))
     };
-    let explored = match configurations {
-        Some(c) => count(c, "configuration"),
-        None => "the configurations reachable from its start".into(),
+    let explored = match (configurations, symmetries) {
+        (Some(c), None) => count(c, "configuration"),
+        (Some(c), Some(1)) => format!(
+            "{} (--symmetry: none but the identity)",
+            count(c, "configuration")
+        ),
+        (Some(c), Some(k)) => format!(
+            "{}, {} under {} (--symmetry)",
+            count(inst.space().count() as u64, "configuration"),
+            count(c, "orbit"),
+            count(k as u64, "symmetry")
+        ),
+        (None, Some(1)) => {
+            "the configurations reachable from its start (--symmetry: none but the identity)".into()
+        }
+        (None, _) => "the configurations reachable from its start".into(),
     };
     let mut out = format!(
         "{program} on {} ({}{params}): {explored}\n",
@@ -65,10 +81,14 @@ pub(super) fn block(
     reached: bool,
 ) -> String {
     let mut s = String::new();
-    let count = if reached {
-        format!("{} configurations reached, ", v.configurations)
-    } else {
-        String::new()
+    let count = match (reached, v.symmetries) {
+        (true, 1) => format!("{} reached, ", count(v.configurations, "configuration")),
+        (true, k) => format!(
+            "{} reached (--symmetry: {}), ",
+            self::count(v.configurations, "orbit"),
+            self::count(k as u64, "symmetry")
+        ),
+        (false, _) => String::new(),
     };
     let legitimate = if inst.prog.legitimate.is_some() {
         format!("{} legitimate, ", v.legitimate)
@@ -114,7 +134,7 @@ pub(super) fn block(
             },
         );
     }
-    for (k, text) in convergence_lines(inst, v) {
+    for (k, text) in convergence_lines(inst, v, reached) {
         line(k, text);
     }
     for (what, path) in written {
@@ -191,6 +211,7 @@ pub(super) fn verdict_json(
             rounds,
         } => json!({
             "holds": true,
+            "vacuous": no_run_counts(inst, steps),
             "worst_steps": steps.steps.len(),
             "worst_moves": moves.moves(),
             "worst_rounds": rounds.as_ref().map(|r| r.0),
@@ -221,7 +242,10 @@ pub(super) fn verdict_json(
     json!({
         "daemon": v.daemon.name(),
         "holds": v.holds(),
-        "configurations": v.configurations,
+        // By orbits, how many configurations the orbits hold is not counted.
+        "configurations": (v.symmetries == 1).then_some(v.configurations),
+        "orbits": (v.symmetries > 1).then_some(v.configurations),
+        "symmetries": v.symmetries,
         "legitimate": v.legitimate,
         "transitions": v.transitions,
         "invariant": v.invariant.as_ref().map(|(name, run)| json!({"name": name, "run": run_json(inst, run)})),
@@ -286,8 +310,9 @@ pub(super) fn fault_text(e: &crate::runtime::step::RunError) -> String {
     }
 }
 
-/// The lines on convergence, or on deadlock without a legitimacy predicate.
-fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)> {
+/// The lines on convergence, or on deadlock without a legitimacy predicate;
+/// `reached`: from a start, where a broken invariant ends a run.
+fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     let mut line = |k: &'static str, text: String| out.push((k, text));
     match &v.convergence {
@@ -296,13 +321,26 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
             moves,
             rounds,
         } => {
+            let runs = if refined(v) { "run of first actions" } else { "run" };
+            let stopped = match (v.fault.is_some(), reached && v.invariant.is_some()) {
+                (true, true) => Some("raises no runtime error and breaks no invariant"),
+                (true, false) => Some("raises no runtime error"),
+                (false, true) => Some("breaks no invariant"),
+                (false, false) => None,
+            };
+            if no_run_counts(inst, steps) {
+                line(
+                    "convergence",
+                    format!("holds vacuously: no {runs} from the start reaches legitimacy before it stops at a broken invariant or a runtime error"),
+                );
+                return out;
+            }
             line(
                 "convergence",
-                match (v.fault.is_some(), refined(v)) {
-                    (true, false) => "holds for every run that raises no runtime error".into(),
-                    (true, true) => "holds for every run of first actions that raises no runtime error".into(),
-                    (false, false) => "holds: every run reaches legitimacy".into(),
-                    (false, true) => "holds: every run of first actions reaches legitimacy (other runs may not)".into(),
+                match (stopped, refined(v)) {
+                    (Some(how), _) => format!("holds for every {runs} that {how}"),
+                    (None, false) => "holds: every run reaches legitimacy".into(),
+                    (None, true) => "holds: every run of first actions reaches legitimacy (other runs may not)".into(),
                 },
             );
             let counted = match rounds {
@@ -360,6 +398,14 @@ fn convergence_lines(inst: &Instance, v: &Verdict) -> Vec<(&'static str, String)
         ),
     }
     out
+}
+
+/// Whether the worst case `steps` found is no run at all: from a start
+/// outside legitimacy, every run stops (at a broken invariant, which ends a
+/// run from a start, or at a runtime error) before legitimacy.
+fn no_run_counts(inst: &Instance, steps: &Run) -> bool {
+    let legitimate = inst.step_relation().legitimate(&steps.start);
+    steps.steps.is_empty() && matches!(legitimate, Ok(Some(false)))
 }
 
 /// Whether the verdict is about the first-action refinement of a program
@@ -423,7 +469,7 @@ pub(super) fn run_text(inst: &Instance, v: &Verdict, run: &Run) -> String {
 pub(super) fn summary_json(
     a: &VerifyArgs,
     inst: &Instance,
-    every: Option<u64>,
+    (every, symmetries): (Option<u64>, usize),
     from_start: bool,
     all_hold: bool,
     blocks: Vec<serde_json::Value>,
@@ -439,7 +485,12 @@ pub(super) fn summary_json(
         "topology": inst.topo.name,
         "processes": inst.topo.n(),
         "parameters": params,
-        "configurations": every,
+        "configurations": match symmetries {
+            1 => every,
+            _ => every.map(|_| inst.space().count() as u64),
+        },
+        "orbits": every.filter(|_| symmetries > 1),
+        "symmetries": symmetries,
         "from": a.from.as_deref().unwrap_or(if from_start { "declared" } else { "all" }),
         "choice": match Choices::from(a.choice) {
             Choices::Every => "every",

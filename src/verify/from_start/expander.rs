@@ -8,6 +8,7 @@ use super::super::move_memo::MoveMemo;
 use super::super::moves::Lister;
 use super::super::reached::{Reached, Unkept};
 use super::super::successors::{self, as_bits};
+use super::super::symmetry::Symmetry;
 use super::super::Refusal;
 use super::block::{Aside, Block, Steps, ASIDE};
 use super::sleep::{apart, Asleep};
@@ -32,6 +33,9 @@ pub(super) struct Expanding<'e> {
     /// Whether steps are listed move by move, and then whether every move
     /// of a mover is (see [`super::super::moves`]).
     pub(super) listed: Option<bool>,
+    /// By orbits: the symmetries, each step leading to the configuration
+    /// standing for its orbit.
+    pub(super) symmetry: Option<&'e Symmetry>,
     pub(super) memo: Option<&'e Memo<'e>>,
     pub(super) like: &'e Config,
     pub(super) daemon: &'e Daemon,
@@ -83,6 +87,7 @@ impl Expanding<'_> {
     fn expander(&self) -> Expander<'_> {
         let mut x = Expander::new(self.inst, self.memo, self.like);
         x.listed = self.listed;
+        x.symmetry = self.symmetry;
         x
     }
 
@@ -208,6 +213,9 @@ struct Expander<'i> {
     /// See [`Expanding::listed`], and where the moves are listed.
     listed: Option<bool>,
     lister: Lister,
+    /// See [`Expanding::symmetry`], and where a step's orbit is found.
+    symmetry: Option<&'i Symmetry>,
+    canonical: Config,
 }
 
 impl<'i> Expander<'i> {
@@ -229,6 +237,8 @@ impl<'i> Expander<'i> {
             sleep: None,
             listed: None,
             lister: Lister::default(),
+            symmetry: None,
+            canonical: like.clone(),
         }
     }
 
@@ -543,6 +553,8 @@ impl Expander<'_> {
             next,
             enabled,
             lister,
+            symmetry,
+            canonical,
             ..
         } = self;
         lister
@@ -551,7 +563,7 @@ impl Expander<'_> {
         lister.each_step(daemon, &inst.topo, |moves| {
             let set_aside = match rel.successor_of_into(cfg, moves, next) {
                 Err(err) => Aside::Fault(Box::new((err, moves.to_vec()))),
-                Ok(()) => match source.unkept(next) {
+                Ok(()) => match source.unkept(orbit(*symmetry, next, canonical)) {
                     Some(Unkept::Code(code)) => return steps.codes.push(code),
                     Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
                     None => Aside::Outside,
@@ -561,6 +573,22 @@ impl Expander<'_> {
             steps.aside.push(set_aside);
         });
         Ok(())
+    }
+}
+
+/// `cfg`, or by orbits the configuration standing for its orbit (made in
+/// `canonical`).
+fn orbit<'c>(
+    symmetry: Option<&Symmetry>,
+    cfg: &'c Config,
+    canonical: &'c mut Config,
+) -> &'c Config {
+    match symmetry {
+        Some(sym) => {
+            sym.canonical_into(cfg, canonical);
+            canonical
+        }
+        None => cfg,
     }
 }
 

@@ -138,7 +138,7 @@ fn configurations_are_numbered_as_a_plain_search_numbers_them() {
                 let ex = Explorer::reach(
                     &inst,
                     start.clone(),
-                    (&daemon, Choices::Every),
+                    (&daemon, Choosing::new(Choices::Every)),
                     None,
                     true,
                     most,
@@ -244,7 +244,7 @@ fn remembered_moves_explore_as_the_interpreter_does() {
                 Explorer::reach(
                     &inst,
                     start.clone(),
-                    (&daemon, Choices::Every),
+                    (&daemon, Choosing::new(Choices::Every)),
                     None,
                     remember,
                     TOGETHER,

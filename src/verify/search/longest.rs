@@ -36,6 +36,11 @@ pub(super) trait Walk {
     /// Configuration `j`, on this walk's stack, is stepped to again: a
     /// cycle of `len` steps.
     fn cycle(&mut self, j: u32, len: usize) -> Result<(), Stop>;
+    /// The length of the shortest cycle met so far, if the walk keeps
+    /// walking past cycles: only shorter ones are then looked for.
+    fn shortest_cycle_met(&self) -> Option<usize> {
+        None
+    }
     /// Configuration `j` is on another walk's stack: what it holds once
     /// that walk is done with it.
     fn wait(&mut self, j: u32) -> Result<Seen, Stop>;
@@ -139,14 +144,27 @@ impl Walker {
             // A legitimate configuration is done from the start, with none
             // to count: one read less per step than asking apart.
             let seen = match w.claim(j) {
-                Seen::Open => match self.stack.iter().position(|f| f.node == j) {
-                    // Back on the walk's own path: a cycle outside legitimacy.
-                    Some(k) => {
-                        w.cycle(j, self.stack.len() - k)?;
-                        continue;
+                Seen::Open => {
+                    // Only a cycle shorter than the shortest met matters:
+                    // looking no deeper than that down the stack keeps a
+                    // walk through many cycles (a randomised ring's) from
+                    // scanning its whole path at each.
+                    let depth = self.stack.len();
+                    let window = w
+                        .shortest_cycle_met()
+                        .map_or(depth, |len| len.saturating_sub(1).min(depth));
+                    let top = &self.stack[depth - window..];
+                    match top.iter().rposition(|f| f.node == j) {
+                        // Back on the walk's own path: a cycle outside legitimacy.
+                        Some(k) => {
+                            w.cycle(j, window - k)?;
+                            continue;
+                        }
+                        // Deeper on the walk's own path: a longer cycle.
+                        None if window < depth => continue,
+                        None => w.wait(j)?,
                     }
-                    None => w.wait(j)?,
-                },
+                }
                 seen => seen,
             };
             match seen {
@@ -278,6 +296,10 @@ impl Walk for OneSearch<'_, '_, '_> {
             self.deadlock = Some(i);
         }
         Ok(())
+    }
+
+    fn shortest_cycle_met(&self) -> Option<usize> {
+        self.cycle.map(|(_, len)| len)
     }
 
     fn cycle(&mut self, j: u32, len: usize) -> Result<(), Stop> {

@@ -1,0 +1,346 @@
+//! Symmetry: permutations of an instance's processes that map every run to
+//! a run, so that the verifier may explore one configuration of each orbit.
+//! A symmetry is an automorphism of the topology (found by petgraph's VF2
+//! search, arcs kept) that keeps each process's role and whatever of the
+//! processes' identities the program observes
+//! ([`crate::check::ir::observes`]): none but the identity where it reads
+//! indices or ids; `left`/`right`, the tree's parent or the neighbours'
+//! order where it reads those. It moves a configuration's rows with the
+//! processes, each per-neighbour (and edge) value with its neighbour,
+//! each node value to the process's image, and each channel with its ends.
+//!
+//! Of a configuration's images the smallest (rows lexicographically, then
+//! channels) stands for its orbit. Every property the verifier checks, and
+//! every worst case, is the same at every member of an orbit; its runs
+//! are taken back to runs from the configurations they start at
+//! ([`Symmetry::apply`] of the inverse).
+
+use crate::check::ir::observes;
+use crate::compile::VarDomain;
+use crate::load::Instance;
+use crate::runtime::step::Move;
+use crate::state::Config;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::cmp::Ordering;
+
+/// The most symmetries kept: VF2 lists a complete graph's n! of them, and
+/// a part of them, each still a symmetry, still picks a member of each
+/// orbit (only fewer orbits are merged).
+const MOST: usize = 1 << 12;
+
+/// One symmetry: where it sends each process, where it takes each from,
+/// and per cell of an image the cell of the configuration it comes from.
+struct Perm {
+    to: Vec<u32>,
+    from: Vec<u32>,
+    source_cell: Vec<u32>,
+    /// Per channel of an image, the channel it comes from (empty without
+    /// channels).
+    source_arc: Vec<u32>,
+}
+
+/// The symmetries of an instance, the identity first.
+pub(super) struct Symmetry {
+    perms: Vec<Perm>,
+    stride: usize,
+    /// Per slot of a row: whether it holds a process (moved by σ).
+    node_slot: Vec<bool>,
+    /// Per action of each role: whether its binder ranges over processes.
+    member_is_process: Vec<Vec<bool>>,
+    role_of: Vec<u32>,
+}
+
+impl Symmetry {
+    /// The symmetries of `inst` where each process makes `every_move` of
+    /// its moves (else the first alone, whose binder member depends on the
+    /// neighbours' order).
+    pub(super) fn find(inst: &Instance, every_move: bool) -> Symmetry {
+        let (topo, code) = (&inst.topo, &inst.code);
+        let n = topo.n();
+        let stride = code.stride;
+        let node_slot: Vec<bool> = code.domains.iter().map(|d| *d == VarDomain::Node).collect();
+        let member_is_process = inst
+            .prog
+            .roles
+            .iter()
+            .zip(&code.roles)
+            .map(|(role, compiled)| {
+                compiled
+                    .actions
+                    .iter()
+                    .map(|a| {
+                        let ir = role.actions.iter().find(|x| x.label == a.label);
+                        ir.and_then(|x| x.binder.as_ref())
+                            .is_some_and(|b| !matches!(b.coll, crate::check::ir::Coll::Range(..)))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut symmetry = Symmetry {
+            perms: vec![identity(n, stride, topo.arcs(), code.capacity.is_some())],
+            stride,
+            node_slot,
+            member_is_process,
+            role_of: code.role_of.clone(),
+        };
+        let seen = observes(&inst.prog);
+        let order = seen.order || (!every_move && seen.binder_over_processes);
+        if seen.identity || n < 2 {
+            return symmetry;
+        }
+        // Processes of one role (and one kept value of each other role's
+        // variables) may map to each other.
+        let kept: Vec<Vec<Option<i64>>> = (0..n)
+            .map(|p| {
+                (0..inst.prog.vars.len())
+                    .map(|v| code.fixed_at(v, p))
+                    .collect()
+            })
+            .collect();
+        let mut g: DiGraph<usize, ()> = DiGraph::new();
+        for p in 0..n {
+            g.add_node(p);
+        }
+        for v in 0..n {
+            for &u in topo.nbrs(v) {
+                g.add_edge(NodeIndex::new(u as usize), NodeIndex::new(v), ());
+            }
+        }
+        let same =
+            |a: &usize, b: &usize| code.role_of[*a] == code.role_of[*b] && kept[*a] == kept[*b];
+        let mut node_match = same;
+        let mut edge_match = |_: &(), _: &()| true;
+        let (gr, g2) = (&g, &g);
+        let Some(found) = petgraph::algo::isomorphism::subgraph_isomorphisms_iter(
+            &gr,
+            &g2,
+            &mut node_match,
+            &mut edge_match,
+        ) else {
+            return symmetry;
+        };
+        let keeps = |to: &[usize], side: &[u32], wanted: bool| {
+            !wanted
+                || (0..n).all(|p| match side[p] {
+                    crate::topology::NONE => side[to[p]] == crate::topology::NONE,
+                    q => side[to[p]] == to[q as usize] as u32,
+                })
+        };
+        for to in found {
+            if symmetry.perms.len() >= MOST {
+                break;
+            }
+            if to.iter().enumerate().all(|(p, &q)| p == q) {
+                continue;
+            }
+            let kept_order = !order
+                || (0..n).all(|p| {
+                    let (mine, theirs) = (topo.nbrs(p), topo.nbrs(to[p]));
+                    mine.iter()
+                        .zip(theirs)
+                        .all(|(&q, &r)| to[q as usize] as u32 == r)
+                });
+            let tree = topo.parent.is_empty() || keeps(&to, &topo.parent, seen.tree);
+            if kept_order
+                && keeps(&to, &topo.left, seen.left)
+                && keeps(&to, &topo.right, seen.right)
+                && tree
+            {
+                symmetry.perms.push(perm(inst, &to));
+            }
+        }
+        symmetry
+    }
+
+    /// How many symmetries (the identity included).
+    pub(super) fn order(&self) -> usize {
+        self.perms.len()
+    }
+
+    /// Whether the identity is the only one.
+    pub(super) fn is_trivial(&self) -> bool {
+        self.perms.len() == 1
+    }
+
+    /// Cell `cell` of the image of `rows` under symmetry `k`.
+    #[inline]
+    fn image_cell(&self, k: usize, rows: &[i64], cell: usize) -> i64 {
+        let perm = &self.perms[k];
+        let v = rows[perm.source_cell[cell] as usize];
+        if self.node_slot[cell % self.stride] {
+            perm.to[v as usize] as i64
+        } else {
+            v
+        }
+    }
+
+    /// The image of `cfg` under symmetry `k`, into `out`.
+    pub(super) fn apply_into(&self, k: usize, cfg: &Config, out: &mut Config) {
+        out.rows.clear();
+        out.rows
+            .extend((0..cfg.rows.len()).map(|c| self.image_cell(k, &cfg.rows, c)));
+        out.chans.clone_from(&cfg.chans);
+        for (a, &from) in self.perms[k].source_arc.iter().enumerate() {
+            out.chans.queues[a].clone_from(&cfg.chans.queues[from as usize]);
+        }
+        out.canonicalize();
+    }
+
+    /// The image of `cfg` under symmetry `k`.
+    pub(super) fn apply(&self, k: usize, cfg: &Config) -> Config {
+        let mut out = cfg.clone();
+        self.apply_into(k, cfg, &mut out);
+        out
+    }
+
+    /// The configuration standing for `cfg`'s orbit (its smallest image)
+    /// into `out`, and the symmetry that gives it.
+    pub(super) fn canonical_into(&self, cfg: &Config, out: &mut Config) -> usize {
+        let cells = cfg.rows.len();
+        let mut best = 0;
+        out.clone_from(cfg);
+        for k in 1..self.perms.len() {
+            // Cell by cell: most images differ from the best in a cell or two.
+            let mut order = Ordering::Equal;
+            for c in 0..cells {
+                order = self.image_cell(k, &cfg.rows, c).cmp(&out.rows[c]);
+                if order != Ordering::Equal {
+                    break;
+                }
+            }
+            if order == Ordering::Equal && !cfg.chans.queues.is_empty() {
+                let image = self.apply(k, cfg);
+                order = channels_order(&image, out);
+            }
+            if order == Ordering::Less {
+                self.apply_into(k, cfg, out);
+                best = k;
+            }
+        }
+        best
+    }
+
+    /// The configuration standing for `cfg`'s orbit, and the symmetry that
+    /// gives it.
+    pub(super) fn canonical(&self, cfg: &Config) -> (Config, usize) {
+        let mut out = cfg.clone();
+        let k = self.canonical_into(cfg, &mut out);
+        (out, k)
+    }
+
+    /// The processes `bits` (at most 64) moved by symmetry `k`.
+    pub(super) fn map_bits(&self, k: usize, bits: u64) -> u64 {
+        if k == 0 {
+            return bits;
+        }
+        super::successors::Bits(bits).fold(0, |m, p| m | 1 << self.perms[k].to[p])
+    }
+
+    /// The move `m` (of a configuration `c`) as the same move of the
+    /// configuration `c` is the image of under symmetry `k`: its process,
+    /// and a binder member that is a process, taken back by `k`.
+    pub(super) fn move_back(&self, k: usize, m: &Move) -> Move {
+        let from = &self.perms[k].from;
+        let p = from[m.process as usize];
+        let role = self.role_of[p as usize] as usize;
+        let process_member = self.member_is_process[role][m.action as usize];
+        Move {
+            process: p,
+            action: m.action,
+            member: m.member.map(|q| {
+                if process_member {
+                    i64::from(from[q as usize])
+                } else {
+                    q
+                }
+            }),
+            draws: m.draws.clone(),
+        }
+    }
+}
+
+/// Orders two configurations of equal rows by their channels.
+fn channels_order(a: &Config, b: &Config) -> Ordering {
+    let key = |c: &Config| -> Vec<(usize, u16, [i64; crate::state::channels::MAX_FIELDS], u64)> {
+        c.chans
+            .queues
+            .iter()
+            .enumerate()
+            .flat_map(|(q, msgs)| msgs.iter().map(move |m| (q, m.kind, m.fields, m.seq)))
+            .collect()
+    };
+    let (ka, kb) = (key(a), key(b));
+    a.chans
+        .queues
+        .iter()
+        .map(|q| q.len())
+        .cmp(b.chans.queues.iter().map(|q| q.len()))
+        .then_with(|| ka.cmp(&kb))
+}
+
+/// The identity on `n` processes of `stride` cells and `arcs` channels.
+fn identity(n: usize, stride: usize, arcs: usize, channels: bool) -> Perm {
+    Perm {
+        to: (0..n as u32).collect(),
+        from: (0..n as u32).collect(),
+        source_cell: (0..(n * stride) as u32).collect(),
+        source_arc: if channels {
+            (0..arcs as u32).collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// The symmetry sending process `p` to `to[p]`: where each cell and each
+/// channel of an image comes from.
+fn perm(inst: &Instance, to: &[usize]) -> Perm {
+    let (topo, code) = (&inst.topo, &inst.code);
+    let (n, stride) = (topo.n(), code.stride);
+    let mut from = vec![0u32; n];
+    for (p, &q) in to.iter().enumerate() {
+        from[q] = p as u32;
+    }
+    let mut source_cell = vec![0u32; n * stride];
+    for t in 0..n {
+        let p = from[t] as usize;
+        for v in 0..inst.prog.vars.len() {
+            let slots = code.slots(v);
+            for (k, slot) in slots.clone().enumerate() {
+                // A per-neighbour value goes with its neighbour.
+                let source = if code.per_nbr[v] {
+                    match topo.nbrs(t).get(k) {
+                        Some(&q) => {
+                            let back = from[q as usize] as usize;
+                            slots.start + topo.nbr_pos(p, back).unwrap_or(k)
+                        }
+                        None => slot,
+                    }
+                } else {
+                    slot
+                };
+                source_cell[t * stride + slot] = (p * stride + source) as u32;
+            }
+        }
+    }
+    let source_arc = if code.capacity.is_some() {
+        let mut arcs = vec![0u32; topo.arcs()];
+        for t in 0..n {
+            for &u in topo.nbrs(t) {
+                let (p, q) = (from[t] as usize, from[u as usize] as usize);
+                if let (Some(a), Some(b)) = (topo.arc(t, u as usize), topo.arc(p, q)) {
+                    arcs[a] = b as u32;
+                }
+            }
+        }
+        arcs
+    } else {
+        Vec::new()
+    };
+    Perm {
+        to: to.iter().map(|&q| q as u32).collect(),
+        from,
+        source_cell,
+        source_arc,
+    }
+}
