@@ -12,12 +12,13 @@
 //! Then `guarded verify` alone: all four daemons with rounds, the
 //! synchronous daemon, and the arbitration program's configurations
 //! reached from its start (configurations a second on every core and on
-//! one thread, each the fastest of three runs; bytes each; the 3x3 grid's
-//! 10.6 million show the bytes a configuration takes once the process's
+//! one thread, each the fastest of three runs; bytes each; the 3x4 grid's
+//! 4.2 million show the bytes a configuration takes once the process's
 //! own are small beside them).
 //!
-//! Then `--symmetry` against the search it reduces, on a ring, the
-//! Petersen graph and the 3x3 grid (configurations, orbits, seconds each).
+//! Then `--symmetry` against the search it reduces, on a ring and the
+//! Petersen graph (configurations, orbits, seconds each), and a program
+//! with messages (Chang and Roberts' election) from its start.
 //!
 //! n = 6 and 7 by default (seconds); `GUARDED_BENCH_LARGE=1` adds n = 8 for
 //! everything and n = 9 for the central and synchronous daemons (SPIN
@@ -194,9 +195,7 @@ fn count_before(output: &str, label: &str) -> f64 {
 
 /// `--symmetry` against the search it reduces, on topologies with many
 /// symmetries: Hsu and Huang's matching from every configuration (central,
-/// no rounds), and the dining philosophers from their start (where the
-/// orbits save memory but, without the per-neighbourhood memo the search
-/// from a start has, not time).
+/// no rounds).
 fn symmetry(large: bool) {
     println!("\n--symmetry: one configuration per orbit, against every configuration (central daemon, no rounds)");
     println!(
@@ -212,11 +211,7 @@ fn symmetry(large: bool) {
         "every MB",
         "orbits MB"
     );
-    let mut cases = vec![
-        ("matching.gc", "ring:11"),
-        ("matching.gc", "petersen"),
-        ("arbitration.gc", "grid:3x3"),
-    ];
+    let mut cases = vec![("matching.gc", "ring:11"), ("matching.gc", "petersen")];
     if large {
         cases.push(("matching.gc", "ring:13"));
     }
@@ -263,6 +258,52 @@ fn symmetry(large: bool) {
             every.seconds / reduced.seconds,
             mb(every.bytes),
             mb(reduced.bytes)
+        );
+    }
+}
+
+/// Programs with messages from their start: Chang and Roberts' election
+/// (tests/golden/programs/chang_roberts.gc), central and distributed,
+/// against the targets of 10^6 configurations a second a core and 32 bytes
+/// a configuration.
+fn messages(large: bool) {
+    println!("\nMessages: Chang and Roberts from the declared start, no rounds (targets: 1e6 configs/s a core, 32 B/config)");
+    println!(
+        "{:<8} {:<12} {:>10} {:>9} {:>12} {:>6} {:>9}",
+        "ring", "daemon", "reached", "seconds", "configs/s", "MB", "B/config"
+    );
+    let program = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/programs/chang_roberts.gc")
+        .to_string_lossy()
+        .into_owned();
+    let mut cases = vec![
+        ("ring:6", "central"),
+        ("ring:6", "distributed"),
+        ("ring:7", "central"),
+    ];
+    if large {
+        cases.push(("ring:8", "central"));
+    }
+    for (ring, daemon) in cases {
+        let args = [
+            "verify",
+            &program,
+            "--topology",
+            ring,
+            "--daemon",
+            daemon,
+            "--from",
+            "declared",
+            "--no-rounds",
+        ];
+        let took = measure(GUARDED, &args, &workdir("guarded"));
+        let reached = count_before(&took.output, "configurations reached");
+        println!(
+            "{ring:<8} {daemon:<12} {reached:>10.0} {:>9.2} {:>12.0} {:>6} {:>9}",
+            took.seconds,
+            reached / took.seconds,
+            mb(took.bytes),
+            per(took.bytes, reached)
         );
     }
 }
@@ -349,9 +390,9 @@ fn main() {
         "graph", "reached", "seconds", "configs/s", "1 thread s", "1 thread c/s", "MB", "B/config"
     );
     let graphs: &[&str] = if large {
-        &["ring:6", "ring:7", "ring:8", "complete:5", "grid:3x3"]
+        &["ring:10", "ring:12", "petersen", "grid:3x3", "grid:3x4"]
     } else {
-        &["ring:6", "ring:7"]
+        &["ring:10", "petersen", "grid:3x4"]
     };
     let arbitration = program("arbitration.gc");
     for graph in graphs {
@@ -384,4 +425,5 @@ fn main() {
         );
     }
     symmetry(large);
+    messages(large);
 }

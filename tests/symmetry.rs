@@ -211,7 +211,8 @@ type Case = (
 
 #[test]
 fn by_orbits_every_configuration_gives_the_same_verdicts() {
-    let cases: [Case; 10] = [
+    let cases: [Case; 16] = [
+        ("dijkstra_kstate", "ring:3", &[], 1),
         ("dijkstra_kstate", "ring:4", &[], 1),
         ("dijkstra_kstate", "ring:5", &[("K", 3)], 1),
         ("matching", "ring:5", &[], 10),
@@ -220,9 +221,15 @@ fn by_orbits_every_configuration_gives_the_same_verdicts() {
         ("matching", "complete:4", &[], 24),
         ("herman", "uring:5", &[], 5),
         ("herman", "uring:6", &[], 6),
+        ("herman", "uring:4", &[], 4),
         // Johnen's processes read their ids: no symmetry.
+        ("johnen_leader", "uring:2", &[("k", 1)], 1),
         ("johnen_leader", "uring:3", &[("k", 1)], 1),
+        ("johnen_leader", "uring:4", &[("k", 0)], 1),
+        // SSLE reads ids too; its configurations grow fast.
         ("ssle", "chain:2", &[("max_id", 2), ("max_level", 2)], 1),
+        ("ssle", "chain:2", &[("max_id", 3), ("max_level", 3)], 1),
+        ("ssle", "complete:2", &[("max_id", 1), ("max_level", 2)], 1),
     ];
     for (name, topology, params, fewest) in cases {
         let src = program(name);
@@ -257,13 +264,18 @@ type FromStart<'s> = (
 fn by_orbits_from_a_start_gives_the_same_verdicts() {
     let arbitration = program("arbitration");
     let herman = program("herman");
-    let cases: [FromStart; 6] = [
+    let matching = program("matching");
+    let cases: [FromStart; 9] = [
+        // The forks' ends are told apart by their indices: no symmetry.
         (&arbitration, "ring:4", &[], InitMode::Declared),
         (&arbitration, "star:4", &[], InitMode::Declared),
-        (&arbitration, "complete:4", &[], InitMode::Declared),
         (&arbitration, "grid:2x3", &[], InitMode::Declared),
+        (&matching, "ring:6", &[], InitMode::Declared),
+        (&matching, "complete:4", &[], InitMode::Declared),
+        (&matching, "star:5", &[], InitMode::Random),
         (&herman, "uring:7", &[], InitMode::Declared),
         (&herman, "uring:5", &[], InitMode::Random),
+        (&herman, "uring:9", &[], InitMode::Declared),
     ];
     for (src, topology, params, init) in cases {
         let mut inst = instance(src, topology, params);

@@ -24,6 +24,7 @@
 
 mod code_set;
 mod components;
+mod config_arena;
 mod counts;
 mod entry_numbers;
 mod evaluate;

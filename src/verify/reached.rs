@@ -11,22 +11,19 @@
 //! for wider codes). A configuration takes some 6 to 16 bytes (the
 //! arbitration program on ten processes: 6 for the code, about 7 for the
 //! set). With channels, whose contents have no such code, each
-//! configuration is kept whole, in order and in a hash map.
+//! configuration is kept as a short string of bytes ([`ConfigArena`]).
 
 use super::code_set::{CodeSet, MIX};
+use super::config_arena::ConfigArena;
 use crate::runtime::cache::prefetch;
 use crate::runtime::space::Space;
 use crate::state::Config;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// The reached configurations.
 pub(super) enum Reached {
-    /// Kept whole.
-    Whole {
-        configs: Vec<Config>,
-        index: HashMap<Config, u32>,
-    },
+    /// Kept as bytes (see [`ConfigArena`]).
+    Whole(ConfigArena),
     /// Kept as codes in the state space.
     Packed(Packed),
 }
@@ -44,17 +41,14 @@ impl Reached {
         if !channels && space.count() <= u128::from(u64::MAX) && coded() == Some(true) {
             Reached::Packed(Packed::new(space))
         } else {
-            Reached::Whole {
-                configs: Vec::new(),
-                index: HashMap::new(),
-            }
+            Reached::Whole(ConfigArena::new(space, start))
         }
     }
 
     /// How many are kept.
     pub(super) fn len(&self) -> usize {
         match self {
-            Reached::Whole { configs, .. } => configs.len(),
+            Reached::Whole(arena) => arena.len(),
             Reached::Packed(p) => p.len,
         }
     }
@@ -63,7 +57,7 @@ impl Reached {
     /// configuration number `i`.
     pub(super) fn get_into(&self, i: u32, cfg: &mut Config) {
         match self {
-            Reached::Whole { configs, .. } => cfg.clone_from(&configs[i as usize]),
+            Reached::Whole(arena) => arena.get_into(i, cfg),
             Reached::Packed(p) => p.space.decode_into(p.code(i as usize), cfg),
         }
     }
@@ -80,7 +74,7 @@ impl Reached {
     /// Configuration number `i`.
     pub(super) fn get(&self, i: u32) -> Config {
         match self {
-            Reached::Whole { configs, .. } => configs[i as usize].clone(),
+            Reached::Whole(arena) => arena.get(i),
             Reached::Packed(p) => p.space.config(u128::from(p.code(i as usize))),
         }
     }
@@ -88,7 +82,7 @@ impl Reached {
     /// The number of `cfg` (in canonical form), if kept.
     pub(super) fn index(&self, cfg: &Config) -> Option<u32> {
         match self {
-            Reached::Whole { index, .. } => index.get(cfg).copied(),
+            Reached::Whole(arena) => arena.index(cfg),
             Reached::Packed(p) => p.find(p.space.index(cfg)? as u64),
         }
     }
@@ -150,14 +144,9 @@ impl Reached {
     /// whether it is new.
     pub(super) fn keep(&mut self, unkept: Unkept) -> bool {
         match (self, unkept) {
-            (Reached::Whole { configs, index }, Unkept::Whole(cfg)) => {
-                if index.contains_key(&cfg) {
-                    return false;
-                }
-                index.insert((*cfg).clone(), configs.len() as u32);
-                configs.push(*cfg);
-                true
-            }
+            // The store was made for the configurations the search
+            // reaches, whose rows its encoding takes.
+            (Reached::Whole(arena), Unkept::Whole(cfg)) => arena.insert(&cfg).unwrap_or(false),
             (Reached::Packed(p), Unkept::Code(code)) => p.insert(code),
             _ => unreachable!("made by another store"),
         }
@@ -174,13 +163,7 @@ impl Reached {
     /// About the bytes kept.
     pub(super) fn bytes(&self) -> usize {
         match self {
-            Reached::Whole { configs, .. } => {
-                let one = configs.first().map_or(0, |c| {
-                    std::mem::size_of::<Config>() + 8 * c.rows.len() + c.chans.memory_bytes()
-                });
-                // Kept twice (in order and in the index), with the map's own.
-                configs.len() * (2 * one + 16)
-            }
+            Reached::Whole(arena) => arena.bytes(),
             Reached::Packed(p) => p.bytes(),
         }
     }

@@ -220,6 +220,22 @@ impl Symmetry {
         best
     }
 
+    /// `cfg`, or under `symmetry` the configuration standing for its orbit
+    /// (made in `canonical`).
+    pub(super) fn orbit<'c>(
+        symmetry: Option<&Symmetry>,
+        cfg: &'c Config,
+        canonical: &'c mut Config,
+    ) -> &'c Config {
+        match symmetry {
+            Some(sym) => {
+                sym.canonical_into(cfg, canonical);
+                canonical
+            }
+            None => cfg,
+        }
+    }
+
     /// The configuration standing for `cfg`'s orbit, and the symmetry that
     /// gives it.
     pub(super) fn canonical(&self, cfg: &Config) -> (Config, usize) {

@@ -563,7 +563,7 @@ impl Expander<'_> {
         lister.each_step(daemon, &inst.topo, |moves| {
             let set_aside = match rel.successor_of_into(cfg, moves, next) {
                 Err(err) => Aside::Fault(Box::new((err, moves.to_vec()))),
-                Ok(()) => match source.unkept(orbit(*symmetry, next, canonical)) {
+                Ok(()) => match source.unkept(Symmetry::orbit(*symmetry, next, canonical)) {
                     Some(Unkept::Code(code)) => return steps.codes.push(code),
                     Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
                     None => Aside::Outside,
@@ -573,22 +573,6 @@ impl Expander<'_> {
             steps.aside.push(set_aside);
         });
         Ok(())
-    }
-}
-
-/// `cfg`, or by orbits the configuration standing for its orbit (made in
-/// `canonical`).
-fn orbit<'c>(
-    symmetry: Option<&Symmetry>,
-    cfg: &'c Config,
-    canonical: &'c mut Config,
-) -> &'c Config {
-    match symmetry {
-        Some(sym) => {
-            sym.canonical_into(cfg, canonical);
-            canonical
-        }
-        None => cfg,
     }
 }
 

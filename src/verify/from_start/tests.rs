@@ -78,7 +78,7 @@ fn plain_search(inst: &Instance, start: &Config, daemon: &Daemon) -> (Vec<String
         .iter()
         .zip(&parent)
         .enumerate()
-        .map(|(i, (cfg, p))| format!("{i}: {:?} from {p:?}", cfg.rows))
+        .map(|(i, (cfg, p))| format!("{i}: {:?} {:?} from {p:?}", cfg.rows, cfg.chans))
         .collect();
     (lines, transitions)
 }
@@ -99,6 +99,8 @@ fn configurations_are_numbered_as_a_plain_search_numbers_them() {
     let arbitration = include_str!("../../../programs/arbitration.gc");
     let johnen = include_str!("../../../programs/johnen_leader.gc");
     let dijkstra = include_str!("../../../programs/dijkstra_kstate.gc");
+    // Messages: configurations kept as bytes (see `config_arena`).
+    let chang_roberts = include_str!("../../../tests/golden/programs/chang_roberts.gc");
     // 13^13 configurations: codes too wide for a set of codes, so
     // that a look-up reads codes kept (and threads look up first).
     let tokens: Vec<String> = [0, 3, 3, 7, 7, 7, 1, 1, 1, 1, 9, 9, 9]
@@ -107,8 +109,9 @@ fn configurations_are_numbered_as_a_plain_search_numbers_them() {
         .map(|(p, x)| format!("{p}.x={x}"))
         .collect();
     for (src, topology, params, sets) in [
-        (arbitration, "ring:5", &[][..], &[][..]),
+        (arbitration, "ring:6", &[][..], &[][..]),
         (arbitration, "grid:2x3", &[], &[]),
+        (chang_roberts, "ring:5", &[], &[]),
         (johnen, "uring:4", &[("k", 1)], &[]),
         (dijkstra, "ring:13", &[("K", 13)], &tokens[..]),
     ] {
@@ -149,9 +152,11 @@ fn configurations_are_numbered_as_a_plain_search_numbers_them() {
                 };
                 let explored: Vec<String> = (0..reached.len() as u32)
                     .map(|i| {
+                        let cfg = reached.get(i);
                         format!(
-                            "{i}: {:?} from {:?}",
-                            reached.get(i).rows,
+                            "{i}: {:?} {:?} from {:?}",
+                            cfg.rows,
+                            cfg.chans,
                             parents.parent(i)
                         )
                     })

@@ -1,0 +1,274 @@
+//! Configurations with channels, kept as short byte strings in one arena
+//! and found again through an open-addressing table of their numbers: a
+//! configuration of Chang and Roberts' ring of 7 takes some 20 bytes here,
+//! where a `Config` with its queues (and a copy as a hash map's key) took
+//! over 2,000, and hashing a few bytes replaces hashing every queue.
+//!
+//! The encoding is canonical for canonical configurations (messages
+//! numbered 0, 1, ... in the order they were sent): the rows (their code in
+//! the state space where the space has one for them, else each value as a
+//! variable-length integer), then how many messages are in transit and,
+//! channel by channel, each one's channel, place in the order of sending,
+//! type and fields.
+
+use crate::runtime::space::Space;
+use crate::state::channels::{Msg, MAX_FIELDS};
+use crate::state::Config;
+
+/// No number in a slot of the table.
+const EMPTY: u32 = u32::MAX;
+
+thread_local! {
+    /// Where a configuration is encoded to be looked up.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How configurations are written as bytes.
+struct Encoding {
+    /// The state space and the bytes of a code, where the rows are coded.
+    coded: Option<(Space, usize)>,
+}
+
+impl Encoding {
+    fn encode(&self, cfg: &Config, out: &mut Vec<u8>) -> Option<()> {
+        out.clear();
+        match &self.coded {
+            Some((space, width)) => {
+                let code = space.index(cfg)?;
+                out.extend_from_slice(&code.to_le_bytes()[..*width]);
+            }
+            None => cfg.rows.iter().for_each(|&v| varint(out, zigzag(v))),
+        }
+        // Channel by channel, each message with its place in the order of
+        // sending (canonical: 0, 1, ...), which decoding gives back.
+        let count: usize = cfg.chans.queues.iter().map(|q| q.len()).sum();
+        varint(out, count as u64);
+        for (arc, queue) in cfg.chans.queues.iter().enumerate() {
+            for m in queue {
+                varint(out, arc as u64);
+                varint(out, m.seq);
+                varint(out, u64::from(m.kind));
+                m.fields.iter().for_each(|&f| varint(out, zigzag(f)));
+            }
+        }
+        Some(())
+    }
+
+    /// Overwrites `cfg` (a configuration of the same instance) with the
+    /// one `bytes` encode.
+    fn decode(&self, bytes: &[u8], cfg: &mut Config) {
+        let mut at = 0;
+        match &self.coded {
+            Some((space, width)) => {
+                let mut word = [0u8; 16];
+                word[..*width].copy_from_slice(&bytes[..*width]);
+                space.decode_into(u128::from_le_bytes(word) as u64, cfg);
+                at = *width;
+            }
+            None => {
+                for v in cfg.rows.iter_mut() {
+                    *v = unzigzag(read_varint(bytes, &mut at));
+                }
+            }
+        }
+        cfg.chans.queues.iter_mut().for_each(|q| q.clear());
+        let count = read_varint(bytes, &mut at);
+        for _ in 0..count {
+            let arc = read_varint(bytes, &mut at) as usize;
+            let seq = read_varint(bytes, &mut at);
+            let kind = read_varint(bytes, &mut at) as u16;
+            let mut fields = [0i64; MAX_FIELDS];
+            for f in fields.iter_mut() {
+                *f = unzigzag(read_varint(bytes, &mut at));
+            }
+            cfg.chans.queues[arc].push_back(Msg { kind, seq, fields });
+        }
+        cfg.chans.next_seq = count;
+    }
+}
+
+/// Configurations kept as bytes, numbered in the order kept.
+pub(super) struct ConfigArena {
+    encoding: Encoding,
+    bytes: Vec<u8>,
+    /// Where each configuration's bytes start, and one past the last.
+    starts: Vec<u32>,
+    /// Numbers, or `EMPTY`; a power of two long, at most three quarters
+    /// full.
+    table: Vec<u32>,
+    /// A configuration of the instance, shaped as decoding needs.
+    like: Config,
+}
+
+impl ConfigArena {
+    /// An empty arena for configurations shaped as `like`, whose rows are
+    /// coded in `space` where that gives `like` back.
+    pub(super) fn new(space: Space, like: &Config) -> Self {
+        let coded = space.count() <= u128::from(u64::MAX)
+            && space
+                .index(like)
+                .is_some_and(|code| space.config(code).rows == like.rows);
+        let width = (128 - space.count().saturating_sub(1).leading_zeros()).div_ceil(8);
+        ConfigArena {
+            encoding: Encoding {
+                coded: coded.then_some((space, (width as usize).max(1))),
+            },
+            bytes: Vec::new(),
+            starts: vec![0],
+            table: vec![EMPTY; 1 << 10],
+            like: like.clone(),
+        }
+    }
+
+    /// How many are kept.
+    pub(super) fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    fn at(&self, i: u32) -> &[u8] {
+        let i = i as usize;
+        &self.bytes[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
+    /// Overwrites `cfg` (a configuration of the same instance) with number
+    /// `i`.
+    pub(super) fn get_into(&self, i: u32, cfg: &mut Config) {
+        if cfg.rows.len() != self.like.rows.len()
+            || cfg.chans.queues.len() != self.like.chans.queues.len()
+        {
+            cfg.clone_from(&self.like);
+        }
+        self.encoding.decode(self.at(i), cfg);
+    }
+
+    /// Configuration number `i`.
+    pub(super) fn get(&self, i: u32) -> Config {
+        let mut cfg = self.like.clone();
+        self.get_into(i, &mut cfg);
+        cfg
+    }
+
+    /// The slot where `bytes` is, or the empty one where it would go.
+    fn slot(&self, bytes: &[u8]) -> usize {
+        let mask = self.table.len() - 1;
+        let mut s = hash(bytes) as usize & mask;
+        loop {
+            match self.table[s] {
+                EMPTY => return s,
+                i if self.at(i) == bytes => return s,
+                _ => s = (s + 1) & mask,
+            }
+        }
+    }
+
+    /// The number of `cfg` (canonical), if kept; `None` too where its rows
+    /// have no code.
+    pub(super) fn index(&self, cfg: &Config) -> Option<u32> {
+        SCRATCH.with_borrow_mut(|bytes| {
+            self.encoding.encode(cfg, bytes)?;
+            Some(self.table[self.slot(bytes)]).filter(|&i| i != EMPTY)
+        })
+    }
+
+    /// Keeps `cfg` (canonical) unless kept already: whether it is new;
+    /// `None` where its rows have no code (a value outside its domain).
+    pub(super) fn insert(&mut self, cfg: &Config) -> Option<bool> {
+        let fresh = SCRATCH.with_borrow_mut(|bytes| {
+            self.encoding.encode(cfg, bytes)?;
+            let s = self.slot(bytes);
+            if self.table[s] != EMPTY {
+                return Some(false);
+            }
+            self.table[s] = self.len() as u32;
+            self.bytes.extend_from_slice(bytes);
+            Some(true)
+        })?;
+        if !fresh {
+            return Some(false);
+        }
+        // The arena stays under 4 GiB: the search stops at a GiB kept.
+        self.starts.push(self.bytes.len() as u32);
+        if 4 * self.len() > 3 * self.table.len() {
+            self.grow();
+        }
+        Some(true)
+    }
+
+    fn grow(&mut self) {
+        let size = self.table.len() * 2;
+        self.table = vec![EMPTY; size];
+        for i in 0..self.len() as u32 {
+            let mut s = hash(self.at(i)) as usize & (size - 1);
+            while self.table[s] != EMPTY {
+                s = (s + 1) & (size - 1);
+            }
+            self.table[s] = i;
+        }
+    }
+
+    /// The bytes kept.
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes.capacity() + 4 * self.starts.capacity() + 4 * self.table.len()
+    }
+}
+
+/// A fast hash of a short byte string (FxHash's step, a word at a time).
+fn hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = bytes.len() as u64;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let word = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+    let mut last = [0u8; 8];
+    last[..words.remainder().len()].copy_from_slice(words.remainder());
+    h = (h.rotate_left(5) ^ u64::from_le_bytes(last)).wrapping_mul(K);
+    // The table takes the low bits: fold the well-mixed high ones in.
+    h ^ (h >> 29)
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(u: u64) -> i64 {
+    ((u >> 1) as i64) ^ -((u & 1) as i64)
+}
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn read_varint(bytes: &[u8], at: &mut usize) -> u64 {
+    let (mut v, mut shift) = (0u64, 0);
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_survive_their_encoding() {
+        for v in [0, 1, -1, 63, -64, 64, 1 << 40, i64::MIN, i64::MAX] {
+            let mut out = Vec::new();
+            varint(&mut out, zigzag(v));
+            let mut at = 0;
+            assert_eq!(unzigzag(read_varint(&out, &mut at)), v);
+            assert_eq!(at, out.len());
+        }
+    }
+}
