@@ -5,9 +5,9 @@
 //! over 2,000, and hashing a few bytes replaces hashing every queue.
 //!
 //! The encoding is canonical for canonical configurations (messages
-//! numbered 0, 1, ... in the order they were sent): the rows (their code in
-//! the state space where the space has one for them, else each value as a
-//! variable-length integer), then how many messages are in transit and,
+//! numbered 0, 1, ... in the order they were sent): the rows (a byte
+//! saying how, then their code in the state space where the space has one
+//! for them, else each value as a variable-length integer), then how many messages are in transit and,
 //! channel by channel, each one's channel, place in the order of sending,
 //! type and fields.
 
@@ -30,14 +30,23 @@ struct Encoding {
 }
 
 impl Encoding {
-    fn encode(&self, cfg: &Config, out: &mut Vec<u8>) -> Option<()> {
+    fn encode(&self, cfg: &Config, out: &mut Vec<u8>) {
         out.clear();
-        match &self.coded {
-            Some((space, width)) => {
-                let code = space.index(cfg)?;
-                out.extend_from_slice(&code.to_le_bytes()[..*width]);
+        // Rows with a code (a first byte of 0) or, with a value the space
+        // does not have, each value (1): every configuration is kept.
+        match self
+            .coded
+            .as_ref()
+            .and_then(|(space, w)| Some((space.index(cfg)?, *w)))
+        {
+            Some((code, width)) => {
+                out.push(0);
+                out.extend_from_slice(&code.to_le_bytes()[..width]);
             }
-            None => cfg.rows.iter().for_each(|&v| varint(out, zigzag(v))),
+            None => {
+                out.push(1);
+                cfg.rows.iter().for_each(|&v| varint(out, zigzag(v)));
+            }
         }
         // Channel by channel, each message with its place in the order of
         // sending (canonical: 0, 1, ...), which decoding gives back.
@@ -51,21 +60,20 @@ impl Encoding {
                 m.fields.iter().for_each(|&f| varint(out, zigzag(f)));
             }
         }
-        Some(())
     }
 
     /// Overwrites `cfg` (a configuration of the same instance) with the
     /// one `bytes` encode.
     fn decode(&self, bytes: &[u8], cfg: &mut Config) {
-        let mut at = 0;
-        match &self.coded {
-            Some((space, width)) => {
+        let mut at = 1;
+        match (&self.coded, bytes[0]) {
+            (Some((space, width)), 0) => {
                 let mut word = [0u8; 16];
-                word[..*width].copy_from_slice(&bytes[..*width]);
+                word[..*width].copy_from_slice(&bytes[1..1 + *width]);
                 space.decode_into(u128::from_le_bytes(word) as u64, cfg);
-                at = *width;
+                at += *width;
             }
-            None => {
+            _ => {
                 for v in cfg.rows.iter_mut() {
                     *v = unzigzag(read_varint(bytes, &mut at));
                 }
@@ -161,37 +169,35 @@ impl ConfigArena {
         }
     }
 
-    /// The number of `cfg` (canonical), if kept; `None` too where its rows
-    /// have no code.
+    /// The number of `cfg` (canonical), if kept.
     pub(super) fn index(&self, cfg: &Config) -> Option<u32> {
         SCRATCH.with_borrow_mut(|bytes| {
-            self.encoding.encode(cfg, bytes)?;
+            self.encoding.encode(cfg, bytes);
             Some(self.table[self.slot(bytes)]).filter(|&i| i != EMPTY)
         })
     }
 
-    /// Keeps `cfg` (canonical) unless kept already: whether it is new;
-    /// `None` where its rows have no code (a value outside its domain).
-    pub(super) fn insert(&mut self, cfg: &Config) -> Option<bool> {
+    /// Keeps `cfg` (canonical) unless kept already: whether it is new.
+    pub(super) fn insert(&mut self, cfg: &Config) -> bool {
         let fresh = SCRATCH.with_borrow_mut(|bytes| {
-            self.encoding.encode(cfg, bytes)?;
+            self.encoding.encode(cfg, bytes);
             let s = self.slot(bytes);
             if self.table[s] != EMPTY {
-                return Some(false);
+                return false;
             }
             self.table[s] = self.len() as u32;
             self.bytes.extend_from_slice(bytes);
-            Some(true)
-        })?;
+            true
+        });
         if !fresh {
-            return Some(false);
+            return false;
         }
         // The arena stays under 4 GiB: the search stops at a GiB kept.
         self.starts.push(self.bytes.len() as u32);
         if 4 * self.len() > 3 * self.table.len() {
             self.grow();
         }
-        Some(true)
+        true
     }
 
     fn grow(&mut self) {

@@ -144,9 +144,7 @@ impl Reached {
     /// whether it is new.
     pub(super) fn keep(&mut self, unkept: Unkept) -> bool {
         match (self, unkept) {
-            // The store was made for the configurations the search
-            // reaches, whose rows its encoding takes.
-            (Reached::Whole(arena), Unkept::Whole(cfg)) => arena.insert(&cfg).unwrap_or(false),
+            (Reached::Whole(arena), Unkept::Whole(cfg)) => arena.insert(&cfg),
             (Reached::Packed(p), Unkept::Code(code)) => p.insert(code),
             _ => unreachable!("made by another store"),
         }
