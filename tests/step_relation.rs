@@ -279,3 +279,14 @@ fn long_synchronous_rings_go_column_by_column_and_follow_the_relation() {
     }
     assert!(sim.column_steps() > 0, "the column path was taken");
 }
+
+/// Found by `rings_step_as_the_relation_says`: under `--choice random` a
+/// mover with a binder may take any member its guard holds for, and the
+/// step records only the action; the check accepts any of the relation's
+/// moves with the recorded actions (it compared the first member's
+/// successor alone, and failed at step 3).
+#[test]
+fn a_random_binder_member_follows_the_relation() {
+    let src = "param K = 2\nvar x: 0..K-1\nvar b: bool\nvar c: 0..2\nedge var e: 0..1\nprocess {\n    e0 for q in nbrs :: (((right.c * int(b)) < int(b)) or (b)) and edge(q).e == int(b) -> edge(q).e := 1 - edge(q).e\n    e1 for q in nbrs :: (exists(q in nbrs : q.x == x)) and edge(q).e == int(b) -> edge(q).e := 1 - edge(q).e\n}\nlegitimate: forall(p in procs : p.x == 0 or p.b)\n";
+    follows_relation(src, "ring:5", 327, Daemon::Central, Choice::Random);
+}
