@@ -415,16 +415,37 @@ pub fn read_text(path: &str, limit: u64) -> Result<String, ReadError> {
     use std::io::Read;
     let unreadable =
         |e: std::io::Error| ReadError::Unreadable(format!("cannot read `{path}`: {e}"));
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
-    if bytes.len() as u64 > limit {
-        return Err(ReadError::Unreadable(format!(
+    let too_large = || {
+        ReadError::Unreadable(format!(
             "cannot read `{path}`: it is larger than {} MB, the most this tool reads",
             limit >> 20
-        )));
+        ))
+    };
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let regular = file.metadata().map_err(unreadable)?;
+    if regular.is_file() && regular.len() > limit {
+        return Err(too_large());
+    }
+    // A chunk at a time, so that a device or pipe that is not text
+    // (`/dev/zero`, `/dev/urandom`) is refused at its first NUL byte, not
+    // once the cap is read.
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let got = file.read(&mut chunk).map_err(unreadable)?;
+        if got == 0 {
+            break;
+        }
+        if let Some(k) = chunk[..got].iter().position(|&b| b == 0) {
+            return Err(ReadError::Unreadable(format!(
+                "cannot read `{path}`: byte {} is a NUL, which no text holds",
+                bytes.len() + k
+            )));
+        }
+        bytes.extend_from_slice(&chunk[..got]);
+        if bytes.len() as u64 > limit {
+            return Err(too_large());
+        }
     }
     String::from_utf8(bytes).map_err(|e| ReadError::NotText {
         at: e.utf8_error().valid_up_to(),

@@ -324,14 +324,28 @@ fn input_files_are_read_within_a_cap_and_as_text() {
         vec!["run", program, "--daemon", "schedule:/dev/zero"],
         vec!["sweep", "--merge", "/dev/zero"],
     ] {
+        // Refused at the first NUL byte, not once the cap is read.
         let o = guarded(&args, "");
         assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
         assert!(
-            o.stderr.contains("the most this tool reads"),
+            o.stderr.contains("byte 0 is a NUL, which no text holds"),
             "{args:?}: {}",
             o.stderr
         );
     }
+    // A regular file past the cap is refused by its size, unread (a
+    // sparse file: no disk taken).
+    let path = scratch("huge.init", "");
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(600 << 20).unwrap();
+    let o = guarded(&["run", program, "--init", path.to_str().unwrap()], "");
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("the most this tool reads"),
+        "{}",
+        o.stderr
+    );
+    std::fs::remove_file(&path).unwrap();
     // Not UTF-8: a wrong program (1), pointed at its first bad byte.
     let path = scratch("latin1.gc", "");
     std::fs::write(
