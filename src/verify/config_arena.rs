@@ -1,8 +1,9 @@
 //! Configurations with channels, kept as short byte strings in one arena
 //! and found again through an open-addressing table of their numbers: a
-//! configuration of Chang and Roberts' ring of 7 takes some 20 bytes here,
-//! where a `Config` with its queues (and a copy as a hash map's key) took
-//! over 2,000, and hashing a few bytes replaces hashing every queue.
+//! configuration of Chang and Roberts' ring of 7 takes some 20 to 50 bytes
+//! here (7 a message in transit), where a `Config` with its queues (and a
+//! copy as a hash map's key) took over 2,000, and hashing a few bytes
+//! replaces hashing every queue.
 //!
 //! The encoding is canonical for canonical configurations (messages
 //! numbered 0, 1, ... in the order they were sent): the rows (a byte
