@@ -48,6 +48,7 @@ mod walk;
 use crate::load::Instance;
 use crate::runtime::bits::Bits;
 use crate::runtime::daemon::Daemon;
+use crate::runtime::space::Space;
 use crate::runtime::step::{Move, RunError, StepRelation};
 use crate::state::Config;
 use evaluate::{EnabledSets, Evaluated};
@@ -288,6 +289,28 @@ fn refuse_unexplorable(inst: &Instance) -> Result<(), Refusal> {
     }
 }
 
+/// The state space of `inst` and how many configurations it has, where
+/// every configuration can be explored; else why not.
+fn every_configuration(inst: &Instance) -> Result<(Space, u128), Refusal> {
+    if inst.prog.legitimate.is_none() {
+        return Err(Refusal::Unsupported(
+            "the program declares no `legitimate:` predicate, so there is nothing to converge to from every configuration; explore what its start reaches with --from declared".into(),
+        ));
+    }
+    if inst.code.capacity.is_some() {
+        return Err(Refusal::Unsupported(
+            "the program passes messages, and every configuration with channel contents is too many to list; explore what its start reaches with --from declared (or an init file)".into(),
+        ));
+    }
+    refuse_unexplorable(inst)?;
+    let space = inst.space();
+    let count = space.count();
+    if count > MAX_CONFIGURATIONS {
+        return Err(Refusal::TooLarge(count));
+    }
+    Ok((space, count))
+}
+
 impl<'a> Explorer<'a> {
     /// Numbers every configuration of `inst` and evaluates the legitimacy
     /// predicate and the invariants in each; refuses what it cannot explore.
@@ -301,22 +324,7 @@ impl<'a> Explorer<'a> {
         inst: &'a Instance,
         progress: Option<Progress<'a>>,
     ) -> Result<Self, Refusal> {
-        if inst.prog.legitimate.is_none() {
-            return Err(Refusal::Unsupported(
-                "the program declares no `legitimate:` predicate, so there is nothing to converge to from every configuration; explore what its start reaches with --from declared".into(),
-            ));
-        }
-        if inst.code.capacity.is_some() {
-            return Err(Refusal::Unsupported(
-                "the program passes messages, and every configuration with channel contents is too many to list; explore what its start reaches with --from declared (or an init file)".into(),
-            ));
-        }
-        refuse_unexplorable(inst)?;
-        let space = inst.space();
-        let count = space.count();
-        if count > MAX_CONFIGURATIONS {
-            return Err(Refusal::TooLarge(count));
-        }
+        let (space, count) = every_configuration(inst)?;
         let mut ex = Explorer::empty(inst, progress, States::All(space.clone()), None);
         if inst.topo.n() <= 64 {
             ex.local = local::LocalMoves::new(inst, &space);

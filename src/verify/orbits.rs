@@ -13,7 +13,7 @@
 use super::evaluate::evaluate;
 use super::states::States;
 use super::symmetry::Symmetry;
-use super::{refuse_unexplorable, Choices, Explorer, Progress, Refusal, Run, MAX_CONFIGURATIONS};
+use super::{every_configuration, Choices, Explorer, Progress, Refusal, Run};
 use crate::load::Instance;
 use crate::runtime::space::Space;
 use crate::runtime::step::Move;
@@ -32,22 +32,7 @@ impl<'a> Explorer<'a> {
         progress: Option<Progress<'a>>,
         choices: Choices,
     ) -> Result<Self, Refusal> {
-        if inst.prog.legitimate.is_none() {
-            return Err(Refusal::Unsupported(
-                "the program declares no `legitimate:` predicate, so there is nothing to converge to from every configuration; explore what its start reaches with --from declared".into(),
-            ));
-        }
-        if inst.code.capacity.is_some() {
-            return Err(Refusal::Unsupported(
-                "the program passes messages, and every configuration with channel contents is too many to list; explore what its start reaches with --from declared (or an init file)".into(),
-            ));
-        }
-        refuse_unexplorable(inst)?;
-        let space = inst.space();
-        let count = space.count();
-        if count > MAX_CONFIGURATIONS {
-            return Err(Refusal::TooLarge(count));
-        }
+        let (space, count) = every_configuration(inst)?;
         let mut ex = Explorer::empty(inst, progress, States::All(space.clone()), None);
         ex.choices = choices;
         let symmetry = Symmetry::find(inst, ex.every_move());
