@@ -5,7 +5,9 @@
 //! reports is a run of the program (each step one the daemon allows, each
 //! move one the mover may make), ending where the verdict says.
 
-use guarded::load::{load, read_file, Instance, Setup};
+mod common;
+use common::instance;
+use guarded::load::Instance;
 use guarded::runtime::daemon::Daemon;
 use guarded::runtime::init::InitMode;
 use guarded::runtime::step::Move;
@@ -22,15 +24,6 @@ const DAEMONS: [Daemon; 4] = [
 fn program(name: &str) -> String {
     let path = format!("{}/programs/{name}.gc", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(path).unwrap()
-}
-
-fn instance(src: &str, topology: &str, params: &[(&str, i64)]) -> Instance {
-    let setup = Setup {
-        topology: Some(topology.into()),
-        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        ..Setup::default()
-    };
-    load(src, &setup, &read_file).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
 /// What must agree between a search and its reduction by orbits.

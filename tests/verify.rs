@@ -5,7 +5,9 @@
 //! and the same steps and moves; the command's exit status says whether the
 //! properties hold.
 
-use guarded::load::{load, read_file, Instance, Setup};
+mod common;
+use common::instance;
+use guarded::load::Instance;
 use guarded::runtime::daemon::Daemon;
 use guarded::state::Config;
 use guarded::verify::{Convergence, Explorer};
@@ -19,15 +21,6 @@ const DAEMONS: [Daemon; 4] = [
     Daemon::Distributed,
     Daemon::Synchronous,
 ];
-
-fn instance(src: &str, topology: &str, params: &[(&str, i64)]) -> Instance {
-    let setup = Setup {
-        topology: Some(topology.into()),
-        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        ..Setup::default()
-    };
-    load(src, &setup, &read_file).unwrap_or_else(|e| panic!("{e:?}"))
-}
 
 /// What the naive explorer says: the worst (steps, moves, rounds), or the
 /// length of a shortest cycle outside legitimacy, or a deadlock; and

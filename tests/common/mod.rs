@@ -174,3 +174,14 @@ fn each_choice(
         }
     }
 }
+
+/// `src` loaded on `topology` with `params`; panics with the diagnostics
+/// if it does not load.
+pub fn instance(src: &str, topology: &str, params: &[(&str, i64)]) -> guarded::load::Instance {
+    let setup = Setup {
+        topology: Some(topology.into()),
+        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        ..Setup::default()
+    };
+    guarded::load::load(src, &setup, &guarded::load::read_file).unwrap_or_else(|e| panic!("{e:?}"))
+}
