@@ -521,3 +521,39 @@ fn the_repl_refuses_to_print_without_bound() {
         "`run` prints the last steps only"
     );
 }
+
+#[test]
+fn daemons_with_many_enabled_processes_are_refused_by_name() {
+    // 64 processes always enabled: 2^64 - 1 distributed steps from the
+    // one configuration, about 10^13 locally-central ones.
+    let one_value = "topology ring:64\nvar x: 0..0 = 0\nprocess { a :: true -> x := 0 }\nlegitimate: true\n";
+    // Two moves each, through the step relation's own listing.
+    let two_moves = "topology ring:64\nvar x: 0..0 = 0\nprocess { a :: true -> x := 0\n b :: true -> x := 0 }\nlegitimate: true\n";
+    for (name, program) in [("one.gc", one_value), ("two.gc", two_moves)] {
+        let path = scratch(name, program);
+        let path = path.to_str().unwrap();
+        for daemon in ["distributed", "locally-central"] {
+            for from in ["all", "declared"] {
+                let o = guarded(&["verify", path, "-d", daemon, "--from", from], "");
+                assert_eq!(o.code, 1, "{name} {daemon} {from}: {}", o.stderr);
+                assert!(
+                    o.stderr.contains("64 enabled processes")
+                        && o.stderr.contains(&format!("the {daemon} daemon allows more than 1048576 steps")),
+                    "{name} {daemon} {from}: {}",
+                    o.stderr
+                );
+            }
+        }
+        // The central and synchronous daemons list 64 and 1 (2^64 with
+        // two moves each: refused too).
+        let o = guarded(&["verify", path, "-d", "central"], "");
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        let o = guarded(&["verify", path, "-d", "synchronous"], "");
+        assert_eq!(o.code, if name == "one.gc" { 0 } else { 1 }, "{name}: {}", o.stderr);
+    }
+    // At the bound: 20 processes make 2^20 - 1 distributed steps, listed.
+    let at_bound = one_value.replace("ring:64", "ring:20");
+    let path = scratch("twenty.gc", &at_bound);
+    let o = guarded(&["verify", path.to_str().unwrap(), "-d", "distributed"], "");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}

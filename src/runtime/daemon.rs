@@ -333,6 +333,83 @@ impl Daemon {
     }
 }
 
+/// The most steps from one configuration that exhaustive exploration
+/// lists (with the distributed and locally-central daemons, every subset
+/// of the enabled processes is a step: 2^20 is 20 of them): past it, the
+/// explorer refuses rather than list them.
+pub const MAX_STEPS_LISTED: u64 = 1 << 20;
+
+impl Daemon {
+    /// How many steps [`Daemon::each_choice_set`] lists for `owners`, or
+    /// `None` when more than `limit`: counted, not listed, and within
+    /// about `limit` operations however many there are.
+    pub fn count_choice_sets(&self, owners: &[u32], topo: &Topology, limit: u64) -> Option<u64> {
+        // Per process with moves: how many it has.
+        let mut per_process: Vec<(u32, u64)> = Vec::new();
+        for &p in owners {
+            match per_process.last_mut() {
+                Some((q, c)) if *q == p => *c += 1,
+                _ => per_process.push((p, 1)),
+            }
+        }
+        let product = |plus: u64| {
+            per_process
+                .iter()
+                .try_fold(1u64, |acc, &(_, c)| acc.checked_mul(c + plus))
+        };
+        let count = match self {
+            Daemon::Central => Some(owners.len() as u64),
+            Daemon::Synchronous if owners.is_empty() => Some(0),
+            Daemon::Synchronous => product(0),
+            Daemon::Distributed => product(1).map(|c| c - 1),
+            Daemon::LocallyCentral => {
+                let mut count = 0;
+                let within = (&mut count, limit);
+                count_independent(&per_process, topo, (0, 1), &mut Vec::new(), within)
+                    .then_some(count)
+            }
+            Daemon::Schedule(_) => Some(1),
+        };
+        count.filter(|&c| c <= limit)
+    }
+}
+
+/// Adds to `count` the steps of the locally-central daemon that extend
+/// `chosen` (worth `weight` steps: the product of its members' move
+/// counts) by processes of `per_process` from place `from` on; false as
+/// soon as `count` passes `limit`.
+fn count_independent(
+    per_process: &[(u32, u64)],
+    topo: &Topology,
+    (from, weight): (usize, u64),
+    chosen: &mut Vec<u32>,
+    (count, limit): (&mut u64, u64),
+) -> bool {
+    for k in from..per_process.len() {
+        let (p, moves) = per_process[k];
+        if chosen
+            .iter()
+            .any(|&q| neighbourhood(topo, p as usize).any(|&r| r == q))
+        {
+            continue;
+        }
+        let Some(w) = weight.checked_mul(moves) else {
+            return false;
+        };
+        *count = count.saturating_add(w);
+        if *count > limit {
+            return false;
+        }
+        chosen.push(p);
+        let within = count_independent(per_process, topo, (k + 1, w), chosen, (&mut *count, limit));
+        chosen.pop();
+        if !within {
+            return false;
+        }
+    }
+    true
+}
+
 /// Calls `each` with every extension of `chosen` by one place of each
 /// process from place `from` of `owners` on, in lexicographic order.
 fn every_one_of_each(
@@ -510,6 +587,29 @@ mod tests {
 
     /// With one move each, the choice sets are the move sets; with
     /// several, each move set once per combination of its movers' moves.
+    #[test]
+    fn choice_sets_are_counted_as_listed() {
+        let t = ring(7);
+        let owners = [0, 0, 1, 3, 3, 3, 4, 6];
+        for d in [
+            Daemon::Central,
+            Daemon::Synchronous,
+            Daemon::Distributed,
+            Daemon::LocallyCentral,
+        ] {
+            let mut listed = 0;
+            d.each_choice_set(&owners, &t, |_| listed += 1);
+            assert_eq!(d.count_choice_sets(&owners, &t, 1000), Some(listed), "{}", d.name());
+            assert_eq!(d.count_choice_sets(&owners, &t, listed - 1), None, "{}", d.name());
+        }
+        // 64 enabled processes: counted without listing 2^64 sets.
+        let big = ring(64);
+        let all: Vec<u32> = (0..64).collect();
+        assert_eq!(Daemon::Distributed.count_choice_sets(&all, &big, MAX_STEPS_LISTED), None);
+        assert_eq!(Daemon::LocallyCentral.count_choice_sets(&all, &big, MAX_STEPS_LISTED), None);
+        assert_eq!(Daemon::Synchronous.count_choice_sets(&all, &big, MAX_STEPS_LISTED), Some(1));
+    }
+
     #[test]
     fn choice_sets_extend_move_sets() {
         let t = ring(5);

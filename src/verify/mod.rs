@@ -229,6 +229,10 @@ pub enum Refusal {
     TooManyReached(u64),
     /// A guard, statement or predicate faults in some configuration.
     Runtime(Box<(RunError, Config)>),
+    /// A configuration has more steps under a daemon than the explorer
+    /// lists ([`crate::runtime::daemon::MAX_STEPS_LISTED`]): the daemon, and how many processes
+    /// are enabled there.
+    TooManySteps(Daemon, usize),
 }
 
 /// The state space of an instance, what every configuration's guards and

@@ -6,7 +6,8 @@
 //! one move, these are the daemon's move sets in their order. The general
 //! way to the steps, for the searches that do not take them from tables.
 
-use crate::runtime::daemon::Daemon;
+use super::Refusal;
+use crate::runtime::daemon::{Daemon, MAX_STEPS_LISTED};
 use crate::runtime::step::{Move, RunError, StepRelation};
 use crate::state::Config;
 use crate::topology::Topology;
@@ -53,7 +54,8 @@ impl Lister {
         daemon: &Daemon,
         topo: &Topology,
         mut each: impl FnMut(&[Move]),
-    ) {
+    ) -> Result<(), Refusal> {
+        within_steps_listed(daemon, &self.owners, topo)?;
         let Lister {
             moves,
             owners,
@@ -65,14 +67,39 @@ impl Lister {
             step.extend(places.iter().map(|&k| moves[k].clone()));
             each(step);
         });
+        Ok(())
     }
 
     /// The steps `daemon` allows from the configuration loaded, in order.
-    pub(super) fn steps(&mut self, daemon: &Daemon, topo: &Topology) -> Vec<Vec<Move>> {
+    pub(super) fn steps(
+        &mut self,
+        daemon: &Daemon,
+        topo: &Topology,
+    ) -> Result<Vec<Vec<Move>>, Refusal> {
         let mut out = Vec::new();
-        self.each_step(daemon, topo, |m| out.push(m.to_vec()));
-        out
+        self.each_step(daemon, topo, |m| out.push(m.to_vec()))?;
+        Ok(out)
     }
+}
+
+/// Refuses a configuration whose moves (by process, `owners`, in
+/// increasing order) make more steps under `daemon` than the explorer
+/// lists: past [`MAX_STEPS_LISTED`], one configuration's steps would not
+/// fit in memory or time (2^64 with 64 enabled processes).
+pub(super) fn within_steps_listed(
+    daemon: &Daemon,
+    owners: &[u32],
+    topo: &Topology,
+) -> Result<(), Refusal> {
+    // Fewer moves than the limit's bits make fewer steps under any daemon.
+    if owners.len() < MAX_STEPS_LISTED.trailing_zeros() as usize
+        || daemon.count_choice_sets(owners, topo, MAX_STEPS_LISTED).is_some()
+    {
+        return Ok(());
+    }
+    let mut enabled = owners.to_vec();
+    enabled.dedup();
+    Err(Refusal::TooManySteps(daemon.clone(), enabled.len()))
 }
 
 /// The processes of a step's moves.

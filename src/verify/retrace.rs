@@ -62,6 +62,7 @@ impl Explorer<'_> {
             .ok()?;
         lister
             .steps(daemon, &self.inst.topo)
+            .ok()?
             .into_iter()
             .find(|moves| {
                 let next = rel.successor_of(&cfg, moves);

@@ -130,7 +130,7 @@ impl<'e, 'a> Search<'e, 'a> {
         self.lister
             .load(&mut self.rel, &cfg, &enabled, self.ex.every_move())
             .map_err(fail)?;
-        let steps = self.lister.steps(self.daemon, &self.ex.inst.topo);
+        let steps = self.lister.steps(self.daemon, &self.ex.inst.topo)?;
         let mut out = Vec::with_capacity(steps.len());
         for moves in steps {
             let next = match self.rel.successor_of(&cfg, &moves) {

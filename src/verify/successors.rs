@@ -21,10 +21,11 @@
 //! in the tables, which keep one move a process.
 
 use super::local::LocalMoves;
+use super::moves::within_steps_listed;
 use super::Refusal;
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
-use crate::runtime::daemon::Daemon;
+use crate::runtime::daemon::{Daemon, MAX_STEPS_LISTED};
 use crate::runtime::space::Space;
 use crate::runtime::step::{Move, StepRelation};
 use crate::state::Config;
@@ -51,6 +52,7 @@ pub(super) const ANY_CHANGED: u64 = u64::MAX;
 /// The engine: the step relation and buffers it reuses.
 pub(super) struct Successors<'a> {
     space: &'a Space,
+    topo: &'a Topology,
     rel: StepRelation<'a>,
     cfg: Config,
     stride: usize,
@@ -163,6 +165,7 @@ impl<'a> Successors<'a> {
         let topo = &inst.topo;
         Some(Successors {
             space,
+            topo,
             rel: inst.step_relation(),
             cfg: space.config(0),
             stride: inst.code.stride,
@@ -385,6 +388,10 @@ impl<'a> Successors<'a> {
     ) -> Result<Option<bool>, Refusal> {
         if !self.load_moves(i, from)? {
             return Ok(None);
+        }
+        if self.moves.len() >= MAX_STEPS_LISTED.trailing_zeros() as usize {
+            let owners: Vec<u32> = self.moves.iter().map(|m| m.0).collect();
+            within_steps_listed(daemon, &owners, self.topo)?;
         }
         self.steps(i, daemon, out);
         Ok(Some(self.enabled_bits() == 0))

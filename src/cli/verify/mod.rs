@@ -425,6 +425,20 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
             );
             EXIT_INPUT
         }
+        Refusal::TooManySteps(daemon, enabled) => {
+            eprintln!(
+                "error: `{program}` on {} has a configuration with {enabled} enabled processes, where the {} daemon allows more than {} steps ({}), more than the verifier lists from one configuration; choose another daemon, `--choice first` or a smaller topology",
+                inst.topo.name,
+                daemon.name(),
+                crate::runtime::daemon::MAX_STEPS_LISTED,
+                match daemon {
+                    Daemon::LocallyCentral => "set of them no two of which are neighbours, each with any of its moves",
+                    Daemon::Synchronous => "one move of each",
+                    _ => "non-empty set of them, each with any of its moves",
+                },
+            );
+            EXIT_INPUT
+        }
         Refusal::Runtime(failure) => {
             let (e, cfg) = &**failure;
             eprint!(

@@ -5,7 +5,7 @@
 use super::super::code_set::MIX;
 use super::super::evaluate::{evaluate, evaluate_chosen, Evaluated};
 use super::super::move_memo::MoveMemo;
-use super::super::moves::Lister;
+use super::super::moves::{within_steps_listed, Lister};
 use super::super::reached::{Reached, Unkept};
 use super::super::successors::{self, as_bits};
 use super::super::symmetry::Symmetry;
@@ -371,7 +371,7 @@ impl<'i> Expander<'i> {
         if let (Some(memo), Some(code)) = (self.memo, source.code(i)) {
             if let Some(evaluated) = self.remembered(memo, source, i, code)? {
                 let remembered = Some((memo, code));
-                self.push_steps(daemon, source, i, &evaluated, remembered, steps);
+                self.push_steps(daemon, source, i, &evaluated, remembered, steps)?;
                 return Ok(evaluated);
             }
         }
@@ -379,7 +379,7 @@ impl<'i> Expander<'i> {
         let evaluated = evaluate(&self.rel, &self.cfg, &mut self.chosen)?;
         match self.listed {
             Some(every) => self.push_listed(daemon, source, &evaluated, every, steps)?,
-            None => self.push_steps(daemon, source, i, &evaluated, None, steps),
+            None => self.push_steps(daemon, source, i, &evaluated, None, steps)?,
         }
         Ok(evaluated)
     }
@@ -450,7 +450,7 @@ impl<'i> Expander<'i> {
         evaluated: &Evaluated,
         remembered: Option<(&Memo, u64)>,
         steps: &mut Steps,
-    ) {
+    ) -> Result<(), Refusal> {
         self.enabled.clear();
         if evaluated.invariant.is_none() {
             let chosen = &self.chosen;
@@ -471,6 +471,7 @@ impl<'i> Expander<'i> {
             sleep,
             ..
         } = self;
+        within_steps_listed(daemon, enabled, &inst.topo)?;
         // With sleep sets, one mover a step.
         let apart = memo.and_then(|m| m.apart.as_deref());
         let mut asleep = sleep.map(Asleep::new);
@@ -525,6 +526,7 @@ impl<'i> Expander<'i> {
                 steps.sleeps.push(0);
             }
         });
+        Ok(())
     }
 }
 
@@ -571,8 +573,7 @@ impl Expander<'_> {
             };
             steps.codes.push(ASIDE);
             steps.aside.push(set_aside);
-        });
-        Ok(())
+        })
     }
 }
 
