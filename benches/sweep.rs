@@ -38,6 +38,7 @@ fn planned(steps: Option<u64>) -> Sweep {
         daemons: vec!["central".into()],
         params: Vec::new(),
         seeds: format!("0..{}", RUNS - 1),
+        shard: None,
     };
     let options = Options {
         ids: Ids::Index,

@@ -315,3 +315,93 @@ fn ctrl_c_keeps_the_runs_that_finished_in_a_valid_csv() {
         "{summary}"
     );
 }
+
+#[test]
+fn grids_are_sized_before_they_are_laid_out_and_shards_lay_out_their_own() {
+    let dir = scratch("grid");
+    // Three parameters of 1,000 values each: 10^9 points, refused at once.
+    let out = guarded(&[
+        "sweep",
+        "programs/ssle.gc",
+        "--param",
+        "max_id=1..1000",
+        "--param",
+        "max_level=1..1000",
+        "--param",
+        "repair=1..1000",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the grid has more than 10000000 points"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = guarded(&[
+        "sweep",
+        "programs/dijkstra_kstate.gc",
+        "--param",
+        "K=1..1000",
+        "--seeds",
+        "0..10000",
+        "--topology",
+        "ring:3..4",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the grid has more than 10000000 points"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Two parameter axes, the last varying fastest, and a shard's points
+    // are the whole grid's at their indices.
+    let args = [
+        "sweep",
+        "programs/ssle.gc",
+        "--topology",
+        "chain:3",
+        "--param",
+        "max_id=n,n+1",
+        "--param",
+        "max_level=10,11",
+        "--seeds",
+        "0",
+        "--until",
+        "legitimate",
+    ];
+    let whole = dir.join("whole.csv");
+    let mut all = args.to_vec();
+    all.extend(["--csv", path(&whole)]);
+    assert_eq!(guarded(&all).status.code(), Some(0));
+    let rows = std::fs::read_to_string(&whole).unwrap();
+    let words: Vec<&str> = rows
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').find(|f| f.starts_with("max_id=")).unwrap())
+        .collect();
+    assert_eq!(
+        words,
+        [
+            "max_id=n max_level=10",
+            "max_id=n max_level=11",
+            "max_id=n+1 max_level=10",
+            "max_id=n+1 max_level=11"
+        ]
+    );
+    let piece = dir.join("piece.csv");
+    let mut second = args.to_vec();
+    second.extend(["--shard", "2/3", "--csv", path(&piece)]);
+    assert_eq!(guarded(&second).status.code(), Some(0));
+    let piece = std::fs::read_to_string(&piece).unwrap();
+    let lines: Vec<&str> = rows.lines().collect();
+    assert_eq!(piece, format!("{}\n{}\n", lines[0], lines[2]));
+    // A topology only another shard runs is not built (nor its file read).
+    let out = guarded(&[
+        "sweep",
+        "programs/dijkstra_kstate.gc",
+        "--topology",
+        "ring:4,file:/nonexistent/edges.txt",
+        "--shard",
+        "1/2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}

@@ -146,6 +146,7 @@ pub(super) fn sweep(a: &SweepArgs) -> i32 {
         daemons: a.daemons.clone(),
         params: a.params.clone(),
         seeds: a.seeds.clone(),
+        shard: a.shard,
     };
     let options = Options {
         ids: a.ids.clone(),
@@ -161,14 +162,7 @@ pub(super) fn sweep(a: &SweepArgs) -> i32 {
         Err(PlanError::Usage(m)) => return usage_error(m),
         Err(PlanError::Program(e)) => return report_load_error(&e, program, &source),
     };
-    let points: Vec<&crate::sweep::Point> = match a.shard {
-        Some((i, n)) => sweep
-            .points
-            .iter()
-            .filter(|p| p.index % n == i - 1)
-            .collect(),
-        None => sweep.points.iter().collect(),
-    };
+    let points: Vec<&crate::sweep::Point> = sweep.points.iter().collect();
     let mut csv = match open_csv(a.csv.as_deref(), &sweep.table()) {
         Ok(w) => w,
         Err(code) => return code,

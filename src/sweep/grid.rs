@@ -272,25 +272,6 @@ impl ParamAxis {
     }
 }
 
-/// Every combination of the axes' values, in order (the last axis varies
-/// fastest): each as `NAME=FORMULA` words and the formulas.
-pub fn param_combinations(axes: &[ParamAxis]) -> Vec<Vec<(String, String, Formula)>> {
-    let mut combos: Vec<Vec<(String, String, Formula)>> = vec![Vec::new()];
-    for axis in axes {
-        combos = combos
-            .into_iter()
-            .flat_map(|c| {
-                axis.values.iter().map(move |(text, f)| {
-                    let mut c = c.clone();
-                    c.push((axis.name.clone(), text.clone(), f.clone()));
-                    c
-                })
-            })
-            .collect();
-    }
-    combos
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,20 +337,10 @@ mod tests {
     }
 
     #[test]
-    fn parameter_axes_combine_in_order() {
+    fn parameter_axes_parse() {
         let k = ParamAxis::parse("K=n,n+1").unwrap();
-        let m = ParamAxis::parse("M=1..2").unwrap();
-        let combos = param_combinations(&[k, m]);
-        let words: Vec<String> = combos
-            .iter()
-            .map(|c| {
-                c.iter()
-                    .map(|(name, text, _)| format!("{name}={text}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        assert_eq!(words, ["K=n M=1", "K=n M=2", "K=n+1 M=1", "K=n+1 M=2"]);
+        let texts: Vec<&str> = k.values.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!((k.name.as_str(), texts), ("K", vec!["n", "n+1"]));
         assert!(ParamAxis::parse("K").is_err());
         assert!(ParamAxis::parse("K=").is_err());
     }

@@ -46,6 +46,8 @@ pub struct Axes {
     pub params: Vec<String>,
     /// `--seeds`.
     pub seeds: String,
+    /// `--shard I/N`: only the points whose index is I - 1 modulo N.
+    pub shard: Option<(usize, usize)>,
 }
 
 /// What every run of the sweep shares.
@@ -178,7 +180,6 @@ impl Sweep {
                 )));
             }
         }
-        let combos = grid::param_combinations(&param_axes);
         let specs = match (axes.topologies.is_empty(), checked.default_topology()) {
             (false, _) => {
                 grid::topologies(&axes.topologies).map_err(|e| usage(format!("--topology: {e}")))?
@@ -188,11 +189,16 @@ impl Sweep {
         };
         let init = crate::load::init_mode(options.init.as_deref(), checked.default_init(), read)
             .map_err(usage)?;
-        let total = [specs.len(), daemons.len(), combos.len(), seeds.len()]
-            .iter()
-            .try_fold(1usize, |acc, &k| acc.checked_mul(k))
+        // The grid's size before any of it is laid out: the parameters'
+        // combinations multiply (three axes of 1,000 values are 10^9).
+        let axis_lengths = param_axes.iter().map(|a| a.values.len());
+        let total = [specs.len(), daemons.len(), seeds.len()]
+            .into_iter()
+            .chain(axis_lengths)
+            .try_fold(1usize, |acc, k| acc.checked_mul(k))
             .filter(|&t| t <= MAX_POINTS)
             .ok_or_else(|| usage(format!("the grid has more than {MAX_POINTS} points")))?;
+        let (first, every) = axes.shard.map_or((0, 1), |(i, n)| (i - 1, n));
         let mut sweep = Sweep {
             program: program.to_string(),
             params: declared,
@@ -204,36 +210,48 @@ impl Sweep {
             options,
             files: Mutex::new(HashMap::new()),
             templates: Mutex::new(HashMap::new()),
-            points: Vec::with_capacity(total),
+            points: Vec::with_capacity(total.saturating_sub(first).div_ceil(every)),
         };
-        for spec in &specs {
-            let n = sweep.size(spec, read).map_err(usage)?;
-            let family = spec.split(':').next().unwrap_or(spec).to_string();
-            for daemon in 0..sweep.daemons.len() {
-                for combo in &combos {
-                    let mut params = Vec::new();
-                    for (name, text, formula) in combo {
-                        let v = formula.eval(n as i64).map_err(|e| {
-                            usage(format!("--param {name}={text} on {spec} (n = {n}): {e}"))
-                        })?;
-                        params.push((name.clone(), v));
-                    }
-                    let words: Vec<String> =
-                        combo.iter().map(|(k, t, _)| format!("{k}={t}")).collect();
-                    for &seed in &seeds {
-                        sweep.points.push(Point {
-                            index: sweep.points.len(),
-                            topology: spec.clone(),
-                            family: family.clone(),
-                            n,
-                            daemon,
-                            param_words: words.join(" "),
-                            params: params.clone(),
-                            seed,
-                        });
-                    }
-                }
+        // Only this shard's points: a topology none of them uses is not
+        // built, a combination not formed.
+        let mut sizes: Vec<Option<usize>> = vec![None; specs.len()];
+        for index in (first..total).step_by(every) {
+            let (rest, seed) = (index / seeds.len(), seeds[index % seeds.len()]);
+            let mut combo = Vec::with_capacity(param_axes.len());
+            let mut rest = rest;
+            for axis in param_axes.iter().rev() {
+                combo.push(&axis.values[rest % axis.values.len()]);
+                rest /= axis.values.len();
             }
+            combo.reverse();
+            let (at, daemon) = (rest / sweep.daemons.len(), rest % sweep.daemons.len());
+            let spec = &specs[at];
+            let n = match sizes[at] {
+                Some(n) => n,
+                None => *sizes[at].insert(sweep.size(spec, read).map_err(usage)?),
+            };
+            let mut params = Vec::with_capacity(combo.len());
+            for (axis, (text, formula)) in param_axes.iter().zip(&combo) {
+                let v = formula.eval(n as i64).map_err(|e| {
+                    usage(format!("--param {}={text} on {spec} (n = {n}): {e}", axis.name))
+                })?;
+                params.push((axis.name.clone(), v));
+            }
+            let words: Vec<String> = param_axes
+                .iter()
+                .zip(&combo)
+                .map(|(axis, (text, _))| format!("{}={text}", axis.name))
+                .collect();
+            sweep.points.push(Point {
+                index,
+                topology: spec.clone(),
+                family: spec.split(':').next().unwrap_or(spec).to_string(),
+                n,
+                daemon,
+                param_words: words.join(" "),
+                params,
+                seed,
+            });
         }
         Ok(sweep)
     }
