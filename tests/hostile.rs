@@ -526,7 +526,8 @@ fn the_repl_refuses_to_print_without_bound() {
 fn daemons_with_many_enabled_processes_are_refused_by_name() {
     // 64 processes always enabled: 2^64 - 1 distributed steps from the
     // one configuration, about 10^13 locally-central ones.
-    let one_value = "topology ring:64\nvar x: 0..0 = 0\nprocess { a :: true -> x := 0 }\nlegitimate: true\n";
+    let one_value =
+        "topology ring:64\nvar x: 0..0 = 0\nprocess { a :: true -> x := 0 }\nlegitimate: true\n";
     // Two moves each, through the step relation's own listing.
     let two_moves = "topology ring:64\nvar x: 0..0 = 0\nprocess { a :: true -> x := 0\n b :: true -> x := 0 }\nlegitimate: true\n";
     for (name, program) in [("one.gc", one_value), ("two.gc", two_moves)] {
@@ -538,7 +539,9 @@ fn daemons_with_many_enabled_processes_are_refused_by_name() {
                 assert_eq!(o.code, 1, "{name} {daemon} {from}: {}", o.stderr);
                 assert!(
                     o.stderr.contains("64 enabled processes")
-                        && o.stderr.contains(&format!("the {daemon} daemon allows more than 1048576 steps")),
+                        && o.stderr.contains(&format!(
+                            "the {daemon} daemon allows more than 1048576 steps"
+                        )),
                     "{name} {daemon} {from}: {}",
                     o.stderr
                 );
@@ -549,11 +552,41 @@ fn daemons_with_many_enabled_processes_are_refused_by_name() {
         let o = guarded(&["verify", path, "-d", "central"], "");
         assert_eq!(o.code, 0, "{name}: {}", o.stderr);
         let o = guarded(&["verify", path, "-d", "synchronous"], "");
-        assert_eq!(o.code, if name == "one.gc" { 0 } else { 1 }, "{name}: {}", o.stderr);
+        assert_eq!(
+            o.code,
+            if name == "one.gc" { 0 } else { 1 },
+            "{name}: {}",
+            o.stderr
+        );
     }
     // At the bound: 20 processes make 2^20 - 1 distributed steps, listed.
     let at_bound = one_value.replace("ring:64", "ring:20");
     let path = scratch("twenty.gc", &at_bound);
     let o = guarded(&["verify", path.to_str().unwrap(), "-d", "distributed"], "");
     assert_eq!(o.code, 0, "{}", o.stderr);
+}
+
+#[test]
+fn the_default_memory_budget_is_what_the_process_may_use() {
+    // Under `ulimit -v` of about 2 GB, an instance estimated at 4 GiB
+    // (under the 8 GiB default) once aborted in the allocator.
+    let path = scratch(
+        "limited.gc",
+        "var a: array[1048576] of 0..1\ntopology ring:100\nprocess { t :: a[0] == 0 -> a[0] := 1 }\n",
+    );
+    let script = format!(
+        "ulimit -v 2000000 && exec \"$0\" run '{}' --init random --max-steps 2",
+        path.to_str().unwrap()
+    );
+    let out = Command::new("bash")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_guarded")])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("bash runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("guarded::instance::memory") && stderr.contains("ulimit -v"),
+        "{stderr}"
+    );
 }

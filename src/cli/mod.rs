@@ -96,8 +96,10 @@ struct InstanceArgs {
 struct MemoryArgs {
     /// The most the instance may take (topology, configuration, messages in
     /// transit), estimated before building it: bytes, or 512M, 8G, ...
-    #[arg(long, value_name = "SIZE", default_value = "8G", value_parser = crate::memory::parse_size)]
-    memory_limit: u64,
+    /// [default: 8G, or what `ulimit -v`, the cgroup or the system leaves
+    /// this process, whichever is smaller]
+    #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
+    memory_limit: Option<u64>,
 }
 
 #[derive(Args, Debug)]

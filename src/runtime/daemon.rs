@@ -599,15 +599,34 @@ mod tests {
         ] {
             let mut listed = 0;
             d.each_choice_set(&owners, &t, |_| listed += 1);
-            assert_eq!(d.count_choice_sets(&owners, &t, 1000), Some(listed), "{}", d.name());
-            assert_eq!(d.count_choice_sets(&owners, &t, listed - 1), None, "{}", d.name());
+            assert_eq!(
+                d.count_choice_sets(&owners, &t, 1000),
+                Some(listed),
+                "{}",
+                d.name()
+            );
+            assert_eq!(
+                d.count_choice_sets(&owners, &t, listed - 1),
+                None,
+                "{}",
+                d.name()
+            );
         }
         // 64 enabled processes: counted without listing 2^64 sets.
         let big = ring(64);
         let all: Vec<u32> = (0..64).collect();
-        assert_eq!(Daemon::Distributed.count_choice_sets(&all, &big, MAX_STEPS_LISTED), None);
-        assert_eq!(Daemon::LocallyCentral.count_choice_sets(&all, &big, MAX_STEPS_LISTED), None);
-        assert_eq!(Daemon::Synchronous.count_choice_sets(&all, &big, MAX_STEPS_LISTED), Some(1));
+        assert_eq!(
+            Daemon::Distributed.count_choice_sets(&all, &big, MAX_STEPS_LISTED),
+            None
+        );
+        assert_eq!(
+            Daemon::LocallyCentral.count_choice_sets(&all, &big, MAX_STEPS_LISTED),
+            None
+        );
+        assert_eq!(
+            Daemon::Synchronous.count_choice_sets(&all, &big, MAX_STEPS_LISTED),
+            Some(1)
+        );
     }
 
     #[test]

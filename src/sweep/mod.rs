@@ -233,7 +233,10 @@ impl Sweep {
             let mut params = Vec::with_capacity(combo.len());
             for (axis, (text, formula)) in param_axes.iter().zip(&combo) {
                 let v = formula.eval(n as i64).map_err(|e| {
-                    usage(format!("--param {}={text} on {spec} (n = {n}): {e}", axis.name))
+                    usage(format!(
+                        "--param {}={text} on {spec} (n = {n}): {e}",
+                        axis.name
+                    ))
                 })?;
                 params.push((axis.name.clone(), v));
             }

@@ -93,7 +93,9 @@ pub(super) fn within_steps_listed(
 ) -> Result<(), Refusal> {
     // Fewer moves than the limit's bits make fewer steps under any daemon.
     if owners.len() < MAX_STEPS_LISTED.trailing_zeros() as usize
-        || daemon.count_choice_sets(owners, topo, MAX_STEPS_LISTED).is_some()
+        || daemon
+            .count_choice_sets(owners, topo, MAX_STEPS_LISTED)
+            .is_some()
     {
         return Ok(());
     }

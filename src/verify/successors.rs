@@ -642,7 +642,7 @@ mod tests {
         }
         let mut lister = super::super::moves::Lister::default();
         lister.load(&mut rel, &cfg, &enabled, every).ok()?;
-        for moves in lister.steps(d, &inst.topo) {
+        for moves in lister.steps(d, &inst.topo).ok()? {
             let next = rel.successor_of(&cfg, &moves).ok()?;
             out.push(Succ {
                 to: space.index(&next)? as u32,
