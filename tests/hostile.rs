@@ -590,3 +590,32 @@ fn the_default_memory_budget_is_what_the_process_may_use() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_large_dot_file_is_read_back_in_linear_time() {
+    // The tool's own drawing of a ring of 60,000, every node carrying its
+    // value: each attribute was checked against all the others (minutes,
+    // past the watchdog); now seconds.
+    let dot = std::env::temp_dir().join(format!("guarded-hostile-{}-ring.dot", std::process::id()));
+    let dot = dot.to_str().unwrap();
+    let program = "programs/dijkstra_kstate.gc";
+    let common = ["--param", "K=60001"];
+    let mut write = vec![
+        "run",
+        program,
+        "--topology",
+        "ring:60000",
+        "--init",
+        "random",
+    ];
+    write.extend(common);
+    write.extend(["--max-steps", "1", "--no-final", "--dot", dot]);
+    assert_eq!(guarded(&write, "").code, 0);
+    let spec = format!("dot:{dot}");
+    let mut read = vec!["check", program, "--topology", &spec];
+    read.extend(common);
+    let o = guarded(&read, "");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("with 60000 processes"), "{}", o.stdout);
+    let _ = std::fs::remove_file(dot);
+}

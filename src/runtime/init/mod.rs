@@ -145,19 +145,21 @@ pub(crate) fn initial_state(
         }
     } else {
         declared_values(prog, code, topo, &mut state)?;
-        // Values a DOT file gives as node attributes.
+        // Values a DOT file gives as node attributes. Those written
+        // `gc:NAME`, by node, looked up rather than searched for (a file
+        // of 60,000 nodes took minutes).
+        let prefixed: std::collections::HashSet<(u32, &str)> = topo
+            .attrs
+            .iter()
+            .filter_map(|(p, key, _)| Some((*p, key.strip_prefix("gc:")?)))
+            .collect();
         for (p, key, val) in &topo.attrs {
             // `VAR[Q]`: a per-neighbour or edge value; `gc:VAR`: a variable
             // named like a Graphviz attribute (`color`).
             let plain = !key.starts_with("gc:");
             let (key, name) = crate::topology::dot::attribute_variable(key);
             // Beside `gc:NAME`, a plain `NAME` is Graphviz's (a colour).
-            if plain
-                && topo
-                    .attrs
-                    .iter()
-                    .any(|a| a.0 == *p && a.1 == format!("gc:{key}"))
-            {
+            if plain && prefixed.contains(&(*p, key)) {
                 continue;
             }
             if prog.vars.iter().any(|v| v.name == name) {
