@@ -301,3 +301,66 @@ fn what_cannot_be_translated_is_refused_with_the_reason() {
     ]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn what_the_user_wrote_stays_inside_the_models_comments() {
+    if !have_spin() {
+        return;
+    }
+    // A directory whose name ends the header comment, then C for pan.c.
+    let dir = workdir("injection").join("x*/\nc_code { this is not C; }\n/*\\");
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("ring.gc");
+    std::fs::copy("programs/dijkstra_kstate.gc", &program).unwrap();
+    let program = program.to_str().unwrap();
+    let v = spin("injection-model", &[program, "--topology", "ring:3"], true);
+    assert_eq!(v.errors, 0, "{}", v.report);
+    let (code, model, err) = guarded(&["export", "promela", program, "--topology", "ring:3"]);
+    assert_eq!(code, 0, "{err}");
+    let header = &model[..model.find("*/").unwrap()];
+    assert!(
+        header.contains("x*\\/\\nc_code { this is not C; }\\n/*\\\\"),
+        "{header}"
+    );
+    assert!(!model.lines().any(|l| l.starts_with("c_code")), "{model}");
+}
+
+#[test]
+fn implications_of_negations_and_guarded_missing_neighbours_translate() {
+    if !have_spin() {
+        return;
+    }
+    // `not P => Q` was written `!!(…)`, which SPIN rejects; `left` read
+    // where `index > 0` guards it was refused at process 0 of a chain.
+    let dir = workdir("guarded-left");
+    let program = dir.join("guarded_left.gc");
+    std::fs::write(
+        &program,
+        "topology chain:4\nvar x: 0..1 = 0\nprocess {\n    copy :: index > 0 and x != left.x -> x := left.x\n    \
+         flip :: not (index > 0) => x == 0 -> x := 1\n}\nlegitimate: forall(p in procs : p.x == 1)\n\
+         invariant ones_stay: forall(p in procs : not (p.x == 0) => p.x == 1)\n",
+    )
+    .unwrap();
+    let program = program.to_str().unwrap();
+    for daemon in ["central", "synchronous"] {
+        let instance = [program, "--daemon", daemon, "--choice", "first"];
+        let (code, out) = verify(&instance);
+        let v = spin(&format!("guarded-left-{daemon}"), &instance, true);
+        assert_eq!(v.errors == 0, code == 0, "{daemon}: {out}\n{}", v.report);
+        let safety = spin(&format!("guarded-left-{daemon}-safety"), &instance, false);
+        assert_eq!(safety.errors, 0, "{daemon}: {}", safety.report);
+    }
+    // Unguarded, the read is refused, and the message says which.
+    let unguarded = dir.join("unguarded.gc");
+    std::fs::write(
+        &unguarded,
+        "topology chain:3\nvar x: 0..1 = 0\nprocess {\n    copy :: x != left.x -> x := left.x\n}\n",
+    )
+    .unwrap();
+    let (code, _, err) = guarded(&["export", "promela", unguarded.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("`left` of process 0, which has none where it is read"),
+        "{err}"
+    );
+}

@@ -81,13 +81,46 @@ impl Tr<'_> {
         }
     }
 
+    /// The value of `e` where it is known without the configuration (it
+    /// compares constants, indices and ids of known processes).
+    pub(super) fn bconstant(&self, e: &BExpr) -> Option<bool> {
+        match e {
+            BExpr::Const(b) => Some(*b),
+            BExpr::Not(a) => Some(!self.bconstant(a)?),
+            BExpr::And(a, b) => match self.bconstant(a)? {
+                false => Some(false),
+                true => self.bconstant(b),
+            },
+            BExpr::Or(a, b) => match self.bconstant(a)? {
+                true => Some(true),
+                false => self.bconstant(b),
+            },
+            BExpr::Implies(a, b) => match self.bconstant(a)? {
+                false => Some(true),
+                true => self.bconstant(b),
+            },
+            BExpr::Cmp(op, a, b) => {
+                let (a, b) = (self.constant(a)?, self.constant(b)?);
+                Some(match op {
+                    Cmp::Eq => a == b,
+                    Cmp::Ne => a != b,
+                    Cmp::Lt => a < b,
+                    Cmp::Le => a <= b,
+                    Cmp::Gt => a > b,
+                    Cmp::Ge => a >= b,
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// The process `p` refers to.
     pub(super) fn proc(&self, p: &Proc) -> Result<At, Untranslatable> {
         let me = self.me;
         let side = |q: u32, span, which: &str| {
             if q == NONE {
                 Err(Untranslatable::new(
-                    format!("process {me} has no `{which}` neighbour"),
+                    format!("`{which}` of process {me}, which has none where it is read"),
                     Some(span),
                 ))
             } else {
@@ -275,7 +308,10 @@ impl Tr<'_> {
                     Some(&s) if s != NONE => s.to_string(),
                     _ => {
                         return Err(Untranslatable::new(
-                            format!("process {q} has no such neighbour"),
+                            format!(
+                                "`{}` of process {q}, which has none where it is read",
+                                if *left { "left" } else { "right" }
+                            ),
                             Some(*span),
                         ))
                     }
@@ -312,9 +348,25 @@ impl Tr<'_> {
                 format!("({} != 0)", self.read(&self.proc(p)?, *v, Some(i))?)
             }
             BExpr::Not(a) => format!("!({})", self.bexpr(a)?),
-            BExpr::And(a, b) => format!("({} && {})", self.bexpr(a)?, self.bexpr(b)?),
-            BExpr::Or(a, b) => format!("({} || {})", self.bexpr(a)?, self.bexpr(b)?),
-            BExpr::Implies(a, b) => format!("(!{} || {})", self.bexpr(a)?, self.bexpr(b)?),
+            // Where the left side is known here, the right is what the
+            // language evaluates, or nothing: `p.index > 0 and p.left.x`
+            // reads no missing neighbour of process 0.
+            BExpr::And(a, b) => match self.bconstant(a) {
+                Some(false) => "false".to_string(),
+                Some(true) => self.bexpr(b)?,
+                None => format!("({} && {})", self.bexpr(a)?, self.bexpr(b)?),
+            },
+            BExpr::Or(a, b) => match self.bconstant(a) {
+                Some(true) => "true".to_string(),
+                Some(false) => self.bexpr(b)?,
+                None => format!("({} || {})", self.bexpr(a)?, self.bexpr(b)?),
+            },
+            // `!!(…)` is no Promela: the negation takes parentheses.
+            BExpr::Implies(a, b) => match self.bconstant(a) {
+                Some(false) => "true".to_string(),
+                Some(true) => self.bexpr(b)?,
+                None => format!("(!({}) || {})", self.bexpr(a)?, self.bexpr(b)?),
+            },
             BExpr::BoolEq(eq, a, b) => {
                 let (a, b) = (self.bexpr(a)?, self.bexpr(b)?);
                 let op = if *eq { "==" } else { "!=" };

@@ -184,7 +184,7 @@ pub fn model(
     };
     let predicates = predicates(&base)?;
     let mut out = String::new();
-    let _ = writeln!(out, "/* {caption}");
+    let _ = writeln!(out, "/* {}", comment_text(caption));
     let _ = writeln!(
         out,
         "   Written by `guarded export promela`. Check it with SPIN:"
@@ -298,6 +298,23 @@ fn declarations(
         let _ = writeln!(out, "/* enum {}: {} */", e.name, values.join(", "));
     }
     Ok(())
+}
+
+/// `text` (a path, a topology spec: anything the user wrote) as it may
+/// stand inside a `/* */` comment: no `*/` to end it early, no line break
+/// or other control character (SPIN's preprocessor and C compiler read the
+/// model, so text that escaped the comment would run as code).
+fn comment_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '/' if out.ends_with('*') => out.push_str("\\/"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// `#define`s of the legitimacy predicate and the invariants, and the LTL property.

@@ -7,7 +7,7 @@
 
 use super::expr::{conjunction, disjunction, At};
 use super::{Tr, Untranslatable, Val};
-use crate::check::ir::{Action, IExpr, Stmt, Target, Value, VarKind};
+use crate::check::ir::{Action, BExpr, IExpr, Stmt, Target, Value, VarKind};
 use crate::compile::VarDomain;
 
 /// One way a process can move: the condition under which it is the move
@@ -51,22 +51,30 @@ impl Tr<'_> {
         if a.receive.is_some() {
             return Err(Untranslatable::new("receiving messages", Some(a.span)));
         }
+        // An instance whose guard is false here whatever the configuration
+        // (`index > 0 and ...` at process 0) is left out, its statement
+        // untranslated: it may read what this process lacks.
         match &a.binder {
+            None if self.bconstant(&a.guard) == Some(false) => Ok(Vec::new()),
             None => Ok(vec![(None, self.bexpr(&a.guard)?)]),
-            Some(b) => self
-                .members(&b.coll)?
-                .into_iter()
-                .map(|q| {
+            Some(b) => {
+                let mut out = Vec::new();
+                for q in self.members(&b.coll)? {
                     let ok = self.with(b.slot, Val::Const(q), |t| {
+                        let never = |e: &BExpr| t.bconstant(e) == Some(false);
+                        if b.filter.as_ref().is_some_and(never) || never(&a.guard) {
+                            return Ok(None);
+                        }
                         let guard = t.bexpr(&a.guard)?;
-                        Ok(match &b.filter {
+                        Ok(Some(match &b.filter {
                             Some(f) => format!("({} && {guard})", t.bexpr(f)?),
                             None => guard,
-                        })
+                        }))
                     })?;
-                    Ok((Some((b.slot, q)), ok))
-                })
-                .collect(),
+                    out.extend(ok.map(|ok| (Some((b.slot, q)), ok)));
+                }
+                Ok(out)
+            }
         }
     }
 
