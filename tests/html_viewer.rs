@@ -264,3 +264,71 @@ fn a_screenshot_for_a_person() {
         "an empty screenshot?"
     );
 }
+
+#[test]
+fn script_data_in_the_program_and_messages_on_their_edges() {
+    if !have_chromium() {
+        return;
+    }
+    // A comment the HTML parser would read as script data states.
+    let program = scratch("hostile.gc");
+    let source = std::fs::read_to_string("programs/dijkstra_kstate.gc").unwrap();
+    std::fs::write(
+        &program,
+        format!("// <!-- <script> </script> & -->\n{source}"),
+    )
+    .unwrap();
+    let page = scratch("hostile.html");
+    let (code, _, err) = guarded(&[
+        "run",
+        program.to_str().unwrap(),
+        "--topology",
+        "ring:5",
+        "--max-steps",
+        "5",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let dom = browser(&page, "step=5", &["--dump-dom"]);
+    check_sound(&dom, 5);
+    assert!(
+        dom.contains("// &lt;!-- &lt;script&gt; &lt;/script&gt; &amp; --&gt;"),
+        "{dom}"
+    );
+    // Messages in transit are drawn on their edges, one tag a channel,
+    // its title the channel's messages, as the list under the table says.
+    let page = scratch("messages.html");
+    let (code, _, err) = guarded(&[
+        "run",
+        "programs/arrow.gc",
+        "--topology",
+        "tree:6",
+        "--seed",
+        "1",
+        "--max-steps",
+        "40",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let dom = browser(&page, "step=12", &["--dump-dom"]);
+    check_sound(&dom, 12);
+    let listed = dom
+        .split("<pre id=\"channels\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .unwrap();
+    let channels: Vec<&str> = listed.lines().filter(|l| !l.is_empty()).collect();
+    assert!(!channels.is_empty(), "no messages in transit at step 12");
+    let tags = dom.matches("<g class=\"msg\"").count();
+    assert_eq!(tags, channels.len(), "{dom}");
+    for line in channels {
+        let (name, msgs) = line.split_once(": ").unwrap();
+        let title = format!("<title>{name} (next received first): {msgs}</title>");
+        assert!(
+            dom.contains(&title.replace("->", "-&gt;")),
+            "{title} missing"
+        );
+    }
+}

@@ -32,11 +32,16 @@ struct Frame {
     legit: Option<bool>,
     /// The arrows, when they changed (`None`: as at the step before).
     arrows: Option<Vec<(usize, usize)>>,
-    /// The channels' contents, one line each, when they changed.
-    channels: Option<Vec<String>>,
+    /// The non-empty channels (sender, receiver, messages oldest first),
+    /// when they changed.
+    channels: Option<Vec<Channel>>,
     /// The chart's series: `enabled` and each numeric report.
     series: Vec<Option<f64>>,
 }
+
+/// A channel as the page draws it on its edge: sender, receiver and the
+/// messages in transit, the next to be received first.
+type Channel = (usize, u32, Vec<String>);
 
 /// A run as the page shows it.
 #[derive(Serialize)]
@@ -69,7 +74,7 @@ pub struct Recorder {
     cap: u64,
     rows: Vec<i64>,
     arrows: Vec<(usize, usize)>,
-    channels: Vec<String>,
+    channels: Vec<Channel>,
     frames: Vec<Frame>,
 }
 
@@ -111,10 +116,7 @@ impl Recorder {
             .into_iter()
             .map(|(a, b, _)| (a, b))
             .collect();
-        let channels: Vec<String> = crate::report::channels_text(sim)
-            .lines()
-            .map(|l| l.trim().to_string())
-            .collect();
+        let channels = crate::report::nonempty_channels(sim);
         let now = sim.now();
         let mut enabled = sim.enabled().to_vec();
         enabled.sort_unstable();
@@ -208,7 +210,12 @@ pub fn page(rec: Recorder, sim: &Simulation, text: PageText) -> String {
         program: text.program.to_string(),
     };
     let json = serde_json::to_string(&recording).expect("a recording is plain data");
-    // Inside <script>, `</` could close the element: JSON allows `<\/`.
-    let json = json.replace("</", "<\\/");
+    // Inside <script>, `</script`, `<!--` and `<script` change how the
+    // page is read (script data states): no `<` is left, as JSON's `\u003c`
+    // (JSON has `<` only inside strings); `>` and `&` alike, for good measure.
+    let json = json
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026");
     TEMPLATE.replace("/*RECORDING*/null", &json)
 }
