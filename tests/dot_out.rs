@@ -403,3 +403,94 @@ fn values_a_random_start_ignores_and_unknown_attributes_are_warned_about() {
     ]);
     assert!(!err.contains("warning"), "{err}");
 }
+
+/// The nodes' centres `neato` (with `extra` options) places, in points.
+fn neato_places(file: &Path, extra: &[&str]) -> Option<Vec<(f64, f64)>> {
+    let out = Command::new("neato")
+        .args(extra)
+        .arg("-Tplain")
+        .arg(file)
+        .output()
+        .ok()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let places = text
+        .lines()
+        .filter(|l| l.starts_with("node "))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[2].parse().unwrap(), f[3].parse().unwrap())
+        })
+        .collect();
+    Some(places)
+}
+
+#[test]
+fn names_with_backslashes_and_places_in_points_read_back() {
+    // A topology file whose name ends in a backslash: the graph's name
+    // once escaped its closing quote.
+    let edges = scratch("edges\\");
+    std::fs::write(&edges, "0 1\n1 2\n2 0\n").unwrap();
+    let spec = format!("file:{}", edges.display());
+    let file = scratch("backslash.dot");
+    let (code, _, err) = guarded(&[
+        "export",
+        "dot",
+        "programs/dijkstra_kstate.gc",
+        "--topology",
+        &spec,
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("edges\\\\\" {"), "{text}");
+    let back = format!("dot:{}", file.display());
+    let (code, out, err) = guarded(&["check", "programs/dijkstra_kstate.gc", "--topology", &back]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("with 3 processes"), "{out}");
+    graphviz_reads(&file, "neato");
+    // The Petersen graph as drawn: `neato` and `neato -n2` keep the places
+    // (one shift apart: -n2 does not move the picture to the origin).
+    let file = scratch("petersen.dot");
+    let (code, _, err) = guarded(&[
+        "export",
+        "dot",
+        "programs/arbitration.gc",
+        "--topology",
+        "petersen",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (Some(plain), Some(n2)) = (neato_places(&file, &[]), neato_places(&file, &["-n2"])) else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "neato is missing"
+        );
+        return;
+    };
+    assert_eq!(plain.len(), 10);
+    let dx = plain[0].0 - n2[0].0;
+    for (a, b) in plain.iter().zip(&n2) {
+        assert!(
+            (a.0 - b.0 - dx).abs() < 0.02 && (a.1 - b.1).abs() < 0.02,
+            "{plain:?} {n2:?}"
+        );
+    }
+    // Outer pentagon 0..4 twice as far from the centre as the pentagram 5..9.
+    let centre = plain
+        .iter()
+        .fold((0.0, 0.0), |c, p| (c.0 + p.0 / 10.0, c.1 + p.1 / 10.0));
+    let r = |p: &(f64, f64)| (p.0 - centre.0).hypot(p.1 - centre.1);
+    for i in 0..5 {
+        assert!(
+            (r(&plain[i]) / r(&plain[i + 5]) - 2.0).abs() < 0.01,
+            "{plain:?}"
+        );
+    }
+}

@@ -142,9 +142,23 @@ fn scale(places: &[super::layout::Point], labels: &[Vec<String>]) -> f64 {
     (SPREAD / closest).max(SPREAD)
 }
 
-/// A DOT string literal (a line break as Graphviz's `\n`).
+/// A DOT string literal: a line break as Graphviz's `\n`, a quote and a
+/// backslash escaped (a name ending in `\` would otherwise escape the
+/// closing quote), other control characters as spaces.
 fn quoted(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\\\"").replace('\n', "\\n"))
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// The attributes (name, value) giving process `p`'s own values: scalars
@@ -220,10 +234,15 @@ pub fn configuration(s: &Scene) -> String {
     let n = topo.n();
     let undirected = topo.is_undirected();
     let mut out = String::new();
-    let _ = writeln!(out, "// {}", s.caption.replace('\n', " "));
+    let caption: String = s
+        .caption
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let _ = writeln!(out, "// {caption}");
     let _ = writeln!(
         out,
-        "// Draw it: neato -Tsvg FILE > FILE.svg   Read it back: --topology dot:FILE"
+        "// Draw it: neato -Tsvg FILE > FILE.svg (or neato -n2)   Read it back: --topology dot:FILE"
     );
     let _ = writeln!(
         out,
@@ -233,7 +252,7 @@ pub fn configuration(s: &Scene) -> String {
     );
     let _ = writeln!(
         out,
-        "  graph [layout=neato, label={}, labelloc=t, fontname=Helvetica];",
+        "  graph [layout=neato, inputscale=72, label={}, labelloc=t, fontname=Helvetica];",
         quoted(&format!(
             "{}\nyellow: enabled   red border: moved",
             s.caption
@@ -271,7 +290,12 @@ pub fn configuration(s: &Scene) -> String {
         attrs.extend(value_attrs(s, p));
         let style: Vec<(&str, String)> = vec![
             ("label", labels[p].join("\n")),
-            ("pos", format!("{:.3},{:.3}!", x * scale, -y * scale)),
+            // In points, as `neato -n2` reads them (`inputscale=72` tells
+            // plain `neato` so too).
+            (
+                "pos",
+                format!("{:.1},{:.1}!", x * scale * 72.0, -y * scale * 72.0),
+            ),
         ];
         let mut style = style;
         if s.enabled.contains(&(p as u32)) {

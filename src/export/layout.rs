@@ -28,6 +28,7 @@ pub fn layout(topo: &Topology) -> Vec<Point> {
         "tree" => Some(layers(topo)),
         "star" => Some(star(n)),
         "complete" | "hypercube" => Some(circle(&(0..n).collect::<Vec<_>>())),
+        "petersen" if n == 10 => Some(petersen()),
         "dot" => given_positions(topo),
         _ => None,
     };
@@ -88,6 +89,16 @@ fn circle(order: &[usize]) -> Vec<Point> {
         at[p] = (0.5 + 0.5 * a.sin(), 0.5 - 0.5 * a.cos());
     }
     at
+}
+
+/// The Petersen graph's standard drawing: the outer pentagon 0..4, and
+/// inside it the pentagram 5..9, each inner process under its spoke.
+fn petersen() -> Vec<Point> {
+    let outer = circle(&[0, 1, 2, 3, 4]);
+    let inner = outer
+        .iter()
+        .map(|&(x, y)| (0.5 + (x - 0.5) * 0.5, 0.5 + (y - 0.5) * 0.5));
+    outer.iter().copied().chain(inner).collect()
 }
 
 /// Process 0 at the centre, the others around it.
@@ -225,6 +236,20 @@ mod tests {
     fn topo(spec: &str) -> Topology {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         crate::topology::build(spec, &mut rng, &|_| Err(String::new())).unwrap()
+    }
+
+    #[test]
+    fn the_petersen_graph_is_a_pentagon_around_a_pentagram() {
+        let at = layout(&topo("petersen"));
+        let from_centre = |p: usize| (at[p].0 - 0.5).hypot(at[p].1 - 0.5);
+        for i in 0..5 {
+            assert!((from_centre(i) - 0.5).abs() < 1e-9);
+            assert!((from_centre(i + 5) - 0.25).abs() < 1e-9);
+            // Each inner process on its spoke.
+            let (o, n) = (at[i], at[i + 5]);
+            let cross = (o.0 - 0.5) * (n.1 - 0.5) - (o.1 - 0.5) * (n.0 - 0.5);
+            assert!(cross.abs() < 1e-9);
+        }
     }
 
     #[test]

@@ -19,11 +19,25 @@ mod grammar {
 }
 use grammar::{DotParser, Rule};
 
+/// A DOT identifier's text: a quoted string without its quotes, `\"` and
+/// `\\` read as one character each (Graphviz's own escapes, such as
+/// `\n`, are kept).
 fn unquote(s: &str) -> String {
-    match s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        Some(inner) => inner.replace("\\\"", "\""),
-        None => s.to_string(),
+    let Some(inner) = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) else {
+        return s.to_string();
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some(next @ ('"' | '\\'))) => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
     }
+    out
 }
 
 /// Parses a DOT file's text into a topology.
