@@ -405,3 +405,26 @@ fn grids_are_sized_before_they_are_laid_out_and_shards_lay_out_their_own() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+#[test]
+fn a_column_wider_than_a_format_width_is_laid_out() {
+    // A `--param` value of 70,000 characters: the summary's column is
+    // wider than Rust's format width allows (65,535), which panicked.
+    let long = format!("K=n{}", "+0".repeat(35_000));
+    let out = guarded(&[
+        "sweep",
+        "programs/dijkstra_kstate.gc",
+        "--topology",
+        "ring:3",
+        "--param",
+        &long,
+        "--seeds",
+        "0",
+        "--init",
+        "random",
+        "--until",
+        "legitimate",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains(&format!("ring    central  {long}")));
+}

@@ -2,6 +2,7 @@
 //! watches and breakpoints (`watch`, `break` and their removal).
 
 use super::*;
+use crate::report::pad;
 
 impl Session {
     pub(super) fn compile_expr(&self, text: &str) -> Result<(String, GlobalFn, usize), String> {
@@ -128,7 +129,7 @@ impl Session {
             0
         };
         for (v, w) in prog.vars.iter().zip(&widths) {
-            let _ = write!(head, "  {:>w$}", v.name);
+            let _ = write!(head, "  {}", pad(&v.name, *w, false));
         }
         let _ = writeln!(out, "{head}");
         for (p, row) in cells.iter().enumerate() {
@@ -137,7 +138,7 @@ impl Session {
                 let _ = write!(line, "  {:>id_width$}", self.sim.topo.ids[p]);
             }
             for (c, w) in row.iter().zip(&widths) {
-                let _ = write!(line, "  {c:>w$}");
+                let _ = write!(line, "  {}", pad(c, *w, false));
             }
             let _ = writeln!(out, "{}", self.mark(p, line));
         }

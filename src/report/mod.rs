@@ -79,6 +79,18 @@ pub fn channels_text(sim: &Simulation) -> String {
     out
 }
 
+/// `text` padded with spaces to `width` characters, to the right of it
+/// (`right`) or to the left. Not `format!("{:w$}")`, whose width panics
+/// past 65,535 (a long `--param` value, a merged CSV, an array's values).
+pub fn pad(text: &str, width: usize, right: bool) -> String {
+    let fill = " ".repeat(width.saturating_sub(text.chars().count()));
+    if right {
+        format!("{text}{fill}")
+    } else {
+        format!("{fill}{text}")
+    }
+}
+
 /// Whether process ids are worth showing: some id is not its index.
 pub fn ids_differ(sim: &Simulation) -> bool {
     sim.topo

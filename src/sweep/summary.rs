@@ -212,8 +212,8 @@ fn columns(out: &mut String, header: &[&str], rows: &[Vec<String>], text_columns
             .zip(&widths)
             .enumerate()
             .map(|(i, (c, w))| match i < text_columns {
-                true => format!("{c:<w$}"),
-                false => format!("{c:>w$}"),
+                true => crate::report::pad(c, *w, true),
+                false => crate::report::pad(c, *w, false),
             })
             .collect();
         each.join("  ").trim_end().to_string()

@@ -251,11 +251,7 @@ fn text(a: &VerifyArgs, sizes: &[Size], forms: &Forms) -> String {
             .enumerate()
             .map(|(c, cell)| {
                 // Numbers to the right, words to the left.
-                if [0, 3, 6, 7, 8].contains(&c) {
-                    format!("{cell:>w$}", w = widths[c])
-                } else {
-                    format!("{cell:<w$}", w = widths[c])
-                }
+                crate::report::pad(cell, widths[c], ![0, 3, 6, 7, 8].contains(&c))
             })
             .collect();
         out += cells.join("  ").trim_end();
