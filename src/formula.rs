@@ -120,7 +120,8 @@ impl FormulaParser {
     fn atom(&mut self) -> Result<Formula, String> {
         match self.next().as_deref() {
             Some("n") => Ok(Formula::N),
-            Some("-") => Ok(Formula::Neg(Box::new(self.atom()?))),
+            // The negation of a power: -2^2 is -4, as usually read.
+            Some("-") => Ok(Formula::Neg(Box::new(self.sum(3)?))),
             Some("(") => {
                 let f = self.sum(0)?;
                 match self.next().as_deref() {

@@ -428,3 +428,59 @@ fn a_column_wider_than_a_format_width_is_laid_out() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains(&format!("ring    central  {long}")));
 }
+
+#[test]
+fn merged_pieces_hold_only_what_a_sweep_writes_and_print_no_control_characters() {
+    let dir = scratch("hostile-merge");
+    let good = dir.join("good.csv");
+    let out = guarded(&[
+        "sweep",
+        "programs/dijkstra_kstate.gc",
+        "--topology",
+        "ring:4",
+        "--seeds",
+        "18446744073709551614..18446744073709551615",
+        "--init",
+        "random",
+        "--csv",
+        path(&good),
+    ]);
+    // Every u64 is a seed, as for `run --seed`.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let csv = std::fs::read_to_string(&good).unwrap();
+    assert!(csv.contains(",18446744073709551615,"), "{csv}");
+    let header = csv.lines().next().unwrap();
+    let row = csv.lines().nth(1).unwrap();
+    let cells: Vec<&str> = row.split(',').collect();
+    let column = |name: &str| header.split(',').position(|h| h == name).unwrap();
+    // An exit or a stop no sweep writes is refused, naming the column.
+    for (name, value) in [("exit", "300"), ("stop", "exploded")] {
+        let mut bad = cells.clone();
+        bad[column(name)] = value;
+        let piece = dir.join(format!("{name}.csv"));
+        std::fs::write(&piece, format!("{header}\n{}\n", bad.join(","))).unwrap();
+        let out = guarded(&["sweep", "--merge", path(&piece)]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "`{value}` in column `{name}` is not what a sweep writes"
+            )),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    // An escape sequence in a cell reaches the terminal as text.
+    let mut bad = cells.clone();
+    let family = "\"ring\x1b[31m\"";
+    bad[column("family")] = family;
+    let piece = dir.join("escape.csv");
+    std::fs::write(&piece, format!("{header}\n{}\n", bad.join(","))).unwrap();
+    let out = guarded(&["sweep", "--merge", path(&piece)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains('\x1b'), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("ring\\u{1b}[31m"),
+        "{}",
+        text(&out.stdout)
+    );
+}

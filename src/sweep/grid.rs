@@ -14,15 +14,15 @@ use crate::runtime::daemon::{Daemon, DAEMONS};
 pub const MAX_VALUES: usize = 1_000_000;
 
 /// The values of one range written `A..B`, `A..B+S` or `A..B*F`, or `None`
-/// when `text` is not a range.
-fn range(text: &str) -> Option<Result<Vec<i64>, String>> {
+/// when `text` is not a range. Wide enough for every `i64` and `u64`.
+fn range(text: &str) -> Option<Result<Vec<i128>, String>> {
     let (lo, rest) = text.split_once("..")?;
-    let lo: i64 = lo.trim().parse().ok()?;
+    let lo: i128 = lo.trim().parse().ok()?;
     let (hi, step) = match rest.find(['+', '*']) {
         Some(at) => (&rest[..at], Some((&rest[at..at + 1], &rest[at + 1..]))),
         None => (rest, None),
     };
-    let hi: i64 = hi.trim().parse().ok()?;
+    let hi: i128 = hi.trim().parse().ok()?;
     let step = match step {
         None => ("+", 1),
         Some((op, s)) => (if op == "+" { "+" } else { "*" }, s.trim().parse().ok()?),
@@ -30,7 +30,7 @@ fn range(text: &str) -> Option<Result<Vec<i64>, String>> {
     Some(expand(text, lo, hi, step))
 }
 
-fn expand(text: &str, lo: i64, hi: i64, (op, by): (&str, i64)) -> Result<Vec<i64>, String> {
+fn expand(text: &str, lo: i128, hi: i128, (op, by): (&str, i128)) -> Result<Vec<i128>, String> {
     if lo > hi {
         return Err(format!("`{text}`: the range is empty ({lo} > {hi})"));
     }
@@ -65,17 +65,19 @@ fn expand(text: &str, lo: i64, hi: i64, (op, by): (&str, i64)) -> Result<Vec<i64
     Ok(values)
 }
 
-/// Integers written as a comma-separated list of numbers and ranges
-/// (`0..49`, `1,5,9`, `0..9,100`).
-pub fn integers(text: &str) -> Result<Vec<i64>, String> {
+/// Numbers written as a comma-separated list of numbers and ranges
+/// (`0..49`, `1,5,9`, `0..9,100`), each of type `T`, which `what` names.
+fn numbers<T: TryFrom<i128>>(text: &str, what: &str) -> Result<Vec<T>, String> {
     let mut values = Vec::new();
     for item in text.split(',').map(str::trim) {
-        match range(item) {
-            Some(r) => values.extend(r?),
-            None => values.push(
-                item.parse()
-                    .map_err(|_| format!("`{item}` is neither an integer nor a range `A..B`"))?,
-            ),
+        let wide = match range(item) {
+            Some(r) => r?,
+            None => vec![item
+                .parse::<i128>()
+                .map_err(|_| format!("`{item}` is neither an integer nor a range `A..B`"))?],
+        };
+        for v in wide {
+            values.push(T::try_from(v).map_err(|_| format!("{what} {v} is out of range"))?);
         }
         if values.len() > MAX_VALUES {
             return Err(format!("`{text}` has more than {MAX_VALUES} values"));
@@ -84,12 +86,15 @@ pub fn integers(text: &str) -> Result<Vec<i64>, String> {
     Ok(values)
 }
 
-/// The seeds `--seeds` lists.
+/// Integers written as a comma-separated list of numbers and ranges
+/// (`0..49`, `1,5,9`, `0..9,100`).
+pub fn integers(text: &str) -> Result<Vec<i64>, String> {
+    numbers(text, "the value")
+}
+
+/// The seeds `--seeds` lists: every `u64`, as `run --seed` takes.
 pub fn seeds(text: &str) -> Result<Vec<u64>, String> {
-    integers(text)?
-        .into_iter()
-        .map(|s| u64::try_from(s).map_err(|_| format!("seed {s} is negative")))
-        .collect()
+    numbers(text, "seed (0 to 18446744073709551615)")
 }
 
 /// Whether the body of a `family:` spec names a file (and so holds no ranges).
@@ -101,7 +106,7 @@ fn names_a_file(family: &str) -> bool {
 /// ranges in one body zipped (`grid:2..6x2..6` is 2x2, 3x3, ..., 6x6).
 fn bodies(body: &str) -> Result<Vec<String>, String> {
     // The spans of the ranges in `body`, and their values.
-    let mut ranges: Vec<(usize, usize, Vec<i64>)> = Vec::new();
+    let mut ranges: Vec<(usize, usize, Vec<i128>)> = Vec::new();
     let bytes = body.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -257,7 +262,10 @@ impl ParamAxis {
         for item in values.split(',').map(str::trim) {
             match range(item) {
                 Some(r) => {
-                    parsed.extend(r?.into_iter().map(|v| (v.to_string(), Formula::Const(v))))
+                    for v in r? {
+                        let v = i64::try_from(v).map_err(|_| format!("{v} is out of range"))?;
+                        parsed.push((v.to_string(), Formula::Const(v)));
+                    }
                 }
                 None => parsed.push((item.to_string(), Formula::parse(item)?)),
             }
@@ -290,6 +298,12 @@ mod tests {
         assert!(integers("0..8*2").unwrap_err().contains("never reaches"));
         assert!(integers("0..9223372036854775807").is_err());
         assert!(seeds("-1..3").is_err());
+        assert_eq!(
+            seeds("18446744073709551614..18446744073709551615").unwrap(),
+            vec![u64::MAX - 1, u64::MAX]
+        );
+        assert!(seeds("18446744073709551616").is_err());
+        assert!(integers("9223372036854775808").is_err());
     }
 
     #[test]
@@ -324,6 +338,10 @@ mod tests {
         assert_eq!(at("2*n-1", 8), Ok(15));
         assert_eq!(at("n - 2 - 1", 8), Ok(5));
         assert_eq!(at("2^n", 8), Ok(256));
+        assert_eq!(at("-2^2", 8), Ok(-4));
+        assert_eq!(at("-n*2", 3), Ok(-6));
+        assert!(at("2^-1+n", 3).is_err());
+        assert_eq!(at("(-2)^2", 8), Ok(4));
         assert_eq!(at("2^3^2", 0), Ok(512));
         assert_eq!(at("(n+1)/2", 8), Ok(4));
         assert_eq!(at("-7 / 2", 0), Ok(-4));

@@ -199,7 +199,22 @@ pub fn exponent(e: Option<f64>) -> String {
 }
 
 /// Cells laid out in columns: text columns to the left, numbers to the right.
+/// Control characters (from a merged CSV, a program's path) are written as
+/// escapes, never sent to the terminal.
 fn columns(out: &mut String, header: &[&str], rows: &[Vec<String>], text_columns: usize) {
+    let printable = |c: &String| -> String {
+        c.chars()
+            .flat_map(|ch| match ch.is_control() {
+                true => ch.escape_default().collect::<Vec<_>>(),
+                false => vec![ch],
+            })
+            .collect()
+    };
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(printable).collect())
+        .collect();
+    let rows = &rows[..];
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in rows {
         for (w, c) in widths.iter_mut().zip(r) {

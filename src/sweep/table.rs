@@ -2,7 +2,48 @@
 //! `--merge`: the summary and the plot are always worked out from rows, so
 //! that a merged sweep says exactly what a one-machine sweep says.
 
+use crate::report::exit::{EXIT_INPUT, EXIT_INVARIANT, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE};
 use std::io::Write;
+
+/// The `stop` cells a sweep writes: `load` where the instance was not
+/// built, else why the run stopped (an interrupted run is no row).
+const WRITTEN_STOPS: [&str; 9] = [
+    "load",
+    "silent",
+    "legitimate",
+    "step-limit",
+    "move-limit",
+    "idle-limit",
+    "schedule-done",
+    "invariant",
+    "error",
+];
+
+/// The `exit` cells a sweep writes.
+const WRITTEN_EXITS: [i32; 5] = [
+    EXIT_OK,
+    EXIT_INPUT,
+    EXIT_USAGE,
+    EXIT_RUNTIME,
+    EXIT_INVARIANT,
+];
+
+/// `cell` of column `column`, when it is one of `allowed`.
+fn one_of<'c, S: AsRef<str>>(
+    column: &str,
+    cell: &'c str,
+    allowed: &[S],
+) -> Result<&'c str, String> {
+    if allowed.iter().any(|a| a.as_ref() == cell) {
+        return Ok(cell);
+    }
+    let list: Vec<&str> = allowed.iter().map(AsRef::as_ref).collect();
+    Err(format!(
+        "`{}` in column `{column}` is not what a sweep writes ({})",
+        cell.escape_default(),
+        list.join(", ")
+    ))
+}
 
 /// The columns every sweep's CSV has, in order; then one `param.NAME` per
 /// parameter, one `report.NAME` per `report` of the program, and `seconds`
@@ -227,7 +268,8 @@ impl Row {
         r
     }
 
-    /// A record of `table`, whose header has `width` columns.
+    /// A record of `table`, whose header has `width` columns. The `stop`
+    /// and `exit` cells must be what a sweep writes.
     fn parse(table: &Table, width: usize, rec: &csv::StringRecord) -> Result<Row, String> {
         if rec.len() != width {
             return Err(format!("{} cells where the header has {width}", rec.len()));
@@ -283,8 +325,10 @@ impl Row {
             init: cell(8).to_string(),
             params: cell(9).to_string(),
             measured,
-            stop: cell(19).to_string(),
-            exit: num("exit", cell(20))?,
+            stop: one_of("stop", cell(19), &WRITTEN_STOPS)?.to_string(),
+            exit: one_of("exit", cell(20), &WRITTEN_EXITS.map(|e| e.to_string()))?
+                .parse()
+                .map_err(|_| format!("`{}` in column `exit` is not a number", cell(20)))?,
             message: cell(21).to_string(),
             param_values: (fixed..fixed + np).map(|k| cell(k).to_string()).collect(),
             reports: (fixed + np..fixed + np + nr)
