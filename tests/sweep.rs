@@ -237,6 +237,49 @@ fn the_plot_is_svg_with_a_point_per_size_in_every_series() {
             n.has_tag_name("text") && n.text().is_some_and(|t| t.trim() == "bound: 2*n+1")
         });
         assert_eq!(bound, log, "the bound is in the legend when asked for");
+        // The legend lies under the chart (below the x axis's name), not
+        // over its data.
+        let y_of = |t: &str| -> f64 {
+            let node = xml
+                .descendants()
+                .find(|n| {
+                    n.has_tag_name("text") && n.text().is_some_and(|x| x.trim().starts_with(t))
+                })
+                .unwrap_or_else(|| panic!("no `{t}`"));
+            node.attribute("y").unwrap().parse().unwrap()
+        };
+        assert!(y_of("central: median") > y_of("n (processes)"), "{doc}");
+    }
+    // Runs that start legitimate take 0 rounds: on log axes they sit on the
+    // axis's bottom edge, and the note says so.
+    let out = guarded(&[
+        "sweep",
+        "programs/dijkstra_kstate.gc",
+        "--topology",
+        "ring:4..12+4",
+        "--seeds",
+        "0..3",
+        "--until",
+        "legitimate",
+        "--log",
+        "--plot",
+        path(&svg),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        doc.contains("0 is drawn on the bottom edge of the log axis"),
+        "{doc}"
+    );
+    let xml = roxmltree::Document::parse(&doc).expect("well-formed XML");
+    let axis_name = xml
+        .descendants()
+        .find(|n| n.has_tag_name("text") && n.text().is_some_and(|t| t.trim() == "n (processes)"))
+        .and_then(|n| n.attribute("y")?.parse::<f64>().ok())
+        .unwrap();
+    for dot in xml.descendants().filter(|n| n.has_tag_name("circle")) {
+        let cy: f64 = dot.attribute("cy").unwrap().parse().unwrap();
+        assert!(cy < axis_name - 30.0, "a dot below the axis: {cy}");
     }
 }
 

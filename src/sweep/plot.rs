@@ -105,42 +105,126 @@ pub fn svg(table: &Table, k: usize, log: bool, bound: Option<&Bound>) -> Result<
     for &(_, v) in reference.iter().flat_map(|r| r.1.iter()) {
         (y0, y1) = (y0.min(v), y1.max(v));
     }
+    // On log axes a value of 0 (a run that started legitimate) has no
+    // place: it is drawn on the axis's bottom edge, and the note says so.
+    let floor = y0.max(1.0) / 1.5;
+    let mut zeros = false;
+    let measured: Vec<(&Series, Vec<Point4>)> = match log {
+        false => measured,
+        true => {
+            let mut lift = |v: f64| {
+                zeros |= v < floor;
+                v.max(floor)
+            };
+            measured
+                .into_iter()
+                .map(|(s, pts)| {
+                    let pts = pts
+                        .into_iter()
+                        .map(|p| (p.0, lift(p.1), lift(p.2), lift(p.3)));
+                    (s, pts.collect())
+                })
+                .collect()
+        }
+    };
     let program = table.rows.first().map_or("", |r| r.program.as_str());
     let caption = format!("{} to stabilization: {program}", MEASURES[k]);
+    let entries = legend_entries(&measured, &all, k, reference.as_ref());
+    // The legend under the chart, never over its data.
+    let legend_height = 18 * entries.len() as u32 + 12;
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, (800, 540)).into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut out, (800, 540 + legend_height)).into_drawing_area();
         let draw = |e: DrawingAreaErrorKind<_>| format!("cannot draw the plot: {e}");
         root.fill(&WHITE).map_err(draw)?;
-        let mut chart = ChartBuilder::on(&root);
+        let (upper, lower) = root.split_vertically(500);
+        let mut chart = ChartBuilder::on(&upper);
         chart
             .caption(caption, ("sans-serif", 18))
             .margin(16)
-            .margin_bottom(30)
             .x_label_area_size(44)
             .y_label_area_size(64);
         if log {
-            let (y0, y1) = (y0.max(1.0) / 1.5, y1.max(1.0) * 1.5);
+            let y1 = y1.max(1.0) * 1.5;
             let mut c = chart
-                .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale(), (y0..y1).log_scale())
+                .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale(), (floor..y1).log_scale())
                 .map_err(draw)?;
-            body(&mut c, &measured, &all, k, reference.as_ref()).map_err(draw)?;
+            body(&mut c, &measured, k, reference.as_ref()).map_err(draw)?;
         } else {
             let pad = (x1 - x0).max(1.0) * 0.05;
             let mut c = chart
                 .build_cartesian_2d(x0 - pad..x1 + pad, 0f64..y1 * 1.08 + 1.0)
                 .map_err(draw)?;
-            body(&mut c, &measured, &all, k, reference.as_ref()).map_err(draw)?;
+            body(&mut c, &measured, k, reference.as_ref()).map_err(draw)?;
         }
-        root.draw(&Text::new(
-            "line and dots: median; triangles: max; band: min to max (runs that stabilized)",
-            (16, 520),
-            ("sans-serif", 12).into_font().color(&BLACK.mix(0.7)),
-        ))
-        .map_err(draw)?;
+        let note = match zeros {
+            false => "line and dots: median; triangles: max; band: min to max (runs that stabilized)",
+            true => "line and dots: median; triangles: max; band: min to max (runs that stabilized); 0 is drawn on the bottom edge of the log axis",
+        };
+        lower
+            .draw(&Text::new(
+                note,
+                (16, 6),
+                ("sans-serif", 12).into_font().color(&BLACK.mix(0.7)),
+            ))
+            .map_err(draw)?;
+        for (i, (text, sample)) in entries.into_iter().enumerate() {
+            let y = 34 + 18 * i as i32;
+            let style = match sample {
+                Sample::Series(colour) => colour.stroke_width(2),
+                Sample::Bound => BLACK.mix(0.7).stroke_width(1),
+            };
+            // The bound's sample dashed, as its curve.
+            let dashes: &[(i32, i32)] = match sample {
+                Sample::Series(_) => &[(80, 100)],
+                Sample::Bound => &[(80, 86), (90, 96)],
+            };
+            for &(from, to) in dashes {
+                lower
+                    .draw(&PathElement::new(vec![(from, y), (to, y)], style))
+                    .map_err(draw)?;
+            }
+            lower
+                .draw(&Text::new(text, (108, y - 7), ("sans-serif", 13)))
+                .map_err(draw)?;
+        }
         root.present().map_err(draw)?;
     }
     Ok(out)
+}
+
+/// How a legend entry's sample is drawn.
+enum Sample {
+    Series(RGBColor),
+    Bound,
+}
+
+/// The legend: each series's name and growth, then the bound.
+fn legend_entries(
+    measured: &[(&Series, Vec<Point4>)],
+    all: &[Series],
+    k: usize,
+    reference: Option<&(&str, Vec<(f64, f64)>)>,
+) -> Vec<(String, Sample)> {
+    let mut out: Vec<(String, Sample)> = measured
+        .iter()
+        .enumerate()
+        .map(|(i, (s, _))| {
+            let (median, max) = s.growth(k);
+            let name = format!(
+                "{}: median ~ n^{}, max ~ n^{}",
+                label(s, all),
+                exponent(median),
+                exponent(max)
+            );
+            (name, Sample::Series(COLOURS[i % COLOURS.len()]))
+        })
+        .collect();
+    if let Some((text, _)) = reference {
+        out.push((format!("bound: {text}"), Sample::Bound));
+    }
+    out
 }
 
 /// An axis label: whole numbers without decimals.
@@ -154,11 +238,10 @@ fn whole(v: f64) -> String {
 
 type Fallible<'b> = Result<(), DrawingAreaErrorKind<<SVGBackend<'b> as DrawingBackend>::ErrorType>>;
 
-/// The mesh, the series and the legend, on either kind of axes.
+/// The mesh and the series, on either kind of axes.
 fn body<'b, X, Y>(
     chart: &mut ChartContext<'b, SVGBackend<'b>, Cartesian2d<X, Y>>,
     measured: &[(&Series, Vec<Point4>)],
-    all: &[Series],
     k: usize,
     reference: Option<&(&str, Vec<(f64, f64)>)>,
 ) -> Fallible<'b>
@@ -174,7 +257,7 @@ where
         .x_label_formatter(&|v| whole(*v))
         .y_label_formatter(&|v| whole(*v))
         .draw()?;
-    for (i, (s, pts)) in measured.iter().enumerate() {
+    for (i, (_, pts)) in measured.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         let mut band: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
         band.extend(pts.iter().rev().map(|p| (p.0, p.3)));
@@ -182,22 +265,10 @@ where
             band,
             colour.mix(0.15).filled(),
         )))?;
-        let (median, max) = s.growth(k);
-        let name = format!(
-            "{}: median ~ n^{}, max ~ n^{}",
-            label(s, all),
-            exponent(median),
-            exponent(max)
-        );
-        chart
-            .draw_series(LineSeries::new(
-                pts.iter().map(|p| (p.0, p.2)),
-                colour.stroke_width(2),
-            ))?
-            .label(name)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
-            });
+        chart.draw_series(LineSeries::new(
+            pts.iter().map(|p| (p.0, p.2)),
+            colour.stroke_width(2),
+        ))?;
         chart.draw_series(
             pts.iter()
                 .map(|p| Circle::new((p.0, p.2), 4, colour.filled())),
@@ -207,17 +278,9 @@ where
                 .map(|p| TriangleMarker::new((p.0, p.3), 6, colour)),
         )?;
     }
-    if let Some((text, points)) = reference {
+    if let Some((_, points)) = reference {
         let style = BLACK.mix(0.7).stroke_width(1);
-        chart
-            .draw_series(DashedLineSeries::new(points.iter().copied(), 6, 4, style))?
-            .label(format!("bound: {text}"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        chart.draw_series(DashedLineSeries::new(points.iter().copied(), 6, 4, style))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .draw()
+    Ok(())
 }
