@@ -619,3 +619,46 @@ fn a_large_dot_file_is_read_back_in_linear_time() {
     assert!(o.stdout.contains("with 60000 processes"), "{}", o.stdout);
     let _ = std::fs::remove_file(dot);
 }
+
+#[test]
+fn verify_checks_its_witness_directory_first_and_says_past_2_128() {
+    // A directory that exists but takes no file (even for root): refused
+    // before the search, not after it.
+    let o = guarded(
+        &[
+            "verify",
+            "programs/dijkstra_kstate.gc",
+            "--topology",
+            "ring:4",
+            "--witness",
+            "/proc",
+        ],
+        "",
+    );
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("--witness: cannot write into `/proc`"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stdout.is_empty(), "searched first: {}", o.stdout);
+    // 1000^200 configurations: the count saturates, and says so.
+    let o = guarded(
+        &[
+            "verify",
+            "programs/dijkstra_kstate.gc",
+            "--topology",
+            "ring:200",
+            "--param",
+            "K=1000",
+        ],
+        "",
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("has 2^128 or more configurations"),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains(&u128::MAX.to_string()), "{}", o.stderr);
+}

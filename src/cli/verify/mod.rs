@@ -179,8 +179,16 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         );
     }
     if let Some(dir) = &a.witness {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            return usage_error(format!("--witness: cannot create `{}`: {e}", dir.display()));
+        // Found writable before the search, not after it.
+        let probe = dir.join(".guarded-witness-probe");
+        let writable = std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(&probe, b""))
+            .and_then(|()| std::fs::remove_file(&probe));
+        if let Err(e) = writable {
+            return usage_error(format!(
+                "--witness: cannot write into `{}`: {e}",
+                dir.display()
+            ));
         }
     }
     let specs = match &a.instance.topology {
@@ -354,14 +362,18 @@ fn explore(
             Ok(v) => v,
             Err(r) => return Err((found, Stop::Refused(r))),
         };
-        let written = match witness {
+        let (written, failed) = match witness {
             Some(dir) => match write_witnesses(inst, &verdict, dir) {
-                Ok(w) => w,
-                Err(e) => return Err((found, Stop::Witness(e))),
+                Ok(w) => (w, None),
+                Err(e) => (Vec::new(), Some(e)),
             },
-            None => Vec::new(),
+            None => (Vec::new(), None),
         };
+        // The verdict is printed even when its witnesses could not be.
         found.verdicts.push((verdict, written));
+        if let Some(e) = failed {
+            return Err((found, Stop::Witness(e)));
+        }
     }
     Ok(found)
 }
@@ -419,8 +431,14 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
         }
         Refusal::TooLarge(count) => {
             eprintln!(
-                "error: `{program}` on {} has {count} configurations, more than the {} the verifier numbers; choose a smaller topology or narrower domains (parameters)",
+                "error: `{program}` on {} has {} configurations, more than the {} the verifier numbers; choose a smaller topology or narrower domains (parameters)",
                 inst.topo.name,
+                // The count saturates: past 2^128 it says so.
+                if *count == u128::MAX {
+                    "2^128 or more".to_string()
+                } else {
+                    count.to_string()
+                },
                 crate::verify::MAX_CONFIGURATIONS
             );
             EXIT_INPUT
