@@ -513,7 +513,13 @@ fn the_repl_refuses_to_print_without_bound() {
         ],
         "step 100000000\nrun 50000\n",
     );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    // The refused `step` fails the script (line 1), the `run` does not.
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("1 command of the script failed: line 1"),
+        "{}",
+        o.stderr
+    );
     let all = format!("{}{}", o.stdout, o.stderr);
     assert!(all.contains("at most 10000 at once"), "{all}");
     assert!(

@@ -164,12 +164,23 @@ pub fn drive(mut session: Session, echo: bool) -> i32 {
     0
 }
 
+/// A script on standard input: every line is run, as a shell runs one,
+/// and the session exits 1 when any command failed, naming their lines
+/// (an interactive session's exit does not depend on them).
 fn drive_plain(mut session: Session, echo: bool) -> i32 {
     let stdin = std::io::stdin();
     let mut out = String::new();
     let stdout = std::io::stdout();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
+    let mut failed: Vec<usize> = Vec::new();
+    for (number, line) in stdin.lock().lines().enumerate() {
+        let Ok(line) = line else {
+            eprintln!(
+                "error: line {} of standard input is not UTF-8 text",
+                number + 1
+            );
+            failed.push(number + 1);
+            break;
+        };
         out.clear();
         if echo {
             out.push_str(&format!("> {line}\n"));
@@ -178,11 +189,23 @@ fn drive_plain(mut session: Session, echo: bool) -> i32 {
         let mut lock = stdout.lock();
         let _ = write!(lock, "{out}");
         let _ = lock.flush();
-        if control == Control::Quit {
-            break;
+        match control {
+            Control::Quit => break,
+            Control::Failed => failed.push(number + 1),
+            Control::Continue => {}
         }
     }
-    0
+    if failed.is_empty() {
+        return crate::report::exit::EXIT_OK;
+    }
+    let lines: Vec<String> = failed.iter().map(usize::to_string).collect();
+    eprintln!(
+        "error: {} of the script failed: line{} {}",
+        crate::report::counted(failed.len() as u64, "command"),
+        if failed.len() == 1 { "" } else { "s" },
+        lines.join(", ")
+    );
+    crate::report::exit::EXIT_INPUT
 }
 
 #[cfg(test)]

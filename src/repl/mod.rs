@@ -112,6 +112,8 @@ const UNDO_BYTES: usize = 256 << 20;
 pub enum Control {
     /// Read the next line.
     Continue,
+    /// The command failed (its error is in the output); read the next line.
+    Failed,
     /// Leave the REPL.
     Quit,
 }
@@ -240,7 +242,10 @@ impl Session {
                 ))
             }
         };
-        if let Err(message) = result {
+        let Err(message) = result else {
+            return Control::Continue;
+        };
+        {
             for l in message.lines() {
                 if l.starts_with("error")
                     || l.starts_with(' ')
@@ -253,7 +258,7 @@ impl Session {
                 }
             }
         }
-        Control::Continue
+        Control::Failed
     }
 
     fn count(arg: &str, default: u64) -> Result<u64, String> {
