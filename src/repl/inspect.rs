@@ -10,12 +10,18 @@ impl Session {
             return Err("an expression is needed".into());
         }
         let shown = text;
-        let expanded = self.with_legitimacy(text)?;
-        let text = expanded.as_str();
-        let e = syntax::parse_expression(text)
-            .map_err(|p| render(&[p], "<input>", text, !self.color))?;
-        let (checked, locals) = check::check_global_expr(&self.ast, &e)
-            .map_err(|ps| render(&ps, "<input>", text, !self.color))?;
+        // A `report` name stands for the report where the expression means
+        // nothing with it as written (arbitration's report `eating` is
+        // also a state: `p.s == eating` keeps the state).
+        let as_written = self.with_named_predicates(text, false)?;
+        let checked = self.check_expr(&as_written).or_else(|first| {
+            let with_reports = self.with_named_predicates(text, true)?;
+            match with_reports == as_written {
+                true => Err(first),
+                false => self.check_expr(&with_reports).map_err(|_| first),
+            }
+        })?;
+        let (checked, locals) = checked;
         Ok((
             shown.to_string(),
             compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
@@ -24,37 +30,58 @@ impl Session {
         ))
     }
 
+    /// `text` parsed and checked as an expression over a configuration.
+    fn check_expr(&self, text: &str) -> Result<(check::Checked, usize), String> {
+        let e = syntax::parse_expression(text)
+            .map_err(|p| render(&[p], "<input>", text, !self.color))?;
+        check::check_global_expr(&self.ast, &e)
+            .map_err(|ps| render(&ps, "<input>", text, !self.color))
+    }
+
     /// `text` with the word `legitimate` standing for the program's
-    /// legitimacy predicate (in parentheses, as written).
-    fn with_legitimacy(&self, text: &str) -> Result<String, String> {
-        const WORD: &str = "legitimate";
+    /// legitimacy predicate and each `report` name for its expression (in
+    /// parentheses, as written), with `reports`: names the program gives
+    /// predicates and measures, which are not variables. A name after `.`
+    /// is a field.
+    fn with_named_predicates(&self, text: &str, reports: bool) -> Result<String, String> {
         let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let written = |e: &syntax::ast::Expr| {
+            let span = e.span();
+            format!("({})", &self.source[span.start..span.end])
+        };
         let mut out = String::new();
-        let mut rest = text;
-        while let Some(at) = rest.find(WORD) {
-            let before = rest[..at].chars().next_back();
-            let after = rest[at + WORD.len()..].chars().next();
-            out.push_str(&rest[..at]);
-            if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
-                out.push_str(WORD);
-            } else {
-                if self.ast.legitimate.is_empty() {
-                    return Err("the program declares no `legitimate:` predicate".into());
-                }
-                let parts: Vec<String> = self
-                    .ast
-                    .legitimate
-                    .iter()
-                    .map(|e| {
-                        let span = e.span();
-                        format!("({})", &self.source[span.start..span.end])
-                    })
-                    .collect();
-                out.push_str(&format!("({})", parts.join(" and ")));
+        let mut chars = text.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            if !(c.is_ascii_alphabetic() || c == '_') {
+                out.push(c);
+                continue;
             }
-            rest = &rest[at + WORD.len()..];
+            let mut end = at + c.len_utf8();
+            while let Some(&(k, d)) = chars.peek() {
+                if !is_ident(d) {
+                    break;
+                }
+                end = k + d.len_utf8();
+                chars.next();
+            }
+            let word = &text[at..end];
+            let field = text[..at].trim_end().ends_with('.');
+            let report = match reports {
+                true => self.ast.reports.iter().find(|(name, _)| name.name == word),
+                false => None,
+            };
+            match (field, word, report) {
+                (false, "legitimate", _) => {
+                    if self.ast.legitimate.is_empty() {
+                        return Err("the program declares no `legitimate:` predicate".into());
+                    }
+                    let parts: Vec<String> = self.ast.legitimate.iter().map(written).collect();
+                    out.push_str(&format!("({})", parts.join(" and ")));
+                }
+                (false, _, Some((_, e))) => out.push_str(&written(e)),
+                _ => out.push_str(word),
+            }
         }
-        out.push_str(rest);
         Ok(out)
     }
 

@@ -305,7 +305,8 @@ impl Session {
         }
         if arg.is_empty() {
             out.push_str(
-                "Expressions are those of `legitimate:` (e.g. `count(p in procs : enabled(p))`).\n",
+                "Expressions are those of `legitimate:` (e.g. `count(p in procs : enabled(p))`);\n\
+                 `legitimate` and `report` names stand for the program's predicate and reports.\n",
             );
         }
         Ok(())
