@@ -668,3 +668,38 @@ fn verify_checks_its_witness_directory_first_and_says_past_2_128() {
     );
     assert!(!o.stderr.contains(&u128::MAX.to_string()), "{}", o.stderr);
 }
+
+#[test]
+fn a_random_range_goes_before_or_after_the_initial_value() {
+    let program =
+        |decl: &str| format!("topology ring:3\n{decl}\nprocess {{ a :: x == 9 -> x := 0 }}\n");
+    for decl in ["var x: 0..5 random 3..4 = 1", "var x: 0..5 = 1 random 3..4"] {
+        let path = scratch("order.gc", &program(decl));
+        let path = path.to_str().unwrap();
+        for (init, values) in [("declared", "x=1"), ("random", "x=")] {
+            let o = guarded(&["run", path, "--init", init, "--max-steps", "0"], "");
+            assert_eq!(o.code, 0, "{decl}: {}", o.stderr);
+            assert!(
+                o.stdout.contains(&format!("0: {values}")),
+                "{decl}: {}",
+                o.stdout
+            );
+            if init == "random" {
+                assert!(
+                    o.stdout
+                        .lines()
+                        .filter(|l| l.contains(": x="))
+                        .all(|l| l.ends_with("x=3") || l.ends_with("x=4")),
+                    "{decl}: {}",
+                    o.stdout
+                );
+            }
+        }
+    }
+    // Twice is one too many.
+    let o = check(
+        "twice.gc",
+        &program("var x: 0..5 random 3..4 = 1 random 3..4"),
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+}

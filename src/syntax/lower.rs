@@ -110,21 +110,21 @@ fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
     let domain_pair = it.next().unwrap();
     let mut end = domain_pair.as_span().end();
     let domain = lower_domain(domain_pair);
-    let mut it = it.peekable();
-    let random = if it.peek().map(|c| c.as_rule()) == Some(Rule::random_range) {
-        let r = it.next().unwrap();
-        end = r.as_span().end();
-        let mut parts = r.into_inner().skip(1);
-        Some((
-            lower_expr(parts.next().unwrap()),
-            lower_expr(parts.next().unwrap()),
-        ))
-    } else {
-        None
-    };
-    let init = it.next().map(lower_expr);
-    if let Some(e) = &init {
-        end = e.span().end;
+    // `random lo..hi` and `= value`, in either order.
+    let (mut random, mut init) = (None, None);
+    for part in it {
+        end = end.max(part.as_span().end());
+        if part.as_rule() == Rule::random_range {
+            let mut parts = part.into_inner().skip(1);
+            random = Some((
+                lower_expr(parts.next().unwrap()),
+                lower_expr(parts.next().unwrap()),
+            ));
+        } else {
+            let e = lower_expr(part);
+            end = end.max(e.span().end);
+            init = Some(e);
+        }
     }
     // The rule's own span can reach over trailing comments; cut it at the last token.
     let span = Span::new(span.start, end);
