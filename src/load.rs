@@ -409,6 +409,16 @@ pub enum ReadError {
     },
 }
 
+/// How the refusal of a file that was read but is not text says so: such a
+/// file is a wrong input (exit 1), like a wrong line in it, while one that
+/// cannot be read or is too large is a wrong command line (exit 2).
+pub const NOT_TEXT: &str = "is not text:";
+
+/// Whether `message` refuses a file for not being text ([`NOT_TEXT`]).
+pub fn refuses_as_not_text(message: &str) -> bool {
+    message.contains(NOT_TEXT)
+}
+
 /// Reads at most `limit` bytes of `path` as UTF-8 text; a larger file is
 /// refused before it is read whole (`/dev/zero` included).
 pub fn read_text(path: &str, limit: u64) -> Result<String, ReadError> {
@@ -438,7 +448,7 @@ pub fn read_text(path: &str, limit: u64) -> Result<String, ReadError> {
         }
         if let Some(k) = chunk[..got].iter().position(|&b| b == 0) {
             return Err(ReadError::Unreadable(format!(
-                "cannot read `{path}`: byte {} is a NUL, which no text holds",
+                "`{path}` {NOT_TEXT} byte {} is a NUL",
                 bytes.len() + k
             )));
         }
@@ -458,7 +468,7 @@ pub fn read_file(path: &str) -> Result<String, String> {
     read_text(path, MAX_FILE_BYTES).map_err(|e| match e {
         ReadError::Unreadable(m) => m,
         ReadError::NotText { at, .. } => {
-            format!("cannot read `{path}`: it is not UTF-8 text (byte {at} is not)")
+            format!("`{path}` {NOT_TEXT} byte {at} does not start a UTF-8 character")
         }
     })
 }

@@ -324,11 +324,31 @@ fn input_files_are_read_within_a_cap_and_as_text() {
         vec!["run", program, "--daemon", "schedule:/dev/zero"],
         vec!["sweep", "--merge", "/dev/zero"],
     ] {
-        // Refused at the first NUL byte, not once the cap is read.
+        // Refused at the first NUL byte, not once the cap is read: read,
+        // but not text, so a wrong input (1).
         let o = guarded(&args, "");
-        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert_eq!(o.code, 1, "{args:?}: {}", o.stderr);
         assert!(
-            o.stderr.contains("byte 0 is a NUL, which no text holds"),
+            o.stderr
+                .contains("`/dev/zero` is not text: byte 0 is a NUL"),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    // Not UTF-8: a wrong input file (1), as the README's exit codes say.
+    let latin1 = scratch("latin1.init", "");
+    std::fs::write(&latin1, b"0.x = 1 # caf\xe9\n").unwrap();
+    let latin1 = latin1.to_str().unwrap();
+    for args in [
+        vec!["run", program, "--init", latin1],
+        vec!["verify", program, "--topology", "ring:3", "--from", latin1],
+        vec!["sweep", "--merge", latin1],
+    ] {
+        let o = guarded(&args, "");
+        assert_eq!(o.code, 1, "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr
+                .contains("is not text: byte 13 does not start a UTF-8 character"),
             "{args:?}: {}",
             o.stderr
         );

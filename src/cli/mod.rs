@@ -31,7 +31,7 @@ pub use crate::report::exit::{EXIT_INPUT, EXIT_INVARIANT, EXIT_OK, EXIT_RUNTIME,
 pub const EXIT_UNEXPECTED: i32 = 6;
 
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 the program or an input file is wrong \
-(not UTF-8, a syntax or type error, a bad line); 2 the command line is wrong (a bad flag, or a \
+(not text, a syntax or type error, a bad line); 2 the command line is wrong (a bad flag, or a \
 file it names that cannot be read or is too large); 3 runtime error in the program; 4 an \
 invariant was violated; 5 verify: a property does not hold; 6 run --expect: the run did not end \
 as expected.";
@@ -263,6 +263,12 @@ fn plain() -> bool {
 }
 
 fn usage_error(message: String) -> i32 {
+    // A file the command line names that was read but is not text is a
+    // wrong input, as a wrong line in it would be.
+    if crate::load::refuses_as_not_text(&message) {
+        eprintln!("error: {message}");
+        return EXIT_INPUT;
+    }
     eprintln!("error: {message}\n\nFor more information, try '--help'.");
     EXIT_USAGE
 }

@@ -113,8 +113,10 @@ fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
     // `random lo..hi` and `= value`, in either order.
     let (mut random, mut init) = (None, None);
     for part in it {
-        end = end.max(part.as_span().end());
+        // An expression's pair can reach over trailing comments; its
+        // lowered span does not.
         if part.as_rule() == Rule::random_range {
+            end = end.max(part.as_span().end());
             let mut parts = part.into_inner().skip(1);
             random = Some((
                 lower_expr(parts.next().unwrap()),
