@@ -200,7 +200,9 @@ impl Session {
                 self.table(ids, out);
             }
             out.push_str(&crate::report::channels_text(&self.sim));
-            out.push_str("(* enabled)\n");
+            if (0..self.sim.n()).any(|p| self.sim.chosen_action(p).is_some()) {
+                out.push_str("(* enabled)\n");
+            }
             return Ok(());
         }
         if let Some((who, var)) = arg.split_once('.') {

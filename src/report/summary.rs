@@ -298,7 +298,11 @@ impl<'a> Summary<'a> {
             writeln!(out, "  {}: {row}{mark}", super::process_label(sim, p, ids))?;
         }
         write!(out, "{}", super::channels_text(sim))?;
-        writeln!(out, "  (* enabled)")
+        // The legend of the marks, where there is a mark.
+        match self.enabled.is_empty() {
+            true => Ok(()),
+            false => writeln!(out, "  (* enabled)"),
+        }
     }
 
     /// The summary as one JSON object; `sim` gives the final configuration.
