@@ -101,6 +101,13 @@ pub enum PlanError {
 /// the parameters.
 type TemplateKey = (String, Vec<(String, i64)>);
 
+/// The grid's axes, expanded: what [`Sweep::lay_out`] reads points from.
+struct Grid<'a> {
+    specs: &'a [String],
+    param_axes: &'a [ParamAxis],
+    seeds: &'a [u64],
+}
+
 /// A planned sweep: the checked program, the grid's points and what every
 /// run shares.
 pub struct Sweep {
@@ -212,40 +219,59 @@ impl Sweep {
             templates: Mutex::new(HashMap::new()),
             points: Vec::with_capacity(total.saturating_sub(first).div_ceil(every)),
         };
-        // Only this shard's points: a topology none of them uses is not
-        // built, a combination not formed.
-        let mut sizes: Vec<Option<usize>> = vec![None; specs.len()];
-        for index in (first..total).step_by(every) {
-            let (rest, seed) = (index / seeds.len(), seeds[index % seeds.len()]);
-            let mut combo = Vec::with_capacity(param_axes.len());
-            let mut rest = rest;
-            for axis in param_axes.iter().rev() {
+        let grid = Grid {
+            specs: &specs,
+            param_axes: &param_axes,
+            seeds: &seeds,
+        };
+        sweep
+            .lay_out(&grid, (first..total).step_by(every), read)
+            .map_err(usage)?;
+        Ok(sweep)
+    }
+
+    /// Lays out the points of `grid` at `indices` (in increasing order):
+    /// only those, so that a topology none of them uses is not built nor
+    /// a combination of parameter values formed.
+    fn lay_out(
+        &mut self,
+        grid: &Grid,
+        indices: impl Iterator<Item = usize>,
+        read: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<(), String> {
+        let mut sizes: Vec<Option<usize>> = vec![None; grid.specs.len()];
+        for index in indices {
+            // Mixed radix: topologies, daemons, parameter axes, seeds (last fastest).
+            let (mut rest, seed) = (
+                index / grid.seeds.len(),
+                grid.seeds[index % grid.seeds.len()],
+            );
+            let mut combo = Vec::with_capacity(grid.param_axes.len());
+            for axis in grid.param_axes.iter().rev() {
                 combo.push(&axis.values[rest % axis.values.len()]);
                 rest /= axis.values.len();
             }
             combo.reverse();
-            let (at, daemon) = (rest / sweep.daemons.len(), rest % sweep.daemons.len());
-            let spec = &specs[at];
+            let (at, daemon) = (rest / self.daemons.len(), rest % self.daemons.len());
+            let spec = &grid.specs[at];
             let n = match sizes[at] {
                 Some(n) => n,
-                None => *sizes[at].insert(sweep.size(spec, read).map_err(usage)?),
+                None => *sizes[at].insert(self.size(spec, read)?),
             };
             let mut params = Vec::with_capacity(combo.len());
-            for (axis, (text, formula)) in param_axes.iter().zip(&combo) {
+            for (axis, (text, formula)) in grid.param_axes.iter().zip(&combo) {
                 let v = formula.eval(n as i64).map_err(|e| {
-                    usage(format!(
-                        "--param {}={text} on {spec} (n = {n}): {e}",
-                        axis.name
-                    ))
+                    format!("--param {}={text} on {spec} (n = {n}): {e}", axis.name)
                 })?;
                 params.push((axis.name.clone(), v));
             }
-            let words: Vec<String> = param_axes
+            let words: Vec<String> = grid
+                .param_axes
                 .iter()
                 .zip(&combo)
                 .map(|(axis, (text, _))| format!("{}={text}", axis.name))
                 .collect();
-            sweep.points.push(Point {
+            self.points.push(Point {
                 index,
                 topology: spec.clone(),
                 family: spec.split(':').next().unwrap_or(spec).to_string(),
@@ -256,7 +282,7 @@ impl Sweep {
                 seed,
             });
         }
-        Ok(sweep)
+        Ok(())
     }
 
     /// The number of processes of `spec`, which no family draws at random;

@@ -35,6 +35,7 @@ mod move_memo;
 mod moves;
 mod orbits;
 mod parents;
+mod process_bits;
 mod reached;
 mod read_cells;
 mod retrace;

@@ -55,7 +55,7 @@ impl Lister {
         topo: &Topology,
         mut each: impl FnMut(&[Move]),
     ) -> Result<(), Refusal> {
-        within_steps_listed(daemon, &self.owners, topo)?;
+        within_steps_listed(daemon, self.owners.iter().copied(), topo)?;
         let Lister {
             moves,
             owners,
@@ -88,18 +88,22 @@ impl Lister {
 /// fit in memory or time (2^64 with 64 enabled processes).
 pub(super) fn within_steps_listed(
     daemon: &Daemon,
-    owners: &[u32],
+    owners: impl ExactSizeIterator<Item = u32>,
     topo: &Topology,
 ) -> Result<(), Refusal> {
-    // Fewer moves than the limit's bits make fewer steps under any daemon.
-    if owners.len() < MAX_STEPS_LISTED.trailing_zeros() as usize
-        || daemon
-            .count_choice_sets(owners, topo, MAX_STEPS_LISTED)
-            .is_some()
+    // Fewer moves than the limit's bits make fewer steps under any daemon
+    // (and are not even collected).
+    if owners.len() < MAX_STEPS_LISTED.trailing_zeros() as usize {
+        return Ok(());
+    }
+    let owners: Vec<u32> = owners.collect();
+    if daemon
+        .count_choice_sets(&owners, topo, MAX_STEPS_LISTED)
+        .is_some()
     {
         return Ok(());
     }
-    let mut enabled = owners.to_vec();
+    let mut enabled = owners;
     enabled.dedup();
     Err(Refusal::TooManySteps(daemon.clone(), enabled.len()))
 }

@@ -22,10 +22,11 @@
 
 use super::local::LocalMoves;
 use super::moves::within_steps_listed;
+pub(super) use super::process_bits::{affects, as_bits, enabled_as_bits, near, Bits};
 use super::Refusal;
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
-use crate::runtime::daemon::{Daemon, MAX_STEPS_LISTED};
+use crate::runtime::daemon::Daemon;
 use crate::runtime::space::Space;
 use crate::runtime::step::{Move, StepRelation};
 use crate::state::Config;
@@ -389,10 +390,7 @@ impl<'a> Successors<'a> {
         if !self.load_moves(i, from)? {
             return Ok(None);
         }
-        if self.moves.len() >= MAX_STEPS_LISTED.trailing_zeros() as usize {
-            let owners: Vec<u32> = self.moves.iter().map(|m| m.0).collect();
-            within_steps_listed(daemon, &owners, self.topo)?;
-        }
+        within_steps_listed(daemon, self.moves.iter().map(|m| m.0), self.topo)?;
         self.steps(i, daemon, out);
         Ok(Some(self.enabled_bits() == 0))
     }
@@ -448,40 +446,6 @@ fn row_delta(space: &Space, rows: &[i64], p: usize, after: &[std::cell::Cell<i64
     i64::try_from(delta).ok()
 }
 
-/// The processes with a chosen action (`chosen`, one per process), as
-/// bits; those past 64 are left out.
-pub(super) fn enabled_as_bits(chosen: &[u16]) -> u64 {
-    chosen
-        .iter()
-        .enumerate()
-        .filter(|(_, &c)| c != NO_ACTION)
-        .fold(0, |m, (p, _)| m | 1u64.checked_shl(p as u32).unwrap_or(0))
-}
-
-/// Processes as bits; those past 64 are left out.
-pub(super) fn as_bits<'p>(processes: impl IntoIterator<Item = &'p u32>) -> u64 {
-    processes
-        .into_iter()
-        .fold(0, |m, &q| m | 1u64.checked_shl(q).unwrap_or(0))
-}
-
-/// Per process (at most 64): its neighbours and the processes that read
-/// it, as bits: those whose moves its own may meet (a shared edge, a row
-/// one of them reads).
-pub(super) fn near(topo: &Topology) -> Vec<u64> {
-    (0..topo.n())
-        .map(|p| as_bits(topo.nbrs(p).iter().chain(topo.readers(p))))
-        .collect()
-}
-
-/// Per process (at most 64): itself and the processes that read it, the
-/// only ones whose guards and moves a move of it can change.
-pub(super) fn affects(topo: &Topology) -> Vec<u64> {
-    (0..topo.n())
-        .map(|p| 1 << p | as_bits(topo.readers(p).iter()))
-        .collect()
-}
-
 /// Per number k of free slots, counted from the last: the processes whose
 /// guards a change of those k slots can change, as bits. `None` past 64
 /// processes or when a slot is copied elsewhere (edge variables).
@@ -495,21 +459,6 @@ pub(super) fn again_after_slots(inst: &Instance, space: &Space) -> Option<Vec<u6
         again.push(last | affects[at / stride]);
     }
     Some(again)
-}
-
-/// The members of a set of processes kept as bits, in increasing order.
-pub(super) struct Bits(pub(super) u64);
-
-impl Iterator for Bits {
-    type Item = usize;
-    fn next(&mut self) -> Option<usize> {
-        if self.0 == 0 {
-            return None;
-        }
-        let p = self.0.trailing_zeros() as usize;
-        self.0 &= self.0 - 1;
-        Some(p)
-    }
 }
 
 /// Appends every non-empty extension of the move set `(index, size, members)`

@@ -471,7 +471,7 @@ impl<'i> Expander<'i> {
             sleep,
             ..
         } = self;
-        within_steps_listed(daemon, enabled, &inst.topo)?;
+        within_steps_listed(daemon, enabled.iter().copied(), &inst.topo)?;
         // With sleep sets, one mover a step.
         let apart = memo.and_then(|m| m.apart.as_deref());
         let mut asleep = sleep.map(Asleep::new);
