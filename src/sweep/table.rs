@@ -382,3 +382,34 @@ fn differs(a: &Row, b: &Row) -> bool {
     b.seconds = a.seconds;
     *a != b
 }
+
+#[cfg(test)]
+mod tests {
+    use super::WRITTEN_STOPS;
+    use crate::runtime::run::Stop;
+
+    /// What `--merge` accepts as a stop is what a sweep's runs write.
+    #[test]
+    fn the_stops_merge_accepts_are_the_stops_runs_write() {
+        let stops = [
+            Stop::Silent,
+            Stop::Legitimate,
+            Stop::StepLimit,
+            Stop::MoveLimit,
+            Stop::IdleLimit,
+            Stop::ScheduleDone,
+            Stop::Invariant(0),
+        ];
+        let keys: Vec<&str> = stops.iter().map(crate::report::stop_key).collect();
+        for key in &keys {
+            assert!(WRITTEN_STOPS.contains(key), "{key} is refused by --merge");
+        }
+        // `load` is the sweep's own, `error` the key of failed steps.
+        for written in WRITTEN_STOPS {
+            assert!(
+                keys.contains(&written) || ["load", "error"].contains(&written),
+                "{written} is no run's stop"
+            );
+        }
+    }
+}
