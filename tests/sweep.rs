@@ -363,38 +363,38 @@ fn ctrl_c_keeps_the_runs_that_finished_in_a_valid_csv() {
 fn grids_are_sized_before_they_are_laid_out_and_shards_lay_out_their_own() {
     let dir = scratch("grid");
     // Three parameters of 1,000 values each: 10^9 points, refused at once.
-    let out = guarded(&[
-        "sweep",
-        "programs/ssle.gc",
-        "--param",
-        "max_id=1..1000",
-        "--param",
-        "max_level=1..1000",
-        "--param",
-        "repair=1..1000",
-    ]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("the grid has more than 10000000 points"),
-        "{}",
-        text(&out.stderr)
-    );
-    let out = guarded(&[
-        "sweep",
-        "programs/dijkstra_kstate.gc",
-        "--param",
-        "K=1..1000",
-        "--seeds",
-        "0..10000",
-        "--topology",
-        "ring:3..4",
-    ]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("the grid has more than 10000000 points"),
-        "{}",
-        text(&out.stderr)
-    );
+    // And a grid just over the cap (1,000 x 10,001 x 2 points).
+    let too_large: [&[&str]; 2] = [
+        &[
+            "sweep",
+            "programs/ssle.gc",
+            "--param",
+            "max_id=1..1000",
+            "--param",
+            "max_level=1..1000",
+            "--param",
+            "repair=1..1000",
+        ],
+        &[
+            "sweep",
+            "programs/dijkstra_kstate.gc",
+            "--param",
+            "K=1..1000",
+            "--seeds",
+            "0..10000",
+            "--topology",
+            "ring:3..4",
+        ],
+    ];
+    for args in too_large {
+        let out = guarded(args);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("the grid has more than 10000000 points"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
     // Two parameter axes, the last varying fastest, and a shard's points
     // are the whole grid's at their indices.
     let args = [

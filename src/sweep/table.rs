@@ -28,19 +28,19 @@ const WRITTEN_EXITS: [i32; 5] = [
     EXIT_INVARIANT,
 ];
 
-/// `cell` of column `column`, when it is one of `allowed`.
-fn one_of<'c, S: AsRef<str>>(
+/// `value` of column `column`, when it is one of `allowed`.
+fn one_of<'v, T: PartialEq + std::fmt::Display>(
     column: &str,
-    cell: &'c str,
-    allowed: &[S],
-) -> Result<&'c str, String> {
-    if allowed.iter().any(|a| a.as_ref() == cell) {
-        return Ok(cell);
+    value: &'v T,
+    allowed: &[T],
+) -> Result<&'v T, String> {
+    if allowed.contains(value) {
+        return Ok(value);
     }
-    let list: Vec<&str> = allowed.iter().map(AsRef::as_ref).collect();
+    let list: Vec<String> = allowed.iter().map(T::to_string).collect();
     Err(format!(
         "`{}` in column `{column}` is not what a sweep writes ({})",
-        cell.escape_default(),
+        value.to_string().escape_default(),
         list.join(", ")
     ))
 }
@@ -325,10 +325,8 @@ impl Row {
             init: cell(8).to_string(),
             params: cell(9).to_string(),
             measured,
-            stop: one_of("stop", cell(19), &WRITTEN_STOPS)?.to_string(),
-            exit: one_of("exit", cell(20), &WRITTEN_EXITS.map(|e| e.to_string()))?
-                .parse()
-                .map_err(|_| format!("`{}` in column `exit` is not a number", cell(20)))?,
+            stop: one_of("stop", &cell(19), &WRITTEN_STOPS)?.to_string(),
+            exit: *one_of("exit", &num("exit", cell(20))?, &WRITTEN_EXITS)?,
             message: cell(21).to_string(),
             param_values: (fixed..fixed + np).map(|k| cell(k).to_string()).collect(),
             reports: (fixed + np..fixed + np + nr)

@@ -99,17 +99,7 @@ impl Tr<'_> {
                 false => Some(true),
                 true => self.bconstant(b),
             },
-            BExpr::Cmp(op, a, b) => {
-                let (a, b) = (self.constant(a)?, self.constant(b)?);
-                Some(match op {
-                    Cmp::Eq => a == b,
-                    Cmp::Ne => a != b,
-                    Cmp::Lt => a < b,
-                    Cmp::Le => a <= b,
-                    Cmp::Gt => a > b,
-                    Cmp::Ge => a >= b,
-                })
-            }
+            BExpr::Cmp(op, a, b) => Some(op.holds(self.constant(a)?, self.constant(b)?)),
             _ => None,
         }
     }
