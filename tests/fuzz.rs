@@ -13,6 +13,9 @@
 //!   failing input to `target/fuzz-findings/`, to become a corpus entry and
 //!   a regression test).
 
+#[path = "fuzz/surfaces.rs"]
+mod surfaces;
+
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -68,6 +71,9 @@ fn invoke(args: &[&str], input: &str) -> Result<i32, String> {
     };
     let _ = feeder.join();
     let err = reader.join().unwrap_or_default();
+    if std::env::var_os("FUZZ_VERBOSE").is_some_and(|v| v == "2") {
+        eprintln!("  {}", err.lines().next().unwrap_or(""));
+    }
     if err.contains("panicked") {
         return Err(format!("panicked:\n{}", tail(&err)));
     }
@@ -520,12 +526,54 @@ fn statement(rng: &mut ChaCha8Rng, depth: u32) -> String {
 }
 
 /// What a pass did: cases run, generated programs and how many of them
-/// `check` accepted (so that runs went past the checker), and the findings.
+/// `check` accepted (so that runs went past the checker), cases of each
+/// surface beyond program text, and the findings.
 struct Pass {
     ran: usize,
     generated: usize,
     accepted: usize,
+    surfaces: Vec<usize>,
     found: Vec<String>,
+}
+
+/// Runs one case of a surface beyond program text in `dir` (kept from
+/// case to case, so that a witness written by one is replayed by a later
+/// one): the first problem found, with its command line.
+fn exercise_surface(
+    generator: surfaces::Generator,
+    rng: &mut ChaCha8Rng,
+    dir: &Path,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).expect("scratch");
+    for case in generator(rng, dir) {
+        let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
+        let code = invoke(&args, &case.stdin).map_err(|why| {
+            format!(
+                "{}{}: {why}",
+                args.join(" "),
+                if case.stdin.is_empty() {
+                    String::new()
+                } else {
+                    format!(" with input\n{}", case.stdin)
+                }
+            )
+        })?;
+        // FUZZ_VERBOSE=1 shows how far each case got (its exit status).
+        if std::env::var_os("FUZZ_VERBOSE").is_some() {
+            eprintln!("{code} {}", args.join(" "));
+        }
+    }
+    Ok(())
+}
+
+/// Keeps the files of a failing surface case under `findings`.
+fn keep_surface_files(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("findings directory");
+    for entry in std::fs::read_dir(from).into_iter().flatten().flatten() {
+        if entry.path().is_file() {
+            let _ = std::fs::copy(entry.path(), to.join(entry.file_name()));
+        }
+    }
 }
 
 /// Runs cases from `seed` until `cases` ran or `budget` passed.
@@ -539,9 +587,23 @@ fn pass(seed: u64, cases: Option<usize>, budget: Duration, findings: &Path) -> P
         ran: 0,
         generated: 0,
         accepted: 0,
+        surfaces: vec![0; surfaces::SURFACES.len()],
         found: Vec::new(),
     };
     while cases.is_none_or(|c| p.ran < c) && started.elapsed() < budget {
+        if rng.gen_bool(0.3) {
+            let k = rng.gen_range(0..surfaces::SURFACES.len());
+            let (name, generator) = surfaces::SURFACES[k];
+            let scratch = dir.join(name.replace(' ', "-"));
+            if let Err(why) = exercise_surface(generator, &mut rng, &scratch) {
+                let kept = findings.join(format!("seed{seed}-case{}", p.ran));
+                keep_surface_files(&scratch, &kept);
+                p.found.push(format!("{name} ({}): {why}", kept.display()));
+            }
+            p.surfaces[k] += 1;
+            p.ran += 1;
+            continue;
+        }
         let generated = rng.gen_bool(0.5);
         let program = if generated {
             generate(&mut rng)
@@ -603,6 +665,36 @@ fn a_short_deterministic_pass_finds_nothing() {
     );
 }
 
+/// A few cases of each surface beyond program text, seeded: init files,
+/// witnesses, merged CSV pieces, DOT files, formulas, many moves.
+#[test]
+fn every_surface_runs_clean() {
+    let mut rng = ChaCha8Rng::seed_from_u64(20261127);
+    let dir = std::env::temp_dir().join(format!("guarded-surfaces-{}", std::process::id()));
+    let mut found = Vec::new();
+    // FUZZ_SURFACE=NAME and FUZZ_CASES=N look harder at one surface.
+    let only = std::env::var("FUZZ_SURFACE").ok();
+    let cases: usize = std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6);
+    for (name, generator) in surfaces::SURFACES {
+        if only.as_ref().is_some_and(|o| o != name) {
+            continue;
+        }
+        let scratch = dir.join(name.replace(' ', "-"));
+        for _ in 0..cases {
+            if let Err(why) = exercise_surface(*generator, &mut rng, &scratch) {
+                found.push(format!("{name}: {why}"));
+            }
+        }
+    }
+    if std::env::var_os("FUZZ_VERBOSE").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(found.is_empty(), "{}", found.join("\n\n"));
+}
+
 /// The long pass: `FUZZ_SECONDS=3600 cargo test --release --test fuzz -- --ignored --nocapture`.
 #[test]
 #[ignore]
@@ -622,12 +714,18 @@ fn long_pass() {
     let findings = root().join("target/fuzz-findings");
     let started = Instant::now();
     let p = pass(seed, None, Duration::from_secs(seconds), &findings);
+    let per_surface: Vec<String> = surfaces::SURFACES
+        .iter()
+        .zip(&p.surfaces)
+        .map(|((name, _), count)| format!("{count} {name}"))
+        .collect();
     println!(
-        "fuzz: seed {seed}, {} cases in {:.0} s ({} generated, {} of them accepted by check), {} findings",
+        "fuzz: seed {seed}, {} cases in {:.0} s ({} generated, {} of them accepted by check; {}), {} findings",
         p.ran,
         started.elapsed().as_secs_f64(),
         p.generated,
         p.accepted,
+        per_surface.join(", "),
         p.found.len()
     );
     assert!(p.found.is_empty(), "{}", p.found.join("\n\n"));

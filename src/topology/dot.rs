@@ -212,4 +212,18 @@ mod tests {
         assert!(super::parse("x.dot", "digraph { a -- b }").is_err());
         assert!(super::parse("x.dot", "graph { subgraph s { a } }").is_err());
     }
+
+    /// HTML strings, as Graphviz's labels often are, read as ids, their
+    /// brackets nesting.
+    #[test]
+    fn html_strings_are_ids() {
+        let t = super::parse(
+            "h.dot",
+            "graph { a [label=<<b>A</b><br/>x>]; a -- <i> -- c }",
+        )
+        .unwrap();
+        assert_eq!(t.n(), 3);
+        assert_eq!(t.nbrs(1), &[0, 2]);
+        assert!(super::parse("x.dot", "graph { a [label=<<b>] }").is_err());
+    }
 }
