@@ -357,6 +357,12 @@ impl Instance {
     pub fn space(&self) -> Space {
         Space::new(&self.prog, &self.code, &self.topo)
     }
+
+    /// Every arbitrary start: the configurations within the declared
+    /// `random` ranges (the domains elsewhere), channels empty.
+    pub fn arbitrary_space(&self) -> Space {
+        Space::arbitrary(&self.prog, &self.code, &self.topo)
+    }
 }
 
 /// The initial configuration `--init` names: `declared`, `random`, or a

@@ -447,3 +447,84 @@ fn the_repair_needs_weak_fairness() {
         fair.convergence
     );
 }
+
+/// The instance `verify --from random` explores: keys bounded by
+/// `max_id = n - 1` (the ids are the indices), arbitrary starts drawing
+/// levels from 0..1, levels free to grow to 2.
+fn arbitrary_starts(topology: &str) -> guarded::load::Instance {
+    let n = topology[topology.find(':').unwrap() + 1..]
+        .parse::<i64>()
+        .unwrap();
+    let setup = Setup {
+        topology: Some(topology.into()),
+        params: vec![
+            ("max_id".into(), n - 1),
+            ("start_level".into(), 1),
+            ("max_level".into(), 2),
+        ],
+        ..Setup::default()
+    };
+    guarded::load::load(PROGRAM, &setup, &guarded::load::read_file)
+        .unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// The paper's levels are unbounded. From every arbitrary start (levels in
+/// 0..1, every other value anywhere in its domain), with room for levels to
+/// grow to 2, no run leaves the bounds on the chain and the ring of 3, and
+/// the printed algorithm converges under all four daemons, unfair: the
+/// fault that `--from all` reports at the largest level is the bound's,
+/// not the algorithm's.
+#[test]
+fn from_every_arbitrary_start_no_level_leaves_its_room() {
+    use guarded::verify::{Convergence, Explorer, Starts};
+    for (topology, rounds) in [("chain:3", true), ("ring:3", false)] {
+        let inst = arbitrary_starts(topology);
+        for daemon in [
+            Daemon::Central,
+            Daemon::LocallyCentral,
+            Daemon::Distributed,
+            Daemon::Synchronous,
+        ] {
+            let what = format!("{topology}, {}", daemon.name());
+            let starts = Starts::Every(inst.arbitrary_space());
+            let mut ex = Explorer::reachable(&inst, starts, &daemon, None)
+                .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+            ex.count_rounds(rounds);
+            let v = ex
+                .verify(&daemon)
+                .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+            assert!(v.fault.is_none(), "{what}: {:?}", v.fault);
+            assert!(v.closure.is_none(), "{what}");
+            let Convergence::Holds { steps, .. } = &v.convergence else {
+                panic!("{what}: {:?}", v.convergence);
+            };
+            if topology == "chain:3" && daemon != Daemon::Synchronous {
+                assert_eq!(steps.steps.len(), 24, "{what}");
+            }
+        }
+    }
+}
+
+/// Without the room (levels drawn from the whole domain 0..2), an attach
+/// pushes a level past it: the fault `--from random` avoids.
+#[test]
+fn without_room_to_grow_a_level_leaves_its_bound() {
+    use guarded::verify::{Explorer, Starts};
+    let setup = Setup {
+        topology: Some("chain:3".into()),
+        params: vec![
+            ("max_id".into(), 2),
+            ("start_level".into(), 2),
+            ("max_level".into(), 2),
+        ],
+        ..Setup::default()
+    };
+    let inst = guarded::load::load(PROGRAM, &setup, &guarded::load::read_file)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let starts = Starts::Every(inst.arbitrary_space());
+    let mut ex = Explorer::reachable(&inst, starts, &Daemon::Central, None).expect("explorable");
+    ex.count_rounds(false);
+    let v = ex.verify(&Daemon::Central).expect("verified");
+    only_bound_faults(&v);
+    assert!(v.fault.is_some(), "a level leaves 0..2");
+}

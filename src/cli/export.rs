@@ -27,8 +27,10 @@ pub(super) struct PromelaArgs {
     #[arg(short, long, value_enum, default_value_t = DaemonArg::Central)]
     daemon: DaemonArg,
     /// Where to start: `all` (any configuration, the default when the program
-    /// declares `legitimate:`), `declared` (the default otherwise) or an init file.
-    #[arg(long, value_name = "all|declared|FILE")]
+    /// declares `legitimate:`), `random` (any configuration within the
+    /// declared `random` ranges), `declared` (the default otherwise) or an
+    /// init file.
+    #[arg(long, value_name = "all|random|declared|FILE")]
     from: Option<String>,
     /// Where to write it [default: standard output].
     #[arg(short, long, value_name = "FILE")]
@@ -96,8 +98,9 @@ fn promela(a: &PromelaArgs) -> i32 {
     };
     let start = match super::verify::start_from(a.from.as_deref(), &a.instance.program, &mut loaded)
     {
-        Ok(Some(c)) => Start::At(c),
-        Ok(None) => Start::All,
+        Ok(super::verify::Origin::At(c)) => Start::At(c),
+        Ok(super::verify::Origin::Every) => Start::All,
+        Ok(super::verify::Origin::Arbitrary) => Start::Arbitrary,
         Err(code) => return code,
     };
     let (daemon, name) = match a.daemon {
@@ -118,6 +121,7 @@ fn promela(a: &PromelaArgs) -> i32 {
         crate::report::counted(inst.topo.n() as u64, "process"),
         match &start {
             Start::All => "every configuration",
+            Start::Arbitrary => "every configuration in the declared `random` ranges",
             Start::At(_) => a.from.as_deref().unwrap_or("declared"),
         }
     );

@@ -117,17 +117,30 @@ const NOT_FREE: u32 = u32::MAX;
 impl Space {
     /// The state space of `prog` compiled as `code` on `topo`.
     pub(crate) fn new(prog: &ir::Program, code: &Compiled, topo: &Topology) -> Self {
+        Self::over(prog, code, topo, &code.domains)
+    }
+
+    /// The arbitrary starts of `prog` compiled as `code` on `topo`: every
+    /// configuration whose values lie in the declared `random` ranges (the
+    /// domains where none is declared), as `--init random` draws them.
+    pub(crate) fn arbitrary(prog: &ir::Program, code: &Compiled, topo: &Topology) -> Self {
+        Self::over(prog, code, topo, &code.arbitrary)
+    }
+
+    /// Every configuration with each slot's values in `domains`.
+    fn over(prog: &ir::Program, code: &Compiled, topo: &Topology, domains: &[VarDomain]) -> Self {
         let stride = code.stride;
         let mut base = vec![0; topo.n() * stride];
         let (mut free, mut mirrors) = (Vec::new(), Vec::new());
         for p in 0..topo.n() {
-            for (slot, d) in code.domains.iter().enumerate() {
+            for (slot, d) in domains.iter().enumerate() {
                 let at = p * stride + slot;
                 let (v, k) = code.var_of_slot(slot);
                 let nbr = k.filter(|_| code.per_nbr[v]);
                 match nbr {
                     Some(k) if k >= topo.nbrs(p).len() => {
-                        base[at] = crate::runtime::init::unused_value(d, p);
+                        // The same filler whatever the values drawn from.
+                        base[at] = crate::runtime::init::unused_value(&code.domains[slot], p);
                     }
                     Some(k) if prog.vars[v].kind == VarKind::Edge => {
                         let q = topo.nbrs(p)[k] as usize;

@@ -28,6 +28,7 @@ use super::{outside_the_domains, refuse_unexplorable, Choices, Explorer, Progres
 use super::{MAX_REACHABLE_BYTES, PROGRESS_EVERY};
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
+use crate::runtime::space::Space;
 use crate::state::Config;
 use block::Block;
 use expander::{Claims, Expanding, Memo};
@@ -62,6 +63,59 @@ fn together(daemon: &Daemon, n: usize, most: u32) -> (u32, u32) {
     (together, (together / 16).clamp(1, BLOCK))
 }
 
+/// Where a search from a start begins: one configuration, or every
+/// configuration of a space (the arbitrary starts, within the declared
+/// `random` ranges), kept in the space's order before any other.
+pub enum Starts {
+    /// One configuration.
+    One(Config),
+    /// Every configuration of this space (of the instance's rows).
+    Every(Space),
+}
+
+impl From<Config> for Starts {
+    fn from(start: Config) -> Self {
+        Starts::One(start)
+    }
+}
+
+impl Starts {
+    /// The first start, every other one's likeness (same rows and
+    /// channels, other values).
+    fn first(&self) -> Config {
+        match self {
+            Starts::One(cfg) => cfg.clone(),
+            Starts::Every(space) => space.config(0),
+        }
+    }
+
+    /// Keeps every start in `reached`, in order, with `reached`'s own
+    /// limits; how many there are.
+    fn keep_all(self, reached: &mut Reached) -> Result<u32, Refusal> {
+        let mut keep = |mut start: Config| {
+            start.canonicalize();
+            match reached.insert(&start) {
+                None => Err(outside_the_domains()),
+                Some(_) if reached.bytes() >= MAX_REACHABLE_BYTES => {
+                    Err(Refusal::TooManyReached(reached.len() as u64))
+                }
+                Some(_) => Ok(()),
+            }
+        };
+        match self {
+            Starts::One(start) => keep(start)?,
+            Starts::Every(space) => {
+                let count = space.count();
+                if count > super::MAX_CONFIGURATIONS {
+                    return Err(Refusal::TooLarge(count));
+                }
+                space.iter().try_for_each(keep)?;
+            }
+        }
+        Ok(reached.len() as u32)
+    }
+}
+
 /// Which moves a search from a start explores, and whether by orbits.
 #[derive(Clone, Copy)]
 pub(super) struct Choosing {
@@ -92,7 +146,7 @@ impl<'a> Explorer<'a> {
     /// first; `verify` then explores them under that daemon only.
     pub fn reachable(
         inst: &'a Instance,
-        start: Config,
+        start: impl Into<Starts>,
         daemon: &Daemon,
         progress: Option<Progress<'a>>,
     ) -> Result<Self, Refusal> {
@@ -102,14 +156,14 @@ impl<'a> Explorer<'a> {
     /// [`Explorer::reachable`] by the moves `choices` says.
     pub fn reachable_choosing(
         inst: &'a Instance,
-        start: Config,
+        start: impl Into<Starts>,
         daemon: &Daemon,
         progress: Option<Progress<'a>>,
         choices: Choices,
     ) -> Result<Self, Refusal> {
         Self::reach(
             inst,
-            start,
+            start.into(),
             (daemon, Choosing::new(choices)),
             progress,
             true,
@@ -121,14 +175,21 @@ impl<'a> Explorer<'a> {
     /// orbit under the instance's symmetries (see [`super::orbits`]).
     pub fn reachable_by_orbits(
         inst: &'a Instance,
-        start: Config,
+        start: impl Into<Starts>,
         daemon: &Daemon,
         progress: Option<Progress<'a>>,
         choices: Choices,
     ) -> Result<Self, Refusal> {
         let mut choose = Choosing::new(choices);
         choose.by_orbits = true;
-        Self::reach(inst, start, (daemon, choose), progress, true, TOGETHER)
+        Self::reach(
+            inst,
+            start.into(),
+            (daemon, choose),
+            progress,
+            true,
+            TOGETHER,
+        )
     }
 
     /// [`Explorer::reachable_choosing`], every guard, move and predicate
@@ -136,20 +197,18 @@ impl<'a> Explorer<'a> {
     /// `most_together` configurations expanded together.
     fn reach(
         inst: &'a Instance,
-        start: Config,
+        starts: Starts,
         (daemon, choosing): (&Daemon, Choosing),
         progress: Option<Progress<'a>>,
         remember: bool,
         most_together: u32,
     ) -> Result<Self, Refusal> {
         refuse_unexplorable(inst)?;
-        let mut start = start;
+        let mut start = starts.first();
         start.canonicalize();
         let mut reached = Reached::new(inst.space(), inst.code.capacity.is_some(), &start);
-        let mut parents = Parents::new();
-        if reached.insert(&start).is_none() {
-            return Err(outside_the_domains());
-        }
+        let count = starts.keep_all(&mut reached)?;
+        let mut parents = Parents::new(count);
         // The configurations are moved in once all are reached.
         let mut ex = Explorer::empty(
             inst,
@@ -206,7 +265,7 @@ impl<'a> Explorer<'a> {
             .flatten();
         // The sleep sets of the configurations numbered and not expanded
         // yet, the first being number `i`'s.
-        let mut frontier = Frontier::new(memo.as_ref().is_some_and(|m| m.apart.is_some()));
+        let mut frontier = Frontier::new(memo.as_ref().is_some_and(|m| m.apart.is_some()), count);
         let (mut i, mut told) = (0, 0);
         // The next configurations, expanded already: which, their blocks,
         // whether with sleep sets.

@@ -30,6 +30,7 @@ mod entry_numbers;
 mod evaluate;
 mod fairness;
 mod from_start;
+pub use from_start::Starts;
 mod local;
 mod move_memo;
 mod moves;

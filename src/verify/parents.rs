@@ -19,17 +19,26 @@ pub(super) struct Parents {
     ones: u64,
     /// The place of every [`SAMPLE`]-th one (the 0th, the `SAMPLE`-th, ...).
     sampled: Vec<u64>,
+    /// How many starts come first (numbered before any child).
+    starts: u32,
 }
 
 impl Parents {
-    /// The parents of the start alone (configuration 0, which has none).
-    pub(super) fn new() -> Self {
+    /// The parents of `starts` starts alone (configurations `0..starts`,
+    /// which have none).
+    pub(super) fn new(starts: u32) -> Self {
         Parents {
             bits: Vec::new(),
             len: 0,
             ones: 0,
             sampled: Vec::new(),
+            starts,
         }
+    }
+
+    /// How many starts there are: the configurations numbered first.
+    pub(super) fn starts(&self) -> u32 {
+        self.starts
     }
 
     /// The next configuration in order numbered `children` configurations
@@ -52,12 +61,14 @@ impl Parents {
         self.len = end;
     }
 
-    /// Configuration `i`'s parent; `None` for the start, and for a
+    /// Configuration `i`'s parent; `None` for a start, and for a
     /// configuration no one numbered yet.
     pub(super) fn parent(&self, i: u32) -> Option<u32> {
-        // Configuration i is the (i - 1)-th child numbered: the zeros
+        // Configuration i is the (i - starts)-th child numbered: the zeros
         // before its one are the configurations before its parent.
-        let child = u64::from(i).checked_sub(1).filter(|&c| c < self.ones)?;
+        let child = u64::from(i)
+            .checked_sub(u64::from(self.starts))
+            .filter(|&c| c < self.ones)?;
         let at = self.sampled[(child / SAMPLE) as usize];
         let mut skip = child % SAMPLE;
         let mut word = (at / 64) as usize;
@@ -94,9 +105,9 @@ mod tests {
         /// childless configurations long and short, across samples.
         #[test]
         fn parents_are_given_back(children in prop::collection::vec(
-            prop_oneof![0u32..3, 0u32..700, Just(0u32)], 1..400)) {
-            let mut parents = Parents::new();
-            let mut expected = vec![None];
+            prop_oneof![0u32..3, 0u32..700, Just(0u32)], 1..400), starts in 1u32..5) {
+            let mut parents = Parents::new(starts);
+            let mut expected = vec![None; starts as usize];
             for (c, &k) in children.iter().enumerate() {
                 parents.numbered(k);
                 expected.extend((0..k).map(|_| Some(c as u32)));

@@ -471,12 +471,8 @@ fn worst_rounds_within(
         no_run: (1 << value_bits) - 1,
         what,
     };
-    // From a start, only the start's fresh round; else every configuration's.
-    let starts = if ex.states.reached_from_a_start() {
-        0..1
-    } else {
-        0..ex.count
-    };
+    // From starts, only their fresh rounds; else every configuration's.
+    let starts = 0..ex.states.starts(ex.count);
     let mut walker = Walker::new();
     let mut last_start = None;
     for c in starts.clone().filter(|&c| !ex.is_legit(c)) {

@@ -388,16 +388,13 @@ impl<'e, 'a> Search<'e, 'a> {
     ) -> Result<Run, Refusal> {
         let ex = self.ex;
         let legit = |i: u32| ex.is_legit(i);
-        // From a start, the worst case is the start's; where no run
-        // counts, a run of no steps.
-        let start = if self.ex.states.reached_from_a_start() {
-            0
-        } else {
-            worst
-                .largest_outside(&ex.legit, ex.count)
-                .or_else(|| (0..self.ex.count).find(|&i| legit(i)))
-                .unwrap_or(0)
-        };
+        // The worst case is a start's (from starts, theirs only); where no
+        // run counts, a run of no steps.
+        let starts = ex.states.starts(ex.count);
+        let start = worst
+            .largest_outside(&ex.legit, starts)
+            .or_else(|| (0..starts).find(|&i| legit(i)))
+            .unwrap_or(0);
         let mut run = Run {
             start: self.config(start),
             steps: Vec::new(),

@@ -16,7 +16,7 @@ pub(super) enum States {
     /// One configuration of each orbit under the symmetries (the one that
     /// stands for it), by their indices in the space, in increasing order.
     Orbits { space: Space, reps: Vec<u64> },
-    /// Those reachable from configuration 0.
+    /// Those reachable from the starts, configurations `0..parents.starts()`.
     Reachable {
         reached: Reached,
         /// Per configuration: the one breadth first search first reached
@@ -49,10 +49,19 @@ impl States {
         }
     }
 
-    /// Whether these are the configurations reachable from a start
-    /// (number 0), rather than all.
+    /// Whether these are the configurations reachable from starts
+    /// (the first numbers), rather than all.
     pub(super) fn reached_from_a_start(&self) -> bool {
         matches!(self, States::Reachable { .. })
+    }
+
+    /// How many of the `count` configurations runs start from: the first
+    /// ones, reached from; else all.
+    pub(super) fn starts(&self, count: u32) -> u32 {
+        match self {
+            States::Reachable { parents, .. } => parents.starts(),
+            _ => count,
+        }
     }
 
     /// The configurations of a shortest run from the start to

@@ -102,7 +102,7 @@ pub(super) fn family(a: &VerifyArgs, specs: &[String], daemons: &[Daemon]) -> i3
                 return usage_error(format!("--witness: cannot create `{}`: {e}", dir.display()));
             }
         }
-        let found = explore(a, inst, start.as_ref(), daemons, &bar, witness.as_deref());
+        let found = explore(a, inst, &start, daemons, &bar, witness.as_deref());
         let (found, stopped) = match found {
             Ok(found) => (found, None),
             Err((found, stop)) => (found, Some(stop)),

@@ -9,7 +9,7 @@ use crate::runtime::daemon::Daemon;
 use crate::runtime::init::format_config;
 use crate::runtime::init::InitMode;
 use crate::state::Config;
-use crate::verify::{Choices, Convergence, Explorer, Progress, Refusal, Run, Verdict};
+use crate::verify::{Choices, Convergence, Explorer, Progress, Refusal, Run, Starts, Verdict};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use serde_json::json;
@@ -96,10 +96,12 @@ pub(super) struct VerifyArgs {
     #[arg(short, long, default_value = "all", value_name = "DAEMON")]
     daemon: String,
     /// Where to start: `all` (every configuration, the default when the program
-    /// declares `legitimate:`), `declared` (the declared initial values, the
-    /// default otherwise) or an init file; from a start, only the
-    /// configurations it reaches are explored.
-    #[arg(long, value_name = "all|declared|FILE")]
+    /// declares `legitimate:`), `random` (every configuration within the
+    /// declared `random` ranges, the arbitrary starts of `--init random`,
+    /// values then free to go anywhere in their domains), `declared` (the
+    /// declared initial values, the default otherwise) or an init file;
+    /// from starts, only the configurations they reach are explored.
+    #[arg(long, value_name = "all|random|declared|FILE")]
     from: Option<String>,
     /// Fairness: `none` (the daemon may starve a process forever) or `weak` (a
     /// cycle outside legitimacy counts only when every process enabled
@@ -211,14 +213,7 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
     };
     let inst = &loaded.inst;
     let bar = Bar::new();
-    let explored = explore(
-        a,
-        inst,
-        start.as_ref(),
-        &daemons,
-        &bar,
-        a.witness.as_deref(),
-    );
+    let explored = explore(a, inst, &start, &daemons, &bar, a.witness.as_deref());
     bar.bar.finish_and_clear();
     let (found, stopped) = match explored {
         Ok(found) => (found, None),
@@ -236,7 +231,7 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
             a,
             inst,
             (found.configurations, found.symmetries),
-            start.is_some(),
+            start.is_from_starts(),
             all_hold,
             blocks,
         )
@@ -246,9 +241,10 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
             &a.instance.program,
             (found.configurations, a.symmetry.then_some(found.symmetries)),
             a.choice.into(),
+            &start,
         );
         for (v, written) in &found.verdicts {
-            out.push_str(&block(inst, v, written, start.is_some()));
+            out.push_str(&block(inst, v, written, start.is_from_starts()));
         }
         out
     };
@@ -293,14 +289,14 @@ enum Stop {
     Witness(String),
 }
 
-/// Explores `inst` from every configuration (or from `start`) under each
-/// of `daemons`, with `a`'s choices, fairness and rounds, writing each
+/// Explores `inst` from every configuration (or from the starts `origin`
+/// names) under each of `daemons`, with `a`'s choices, fairness and rounds, writing each
 /// verdict's runs into `witness` if given; on a stop, what was found
 /// before it.
 fn explore(
     a: &VerifyArgs,
     inst: &Instance,
-    start: Option<&Config>,
+    origin: &Origin,
     daemons: &[Daemon],
     bar: &Bar,
     witness: Option<&Path>,
@@ -313,8 +309,8 @@ fn explore(
     };
     // From every configuration one numbering serves every daemon; from a
     // start, what is reached depends on the daemon.
-    let every = match start {
-        None => {
+    let every = match origin {
+        Origin::Every => {
             let made = match a.symmetry {
                 true => Explorer::by_orbits(inst, Some(&progress), a.choice.into()),
                 false => Explorer::with_progress(inst, Some(&progress)).map(|mut x| {
@@ -333,18 +329,22 @@ fn explore(
                 Err(r) => return Err((found, Stop::Refused(r))),
             }
         }
-        Some(_) => None,
+        Origin::Arbitrary | Origin::At(_) => None,
     };
     for daemon in daemons {
         let reached;
-        let explorer = match (&every, start) {
+        let explorer = match (&every, origin) {
             (Some(x), _) => x,
-            (None, Some(cfg)) => {
+            (None, Origin::At(_) | Origin::Arbitrary) => {
                 let progress: Progress = &progress;
-                let (cfg, choices, progress) = (cfg.clone(), a.choice.into(), Some(progress));
+                let starts = match origin {
+                    Origin::At(cfg) => Starts::One(cfg.clone()),
+                    _ => Starts::Every(inst.arbitrary_space()),
+                };
+                let (choices, progress) = (a.choice.into(), Some(progress));
                 let x = match a.symmetry {
-                    true => Explorer::reachable_by_orbits(inst, cfg, daemon, progress, choices),
-                    false => Explorer::reachable_choosing(inst, cfg, daemon, progress, choices),
+                    true => Explorer::reachable_by_orbits(inst, starts, daemon, progress, choices),
+                    false => Explorer::reachable_choosing(inst, starts, daemon, progress, choices),
                 };
                 match x {
                     Ok(mut x) => {
@@ -356,7 +356,7 @@ fn explore(
                     Err(r) => return Err((found, Stop::Refused(r))),
                 }
             }
-            (None, None) => unreachable!("one of the two is set above"),
+            (None, Origin::Every) => unreachable!("every configuration is numbered above"),
         };
         let verdict = match explorer.verify_fairly(daemon, a.fairness == Fairness::Weak) {
             Ok(v) => v,
@@ -469,30 +469,52 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
     }
 }
 
-/// Where the exploration starts: `None` from every configuration, else the
-/// start `--from` names (the declared values, or an init file); by default
-/// every configuration when the program declares `legitimate:`.
-fn start(a: &VerifyArgs, loaded: &mut super::Loaded) -> Result<Option<Config>, i32> {
+/// Where verify's runs start (`--from`).
+pub(super) enum Origin {
+    /// Every configuration.
+    Every,
+    /// Every arbitrary start: each configuration within the declared
+    /// `random` ranges, values then free to go anywhere in their domains.
+    Arbitrary,
+    /// One configuration: the declared values, or an init file's.
+    At(Config),
+}
+
+impl Origin {
+    /// Whether only what the starts reach is explored.
+    pub(super) fn is_from_starts(&self) -> bool {
+        !matches!(self, Origin::Every)
+    }
+}
+
+/// Where the exploration starts: `--from`, by default every configuration
+/// when the program declares `legitimate:`, else the declared values.
+fn start(a: &VerifyArgs, loaded: &mut super::Loaded) -> Result<Origin, i32> {
     start_from(a.from.as_deref(), &a.instance.program, loaded)
 }
 
-/// `--from all|declared|FILE` (of `verify` and `export promela`): `None`
-/// for every configuration, the default when the program declares
-/// `legitimate:`; otherwise the start.
+/// `--from all|random|declared|FILE` (of `verify` and `export promela`).
 pub(super) fn start_from(
     from: Option<&str>,
     program: &str,
     loaded: &mut super::Loaded,
-) -> Result<Option<Config>, i32> {
+) -> Result<Origin, i32> {
     let mode = match from {
-        Some("all") => return Ok(None),
-        None if loaded.inst.prog.legitimate.is_some() => return Ok(None),
+        Some("all") => return Ok(Origin::Every),
+        None if loaded.inst.prog.legitimate.is_some() => return Ok(Origin::Every),
+        Some("random") if loaded.inst.code.capacity.is_some() => {
+            eprintln!(
+                "error: `{program}` passes messages, and its arbitrary starts would include every content of its channels: start from the declared values (`--from declared`) or an init file"
+            );
+            return Err(EXIT_INPUT);
+        }
+        Some("random") => return Ok(Origin::Arbitrary),
         None | Some("declared") => InitMode::Declared,
         Some(path) => match crate::load::read_file(path) {
             Ok(text) => InitMode::File(path.to_string(), text),
             Err(e) => {
                 return Err(usage_error(format!(
-                    "--from: {e} (use `all`, `declared` or a file)"
+                    "--from: {e} (use `all`, `random`, `declared` or a file)"
                 )))
             }
         },
@@ -500,6 +522,6 @@ pub(super) fn start_from(
     loaded
         .inst
         .initial(&mode, &[])
-        .map(Some)
+        .map(Origin::At)
         .map_err(|e| super::report_load_error(&e, program, &loaded.source))
 }

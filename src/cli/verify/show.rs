@@ -32,6 +32,7 @@ pub(super) fn header(
     program: &str,
     (configurations, symmetries): (Option<u64>, Option<usize>),
     choices: Choices,
+    origin: &super::Origin,
 ) -> String {
     let params: Vec<String> = inst
         .code
@@ -56,10 +57,20 @@ pub(super) fn header(
             count(c, "orbit"),
             count(k as u64, "symmetry")
         ),
-        (None, Some(1)) => {
-            "the configurations reachable from its start (--symmetry: none but the identity)".into()
+        (None, symmetries) => {
+            let from = match origin {
+                super::Origin::Arbitrary => format!(
+                    "{} (every value in the declared `random` ranges, the domains elsewhere; --from random)",
+                    count(inst.arbitrary_space().count() as u64, "arbitrary start")
+                ),
+                _ => "its start".into(),
+            };
+            let identity = match symmetries {
+                Some(1) => " (--symmetry: none but the identity)",
+                _ => "",
+            };
+            format!("the configurations reachable from {from}{identity}")
         }
-        (None, _) => "the configurations reachable from its start".into(),
     };
     let mut out = format!(
         "{program} on {} ({}{params}): {explored}\n",
@@ -331,7 +342,7 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
             if no_run_counts(inst, steps) {
                 line(
                     "convergence",
-                    format!("holds vacuously: no {runs} from the start reaches legitimacy before it stops at a broken invariant or a runtime error"),
+                    format!("holds vacuously: no {runs} from a start outside legitimacy reaches legitimacy before it stops at a broken invariant or a runtime error"),
                 );
                 return out;
             }

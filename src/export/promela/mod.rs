@@ -47,6 +47,9 @@ pub enum PromelaDaemon {
 pub enum Start {
     /// Any configuration the domains allow.
     All,
+    /// Any configuration within the declared `random` ranges (the domains
+    /// elsewhere): the arbitrary starts.
+    Arbitrary,
     /// This configuration.
     At(Config),
 }
@@ -464,11 +467,15 @@ fn start_block(t: &Tr, edges: &[(usize, usize)], start: &Start) -> Result<String
         for (place, p, slot) in places {
             match start {
                 Start::At(c) => out.push(format!("{place} = {}", c.rows[p * stride + slot])),
-                Start::All => {
+                Start::All | Start::Arbitrary => {
+                    let from = match start {
+                        Start::Arbitrary => &code.arbitrary,
+                        _ => &code.domains,
+                    };
                     // A variable of another role keeps its declared value.
                     let values = match code.fixed_at(k, p) {
                         Some(x) => vec![x],
-                        None => code.domains[slot].values(p, topo),
+                        None => from[slot].values(p, topo),
                     };
                     let choices: Vec<String> =
                         values.iter().map(|x| format!(":: {place} = {x}")).collect();
@@ -480,6 +487,8 @@ fn start_block(t: &Tr, edges: &[(usize, usize)], start: &Start) -> Result<String
     let checks = invariant_checks(t);
     Ok(match start {
         Start::At(_) => format!("d_step {{\n{}{checks}\n}};", indent(&out.join(";\n"))),
-        Start::All => format!("atomic {{\n{}{checks}\n}};", indent(&out.join(";\n"))),
+        Start::All | Start::Arbitrary => {
+            format!("atomic {{\n{}{checks}\n}};", indent(&out.join(";\n")))
+        }
     })
 }

@@ -53,7 +53,8 @@ pub(crate) fn random_row(
                 return x;
             }
             match (code.per_nbr[v], k) {
-                (true, Some(k)) if k >= topo.nbrs(p).len() => unused_value(d, p),
+                // The filler the state space has, whatever the range drawn from.
+                (true, Some(k)) if k >= topo.nbrs(p).len() => unused_value(&code.domains[slot], p),
                 (true, Some(k)) if edge(v) && *d == VarDomain::Node => {
                     if rng.gen::<bool>() {
                         p as i64

@@ -45,9 +45,10 @@ pub(super) fn apart(near: &[u64], daemon: &Daemon) -> Option<Vec<u64>> {
 pub(super) struct Frontier(Option<VecDeque<u32>>);
 
 impl Frontier {
-    /// Where `used`, the start's (empty) sleep set alone; else none.
-    pub(super) fn new(used: bool) -> Self {
-        Frontier(used.then(|| VecDeque::from([0])))
+    /// Where `used`, the `starts` starts' (empty) sleep sets alone; else
+    /// none.
+    pub(super) fn new(used: bool, starts: u32) -> Self {
+        Frontier(used.then(|| VecDeque::from(vec![0; starts as usize])))
     }
 
     /// Whether sleep sets are used.
@@ -150,7 +151,7 @@ mod tests {
     /// none once stopped.
     #[test]
     fn the_frontier_keeps_its_order() {
-        let mut frontier = Frontier::new(true);
+        let mut frontier = Frontier::new(true, 1);
         for sleep in [5, 1 << 31, 7] {
             frontier.push(sleep);
         }
@@ -159,6 +160,6 @@ mod tests {
         frontier.stop();
         frontier.push(3);
         assert_eq!(frontier.take(0), None);
-        assert!(!Frontier::new(false).used());
+        assert!(!Frontier::new(false, 1).used());
     }
 }

@@ -140,7 +140,7 @@ fn configurations_are_numbered_as_a_plain_search_numbers_them() {
             let reach = || {
                 let ex = Explorer::reach(
                     &inst,
-                    start.clone(),
+                    start.clone().into(),
                     (&daemon, Choosing::new(Choices::Every)),
                     None,
                     true,
@@ -248,7 +248,7 @@ fn remembered_moves_explore_as_the_interpreter_does() {
             let explore = |remember| {
                 Explorer::reach(
                     &inst,
-                    start.clone(),
+                    start.clone().into(),
                     (&daemon, Choosing::new(Choices::Every)),
                     None,
                     remember,
@@ -294,4 +294,60 @@ fn configurations_expanded_together_hold_few_steps() {
         }
     }
     assert_eq!(together(&Daemon::Central, 9, TOGETHER), (TOGETHER, BLOCK));
+}
+
+/// From every arbitrary start (values in the declared `random` ranges,
+/// free to grow past them within the domains): the starts come first,
+/// in the space's order, with no parent; what is reached is what each
+/// start reaches, together; every path leads back to a start; the worst
+/// case is the worst of the starts' own, under each daemon.
+#[test]
+fn every_arbitrary_start_is_searched_from() {
+    let src = "topology chain:3\nvar x: 0..3 random 0..1\n\
+               process { up :: x < 3 and exists(q in nbrs : q.x >= x) -> x := x + 1 }\n\
+               legitimate: forall(p in procs : p.x == 3)\n";
+    let inst = super::super::test_instance(src, "chain:3", &[]);
+    let arbitrary = inst.arbitrary_space();
+    assert_eq!(
+        arbitrary.count(),
+        8,
+        "two values for each of three processes"
+    );
+    // The most steps, and the most rounds.
+    let worst = |v: super::super::Verdict| match v.convergence {
+        super::super::Convergence::Holds { steps, rounds, .. } => {
+            (steps.steps.len(), rounds.expect("rounds counted").0)
+        }
+        other => panic!("converges: {other:?}"),
+    };
+    for daemon in [Daemon::Central, Daemon::Distributed, Daemon::Synchronous] {
+        let mut ex = Explorer::reachable(&inst, Starts::Every(arbitrary.clone()), &daemon, None)
+            .expect("explorable");
+        ex.count_rounds(true);
+        let States::Reachable { reached, parents } = &ex.states else {
+            panic!("explored from starts")
+        };
+        assert_eq!(parents.starts(), 8);
+        let mut union = std::collections::BTreeSet::new();
+        let mut each_worst = (0, 0);
+        for (k, start) in arbitrary.iter().enumerate() {
+            assert_eq!(reached.get(k as u32).rows, start.rows, "start {k} in order");
+            assert_eq!(parents.parent(k as u32), None);
+            let mut alone = Explorer::reachable(&inst, start, &daemon, None).expect("explorable");
+            alone.count_rounds(true);
+            for i in 0..alone.count {
+                union.insert(alone.states.config(i).rows);
+            }
+            let (steps, rounds) = worst(alone.verify(&daemon).expect("verified"));
+            each_worst = (each_worst.0.max(steps), each_worst.1.max(rounds));
+        }
+        let together: std::collections::BTreeSet<Vec<i64>> =
+            (0..ex.count).map(|i| ex.states.config(i).rows).collect();
+        assert_eq!(together, union, "{}", daemon.name());
+        assert!(together.iter().any(|rows| rows.contains(&3)), "values grow");
+        for i in 0..ex.count {
+            assert!(ex.states.path_to(i)[0] < 8, "a path from a start");
+        }
+        assert_eq!(worst(ex.verify(&daemon).expect("verified")), each_worst);
+    }
 }
