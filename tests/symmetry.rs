@@ -351,3 +351,34 @@ fn the_command_line_says_what_it_reduced_by() {
         "{text}"
     );
 }
+
+/// From every arbitrary start (`verify --from random`), by orbits: the
+/// starts stand for their orbits, and the verdicts, worst cases and runs
+/// are those of the search over every start.
+#[test]
+fn by_orbits_from_every_arbitrary_start_gives_the_same_verdicts() {
+    let grow = "var x: 0..3 random 0..1\n\
+                process { up :: x < 3 and exists(q in nbrs : q.x >= x) -> x := x + 1 }\n\
+                legitimate: forall(p in procs : p.x == 3)\n";
+    let matching = program("matching");
+    for (src, topology) in [(grow, "chain:4"), (grow, "ring:5"), (&matching, "ring:5")] {
+        let inst = instance(src, topology, &[]);
+        for d in &DAEMONS {
+            let what = format!("{topology} from every arbitrary start under {}", d.name());
+            let starts = || guarded::verify::Starts::Every(inst.arbitrary_space());
+            let every =
+                Explorer::reachable_choosing(&inst, starts(), d, None, Choices::Every).unwrap();
+            let orbits =
+                Explorer::reachable_by_orbits(&inst, starts(), d, None, Choices::Every).unwrap();
+            let (a, b) = (every.verify(d).unwrap(), orbits.verify(d).unwrap());
+            assert_eq!(outcome(&a), outcome(&b), "{what}");
+            assert!(
+                b.configurations < a.configurations,
+                "{what}: {} orbits of {}",
+                b.configurations,
+                a.configurations
+            );
+            runs_replay(&inst, &b, &what);
+        }
+    }
+}

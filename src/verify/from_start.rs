@@ -24,6 +24,7 @@ use super::move_memo::MoveMemo;
 use super::parents::Parents;
 use super::reached::Reached;
 use super::states::States;
+use super::symmetry::Symmetry;
 use super::{outside_the_domains, refuse_unexplorable, Choices, Explorer, Progress, Refusal};
 use super::{MAX_REACHABLE_BYTES, PROGRESS_EVERY};
 use crate::load::Instance;
@@ -90,9 +91,16 @@ impl Starts {
     }
 
     /// Keeps every start in `reached`, in order, with `reached`'s own
-    /// limits; how many there are.
-    fn keep_all(self, reached: &mut Reached) -> Result<u32, Refusal> {
-        let mut keep = |mut start: Config| {
+    /// limits; how many there are. Under `symmetry`, every start of a
+    /// space by the one that stands for its orbit (the space holds the
+    /// orbit whole), but one start as given, which runs reported start from.
+    fn keep_all(self, reached: &mut Reached, symmetry: Option<&Symmetry>) -> Result<u32, Refusal> {
+        let orbits = symmetry.filter(|_| matches!(self, Starts::Every(_)));
+        let mut keep = |start: Config| {
+            let mut start = match orbits {
+                Some(sym) => sym.canonical(&start).0,
+                None => start,
+            };
             start.canonicalize();
             match reached.insert(&start) {
                 None => Err(outside_the_domains()),
@@ -207,8 +215,6 @@ impl<'a> Explorer<'a> {
         let mut start = starts.first();
         start.canonicalize();
         let mut reached = Reached::new(inst.space(), inst.code.capacity.is_some(), &start);
-        let count = starts.keep_all(&mut reached)?;
-        let mut parents = Parents::new(count);
         // The configurations are moved in once all are reached.
         let mut ex = Explorer::empty(
             inst,
@@ -221,6 +227,8 @@ impl<'a> Explorer<'a> {
             .by_orbits
             .then(|| super::symmetry::Symmetry::find(inst, ex.every_move()))
             .filter(|sym| !sym.is_trivial());
+        let count = starts.keep_all(&mut reached, symmetry.as_ref())?;
+        let mut parents = Parents::new(count);
         // The memo keeps each process's first enabled action alone, and a
         // code where a step leads, not where its orbit stands.
         let listed = (ex.lists_moves() || symmetry.is_some()).then(|| ex.every_move());
