@@ -31,6 +31,7 @@ mod evaluate;
 mod fairness;
 mod from_start;
 pub use from_start::Starts;
+pub use moves::{steps_listed, MOST_IMAGES};
 mod local;
 mod move_memo;
 mod moves;
@@ -232,9 +233,11 @@ pub enum Refusal {
     /// A guard, statement or predicate faults in some configuration.
     Runtime(Box<(RunError, Config)>),
     /// A configuration has more steps under a daemon than the explorer
-    /// lists ([`crate::runtime::daemon::MAX_STEPS_LISTED`]): the daemon, and how many processes
-    /// are enabled there.
-    TooManySteps(Daemon, usize),
+    /// lists ([`crate::runtime::daemon::MAX_STEPS_LISTED`], fewer by
+    /// orbits: see [`moves::steps_listed`]): the daemon, how many
+    /// processes are enabled there, and the symmetries each step's
+    /// configuration is compared under.
+    TooManySteps(Daemon, usize, usize),
 }
 
 /// The state space of an instance, what every configuration's guards and

@@ -48,14 +48,17 @@ impl Lister {
     }
 
     /// Calls `each` with every step `daemon` allows from the configuration
-    /// loaded (its moves, movers in increasing order), in order.
+    /// loaded (its moves, movers in increasing order), in order; where
+    /// each step's configuration is then compared under `symmetries`
+    /// symmetries, fewer steps are listed (see [`steps_listed`]).
     pub(super) fn each_step(
         &mut self,
         daemon: &Daemon,
         topo: &Topology,
+        symmetries: usize,
         mut each: impl FnMut(&[Move]),
     ) -> Result<(), Refusal> {
-        within_steps_listed(daemon, self.owners.iter().copied(), topo)?;
+        within_steps_listed(daemon, self.owners.iter().copied(), topo, symmetries)?;
         let Lister {
             moves,
             owners,
@@ -70,16 +73,31 @@ impl Lister {
         Ok(())
     }
 
-    /// The steps `daemon` allows from the configuration loaded, in order.
+    /// The steps `daemon` allows from the configuration loaded, in order
+    /// (as [`Lister::each_step`] lists them).
     pub(super) fn steps(
         &mut self,
         daemon: &Daemon,
         topo: &Topology,
+        symmetries: usize,
     ) -> Result<Vec<Vec<Move>>, Refusal> {
         let mut out = Vec::new();
-        self.each_step(daemon, topo, |m| out.push(m.to_vec()))?;
+        self.each_step(daemon, topo, symmetries, |m| out.push(m.to_vec()))?;
         Ok(out)
     }
+}
+
+/// The most images of configurations one configuration's steps may ask
+/// for by orbits (each step's configuration compared with its image under
+/// every symmetry): about six seconds of them.
+pub const MOST_IMAGES: u64 = 1 << 26;
+
+/// The most steps listed from one configuration whose steps'
+/// configurations are compared under `symmetries` symmetries:
+/// [`MAX_STEPS_LISTED`], or fewer, so that they make at most
+/// [`MOST_IMAGES`] images.
+pub fn steps_listed(symmetries: usize) -> u64 {
+    (MOST_IMAGES / symmetries.max(1) as u64).clamp(1, MAX_STEPS_LISTED)
 }
 
 /// Refuses a configuration whose moves (by process, `owners`, in
@@ -90,22 +108,25 @@ pub(super) fn within_steps_listed(
     daemon: &Daemon,
     owners: impl ExactSizeIterator<Item = u32>,
     topo: &Topology,
+    symmetries: usize,
 ) -> Result<(), Refusal> {
+    let most = steps_listed(symmetries);
     // Fewer moves than the limit's bits make fewer steps under any daemon
     // (and are not even collected).
-    if owners.len() < MAX_STEPS_LISTED.trailing_zeros() as usize {
+    if owners.len() < most.ilog2() as usize {
         return Ok(());
     }
     let owners: Vec<u32> = owners.collect();
-    if daemon
-        .count_choice_sets(&owners, topo, MAX_STEPS_LISTED)
-        .is_some()
-    {
+    if daemon.count_choice_sets(&owners, topo, most).is_some() {
         return Ok(());
     }
     let mut enabled = owners;
     enabled.dedup();
-    Err(Refusal::TooManySteps(daemon.clone(), enabled.len()))
+    Err(Refusal::TooManySteps(
+        daemon.clone(),
+        enabled.len(),
+        symmetries,
+    ))
 }
 
 /// The processes of a step's moves.

@@ -61,7 +61,7 @@ impl Explorer<'_> {
             .load(&mut rel, &cfg, &enabled, self.every_move())
             .ok()?;
         lister
-            .steps(daemon, &self.inst.topo)
+            .steps(daemon, &self.inst.topo, self.symmetries())
             .ok()?
             .into_iter()
             .find(|moves| {

@@ -130,7 +130,10 @@ impl<'e, 'a> Search<'e, 'a> {
         self.lister
             .load(&mut self.rel, &cfg, &enabled, self.ex.every_move())
             .map_err(fail)?;
-        let steps = self.lister.steps(self.daemon, &self.ex.inst.topo)?;
+        let symmetries = self.ex.symmetries();
+        let steps = self
+            .lister
+            .steps(self.daemon, &self.ex.inst.topo, symmetries)?;
         let mut out = Vec::with_capacity(steps.len());
         for moves in steps {
             let next = match self.rel.successor_of(&cfg, &moves) {

@@ -222,13 +222,15 @@ fn init_file(rng: &mut ChaCha8Rng, dir: &Path) -> Vec<Invocation> {
     ])];
     if verifiable && rng.gen_bool(0.5) {
         let daemon = *["central", "all", "synchronous"].choose(rng).unwrap();
+        // Now and then every arbitrary start instead of the file's.
+        let from = if rng.gen_bool(0.1) { "random" } else { &init };
         out.push(call(&[
             "verify",
             program,
             "-t",
             topology,
             "--from",
-            &init,
+            from,
             "-d",
             daemon,
             "--no-rounds",
@@ -924,7 +926,8 @@ fn many_moves(rng: &mut ChaCha8Rng, dir: &Path) -> Vec<Invocation> {
     for (flag, p) in [
         (&["--choice", "first"][..], 0.3),
         (&["--symmetry"][..], 0.3),
-        (&["--from", "declared"][..], 0.3),
+        (&["--from", "declared"][..], 0.2),
+        (&["--from", "random"][..], 0.2),
         (&["--no-rounds"][..], 0.5),
         (&["--fairness", "weak"][..], 0.2),
     ] {

@@ -443,12 +443,22 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
             );
             EXIT_INPUT
         }
-        Refusal::TooManySteps(daemon, enabled) => {
+        Refusal::TooManySteps(daemon, enabled, symmetries) => {
+            let (most, why, leave_out) = match symmetries {
+                1 => (crate::runtime::daemon::MAX_STEPS_LISTED, String::new(), ""),
+                k => (
+                    crate::verify::steps_listed(*k),
+                    format!(
+                        " by orbits (each step's configuration is compared with its images under {k} symmetries, at most {} images from one configuration)",
+                        crate::verify::MOST_IMAGES
+                    ),
+                    ", or leave out --symmetry",
+                ),
+            };
             eprintln!(
-                "error: `{program}` on {} has a configuration with {enabled} enabled processes, where the {} daemon allows more than {} steps ({}), more than the verifier lists from one configuration; choose another daemon, `--choice first` or a smaller topology",
+                "error: `{program}` on {} has a configuration with {enabled} enabled processes, where the {} daemon allows more than {most} steps ({}), more than the verifier lists from one configuration{why}; choose another daemon, `--choice first` or a smaller topology{leave_out}",
                 inst.topo.name,
                 daemon.name(),
-                crate::runtime::daemon::MAX_STEPS_LISTED,
                 match daemon {
                     Daemon::LocallyCentral => "set of them no two of which are neighbours, each with any of its moves",
                     Daemon::Synchronous => "one move of each",

@@ -471,7 +471,8 @@ impl<'i> Expander<'i> {
             sleep,
             ..
         } = self;
-        within_steps_listed(daemon, enabled.iter().copied(), &inst.topo)?;
+        // Not by orbits: those steps are listed (see `Expanding::listed`).
+        within_steps_listed(daemon, enabled.iter().copied(), &inst.topo, 1)?;
         // With sleep sets, one mover a step.
         let apart = memo.and_then(|m| m.apart.as_deref());
         let mut asleep = sleep.map(Asleep::new);
@@ -562,7 +563,8 @@ impl Expander<'_> {
         lister
             .load(rel, cfg, enabled, every)
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
-        lister.each_step(daemon, &inst.topo, |moves| {
+        let symmetries = symmetry.map_or(1, Symmetry::order);
+        lister.each_step(daemon, &inst.topo, symmetries, |moves| {
             let set_aside = match rel.successor_of_into(cfg, moves, next) {
                 Err(err) => Aside::Fault(Box::new((err, moves.to_vec()))),
                 Ok(()) => match source.unkept(Symmetry::orbit(*symmetry, next, canonical)) {
