@@ -10,8 +10,9 @@
 //! - The long pass is one command:
 //!   `FUZZ_SECONDS=3600 cargo test --release --test fuzz -- --ignored --nocapture`
 //!   (`FUZZ_SEED` picks its stream; it prints the cases run and writes each
-//!   failing input to `target/fuzz-findings/`, to become a corpus entry and
-//!   a regression test).
+//!   failing input, with `why.txt` saying what failed and how, to
+//!   `target/fuzz-findings/`, to become a corpus entry and a regression
+//!   test).
 
 #[path = "fuzz/surfaces.rs"]
 mod surfaces;
@@ -566,9 +567,11 @@ fn exercise_surface(
     Ok(())
 }
 
-/// Keeps the files of a failing surface case under `findings`.
-fn keep_surface_files(from: &Path, to: &Path) {
+/// Keeps the files of a failing surface case under `findings`, with what
+/// failed and how (`why.txt`).
+fn keep_surface_files(from: &Path, to: &Path, why: &str) {
     std::fs::create_dir_all(to).expect("findings directory");
+    let _ = std::fs::write(to.join("why.txt"), why);
     for entry in std::fs::read_dir(from).into_iter().flatten().flatten() {
         if entry.path().is_file() {
             let _ = std::fs::copy(entry.path(), to.join(entry.file_name()));
@@ -597,7 +600,7 @@ fn pass(seed: u64, cases: Option<usize>, budget: Duration, findings: &Path) -> P
             let scratch = dir.join(name.replace(' ', "-"));
             if let Err(why) = exercise_surface(generator, &mut rng, &scratch) {
                 let kept = findings.join(format!("seed{seed}-case{}", p.ran));
-                keep_surface_files(&scratch, &kept);
+                keep_surface_files(&scratch, &kept, &why);
                 p.found.push(format!("{name} ({}): {why}", kept.display()));
             }
             p.surfaces[k] += 1;
@@ -620,6 +623,7 @@ fn pass(seed: u64, cases: Option<usize>, budget: Duration, findings: &Path) -> P
                 std::fs::create_dir_all(findings).expect("findings directory");
                 let file = findings.join(format!("seed{seed}-case{}.gc", p.ran));
                 std::fs::write(&file, &program).expect("write the finding");
+                let _ = std::fs::write(file.with_extension("why.txt"), &why);
                 p.found.push(format!("{}: {why}", file.display()));
             }
         }

@@ -326,7 +326,7 @@ impl Daemon {
             Daemon::Synchronous => every_one_of_each(owners, 0, &mut chosen, &mut each),
             Daemon::Distributed | Daemon::LocallyCentral => {
                 let independent = matches!(self, Daemon::LocallyCentral);
-                choice_subsets(owners, 0, topo, independent, &mut chosen, &mut each);
+                choice_subsets(owners, topo, independent, &mut each);
             }
             Daemon::Schedule(_) => unreachable!("a schedule's steps are read, not listed"),
         }
@@ -365,8 +365,8 @@ impl Daemon {
             Daemon::LocallyCentral => {
                 let mut count = 0;
                 let within = (&mut count, limit);
-                count_independent(&per_process, topo, (0, 1), &mut Vec::new(), within)
-                    .then_some(count)
+                let mut blocked = vec![0; topo.n()];
+                count_independent(&per_process, topo, (0, 1), &mut blocked, within).then_some(count)
             }
             Daemon::Schedule(_) => Some(1),
         };
@@ -374,23 +374,21 @@ impl Daemon {
     }
 }
 
-/// Adds to `count` the steps of the locally-central daemon that extend
-/// `chosen` (worth `weight` steps: the product of its members' move
-/// counts) by processes of `per_process` from place `from` on; false as
-/// soon as `count` passes `limit`.
+/// Adds to `count` the steps of the locally-central daemon that extend a
+/// chosen set (worth `weight` steps: the product of its members' move
+/// counts) by processes of `per_process` from place `from` on, `blocked`
+/// counting per process the chosen ones it neighbours; false as soon as
+/// `count` passes `limit`.
 fn count_independent(
     per_process: &[(u32, u64)],
     topo: &Topology,
     (from, weight): (usize, u64),
-    chosen: &mut Vec<u32>,
+    blocked: &mut [u32],
     (count, limit): (&mut u64, u64),
 ) -> bool {
     for k in from..per_process.len() {
         let (p, moves) = per_process[k];
-        if chosen
-            .iter()
-            .any(|&q| neighbourhood(topo, p as usize).any(|&r| r == q))
-        {
+        if blocked[p as usize] > 0 {
             continue;
         }
         let Some(w) = weight.checked_mul(moves) else {
@@ -400,9 +398,14 @@ fn count_independent(
         if *count > limit {
             return false;
         }
-        chosen.push(p);
-        let within = count_independent(per_process, topo, (k + 1, w), chosen, (&mut *count, limit));
-        chosen.pop();
+        for &r in neighbourhood(topo, p as usize) {
+            blocked[r as usize] += 1;
+        }
+        let within =
+            count_independent(per_process, topo, (k + 1, w), blocked, (&mut *count, limit));
+        for &r in neighbourhood(topo, p as usize) {
+            blocked[r as usize] -= 1;
+        }
         if !within {
             return false;
         }
@@ -431,30 +434,73 @@ fn every_one_of_each(
     }
 }
 
-/// Calls `each` with every non-empty extension of `chosen` by places from
-/// `from` on whose processes are not chosen yet (with `independent`, nor
-/// neighbours of one chosen), in lexicographic order.
+/// The places of `owners` (in increasing order of process) by process:
+/// each process with moves and the range of its places.
+fn by_process(owners: &[u32]) -> Vec<(u32, std::ops::Range<usize>)> {
+    let mut out: Vec<(u32, std::ops::Range<usize>)> = Vec::new();
+    for (k, &p) in owners.iter().enumerate() {
+        match out.last_mut() {
+            Some((q, places)) if *q == p => places.end = k + 1,
+            _ => out.push((p, k..k + 1)),
+        }
+    }
+    out
+}
+
+/// Calls `each` with every non-empty set of places of `owners` with at
+/// most one place per process (with `independent`, and no two of them
+/// neighbours), in lexicographic order of places.
 fn choice_subsets(
     owners: &[u32],
-    from: usize,
     topo: &Topology,
     independent: bool,
+    each: &mut impl FnMut(&[usize]),
+) {
+    let groups = by_process(owners);
+    // Per process, how many chosen ones it neighbours: a process is
+    // skipped in O(1), whatever its degree (a complete graph's sets are
+    // single processes, each found without scanning the others' places).
+    let mut blocked = if independent {
+        vec![0u32; topo.n()]
+    } else {
+        Vec::new()
+    };
+    let mut chosen = Vec::new();
+    extend_choice(&groups, 0, topo, &mut blocked, &mut chosen, each);
+}
+
+/// [`choice_subsets`]' extensions of `chosen` by processes from group
+/// `from` on; `blocked` (empty unless independent) counts, per process,
+/// the chosen processes it neighbours.
+fn extend_choice(
+    groups: &[(u32, std::ops::Range<usize>)],
+    from: usize,
+    topo: &Topology,
+    blocked: &mut Vec<u32>,
     chosen: &mut Vec<usize>,
     each: &mut impl FnMut(&[usize]),
 ) {
-    for k in from..owners.len() {
-        let p = owners[k];
-        let taken = chosen.iter().any(|&c| {
-            let q = owners[c];
-            q == p || (independent && neighbourhood(topo, p as usize).any(|&r| r == q))
-        });
-        if taken {
+    for g in from..groups.len() {
+        let (p, places) = &groups[g];
+        if blocked.get(*p as usize).is_some_and(|&b| b > 0) {
             continue;
         }
-        chosen.push(k);
-        each(chosen);
-        choice_subsets(owners, k + 1, topo, independent, chosen, each);
-        chosen.pop();
+        if !blocked.is_empty() {
+            for &r in neighbourhood(topo, *p as usize) {
+                blocked[r as usize] += 1;
+            }
+        }
+        for k in places.clone() {
+            chosen.push(k);
+            each(chosen);
+            extend_choice(groups, g + 1, topo, blocked, chosen, each);
+            chosen.pop();
+        }
+        if !blocked.is_empty() {
+            for &r in neighbourhood(topo, *p as usize) {
+                blocked[r as usize] -= 1;
+            }
+        }
     }
 }
 
@@ -583,6 +629,39 @@ mod tests {
             ]
         );
         assert!(Daemon::Central.move_sets(&[], &t, 0).is_empty());
+    }
+
+    /// The distributed and locally-central sets are every set of places
+    /// with at most one per process (locally-central: no two neighbours),
+    /// in lexicographic order of places, as a filter over every subset
+    /// finds them.
+    #[test]
+    fn choice_sets_are_every_admissible_subset_in_order() {
+        let owners = [0, 0, 1, 3, 3, 3, 4, 6];
+        for t in [ring(7), {
+            let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0);
+            crate::topology::build("complete:7", &mut rng, &|_| Err(String::new())).unwrap()
+        }] {
+            for d in [Daemon::Distributed, Daemon::LocallyCentral] {
+                let mut listed = Vec::new();
+                d.each_choice_set(&owners, &t, |set| listed.push(set.to_vec()));
+                let mut every: Vec<Vec<usize>> = (1u32..1 << owners.len())
+                    .map(|bits| (0..owners.len()).filter(|k| bits >> k & 1 == 1).collect())
+                    .filter(|set: &Vec<usize>| {
+                        set.iter().enumerate().all(|(i, &a)| {
+                            set[i + 1..].iter().all(|&b| {
+                                let (p, q) = (owners[a] as usize, owners[b]);
+                                p != q as usize
+                                    && (d == Daemon::Distributed
+                                        || !neighbourhood(&t, p).any(|&r| r == q))
+                            })
+                        })
+                    })
+                    .collect();
+                every.sort();
+                assert_eq!(listed, every, "{} on {}", d.name(), t.name);
+            }
+        }
     }
 
     /// Counting the steps gives what listing them gives, and a bound is

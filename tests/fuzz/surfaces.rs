@@ -581,7 +581,7 @@ fn dot_text(rng: &mut ChaCha8Rng, nodes: usize) -> String {
         match rng.gen_range(0..8) {
             0 => format!("\"n {i}\""),
             1 => format!("\"a\\\"{i}\""),
-            2 => format!("<b>{i}</b>"),
+            2 => format!("<<b>{i}</b>>"),
             3 => format!("\"é{i}\""),
             4 => format!("-{i}.5"),
             _ => format!("v{i}"),
