@@ -87,17 +87,20 @@ impl Lister {
     }
 }
 
-/// The most images of configurations one configuration's steps may ask
-/// for by orbits (each step's configuration compared with its image under
-/// every symmetry): about six seconds of them.
-pub const MOST_IMAGES: u64 = 1 << 26;
+/// The most process images one configuration's steps may ask for by
+/// orbits (each step's configuration compared with its image under every
+/// symmetry, process by process): some seconds of them.
+pub const MOST_IMAGES: u64 = 1 << 29;
 
-/// The most steps listed from one configuration whose steps'
-/// configurations are compared under `symmetries` symmetries:
+/// The most steps listed from one configuration of `n` processes whose
+/// steps' configurations are compared under `symmetries` symmetries:
 /// [`MAX_STEPS_LISTED`], or fewer, so that they make at most
-/// [`MOST_IMAGES`] images.
-pub fn steps_listed(symmetries: usize) -> u64 {
-    (MOST_IMAGES / symmetries.max(1) as u64).clamp(1, MAX_STEPS_LISTED)
+/// [`MOST_IMAGES`] process images.
+pub fn steps_listed(symmetries: usize, n: usize) -> u64 {
+    match symmetries {
+        0 | 1 => MAX_STEPS_LISTED,
+        k => (MOST_IMAGES / (k as u64 * n.max(1) as u64)).clamp(1, MAX_STEPS_LISTED),
+    }
 }
 
 /// Refuses a configuration whose moves (by process, `owners`, in
@@ -110,7 +113,7 @@ pub(super) fn within_steps_listed(
     topo: &Topology,
     symmetries: usize,
 ) -> Result<(), Refusal> {
-    let most = steps_listed(symmetries);
+    let most = steps_listed(symmetries, topo.n());
     // Fewer moves than the limit's bits make fewer steps under any daemon
     // (and are not even collected).
     if owners.len() < most.ilog2() as usize {

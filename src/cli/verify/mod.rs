@@ -447,9 +447,9 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
             let (most, why, leave_out) = match symmetries {
                 1 => (crate::runtime::daemon::MAX_STEPS_LISTED, String::new(), ""),
                 k => (
-                    crate::verify::steps_listed(*k),
+                    crate::verify::steps_listed(*k, inst.topo.n()),
                     format!(
-                        " by orbits (each step's configuration is compared with its images under {k} symmetries, at most {} images from one configuration)",
+                        " by orbits (each step's configuration is compared with its images under {k} symmetries, process by process: at most {} process images from one configuration)",
                         crate::verify::MOST_IMAGES
                     ),
                     ", or leave out --symmetry",
@@ -462,6 +462,7 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
                 match daemon {
                     Daemon::LocallyCentral => "set of them no two of which are neighbours, each with any of its moves",
                     Daemon::Synchronous => "one move of each",
+                    Daemon::Central => "any one of them, with any of its moves",
                     _ => "non-empty set of them, each with any of its moves",
                 },
             );
