@@ -17,9 +17,14 @@ pub struct Invocation {
 }
 
 fn call(args: &[&str]) -> Invocation {
+    fed(args, String::new())
+}
+
+/// `args` with `stdin` on standard input (a REPL script).
+fn fed(args: &[&str], stdin: String) -> Invocation {
     Invocation {
         args: args.iter().map(|s| s.to_string()).collect(),
-        stdin: String::new(),
+        stdin,
     }
 }
 
@@ -259,16 +264,14 @@ fn init_file(rng: &mut ChaCha8Rng, dir: &Path) -> Vec<Invocation> {
         ]));
     }
     if rng.gen_bool(0.4) {
-        let mut repl = call(&["repl", program, "-t", topology]);
-        repl.stdin = format!("load {init}\nstep 3\nsave {saved}\nload {saved}\nshow\nquit\n");
-        out.push(repl);
+        let script = format!("load {init}\nstep 3\nsave {saved}\nload {saved}\nshow\nquit\n");
+        out.push(fed(&["repl", program, "-t", topology], script));
     }
     let seed = rng.gen_range(0..1000u32).to_string();
-    let mut save = call(&[
+    let args = [
         "repl", program, "-t", topology, "--init", "random", "--seed", &seed,
-    ]);
-    save.stdin = format!("save {}\nquit\n", path_str(&base));
-    out.push(save);
+    ];
+    out.push(fed(&args, format!("save {}\nquit\n", path_str(&base))));
     out
 }
 
@@ -451,9 +454,8 @@ fn witness(rng: &mut ChaCha8Rng, dir: &Path) -> Vec<Invocation> {
         "--no-final",
     ]));
     if rng.gen_bool(0.3) {
-        let mut repl = call(&["repl", program, "-t", topology]);
-        repl.stdin = format!("load {init}\ndaemon {schedule}\nstep 5\nrun 50\nback 2\nquit\n");
-        out.push(repl);
+        let script = format!("load {init}\ndaemon {schedule}\nstep 5\nrun 50\nback 2\nquit\n");
+        out.push(fed(&["repl", program, "-t", topology], script));
     }
     out
 }
