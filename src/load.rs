@@ -209,6 +209,11 @@ impl Checked {
         self.prog.legitimate.is_some()
     }
 
+    /// Whether the program runs in ticks (its channels declare a `delay`).
+    pub fn runs_in_ticks(&self) -> bool {
+        self.prog.delay.is_some()
+    }
+
     /// The topology the program declares as its default, if any.
     pub fn default_topology(&self) -> Option<String> {
         self.prog.topology.as_ref().map(|t| t.0.clone())
@@ -321,6 +326,21 @@ impl Instance {
         self.prog.legitimate.is_some()
     }
 
+    /// Whether the program runs in ticks (its channels declare a `delay`).
+    pub fn runs_in_ticks(&self) -> bool {
+        self.prog.delay.is_some()
+    }
+
+    /// The daemon runs take when none is asked for: `ticks` for a
+    /// program that runs in ticks, else `central`.
+    pub fn default_daemon(&self) -> Daemon {
+        if self.runs_in_ticks() {
+            Daemon::Ticks
+        } else {
+            Daemon::Central
+        }
+    }
+
     /// A simulation from `start` under `daemon`.
     pub fn simulate(
         self,
@@ -335,6 +355,14 @@ impl Instance {
                 text: String::new(),
                 problems: vec![Problem::new("guarded::schedule::process", m)
                     .help("a schedule names processes by index, from 0")],
+            })?;
+        daemon
+            .check_time(self.runs_in_ticks())
+            .map_err(|m| LoadError::Input {
+                origin: "daemon".into(),
+                text: String::new(),
+                problems: vec![Problem::new("guarded::daemon::time", m)
+                    .help("see \"Time in ticks\" in docs/language.md")],
             })?;
         let start: (Vec<i64>, Channels) = (start.rows, start.chans);
         Simulation::new(

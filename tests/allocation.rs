@@ -110,7 +110,7 @@ fn steps_allocate_nothing_once_warmed_up() {
             Daemon::Synchronous,
         ),
         ("ssle", ssle, "random:2000", vec![], Daemon::Central),
-        ("arrow", arrow, "tree:40", vec![], Daemon::Central),
+        ("arrow", arrow, "tree:40", vec![], Daemon::Ticks),
         (
             "arbitration",
             arbitration,
@@ -126,7 +126,7 @@ fn steps_allocate_nothing_once_warmed_up() {
         // step): message passing warms up longer to reach them.
         let (warm_up, steps) = match sim.daemon() {
             Daemon::Synchronous => (20, 20),
-            _ if name == "arrow" => (20_000, 2_000),
+            _ if name == "arrow" => (2_000, 2_000),
             _ => (2_000, 2_000),
         };
         let (made, moved) = allocations(&mut sim, warm_up, steps);

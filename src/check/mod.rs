@@ -4,6 +4,7 @@
 //! the first.
 
 mod call;
+mod channels;
 mod declare;
 mod expand;
 mod expr;
@@ -57,7 +58,7 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
     let legitimate = c.legitimacy(prog);
     let invariants = c.invariants(prog);
     let reports = c.reports(prog);
-    let capacity = c.capacity(prog);
+    let (capacity, delay) = c.capacity(prog);
     if prog.roles.is_empty() {
         c.problems.push(
             Problem::new(
@@ -84,6 +85,7 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
         reports,
         messages: c.messages,
         capacity,
+        delay,
         max_locals: c.max_locals,
         draws: c.draws,
     })

@@ -125,8 +125,8 @@ enum Until {
 /// How a run starts: shared by `run` and `repl`.
 #[derive(Args, Debug)]
 struct StartArgs {
-    #[arg(short, long, default_value = "central", value_name = "DAEMON", help = daemon_help())]
-    daemon: String,
+    #[arg(short, long, value_name = "DAEMON", help = daemon_help())]
+    daemon: Option<String>,
     #[command(flatten)]
     init: InitArgs,
 }
@@ -242,7 +242,10 @@ fn daemon_help() -> String {
         .iter()
         .map(|d| format!("{} ({})", d.name, d.about))
         .collect();
-    format!("Daemon: {}", each.join("; "))
+    format!(
+        "Daemon [default: central, or ticks for a program that runs in ticks]: {}",
+        each.join("; ")
+    )
 }
 
 /// Parses `--daemon`; the exit code when it is wrong: a wrong schedule
@@ -433,7 +436,7 @@ fn check(a: &CheckArgs) -> i32 {
         );
     }
     let start = StartArgs {
-        daemon: "central".into(),
+        daemon: None,
         init: InitArgs {
             init: None,
             sets: Vec::new(),
@@ -537,7 +540,7 @@ pub(crate) struct Started {
 }
 
 fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
-    let daemon = parse_daemon(&st.daemon)?;
+    let daemon = st.daemon.as_deref().map(parse_daemon).transpose()?;
     let Loaded {
         inst: mut instance,
         source,
@@ -562,9 +565,10 @@ fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
         ),
     };
     let choice = st.init.choice.into();
+    let default_daemon = instance.default_daemon();
     let ast = (*instance.ast).clone();
     let sim = instance
-        .simulate(start, daemon, choice)
+        .simulate(start, daemon.unwrap_or(default_daemon), choice)
         .map_err(|e| report_load_error(&e, &inst.program, &source))?;
     Ok(Started {
         sim,

@@ -54,12 +54,8 @@ pub(super) struct SweepArgs {
     #[arg(short, long = "topology", value_name = "SPECS")]
     topologies: Vec<String>,
     /// Daemons, comma-separated, or `all` (repeatable).
-    #[arg(
-        short,
-        long = "daemon",
-        value_name = "DAEMONS",
-        default_value = "central"
-    )]
+    /// [default: central, or ticks for a program that runs in ticks]
+    #[arg(short, long = "daemon", value_name = "DAEMONS")]
     daemons: Vec<String>,
     /// A parameter's values: NAME=V1,V2,... each an integer, a range or a
     /// formula of n (repeatable; the grid takes every combination).

@@ -120,6 +120,7 @@ pub fn instantiate(
         per_nbr,
         timers,
         capacity: channels.capacity,
+        delay: channels.delay,
         random_fill: channels.random_fill,
         message_domains: channels.message_domains,
         params: prog

@@ -6,6 +6,7 @@
 use super::instantiate::Instantiation;
 use super::*;
 use crate::check::ir::VarKind;
+use crate::state::channels::MAX_DELAY;
 
 /// Where each variable lives in a process's row, and what it may hold.
 pub(super) struct Layout {
@@ -21,9 +22,10 @@ pub(super) struct Layout {
     pub(super) arbitrary: Vec<VarDomain>,
 }
 
-/// Channel capacity, random fill and message field domains.
+/// Channel capacity, random fill, delays and message field domains.
 pub(super) struct ChannelSetup {
     pub(super) capacity: Option<usize>,
+    pub(super) delay: Option<(u16, u16)>,
     pub(super) random_fill: (usize, usize),
     pub(super) message_domains: Vec<Vec<VarDomain>>,
 }
@@ -200,6 +202,7 @@ impl Instantiation<'_> {
             },
             (_, cap) => (0, cap.unwrap_or(0)),
         };
+        let delay = self.delay(capacity);
         let message_domains = prog
             .messages
             .iter()
@@ -214,8 +217,46 @@ impl Instantiation<'_> {
             .collect();
         ChannelSetup {
             capacity,
+            delay,
             random_fill,
             message_domains,
+        }
+    }
+
+    /// `delay lo..hi`: how many ticks a message takes, 1 <= lo <= hi <=
+    /// [`MAX_DELAY`]; a program with edge variables is refused (in ticks a
+    /// process writes only its own variables and sends messages).
+    fn delay(&mut self, capacity: Option<usize>) -> Option<(u16, u16)> {
+        let prog = self.prog;
+        let (lo, hi) = prog.delay.as_ref()?;
+        let span = prog.capacity.as_ref().map_or(Span::default(), |c| c.2);
+        if let Some(v) = prog.vars.iter().find(|v| v.kind == VarKind::Edge) {
+            self.problems.push(
+                Problem::new(
+                    "guarded::instance::edge_var_in_ticks",
+                    format!("the edge variable `{}` in a program that runs in ticks", v.name),
+                )
+                .label(v.span, "declared here")
+                .label(span, "`delay` makes the program run in ticks")
+                .help("in ticks processes share nothing but messages; replace the edge variable by a variable at each end, kept in step by messages"),
+            );
+        }
+        match (self.eval(lo), self.eval(hi)) {
+            (Some(lo), Some(hi)) if 1 <= lo && lo <= hi && hi <= i64::from(MAX_DELAY) => {
+                capacity.map(|_| (lo as u16, hi as u16))
+            }
+            (lo, hi) => {
+                let show = |v: Option<i64>| v.map_or("?".into(), |v| v.to_string());
+                self.problems.push(
+                    Problem::new(
+                        "guarded::instance::bad_delay",
+                        format!("the message delay {}..{} is not a range of ticks", show(lo), show(hi)),
+                    )
+                    .label(span, "declared here")
+                    .help(format!("`delay lo..hi` needs 1 <= lo <= hi <= {MAX_DELAY}: a message arrives at the earliest one tick after it is sent")),
+                );
+                None
+            }
         }
     }
 }

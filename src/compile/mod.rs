@@ -356,6 +356,9 @@ pub struct Compiled {
     pub timers: Vec<(usize, usize, i64)>,
     /// The channel capacity, when the program passes messages.
     pub capacity: Option<usize>,
+    /// `delay lo..hi`: the program runs in ticks, and a message arrives
+    /// lo to hi ticks after it is sent.
+    pub delay: Option<(u16, u16)>,
     /// How many messages a random configuration puts in each channel.
     pub random_fill: (usize, usize),
     /// Each message type's field domains.

@@ -119,8 +119,8 @@ impl Compiler<'_> {
     }
 
     /// `receive m(x) from q and G`: enabled when some channel into the
-    /// process has an `m` at its head for which G holds; of several, the
-    /// oldest message is taken.
+    /// process has an `m` at its head, arrived, for which G holds; of
+    /// several, the oldest message is taken.
     pub(super) fn receive_action(
         &self,
         r: &(usize, usize, Vec<usize>),
@@ -137,7 +137,9 @@ impl Compiler<'_> {
                 let Some(head) = e.chans.between(e.topo, s, e.me).and_then(|c| c.front()) else {
                     continue;
                 };
-                if head.kind != kind || best.is_some_and(|(seq, _)| seq < head.seq) {
+                // A message in transit (in ticks) is not there to take yet.
+                if head.kind != kind || head.due != 0 || best.is_some_and(|(seq, _)| seq < head.seq)
+                {
                     continue;
                 }
                 e.locals[from].set(s as i64);

@@ -89,6 +89,7 @@ impl Session {
         if !arg.is_empty() {
             let daemon = Daemon::parse(arg, &crate::load::read_file)?;
             daemon.check_processes(self.sim.n())?;
+            daemon.check_time(self.sim.runs_in_ticks())?;
             self.sim.daemon = daemon;
         }
         let _ = writeln!(out, "daemon: {}", self.sim.daemon.name());

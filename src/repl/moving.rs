@@ -88,6 +88,9 @@ impl Session {
 
     pub(super) fn fire(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
         const USAGE: &str = "usage: fire P [ACTION[@MEMBER][<DRAWS>]]";
+        if self.sim.runs_in_ticks() {
+            return Err("the program runs in ticks: at every tick every process handles its due timers and arrived messages, so no process moves alone; `step` takes a tick".into());
+        }
         let mut words = arg.split_whitespace();
         let p = self.process(words.next().ok_or(USAGE)?)?;
         let named = match words.next() {

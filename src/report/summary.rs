@@ -144,6 +144,8 @@ pub struct Summary<'a> {
     pub enabled: Vec<u32>,
     /// The program's reports, as text, or why one is undefined.
     pub reports: Vec<(String, Result<String, String>)>,
+    /// Whether the program runs in ticks (a step is a tick).
+    pub ticks: bool,
 }
 
 impl<'a> Summary<'a> {
@@ -163,23 +165,37 @@ impl<'a> Summary<'a> {
             silent: sim.is_silent(),
             enabled: sorted(sim.enabled()),
             reports: sim.reports(),
+            ticks: sim.runs_in_ticks(),
+        }
+    }
+
+    /// What a step is called: a tick, in a program that runs in ticks.
+    fn step_word(&self) -> &'static str {
+        if self.ticks {
+            "tick"
+        } else {
+            "step"
         }
     }
 
     fn stabilized_text(&self) -> String {
         match (self.stabilized, self.first_legitimate) {
             (Some(p), first) => {
-                let mut v = format!("step {}, move {}, round {}", p.step, p.moves, p.round);
+                let word = self.step_word();
+                let mut v = match self.ticks {
+                    true => format!("tick {}, move {}", p.step, p.moves),
+                    false => format!("step {}, move {}, round {}", p.step, p.moves, p.round),
+                };
                 if self.losses > 0 {
                     let f = first.unwrap_or(p);
                     v.push_str(&format!(
-                        " (first held at step {}, lost {} times since)",
+                        " (first held at {word} {}, lost {} times since)",
                         f.step, self.losses
                     ));
                 }
                 v
             }
-            (None, Some(f)) => format!("no (held at step {} but was lost)", f.step),
+            (None, Some(f)) => format!("no (held at {} {} but was lost)", self.step_word(), f.step),
             (None, None) => "no".into(),
         }
     }
@@ -187,6 +203,8 @@ impl<'a> Summary<'a> {
     fn silent_text(&self) -> String {
         if self.silent {
             "yes".into()
+        } else if self.enabled.is_empty() && self.ticks {
+            "no (no process enabled, but timers are running or messages on their way)".into()
         } else if self.enabled.is_empty() {
             "no (no process enabled, but timers are running)".into()
         } else {
@@ -217,7 +235,7 @@ impl<'a> Summary<'a> {
             line("parameters", each.join(" "));
         }
         // Where a process may have several moves, which one runs.
-        let choice = if sim.code.may_choose() {
+        let choice = if sim.code.may_choose() && !self.ticks {
             format!(", choice {}", sim.choice.name())
         } else {
             String::new()
@@ -227,16 +245,20 @@ impl<'a> Summary<'a> {
             format!("{}, seed {}{choice}", info.daemon, info.seed),
         );
         line("init", info.init.to_string());
+        let word = self.step_word();
         line(
             "stopped",
-            format!("{} after step {}", describe(info.stop), now.step),
+            format!("{} after {word} {}", describe(info.stop), now.step),
         );
-        line("steps", now.step.to_string());
+        line(&format!("{word}s"), now.step.to_string());
         line("moves", now.moves.to_string());
-        line(
-            "rounds",
-            format!("{} ({} complete)", now.round, self.rounds_complete),
-        );
+        // In ticks every tick is a round: the line would repeat the ticks.
+        if !self.ticks {
+            line(
+                "rounds",
+                format!("{} ({} complete)", now.round, self.rounds_complete),
+            );
+        }
         match self.legitimate {
             None => line("legitimate", "no predicate declared".into()),
             Some(l) => {
@@ -324,6 +346,7 @@ impl<'a> Summary<'a> {
             "init": info.init,
             "stopped": key(info.stop),
             "steps": now.step,
+            "time": if self.ticks { "ticks" } else { "rounds" },
             "moves": now.moves,
             "rounds": now.round,
             "rounds_complete": self.rounds_complete,

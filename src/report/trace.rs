@@ -2,7 +2,8 @@
 //! and changed variables, as text or as JSON lines.
 
 use super::{channels_json, channels_text, list, msg_text, row_json, row_text, sorted};
-use crate::runtime::engine::Simulation;
+use crate::runtime::engine::{Simulation, StepRecord};
+use crate::state::channels::Msg;
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
 
@@ -34,6 +35,8 @@ pub struct Tracer {
     was_legit: Option<bool>,
     /// Rounds that passed with no process enabled and are not printed yet.
     idle: Option<(u64, u64)>,
+    /// Whether the program runs in ticks (then a round is a tick).
+    ticks: bool,
 }
 
 impl Tracer {
@@ -44,6 +47,7 @@ impl Tracer {
             order: Vec::new(),
             was_legit: None,
             idle: None,
+            ticks: false,
         }
     }
 
@@ -54,14 +58,16 @@ impl Tracer {
             Some((a, b)) if self.json => {
                 writeln!(out, "{}", json!({"idle_rounds": [a, b], "tick": true}))
             }
-            Some((a, b)) if a == b => writeln!(
-                out,
-                "-- round {a} passes with no process enabled; timers advance"
-            ),
-            Some((a, b)) => writeln!(
-                out,
-                "-- rounds {a} to {b} pass with no process enabled; timers advance"
-            ),
+            Some((a, b)) if a == b => writeln!(out, "-- {}", idle_text(self.ticks, a)),
+            Some((a, b)) => {
+                let what = if self.ticks { "ticks" } else { "rounds" };
+                let rest = if self.ticks {
+                    "pass with nothing to do: messages on their way, timers advance"
+                } else {
+                    "pass with no process enabled; timers advance"
+                };
+                writeln!(out, "-- {what} {a} to {b} {rest}")
+            }
         }
     }
 
@@ -107,6 +113,7 @@ impl Tracer {
     /// The step just taken.
     pub fn step(&mut self, out: &mut impl Write, sim: &Simulation) -> io::Result<()> {
         let now = sim.now();
+        self.ticks = sim.runs_in_ticks();
         if sim.last().tick {
             // Idle rounds are gathered into one line.
             let r = now.round.max(1);
@@ -136,11 +143,15 @@ impl Tracer {
                     if let Some(Some((from, msg))) = last.received.get(k) {
                         one["took"] = json!({"from": from, "message": msg_text(sim, msg)});
                     }
-                    let sent: Vec<Value> = last
-                        .sent
-                        .iter()
-                        .filter(|s| s.0 as usize == p)
-                        .map(|(_, to, msg)| json!({"to": to, "message": msg_text(sim, msg)}))
+                    let sent: Vec<Value> = sent_by(last, k, p)
+                        .map(|(_, to, msg)| {
+                            let mut one =
+                                json!({"to": to, "message": msg_text(sim, &arrived(msg))});
+                            if sim.runs_in_ticks() {
+                                one["ticks"] = json!(msg.due + 1);
+                            }
+                            one
+                        })
                         .collect();
                     if !sent.is_empty() {
                         one["sent"] = Value::Array(sent);
@@ -158,14 +169,20 @@ impl Tracer {
             writeln!(out, "{}", Value::Object(m))?;
         } else {
             writeln!(out, "{}", step_line(sim))?;
+            let word = if self.ticks { "tick" } else { "step" };
             match (self.was_legit, sim.legitimate()) {
+                (Some(false), Some(true)) if self.ticks => writeln!(
+                    out,
+                    "-- legitimate from tick {} (move {})",
+                    now.step, now.moves
+                )?,
                 (Some(false), Some(true)) => writeln!(
                     out,
                     "-- legitimate from step {} (move {}, round {})",
                     now.step, now.moves, now.round
                 )?,
                 (Some(true), Some(false)) => {
-                    writeln!(out, "-- legitimacy lost at step {}", now.step)?
+                    writeln!(out, "-- legitimacy lost at {word} {}", now.step)?
                 }
                 _ => {}
             }
@@ -201,8 +218,13 @@ pub fn step_line(sim: &Simulation) -> String {
             if let Some(Some((from, m))) = last.received.get(k) {
                 changes.push(format!("took {} from {from}", msg_text(sim, m)));
             }
-            for (_, to, m) in last.sent.iter().filter(|s| s.0 as usize == p) {
-                changes.push(format!("sent {} to {to}", msg_text(sim, m)));
+            for (_, to, m) in sent_by(last, k, p) {
+                let text = msg_text(sim, &arrived(m));
+                changes.push(match sim.runs_in_ticks() {
+                    true if m.due == 0 => format!("sent {text} to {to} (1 tick)"),
+                    true => format!("sent {text} to {to} ({} ticks)", m.due + 1),
+                    false => format!("sent {text} to {to}"),
+                });
             }
             let changes = if changes.is_empty() {
                 "no change".to_string()
@@ -213,10 +235,10 @@ pub fn step_line(sim: &Simulation) -> String {
         })
         .collect();
     if last.tick {
-        return format!(
-            "-- round {} passes with no process enabled; timers advance",
-            now.round.max(1)
-        );
+        return format!("-- {}", idle_text(sim.runs_in_ticks(), now.round.max(1)));
+    }
+    if sim.runs_in_ticks() {
+        return format!("tick {}: {}", now.step, parts.join("; "));
     }
     format!(
         "step {} round {}: {}",
@@ -224,4 +246,31 @@ pub fn step_line(sim: &Simulation) -> String {
         now.round.max(1),
         parts.join("; ")
     )
+}
+
+/// A round (a tick) in which no process moved.
+fn idle_text(ticks: bool, at: u64) -> String {
+    if ticks {
+        format!("tick {at} passes with nothing to do: messages on their way, timers advance")
+    } else {
+        format!("round {at} passes with no process enabled; timers advance")
+    }
+}
+
+/// The messages the `k`-th move of the last step sent (its mover `p`):
+/// where a process moves several times in a step (a tick), those of that
+/// move; else all the process sent.
+fn sent_by(last: &StepRecord, k: usize, p: usize) -> impl Iterator<Item = &(u32, u32, Msg)> + '_ {
+    last.sent.iter().enumerate().filter_map(move |(i, s)| {
+        let mine = match last.sent_by.get(i) {
+            Some(&by) => by as usize == k,
+            None => s.0 as usize == p,
+        };
+        mine.then_some(s)
+    })
+}
+
+/// A message as sent, without how long it has still to go.
+fn arrived(m: &Msg) -> Msg {
+    Msg { due: 0, ..*m }
 }

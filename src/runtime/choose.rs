@@ -182,3 +182,57 @@ fn oldest_receive(role: &CRole, env: &Env, first: usize) -> Result<u16, (usize, 
     }
     Ok(best.1 as u16)
 }
+
+/// A move within a tick: action, binder member, and whether that member is
+/// the first whose guard holds.
+pub(crate) type TickMove = (u32, Option<i64>, bool);
+
+/// The move a process makes next within a tick (a program that runs in
+/// ticks, see [`crate::runtime::tick`]): the first action in program order
+/// that has something to do, where a receive action takes the oldest
+/// arrived message among the receive actions of its priority, and an
+/// action without `receive` runs at most once a tick (once per member of
+/// its binder): `done` lists those that ran (action, member). With the
+/// member, whether it is the first whose guard holds (what the action
+/// runs for when none is named). A fault comes with the index of the
+/// action whose guard raised it.
+pub(crate) fn next_in_tick(
+    role: &CRole,
+    env: &Env,
+    done: &[(u32, Option<i64>)],
+) -> Result<Option<TickMove>, (usize, Box<Fault>)> {
+    for (i, a) in role.actions.iter().enumerate() {
+        let action = i as u32;
+        if a.receive_from.is_some() {
+            match (a.guard)(env) {
+                Ok(true) => {
+                    return oldest_receive(role, env, i).map(|r| Some((r.into(), None, true)))
+                }
+                Ok(false) => continue,
+                Err(fault) => return Err((i, fault)),
+            }
+        }
+        if !done.is_empty() && a.binder.is_none() && done.contains(&(action, None)) {
+            continue;
+        }
+        if !(a.guard)(env).map_err(|fault| (i, fault))? {
+            continue;
+        }
+        let Some(b) = &a.binder else {
+            return Ok(Some((action, None, true)));
+        };
+        // The guard's search stopped at the first member it holds for.
+        let first = env.locals[b.slot].get();
+        if !done.contains(&(action, Some(first))) {
+            return Ok(Some((action, Some(first), true)));
+        }
+        let members = (b.members)(env).map_err(|fault| (i, fault))?;
+        if let Some(&m) = members
+            .iter()
+            .find(|&&m| !done.contains(&(action, Some(m))))
+        {
+            return Ok(Some((action, Some(m), false)));
+        }
+    }
+    Ok(None)
+}

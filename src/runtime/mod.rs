@@ -14,5 +14,7 @@ mod moves;
 mod predicates;
 pub mod record;
 pub mod run;
+pub mod schedule;
 pub mod space;
 pub mod step;
+pub(crate) mod tick;

@@ -33,6 +33,9 @@ pub struct StepRecord {
     pub received: Vec<Option<(u32, Msg)>>,
     /// Messages sent: (sender, destination, message).
     pub sent: Vec<(u32, u32, Msg)>,
+    /// In a tick, where a process moves several times: per message sent,
+    /// the move (its place among the movers) that sent it; empty otherwise.
+    pub sent_by: Vec<u32>,
     /// Whether no step was taken and only time passed: no process was
     /// enabled, the round ended and timers advanced.
     pub tick: bool,

@@ -53,6 +53,9 @@ pub(crate) struct StepBuffers {
     pub(crate) edge_writes: Vec<PendingEdgeWrite>,
     /// The messages sent in the step being taken.
     pub(crate) sends: Vec<PendingSend>,
+    /// [`crate::state::channels::Msg::due`] of the messages sent: 0 (they
+    /// may be taken at once) but while a tick's moves are made.
+    pub(crate) sent_due: u16,
 }
 
 impl StepBuffers {
@@ -122,6 +125,7 @@ pub(crate) fn evaluate<'m>(
     record.whole = false;
     record.received.clear();
     record.sent.clear();
+    record.sent_by.clear();
     record.tick = false;
     buf.edge_writes.clear();
     buf.sends.clear();
@@ -298,7 +302,8 @@ pub(crate) fn land(
         }
     }
     for &(p, q, kind, fields, _, _) in &buf.sends {
-        let m = chans.stamp(kind, fields);
+        let mut m = chans.stamp(kind, fields);
+        m.due = buf.sent_due;
         if let Some(a) = topo.arc(p, q) {
             chans.queues[a].push_back(m);
         }

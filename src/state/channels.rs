@@ -16,7 +16,18 @@ pub struct Msg {
     pub seq: u64,
     /// Its field values (unused ones are 0).
     pub fields: [i64; MAX_FIELDS],
+    /// In a program that runs in ticks: how many more ticks before it
+    /// arrives (0: it has, and may be taken), or [`FRESH`] while the tick
+    /// it is sent in lasts. Always 0 in a program that runs in rounds.
+    pub due: u16,
 }
+
+/// The most ticks a message may take (`delay lo..hi`).
+pub const MAX_DELAY: u16 = 1000;
+
+/// [`Msg::due`] of a message sent in the tick under way: its delay is
+/// chosen when the tick ends.
+pub const FRESH: u16 = u16::MAX;
 
 /// Every channel's contents.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -54,6 +65,7 @@ impl Channels {
             kind,
             seq: self.next_seq,
             fields,
+            due: 0,
         };
         self.next_seq += 1;
         m
@@ -69,6 +81,30 @@ impl Channels {
             m.seq = seqs.partition_point(|&s| s < m.seq) as u64;
         }
         self.next_seq = seqs.len() as u64;
+    }
+
+    /// The end of a tick: every message in transit comes one tick closer,
+    /// and each sent in the tick ([`FRESH`]) is given how many more ticks
+    /// it takes, `due(least)`, at least `least` (what the message ahead of
+    /// it in its channel still takes, which it cannot pass), channel by
+    /// channel, in the order they were sent.
+    pub fn end_tick(&mut self, mut due: impl FnMut(u16) -> u16) {
+        for q in &mut self.queues {
+            let mut least = 0;
+            for m in q.iter_mut() {
+                m.due = if m.due == FRESH {
+                    due(least).max(least)
+                } else {
+                    m.due.saturating_sub(1)
+                };
+                least = m.due;
+            }
+        }
+    }
+
+    /// Whether a message is on its way that has not arrived.
+    pub fn in_transit(&self) -> bool {
+        self.queues.iter().flatten().any(|m| m.due > 0)
     }
 
     /// Bytes held by the channels.
@@ -110,5 +146,37 @@ mod tests {
         assert_eq!(a.queues[1][0].seq, 0);
         assert_eq!(a.queues[0][0].seq, 1);
         assert_eq!(a.next_seq, 2);
+    }
+
+    #[test]
+    fn a_tick_brings_messages_closer_and_keeps_their_order() {
+        let mut c = Channels {
+            queues: vec![VecDeque::new(); 2],
+            capacity: 8,
+            next_seq: 0,
+        };
+        for (q, due) in [(0, 2), (0, FRESH), (0, FRESH), (1, FRESH)] {
+            let mut m = c.stamp(0, [0; MAX_FIELDS]);
+            m.due = due;
+            c.queues[q].push_back(m);
+        }
+        assert!(c.in_transit());
+        // Every fresh message asks for no delay beyond the tick: each stays
+        // behind the one ahead of it.
+        c.end_tick(|_| 0);
+        let dues: Vec<Vec<u16>> = c
+            .queues
+            .iter()
+            .map(|q| q.iter().map(|m| m.due).collect())
+            .collect();
+        assert_eq!(dues, [vec![1, 1, 1], vec![0]]);
+        c.end_tick(|_| 5);
+        let dues: Vec<Vec<u16>> = c
+            .queues
+            .iter()
+            .map(|q| q.iter().map(|m| m.due).collect())
+            .collect();
+        assert_eq!(dues, [vec![0, 0, 0], vec![0]]);
+        assert!(!c.in_transit());
     }
 }

@@ -216,20 +216,36 @@ pub fn topologies(values: &[String]) -> Result<Vec<String>, String> {
 }
 
 /// The daemons the `--daemon` values list (comma-separated; `all` is the
-/// four daemons that need no schedule), each with its name for the CSV.
+/// four daemons that need no schedule, or `ticks` alone), each with its
+/// name for the CSV; none listed: `central` (`ticks` for a program that
+/// runs in `ticks`). A daemon that does not fit how the program keeps
+/// time is refused.
 pub fn daemons(
     values: &[String],
+    ticks: bool,
     read: &dyn Fn(&str) -> Result<String, String>,
 ) -> Result<Vec<(String, Daemon)>, String> {
     let mut out: Vec<(String, Daemon)> = Vec::new();
+    let default = [String::from(if ticks { "ticks" } else { "central" })];
+    let values = if values.is_empty() {
+        &default[..]
+    } else {
+        values
+    };
     for item in values.iter().flat_map(|v| v.split(',')).map(str::trim) {
         if item == "all" {
-            for d in DAEMONS.iter().filter(|d| d.name != "schedule") {
+            let all = DAEMONS.iter().filter(|d| match d.name {
+                "schedule" => false,
+                "ticks" => ticks,
+                _ => !ticks,
+            });
+            for d in all {
                 out.push((d.name.to_string(), Daemon::parse(d.name, read)?));
             }
             continue;
         }
         let daemon = Daemon::parse(item, read)?;
+        daemon.check_time(ticks)?;
         let name = match daemon {
             Daemon::Schedule(_) => item.to_string(),
             _ => daemon.name().to_string(),

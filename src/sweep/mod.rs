@@ -157,7 +157,7 @@ impl Sweep {
                 "`{program}` declares no `legitimate:` predicate, so --until legitimate cannot be decided"
             )));
         }
-        let daemons = grid::daemons(&axes.daemons, read).map_err(usage)?;
+        let daemons = grid::daemons(&axes.daemons, checked.runs_in_ticks(), read).map_err(usage)?;
         let seeds = grid::seeds(&axes.seeds).map_err(|e| usage(format!("--seeds: {e}")))?;
         let param_axes = axes
             .params

@@ -35,8 +35,20 @@ pub struct Program {
     pub reports: Vec<(Ident, Expr)>,
     /// `message NAME(field: DOMAIN, ...)`.
     pub messages: Vec<MessageDecl>,
-    /// `channel capacity C [random lo..hi]` (at most one is allowed).
-    pub capacity: Vec<(Expr, Option<(Expr, Expr)>)>,
+    /// `channel capacity C [random lo..hi] [delay lo..hi]` (at most one
+    /// is allowed).
+    pub capacity: Vec<ChannelDecl>,
+}
+
+/// `channel capacity C [random lo..hi] [delay lo..hi]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChannelDecl {
+    /// The capacity C.
+    pub capacity: Expr,
+    /// How many messages a random start puts in a channel.
+    pub random: Option<(Expr, Expr)>,
+    /// How many ticks a message takes (the program runs in ticks).
+    pub delay: Option<(Expr, Expr)>,
 }
 
 /// `message NAME(field: DOMAIN, ...)`.

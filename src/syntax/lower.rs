@@ -52,15 +52,25 @@ pub(super) fn lower_program(p: Pair<Rule>) -> Program {
             }
             Rule::channel_decl => {
                 let mut it = item.into_inner().skip(2);
-                let cap = lower_expr(it.next().unwrap());
-                let random = it.next().map(|r| {
+                let capacity = lower_expr(it.next().unwrap());
+                let (mut random, mut delay) = (None, None);
+                for r in it {
+                    let rule = r.as_rule();
                     let mut parts = r.into_inner().skip(1);
-                    (
+                    let range = (
                         lower_expr(parts.next().unwrap()),
                         lower_expr(parts.next().unwrap()),
-                    )
+                    );
+                    match rule {
+                        Rule::delay_range => delay = Some(range),
+                        _ => random = Some(range),
+                    }
+                }
+                prog.capacity.push(ChannelDecl {
+                    capacity,
+                    random,
+                    delay,
                 });
-                prog.capacity.push((cap, random));
             }
             Rule::role => {
                 let (role, vars) = lower_role(item);

@@ -59,6 +59,7 @@ impl Encoding {
                 varint(out, m.seq);
                 varint(out, u64::from(m.kind));
                 m.fields.iter().for_each(|&f| varint(out, zigzag(f)));
+                varint(out, u64::from(m.due));
             }
         }
     }
@@ -90,7 +91,13 @@ impl Encoding {
             for f in fields.iter_mut() {
                 *f = unzigzag(read_varint(bytes, &mut at));
             }
-            cfg.chans.queues[arc].push_back(Msg { kind, seq, fields });
+            let due = read_varint(bytes, &mut at) as u16;
+            cfg.chans.queues[arc].push_back(Msg {
+                kind,
+                seq,
+                fields,
+                due,
+            });
         }
         cfg.chans.next_seq = count;
     }

@@ -289,6 +289,11 @@ pub struct Explorer<'a> {
 /// Refuses what no exploration handles: timers, which advance when a round
 /// ends, so that a configuration alone does not say what happens next.
 fn refuse_unexplorable(inst: &Instance) -> Result<(), Refusal> {
+    if inst.runs_in_ticks() {
+        return Err(Refusal::Unsupported(
+            "the program runs in ticks (its channels declare a `delay`), which verify does not explore yet: measure it with `guarded run` and `guarded sweep`".into(),
+        ));
+    }
     if inst.code.timers.is_empty() {
         Ok(())
     } else {

@@ -430,7 +430,9 @@ impl<'a> Successors<'a> {
                 let apart = matches!(daemon, Daemon::LocallyCentral).then_some(&self.apart[..]);
                 subsets(&self.moves, apart, (i64::from(i), 0, 0), out);
             }
-            Daemon::Schedule(_) => unreachable!("the verifier explores no schedule"),
+            Daemon::Schedule(_) | Daemon::Ticks => {
+                unreachable!("the verifier explores no schedule, and ticks apart")
+            }
         }
     }
 }

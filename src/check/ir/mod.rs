@@ -382,6 +382,9 @@ pub struct Program {
     /// The capacity of every channel, when messages are declared, and how
     /// many messages random configurations put in a channel (`lo..hi`).
     pub capacity: Option<Capacity>,
+    /// `delay lo..hi` of the channel declaration: the program runs in
+    /// ticks, each message taking lo to hi of them.
+    pub delay: Option<(IExpr, IExpr)>,
     /// How many quantifier variables may be live at once.
     pub max_locals: usize,
     /// Whether some statement draws at random (`random(...)`).

@@ -247,23 +247,12 @@ impl Simulation {
         let stride = self.code.stride;
         self.code.timers.iter().any(|&(first, len, max)| {
             (0..self.topo.n()).any(|p| {
-                let used = self.timer_slots(p, first, len);
+                let used = crate::runtime::tick::timer_slots(&self.code, &self.topo, p, first, len);
                 self.state[p * stride + first..p * stride + first + used]
                     .iter()
                     .any(|&v| v < max)
             })
         })
-    }
-
-    /// How many of a timer's `len` slots process `p` uses: all, or one per
-    /// neighbour for per-neighbour timers.
-    pub(super) fn timer_slots(&self, p: usize, first: usize, len: usize) -> usize {
-        let (v, _) = self.code.var_of_slot(first);
-        if self.code.per_nbr[v] {
-            self.topo.nbrs(p).len().min(len)
-        } else {
-            len
-        }
     }
 
     /// A round has ended: every timer advances by one (stopping at its
@@ -272,15 +261,7 @@ impl Simulation {
         if self.code.timers.is_empty() {
             return Ok(());
         }
-        let stride = self.code.stride;
-        for p in 0..self.topo.n() {
-            for &(first, len, max) in &self.code.timers {
-                let used = self.timer_slots(p, first, len);
-                for v in &mut self.state[p * stride + first..p * stride + first + used] {
-                    *v = (*v + 1).min(max);
-                }
-            }
-        }
+        crate::runtime::tick::advance_timers(&self.code, &self.topo, &mut self.state);
         // Only guards that read timers can change: an enabled process is
         // looked at again in full, a disabled one only if such a guard now holds.
         for p in 0..self.topo.n() {

@@ -26,6 +26,7 @@ mod bookkeeping;
 mod fast;
 mod general;
 mod measures;
+mod ticks;
 
 /// How many processes a synchronous step evaluates column by column at once.
 pub use crate::compile::columns::CHUNK as COLUMN_CHUNK;
@@ -199,6 +200,8 @@ pub struct Simulation {
     /// after the mover, and of the one before it (those that read it).
     ring_guard_readers: Option<(bool, bool)>,
     column_steps: u64,
+    /// What a tick works in (programs that run in ticks).
+    tick_buf: crate::runtime::tick::TickBuffers,
 }
 
 /// The bookkeeping a step changes besides the configuration: enabled set,
@@ -350,6 +353,7 @@ impl Simulation {
             look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
             ring_guard_readers: None,
             column_steps: 0,
+            tick_buf: Default::default(),
         };
         sim.ring_guard_readers = sim.topo.regular_ring.map(|both| {
             // A ring's neighbours both read a process, unless no guard reads
@@ -422,6 +426,10 @@ impl Simulation {
     pub fn n(&self) -> usize {
         self.topo.n()
     }
+    /// Whether the program runs in ticks (then a step is a tick).
+    pub fn runs_in_ticks(&self) -> bool {
+        self.code.delay.is_some()
+    }
     /// Values per process.
     pub fn stride(&self) -> usize {
         self.code.stride
@@ -486,9 +494,10 @@ impl Simulation {
     pub fn rounds_completed(&self) -> u64 {
         self.progress.rounds_done
     }
-    /// Whether no process is enabled.
+    /// Whether nothing will happen any more: no process is enabled, no
+    /// timer can advance, and (in ticks) no message is on its way.
     pub fn is_silent(&self) -> bool {
-        self.enabled_count() == 0 && !self.timers_can_run()
+        self.enabled_count() == 0 && !self.timers_can_run() && !self.chans.in_transit()
     }
     /// The enabled processes, in no particular order.
     pub fn enabled(&self) -> &[u32] {
@@ -542,8 +551,11 @@ impl Simulation {
         step::enabled_actions_from(role, &self.env(p, &[]), p, first, self.progress.steps)
     }
 
-    /// Takes one step under the daemon.
+    /// Takes one step under the daemon (in ticks, one tick).
     pub fn step(&mut self) -> Result<Outcome, RunError> {
+        if self.daemon == Daemon::Ticks {
+            return self.tick_step();
+        }
         let count = self.enabled_count();
         if count > 0
             && self.single_move_path

@@ -274,10 +274,15 @@ pub(crate) fn msg_text(prog: &ir::Program, m: &crate::state::channels::Msg) -> S
         .zip(m.fields)
         .map(|((_, ty, _), v)| prog.show_value(*ty, v))
         .collect();
-    if fields.is_empty() {
+    let text = if fields.is_empty() {
         t.name.clone()
     } else {
         format!("{}({})", t.name, fields.join(","))
+    };
+    // In ticks, a message on its way: how many more ticks it takes.
+    match m.due {
+        0 => text,
+        due => format!("{text}+{due}"),
     }
 }
 
@@ -293,8 +298,9 @@ pub(crate) struct ChannelLine {
     pub from: usize,
     /// The receiver.
     pub to: usize,
-    /// The messages, head first: type and fields.
-    pub msgs: Vec<(u16, [i64; MAX_FIELDS])>,
+    /// The messages, head first: type, fields, and (in ticks) how many
+    /// more ticks each takes to arrive.
+    pub msgs: Vec<(u16, [i64; MAX_FIELDS], u16)>,
 }
 
 /// Parses the channel lines of a configuration text (`A->B = m(1) m2`,
@@ -354,7 +360,7 @@ fn parse_channel_line(
     let mut rest = rhs.trim();
     while !rest.is_empty() {
         let name_end = rest
-            .find(|c: char| c == '(' || c.is_whitespace())
+            .find(|c: char| c == '(' || c == '+' || c.is_whitespace())
             .unwrap_or(rest.len());
         let name = &rest[..name_end];
         let Some(kind) = prog.messages.iter().position(|m| m.name == name) else {
@@ -404,7 +410,15 @@ fn parse_channel_line(
             }
             *slot = v;
         }
-        msgs.push((kind as u16, m));
+        let (due, after) = due_suffix(code, rest, name).map_err(|(m, h)| bad(m, &h))?;
+        rest = after;
+        if msgs.last().is_some_and(|&(_, _, ahead)| due < ahead) {
+            return Err(bad(
+                format!("`{name}+{due}` would arrive before the message ahead of it"),
+                "channels are FIFO: give the messages of a channel, head first, in the order they arrive (`+N` never decreasing)",
+            ));
+        }
+        msgs.push((kind as u16, m, due));
     }
     if msgs.len() > capacity {
         return Err(bad(
@@ -415,11 +429,44 @@ fn parse_channel_line(
     Ok(ChannelLine { from, to, msgs })
 }
 
+/// The `+N` after a message (how many more ticks it takes to arrive, in a
+/// program that runs in ticks) and the text after it; 0 when there is none.
+fn due_suffix<'t>(
+    code: &Compiled,
+    rest: &'t str,
+    name: &str,
+) -> Result<(u16, &'t str), (String, String)> {
+    let Some(after) = rest.strip_prefix('+') else {
+        return Ok((0, rest));
+    };
+    let end = after
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(after.len());
+    let most = code.delay.map_or(0, |(_, hi)| hi - 1);
+    let due = after[..end].parse::<u16>().ok().filter(|&d| d <= most);
+    let Some(due) = due else {
+        let help = match code.delay {
+            Some((_, hi)) => format!("`{name}+N` is a message N more ticks on its way, 0 <= N < {hi} (the longest delay)"),
+            None => "`+N` (a message on its way) is for programs that run in ticks, whose channels declare a `delay`".into(),
+        };
+        return Err((
+            format!("`{name}+{}` is not a message on its way", &after[..end]),
+            help,
+        ));
+    };
+    Ok((due, after[end..].trim_start()))
+}
+
 /// Replaces the contents of the channels the lines name.
 pub(crate) fn apply_channels(chans: &mut Channels, topo: &Topology, lines: &[ChannelLine]) {
     for l in lines {
         if let Some(a) = topo.arc(l.from, l.to) {
-            let q: VecDeque<_> = l.msgs.iter().map(|&(k, f)| chans.stamp(k, f)).collect();
+            let stamp = |&(k, f, due)| {
+                let mut m = chans.stamp(k, f);
+                m.due = due;
+                m
+            };
+            let q: VecDeque<_> = l.msgs.iter().map(stamp).collect();
             chans.queues[a] = q;
         }
     }

@@ -286,6 +286,13 @@ fn random_channels(code: &Compiled, topo: &Topology, chans: &mut Channels, rng: 
             }
             q.push_back(chans.stamp(kind as u16, fields));
         }
+        if let Some((_, hi)) = code.delay {
+            // In ticks, each on its way for up to the longest delay, in
+            // the order they arrive (channels are FIFO).
+            let mut dues: Vec<u16> = (0..k).map(|_| rng.gen_range(0..hi)).collect();
+            dues.sort_unstable();
+            q.iter_mut().zip(dues).for_each(|(m, due)| m.due = due);
+        }
         chans.queues[a] = q;
     }
 }

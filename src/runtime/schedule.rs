@@ -1,0 +1,147 @@
+//! Schedules: the daemon that reads its steps from a file, one line a
+//! step, each naming the processes that move and, optionally, the move
+//! each makes (`3:copy`, `3:R1@5`, `0:flip<1,0>`).
+
+/// One line of a schedule: the processes that move at that step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduledStep {
+    /// 1-based line in the schedule file.
+    pub line: usize,
+    /// The processes.
+    pub procs: Vec<u32>,
+    /// Per process (in the order of `procs`): the move the line names for
+    /// it (`3:copy`), if any; else it moves as runs choose.
+    pub named: Vec<Option<NamedMove>>,
+}
+
+/// A move a schedule names for a process: `3:label`, `3:label@5` (for
+/// binder member 5), `3:label<1,0>` (the values its draws take).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedMove {
+    /// The action's label.
+    pub label: String,
+    /// The binder member it runs for.
+    pub member: Option<i64>,
+    /// The values its draws take, in order.
+    pub draws: Option<Vec<i64>>,
+}
+
+impl NamedMove {
+    /// Reads a move as a schedule's token writes it after `P:` (`label`,
+    /// `label@5`, `label<1,0>`, `label@5<1,0>`).
+    pub fn parse(text: &str) -> Option<NamedMove> {
+        let (text, draws) = match text.split_once('<') {
+            Some((head, tail)) => {
+                let values = tail.strip_suffix('>')?;
+                let draws: Option<Vec<i64>> = values
+                    .split(',')
+                    .filter(|v| !v.is_empty())
+                    .map(|v| match v {
+                        "true" => Some(1),
+                        "false" => Some(0),
+                        v => v.parse().ok(),
+                    })
+                    .collect();
+                (head, Some(draws?))
+            }
+            None => (text, None),
+        };
+        let (label, member) = match text.split_once('@') {
+            Some((label, member)) => (label, Some(member.parse().ok()?)),
+            None => (text, None),
+        };
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let starts = label
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+        (starts && label.chars().all(word)).then(|| NamedMove {
+            label: label.to_string(),
+            member,
+            draws,
+        })
+    }
+}
+
+/// Reads a schedule: one step a line, moves separated by spaces or commas
+/// (braces allowed), `#` comments. A move is a process index, optionally
+/// with the move it makes: `3:copy`, `3:R1@5` (binder member 5),
+/// `3:flip<1>` (the values drawn).
+pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, String> {
+    let mut out = Vec::new();
+    for (k, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let moves: Option<Vec<(u32, Option<NamedMove>)>> = line
+            .split(|c: char| c.is_whitespace() || c == '{' || c == '}')
+            .flat_map(split_commas)
+            .filter(|s| !s.is_empty())
+            .map(|token| match token.split_once(':') {
+                Some((p, named)) => Some((p.parse().ok()?, Some(NamedMove::parse(named)?))),
+                None => Some((token.parse().ok()?, None)),
+            })
+            .collect();
+        match moves {
+            Some(m) if !m.is_empty() => {
+                let (procs, named) = m.into_iter().unzip();
+                out.push(ScheduledStep {
+                    line: k + 1,
+                    procs,
+                    named,
+                })
+            }
+            _ => {
+                return Err(format!(
+                    "{name}:{}: expected process indices (each optionally `:ACTION`, `:ACTION@MEMBER`, `:ACTION<DRAWS>`), found `{line}`",
+                    k + 1
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A schedule's word split at its commas, but not those inside `<...>`
+/// (the values of a move's draws).
+fn split_commas(word: &str) -> Vec<&str> {
+    let (mut out, mut start, mut depth) = (Vec::new(), 0, 0i32);
+    for (i, c) in word.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&word[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&word[start..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedules_name_moves() {
+        let steps = parse_schedule("s", "0 2:copy\n{1:R1@3, 4:flip<1,0>}\n5:a<true>").unwrap();
+        assert_eq!(steps[0].procs, vec![0, 2]);
+        assert_eq!(steps[0].named[0], None);
+        assert_eq!(steps[0].named[1].as_ref().unwrap().label, "copy");
+        let r1 = steps[1].named[0].as_ref().unwrap();
+        assert_eq!(
+            (r1.label.as_str(), r1.member, &r1.draws),
+            ("R1", Some(3), &None)
+        );
+        let flip = steps[1].named[1].as_ref().unwrap();
+        assert_eq!(flip.draws, Some(vec![1, 0]));
+        assert_eq!(steps[2].named[0].as_ref().unwrap().draws, Some(vec![1]));
+        for bad in ["3:", "3:1x", "3:a@", "3:a<1", "x:a"] {
+            assert!(parse_schedule("s", bad).is_err(), "{bad}");
+        }
+    }
+}
