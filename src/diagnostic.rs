@@ -104,17 +104,35 @@ pub fn render(problems: &[Problem], name: &str, source: &str, plain: bool) -> St
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
     let mut out = String::new();
-    for p in problems {
+    // One copy of the source for every report that quotes it (it may be a
+    // large file), made when the first one does.
+    let shared = std::cell::OnceCell::new();
+    for p in problems.iter().take(MOST_RENDERED) {
         let report = match without_snippet(p, name, source) {
             Some(bare) => miette::Report::new(bare),
-            None => miette::Report::new(p.clone())
-                .with_source_code(NamedSource::new(name, source.to_string())),
+            None => miette::Report::new(p.clone()).with_source_code(NamedSource::new(
+                name,
+                std::sync::Arc::clone(
+                    shared.get_or_init(|| std::sync::Arc::new(source.to_string())),
+                ),
+            )),
         };
         // Rendering into a String cannot fail.
         let _ = handler.render_report(&mut out, report.as_ref());
     }
+    if problems.len() > MOST_RENDERED {
+        out.push_str(&format!(
+            "... and {} more problems in `{name}`, not shown (the first {MOST_RENDERED} are)\n",
+            problems.len() - MOST_RENDERED
+        ));
+    }
     out
 }
+
+/// The most problems one input's report shows: each locates its lines in
+/// the whole source, so thousands of them in a large file would take
+/// minutes, and no one reads past the first screens.
+pub const MOST_RENDERED: usize = 20;
 
 /// The longest source line a diagnostic quotes: a longer one would flood
 /// the terminal (and miette cannot draw past 65,535 columns).
