@@ -263,3 +263,100 @@ fn requests_after_stabilization_form_one_queue() {
         }
     }
 }
+
+/// Ticks until legitimacy holds for good, by `verify` from `seed`'s
+/// random start on `tree:N` (every delay of every message).
+fn verified_for_good(n: usize, seed: u64, params: &[(&str, i64)]) -> (u64, u64) {
+    use guarded::load::{load, read_file};
+    use guarded::verify::{verify_ticks, Convergence};
+    let setup = Setup {
+        topology: Some(format!("tree:{n}")),
+        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        seed,
+        daemon: Daemon::Ticks,
+        ..Setup::default()
+    };
+    let mut inst = load(PROGRAM, &setup, &read_file).unwrap();
+    let start = inst.initial(&InitMode::Random, &[]).unwrap();
+    let v = verify_ticks(&inst, start, None).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(v.fault.is_none(), "tree:{n} seed {seed}: {:?}", v.fault);
+    let ticks = match (&v.convergence, &v.for_good) {
+        (Convergence::Holds { .. }, Some(Some(run))) => run.steps.len(),
+        // Closure holds: legitimacy holds for good once reached.
+        (Convergence::Holds { steps, .. }, None) => steps.steps.len(),
+        (c, f) => panic!("tree:{n} seed {seed}: {c:?} {f:?}"),
+    };
+    (ticks as u64, v.configurations)
+}
+
+/// `verify` from random starts, every delay of every message: with the
+/// deliveries first, legitimacy holds for good within 3R + tau on trees of
+/// 3 to 5 nodes with D = 1 (40 starts each) and of 3 nodes with D = 2 (40
+/// starts, every run of up to thousands of configurations); with the
+/// timeout first it does not, on a tree of 3 nodes (D = 2, seed 21: tick
+/// 23 of 20) as on the tree of 6 above.
+#[test]
+fn verify_holds_the_bound_over_every_delay_with_the_deliveries_first() {
+    for (d, sizes) in [(1, 3..=5), (2, 3..=3)] {
+        let bound = 10 * d as u64;
+        for n in sizes {
+            for seed in 0..40 {
+                let (ticks, _) = verified_for_good(n, seed, &[("D", d)]);
+                assert!(
+                    ticks <= bound,
+                    "tree:{n} D={d} seed {seed}: {ticks} > {bound}"
+                );
+            }
+        }
+    }
+    let (ticks, configurations) = verified_for_good(3, 21, &[("D", 2), ("timeout_first", 1)]);
+    println!("timeout first, tree:3 D=2 seed 21: {ticks} ticks ({configurations} configurations)");
+    assert_eq!(ticks, 23);
+    let (ticks, _) = verified_for_good(3, 21, &[("D", 2)]);
+    assert!(ticks <= 20, "deliveries first: {ticks}");
+}
+
+/// The defect at tau = 2R as a replayable witness: `verify --witness` on
+/// the tree of 3 (seed 21, D = 2, timeout first) writes the run with the
+/// most ticks, its start and each tick's delays, and `guarded run` replays
+/// it: legal from tick 23, past 3R + tau = 20.
+#[test]
+fn the_late_run_at_tau_2r_replays_from_its_witness() {
+    let guarded = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_guarded"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let dir = std::env::temp_dir().join(format!("guarded-arrow-{}", std::process::id()));
+    let instance = ["programs/arrow.gc", "-t", "tree:3", "--seed", "21"];
+    let params = ["--param", "D=2", "--param", "timeout_first=1"];
+    let start = "tests/golden/run/arrow_tree3_seed21.init";
+    let mut verify = vec!["verify"];
+    verify.extend(instance);
+    verify.extend(params);
+    verify.extend(["--from", start, "--witness", dir.to_str().unwrap()]);
+    let (code, out) = guarded(&verify);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("worst case   23 ticks"), "{out}");
+    let base = dir.join("ticks-most-steps");
+    let init = base.with_extension("init");
+    let sched = format!("schedule:{}", base.with_extension("sched").display());
+    let mut run = vec!["run"];
+    run.extend(instance);
+    run.extend(params);
+    run.extend(["--init", init.to_str().unwrap(), "--daemon", &sched]);
+    let (code, out) = guarded(&run);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("stabilized  tick 23,"), "{out}");
+    assert!(
+        out.contains("stopped     end of schedule after tick 23"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -126,6 +126,7 @@ fn rounds_count_neutralized_processes_and_partial_rounds() {
         .into_iter()
         .enumerate()
         .map(|(k, procs)| ScheduledStep {
+            delays: None,
             line: k + 1,
             named: vec![None; procs.len()],
             procs,

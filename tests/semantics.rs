@@ -25,6 +25,7 @@ fn schedule(steps: &[&[u32]]) -> Daemon {
             .iter()
             .enumerate()
             .map(|(k, p)| ScheduledStep {
+                delays: None,
                 line: k + 1,
                 procs: p.to_vec(),
                 named: vec![None; p.len()],

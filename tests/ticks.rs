@@ -129,3 +129,78 @@ process {
     assert!(sim.is_silent());
     assert_eq!(sim.step().unwrap(), Outcome::Silent);
 }
+
+/// The simulator's ticks are the tick relation's: on the arrow protocol
+/// with delays of 1 to 3 ticks, every configuration a run reaches is one of
+/// the successors the relation gives the one before it (with the delays
+/// the run drew).
+#[test]
+fn runs_follow_the_tick_relation() {
+    let src = include_str!("../programs/arrow.gc");
+    for seed in 0..10 {
+        let setup = Setup {
+            topology: Some("tree:5".into()),
+            params: vec![("D".into(), 3)],
+            seed,
+            init: InitMode::Random,
+            daemon: Daemon::Ticks,
+            ..Setup::default()
+        };
+        let mut sim = simulate(src, &setup).unwrap();
+        let mut succ = Vec::new();
+        for tick in 0..40 {
+            let before = sim.config();
+            sim.tick_relation().successors(&before, &mut succ).unwrap();
+            assert_eq!(sim.step().unwrap(), Outcome::Moved);
+            let after = sim.config();
+            assert!(
+                succ.iter().any(|(c, _)| *c == after),
+                "seed {seed} tick {tick}: the run's configuration is no successor of the relation's"
+            );
+        }
+    }
+}
+
+/// `verify` explores every delay: a message that may take 1 or 2 ticks
+/// makes two runs, and the worst case is the slower; where the run ends
+/// outside legitimacy, with nothing left to happen, it is stuck.
+#[test]
+fn verify_explores_every_delay() {
+    use guarded::load::{load, read_file};
+    use guarded::verify::{verify_ticks, Convergence};
+    let src = "message ping
+channel capacity 4 delay 1..2
+var sent: bool = false
+var got: bool = false
+process {
+    take :: receive ping from q -> got := true
+    go for q in nbrs :: index == 0 and not sent -> send ping to q; sent := true
+}
+legitimate: forall(p in procs : p.index == 0 or p.got)";
+    let setup = Setup {
+        topology: Some("chain:2".into()),
+        ..Setup::default()
+    };
+    let mut inst = load(src, &setup, &read_file).unwrap();
+    let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+    let v = verify_ticks(&inst, start, None).unwrap();
+    // The start, the message 1 or 2 ticks away, then taken.
+    assert_eq!(v.configurations, 4);
+    assert_eq!(v.transitions, 4);
+    match &v.convergence {
+        Convergence::Holds { steps, .. } => {
+            assert_eq!(steps.steps.len(), 3);
+            assert_eq!(steps.delays[0], vec![2]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let cycling = src.replace("or p.got", "or p.got and not p.got");
+    let mut inst = load(&cycling, &setup, &read_file).unwrap();
+    let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+    let v = verify_ticks(&inst, start, None).unwrap();
+    assert!(
+        matches!(v.convergence, Convergence::Deadlock(_)),
+        "{:?}",
+        v.convergence
+    );
+}

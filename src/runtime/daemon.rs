@@ -157,7 +157,7 @@ impl Daemon {
     /// every tick every process moves), one that runs in rounds any but it.
     pub fn check_time(&self, ticks: bool) -> Result<(), String> {
         match (ticks, self) {
-            (true, Daemon::Ticks) => Ok(()),
+            (true, Daemon::Ticks | Daemon::Schedule(_)) => Ok(()),
             (false, Daemon::Ticks) => Err("the daemon `ticks` is for programs that run in ticks, whose channels declare a `delay lo..hi`; this one runs in rounds".into()),
             (true, d) => Err(format!("the program runs in ticks (its channels declare a `delay`): at every tick every process handles its due timers and arrived messages, so there is no daemon to choose; leave out --daemon `{}` (or give `ticks`)", d.name())),
             (false, _) => Ok(()),

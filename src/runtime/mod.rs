@@ -17,4 +17,4 @@ pub mod run;
 pub mod schedule;
 pub mod space;
 pub mod step;
-pub(crate) mod tick;
+pub mod tick;

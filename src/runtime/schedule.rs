@@ -12,6 +12,9 @@ pub struct ScheduledStep {
     /// Per process (in the order of `procs`): the move the line names for
     /// it (`3:copy`), if any; else it moves as runs choose.
     pub named: Vec<Option<NamedMove>>,
+    /// A line `tick D1 D2 ...` of a program that runs in ticks: the delay
+    /// of each message sent in the tick, in the order sent (no processes).
+    pub delays: Option<Vec<u16>>,
 }
 
 /// A move a schedule names for a process: `3:label`, `3:label@5` (for
@@ -66,12 +69,36 @@ impl NamedMove {
 /// Reads a schedule: one step a line, moves separated by spaces or commas
 /// (braces allowed), `#` comments. A move is a process index, optionally
 /// with the move it makes: `3:copy`, `3:R1@5` (binder member 5),
-/// `3:flip<1>` (the values drawn).
+/// `3:flip<1>` (the values drawn). In a program that runs in ticks, a line
+/// is a tick, `tick 2 1`: the delay of each message sent in it.
 pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, String> {
     let mut out = Vec::new();
     for (k, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
+            continue;
+        }
+        if let Some(rest) = line
+            .strip_prefix("tick")
+            .filter(|r| r.is_empty() || r.starts_with([' ', '\t']))
+        {
+            let delays: Option<Vec<u16>> = rest
+                .split(|c: char| c.is_whitespace() || c == ',')
+                .filter(|w| !w.is_empty())
+                .map(|w| w.parse().ok().filter(|&d| d >= 1))
+                .collect();
+            let Some(delays) = delays else {
+                return Err(format!(
+                    "{name}:{}: expected `tick` and the delays of the messages sent in the tick (whole numbers of ticks, at least 1), found `{line}`",
+                    k + 1
+                ));
+            };
+            out.push(ScheduledStep {
+                line: k + 1,
+                procs: Vec::new(),
+                named: Vec::new(),
+                delays: Some(delays),
+            });
             continue;
         }
         let moves: Option<Vec<(u32, Option<NamedMove>)>> = line
@@ -90,6 +117,7 @@ pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, Stri
                     line: k + 1,
                     procs,
                     named,
+                    delays: None,
                 })
             }
             _ => {

@@ -86,19 +86,27 @@ impl Channels {
     /// The end of a tick: every message in transit comes one tick closer,
     /// and each sent in the tick ([`FRESH`]) is given how many more ticks
     /// it takes, `due(least)`, at least `least` (what the message ahead of
-    /// it in its channel still takes, which it cannot pass), channel by
-    /// channel, in the order they were sent.
-    pub fn end_tick(&mut self, mut due: impl FnMut(u16) -> u16) {
-        for q in &mut self.queues {
-            let mut least = 0;
-            for m in q.iter_mut() {
-                m.due = if m.due == FRESH {
-                    due(least).max(least)
-                } else {
-                    m.due.saturating_sub(1)
-                };
-                least = m.due;
+    /// it in its channel still takes, which it cannot pass), in the order
+    /// they were sent.
+    /// (`fresh` is a buffer kept from tick to tick.)
+    pub fn end_tick(
+        &mut self,
+        fresh: &mut Vec<(u64, usize, usize)>,
+        mut due: impl FnMut(u16) -> u16,
+    ) {
+        fresh.clear();
+        for (a, q) in self.queues.iter_mut().enumerate() {
+            for (i, m) in q.iter_mut().enumerate() {
+                match m.due {
+                    FRESH => fresh.push((m.seq, a, i)),
+                    d => m.due = d.saturating_sub(1),
+                }
             }
+        }
+        fresh.sort_unstable();
+        for &(_, a, i) in fresh.iter() {
+            let least = if i > 0 { self.queues[a][i - 1].due } else { 0 };
+            self.queues[a][i].due = due(least).max(least);
         }
     }
 
@@ -163,14 +171,14 @@ mod tests {
         assert!(c.in_transit());
         // Every fresh message asks for no delay beyond the tick: each stays
         // behind the one ahead of it.
-        c.end_tick(|_| 0);
+        c.end_tick(&mut Vec::new(), |_| 0);
         let dues: Vec<Vec<u16>> = c
             .queues
             .iter()
             .map(|q| q.iter().map(|m| m.due).collect())
             .collect();
         assert_eq!(dues, [vec![1, 1, 1], vec![0]]);
-        c.end_tick(|_| 5);
+        c.end_tick(&mut Vec::new(), |_| 5);
         let dues: Vec<Vec<u16>> = c
             .queues
             .iter()

@@ -42,10 +42,14 @@ mod reached;
 mod read_cells;
 mod retrace;
 mod rounds;
+mod run;
 mod search;
 mod states;
 mod successors;
+pub use run::Run;
 mod symmetry;
+mod ticks;
+pub use ticks::verify_ticks;
 mod walk;
 
 use crate::load::Instance;
@@ -69,27 +73,6 @@ pub const MAX_CONFIGURATIONS: u128 = u32::MAX as u128;
 /// take (each is kept whole, with its channels, and in the index).
 pub const MAX_REACHABLE_BYTES: usize = 1 << 30;
 
-/// A run the verifier reports: where it starts and the moves of each step.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Run {
-    /// The configuration it starts from.
-    pub start: Config,
-    /// Each step's moves, movers in increasing order.
-    pub steps: Vec<Vec<Move>>,
-}
-
-impl Run {
-    /// The number of moves the run makes.
-    pub fn moves(&self) -> u64 {
-        self.steps.iter().map(|s| s.len() as u64).sum()
-    }
-
-    /// Step `k`'s movers.
-    pub fn movers(&self, k: usize) -> Vec<u32> {
-        moves::movers(&self.steps[k])
-    }
-}
-
 /// Which moves of a process the verifier explores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Choices {
@@ -107,6 +90,8 @@ pub enum Choices {
 }
 
 /// How the legitimacy predicate fares under one daemon.
+// One per daemon and verdict: boxing the runs would save nothing that counts.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Convergence {
     /// Every run reaches legitimacy: the most steps and the most moves any
@@ -193,6 +178,13 @@ pub struct Verdict {
     /// configuration; more: one of each orbit, and the counts above are
     /// of orbits, the worst cases those of every configuration).
     pub symmetries: usize,
+    /// Where legitimacy is not closed (and every run reaches it): how late
+    /// it may still be lost. `Some(Some(run))`: a run with the most steps
+    /// before legitimacy holds for good (from its end every run stays
+    /// legitimate); `Some(None)`: no bound, a cycle of legitimate
+    /// configurations may still leave legitimacy after any number of
+    /// steps. `None`: not asked (explored in ticks only), or closure holds.
+    pub for_good: Option<Option<Run>>,
 }
 
 impl Verdict {
@@ -291,7 +283,7 @@ pub struct Explorer<'a> {
 fn refuse_unexplorable(inst: &Instance) -> Result<(), Refusal> {
     if inst.runs_in_ticks() {
         return Err(Refusal::Unsupported(
-            "the program runs in ticks (its channels declare a `delay`), which verify does not explore yet: measure it with `guarded run` and `guarded sweep`".into(),
+            "the program runs in ticks (its channels declare a `delay`): verify explores it from one start (`--from declared` or a file), on one topology at a time, not from every configuration or under a daemon".into(),
         ));
     }
     if inst.code.timers.is_empty() {
@@ -545,6 +537,7 @@ impl<'a> Explorer<'a> {
             unfair => unfair,
         };
         Ok(Verdict {
+            for_good: None,
             daemon: daemon.clone(),
             weak_fairness,
             configurations: self.configurations(),

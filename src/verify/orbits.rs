@@ -141,6 +141,7 @@ impl<'a> Explorer<'a> {
         Run {
             start: run.start,
             steps,
+            delays: run.delays,
         }
     }
 }

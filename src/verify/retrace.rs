@@ -27,6 +27,7 @@ impl Explorer<'_> {
         Run {
             start: self.states.config(path[0]),
             steps,
+            delays: Vec::new(),
         }
     }
 

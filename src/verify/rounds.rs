@@ -524,6 +524,7 @@ fn finish_worst(
             Run {
                 start,
                 steps: vec![],
+                delays: Vec::new(),
             },
         )));
     };
@@ -564,6 +565,7 @@ fn retrace(m: &mut impl Memo, ex: &Explorer, start: Key) -> Result<Run, Refusal>
     Ok(Run {
         start: ex.states.config(start.config),
         steps: ex.moves_of_hops(start.config, &hops)?,
+        delays: Vec::new(),
     })
 }
 

@@ -401,6 +401,7 @@ impl<'e, 'a> Search<'e, 'a> {
         let mut run = Run {
             start: self.config(start),
             steps: Vec::new(),
+            delays: Vec::new(),
         };
         let mut at = start;
         while !legit(at) && worst.get(at) != NO_RUN {

@@ -16,10 +16,12 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+mod daemons;
 mod family;
 mod show;
 mod witness;
 
+use daemons::{daemons, daemons_for_time};
 use show::{block, config_text, header, verdict_json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use witness::write_witnesses;
@@ -74,14 +76,6 @@ impl Bar {
         !INTERRUPTED.load(Ordering::SeqCst)
     }
 }
-
-/// The daemons verified when `--daemon all` (the default).
-const ALL: [Daemon; 4] = [
-    Daemon::Central,
-    Daemon::LocallyCentral,
-    Daemon::Distributed,
-    Daemon::Synchronous,
-];
 
 /// Steps of a run printed in full; longer ones are cut (the witness files
 /// hold them whole).
@@ -212,6 +206,10 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         Err(code) => return code,
     };
     let inst = &loaded.inst;
+    let daemons = match daemons_for_time(a, inst, daemons) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
     let bar = Bar::new();
     let explored = explore(a, inst, &start, &daemons, &bar, a.witness.as_deref());
     bar.bar.finish_and_clear();
@@ -332,33 +330,22 @@ fn explore(
         Origin::Arbitrary | Origin::At(_) => None,
     };
     for daemon in daemons {
-        let reached;
-        let explorer = match (&every, origin) {
-            (Some(x), _) => x,
-            (None, Origin::At(_) | Origin::Arbitrary) => {
+        let verdict = match (daemon, origin) {
+            (Daemon::Ticks, Origin::At(cfg)) => {
                 let progress: Progress = &progress;
-                let starts = match origin {
-                    Origin::At(cfg) => Starts::One(cfg.clone()),
-                    _ => Starts::Every(inst.arbitrary_space()),
-                };
-                let (choices, progress) = (a.choice.into(), Some(progress));
-                let x = match a.symmetry {
-                    true => Explorer::reachable_by_orbits(inst, starts, daemon, progress, choices),
-                    false => Explorer::reachable_choosing(inst, starts, daemon, progress, choices),
-                };
-                match x {
-                    Ok(mut x) => {
-                        x.count_rounds(!a.no_rounds);
-                        found.symmetries = x.symmetries();
-                        reached = x;
-                        &reached
-                    }
-                    Err(r) => return Err((found, Stop::Refused(r))),
-                }
+                crate::verify::verify_ticks(inst, cfg.clone(), Some(progress))
             }
-            (None, Origin::Every) => unreachable!("every configuration is numbered above"),
+            _ => verify_under(
+                a,
+                inst,
+                origin,
+                daemon,
+                every.as_ref(),
+                &progress,
+                &mut found,
+            ),
         };
-        let verdict = match explorer.verify_fairly(daemon, a.fairness == Fairness::Weak) {
+        let verdict = match verdict {
             Ok(v) => v,
             Err(r) => return Err((found, Stop::Refused(r))),
         };
@@ -378,36 +365,40 @@ fn explore(
     Ok(found)
 }
 
-/// The daemons `--daemon` names: one, a comma-separated list (each once,
-/// in the order given), or `all`.
-fn daemons(names: &str) -> Result<Vec<Daemon>, i32> {
-    if names == "all" {
-        return Ok(ALL.to_vec());
-    }
-    let mut out: Vec<Daemon> = Vec::new();
-    for name in names.split(',').map(str::trim) {
-        if name.starts_with("schedule") {
-            return Err(usage_error(
-                "verify explores every run a daemon allows; a schedule is one run: replay it with `guarded run`".into(),
-            ));
+/// The verdict under `daemon`, from every configuration (`every`, numbered
+/// already) or from the starts `origin` names.
+fn verify_under(
+    a: &VerifyArgs,
+    inst: &Instance,
+    origin: &Origin,
+    daemon: &Daemon,
+    every: Option<&Explorer>,
+    progress: &dyn Fn(&str, u64, u64) -> bool,
+    found: &mut Found,
+) -> Result<Verdict, Refusal> {
+    let reached;
+    let explorer = match (every, origin) {
+        (Some(x), _) => x,
+        (None, Origin::At(_) | Origin::Arbitrary) => {
+            let progress: Progress = progress;
+            let starts = match origin {
+                Origin::At(cfg) => Starts::One(cfg.clone()),
+                _ => Starts::Every(inst.arbitrary_space()),
+            };
+            let (choices, progress) = (a.choice.into(), Some(progress));
+            let x = match a.symmetry {
+                true => Explorer::reachable_by_orbits(inst, starts, daemon, progress, choices),
+                false => Explorer::reachable_choosing(inst, starts, daemon, progress, choices),
+            };
+            let mut x = x?;
+            x.count_rounds(!a.no_rounds);
+            found.symmetries = x.symmetries();
+            reached = x;
+            &reached
         }
-        let found = ALL
-            .iter()
-            .find(|d| d.name() == name || (name == "sync" && **d == Daemon::Synchronous));
-        match found {
-            Some(d) if !out.contains(d) => out.push(d.clone()),
-            Some(_) => {}
-            None => {
-                let names = ALL.iter().map(|d| d.name()).chain(["all"]);
-                let hint = crate::diagnostic::suggest(name, names)
-                    .map_or(String::new(), |h| format!(" (did you mean `{h}`?)"));
-                return Err(usage_error(format!(
-                    "unknown daemon `{name}`{hint}; use central, locally-central, distributed, synchronous, a comma-separated list of them, or all"
-                )));
-            }
-        }
-    }
-    Ok(out)
+        (None, Origin::Every) => unreachable!("every configuration is numbered above"),
+    };
+    explorer.verify_fairly(daemon, a.fairness == Fairness::Weak)
 }
 
 /// Why the instance was not explored, as the user reads it.

@@ -2,6 +2,7 @@
 //! object, with configurations and runs in one line each.
 
 use super::*;
+use crate::runtime::daemon::Daemon;
 
 /// What the verdicts below are about: every run, or the first-action
 /// refinement; nothing where the two are one and nothing is drawn.
@@ -77,7 +78,10 @@ pub(super) fn header(
         inst.topo.name,
         count(inst.topo.n() as u64, "process"),
     );
-    if let Some(line) = choices_line(inst, choices) {
+    if inst.runs_in_ticks() {
+        // Nothing is chosen within a tick: the delays are what varies.
+        out += "time: in ticks, every delay of every message (each process's moves within a tick in program order): every run of the program\n";
+    } else if let Some(line) = choices_line(inst, choices) {
         out += line;
         out.push('\n');
     }
@@ -151,7 +155,11 @@ pub(super) fn block(
     for (what, path) in written {
         line(
             "witness",
-            format!("{what}: {}.init, .sched, .dot", path.display()),
+            match inst.runs_in_ticks() {
+                // A tick's picture is not drawn: its delays are the run.
+                true => format!("{what}: {}.init, .sched", path.display()),
+                false => format!("{what}: {}.init, .sched, .dot", path.display()),
+            },
         );
     }
     s
@@ -183,12 +191,17 @@ pub(super) fn run_json(inst: &Instance, run: &Run) -> serde_json::Value {
         .iter()
         .map(|step| step.iter().map(|m| m.text(&inst.code, true)).collect())
         .collect();
-    json!({
+    let mut v = json!({
         "start": config_json(inst, &run.start),
         "steps": movers,
         "actions": actions,
         "moves": run.moves(),
-    })
+    });
+    if inst.runs_in_ticks() {
+        // In ticks, what varies from run to run: each tick's delays.
+        v["delays"] = json!(run.delays);
+    }
+    v
 }
 
 /// Each step of `run` as a line of its moves, joined by `sep`: processes
@@ -250,7 +263,7 @@ pub(super) fn verdict_json(
         .iter()
         .map(|(what, path)| (what.clone(), json!(path.display().to_string())))
         .collect();
-    json!({
+    let mut out = json!({
         "daemon": v.daemon.name(),
         "holds": v.holds(),
         // By orbits, how many configurations the orbits hold is not counted.
@@ -264,7 +277,17 @@ pub(super) fn verdict_json(
         "closure": v.closure.as_ref().map(|run| json!({"holds": false, "step": run_json(inst, run)})).unwrap_or(json!({"holds": true})),
         "convergence": convergence,
         "witnesses": witnesses,
-    })
+    });
+    if let Some(for_good) = &v.for_good {
+        // Where legitimacy is not closed: how late it may still be lost.
+        out["for_good"] = match for_good {
+            Some(run) => {
+                json!({"bounded": true, "steps": run.steps.len(), "run": run_json(inst, run)})
+            }
+            None => json!({"bounded": false}),
+        };
+    }
+    out
 }
 
 /// A configuration in one line: `x = [0, 2, 1]` for one variable per
@@ -362,6 +385,29 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
                     crate::verify::MAX_ROUND_BYTES >> 20
                 ),
             };
+            if v.daemon == Daemon::Ticks {
+                // Every tick is a round: the rounds would repeat the ticks.
+                let ticks = count(steps.steps.len() as u64, "tick");
+                line("worst case", format!("{ticks}, {}", count(moves.moves(), "move")));
+                line("most ticks", run_text(inst, v, steps));
+                line("most moves", run_text(inst, v, moves));
+                match &v.for_good {
+                    Some(Some(run)) => line(
+                        "for good",
+                        format!(
+                            "legitimacy holds for good (every run from there stays legitimate) within {} at worst, {}",
+                            count(run.steps.len() as u64, "tick"),
+                            run_text(inst, v, run)
+                        ),
+                    ),
+                    Some(None) => line(
+                        "for good",
+                        "no bound: a cycle of legitimate configurations may still leave legitimacy after any number of ticks".into(),
+                    ),
+                    None => {}
+                }
+                return out;
+            }
             line(
                 "worst case",
                 format!(
@@ -448,7 +494,12 @@ pub(super) fn at_end(inst: &Instance, v: &Verdict, run: &Run) -> String {
 /// several times in a row written once with how many (`{0,1,2} ×18`).
 pub(super) fn run_text(inst: &Instance, v: &Verdict, run: &Run) -> String {
     let mut repeated: Vec<(String, usize)> = Vec::new();
-    for moves in step_texts(inst, v, run, ",") {
+    for (k, mut moves) in step_texts(inst, v, run, ",").into_iter().enumerate() {
+        // In ticks, the delays of the messages sent in the tick.
+        if let Some(delays) = run.delays.get(k).filter(|d| !d.is_empty()) {
+            let each: Vec<String> = delays.iter().map(u16::to_string).collect();
+            moves += &format!(" delays {}", each.join(","));
+        }
         match repeated.last_mut() {
             Some((last, times)) if *last == moves => *times += 1,
             _ => repeated.push((moves, 1)),

@@ -55,6 +55,24 @@ pub(super) fn write_witnesses(
             &run.start.rows,
             &run.start.chans,
         );
+        if inst.runs_in_ticks() {
+            // A tick's line gives its delays; nothing else is chosen.
+            let sched: String = run
+                .delays
+                .iter()
+                .map(|d| {
+                    let each: Vec<String> = d.iter().map(u16::to_string).collect();
+                    format!("tick {}\n", each.join(" ")).replace("tick \n", "tick\n")
+                })
+                .collect();
+            for (ext, text) in [("init", init), ("sched", sched)] {
+                let file = path.with_extension(ext);
+                std::fs::write(&file, text)
+                    .map_err(|e| format!("cannot write `{}`: {e}", file.display()))?;
+            }
+            written.push((what, path));
+            continue;
+        }
         let lines = show::step_texts(inst, v, &run, " ");
         let sched: String = lines.iter().map(|line| format!("{line}\n")).collect();
         let caption = format!(

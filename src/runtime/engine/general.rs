@@ -26,6 +26,12 @@ impl Simulation {
             return Ok(false);
         };
         self.progress.schedule_pos += 1;
+        if line.delays.is_some() {
+            return Err(RunError::Schedule {
+                line: line.line,
+                message: "a `tick` line is for programs that run in ticks (whose channels declare a `delay`); this one runs in rounds".into(),
+            });
+        }
         for &p in &line.procs {
             if p as usize >= self.topo.n() {
                 return Err(RunError::Schedule {

@@ -553,7 +553,7 @@ impl Simulation {
 
     /// Takes one step under the daemon (in ticks, one tick).
     pub fn step(&mut self) -> Result<Outcome, RunError> {
-        if self.daemon == Daemon::Ticks {
+        if self.runs_in_ticks() {
             return self.tick_step();
         }
         let count = self.enabled_count();

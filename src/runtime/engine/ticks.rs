@@ -5,10 +5,34 @@
 
 use super::*;
 use crate::runtime::tick;
+use crate::state::channels::Channels;
 
 impl Simulation {
+    /// The tick relation of this simulation's instance (a program that
+    /// runs in ticks): the definition its ticks follow, as a pure function
+    /// on configurations.
+    pub fn tick_relation(&self) -> tick::TickRelation<'_> {
+        tick::TickRelation::new(&self.prog, &self.code, &self.topo, &self.config())
+    }
+
     pub(super) fn tick_step(&mut self) -> Result<Outcome, RunError> {
         self.settle();
+        // A schedule's line gives the tick's delays.
+        let listed = match &self.daemon {
+            Daemon::Schedule(lines) => match lines.get(self.progress.schedule_pos) {
+                None => return Ok(Outcome::ScheduleDone),
+                Some(line) => match &line.delays {
+                    Some(delays) => Some((line.line, delays.clone())),
+                    None => {
+                        return Err(RunError::Schedule {
+                            line: line.line,
+                            message: "the program runs in ticks: a line is a tick, `tick D1 D2 ...`, the delays of the messages sent in it".into(),
+                        })
+                    }
+                },
+            },
+            _ => None,
+        };
         if self.is_silent() {
             return Ok(Outcome::Silent);
         }
@@ -26,11 +50,50 @@ impl Simulation {
             ..
         } = self;
         let last = &mut progress.last;
-        tick::tick_moves(prog, code, topo, state, chans, step_no, buf, tick_buf, last)?;
+        let made = tick::tick_moves(prog, code, topo, state, chans, step_no, buf, tick_buf, last);
+        // A tick that fails, or that its line refuses, leaves nothing changed.
+        let undo = |chans: &mut Channels, last: &mut StepRecord, e: RunError| {
+            tick::undo_channels(topo, chans, last);
+            last.movers.clear();
+            last.actions.clear();
+            Err(e)
+        };
+        if let Err(e) = made {
+            return undo(chans, last, e);
+        }
         let (lo, hi) = code.delay.unwrap_or((1, 1));
-        tick::end_tick(code, topo, state, chans, last, |least| {
-            rng.gen_range(lo - 1..=hi - 1).max(least)
-        });
+        if let Some((line, delays)) = &listed {
+            let refuse = |message: String| RunError::Schedule {
+                line: *line,
+                message,
+            };
+            if delays.len() != last.sent.len() {
+                let message = format!(
+                    "tick {step_no} sends {} messages, but the line gives {} delays",
+                    last.sent.len(),
+                    delays.len()
+                );
+                return undo(chans, last, refuse(message));
+            }
+            if let Some(d) = delays.iter().find(|d| !(lo..=hi).contains(d)) {
+                let message =
+                    format!("a delay of {d} ticks, outside the program's `delay {lo}..{hi}`");
+                return undo(chans, last, refuse(message));
+            }
+        }
+        tick::land_tick(code, state, tick_buf);
+        match listed {
+            None => tick::end_tick((code, topo), state, chans, (last, tick_buf), |least| {
+                rng.gen_range(lo - 1..=hi - 1).max(least)
+            }),
+            Some((_, delays)) => {
+                let mut each = delays.iter();
+                tick::end_tick((code, topo), state, chans, (last, tick_buf), |_| {
+                    each.next().map_or(0, |d| d - 1)
+                });
+                progress.schedule_pos += 1;
+            }
+        }
         last.tick = last.movers.is_empty();
         let progress = &mut self.progress;
         progress.steps = step_no;
