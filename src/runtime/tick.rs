@@ -189,6 +189,20 @@ pub(crate) fn advance_timers(code: &Compiled, topo: &Topology, state: &mut [i64]
     }
 }
 
+/// Whether some timer in `rows` is below the top of its domain, so that
+/// time passing still changes the configuration.
+pub(crate) fn timers_can_run(code: &Compiled, topo: &Topology, rows: &[i64]) -> bool {
+    let stride = code.stride;
+    code.timers.iter().any(|&(first, len, max)| {
+        (0..topo.n()).any(|p| {
+            let used = timer_slots(code, topo, p, first, len);
+            rows[p * stride + first..p * stride + first + used]
+                .iter()
+                .any(|&v| v < max)
+        })
+    })
+}
+
 /// How many of a timer's `len` slots process `p` uses: all, or one per
 /// neighbour for per-neighbour timers.
 pub(crate) fn timer_slots(
@@ -271,23 +285,11 @@ impl<'a> TickRelation<'a> {
     /// Whether nothing can happen from `cfg` any more: no process has a
     /// move, no message is on its way, no timer can advance.
     pub fn is_silent(&self, cfg: &Config) -> Result<bool, RunError> {
-        if cfg.chans.in_transit() || self.timers_can_run(&cfg.rows) {
+        if cfg.chans.in_transit() || timers_can_run(self.code, self.topo, &cfg.rows) {
             return Ok(false);
         }
         let rel = crate::runtime::step::StepRelation::new(self.prog, self.code, self.topo);
         Ok(rel.enabled(cfg)?.is_empty())
-    }
-
-    fn timers_can_run(&self, rows: &[i64]) -> bool {
-        let stride = self.code.stride;
-        self.code.timers.iter().any(|&(first, len, max)| {
-            (0..self.topo.n()).any(|p| {
-                let used = timer_slots(self.code, self.topo, p, first, len);
-                rows[p * stride + first..p * stride + first + used]
-                    .iter()
-                    .any(|&v| v < max)
-            })
-        })
     }
 
     /// The moves of `cfg`'s tick (process and action of each, in the order

@@ -244,15 +244,7 @@ impl Simulation {
     }
 
     pub(super) fn timers_can_run(&self) -> bool {
-        let stride = self.code.stride;
-        self.code.timers.iter().any(|&(first, len, max)| {
-            (0..self.topo.n()).any(|p| {
-                let used = crate::runtime::tick::timer_slots(&self.code, &self.topo, p, first, len);
-                self.state[p * stride + first..p * stride + first + used]
-                    .iter()
-                    .any(|&v| v < max)
-            })
-        })
+        crate::runtime::tick::timers_can_run(&self.code, &self.topo, &self.state)
     }
 
     /// A round has ended: every timer advances by one (stopping at its
