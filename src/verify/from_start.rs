@@ -25,8 +25,8 @@ use super::parents::Parents;
 use super::reached::Reached;
 use super::states::States;
 use super::symmetry::Symmetry;
+use super::{max_reachable_bytes, PROGRESS_EVERY};
 use super::{outside_the_domains, refuse_unexplorable, Choices, Explorer, Progress, Refusal};
-use super::{MAX_REACHABLE_BYTES, PROGRESS_EVERY};
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::space::Space;
@@ -104,7 +104,7 @@ impl Starts {
             start.canonicalize();
             match reached.insert(&start) {
                 None => Err(outside_the_domains()),
-                Some(_) if reached.bytes() >= MAX_REACHABLE_BYTES => {
+                Some(_) if reached.bytes() >= max_reachable_bytes() => {
                     Err(Refusal::TooManyReached(reached.len() as u64))
                 }
                 Some(_) => Ok(()),
@@ -282,7 +282,7 @@ impl<'a> Explorer<'a> {
             if i >= told {
                 ex.tell("reaching configurations", i as u64, reached.len() as u64)?;
                 told = i + PROGRESS_EVERY as usize;
-                if reached.bytes() + parents.bytes() + frontier.bytes() >= MAX_REACHABLE_BYTES {
+                if reached.bytes() + parents.bytes() + frontier.bytes() >= max_reachable_bytes() {
                     return Err(Refusal::TooManyReached(reached.len() as u64));
                 }
             }

@@ -70,8 +70,13 @@ pub const MAX_ROUND_BYTES: u64 = 1 << 30;
 pub const MAX_CONFIGURATIONS: u128 = u32::MAX as u128;
 
 /// About the most memory the configurations reachable from a start may
-/// take (each is kept whole, with its channels, and in the index).
-pub const MAX_REACHABLE_BYTES: usize = 1 << 30;
+/// take (each is kept whole, with its channels, and in the index, with its
+/// parent): half the memory budget ([`crate::memory::limit`], 8 GiB or
+/// what the process may use, or `--memory-limit`), the other half left for
+/// what the checks keep per configuration afterwards.
+pub fn max_reachable_bytes() -> usize {
+    usize::try_from(crate::memory::limit() / 2).unwrap_or(usize::MAX)
+}
 
 /// Which moves of a process the verifier explores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -219,7 +224,7 @@ pub enum Refusal {
     Unsupported(String),
     /// Too many configurations to number: how many there are.
     TooLarge(u128),
-    /// A start reaches more configurations than [`MAX_REACHABLE_BYTES`]
+    /// A start reaches more configurations than [`max_reachable_bytes`]
     /// holds: how many were reached when it stopped.
     TooManyReached(u64),
     /// A guard, statement or predicate faults in some configuration.
@@ -469,6 +474,11 @@ impl<'a> Explorer<'a> {
     /// Whether an invariant fails in configuration `i`, which ends a run.
     fn stops_at(&self, i: u32) -> bool {
         !self.stops.0.is_empty() && self.stops.get(i as usize)
+    }
+
+    /// Whether an invariant fails in some configuration.
+    fn stops_anywhere(&self) -> bool {
+        self.stops.0.iter().any(|&w| w != 0)
     }
 
     /// Whether the processes are few enough for rounds and fairness,

@@ -71,6 +71,14 @@ impl Reached {
         }
     }
 
+    /// The codes, where the configurations are kept as codes.
+    pub(super) fn packed(&self) -> Option<&Packed> {
+        match self {
+            Reached::Whole(_) => None,
+            Reached::Packed(p) => Some(p),
+        }
+    }
+
     /// Configuration number `i`.
     pub(super) fn get(&self, i: u32) -> Config {
         match self {
@@ -214,8 +222,14 @@ impl Packed {
         }
     }
 
+    /// The space the codes are indices in.
+    pub(super) fn space(&self) -> &Space {
+        &self.space
+    }
+
+    /// Number `i`'s code.
     #[inline]
-    fn code(&self, i: usize) -> u64 {
+    pub(super) fn code(&self, i: usize) -> u64 {
         // The arena ends in 8 spare bytes, so that a whole word can be read.
         let at = i * self.width;
         let word = u64::from_le_bytes(self.codes[at..at + 8].try_into().expect("8 bytes"));
@@ -258,7 +272,9 @@ impl Packed {
         table
     }
 
-    fn find(&self, code: u64) -> Option<u32> {
+    /// The number of `code`, if kept.
+    #[inline]
+    pub(super) fn find(&self, code: u64) -> Option<u32> {
         probe(self.table(), code, |i| self.code(i)).ok()
     }
 

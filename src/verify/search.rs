@@ -71,6 +71,11 @@ impl<'e, 'a> Search<'e, 'a> {
                 (States::All(space), _) => {
                     Successors::new(ex.inst, space, ex.local.as_ref(), ex.every_move())
                 }
+                (States::Reachable { reached, .. }, _) if ex.symmetry.is_none() => {
+                    reached.packed().and_then(|kept| {
+                        Successors::over_reached(ex.inst, kept.space(), kept, ex.every_move())
+                    })
+                }
                 _ => None,
             },
             transitions: 0,
@@ -178,7 +183,10 @@ impl<'e, 'a> Search<'e, 'a> {
         from: Option<(u32, u64)>,
         out: &mut Vec<Succ>,
     ) -> Result<bool, Refusal> {
-        if let Some(fast) = &mut self.fast {
+        // From a start, a run stops where an invariant fails: the slow way
+        // says so.
+        let stops = self.ex.states.reached_from_a_start() && self.ex.stops_at(i);
+        if let Some(fast) = self.fast.as_mut().filter(|_| !stops) {
             if let Some(terminal) = fast.load_steps((i, from), self.daemon, out)? {
                 return Ok(terminal);
             }

@@ -11,8 +11,8 @@
 //! the most moves any run takes to reach legitimacy, or a shortest way to
 //! a configuration it is stuck outside of, or into a cycle outside it.
 
+use super::{max_reachable_bytes, PROGRESS_EVERY};
 use super::{Choices, Convergence, Progress, Refusal, Run, Verdict};
-use super::{MAX_REACHABLE_BYTES, PROGRESS_EVERY};
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::{Move, RunError};
@@ -160,7 +160,7 @@ fn reach(
                 None => {
                     let j = r.configs.len() as u32;
                     bytes += 2 * config_bytes(&succ);
-                    if bytes > MAX_REACHABLE_BYTES || j == u32::MAX {
+                    if bytes > max_reachable_bytes() || j == u32::MAX {
                         return Err(Refusal::TooManyReached(r.configs.len() as u64));
                     }
                     index.insert(succ.clone(), j);

@@ -414,9 +414,9 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
         }
         Refusal::TooManyReached(count) => {
             eprintln!(
-                "error: `{program}` on {} reaches more than {count} configurations from its start, more than the verifier keeps ({} GiB); choose a smaller topology",
+                "error: `{program}` on {} reaches more than {count} configurations from its start, more than the verifier keeps ({:.1} GiB, half the memory budget); choose a smaller topology, or raise the budget with --memory-limit",
                 inst.topo.name,
-                crate::verify::MAX_REACHABLE_BYTES >> 30
+                crate::verify::max_reachable_bytes() as f64 / f64::from(1u32 << 30)
             );
             EXIT_INPUT
         }

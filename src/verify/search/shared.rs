@@ -1,5 +1,6 @@
 //! The depth-first search of [`super::longest`] on every thread at once,
-//! over every configuration of the state space: the counts are shared, a
+//! over every configuration of the state space or every one a search from
+//! a start reached (numbered by the store of their codes): the counts are shared, a
 //! byte each, and each configuration is claimed by the first thread to
 //! step to it. A thread that steps to a configuration on another's stack
 //! waits for its count. Anything but a clean convergence (a cycle, a
@@ -9,6 +10,7 @@
 
 use super::super::counts::Counts;
 use super::super::local::LocalMoves;
+use super::super::reached::Packed;
 use super::super::states::States;
 use super::super::successors::{Succ, Successors, ANY_CHANGED};
 use super::super::{Progress, Refusal};
@@ -38,6 +40,9 @@ struct Reads<'e> {
     inst: &'e Instance,
     space: &'e Space,
     local: Option<&'e LocalMoves>,
+    /// From a start: the codes of the configurations reached, which
+    /// number them.
+    kept: Option<&'e Packed>,
     daemon: &'e Daemon,
     /// Whether every move of a process that may choose is explored.
     every_move: bool,
@@ -168,8 +173,11 @@ fn one_thread(
     weighted: bool,
     progress: Option<(Progress, &str, u64)>,
 ) -> Result<u64, Stop> {
-    let Some(engine) = Successors::new(reads.inst, reads.space, reads.local, reads.every_move)
-    else {
+    let engine = match reads.kept {
+        Some(kept) => Successors::over_reached(reads.inst, reads.space, kept, reads.every_move),
+        None => Successors::new(reads.inst, reads.space, reads.local, reads.every_move),
+    };
+    let Some(engine) = engine else {
         return Err(Stop::GiveUp);
     };
     let mut walk = OneThread {
@@ -210,8 +218,15 @@ impl Search<'_, '_> {
     ) -> Result<Option<(Counts, Option<Counts>, u64)>, Refusal> {
         let ex = self.ex;
         let threads = self.threads;
-        let States::All(space) = &ex.states else {
-            return Ok(None);
+        let (space, kept) = match &ex.states {
+            States::All(space) => (space, None),
+            // From a start, where a run may stop (an invariant fails) the
+            // one search says so.
+            States::Reachable { reached, .. } if !ex.stops_anywhere() => match reached.packed() {
+                Some(kept) => (kept.space(), Some(kept)),
+                None => return Ok(None),
+            },
+            _ => return Ok(None),
         };
         if threads < 2 || self.fast.is_none() || ex.count < THREADS_FROM {
             return Ok(None);
@@ -234,6 +249,7 @@ impl Search<'_, '_> {
             inst: ex.inst,
             space,
             local: ex.local.as_ref(),
+            kept,
             daemon: self.daemon,
             every_move: ex.every_move(),
         };
