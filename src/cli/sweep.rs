@@ -37,6 +37,8 @@ its row says why); 130 interrupted (the CSV holds the runs that finished).";
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 enum Measure {
+    /// Steps (ticks, in a program that runs in ticks).
+    #[value(alias = "ticks")]
     Steps,
     Moves,
     Rounds,

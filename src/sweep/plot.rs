@@ -6,7 +6,7 @@
 //! fonts).
 
 use super::grid::Formula;
-use super::summary::{exponent, groups, series, Series, MEASURES};
+use super::summary::{exponent, groups, measure_name, series, Series};
 use super::table::Table;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
@@ -77,7 +77,7 @@ fn bound_points(b: &Bound, from: f64, to: f64) -> Result<Vec<(f64, f64)>, String
         .collect()
 }
 
-/// The plot of measure `k` ([`MEASURES`]) of `table` as an SVG document;
+/// The plot of measure `k` ([`super::summary::MEASURES`]) of `table` as an SVG document;
 /// `log` draws both axes logarithmic; `bound`, if given, is drawn dashed.
 pub fn svg(table: &Table, k: usize, log: bool, bound: Option<&Bound>) -> Result<String, String> {
     let groups = groups(&table.rows);
@@ -90,7 +90,7 @@ pub fn svg(table: &Table, k: usize, log: bool, bound: Option<&Bound>) -> Result<
     if measured.is_empty() {
         return Err(format!(
             "nothing to plot: no run stabilized, so there is no {} to stabilization",
-            MEASURES[k]
+            measure_name(table, k)
         ));
     }
     let each = measured.iter().flat_map(|(_, p)| p.iter());
@@ -128,7 +128,7 @@ pub fn svg(table: &Table, k: usize, log: bool, bound: Option<&Bound>) -> Result<
         }
     };
     let program = table.rows.first().map_or("", |r| r.program.as_str());
-    let caption = format!("{} to stabilization: {program}", MEASURES[k]);
+    let caption = format!("{} to stabilization: {program}", measure_name(table, k));
     let entries = legend_entries(&measured, &all, k, reference.as_ref());
     // The legend under the chart, never over its data.
     let legend_height = 18 * entries.len() as u32 + 12;
@@ -150,13 +150,13 @@ pub fn svg(table: &Table, k: usize, log: bool, bound: Option<&Bound>) -> Result<
             let mut c = chart
                 .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale(), (floor..y1).log_scale())
                 .map_err(draw)?;
-            body(&mut c, &measured, k, reference.as_ref()).map_err(draw)?;
+            body(&mut c, &measured, measure_name(table, k), reference.as_ref()).map_err(draw)?;
         } else {
             let pad = (x1 - x0).max(1.0) * 0.05;
             let mut c = chart
                 .build_cartesian_2d(x0 - pad..x1 + pad, 0f64..y1 * 1.08 + 1.0)
                 .map_err(draw)?;
-            body(&mut c, &measured, k, reference.as_ref()).map_err(draw)?;
+            body(&mut c, &measured, measure_name(table, k), reference.as_ref()).map_err(draw)?;
         }
         let note = match zeros {
             false => "line and dots: median; triangles: max; band: min to max (runs that stabilized)",
@@ -242,7 +242,7 @@ type Fallible<'b> = Result<(), DrawingAreaErrorKind<<SVGBackend<'b> as DrawingBa
 fn body<'b, X, Y>(
     chart: &mut ChartContext<'b, SVGBackend<'b>, Cartesian2d<X, Y>>,
     measured: &[(&Series, Vec<Point4>)],
-    k: usize,
+    measure: &str,
     reference: Option<&(&str, Vec<(f64, f64)>)>,
 ) -> Fallible<'b>
 where
@@ -252,7 +252,7 @@ where
     chart
         .configure_mesh()
         .x_desc("n (processes)")
-        .y_desc(format!("{} to stabilization", MEASURES[k]))
+        .y_desc(format!("{measure} to stabilization"))
         .light_line_style(WHITE.mix(0.0))
         .x_label_formatter(&|v| whole(*v))
         .y_label_formatter(&|v| whole(*v))

@@ -9,6 +9,31 @@ use std::fmt::Write;
 /// The three measures, in the order the summary gives them.
 pub const MEASURES: [&str; 3] = ["steps", "moves", "rounds"];
 
+/// Whether the runs of `table` are of a program that runs in ticks (its
+/// one daemon): then a step is a tick, and so is a round.
+pub fn in_ticks(table: &Table) -> bool {
+    !table.rows.is_empty() && table.rows.iter().all(|r| r.daemon == "ticks")
+}
+
+/// What measure `k` is called in `table`: [`MEASURES`], where steps and
+/// rounds are ticks in a program that runs in ticks.
+pub fn measure_name(table: &Table, k: usize) -> &'static str {
+    match k {
+        0 | 2 if in_ticks(table) => "ticks",
+        _ => MEASURES[k],
+    }
+}
+
+/// The measures the summary shows: all three, but rounds, which repeat
+/// the ticks, in a program that runs in ticks.
+fn shown_measures(table: &Table) -> std::ops::Range<usize> {
+    if in_ticks(table) {
+        0..2
+    } else {
+        0..MEASURES.len()
+    }
+}
+
 /// Which measure: an index into [`MEASURES`].
 pub fn measure_index(name: &str) -> Option<usize> {
     MEASURES.iter().position(|m| *m == name)
@@ -274,8 +299,8 @@ pub fn text(table: &Table) -> String {
         .iter()
         .flat_map(|s| s.groups.iter().copied())
         .collect();
-    for (k, m) in MEASURES.iter().enumerate() {
-        let _ = writeln!(out, "\n{m} to stabilization");
+    for k in shown_measures(table) {
+        let _ = writeln!(out, "\n{} to stabilization", measure_name(table, k));
         let cells: Vec<Vec<String>> = in_order
             .iter()
             .map(|g| {
@@ -324,7 +349,8 @@ pub fn text(table: &Table) -> String {
         );
         let mut cells = Vec::new();
         for s in &series {
-            for (k, m) in MEASURES.iter().enumerate() {
+            for k in shown_measures(table) {
+                let m = measure_name(table, k);
                 let (median, max) = s.growth(k);
                 cells.push(vec![
                     s.family.to_string(),
