@@ -60,7 +60,7 @@ impl Checker {
     pub(super) fn capacity(
         &mut self,
         prog: &ast::Program,
-    ) -> (Option<ir::Capacity>, Option<(IExpr, IExpr)>) {
+    ) -> (Option<ir::Capacity>, Option<(IExpr, IExpr, Span)>) {
         self.scope = Some(Scope::Constant);
         if let Some(second) = prog.capacity.get(1) {
             self.err(
@@ -82,7 +82,9 @@ impl Checker {
         match prog.capacity.first() {
             Some(decl) => {
                 let random = range(self, &decl.random);
-                let delay = range(self, &decl.delay);
+                let delay = range(self, &decl.delay)
+                    .zip(decl.delay.as_ref())
+                    .map(|((lo, hi), (from, to))| (lo, hi, from.span().join(to.span())));
                 let e = &decl.capacity;
                 let capacity = self
                     .int_expr(e, Some(Ty::Int))

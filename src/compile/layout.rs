@@ -228,8 +228,8 @@ impl Instantiation<'_> {
     /// process writes only its own variables and sends messages).
     fn delay(&mut self, capacity: Option<usize>) -> Option<(u16, u16)> {
         let prog = self.prog;
-        let (lo, hi) = prog.delay.as_ref()?;
-        let span = prog.capacity.as_ref().map_or(Span::default(), |c| c.2);
+        let (lo, hi, span) = prog.delay.as_ref()?;
+        let span = *span;
         if let Some(v) = prog.vars.iter().find(|v| v.kind == VarKind::Edge) {
             self.problems.push(
                 Problem::new(
@@ -237,7 +237,7 @@ impl Instantiation<'_> {
                     format!("the edge variable `{}` in a program that runs in ticks", v.name),
                 )
                 .label(v.span, "declared here")
-                .label(span, "`delay` makes the program run in ticks")
+                .label(span, "this `delay` makes the program run in ticks")
                 .help("in ticks processes share nothing but messages; replace the edge variable by a variable at each end, kept in step by messages"),
             );
         }
@@ -252,7 +252,7 @@ impl Instantiation<'_> {
                         "guarded::instance::bad_delay",
                         format!("the message delay {}..{} is not a range of ticks", show(lo), show(hi)),
                     )
-                    .label(span, "declared here")
+                    .label(span, "the delay in ticks")
                     .help(format!("`delay lo..hi` needs 1 <= lo <= hi <= {MAX_DELAY}: a message arrives at the earliest one tick after it is sent")),
                 );
                 None

@@ -150,13 +150,25 @@ pub fn svg(table: &Table, k: usize, log: bool, bound: Option<&Bound>) -> Result<
             let mut c = chart
                 .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale(), (floor..y1).log_scale())
                 .map_err(draw)?;
-            body(&mut c, &measured, measure_name(table, k), reference.as_ref()).map_err(draw)?;
+            body(
+                &mut c,
+                &measured,
+                measure_name(table, k),
+                reference.as_ref(),
+            )
+            .map_err(draw)?;
         } else {
             let pad = (x1 - x0).max(1.0) * 0.05;
             let mut c = chart
                 .build_cartesian_2d(x0 - pad..x1 + pad, 0f64..y1 * 1.08 + 1.0)
                 .map_err(draw)?;
-            body(&mut c, &measured, measure_name(table, k), reference.as_ref()).map_err(draw)?;
+            body(
+                &mut c,
+                &measured,
+                measure_name(table, k),
+                reference.as_ref(),
+            )
+            .map_err(draw)?;
         }
         let note = match zeros {
             false => "line and dots: median; triangles: max; band: min to max (runs that stabilized)",

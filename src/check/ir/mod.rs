@@ -383,8 +383,8 @@ pub struct Program {
     /// many messages random configurations put in a channel (`lo..hi`).
     pub capacity: Option<Capacity>,
     /// `delay lo..hi` of the channel declaration: the program runs in
-    /// ticks, each message taking lo to hi of them.
-    pub delay: Option<(IExpr, IExpr)>,
+    /// ticks, each message taking lo to hi of them; where `lo..hi` is.
+    pub delay: Option<(IExpr, IExpr, Span)>,
     /// How many quantifier variables may be live at once.
     pub max_locals: usize,
     /// Whether some statement draws at random (`random(...)`).
