@@ -107,16 +107,11 @@ fn exercise(program: &str, rng: &mut ChaCha8Rng, dir: &Path) -> Result<bool, Str
     for _ in 0..2 {
         let daemon = daemons.choose(rng).unwrap();
         let seed = rng.gen_range(0..1000u32).to_string();
-        let mut args = vec![
-            "run",
-            p,
-            "--daemon",
-            daemon,
-            "--seed",
-            &seed,
-            "--max-steps",
-            "60",
-        ];
+        let mut args = vec!["run", p, "--seed", &seed, "--max-steps", "60"];
+        // Without a daemon a program in ticks runs in ticks.
+        if rng.gen_bool(0.75) {
+            args.extend(["--daemon", daemon]);
+        }
         args.extend(["--memory-limit", MEMORY, "--no-final"]);
         if rng.gen_bool(0.5) {
             args.extend(["--init", "random"]);
@@ -370,6 +365,26 @@ fn generate(rng: &mut ChaCha8Rng) -> String {
         }
         out.push_str(&format!("def top(y) = d{}(y)\n", levels - 1));
     }
+    // Messages, sometimes in ticks (`delay`), where a receive action
+    // answers and a plain action sends.
+    let messages = rng.gen_bool(0.25);
+    if messages {
+        out.push_str("message ping(v: 0..3)\nmessage pong\n");
+        let mut channel = format!(
+            "channel capacity {}",
+            ["2", "1", "K", "0", "n"][rng.gen_range(0..5)]
+        );
+        if rng.gen_bool(0.5) {
+            channel.push_str(&format!(" random 0..{}", rng.gen_range(0..3)));
+        }
+        if rng.gen_bool(0.5) {
+            let (lo, hi) =
+                [("1", "1"), ("1", "3"), ("2", "K"), ("0", "2"), ("3", "1")][rng.gen_range(0..5)];
+            channel.push_str(&format!(" delay {lo}..{hi}"));
+        }
+        out.push_str(&channel);
+        out.push('\n');
+    }
     let roles = rng.gen_range(1..3);
     for r in 0..roles {
         let selector = match (roles, r) {
@@ -383,6 +398,20 @@ fn generate(rng: &mut ChaCha8Rng) -> String {
             let guard = bool_expr(rng, depth);
             let stmt = statement(rng, 3);
             out.push_str(&format!("    a{a} :: {guard} -> {stmt}\n"));
+        }
+        if messages {
+            let to = ["left", "right", "q"][rng.gen_range(0..3)];
+            let send = match to {
+                "q" => "for q in nbrs { send ping(x mod 4) to q }".to_string(),
+                side => format!("send ping(x mod 4) to {side}"),
+            };
+            out.push_str(&format!("    s :: {} -> {send}\n", bool_expr(rng, 2)));
+            out.push_str(&format!(
+                "    r priority {} :: receive ping(v) from q and {} -> x := v; send pong to q\n",
+                rng.gen_range(0..3),
+                bool_expr(rng, 2)
+            ));
+            out.push_str("    rp :: receive pong from q -> b := not b\n");
         }
         out.push_str("}\n");
     }
