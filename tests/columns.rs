@@ -131,6 +131,10 @@ fn same_runs(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, steps
         assert_eq!(moves(&fast), moves(&slow), "{what}: moves of step {k}");
         common::assert_step_follows_relation(&fast, &before, &format!("{what}: step {k}"));
         assert_eq!(fast.now(), slow.now(), "{what}: step {k}");
+        assert!(
+            fast.moves_per_action().eq(slow.moves_per_action()),
+            "{what}: moves per action after step {k}"
+        );
         assert_eq!(
             enabled(&fast),
             enabled(&slow),

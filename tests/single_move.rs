@@ -144,6 +144,10 @@ fn same_runs(
             "{what}: configuration after step {k}"
         );
         assert_eq!(last_step(&lean), last_step(&full), "{what}: step {k}");
+        assert!(
+            lean.moves_per_action().eq(full.moves_per_action()),
+            "{what}: moves per action after step {k}"
+        );
         common::assert_step_follows_relation(&lean, &before, &format!("{what}: step {k}"));
         assert_eq!(
             lean.enabled(),

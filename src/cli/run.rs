@@ -81,73 +81,41 @@ struct TraceObserver<'a, W: Write> {
     counts: Counts,
 }
 
-/// Moves per role and compiled action, and messages, counted after each step.
+/// Messages sent and delivered, counted after each step (moves per
+/// action the simulation counts itself).
 #[derive(Default)]
 struct Counts {
-    moves: Vec<Vec<u64>>,
+    /// Whether the program passes messages (else there are none to count).
+    messages: bool,
     sent: u64,
     delivered: u64,
-    /// Runs of consecutive processes with one role: (first, end, role).
-    runs: Vec<(usize, usize, usize)>,
 }
 
 impl Counts {
     fn new(sim: &Simulation) -> Self {
-        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
-        for (p, &r) in sim.code.role_of.iter().enumerate() {
-            match runs.last_mut() {
-                Some(run) if run.2 == r as usize => run.1 = p + 1,
-                _ => runs.push((p, p + 1, r as usize)),
-            }
-        }
         Counts {
-            moves: sim
-                .code
-                .roles
-                .iter()
-                .map(|r| vec![0; r.actions.len()])
-                .collect(),
-            runs,
+            messages: sim.code.capacity.is_some(),
             ..Counts::default()
         }
     }
 
     fn count(&mut self, sim: &Simulation) {
-        let last = sim.last();
-        if last.tick {
-            return;
+        if self.messages {
+            let last = sim.last();
+            self.sent += last.sent.len() as u64;
+            self.delivered += last.received.iter().filter(|r| r.is_some()).count() as u64;
         }
-        let role_of = &sim.code.role_of;
-        if last.lazy {
-            // After a column step: every process's chosen action before it.
-            // Over each run of one role, one pass per action, a plain
-            // comparison the compiler vectorizes: runs of millions of
-            // processes keep most of their speed.
-            let chosen = &last.chosen_before;
-            for &(first, end, r) in &self.runs {
-                for (a, count) in self.moves[r].iter_mut().enumerate() {
-                    let a = a as u16;
-                    *count += chosen[first..end].iter().filter(|&&c| c == a).count() as u64;
-                }
-            }
-        } else {
-            for (&p, &a) in last.movers().iter().zip(last.actions()) {
-                self.moves[role_of[p as usize] as usize][a as usize] += 1;
-            }
-        }
-        self.sent += last.sent.len() as u64;
-        self.delivered += last.received.iter().filter(|r| r.is_some()).count() as u64;
     }
 
     /// Per label (roles merged), in the order actions are tried (priority,
     /// then program order).
     fn tally(&self, sim: &Simulation) -> output::Tally {
         let mut moves: Vec<(String, u64)> = Vec::new();
-        for (r, role) in sim.code.roles.iter().enumerate() {
-            for (a, action) in role.actions.iter().enumerate() {
+        for (role, moved) in sim.code.roles.iter().zip(sim.moves_per_action()) {
+            for (action, &moved) in role.actions.iter().zip(moved) {
                 match moves.iter_mut().find(|m| m.0 == action.label) {
-                    Some(m) => m.1 += self.moves[r][a],
-                    None => moves.push((action.label.clone(), self.moves[r][a])),
+                    Some(m) => m.1 += moved,
+                    None => moves.push((action.label.clone(), moved)),
                 }
             }
         }
@@ -238,7 +206,9 @@ impl<W: Write> Observer for TraceObserver<'_, W> {
         if let Some(t) = &mut self.tracer {
             let _ = t.step(self.out, sim);
         }
-        self.draw(sim);
+        if self.recorder.is_some() || self.picture.is_some() {
+            self.draw(sim);
+        }
         self.counts.count(sim);
         if let Some(p) = &mut self.progress {
             p.tick(sim);

@@ -163,6 +163,8 @@ impl Simulation {
             last.tick = false;
             return Err(statement_fault(action, p, step_no, fault));
         }
+        self.progress.moved
+            [self.first_action[info.role as usize] as usize + info.chosen as usize] += 1;
         let last = &mut self.progress.last;
         set_one(&mut last.actions, u32::from(info.chosen));
         if stride == 1 {
@@ -303,6 +305,7 @@ impl Simulation {
         }
         self.columns = Some(buf);
         self.column_steps += 1;
+        self.count_column_moves(&before);
         let progress = &mut self.progress;
         let last = &mut progress.last;
         last.after.clear();

@@ -138,6 +138,7 @@ impl Simulation {
         step::land(code, topo, state, chans, buf, last);
         self.progress.steps = step_no;
         self.progress.moves += self.progress.last.movers.len() as u64;
+        self.count_moves();
         // Only the movers and their readers can change enabledness.
         self.affected.clear();
         // One mover (the central daemon) affects a handful of processes: a

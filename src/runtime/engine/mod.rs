@@ -200,6 +200,11 @@ pub struct Simulation {
     /// after the mover, and of the one before it (those that read it).
     ring_guard_readers: Option<(bool, bool)>,
     column_steps: u64,
+    /// Where each role's actions begin in [`Progress::moved`].
+    first_action: Vec<u32>,
+    /// Runs of consecutive processes with one role: (first, end, role),
+    /// over which a column step counts its moves.
+    runs_of_a_role: Vec<(usize, usize, usize)>,
     /// What a tick works in (programs that run in ticks).
     tick_buf: crate::runtime::tick::TickBuffers,
 }
@@ -233,6 +238,9 @@ struct Progress {
     first_legit: Option<Point>,
     last_entry: Option<Point>,
     losses: u64,
+    /// Moves per role and action, at `first_action[role] + action`,
+    /// counted by each step where it knows them.
+    moved: Vec<u64>,
 }
 
 impl Enabledness for Progress {
@@ -297,6 +305,8 @@ impl Simulation {
         let n = topo.n();
         let stride = code.stride;
         let code_roles = code.role_of.clone();
+        let moved = vec![0; code.roles.iter().map(|r| r.actions.len()).sum()];
+        let (first_action, runs_of_a_role) = (first_actions(&code), role_runs(&code.role_of));
         let buf = StepBuffers::new(&code);
         if code.has_random {
             // Draws have a stream of their own: the daemon's choices are
@@ -341,6 +351,7 @@ impl Simulation {
                 first_legit: None,
                 last_entry: None,
                 losses: 0,
+                moved,
             },
             marks: Bits::new(n),
             affected: Vec::new(),
@@ -353,6 +364,8 @@ impl Simulation {
             look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
             ring_guard_readers: None,
             column_steps: 0,
+            first_action,
+            runs_of_a_role,
             tick_buf: Default::default(),
         };
         sim.ring_guard_readers = sim.topo.regular_ring.map(|both| {
@@ -434,6 +447,45 @@ impl Simulation {
     pub fn stride(&self) -> usize {
         self.code.stride
     }
+    /// How many moves each action of each role made since the run began:
+    /// per role, its actions' counts in the order of its compiled actions.
+    pub fn moves_per_action(&self) -> impl Iterator<Item = &[u64]> + '_ {
+        let ends = self.first_action.iter().skip(1).map(|&f| f as usize);
+        let ends = ends.chain([self.progress.moved.len()]);
+        self.first_action
+            .iter()
+            .zip(ends)
+            .map(|(&from, to)| &self.progress.moved[from as usize..to])
+    }
+
+    /// Counts the last step's moves per action (a step that lists its
+    /// movers and actions).
+    pub(super) fn count_moves(&mut self) {
+        let progress = &mut self.progress;
+        let last = &progress.last;
+        for (&p, &a) in last.movers.iter().zip(&last.actions) {
+            let role = progress.procs[p as usize].role as usize;
+            progress.moved[self.first_action[role] as usize + a as usize] += 1;
+        }
+    }
+
+    /// Counts the moves of a column step: every process whose chosen
+    /// action before it, in `chosen`, is one. Over each run of one role,
+    /// one pass per action, a plain comparison the compiler vectorizes.
+    pub(super) fn count_column_moves(&mut self, chosen: &[u16]) {
+        for &(first, end, role) in &self.runs_of_a_role {
+            let from = self.first_action[role] as usize;
+            let to = self
+                .first_action
+                .get(role + 1)
+                .map_or(self.progress.moved.len(), |&f| f as usize);
+            for (a, moved) in self.progress.moved[from..to].iter_mut().enumerate() {
+                let a = a as u16;
+                *moved += chosen[first..end].iter().filter(|&&c| c == a).count() as u64;
+            }
+        }
+    }
+
     /// The last step's movers and rows.
     pub fn last(&self) -> &StepRecord {
         &self.progress.last
@@ -597,4 +649,29 @@ impl Simulation {
         }
         self.execute()
     }
+}
+
+/// Where each role's actions begin in a table of every role's actions.
+fn first_actions(code: &Compiled) -> Vec<u32> {
+    let mut at = 0;
+    code.roles
+        .iter()
+        .map(|r| {
+            let here = at;
+            at += r.actions.len() as u32;
+            here
+        })
+        .collect()
+}
+
+/// The runs of consecutive processes with one role: (first, end, role).
+fn role_runs(role_of: &[u32]) -> Vec<(usize, usize, usize)> {
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    for (p, &r) in role_of.iter().enumerate() {
+        match runs.last_mut() {
+            Some(run) if run.2 == r as usize => run.1 = p + 1,
+            _ => runs.push((p, p + 1, r as usize)),
+        }
+    }
+    runs
 }

@@ -95,6 +95,7 @@ impl Simulation {
             }
         }
         last.tick = last.movers.is_empty();
+        self.count_moves();
         let progress = &mut self.progress;
         progress.steps = step_no;
         progress.moves += progress.last.movers.len() as u64;
