@@ -392,6 +392,8 @@ impl Instantiation<'_> {
                     receive_from: a.receive.as_ref().map(|r| r.1),
                     binder,
                     draws: ir::draws(a),
+                    // Set once every role is compiled.
+                    place: 0,
                 });
             }
             // Stable: program order decides among equal priorities.
@@ -416,6 +418,10 @@ impl Instantiation<'_> {
                 may_choose,
                 overlaps,
             });
+        }
+        let places = roles.iter_mut().flat_map(|r| r.actions.iter_mut());
+        for (k, action) in places.enumerate() {
+            action.place = k as u32;
         }
         (roles, orders)
     }

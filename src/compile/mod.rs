@@ -275,6 +275,9 @@ pub struct CAction {
     pub binder: Option<CBinder>,
     /// Whether its statement draws at random.
     pub draws: bool,
+    /// Its place among every role's actions (roles in order, each's in
+    /// compiled order): where a run counts its moves.
+    pub place: u32,
 }
 
 /// The binder of an action `for q in C`: which members enable it, and its

@@ -163,8 +163,7 @@ impl Simulation {
             last.tick = false;
             return Err(statement_fault(action, p, step_no, fault));
         }
-        self.progress.moved
-            [self.first_action[info.role as usize] as usize + info.chosen as usize] += 1;
+        self.progress.moved[action.place as usize] += 1;
         let last = &mut self.progress.last;
         set_one(&mut last.actions, u32::from(info.chosen));
         if stride == 1 {
