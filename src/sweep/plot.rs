@@ -128,7 +128,8 @@ pub fn svg(table: &Table, k: usize, log: bool, bound: Option<&Bound>) -> Result<
         }
     };
     let program = table.rows.first().map_or("", |r| r.program.as_str());
-    let caption = format!("{} to stabilization: {program}", measure_name(table, k));
+    let measure = measure_name(table, k);
+    let caption = format!("{measure} to stabilization: {program}");
     let entries = legend_entries(&measured, &all, k, reference.as_ref());
     // The legend under the chart, never over its data.
     let legend_height = 18 * entries.len() as u32 + 12;
@@ -150,25 +151,13 @@ pub fn svg(table: &Table, k: usize, log: bool, bound: Option<&Bound>) -> Result<
             let mut c = chart
                 .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale(), (floor..y1).log_scale())
                 .map_err(draw)?;
-            body(
-                &mut c,
-                &measured,
-                measure_name(table, k),
-                reference.as_ref(),
-            )
-            .map_err(draw)?;
+            body(&mut c, &measured, measure, reference.as_ref()).map_err(draw)?;
         } else {
             let pad = (x1 - x0).max(1.0) * 0.05;
             let mut c = chart
                 .build_cartesian_2d(x0 - pad..x1 + pad, 0f64..y1 * 1.08 + 1.0)
                 .map_err(draw)?;
-            body(
-                &mut c,
-                &measured,
-                measure_name(table, k),
-                reference.as_ref(),
-            )
-            .map_err(draw)?;
+            body(&mut c, &measured, measure, reference.as_ref()).map_err(draw)?;
         }
         let note = match zeros {
             false => "line and dots: median; triangles: max; band: min to max (runs that stabilized)",

@@ -25,7 +25,7 @@ use super::parents::Parents;
 use super::reached::Reached;
 use super::states::States;
 use super::symmetry::Symmetry;
-use super::{max_reachable_bytes, PROGRESS_EVERY};
+use super::PROGRESS_EVERY;
 use super::{outside_the_domains, refuse_unexplorable, Choices, Explorer, Progress, Refusal};
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
@@ -62,6 +62,15 @@ fn together(daemon: &Daemon, n: usize, most: u32) -> (u32, u32) {
     };
     let together = (MOST_STEPS_HELD / most_steps.max(1)).clamp(1, u64::from(most)) as u32;
     (together, (together / 16).clamp(1, BLOCK))
+}
+
+/// About the most memory the configurations reachable from a start may
+/// take (each is kept whole, with its channels, and in the index, with its
+/// parent): half the memory budget ([`crate::memory::limit`], 8 GiB or
+/// what the process may use, or `--memory-limit`), the other half left for
+/// what the checks keep per configuration afterwards.
+pub fn max_reachable_bytes() -> usize {
+    usize::try_from(crate::memory::limit() / 2).unwrap_or(usize::MAX)
 }
 
 /// Where a search from a start begins: one configuration, or every

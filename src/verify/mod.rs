@@ -30,10 +30,11 @@ mod entry_numbers;
 mod evaluate;
 mod fairness;
 mod from_start;
-pub use from_start::Starts;
+pub use from_start::{max_reachable_bytes, Starts};
 pub use moves::{steps_listed, MOST_IMAGES};
 mod local;
 mod move_memo;
+mod move_sets;
 mod moves;
 mod orbits;
 mod parents;
@@ -68,15 +69,6 @@ pub const MAX_ROUND_BYTES: u64 = 1 << 30;
 
 /// The most configurations an instance may have to be verified.
 pub const MAX_CONFIGURATIONS: u128 = u32::MAX as u128;
-
-/// About the most memory the configurations reachable from a start may
-/// take (each is kept whole, with its channels, and in the index, with its
-/// parent): half the memory budget ([`crate::memory::limit`], 8 GiB or
-/// what the process may use, or `--memory-limit`), the other half left for
-/// what the checks keep per configuration afterwards.
-pub fn max_reachable_bytes() -> usize {
-    usize::try_from(crate::memory::limit() / 2).unwrap_or(usize::MAX)
-}
 
 /// Which moves of a process the verifier explores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -23,6 +23,11 @@ use std::cell::{Cell, OnceCell};
 
 mod access;
 mod bookkeeping;
+mod counts;
+mod procs;
+use counts::{first_actions, role_runs};
+pub(crate) use procs::ProcInfo;
+use procs::{Chosen, Dense, EnabledSet};
 mod fast;
 mod general;
 mod measures;
@@ -75,80 +80,6 @@ pub enum Outcome {
     Silent,
     /// The schedule has no more lines.
     ScheduleDone,
-}
-
-/// After a synchronous step evaluated column by column, what every process
-/// would run next, as a column; the enabled list, positions and round flags
-/// are worked out from it when needed (see [`Simulation::settle`]).
-#[derive(Clone)]
-struct Dense {
-    chosen: Vec<u16>,
-    /// Processes with an action chosen.
-    count: usize,
-    /// Their list, in index order, when asked for.
-    list: OnceCell<Vec<u32>>,
-}
-
-/// The runtime's bookkeeping of one process, kept together so a step
-/// touches one cache line per process.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ProcInfo {
-    /// Its place in the list of enabled processes, or `NONE`.
-    pub(crate) pos: u32,
-    /// The action it would run (the first enabled), or [`NO_ACTION`].
-    pub(crate) chosen: u16,
-    /// Its role.
-    pub(crate) role: u16,
-}
-
-/// Where the action each process would run is kept: in its bookkeeping, or
-/// (after a synchronous step evaluated column by column) in one column.
-#[derive(Clone, Copy, Debug)]
-enum Chosen<'a> {
-    /// [`ProcInfo::chosen`] of each process.
-    Procs(&'a [ProcInfo]),
-    /// One action per process.
-    Column(&'a [u16]),
-}
-
-impl Chosen<'_> {
-    /// The action process `p` would run, or [`NO_ACTION`].
-    #[inline]
-    fn of(&self, p: usize) -> u16 {
-        match self {
-            Chosen::Procs(procs) => procs[p].chosen,
-            Chosen::Column(c) => c[p],
-        }
-    }
-}
-
-/// The set of enabled processes: O(1) insert, remove and uniform choice.
-/// Positions live in each process's [`ProcInfo`], next to the rest of its
-/// bookkeeping, so a step touches one cache line per process.
-#[derive(Default, Clone)]
-struct EnabledSet {
-    list: Vec<u32>,
-}
-
-impl EnabledSet {
-    fn insert(&mut self, procs: &mut [ProcInfo], p: u32) {
-        let info = &mut procs[p as usize];
-        if info.pos == NONE {
-            info.pos = self.list.len() as u32;
-            self.list.push(p);
-        }
-    }
-    fn remove(&mut self, procs: &mut [ProcInfo], p: u32) {
-        let i = procs[p as usize].pos;
-        if i != NONE {
-            let last = self.list.pop().expect("non-empty");
-            if last != p {
-                self.list[i as usize] = last;
-                procs[last as usize].pos = i;
-            }
-            procs[p as usize].pos = NONE;
-        }
-    }
 }
 
 /// A running instance: configuration, enabled set, daemon and measures.
@@ -447,45 +378,6 @@ impl Simulation {
     pub fn stride(&self) -> usize {
         self.code.stride
     }
-    /// How many moves each action of each role made since the run began:
-    /// per role, its actions' counts in the order of its compiled actions.
-    pub fn moves_per_action(&self) -> impl Iterator<Item = &[u64]> + '_ {
-        let ends = self.first_action.iter().skip(1).map(|&f| f as usize);
-        let ends = ends.chain([self.progress.moved.len()]);
-        self.first_action
-            .iter()
-            .zip(ends)
-            .map(|(&from, to)| &self.progress.moved[from as usize..to])
-    }
-
-    /// Counts the last step's moves per action (a step that lists its
-    /// movers and actions).
-    pub(super) fn count_moves(&mut self) {
-        let progress = &mut self.progress;
-        let last = &progress.last;
-        for (&p, &a) in last.movers.iter().zip(&last.actions) {
-            let role = progress.procs[p as usize].role as usize;
-            progress.moved[self.first_action[role] as usize + a as usize] += 1;
-        }
-    }
-
-    /// Counts the moves of a column step: every process whose chosen
-    /// action before it, in `chosen`, is one. Over each run of one role,
-    /// one pass per action, a plain comparison the compiler vectorizes.
-    pub(super) fn count_column_moves(&mut self, chosen: &[u16]) {
-        for &(first, end, role) in &self.runs_of_a_role {
-            let from = self.first_action[role] as usize;
-            let to = self
-                .first_action
-                .get(role + 1)
-                .map_or(self.progress.moved.len(), |&f| f as usize);
-            for (a, moved) in self.progress.moved[from..to].iter_mut().enumerate() {
-                let a = a as u16;
-                *moved += chosen[first..end].iter().filter(|&&c| c == a).count() as u64;
-            }
-        }
-    }
-
     /// The last step's movers and rows.
     pub fn last(&self) -> &StepRecord {
         &self.progress.last
@@ -649,29 +541,4 @@ impl Simulation {
         }
         self.execute()
     }
-}
-
-/// Where each role's actions begin in a table of every role's actions.
-fn first_actions(code: &Compiled) -> Vec<u32> {
-    let mut at = 0;
-    code.roles
-        .iter()
-        .map(|r| {
-            let here = at;
-            at += r.actions.len() as u32;
-            here
-        })
-        .collect()
-}
-
-/// The runs of consecutive processes with one role: (first, end, role).
-fn role_runs(role_of: &[u32]) -> Vec<(usize, usize, usize)> {
-    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
-    for (p, &r) in role_of.iter().enumerate() {
-        match runs.last_mut() {
-            Some(run) if run.2 == r as usize => run.1 = p + 1,
-            _ => runs.push((p, p + 1, r as usize)),
-        }
-    }
-    runs
 }
