@@ -505,6 +505,39 @@ fn from_every_arbitrary_start_no_level_leaves_its_room() {
     }
 }
 
+/// The ring of 4 from every arbitrary start (84,934,656 of them): no run
+/// leaves the bounds and the printed algorithm converges under all four
+/// daemons, unfair, within 44 steps (8 synchronous). Some ten minutes a
+/// daemon on two cores and 1.5 GB, so not part of the default run:
+/// `cargo test --release --test ssle -- --ignored`.
+#[test]
+#[ignore = "some ten minutes a daemon: run with --ignored"]
+fn ring_of_4_from_every_arbitrary_start() {
+    use guarded::verify::{Convergence, Explorer, Starts};
+    let inst = arbitrary_starts("ring:4");
+    for (daemon, most_steps) in [
+        (Daemon::Central, 44),
+        (Daemon::LocallyCentral, 44),
+        (Daemon::Distributed, 44),
+        (Daemon::Synchronous, 8),
+    ] {
+        let what = daemon.name();
+        let starts = Starts::Every(inst.arbitrary_space());
+        let mut ex = Explorer::reachable(&inst, starts, &daemon, None)
+            .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+        ex.count_rounds(false);
+        let v = ex
+            .verify(&daemon)
+            .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+        assert!(v.fault.is_none(), "{what}: {:?}", v.fault);
+        assert!(v.closure.is_none(), "{what}");
+        let Convergence::Holds { steps, .. } = &v.convergence else {
+            panic!("{what}: {:?}", v.convergence);
+        };
+        assert_eq!(steps.steps.len(), most_steps, "{what}");
+    }
+}
+
 /// Without the room (levels drawn from the whole domain 0..2), an attach
 /// pushes a level past it: the fault `--from random` avoids.
 #[test]
