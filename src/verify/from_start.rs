@@ -124,7 +124,7 @@ impl Starts {
             Starts::Every(space) => {
                 let count = space.count();
                 if count > super::MAX_CONFIGURATIONS {
-                    return Err(Refusal::TooLarge(count));
+                    return Err(Refusal::TooManyStarts(count));
                 }
                 space.iter().try_for_each(keep)?;
             }

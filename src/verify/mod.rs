@@ -216,6 +216,9 @@ pub enum Refusal {
     Unsupported(String),
     /// Too many configurations to number: how many there are.
     TooLarge(u128),
+    /// Too many starts to number (every configuration of the declared
+    /// `random` ranges): how many there are.
+    TooManyStarts(u128),
     /// A start reaches more configurations than [`max_reachable_bytes`]
     /// holds: how many were reached when it stopped.
     TooManyReached(u64),

@@ -401,6 +401,16 @@ fn verify_under(
     explorer.verify_fairly(daemon, a.fairness == Fairness::Weak)
 }
 
+/// A count of configurations as the user reads it: it saturates, and past
+/// 2^128 says so.
+fn saturated(count: u128) -> String {
+    if count == u128::MAX {
+        "2^128 or more".to_string()
+    } else {
+        count.to_string()
+    }
+}
+
 /// Why the instance was not explored, as the user reads it.
 fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
     match r {
@@ -424,12 +434,16 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
             eprintln!(
                 "error: `{program}` on {} has {} configurations, more than the {} the verifier numbers; choose a smaller topology or narrower domains (parameters)",
                 inst.topo.name,
-                // The count saturates: past 2^128 it says so.
-                if *count == u128::MAX {
-                    "2^128 or more".to_string()
-                } else {
-                    count.to_string()
-                },
+                saturated(*count),
+                crate::verify::MAX_CONFIGURATIONS
+            );
+            EXIT_INPUT
+        }
+        Refusal::TooManyStarts(count) => {
+            eprintln!(
+                "error: `{program}` on {} has {} arbitrary starts (--from random), more than the {} the verifier numbers; choose a smaller topology or narrower `random` ranges (parameters)",
+                inst.topo.name,
+                saturated(*count),
                 crate::verify::MAX_CONFIGURATIONS
             );
             EXIT_INPUT
