@@ -520,11 +520,12 @@ fn from_every_arbitrary_start_no_level_leaves_its_room() {
 
 /// The ring of 4 from every arbitrary start (84,934,656 of them): no run
 /// leaves the bounds and the printed algorithm converges under all four
-/// daemons, unfair, within 44 steps (8 synchronous). Some ten minutes a
-/// daemon on two cores and 1.5 GB, so not part of the default run:
+/// daemons, unfair, within 44 steps (8 synchronous). Ten minutes to
+/// half an hour a daemon on two cores and 1.5 GB, so not part of the
+/// default run:
 /// `cargo test --release --test ssle -- --ignored`.
 #[test]
-#[ignore = "some ten minutes a daemon: run with --ignored"]
+#[ignore = "ten minutes to half an hour a daemon: run with --ignored"]
 fn ring_of_4_from_every_arbitrary_start() {
     let inst = arbitrary_starts("ring:4");
     for (daemon, most_steps) in [
