@@ -421,7 +421,10 @@ fn the_printed_algorithm_converges_on_small_chains_under_the_unfair_daemon() {
     assert!(v.closure.is_none());
     match &v.convergence {
         Convergence::Holds { steps, moves, .. } => {
-            assert_eq!((steps.steps.len(), moves.moves()), (24, 24));
+            assert_eq!(
+                (steps.steps.len(), moves.as_ref().map(|m| m.moves())),
+                (24, Some(24))
+            );
         }
         other => panic!("{other:?}"),
     }

@@ -46,7 +46,10 @@ fn outcome(v: &Verdict) -> Outcome {
         } => format!(
             "{} steps, {} moves, {:?} rounds",
             steps.steps.len(),
-            moves.moves(),
+            moves
+                .as_ref()
+                .expect("the explicit engine counts moves")
+                .moves(),
             rounds.as_ref().map(|r| r.0)
         ),
         Convergence::Cycle { .. } => "cycle".into(),
@@ -152,7 +155,7 @@ fn runs_replay(inst: &Instance, v: &Verdict, what: &str) {
             moves,
             rounds,
         } => {
-            let runs = [Some(steps), Some(moves), rounds.as_ref().map(|r| &r.1)];
+            let runs = [Some(steps), moves.as_ref(), rounds.as_ref().map(|r| &r.1)];
             for run in runs.into_iter().flatten() {
                 let at = replay(inst, d, run, what);
                 if run.steps.is_empty() && !legitimate(&at[0]) {

@@ -186,7 +186,7 @@ legitimate: forall(p in procs : p.index == 0 or p.got)";
     let v = verify_ticks(&inst, start, None).unwrap();
     // The start, the message 1 or 2 ticks away, then taken.
     assert_eq!(v.configurations, 4);
-    assert_eq!(v.transitions, 4);
+    assert_eq!(v.transitions, Some(4));
     match &v.convergence {
         Convergence::Holds { steps, .. } => {
             assert_eq!(steps.steps.len(), 3);

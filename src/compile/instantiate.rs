@@ -24,6 +24,7 @@ pub(super) struct Instantiation<'a> {
 struct Predicates {
     legitimate: Option<BFn>,
     legit_parts: Vec<LegitPart>,
+    legit_by_process: Option<super::by_process::ByProcess>,
     legit_enabled_count: Option<(Cmp, i64)>,
     invariants: Vec<CInvariant>,
     reports: Vec<(String, GlobalFn)>,
@@ -137,6 +138,7 @@ pub fn instantiate(
         fixed,
         legitimate: predicates.legitimate,
         legit_parts: predicates.legit_parts,
+        legit_by_process: predicates.legit_by_process,
         legit_enabled_count: predicates.legit_enabled_count,
         legitimate_reads_timers: prog
             .legitimate
@@ -512,6 +514,7 @@ fn predicates(c: &Compiler) -> Predicates {
     Predicates {
         legitimate: legit.map(|b| c.bexpr(b)),
         legit_parts: legit.map(|b| c.legit_parts(b)).unwrap_or_default(),
+        legit_by_process: legit.and_then(|b| c.by_process(b)),
         legit_enabled_count: match legit {
             Some(BExpr::Cmp(op, count, k))
                 if matches!(c.plain(count), Some(Plain::EnabledCount)) =>
@@ -527,6 +530,7 @@ fn predicates(c: &Compiler) -> Predicates {
                 name: name.clone(),
                 test: c.bexpr(b),
                 local: c.local_forall(b),
+                by_process: c.by_process(b),
                 arcs: c.local_acyclic(b),
                 span: *span,
             })

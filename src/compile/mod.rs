@@ -3,6 +3,7 @@
 //! every guard, statement and predicate into closures over the flat
 //! configuration. Nothing walks the IR at run time.
 
+pub mod by_process;
 pub mod columns;
 mod expr;
 mod fused;
@@ -331,6 +332,8 @@ pub struct CInvariant {
     /// When it is `acyclic(x -> y : body)` with `body` local to x for a
     /// neighbour y: x's and y's slots and the body, which says x's arcs.
     pub arcs: Option<(usize, usize, BFn)>,
+    /// The predicate taken apart by process, for the symbolic verifier.
+    pub by_process: Option<by_process::ByProcess>,
     /// Its source.
     pub span: Span,
 }
@@ -390,6 +393,9 @@ pub struct Compiled {
     /// The legitimacy predicate split into conjuncts, when some can be kept
     /// up to date from the processes a step affects; empty otherwise.
     pub legit_parts: Vec<LegitPart>,
+    /// The legitimacy predicate taken apart by process, for the symbolic
+    /// verifier, when it can be ([`by_process::ByProcess`]).
+    pub legit_by_process: Option<by_process::ByProcess>,
     /// The legitimacy predicate when it is `count(p in procs : enabled(p))
     /// CMP k`: the runtime decides it from the enabled set's size alone.
     pub legit_enabled_count: Option<(Cmp, i64)>,

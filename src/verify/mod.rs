@@ -48,6 +48,8 @@ mod search;
 mod states;
 mod successors;
 pub use run::Run;
+mod symbolic;
+pub use symbolic::{unsupported as symbolic_unsupported, Symbolic};
 mod symmetry;
 mod ticks;
 pub use ticks::verify_ticks;
@@ -86,6 +88,17 @@ pub enum Choices {
     First,
 }
 
+/// Which engine explored the configurations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// One configuration at a time, numbered ([`Explorer`]).
+    #[default]
+    Explicit,
+    /// Sets of configurations as decision diagrams ([`Symbolic`]): steps
+    /// (and moves under the central daemon), no rounds.
+    Symbolic,
+}
+
 /// How the legitimacy predicate fares under one daemon.
 // One per daemon and verdict: boxing the runs would save nothing that counts.
 #[allow(clippy::large_enum_variant)]
@@ -97,8 +110,10 @@ pub enum Convergence {
     Holds {
         /// A run with the most steps.
         steps: Run,
-        /// A run with the most moves.
-        moves: Run,
+        /// A run with the most moves; `None` where not counted (the
+        /// symbolic engine, under a daemon where a step may be several
+        /// moves).
+        moves: Option<Run>,
         /// A run with the most rounds, and how many (a started round
         /// counted, as runs count them); `None` when not counted (more
         /// than 64 processes, a (configuration, pending processes) state
@@ -147,8 +162,10 @@ pub struct Verdict {
     pub configurations: u64,
     /// Of them, legitimate.
     pub legitimate: u64,
-    /// Steps from them (one per configuration and move set).
-    pub transitions: u64,
+    /// Steps from them (one per configuration and move set); `None`
+    /// where not counted (the symbolic engine, but under the central
+    /// daemon).
+    pub transitions: Option<u64>,
     /// An invariant's name and a run to a configuration in which it does
     /// not hold (no steps when every configuration is a start).
     pub invariant: Option<(String, Run)>,
@@ -182,6 +199,8 @@ pub struct Verdict {
     /// configurations may still leave legitimacy after any number of
     /// steps. `None`: not asked (explored in ticks only), or closure holds.
     pub for_good: Option<Option<Run>>,
+    /// The engine that explored.
+    pub engine: Engine,
 }
 
 impl Verdict {
@@ -230,6 +249,9 @@ pub enum Refusal {
     /// processes are enabled there, and the symmetries each step's
     /// configuration is compared under.
     TooManySteps(Daemon, usize, usize),
+    /// The symbolic engine's diagrams outgrew their node limit (the
+    /// memory budget).
+    OutOfNodes,
 }
 
 /// The state space of an instance, what every configuration's guards and
@@ -528,7 +550,7 @@ impl<'a> Explorer<'a> {
                 rounds,
             } => Convergence::Holds {
                 steps: concrete(steps),
-                moves: concrete(moves),
+                moves: moves.map(concrete),
                 rounds: rounds.map(|(r, run)| (r, concrete(run))),
             },
             Convergence::Deadlock(run) => Convergence::Deadlock(concrete(run)),
@@ -547,7 +569,7 @@ impl<'a> Explorer<'a> {
             weak_fairness,
             configurations: self.configurations(),
             legitimate: self.legit_count,
-            transitions: s.transitions(),
+            transitions: Some(s.transitions()),
             invariant: self
                 .invariant
                 .as_ref()
@@ -564,6 +586,7 @@ impl<'a> Explorer<'a> {
             may_choose: self.inst.code.may_choose(),
             draws: self.inst.code.has_random,
             symmetries: self.symmetries(),
+            engine: Engine::Explicit,
         })
     }
 

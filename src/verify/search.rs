@@ -323,7 +323,7 @@ impl<'e, 'a> Search<'e, 'a> {
         };
         Ok(Convergence::Holds {
             steps: steps_run,
-            moves: moves_run,
+            moves: Some(moves_run),
             rounds,
         })
     }

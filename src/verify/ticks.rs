@@ -84,7 +84,7 @@ pub fn verify_ticks(
         weak_fairness: false,
         configurations: reached.configs.len() as u64,
         legitimate: reached.legit.iter().filter(|&&l| l).count() as u64,
-        transitions: reached.transitions,
+        transitions: Some(reached.transitions),
         invariant,
         closure,
         fault,
@@ -93,6 +93,7 @@ pub fn verify_ticks(
         choices: Choices::First,
         may_choose: false,
         draws: false,
+        engine: super::Engine::Explicit,
         symmetries: 1,
     })
 }
@@ -267,7 +268,7 @@ impl Reached {
         let moves_run = worst_run(&moves, &|i| u64::from(self.moves[i as usize]), rel)?;
         Ok(Convergence::Holds {
             steps: steps_run,
-            moves: moves_run,
+            moves: Some(moves_run),
             // Every tick is a round: the ticks say it.
             rounds: None,
         })

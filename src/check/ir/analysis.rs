@@ -121,8 +121,12 @@ pub fn local_arc(
 fn allowed(q: &Proc, p: usize, nbr: &[usize], nv: &NodeVars) -> bool {
     match q {
         Proc::Local(s) => *s == p || nbr.contains(s),
-        // The process p's own node variable names p or a neighbour of p.
-        Proc::At(e, _) => matches!(&**e, IExpr::Var(Proc::Local(s), v) if *s == p && (nv.0)(*v)),
+        // The process p's own node variable names p or a neighbour of p,
+        // and so does p's `left` or `right`.
+        Proc::At(e, _) => {
+            matches!(&**e, IExpr::Var(Proc::Local(s), v) if *s == p && (nv.0)(*v))
+                || matches!(&**e, IExpr::Side(Proc::Local(s), _, _) if *s == p)
+        }
         _ => false,
     }
 }
@@ -247,7 +251,8 @@ fn local_i(
     match e {
         IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => true,
         IExpr::Local(s) => vals.contains(s),
-        IExpr::Side(..) => false,
+        // p's own `left` or `right`: a neighbour (a neighbour's is not).
+        IExpr::Side(q, _, _) => matches!(q, Proc::Local(s) if *s == p),
         IExpr::Var(q, _) | IExpr::Index(q) | IExpr::Id(q) | IExpr::NodeOf(q) => {
             allowed(q, p, nbr, nv)
         }

@@ -30,7 +30,7 @@ fn worst(v: &Verdict) -> Option<[Option<u64>; 3]> {
             rounds,
         } if v.holds() => Some([
             Some(steps.steps.len() as u64),
-            Some(moves.moves()),
+            moves.as_ref().map(|m| m.moves()),
             rounds.as_ref().map(|r| r.0),
         ]),
         _ => None,

@@ -9,7 +9,9 @@ use crate::runtime::daemon::Daemon;
 use crate::runtime::init::format_config;
 use crate::runtime::init::InitMode;
 use crate::state::Config;
-use crate::verify::{Choices, Convergence, Explorer, Progress, Refusal, Run, Starts, Verdict};
+use crate::verify::{
+    Choices, Convergence, Engine, Explorer, Progress, Refusal, Run, Starts, Symbolic, Verdict,
+};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use serde_json::json;
@@ -130,7 +132,28 @@ pub(super) struct VerifyArgs {
     /// worst cases, with as many times fewer configurations as symmetries.
     #[arg(long)]
     symmetry: bool,
+    /// Which engine explores: `explicit` (one configuration at a time:
+    /// every measure, rounds included, up to 2^32 configurations),
+    /// `symbolic` (sets of configurations as decision diagrams: verdicts
+    /// and worst steps far past that, from every configuration), or `auto`
+    /// (symbolic from every configuration of more than 10^7 where it can
+    /// take the program, else explicit); the output says which.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    engine: EngineArg,
 }
+
+/// `--engine` of `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum EngineArg {
+    Explicit,
+    Symbolic,
+    Auto,
+}
+
+/// From how many configurations `--engine auto` takes the symbolic
+/// engine: below it the explicit one is as fast or faster, and counts
+/// rounds too.
+const AUTO_SYMBOLIC_FROM: u128 = 10_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Fairness {
@@ -305,6 +328,13 @@ fn explore(
         symmetries: 1,
         verdicts: Vec::new(),
     };
+    match engine(a, inst, origin) {
+        Ok(Engine::Explicit) => {}
+        Ok(Engine::Symbolic) => {
+            return explore_symbolically(a, inst, daemons, &progress, witness, found)
+        }
+        Err(r) => return Err((found, Stop::Refused(r))),
+    }
     // From every configuration one numbering serves every daemon; from a
     // start, what is reached depends on the daemon.
     let every = match origin {
@@ -345,22 +375,87 @@ fn explore(
                 &mut found,
             ),
         };
-        let verdict = match verdict {
-            Ok(v) => v,
-            Err(r) => return Err((found, Stop::Refused(r))),
-        };
-        let (written, failed) = match witness {
-            Some(dir) => match write_witnesses(inst, &verdict, dir) {
-                Ok(w) => (w, None),
-                Err(e) => (Vec::new(), Some(e)),
-            },
-            None => (Vec::new(), None),
-        };
-        // The verdict is printed even when its witnesses could not be.
-        found.verdicts.push((verdict, written));
-        if let Some(e) = failed {
-            return Err((found, Stop::Witness(e)));
+        found = keep(inst, verdict, witness, found)?;
+    }
+    Ok(found)
+}
+
+/// Keeps `verdict` (or the refusal in its place) in `found`, with its
+/// witnesses written into `witness` if given.
+fn keep(
+    inst: &Instance,
+    verdict: Result<Verdict, Refusal>,
+    witness: Option<&Path>,
+    mut found: Found,
+) -> Result<Found, (Found, Stop)> {
+    let verdict = match verdict {
+        Ok(v) => v,
+        Err(r) => return Err((found, Stop::Refused(r))),
+    };
+    let (written, failed) = match witness {
+        Some(dir) => match write_witnesses(inst, &verdict, dir) {
+            Ok(w) => (w, None),
+            Err(e) => (Vec::new(), Some(e)),
+        },
+        None => (Vec::new(), None),
+    };
+    // The verdict is printed even when its witnesses could not be.
+    found.verdicts.push((verdict, written));
+    match failed {
+        Some(e) => Err((found, Stop::Witness(e))),
+        None => Ok(found),
+    }
+}
+
+/// Which engine explores `inst` from `origin`, as `--engine` asks; a
+/// refusal where the symbolic engine is asked for and cannot.
+fn engine(a: &VerifyArgs, inst: &Instance, origin: &Origin) -> Result<Engine, Refusal> {
+    let cannot = if !matches!(origin, Origin::Every) {
+        Some("it explores every configuration (`--from all`), not what starts reach".to_string())
+    } else if a.symmetry {
+        Some("it does not explore by orbits (--symmetry)".into())
+    } else if a.fairness == Fairness::Weak {
+        Some("it does not ask about weak fairness".into())
+    } else {
+        crate::verify::symbolic_unsupported(inst)
+    };
+    match (a.engine, cannot) {
+        (EngineArg::Explicit, _) => Ok(Engine::Explicit),
+        (EngineArg::Symbolic, Some(why)) => Err(Refusal::Unsupported(format!(
+            "the symbolic engine cannot take this: {why}; use --engine explicit"
+        ))),
+        (EngineArg::Symbolic, None) => Ok(Engine::Symbolic),
+        (EngineArg::Auto, Some(_)) => Ok(Engine::Explicit),
+        (EngineArg::Auto, None) if inst.space().count() >= AUTO_SYMBOLIC_FROM => {
+            Ok(Engine::Symbolic)
         }
+        (EngineArg::Auto, None) => Ok(Engine::Explicit),
+    }
+}
+
+/// [`explore`] with the symbolic engine: every configuration as decision
+/// diagrams, asked about under each daemon.
+fn explore_symbolically(
+    a: &VerifyArgs,
+    inst: &Instance,
+    daemons: &[Daemon],
+    progress: &dyn Fn(&str, u64, u64) -> bool,
+    witness: Option<&Path>,
+    mut found: Found,
+) -> Result<Found, (Found, Stop)> {
+    let made = Symbolic::new(
+        inst,
+        a.choice.into(),
+        crate::memory::limit(),
+        Some(progress),
+    );
+    let sym = match made {
+        Ok(sym) => sym,
+        Err(r) => return Err((found, Stop::Refused(r))),
+    };
+    found.configurations = Some(u64::try_from(sym.configurations()).unwrap_or(u64::MAX));
+    for daemon in daemons {
+        found = keep(inst, sym.verify(daemon), witness, found)?;
     }
     Ok(found)
 }
@@ -436,6 +531,13 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
                 inst.topo.name,
                 saturated(*count),
                 crate::verify::MAX_CONFIGURATIONS
+            );
+            EXIT_INPUT
+        }
+        Refusal::OutOfNodes => {
+            eprintln!(
+                "error: `{program}` on {}: the decision diagrams outgrew their node limit (the memory budget); raise it with --memory-limit, or use --engine explicit",
+                inst.topo.name
             );
             EXIT_INPUT
         }

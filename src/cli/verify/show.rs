@@ -110,11 +110,18 @@ pub(super) fn block(
     } else {
         String::new()
     };
+    let transitions = match v.transitions {
+        Some(t) => format!("{t} transitions"),
+        None => "transitions not counted".into(),
+    };
+    let engine = match v.engine {
+        Engine::Explicit => "",
+        Engine::Symbolic => " (symbolic engine)",
+    };
     let _ = writeln!(
         s,
-        "\ndaemon {}: {count}{legitimate}{} transitions",
+        "\ndaemon {}{engine}: {count}{legitimate}{transitions}",
         v.daemon.name(),
-        v.transitions
     );
     let mut line = |k: &str, text: String| {
         let _ = writeln!(s, "  {k:<12} {text}");
@@ -237,10 +244,10 @@ pub(super) fn verdict_json(
             "holds": true,
             "vacuous": no_run_counts(inst, steps),
             "worst_steps": steps.steps.len(),
-            "worst_moves": moves.moves(),
+            "worst_moves": moves.as_ref().map(Run::moves),
             "worst_rounds": rounds.as_ref().map(|r| r.0),
             "most_steps": run_json(inst, steps),
-            "most_moves": run_json(inst, moves),
+            "most_moves": moves.as_ref().map(|m| run_json(inst, m)),
             "most_rounds": rounds.as_ref().map(|r| run_json(inst, &r.1)),
         }),
         Convergence::Deadlock(run) => json!({"holds": false, "deadlock": run_json(inst, run)}),
@@ -379,6 +386,9 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
             );
             let counted = match rounds {
                 Some((r, _)) => format!(", {}", count(*r, "round")),
+                None if v.engine == Engine::Symbolic && moves.is_some() => {
+                    " (rounds not counted by the symbolic engine: --engine explicit counts them)".into()
+                }
                 None if !v.rounds_asked => String::new(),
                 None => format!(
                     " (rounds not counted: more than 64 processes, or the search's states past 64 bits each or {} MiB in all)",
@@ -388,9 +398,11 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
             if v.daemon == Daemon::Ticks {
                 // Every tick is a round: the rounds would repeat the ticks.
                 let ticks = count(steps.steps.len() as u64, "tick");
-                line("worst case", format!("{ticks}, {}", count(moves.moves(), "move")));
+                line("worst case", format!("{ticks}{}", moves_counted(moves)));
                 line("most ticks", run_text(inst, v, steps));
-                line("most moves", run_text(inst, v, moves));
+                if let Some(moves) = moves {
+                    line("most moves", run_text(inst, v, moves));
+                }
                 match &v.for_good {
                     Some(Some(run)) => line(
                         "for good",
@@ -411,13 +423,15 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
             line(
                 "worst case",
                 format!(
-                    "{}, {}{counted}",
+                    "{}{}{counted}",
                     count(steps.steps.len() as u64, "step"),
-                    count(moves.moves(), "move")
+                    moves_counted(moves)
                 ),
             );
             line("most steps", run_text(inst, v, steps));
-            line("most moves", run_text(inst, v, moves));
+            if let Some(moves) = moves {
+                line("most moves", run_text(inst, v, moves));
+            }
             if let Some((_, run)) = rounds {
                 line("most rounds", run_text(inst, v, run));
             }
@@ -563,4 +577,12 @@ pub(super) fn summary_json(
         "daemons": blocks,
     });
     format!("{v}\n")
+}
+
+/// ", N moves" of a worst case, or what the engine left uncounted.
+fn moves_counted(moves: &Option<Run>) -> String {
+    match moves {
+        Some(run) => format!(", {}", count(run.moves(), "move")),
+        None => " (moves and rounds not counted by the symbolic engine under this daemon: --engine explicit counts them)".into(),
+    }
 }

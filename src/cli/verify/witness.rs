@@ -30,7 +30,9 @@ pub(super) fn write_witnesses(
             rounds,
         } => {
             runs.push(("most-steps".into(), steps.clone()));
-            runs.push(("most-moves".into(), moves.clone()));
+            if let Some(moves) = moves {
+                runs.push(("most-moves".into(), moves.clone()));
+            }
             if let Some((_, run)) = rounds {
                 runs.push(("most-rounds".into(), run.clone()));
             }

@@ -1,0 +1,163 @@
+//! The symbolic engine: every configuration of an instance as binary
+//! decision diagrams (sets of configurations, and each daemon's steps as
+//! a relation), where the explicit engine would number them one by one.
+//! It answers the same questions from every configuration: invariants,
+//! closure, deadlock, convergence (no cycle outside legitimacy), and the
+//! exact worst case in steps, as the number of backward layers from
+//! legitimacy (the configurations from which every run reaches it within
+//! k steps, for k = 0, 1, ...), with a run that takes that many; worst
+//! moves where each step is one move (central); rounds are the explicit
+//! engine's. Every run it reports is concrete, its moves found and
+//! checked by the step relation, and replays with `guarded run`.
+
+mod encoding;
+mod local;
+mod predicate;
+mod relation;
+mod search;
+mod steps;
+
+use super::{tell, Choices, Progress, Refusal, Verdict};
+use crate::load::Instance;
+use crate::runtime::daemon::Daemon;
+use encoding::Encoding;
+use local::{oom, Process};
+use oxidd::bdd::BDDFunction as F;
+use oxidd::BooleanFunction;
+
+/// Bytes a diagram node takes, with its share of the unique table and the
+/// apply cache: the node limit is the memory budget over this.
+const BYTES_PER_NODE: u64 = 48;
+
+/// Why the symbolic engine cannot take `inst`, if it cannot: what it
+/// needs is a program without messages, edge variables, timers or ticks,
+/// whose legitimacy predicate and invariants are boolean combinations of
+/// quantifiers and counts over processes with bodies local to each.
+pub fn unsupported(inst: &Instance) -> Option<String> {
+    let prog = &inst.prog;
+    if prog.legitimate.is_none() {
+        return Some("the program declares no `legitimate:` predicate".into());
+    }
+    if inst.code.capacity.is_some() || inst.runs_in_ticks() {
+        return Some("the program passes messages".into());
+    }
+    if !inst.code.timers.is_empty() {
+        return Some("the program has timers".into());
+    }
+    if prog
+        .vars
+        .iter()
+        .any(|v| v.kind == crate::check::ir::VarKind::Edge)
+    {
+        return Some("the program has edge variables".into());
+    }
+    if inst.code.legit_by_process.is_none() {
+        return Some("its legitimacy predicate is not a combination of `forall`, `exists` and `count` over processes with bodies local to each (reading the process, its neighbours and whether it is enabled)".into());
+    }
+    if let Some(inv) = inst.code.invariants.iter().find(|i| i.by_process.is_none()) {
+        return Some(format!(
+            "invariant `{}` is not a combination of `forall`, `exists` and `count` over processes with bodies local to each",
+            inv.name
+        ));
+    }
+    None
+}
+
+/// Every configuration of an instance as diagrams, ready to be asked
+/// about under any daemon.
+pub struct Symbolic<'a> {
+    inst: &'a Instance,
+    progress: Option<Progress<'a>>,
+    enc: Encoding,
+    procs: Vec<Process>,
+    legit: F,
+    invariants: Vec<F>,
+    /// Where no process is enabled.
+    terminal: F,
+    /// Where some move faults.
+    faults: F,
+    choices: Choices,
+    configurations: u128,
+    node_limit: usize,
+}
+
+impl<'a> Symbolic<'a> {
+    /// The diagrams of `inst` (with `choices`), within a node limit of
+    /// `memory` bytes; refuses what the engine does not take.
+    pub fn new(
+        inst: &'a Instance,
+        choices: Choices,
+        memory: u64,
+        progress: Option<Progress<'a>>,
+    ) -> Result<Self, Refusal> {
+        if let Some(why) = unsupported(inst) {
+            return Err(Refusal::Unsupported(format!(
+                "the symbolic engine does not take this program: {why}; use --engine explicit"
+            )));
+        }
+        let node_limit =
+            (memory / BYTES_PER_NODE).clamp(1 << 16, u64::from(u32::MAX >> 1)) as usize;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8)) as u32;
+        let space = inst.space();
+        let enc = Encoding::new(&space, node_limit, threads).map_err(oom)?;
+        let every = choices == Choices::Every && inst.code.may_choose();
+        let n = inst.topo.n();
+        let mut procs = Vec::with_capacity(n);
+        for p in 0..n {
+            tell(
+                progress,
+                "symbolic: moves of each process",
+                p as u64,
+                n as u64,
+            )?;
+            procs.push(local::process(inst, &enc, p, every)?);
+        }
+        let legit = match &inst.code.legit_by_process {
+            Some(tree) => predicate::set_of(inst, &enc, tree, false)?,
+            None => enc.falsity(),
+        };
+        let legit = legit.and(&enc.universe).map_err(oom)?;
+        let invariants = inst
+            .code
+            .invariants
+            .iter()
+            .filter_map(|i| i.by_process.as_ref())
+            .map(|tree| predicate::set_of(inst, &enc, tree, true))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (mut terminal, mut faults) = (enc.universe.clone(), enc.falsity());
+        for pr in &procs {
+            terminal = terminal.and(&pr.enabled.not().map_err(oom)?).map_err(oom)?;
+            faults = faults.or(&pr.faults).map_err(oom)?;
+        }
+        let faults = faults.and(&enc.universe).map_err(oom)?;
+        let configurations = enc.count(&enc.universe);
+        Ok(Symbolic {
+            inst,
+            progress,
+            enc,
+            procs,
+            legit,
+            invariants,
+            terminal,
+            faults,
+            choices,
+            configurations,
+            node_limit,
+        })
+    }
+
+    /// How many configurations there are (saturating).
+    pub fn configurations(&self) -> u128 {
+        self.configurations
+    }
+
+    /// Nodes in the diagrams now, and the most there may be.
+    pub fn nodes(&self) -> (usize, usize) {
+        (self.enc.nodes(), self.node_limit)
+    }
+
+    /// The verdict under `daemon` (an unfair daemon).
+    pub fn verify(&self, daemon: &Daemon) -> Result<Verdict, Refusal> {
+        search::verify(self, daemon)
+    }
+}

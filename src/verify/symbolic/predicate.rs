@@ -1,0 +1,103 @@
+//! The legitimacy predicate and the invariants as sets of configurations:
+//! their structure across processes ([`ByProcess`]) becomes operations on
+//! diagrams, and each quantifier's body, local to its process, a table
+//! over what that process reads, run with the compiled body itself.
+
+use super::encoding::Encoding;
+use super::local::{each_valuation, oom, read_cells};
+use super::Refusal;
+use crate::compile::by_process::ByProcess;
+use crate::compile::{BFn, NO_ACTION};
+use crate::load::Instance;
+use oxidd::bdd::BDDFunction as F;
+use oxidd::BooleanFunction;
+
+/// The configurations where `pred` holds; `invariant` says which kind of
+/// predicate it is, for the faults it may raise.
+pub(super) fn set_of(
+    inst: &Instance,
+    enc: &Encoding,
+    pred: &ByProcess,
+    invariant: bool,
+) -> Result<F, Refusal> {
+    let n = inst.topo.n();
+    let sub = |b: &ByProcess| set_of(inst, enc, b, invariant);
+    let holds = |slot: usize, body: &BFn| -> Result<Vec<F>, Refusal> {
+        (0..n)
+            .map(|p| body_at(inst, enc, (slot, body), p, invariant))
+            .collect()
+    };
+    Ok(match pred {
+        ByProcess::Const(true) => enc.truth(),
+        ByProcess::Const(false) => enc.falsity(),
+        ByProcess::Not(a) => sub(a)?.not().map_err(oom)?,
+        ByProcess::And(a, b) => sub(a)?.and(&sub(b)?).map_err(oom)?,
+        ByProcess::Or(a, b) => sub(a)?.or(&sub(b)?).map_err(oom)?,
+        ByProcess::Iff(a, b) => sub(a)?.equiv(&sub(b)?).map_err(oom)?,
+        ByProcess::Forall(slot, body) => {
+            let mut all = enc.truth();
+            for at in holds(*slot, body)? {
+                all = all.and(&at).map_err(oom)?;
+            }
+            all
+        }
+        ByProcess::Exists(slot, body) => {
+            let mut any = enc.falsity();
+            for at in holds(*slot, body)? {
+                any = any.or(&at).map_err(oom)?;
+            }
+            any
+        }
+        ByProcess::Count(slot, body, op, k) => {
+            // exactly[c]: c of the processes so far satisfy the body.
+            let mut exactly = vec![enc.truth()];
+            for at in holds(*slot, body)? {
+                let mut next = vec![enc.falsity(); exactly.len() + 1];
+                for (c, set) in exactly.iter().enumerate() {
+                    let (with, without) = (
+                        set.and(&at).map_err(oom)?,
+                        set.and(&at.not().map_err(oom)?).map_err(oom)?,
+                    );
+                    next[c] = next[c].or(&without).map_err(oom)?;
+                    next[c + 1] = with;
+                }
+                exactly = next;
+            }
+            let mut out = enc.falsity();
+            for (c, set) in exactly.iter().enumerate() {
+                if op.holds(c as i64, *k) {
+                    out = out.or(set).map_err(oom)?;
+                }
+            }
+            out
+        }
+    })
+}
+
+/// Where a quantifier's body holds at process `p`.
+fn body_at(
+    inst: &Instance,
+    enc: &Encoding,
+    body: (usize, &BFn),
+    p: usize,
+    invariant: bool,
+) -> Result<F, Refusal> {
+    let rel = inst.step_relation();
+    let mut chosen = vec![NO_ACTION; inst.topo.n()];
+    let mut set = enc.falsity();
+    each_valuation(enc, &read_cells(inst, enc, p), |cfg, cube| {
+        let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
+        chosen[p] = rel
+            .first_enabled(cfg, p)
+            .map_err(fail)?
+            .map_or(NO_ACTION, |a| a as u16);
+        if rel
+            .body_holds_at(cfg, &chosen, body, p, invariant)
+            .map_err(fail)?
+        {
+            set = set.or(cube).map_err(oom)?;
+        }
+        Ok(())
+    })?;
+    Ok(set)
+}
