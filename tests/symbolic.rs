@@ -70,8 +70,11 @@ invariant low: forall(p in procs : p.x <= 2 or p.left.x == 3)
 legitimate: count(p in procs : p.x == 2) >= 1
 ";
 
+/// An instance: a name, the program, the topology and parameters.
+type Case = (&'static str, &'static str, String, Vec<(&'static str, i64)>);
+
 /// Every instance both engines are compared on.
-fn cases() -> Vec<(&'static str, &'static str, String, Vec<(&'static str, i64)>)> {
+fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     for n in 3..=6 {
         for k in [n - 1, n] {
