@@ -26,63 +26,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
-const GUARDED: &str = env!("CARGO_BIN_EXE_guarded");
-
-/// What one measured process took: wall seconds, peak resident bytes (when
-/// known), and what it printed.
-struct Took {
-    seconds: f64,
-    bytes: Option<u64>,
-    output: String,
-}
-
-/// Runs `program args` in `dir`, measured; panics when it fails.
-fn measure(program: &str, args: &[&str], dir: &Path) -> Took {
-    measure_on(program, args, dir, None)
-}
-
-/// [`measure`] on `threads` threads (rayon's), when given.
-fn measure_on(program: &str, args: &[&str], dir: &Path, threads: Option<usize>) -> Took {
-    let timer = Path::new("/usr/bin/time");
-    let mut cmd = if timer.exists() {
-        let mut c = Command::new(timer);
-        c.args(["-f", "peak-kb %M"]).arg(program);
-        c
-    } else {
-        Command::new(program)
-    };
-    if let Some(threads) = threads {
-        cmd.env("RAYON_NUM_THREADS", threads.to_string());
-    }
-    let started = Instant::now();
-    let out = cmd
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("{program}: {e}"));
-    let seconds = started.elapsed().as_secs_f64();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let bytes = stderr
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("peak-kb "))
-        .and_then(|kb| kb.trim().parse::<u64>().ok())
-        .map(|kb| kb * 1024);
-    // `guarded verify` exits 5 when a property fails, which the instances
-    // here do not.
-    assert!(
-        out.status.success(),
-        "{program} {args:?} fails:\n{stdout}{stderr}"
-    );
-    Took {
-        seconds,
-        bytes,
-        output: stdout + &stderr,
-    }
-}
+#[path = "common/measure.rs"]
+mod measure;
+use measure::{mb, measure, measure_on, Took, GUARDED};
 
 fn spin_installed() -> bool {
     Command::new("spin").arg("-V").output().is_ok()
@@ -160,6 +107,10 @@ fn guarded_dijkstra(n: usize, extra: &[&str]) -> Took {
             &ring,
             "--param",
             &k,
+            // Against SPIN and the earlier runs: the explicit engine, which
+            // `auto` would leave from n = 8 on (benches/engines.rs has both).
+            "--engine",
+            "explicit",
         ][..],
         extra,
     ]
@@ -171,10 +122,6 @@ fn guarded_dijkstra(n: usize, extra: &[&str]) -> Took {
         took.output
     );
     took
-}
-
-fn mb(bytes: Option<u64>) -> String {
-    bytes.map_or("-".into(), |b| format!("{:.0}", b as f64 / 1e6))
 }
 
 fn per(bytes: Option<u64>, count: f64) -> String {

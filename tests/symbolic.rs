@@ -26,24 +26,9 @@ const DAEMONS: [Daemon; 4] = [
     Daemon::Synchronous,
 ];
 
-/// Colouring a ring with three colours: a process that shares its colour
-/// with its left neighbour takes the next. Converges under the central
-/// daemon; under the synchronous one neighbours may change together
-/// forever.
-const COLOURING: &str = "var c: 0..2
-process { fix :: c == left.c -> c := (c + 1) mod 3 }
-legitimate: forall(p in procs : p.c != p.left.c)
-";
-
-/// A maximal independent set: join when no neighbour is in, leave when
-/// one is (each process may do either, where both hold).
-const MIS: &str = "var m: bool
-process {
-    join :: not m and forall(q in nbrs : not q.m) -> m := true
-    leave :: m and exists(q in nbrs : q.m) -> m := false
-}
-legitimate: forall(p in procs : (p.m and forall(q in nbrs(p) : not q.m)) or (not p.m and exists(q in nbrs(p) : q.m)))
-";
+/// Three-colouring a ring, and a maximal independent set.
+const COLOURING: &str = include_str!("../benches/programs/colouring.gc");
+const MIS: &str = include_str!("../benches/programs/mis.gc");
 
 /// Two actions of one priority, both enabled: a process may choose the
 /// one that changes nothing forever (a cycle the first-action refinement

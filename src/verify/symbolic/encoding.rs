@@ -158,29 +158,6 @@ impl Encoding {
         Ok(same)
     }
 
-    /// The primed bits of cell `k`, as a cube.
-    pub(super) fn primed_bits(&self, k: usize) -> AllocResult<F> {
-        let mut cube = self.truth();
-        for &v in &self.cells[k].bits {
-            cube = cube.and(&self.vars[v as usize + 1])?;
-        }
-        Ok(cube)
-    }
-
-    /// Renames the bits of `cells` from unprimed to primed (`up`), or
-    /// from primed to unprimed.
-    pub(super) fn renaming(&self, cells: &[usize], up: bool) -> Subst<F> {
-        let (mut from, mut to) = (Vec::new(), Vec::new());
-        for &k in cells {
-            for &v in &self.cells[k].bits {
-                let (a, b) = if up { (v, v + 1) } else { (v + 1, v) };
-                from.push(a);
-                to.push(self.vars[b as usize].clone());
-            }
-        }
-        Subst::new(from, to)
-    }
-
     /// The configuration `cfg` alone.
     pub(super) fn single(&self, cfg: &Config) -> AllocResult<F> {
         let mut cube = self.truth();

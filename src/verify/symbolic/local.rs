@@ -18,8 +18,6 @@ pub(super) const MOST_VALUATIONS: u128 = 1 << 22;
 
 /// One process's moves.
 pub(super) struct Process {
-    /// Its free cells.
-    pub(super) own: Vec<usize>,
     /// Pairs (configuration, its cells after one of its moves), over what
     /// it reads and its primed cells; no pair where the move faults.
     pub(super) moves: F,
@@ -29,8 +27,6 @@ pub(super) struct Process {
     pub(super) faults: F,
     /// Its cells keep their values.
     pub(super) keeps: F,
-    /// Its primed bits.
-    pub(super) primed: F,
     /// Its moves summed over every value of what it reads, and how many
     /// such values there are: a configuration of the space holds each
     /// value as often as any other.
@@ -115,7 +111,6 @@ pub(super) fn process(
 ) -> Result<Process, Refusal> {
     let stride = inst.code.stride;
     let row = p * stride..(p + 1) * stride;
-    let own: Vec<usize> = row.clone().filter_map(|at| enc.cell_at(at)).collect();
     let mut rel = inst.step_relation();
     let (mut moves, mut enabled, mut faults) = (enc.falsity(), enc.falsity(), enc.falsity());
     let mut listed = Vec::<Move>::new();
@@ -151,18 +146,17 @@ pub(super) fn process(
         }
         Ok(())
     })?;
-    let (mut keeps, mut primed) = (enc.truth(), enc.truth());
-    for &k in &own {
-        keeps = keeps.and(&enc.keeps(k).map_err(oom)?).map_err(oom)?;
-        primed = primed.and(&enc.primed_bits(k).map_err(oom)?).map_err(oom)?;
+    let mut keeps = enc.truth();
+    for at in row {
+        if let Some(k) = enc.cell_at(at) {
+            keeps = keeps.and(&enc.keeps(k).map_err(oom)?).map_err(oom)?;
+        }
     }
     Ok(Process {
-        own,
         moves,
         enabled,
         faults,
         keeps,
-        primed,
         moves_listed,
         valuations,
     })
