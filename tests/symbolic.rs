@@ -16,6 +16,7 @@ use std::process::Command;
 
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
 const JOHNEN: &str = include_str!("../programs/johnen_leader.gc");
+const HERMAN: &str = include_str!("../programs/herman.gc");
 const FOUR_STATE: &str = include_str!("golden/programs/four_state.gc");
 const COUNTER: &str = include_str!("golden/programs/counter_invariant.gc");
 
@@ -70,6 +71,10 @@ fn cases() -> Vec<Case> {
     out.push(("dijkstra", DIJKSTRA, "ring:5".into(), vec![("K", 2)]));
     for n in [3, 4] {
         out.push(("johnen", JOHNEN, format!("uring:{n}"), vec![]));
+    }
+    // Draws, each value explored; an invariant on the count's parity.
+    for n in [3, 5, 7] {
+        out.push(("herman", HERMAN, format!("uring:{n}"), vec![]));
     }
     for n in [3, 4, 5] {
         out.push(("four_state", FOUR_STATE, format!("chain:{n}"), vec![]));
@@ -193,7 +198,7 @@ fn both_engines_agree_under_every_daemon() {
             compared += 1;
         }
     }
-    assert!(compared >= 140, "{compared}");
+    assert!(compared >= 152, "{compared}");
 }
 
 #[test]
@@ -274,9 +279,16 @@ fn asked_for_where_it_cannot_go_the_symbolic_engine_says_why() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/");
     for (program, extra, why) in [
         (
-            "herman.gc",
+            "matching.gc",
             &[][..],
-            "invariant `odd_tokens` is not a combination",
+            "legitimacy predicate is not a combination",
+        ),
+        // 9^3 values of a process's neighbourhood on the ring of 9 with K = 9,
+        // 401^3 with K = 401.
+        (
+            "dijkstra_kstate.gc",
+            &["-t", "ring:9", "-p", "K=401"][..],
+            "values of its neighbourhood",
         ),
         (
             "arbitration.gc",

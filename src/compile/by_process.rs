@@ -7,7 +7,7 @@
 //! every other front end runs: nothing here is a second semantics.
 
 use super::{const_eval, BFn};
-use crate::check::ir::{self, BExpr, Cmp, Coll, IExpr};
+use crate::check::ir::{self, BExpr, Coll, IExpr};
 
 /// A predicate over a whole configuration, by process.
 pub enum ByProcess {
@@ -25,8 +25,10 @@ pub enum ByProcess {
     Forall(usize, BFn),
     /// `exists(p in procs : body)`.
     Exists(usize, BFn),
-    /// `count(p in procs : body) CMP k`.
-    Count(usize, BFn, Cmp, i64),
+    /// A comparison of constants and one `count(p in procs : body)`:
+    /// the slot, the body, and per number of processes the body holds at
+    /// (0 to n), whether the comparison holds.
+    Count(usize, BFn, Vec<bool>),
 }
 
 impl super::Compiler<'_> {
@@ -59,13 +61,54 @@ impl super::Compiler<'_> {
             BExpr::Exists(slot, Coll::Procs, body) if local(*slot, body) => {
                 ByProcess::Exists(*slot, self.bexpr(body))
             }
-            BExpr::Cmp(op, IExpr::Count(slot, Coll::Procs, body), k) if local(*slot, body) => {
-                ByProcess::Count(*slot, self.bexpr(body), *op, konst(k)?)
-            }
-            BExpr::Cmp(op, k, IExpr::Count(slot, Coll::Procs, body)) if local(*slot, body) => {
-                ByProcess::Count(*slot, self.bexpr(body), op.flipped(), konst(k)?)
+            BExpr::Cmp(op, a, b) => {
+                let mut found = None;
+                if !(one_count(a, &mut found) && one_count(b, &mut found)) {
+                    return None;
+                }
+                let (slot, body) = found?;
+                if !local(slot, body) {
+                    return None;
+                }
+                // The comparison at each count, by the constant folder.
+                let holds = (0..=self.n.n)
+                    .map(|c| Some(op.holds(konst(&counted(a, c))?, konst(&counted(b, c))?)))
+                    .collect::<Option<Vec<bool>>>()?;
+                ByProcess::Count(slot, self.bexpr(body), holds)
             }
             _ => return None,
         })
+    }
+}
+
+/// Whether `e` holds nothing but constants, parameters, arithmetic and
+/// one `count(p in procs : body)`, the same as `found` where that holds
+/// one already (the count found is left there).
+fn one_count<'e>(e: &'e IExpr, found: &mut Option<(usize, &'e BExpr)>) -> bool {
+    match e {
+        IExpr::Count(slot, Coll::Procs, body) => match found {
+            Some((s, b)) => *s == *slot && **b == **body,
+            None => {
+                *found = Some((*slot, body));
+                true
+            }
+        },
+        IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => true,
+        IExpr::Neg(a, _) | IExpr::Abs(a, _) => one_count(a, found),
+        IExpr::Arith(_, a, b, _) => one_count(a, found) && one_count(b, found),
+        _ => false,
+    }
+}
+
+/// `e` with its `count(...)` replaced by `c`.
+fn counted(e: &IExpr, c: i64) -> IExpr {
+    match e {
+        IExpr::Count(..) => IExpr::Const(c),
+        IExpr::Neg(a, s) => IExpr::Neg(Box::new(counted(a, c)), *s),
+        IExpr::Abs(a, s) => IExpr::Abs(Box::new(counted(a, c)), *s),
+        IExpr::Arith(op, a, b, s) => {
+            IExpr::Arith(*op, Box::new(counted(a, c)), Box::new(counted(b, c)), *s)
+        }
+        other => other.clone(),
     }
 }

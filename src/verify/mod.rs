@@ -201,6 +201,9 @@ pub struct Verdict {
     pub for_good: Option<Option<Run>>,
     /// The engine that explored.
     pub engine: Engine,
+    /// The symbolic engine's decision diagrams: the most nodes they had
+    /// alive so far, and the most they may have (the memory budget).
+    pub nodes: Option<(usize, usize)>,
 }
 
 impl Verdict {
@@ -587,6 +590,7 @@ impl<'a> Explorer<'a> {
             draws: self.inst.code.has_random,
             symmetries: self.symmetries(),
             engine: Engine::Explicit,
+            nodes: None,
         })
     }
 

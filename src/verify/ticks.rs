@@ -94,6 +94,7 @@ pub fn verify_ticks(
         may_choose: false,
         draws: false,
         engine: super::Engine::Explicit,
+        nodes: None,
         symmetries: 1,
     })
 }

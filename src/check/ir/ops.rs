@@ -97,18 +97,6 @@ impl Cmp {
             Cmp::Ge => a >= b,
         }
     }
-
-    /// The comparison with its sides swapped: `a op b` is `b op.flipped() a`.
-    pub const fn flipped(self) -> Cmp {
-        match self {
-            Cmp::Eq => Cmp::Eq,
-            Cmp::Ne => Cmp::Ne,
-            Cmp::Lt => Cmp::Gt,
-            Cmp::Le => Cmp::Ge,
-            Cmp::Gt => Cmp::Lt,
-            Cmp::Ge => Cmp::Le,
-        }
-    }
 }
 
 /// Expands `$body` once per comparison operator, with `$c` bound to that

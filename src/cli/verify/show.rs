@@ -159,6 +159,16 @@ pub(super) fn block(
     for (k, text) in convergence_lines(inst, v, reached) {
         line(k, text);
     }
+    if let Some((peak, limit)) = v.nodes {
+        line(
+            "diagrams",
+            format!(
+                "{} at most (the limit, from the memory budget: {})",
+                self::count(peak as u64, "node"),
+                self::count(limit as u64, "node")
+            ),
+        );
+    }
     for (what, path) in written {
         line(
             "witness",
@@ -284,7 +294,14 @@ pub(super) fn verdict_json(
         "closure": v.closure.as_ref().map(|run| json!({"holds": false, "step": run_json(inst, run)})).unwrap_or(json!({"holds": true})),
         "convergence": convergence,
         "witnesses": witnesses,
+        "engine": match v.engine {
+            Engine::Explicit => "explicit",
+            Engine::Symbolic => "symbolic",
+        },
     });
+    if let Some((peak, limit)) = v.nodes {
+        out["nodes"] = json!({"peak": peak, "limit": limit});
+    }
     if let Some(for_good) = &v.for_good {
         // Where legitimacy is not closed: how late it may still be lost.
         out["for_good"] = match for_good {

@@ -34,6 +34,27 @@ pub(super) struct Process {
     pub(super) valuations: u128,
 }
 
+/// Why some process reads more values than are tabulated, if one does.
+pub(super) fn too_many_valuations(inst: &Instance) -> Option<String> {
+    let space = inst.space();
+    let stride = inst.code.stride;
+    (0..inst.topo.n()).find_map(|p| {
+        let count = inst
+            .topo
+            .nbrs(p)
+            .iter()
+            .map(|&q| q as usize)
+            .chain([p])
+            .flat_map(|q| q * stride..(q + 1) * stride)
+            .filter_map(|at| space.values_at(at))
+            .try_fold(1u128, |acc, values| acc.checked_mul(values.len() as u128))
+            .unwrap_or(u128::MAX);
+        (count > MOST_VALUATIONS).then(|| {
+            format!("process {p} reads more than {MOST_VALUATIONS} values of its neighbourhood (its row and its neighbours'), more than are tabulated")
+        })
+    })
+}
+
 /// The free cells process `p` reads: its row and its neighbours'.
 pub(super) fn read_cells(inst: &Instance, enc: &Encoding, p: usize) -> Vec<usize> {
     let stride = inst.code.stride;

@@ -60,7 +60,7 @@ pub fn unsupported(inst: &Instance) -> Option<String> {
             inv.name
         ));
     }
-    None
+    local::too_many_valuations(inst)
 }
 
 /// Every configuration of an instance as diagrams, ready to be asked
@@ -79,6 +79,8 @@ pub struct Symbolic<'a> {
     choices: Choices,
     configurations: u128,
     node_limit: usize,
+    /// The most nodes seen alive so far.
+    peak: std::cell::Cell<usize>,
 }
 
 impl<'a> Symbolic<'a> {
@@ -143,6 +145,7 @@ impl<'a> Symbolic<'a> {
             choices,
             configurations,
             node_limit,
+            peak: std::cell::Cell::new(0),
         })
     }
 
@@ -151,9 +154,17 @@ impl<'a> Symbolic<'a> {
         self.configurations
     }
 
-    /// Nodes in the diagrams now, and the most there may be.
+    /// The most nodes the diagrams have had alive (as seen at each step
+    /// of the searches), and the most they may have.
     pub fn nodes(&self) -> (usize, usize) {
-        (self.enc.nodes(), self.node_limit)
+        (self.peak.get().max(self.enc.nodes()), self.node_limit)
+    }
+
+    /// Tells the progress callback what is being done (`k`-th of it), and
+    /// notes the nodes alive.
+    fn note(&self, what: &str, k: u64) -> Result<(), Refusal> {
+        self.peak.set(self.peak.get().max(self.enc.nodes()));
+        tell(self.progress, what, k, 0)
     }
 
     /// The verdict under `daemon` (an unfair daemon).

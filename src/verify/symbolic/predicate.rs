@@ -48,7 +48,7 @@ pub(super) fn set_of(
             }
             any
         }
-        ByProcess::Count(slot, body, op, k) => {
+        ByProcess::Count(slot, body, holds_at_count) => {
             // exactly[c]: c of the processes so far satisfy the body.
             let mut exactly = vec![enc.truth()];
             for at in holds(*slot, body)? {
@@ -65,7 +65,7 @@ pub(super) fn set_of(
             }
             let mut out = enc.falsity();
             for (c, set) in exactly.iter().enumerate() {
-                if op.holds(c as i64, *k) {
+                if holds_at_count.get(c) == Some(&true) {
                     out = out.or(set).map_err(oom)?;
                 }
             }

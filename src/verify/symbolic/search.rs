@@ -21,7 +21,7 @@ pub(super) fn verify(sym: &Symbolic, daemon: &Daemon) -> Result<Verdict, Refusal
         daemon,
     };
     let name = daemon.name();
-    super::tell(sym.progress, &format!("{name}: closure (symbolic)"), 0, 0)?;
+    sym.note(&format!("{name}: closure (symbolic)"), 0)?;
     let outside = enc
         .universe
         .and(&sym.legit.not().map_err(oom)?)
@@ -72,6 +72,7 @@ pub(super) fn verify(sym: &Symbolic, daemon: &Daemon) -> Result<Verdict, Refusal
         symmetries: 1,
         for_good: None,
         engine: Engine::Symbolic,
+        nodes: Some(sym.nodes()),
     })
 }
 
@@ -195,7 +196,7 @@ impl Asker<'_> {
         let name = self.daemon.name();
         loop {
             let k = layers.len() as u64;
-            super::tell(sym.progress, &format!("{name}: layer {k} (symbolic)"), k, 0)?;
+            sym.note(&format!("{name}: layer {k} (symbolic)"), k)?;
             let last = &layers[layers.len() - 1];
             let beyond = enc.universe.and(&last.not().map_err(oom)?).map_err(oom)?;
             let escapes = self.rel.pre(enc, &beyond).map_err(oom)?;
@@ -259,7 +260,7 @@ impl Asker<'_> {
         loop {
             let k = paths.len() as u64;
             let what = format!("{}: paths of {k} steps (symbolic)", self.daemon.name());
-            super::tell(sym.progress, &what, k, 0)?;
+            sym.note(&what, k)?;
             let longer = self
                 .rel
                 .pre(enc, &paths[paths.len() - 1])
