@@ -174,7 +174,7 @@ fn check_runs(inst: &Instance, v: &Verdict, what: &str) {
 
 #[test]
 fn both_engines_agree_under_every_daemon() {
-    let mut compared = 0;
+    let (mut compared, mut compared_moves) = (0, 0);
     for (name, src, topology, params) in cases() {
         let inst = instance(src, &topology, &params);
         let mut explicit = Explorer::new(&inst).unwrap();
@@ -194,11 +194,28 @@ fn both_engines_agree_under_every_daemon() {
                 symbolic.verify(daemon).unwrap(),
             );
             assert_eq!(summary(&a, central), summary(&b, central), "{what}");
+            if let (
+                Convergence::Holds { moves: Some(x), .. },
+                Convergence::Holds { moves: Some(y), .. },
+            ) = (&a.convergence, &b.convergence)
+            {
+                assert_eq!(x.moves(), y.moves(), "{what}: worst moves");
+                let end = replay(&inst, y);
+                let legit = inst.step_relation().legitimate(&end).unwrap();
+                assert_eq!(
+                    legit,
+                    Some(true),
+                    "{what}: the run of most moves ends legitimate"
+                );
+                compared_moves += 1;
+            }
             check_runs(&inst, &b, &what);
             compared += 1;
         }
     }
     assert!(compared >= 152, "{compared}");
+    // Central and synchronous, where no move faults.
+    assert!(compared_moves >= 30, "{compared_moves}");
 }
 
 #[test]
@@ -264,7 +281,7 @@ fn auto_takes_the_symbolic_engine_past_ten_million_and_says_so() {
         "{out}"
     );
     assert!(
-        out.contains("worst case   13 steps (moves and rounds not counted"),
+        out.contains("worst case   13 steps, 83 moves (rounds not counted"),
         "{out}"
     );
     // Below it, the explicit engine, with rounds.

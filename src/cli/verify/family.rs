@@ -257,6 +257,17 @@ fn text(a: &VerifyArgs, sizes: &[Size], forms: &Forms) -> String {
         out += cells.join("  ").trim_end();
         out.push('\n');
     }
+    let symbolic: Vec<String> = sizes
+        .iter()
+        .filter(|s| s.verdicts.iter().any(|v| v.engine == Engine::Symbolic))
+        .map(|s| s.n.to_string())
+        .collect();
+    if !symbolic.is_empty() {
+        out += &format!(
+            "\nthe symbolic engine explored n = {} (rounds, and moves under the distributed and locally-central daemons, not counted: --engine explicit counts them)\n",
+            symbolic.join(", ")
+        );
+    }
     let fitted = sizes.len().saturating_sub(2);
     if let (Some(first), Some(last)) = (sizes.first(), sizes.get(fitted.saturating_sub(1))) {
         let checked: Vec<String> = sizes[fitted..].iter().map(|s| s.n.to_string()).collect();

@@ -116,7 +116,9 @@ pub(super) struct VerifyArgs {
     witness: Option<PathBuf>,
     /// Do not search for the worst case in rounds (it searches over
     /// configurations and round states together: many times the time and
-    /// memory of the rest).
+    /// memory of the rest); with the symbolic engine, nor for the worst
+    /// moves under the synchronous daemon (a layer per move: several
+    /// times the time of the rest).
     #[arg(long)]
     no_rounds: bool,
     /// Which moves of a process are explored: `every` (each enabled action
@@ -449,10 +451,11 @@ fn explore_symbolically(
         crate::memory::limit(),
         Some(progress),
     );
-    let sym = match made {
+    let mut sym = match made {
         Ok(sym) => sym,
         Err(r) => return Err((found, Stop::Refused(r))),
     };
+    sym.count_synchronous_moves(!a.no_rounds);
     found.configurations = Some(u64::try_from(sym.configurations()).unwrap_or(u64::MAX));
     for daemon in daemons {
         found = keep(inst, sym.verify(daemon), witness, found)?;

@@ -415,7 +415,7 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
             if v.daemon == Daemon::Ticks {
                 // Every tick is a round: the rounds would repeat the ticks.
                 let ticks = count(steps.steps.len() as u64, "tick");
-                line("worst case", format!("{ticks}{}", moves_counted(moves)));
+                line("worst case", format!("{ticks}{}", moves_counted(v, moves)));
                 line("most ticks", run_text(inst, v, steps));
                 if let Some(moves) = moves {
                     line("most moves", run_text(inst, v, moves));
@@ -442,7 +442,7 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
                 format!(
                     "{}{}{counted}",
                     count(steps.steps.len() as u64, "step"),
-                    moves_counted(moves)
+                    moves_counted(v, moves)
                 ),
             );
             line("most steps", run_text(inst, v, steps));
@@ -597,9 +597,10 @@ pub(super) fn summary_json(
 }
 
 /// ", N moves" of a worst case, or what the engine left uncounted.
-fn moves_counted(moves: &Option<Run>) -> String {
-    match moves {
-        Some(run) => format!(", {}", count(run.moves(), "move")),
-        None => " (moves and rounds not counted by the symbolic engine under this daemon: --engine explicit counts them)".into(),
+fn moves_counted(v: &Verdict, moves: &Option<Run>) -> String {
+    match (moves, &v.daemon) {
+        (Some(run), _) => format!(", {}", count(run.moves(), "move")),
+        (None, Daemon::Synchronous) => " (moves left out with --no-rounds, or where a move faults, and rounds not counted by the symbolic engine: --engine explicit counts them)".into(),
+        (None, _) => " (moves and rounds not counted by the symbolic engine under this daemon: --engine explicit counts them)".into(),
     }
 }

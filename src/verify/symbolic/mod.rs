@@ -12,6 +12,7 @@
 
 mod encoding;
 mod local;
+mod moves;
 mod predicate;
 mod relation;
 mod search;
@@ -81,6 +82,8 @@ pub struct Symbolic<'a> {
     node_limit: usize,
     /// The most nodes seen alive so far.
     peak: std::cell::Cell<usize>,
+    /// Whether the synchronous daemon's worst moves are searched for.
+    synchronous_moves: bool,
 }
 
 impl<'a> Symbolic<'a> {
@@ -146,6 +149,7 @@ impl<'a> Symbolic<'a> {
             configurations,
             node_limit,
             peak: std::cell::Cell::new(0),
+            synchronous_moves: true,
         })
     }
 
@@ -165,6 +169,13 @@ impl<'a> Symbolic<'a> {
     fn note(&self, what: &str, k: u64) -> Result<(), Refusal> {
         self.peak.set(self.peak.get().max(self.enc.nodes()));
         tell(self.progress, what, k, 0)
+    }
+
+    /// Whether [`Symbolic::verify`] searches for the worst moves under the
+    /// synchronous daemon (it does unless told otherwise): a layer per
+    /// move rather than per step, several times the time of the rest.
+    pub fn count_synchronous_moves(&mut self, on: bool) {
+        self.synchronous_moves = on;
     }
 
     /// The verdict under `daemon` (an unfair daemon).

@@ -49,22 +49,8 @@ pub(super) fn set_of(
             any
         }
         ByProcess::Count(slot, body, holds_at_count) => {
-            // exactly[c]: c of the processes so far satisfy the body.
-            let mut exactly = vec![enc.truth()];
-            for at in holds(*slot, body)? {
-                let mut next = vec![enc.falsity(); exactly.len() + 1];
-                for (c, set) in exactly.iter().enumerate() {
-                    let (with, without) = (
-                        set.and(&at).map_err(oom)?,
-                        set.and(&at.not().map_err(oom)?).map_err(oom)?,
-                    );
-                    next[c] = next[c].or(&without).map_err(oom)?;
-                    next[c + 1] = with;
-                }
-                exactly = next;
-            }
             let mut out = enc.falsity();
-            for (c, set) in exactly.iter().enumerate() {
+            for (c, set) in exactly(enc, &holds(*slot, body)?)?.iter().enumerate() {
                 if holds_at_count.get(c) == Some(&true) {
                     out = out.or(set).map_err(oom)?;
                 }
@@ -100,4 +86,23 @@ fn body_at(
         Ok(())
     })?;
     Ok(set)
+}
+
+/// Per count c from 0 to `sets.len()`: where exactly c of `sets` hold.
+pub(super) fn exactly(enc: &Encoding, sets: &[F]) -> Result<Vec<F>, Refusal> {
+    // so_far[c]: c of the sets so far hold.
+    let mut so_far = vec![enc.truth()];
+    for at in sets {
+        let mut next = vec![enc.falsity(); so_far.len() + 1];
+        for (c, set) in so_far.iter().enumerate() {
+            let (with, without) = (
+                set.and(at).map_err(oom)?,
+                set.and(&at.not().map_err(oom)?).map_err(oom)?,
+            );
+            next[c] = next[c].or(&without).map_err(oom)?;
+            next[c + 1] = with;
+        }
+        so_far = next;
+    }
+    Ok(so_far)
 }

@@ -243,9 +243,18 @@ impl Asker<'_> {
             (from, targets)
         };
         drop(layers);
+        let moves = match self.daemon {
+            Daemon::Synchronous if sym.synchronous_moves && !sym.faults.satisfiable() => {
+                let successor_in = |at: &Config, within: &F| self.successor_in(at, within);
+                let (start, path) =
+                    super::moves::most_moves_synchronous(sym, self.rel, &moving, &successor_in)?;
+                Some(self.run(start, &path)?)
+            }
+            _ => None,
+        };
         Ok(Convergence::Holds {
             steps: self.run_through(&from, &targets)?,
-            moves: None,
+            moves,
             rounds: None,
         })
     }
