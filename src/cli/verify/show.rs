@@ -47,6 +47,10 @@ pub(super) fn header(
         format!(", {}", params.join(" "))
     };
     let explored = match (configurations, symmetries) {
+        // Past 2^64 (the symbolic engine): the count itself.
+        (Some(u64::MAX), None) => {
+            format!("{} configurations", super::saturated(inst.space().count()))
+        }
         (Some(c), None) => count(c, "configuration"),
         (Some(c), Some(1)) => format!(
             "{} (--symmetry: none but the identity)",

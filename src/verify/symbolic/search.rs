@@ -47,14 +47,17 @@ pub(super) fn verify(sym: &Symbolic, daemon: &Daemon) -> Result<Verdict, Refusal
         },
         other => other,
     };
-    let transitions = central.then(|| {
-        let total: u128 = sym
-            .procs
-            .iter()
-            .map(|pr| pr.moves_listed * (sym.configurations / pr.valuations.max(1)))
-            .sum();
-        u64::try_from(total).unwrap_or(u64::MAX)
-    });
+    // Each value of what a process reads is in as many configurations as
+    // any other. Past 2^64, not counted.
+    let transitions = (central && sym.configurations < u128::MAX)
+        .then(|| {
+            sym.procs.iter().try_fold(0u128, |sum, pr| {
+                let each = sym.configurations / pr.valuations.max(1);
+                sum.checked_add(pr.moves_listed.checked_mul(each)?)
+            })
+        })
+        .flatten()
+        .and_then(|total| u64::try_from(total).ok());
     Ok(Verdict {
         daemon: daemon.clone(),
         weak_fairness: false,
