@@ -8,11 +8,10 @@
 //! it refuses.
 
 mod common;
-use common::instance;
+use common::{guarded, instance};
 use guarded::load::Instance;
 use guarded::runtime::daemon::Daemon;
 use guarded::verify::{Choices, Convergence, Explorer, Run, Symbolic, Verdict};
-use std::process::Command;
 
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
 const JOHNEN: &str = include_str!("../programs/johnen_leader.gc");
@@ -244,18 +243,6 @@ fn a_small_node_limit_is_a_refusal_not_a_crash() {
     let made = Symbolic::new(&inst, Choices::Every, 1 << 16, None)
         .and_then(|s| s.verify(&Daemon::Central));
     assert!(matches!(made, Err(guarded::verify::Refusal::OutOfNodes)));
-}
-
-fn guarded(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

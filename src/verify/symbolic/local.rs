@@ -37,15 +37,8 @@ pub(super) struct Process {
 /// Why some process reads more values than are tabulated, if one does.
 pub(super) fn too_many_valuations(inst: &Instance) -> Option<String> {
     let space = inst.space();
-    let stride = inst.code.stride;
     (0..inst.topo.n()).find_map(|p| {
-        let count = inst
-            .topo
-            .nbrs(p)
-            .iter()
-            .map(|&q| q as usize)
-            .chain([p])
-            .flat_map(|q| q * stride..(q + 1) * stride)
+        let count = neighbourhood(inst, p)
             .filter_map(|at| space.values_at(at))
             .try_fold(1u128, |acc, values| acc.checked_mul(values.len() as u128))
             .unwrap_or(u128::MAX);
@@ -55,16 +48,21 @@ pub(super) fn too_many_valuations(inst: &Instance) -> Option<String> {
     })
 }
 
-/// The free cells process `p` reads: its row and its neighbours'.
-pub(super) fn read_cells(inst: &Instance, enc: &Encoding, p: usize) -> Vec<usize> {
+/// The cells of the rows of process `p` and its neighbours: what its
+/// guards, moves and local predicates read.
+fn neighbourhood(inst: &Instance, p: usize) -> impl Iterator<Item = usize> + '_ {
     let stride = inst.code.stride;
-    let mut cells: Vec<usize> = inst
-        .topo
+    inst.topo
         .nbrs(p)
         .iter()
         .map(|&q| q as usize)
         .chain([p])
-        .flat_map(|q| q * stride..(q + 1) * stride)
+        .flat_map(move |q| q * stride..(q + 1) * stride)
+}
+
+/// The free cells process `p` reads: its row and its neighbours'.
+pub(super) fn read_cells(inst: &Instance, enc: &Encoding, p: usize) -> Vec<usize> {
+    let mut cells: Vec<usize> = neighbourhood(inst, p)
         .filter_map(|at| enc.cell_at(at))
         .collect();
     cells.sort_unstable();
