@@ -167,9 +167,8 @@ pub(super) fn block(
         line(
             "diagrams",
             format!(
-                "{} at most (the limit, from the memory budget: {})",
+                "at most {} alive (the limit, from the memory budget: {limit})",
                 self::count(peak as u64, "node"),
-                self::count(limit as u64, "node")
             ),
         );
     }
