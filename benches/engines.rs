@@ -36,6 +36,16 @@ struct Case {
     configurations: u128,
 }
 
+/// A protocol on a family of rings: the program, the topology family,
+/// the small and the large sizes, and the values of a process's row.
+type Family = (
+    &'static str,
+    &'static str,
+    &'static [u32],
+    &'static [u32],
+    u128,
+);
+
 fn path(relative: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(relative)
@@ -152,33 +162,28 @@ fn main() {
             .copied()
             .collect()
     };
-    for n in sizes(&[12, 14], &[17, 30]) {
-        cases.push(Case {
-            program: "benches/programs/colouring.gc",
-            topology: format!("ring:{n}"),
-            params: Vec::new(),
-            daemon: "central",
-            configurations: 3u128.pow(n),
-        });
-    }
-    for n in sizes(&[16, 20], &[26, 48]) {
-        cases.push(Case {
-            program: "benches/programs/mis.gc",
-            topology: format!("ring:{n}"),
-            params: Vec::new(),
-            daemon: "central",
-            configurations: 2u128.pow(n),
-        });
-    }
-    for n in sizes(&[3, 4], &[5, 6]) {
-        cases.push(Case {
-            program: "programs/johnen_leader.gc",
-            topology: format!("uring:{n}"),
-            params: Vec::new(),
-            daemon: "central",
-            // F: three cells of 0..2, Ld: a boolean.
-            configurations: 54u128.pow(n),
-        });
+    let rings: [Family; 3] = [
+        (
+            "benches/programs/colouring.gc",
+            "ring",
+            &[12, 14],
+            &[17, 30],
+            3,
+        ),
+        ("benches/programs/mis.gc", "ring", &[16, 20], &[26, 48], 2),
+        // Johnen's F: three cells of 0..2, and Ld: a boolean.
+        ("programs/johnen_leader.gc", "uring", &[3, 4], &[5, 6], 54),
+    ];
+    for (program, family, small, big, values) in rings {
+        for n in sizes(small, big) {
+            cases.push(Case {
+                program,
+                topology: format!("{family}:{n}"),
+                params: Vec::new(),
+                daemon: "central",
+                configurations: values.pow(n),
+            });
+        }
     }
     println!("| instance | daemon | configurations | worst case | explicit | symbolic | explicit / symbolic |");
     println!("|---|---|---|---|---|---|---|");

@@ -79,6 +79,8 @@ pub struct Symbolic<'a> {
     faults: F,
     choices: Choices,
     configurations: u128,
+    /// How many configurations are legitimate.
+    legitimate: u128,
     node_limit: usize,
     /// The most nodes seen alive so far.
     peak: std::cell::Cell<usize>,
@@ -105,7 +107,7 @@ impl<'a> Symbolic<'a> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8)) as u32;
         let space = inst.space();
         let enc = Encoding::new(&space, node_limit, threads).map_err(oom)?;
-        let every = choices == Choices::Every && inst.code.may_choose();
+        let every = every_move(inst, choices);
         let n = inst.topo.n();
         let mut procs = Vec::with_capacity(n);
         for p in 0..n {
@@ -136,6 +138,7 @@ impl<'a> Symbolic<'a> {
         }
         let faults = faults.and(&enc.universe).map_err(oom)?;
         let configurations = enc.count(&enc.universe);
+        let legitimate = enc.count(&legit);
         Ok(Symbolic {
             inst,
             progress,
@@ -147,6 +150,7 @@ impl<'a> Symbolic<'a> {
             faults,
             choices,
             configurations,
+            legitimate,
             node_limit,
             peak: std::cell::Cell::new(0),
             synchronous_moves: true,
@@ -171,6 +175,12 @@ impl<'a> Symbolic<'a> {
         tell(self.progress, what, k, 0)
     }
 
+    /// Whether every action and binder member of every mover is explored
+    /// where it may have several.
+    fn every_move(&self) -> bool {
+        every_move(self.inst, self.choices)
+    }
+
     /// Whether [`Symbolic::verify`] searches for the worst moves under the
     /// synchronous daemon (it does unless told otherwise): a layer per
     /// move rather than per step, several times the time of the rest.
@@ -182,4 +192,10 @@ impl<'a> Symbolic<'a> {
     pub fn verify(&self, daemon: &Daemon) -> Result<Verdict, Refusal> {
         search::verify(self, daemon)
     }
+}
+
+/// Whether `choices` asks for every move and some process of `inst` may
+/// choose between several.
+fn every_move(inst: &Instance, choices: Choices) -> bool {
+    choices == Choices::Every && inst.code.may_choose()
 }

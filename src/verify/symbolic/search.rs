@@ -8,7 +8,7 @@ use super::{Symbolic, F};
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::Move;
 use crate::state::Config;
-use crate::verify::{Choices, Convergence, Engine, Refusal, Run, Verdict};
+use crate::verify::{Convergence, Engine, Refusal, Run, Verdict};
 use oxidd::BooleanFunction;
 
 /// The verdict of `sym` under `daemon`.
@@ -62,7 +62,7 @@ pub(super) fn verify(sym: &Symbolic, daemon: &Daemon) -> Result<Verdict, Refusal
         daemon: daemon.clone(),
         weak_fairness: false,
         configurations: u64::try_from(sym.configurations).unwrap_or(u64::MAX),
-        legitimate: u64::try_from(enc.count(&sym.legit)).unwrap_or(u64::MAX),
+        legitimate: u64::try_from(sym.legitimate).unwrap_or(u64::MAX),
         transitions,
         invariant: ask.invariant()?,
         closure,
@@ -89,7 +89,7 @@ struct Asker<'s> {
 impl Asker<'_> {
     /// A run from `start` through `rest`, each step's moves found.
     fn run(&self, start: Config, rest: &[Config]) -> Result<Run, Refusal> {
-        let every = self.sym.choices == Choices::Every && self.sym.inst.code.may_choose();
+        let every = self.sym.every_move();
         let mut steps = Vec::with_capacity(rest.len());
         let mut from = &start;
         for to in rest {
@@ -150,24 +150,28 @@ impl Asker<'_> {
         let Some(at) = sym.enc.first(&sym.faults).map_err(oom)? else {
             return Ok(None);
         };
-        let every = sym.choices == Choices::Every && sym.inst.code.may_choose();
         let mut rel = sym.inst.step_relation();
         let fail = |e| Refusal::Runtime(Box::new((e, at.clone())));
-        let mut listed = Vec::new();
-        let mut first = Vec::new();
+        // Every process's moves, listed once.
+        let mut all: Vec<Vec<Move>> = Vec::with_capacity(sym.inst.topo.n());
         for p in 0..sym.inst.topo.n() {
-            rel.moves_into(&at, p, every, &mut listed).map_err(fail)?;
-            first.push(listed.first().cloned());
+            let mut listed = Vec::new();
+            rel.moves_into(&at, p, sym.every_move(), &mut listed)
+                .map_err(fail)?;
+            all.push(listed);
         }
-        for p in 0..sym.inst.topo.n() {
-            rel.moves_into(&at, p, every, &mut listed).map_err(fail)?;
-            for m in listed.clone() {
+        for (p, listed) in all.iter().enumerate() {
+            for m in listed {
+                let m = m.clone();
                 let step: Vec<Move> = match self.daemon {
                     // Every enabled process moves: the others their first move.
-                    Daemon::Synchronous => first
+                    Daemon::Synchronous => all
                         .iter()
                         .enumerate()
-                        .filter_map(|(q, f)| if q == p { Some(m.clone()) } else { f.clone() })
+                        .filter_map(|(q, moves)| match q == p {
+                            true => Some(m.clone()),
+                            false => moves.first().cloned(),
+                        })
                         .collect(),
                     _ => vec![m],
                 };
