@@ -17,16 +17,15 @@ pub(super) enum EngineArg {
 const AUTO_SYMBOLIC_FROM: u128 = 10_000_000;
 
 /// Which engine explores `inst` from `origin`, as `--engine` asks; a
-/// refusal where the symbolic engine is asked for and cannot.
+/// refusal where the symbolic engine is asked for and cannot. `auto`
+/// goes by the configurations it knows it explores: every one, or from
+/// the arbitrary starts those starts (what they reach is not known before
+/// it is explored); from one start, the explicit engine.
 pub(super) fn engine(a: &VerifyArgs, inst: &Instance, origin: &Origin) -> Result<Engine, Refusal> {
-    let cannot = if !matches!(origin, Origin::Every) {
-        Some("it explores every configuration (`--from all`), not what starts reach".to_string())
-    } else if a.symmetry {
-        Some("it does not explore by orbits (--symmetry)".into())
-    } else if a.fairness == Fairness::Weak {
-        Some("it does not ask about weak fairness".into())
+    let cannot = if a.symmetry {
+        Some("it does not explore by orbits (--symmetry)".to_string())
     } else {
-        crate::verify::symbolic_unsupported(inst)
+        crate::verify::symbolic_unsupported(inst, origin.is_from_starts())
     };
     match (a.engine, cannot) {
         (EngineArg::Explicit, _) => Ok(Engine::Explicit),
@@ -35,18 +34,27 @@ pub(super) fn engine(a: &VerifyArgs, inst: &Instance, origin: &Origin) -> Result
         ))),
         (EngineArg::Symbolic, None) => Ok(Engine::Symbolic),
         (EngineArg::Auto, Some(_)) => Ok(Engine::Explicit),
-        (EngineArg::Auto, None) if inst.space().count() >= AUTO_SYMBOLIC_FROM => {
-            Ok(Engine::Symbolic)
+        (EngineArg::Auto, None) => {
+            let known = match origin {
+                Origin::Every => inst.space().count(),
+                Origin::Arbitrary => inst.arbitrary_space().count(),
+                Origin::At(_) => 1,
+            };
+            Ok(match known >= AUTO_SYMBOLIC_FROM {
+                true => Engine::Symbolic,
+                false => Engine::Explicit,
+            })
         }
-        (EngineArg::Auto, None) => Ok(Engine::Explicit),
     }
 }
 
 /// [`explore`] with the symbolic engine: every configuration as decision
-/// diagrams, asked about under each daemon.
+/// diagrams, asked about under each daemon (from every configuration, or
+/// from what the starts `origin` names reach under it).
 pub(super) fn explore_symbolically(
     a: &VerifyArgs,
     inst: &Instance,
+    origin: &Origin,
     daemons: &[Daemon],
     progress: &dyn Fn(&str, u64, u64) -> bool,
     witness: Option<&Path>,
@@ -63,9 +71,18 @@ pub(super) fn explore_symbolically(
         Err(r) => return Err((found, Stop::Refused(r))),
     };
     sym.count_synchronous_moves(!a.no_rounds);
-    found.configurations = Some(u64::try_from(sym.configurations()).unwrap_or(u64::MAX));
+    let starts = match origin {
+        Origin::Every => {
+            found.configurations = Some(u64::try_from(sym.configurations()).unwrap_or(u64::MAX));
+            None
+        }
+        Origin::Arbitrary => Some(Starts::Every(inst.arbitrary_space())),
+        Origin::At(cfg) => Some(Starts::One(cfg.clone())),
+    };
+    let weakly = a.fairness == Fairness::Weak;
     for daemon in daemons {
-        found = keep(inst, sym.verify(daemon), witness, found)?;
+        let verdict = sym.verify_from(daemon, starts.as_ref(), weakly);
+        found = keep(inst, verdict, witness, found)?;
     }
     Ok(found)
 }

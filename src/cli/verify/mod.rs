@@ -141,9 +141,10 @@ pub(super) struct VerifyArgs {
     /// Which engine explores: `explicit` (one configuration at a time:
     /// every measure, rounds included, up to 2^32 configurations),
     /// `symbolic` (sets of configurations as decision diagrams: verdicts
-    /// and worst steps far past that, from every configuration), or `auto`
-    /// (symbolic from every configuration of more than 10^7 where it can
-    /// take the program, else explicit); the output says which.
+    /// and worst steps far past that, from every configuration or from
+    /// starts), or `auto` (symbolic where it can take the program and
+    /// there are 10^7 configurations or more, or as many arbitrary starts
+    /// with `--from random`; else explicit); the output says which.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     engine: EngineArg,
 }
@@ -324,7 +325,7 @@ fn explore(
     match engine(a, inst, origin) {
         Ok(Engine::Explicit) => {}
         Ok(Engine::Symbolic) => {
-            return explore_symbolically(a, inst, daemons, &progress, witness, found)
+            return explore_symbolically(a, inst, origin, daemons, &progress, witness, found)
         }
         Err(r) => return Err((found, Stop::Refused(r))),
     }

@@ -172,6 +172,25 @@ impl Encoding {
         Ok(cube)
     }
 
+    /// Every configuration of `space` (a space of the same rows whose
+    /// cells take some of their values here: the arbitrary starts).
+    pub(super) fn within(&self, space: &Space) -> AllocResult<F> {
+        let base = space.config(0);
+        let mut set = self.universe.clone();
+        for (k, c) in self.cells.iter().enumerate() {
+            let one = [base.rows[c.at]];
+            let values = space.values_at(c.at).unwrap_or(&one);
+            let mut any = self.falsity();
+            for v in values {
+                if let Some(i) = c.values.iter().position(|x| x == v) {
+                    any = any.or(&self.place(k, i, false)?)?;
+                }
+            }
+            set = set.and(&any)?;
+        }
+        Ok(set)
+    }
+
     /// The configuration of `set` first in the state space's order (each
     /// cell's earlier values first, the first cell's most significant),
     /// if `set` has one.

@@ -1,24 +1,28 @@
 //! The symbolic engine: every configuration of an instance as binary
 //! decision diagrams (sets of configurations, and each daemon's steps as
 //! a relation), where the explicit engine would number them one by one.
-//! It answers the same questions from every configuration: invariants,
-//! closure, deadlock, convergence (no cycle outside legitimacy), and the
-//! exact worst case in steps, as the number of backward layers from
-//! legitimacy (the configurations from which every run reaches it within
-//! k steps, for k = 0, 1, ...), with a run that takes that many; worst
-//! moves where each step is one move (central); rounds are the explicit
-//! engine's. Every run it reports is concrete, its moves found and
-//! checked by the step relation, and replays with `guarded run`.
+//! It answers the same questions, from every configuration or from what
+//! starts reach (forward layers): invariants, closure, deadlock,
+//! convergence (no cycle outside legitimacy; under weak fairness, no fair
+//! one), and the exact worst case in steps, as the number of backward
+//! layers from legitimacy (the configurations from which every run
+//! reaches it within k steps, for k = 0, 1, ...), with a run that takes
+//! that many; worst moves where each step is one move (central) and
+//! under the synchronous daemon; rounds are the explicit engine's. Every
+//! run it reports is concrete, its moves found and checked by the step
+//! relation, and replays with `guarded run`.
 
 mod encoding;
+mod fair;
 mod local;
 mod moves;
 mod predicate;
+mod reach;
 mod relation;
 mod search;
 mod steps;
 
-use super::{tell, Choices, Progress, Refusal, Verdict};
+use super::{outside_the_domains, tell, Choices, Progress, Refusal, Starts, Verdict};
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
 use encoding::Encoding;
@@ -30,13 +34,15 @@ use oxidd::BooleanFunction;
 /// apply cache: the node limit is the memory budget over this.
 const BYTES_PER_NODE: u64 = 48;
 
-/// Why the symbolic engine cannot take `inst`, if it cannot: what it
-/// needs is a program without messages, edge variables, timers or ticks,
-/// whose legitimacy predicate and invariants are boolean combinations of
-/// quantifiers and counts over processes with bodies local to each.
-pub fn unsupported(inst: &Instance) -> Option<String> {
+/// Why the symbolic engine cannot take `inst` (explored `from_starts`, or
+/// from every configuration), if it cannot: what it needs is a program
+/// without messages, edge variables, timers or ticks, whose legitimacy
+/// predicate (declared, unless from starts) and invariants are boolean
+/// combinations of quantifiers and counts over processes with bodies
+/// local to each.
+pub fn unsupported(inst: &Instance, from_starts: bool) -> Option<String> {
     let prog = &inst.prog;
-    if prog.legitimate.is_none() {
+    if prog.legitimate.is_none() && !from_starts {
         return Some("the program declares no `legitimate:` predicate".into());
     }
     if inst.code.capacity.is_some() || inst.runs_in_ticks() {
@@ -52,7 +58,7 @@ pub fn unsupported(inst: &Instance) -> Option<String> {
     {
         return Some("the program has edge variables".into());
     }
-    if inst.code.legit_by_process.is_none() {
+    if prog.legitimate.is_some() && inst.code.legit_by_process.is_none() {
         return Some("its legitimacy predicate is not a combination of `forall`, `exists` and `count` over processes with bodies local to each (reading the process, its neighbours and whether it is enabled)".into());
     }
     if let Some(inv) = inst.code.invariants.iter().find(|i| i.by_process.is_none()) {
@@ -71,8 +77,11 @@ pub struct Symbolic<'a> {
     progress: Option<Progress<'a>>,
     enc: Encoding,
     procs: Vec<Process>,
+    /// Whether the program declares `legitimate:` (else `legit` is empty).
+    declared: bool,
     legit: F,
-    invariants: Vec<F>,
+    /// Where some invariant fails.
+    broken: F,
     /// Where no process is enabled.
     terminal: F,
     /// Where some move faults.
@@ -97,7 +106,7 @@ impl<'a> Symbolic<'a> {
         memory: u64,
         progress: Option<Progress<'a>>,
     ) -> Result<Self, Refusal> {
-        if let Some(why) = unsupported(inst) {
+        if let Some(why) = unsupported(inst, true) {
             return Err(Refusal::Unsupported(format!(
                 "the symbolic engine does not take this program: {why}; use --engine explicit"
             )));
@@ -124,13 +133,17 @@ impl<'a> Symbolic<'a> {
             None => enc.falsity(),
         };
         let legit = legit.and(&enc.universe).map_err(oom)?;
-        let invariants = inst
+        let mut broken = enc.falsity();
+        for tree in inst
             .code
             .invariants
             .iter()
             .filter_map(|i| i.by_process.as_ref())
-            .map(|tree| predicate::set_of(inst, &enc, tree, true))
-            .collect::<Result<Vec<_>, _>>()?;
+        {
+            let holds = predicate::set_of(inst, &enc, tree, true)?;
+            broken = broken.or(&holds.not().map_err(oom)?).map_err(oom)?;
+        }
+        let broken = broken.and(&enc.universe).map_err(oom)?;
         let (mut terminal, mut faults) = (enc.universe.clone(), enc.falsity());
         for pr in &procs {
             terminal = terminal.and(&pr.enabled.not().map_err(oom)?).map_err(oom)?;
@@ -144,8 +157,9 @@ impl<'a> Symbolic<'a> {
             progress,
             enc,
             procs,
+            declared: inst.prog.legitimate.is_some(),
             legit,
-            invariants,
+            broken,
             terminal,
             faults,
             choices,
@@ -188,9 +202,34 @@ impl<'a> Symbolic<'a> {
         self.synchronous_moves = on;
     }
 
-    /// The verdict under `daemon` (an unfair daemon).
+    /// The verdict under `daemon` (an unfair daemon), from every
+    /// configuration.
     pub fn verify(&self, daemon: &Daemon) -> Result<Verdict, Refusal> {
-        search::verify(self, daemon)
+        search::verify(self, daemon, None, false)
+    }
+
+    /// The verdict under `daemon`, from every configuration or from what
+    /// `starts` reach under it; with `weak_fairness`, a cycle outside
+    /// legitimacy counts against convergence only when it is weakly fair
+    /// (every process enabled throughout it moves in it).
+    pub fn verify_from(
+        &self,
+        daemon: &Daemon,
+        starts: Option<&Starts>,
+        weak_fairness: bool,
+    ) -> Result<Verdict, Refusal> {
+        search::verify(self, daemon, starts, weak_fairness)
+    }
+
+    /// The configurations `starts` names, as a set.
+    fn starts(&self, starts: &Starts) -> Result<F, Refusal> {
+        match starts {
+            Starts::One(cfg) => match self.inst.space().index(cfg) {
+                Some(_) => self.enc.single(cfg).map_err(oom),
+                None => Err(outside_the_domains()),
+            },
+            Starts::Every(space) => self.enc.within(space).map_err(oom),
+        }
     }
 }
 

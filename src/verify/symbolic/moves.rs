@@ -13,14 +13,16 @@ use super::{Refusal, Symbolic, F};
 use crate::state::Config;
 use oxidd::BooleanFunction;
 
-/// The most moves a synchronous run from outside legitimacy makes before
-/// it is legitimate, as a walk: its start and the configurations after
-/// each step. `moving`: configurations outside legitimacy with a step
-/// (every one of them reaches legitimacy, and no move faults).
+/// The most moves a synchronous run from a start outside legitimacy
+/// makes before it is legitimate, as a walk: its start and the
+/// configurations after each step. `moving`: configurations outside
+/// legitimacy with a step (every one of them reaches legitimacy, and no
+/// move faults); `scope`: the configurations asked about (closed under
+/// steps), `starts` among them.
 pub(super) fn most_moves_synchronous(
     sym: &Symbolic,
     rel: &Relation,
-    moving: &F,
+    (moving, scope, starts): (&F, &F, &F),
     successor_in: &dyn Fn(&Config, &F) -> Result<Config, Refusal>,
 ) -> Result<(Config, Vec<Config>), Refusal> {
     let enc = &sym.enc;
@@ -35,7 +37,13 @@ pub(super) fn most_moves_synchronous(
     // within[j] = M(j); escapes[i]: a step from there leaves M(i).
     let mut within = vec![sym.legit.clone()];
     let mut escapes: Vec<F> = Vec::new();
-    while within[within.len() - 1] != enc.universe {
+    let outside = |set: &F, layer: &F| -> Result<bool, Refusal> {
+        Ok(set
+            .and(&layer.not().map_err(oom)?)
+            .map_err(oom)?
+            .satisfiable())
+    };
+    while outside(scope, &within[within.len() - 1])? {
         let j = within.len();
         sym.note("synchronous: moves (symbolic)", j as u64)?;
         let beyond = enc
@@ -51,15 +59,20 @@ pub(super) fn most_moves_synchronous(
         }
         within.push(next);
     }
-    // From M(w) outside M(w - 1): each step with k moves from M(j) into
-    // M(j - k) outside M(j - k - 1).
+    // From M(w) outside M(w - 1), w the least that holds every start:
+    // each step with k moves from M(j) into M(j - k) outside M(j - k - 1).
     let mut j = within.len() - 1;
+    while j > 0 && !outside(starts, &within[j - 1])? {
+        j -= 1;
+    }
     let first = match j {
         0 => within[0].clone(),
         _ => within[j]
             .and(&within[j - 1].not().map_err(oom)?)
             .map_err(oom)?,
-    };
+    }
+    .and(starts)
+    .map_err(oom)?;
     let start = enc.first(&first).map_err(oom)?.ok_or_else(|| {
         Refusal::Unsupported("internal: an empty layer of moves (please report it)".into())
     })?;

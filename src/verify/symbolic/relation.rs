@@ -61,6 +61,49 @@ impl Relation {
             .apply_exists(BooleanOperator::And, set, &enc.unprimed)?
             .substitute(&enc.to_unprimed)
     }
+    /// These steps from the configurations of `from` only (from a start,
+    /// a run stops where an invariant fails).
+    pub(super) fn leaving_only(&self, from: &F) -> AllocResult<Relation> {
+        self.0.and(from).map(Relation)
+    }
+
+    /// These steps where process `p` is not enabled, or moves (a step of
+    /// `daemon` of which it is one of the movers): those that count for
+    /// `p`'s weak fairness, which a fair cycle takes at least once.
+    pub(super) fn fair_to(
+        &self,
+        procs: &[Process],
+        topo: &Topology,
+        daemon: &Daemon,
+        p: usize,
+    ) -> AllocResult<Relation> {
+        let moving = match daemon {
+            // Every enabled process moves at every step.
+            Daemon::Synchronous => return Ok(Relation(self.0.clone())),
+            Daemon::Central => {
+                let mut alone = procs[p].moves.clone();
+                for (q, other) in procs.iter().enumerate() {
+                    if q != p {
+                        alone = alone.and(&other.keeps)?;
+                    }
+                }
+                alone
+            }
+            // `p` moves, its neighbours too only under the distributed
+            // daemon; the rest as the daemon allows (the relation says).
+            _ => {
+                let mut with = procs[p].moves.clone();
+                if matches!(daemon, Daemon::LocallyCentral) {
+                    for &q in topo.nbrs(p) {
+                        with = with.and(&procs[q as usize].keeps)?;
+                    }
+                }
+                with
+            }
+        };
+        let counts = moving.or(&procs[p].enabled.not()?)?;
+        self.0.and(&counts).map(Relation)
+    }
 }
 
 /// One process moves (one of its moves), the others keep their values.

@@ -9,13 +9,14 @@ use crate::runtime::step::{Move, RunError};
 use crate::state::Config;
 
 /// The moves of a step of `daemon` from `from` to `to` (`every`: with
-/// every choice), if there is one.
+/// every choice), if there is one; with `mover`, one where that process
+/// moves, if it is enabled (a step a fair cycle takes for it).
 pub(super) fn moves_between(
     inst: &Instance,
     daemon: &Daemon,
     every: bool,
-    from: &Config,
-    to: &Config,
+    (from, to): (&Config, &Config),
+    mover: Option<usize>,
 ) -> Result<Option<Vec<Move>>, RunError> {
     let mut rel = inst.step_relation();
     let stride = inst.code.stride;
@@ -43,13 +44,22 @@ pub(super) fn moves_between(
     let changed: Vec<usize> = (0..inst.topo.n())
         .filter(|&p| row(from, p) != row(to, p))
         .collect();
+    let mover = mover.filter(|&p| enabled.contains(&p));
     let movers: Vec<usize> = match daemon {
         Daemon::Synchronous => enabled,
-        _ if changed.is_empty() => (0..inst.topo.n())
-            .find(|&p| !fitting[p].is_empty())
+        Daemon::Central if mover.is_some() => mover.into_iter().collect(),
+        _ if changed.is_empty() => mover
+            .or_else(|| (0..inst.topo.n()).find(|&p| !fitting[p].is_empty()))
             .into_iter()
             .collect(),
-        _ => changed,
+        _ => {
+            let mut movers = changed;
+            if let Some(p) = mover.filter(|p| !movers.contains(p)) {
+                movers.push(p);
+                movers.sort_unstable();
+            }
+            movers
+        }
     };
     let mut step = Vec::with_capacity(movers.len());
     for p in movers {
