@@ -62,6 +62,11 @@ enum Command {
     /// counterexample.
     #[command(after_help = EXIT_CODES)]
     Verify(verify::VerifyArgs),
+    /// The expected time to legitimacy where runs draw (the daemon's movers, the values of
+    /// `random(...)`): whether it is reached with probability 1, and the expected steps and
+    /// moves from the worst start, the declared one, and on average.
+    #[command(after_help = EXIT_CODES)]
+    Expect(verify::ExpectArgs),
     /// Run a program many times over sizes, topologies, daemons, parameter
     /// values and seeds, in parallel: one CSV row per run, a summary of the
     /// measures to stabilization per size, and a plot of their growth.
@@ -348,6 +353,7 @@ pub fn main() -> i32 {
         Command::Check(a) => check(&a),
         Command::Run(a) => run::run(&a),
         Command::Verify(a) => verify::verify(&a),
+        Command::Expect(a) => verify::expect(&a),
         Command::Sweep(a) => sweep::sweep(&a),
         Command::Export(a) => export::export(&a),
         Command::Repl(a) => match start(&a.instance, &a.start) {

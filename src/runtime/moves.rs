@@ -144,6 +144,40 @@ impl StepRelation<'_> {
         }
         Ok(out)
     }
+
+    /// The probability that a run's draws take the values of move `m`
+    /// (one of [`StepRelation::moves_into`]): each draw uniform over its
+    /// range as the move makes it (a range may follow from an earlier
+    /// draw), so the product of one over each range's size; 1 for a move
+    /// that does not draw.
+    pub fn draw_probability(&mut self, cfg: &Config, m: &Move) -> f64 {
+        let Some(values) = &m.draws else {
+            return 1.0;
+        };
+        let before = std::mem::replace(
+            &mut *self.buf.fx.draws.borrow_mut(),
+            Draws::given(values.clone()),
+        );
+        let pick = Pick {
+            action: m.action,
+            member: m.member,
+            draws: None,
+        };
+        let p = m.process as usize;
+        // A fault part way is the step relation's to report.
+        let _ = run_action(
+            self.code, self.topo, &cfg.rows, &cfg.chans, p, pick, 0, &self.buf,
+        );
+        let drawn = std::mem::replace(&mut *self.buf.fx.draws.borrow_mut(), before);
+        let Draws::Given { ranges, .. } = drawn else {
+            unreachable!("given above")
+        };
+        ranges
+            .iter()
+            .map(|&(lo, hi)| 1.0 / ((i128::from(hi) - i128::from(lo) + 1) as f64))
+            .product()
+    }
+
     /// Process `p`'s row after it moves alone with action `a` in `cfg`,
     /// for a program without effects (no edge variables, messages or
     /// draws), where a step's successor is the configuration with each

@@ -48,6 +48,7 @@ mod search;
 mod states;
 mod successors;
 pub use run::Run;
+pub mod expected;
 mod symbolic;
 pub use symbolic::{unsupported as symbolic_unsupported, Symbolic};
 mod symmetry;

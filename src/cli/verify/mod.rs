@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 mod daemons;
 mod engines;
+mod expect;
 mod family;
 mod json;
 mod show;
@@ -27,6 +28,7 @@ mod witness;
 
 use daemons::{daemons, daemons_for_time};
 use engines::{engine, explore_symbolically, EngineArg};
+pub(super) use expect::{expect, ExpectArgs};
 use json::verdict_json;
 use show::{block, config_text, header};
 use std::sync::atomic::{AtomicBool, Ordering};

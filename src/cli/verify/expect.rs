@@ -1,0 +1,307 @@
+//! `guarded expect`: the expected time to legitimacy, where runs draw
+//! (the daemon's movers as `guarded run` draws them, the values of
+//! `random(...)`): whether legitimacy is reached with probability 1, and
+//! the expected steps and moves from the worst configuration, from the
+//! declared start, and on average over the starts.
+
+use super::*;
+use crate::verify::expected::{self, Cost, Model, Movers};
+
+#[derive(Args, Debug)]
+pub(in crate::cli) struct ExpectArgs {
+    #[command(flatten)]
+    instance: InstanceArgs,
+    /// Daemon: synchronous, central or distributed (movers drawn as
+    /// `guarded run` draws them), or with --adversary also locally-central.
+    #[arg(short, long, default_value = "synchronous", value_name = "DAEMON")]
+    daemon: String,
+    /// The daemon chooses the movers to make stabilization slowest (the
+    /// maximum over its strategies) instead of drawing them.
+    #[arg(long)]
+    adversary: bool,
+    /// Where runs start: `all` (every configuration, the default), `random`
+    /// (every configuration within the declared `random` ranges),
+    /// `declared` or an init file; the average is over these starts.
+    #[arg(long, value_name = "all|random|declared|FILE")]
+    from: Option<String>,
+    /// A process's choice between enabled actions and binder members:
+    /// `every` (each a choice, made to be slowest) or `first` (the first,
+    /// as `guarded run` takes it).
+    #[arg(long, value_enum, default_value_t = ChoiceArg::Every)]
+    choice: ChoiceArg,
+    /// Output format: `text` or `json`.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the worst configurations as DIR/worst-steps.init and
+    /// DIR/worst-moves.init (`guarded run --init`), and where probability 1
+    /// fails, DIR/no-sure-arrival.init.
+    #[arg(long, value_name = "DIR")]
+    witness: Option<PathBuf>,
+}
+
+/// The most configurations the model keeps.
+const MOST_CONFIGURATIONS: usize = 1 << 24;
+
+/// What one measure came to.
+struct Measure {
+    worst: (f64, u32),
+    average: f64,
+    declared: Option<f64>,
+}
+
+pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
+    let daemon = match Daemon::parse(&a.daemon, &|_| Err(String::new())) {
+        Ok(d @ (Daemon::Central | Daemon::Synchronous | Daemon::Distributed)) => d,
+        Ok(Daemon::LocallyCentral) if a.adversary => Daemon::LocallyCentral,
+        Ok(_) | Err(_) => {
+            return usage_error(format!(
+                "--daemon: `{}` is not one of synchronous, central, distributed (and locally-central with --adversary)",
+                a.daemon
+            ))
+        }
+    };
+    let mut loaded = match load(&a.instance) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let program = &a.instance.program;
+    if loaded.inst.prog.legitimate.is_none() {
+        eprintln!("error: `{program}` declares no `legitimate:` predicate: there is no time to legitimacy to expect");
+        return EXIT_INPUT;
+    }
+    let declared = loaded
+        .inst
+        .initial(&InitMode::Declared, &[])
+        .ok()
+        .map(|mut c| {
+            c.canonicalize();
+            c
+        });
+    let origin = match start_from(a.from.as_deref(), program, &mut loaded) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let inst = &loaded.inst;
+    let starts = match &origin {
+        Origin::Every => Starts::Every(inst.space()),
+        Origin::Arbitrary => Starts::Every(inst.arbitrary_space()),
+        Origin::At(cfg) => Starts::One(cfg.clone()),
+    };
+    let movers = match a.adversary {
+        true => Movers::Adversary(daemon.clone()),
+        false => Movers::AsRuns(daemon.clone()),
+    };
+    let bar = Bar::new();
+    let progress = |what: &str, done: u64, total: u64| bar.tell(what, done, total);
+    let solved = expected::build(
+        inst,
+        starts,
+        &movers,
+        a.choice.into(),
+        MOST_CONFIGURATIONS,
+        Some(&progress),
+    )
+    .and_then(|model| {
+        let bad = expected::no_sure_arrival(&model);
+        let solutions = match bad {
+            Some(_) => None,
+            None => Some((
+                expected::expected(&model, Cost::Steps, Some(&progress))?,
+                expected::expected(&model, Cost::Moves, Some(&progress))?,
+            )),
+        };
+        Ok((model, bad, solutions))
+    });
+    bar.bar.finish_and_clear();
+    let (model, bad, solutions) = match solved {
+        Ok(s) => s,
+        Err(r) => return refused(&r, inst, program, &loaded.source),
+    };
+    let at_declared = declared
+        .as_ref()
+        .and_then(|d| model.configs.iter().position(|c| c.rows == d.rows));
+    let measures = solutions.as_ref().map(|(steps, moves)| {
+        let measure = |values: &[f64]| Measure {
+            worst: worst_start(&model, values),
+            average: values[..model.starts].iter().sum::<f64>() / model.starts.max(1) as f64,
+            declared: at_declared.map(|i| values[i]),
+        };
+        (
+            measure(&steps.values),
+            measure(&moves.values),
+            steps.sweeps.max(moves.sweeps),
+        )
+    });
+    if let Some(dir) = &a.witness {
+        if let Err(e) = write_worst(inst, &model, bad, measures.as_ref(), dir) {
+            eprintln!("error: --witness: {e}");
+            return EXIT_INPUT;
+        }
+    }
+    let how = describe(&movers, a.choice.into(), inst.code.may_choose());
+    let out = match a.format {
+        Format::Json => expect_json(a, inst, &model, &how, bad, measures.as_ref()),
+        _ => expect_text(a, inst, &model, &how, bad, measures.as_ref()),
+    };
+    print!("{out}");
+    match bad {
+        Some(_) => EXIT_PROPERTY,
+        None => EXIT_OK,
+    }
+}
+
+/// The start with the largest value, and the value.
+fn worst_start(model: &Model, values: &[f64]) -> (f64, u32) {
+    (0..model.starts)
+        .map(|s| (values[s], s as u32))
+        .fold((0.0, 0), |best, x| if x.0 > best.0 { x } else { best })
+}
+
+/// How the steps are drawn and chosen, as the output says it.
+fn describe(movers: &Movers, choices: Choices, may_choose: bool) -> String {
+    let who = match movers {
+        Movers::AsRuns(Daemon::Synchronous) | Movers::Adversary(Daemon::Synchronous) => {
+            "synchronous: every enabled process moves".to_string()
+        }
+        Movers::AsRuns(Daemon::Central) => {
+            "central: one enabled process, drawn uniformly (as guarded run draws it)".into()
+        }
+        Movers::AsRuns(_) => "distributed: each enabled process with probability 1/2, one drawn uniformly when none is (as guarded run draws them)".into(),
+        Movers::Adversary(d) => format!(
+            "{}: an adversary chooses the movers to make stabilization slowest",
+            d.name()
+        ),
+    };
+    let choice = match (choices, may_choose) {
+        (_, false) => "each mover's one enabled action",
+        (Choices::Every, true) => {
+            "each mover's choice of action and binder member made to be slowest"
+        }
+        (Choices::First, true) => "each mover's first enabled action (as guarded run takes it)",
+    };
+    format!("{who}; {choice}; each value drawn uniformly")
+}
+
+fn expect_text(
+    a: &ExpectArgs,
+    inst: &Instance,
+    model: &Model,
+    how: &str,
+    bad: Option<(u32, u32)>,
+    measures: Option<&(Measure, Measure, usize)>,
+) -> String {
+    let mut out = String::new();
+    let legit = model.legit.iter().filter(|&&l| l).count();
+    let _ = writeln!(
+        out,
+        "{} on {} ({} processes): {} configurations reached from {} starts, {legit} legitimate",
+        a.instance.program,
+        inst.topo.name,
+        inst.topo.n(),
+        model.configs.len(),
+        model.starts
+    );
+    let _ = writeln!(out, "steps: {how}");
+    if let Some((start, trap)) = bad {
+        let chosen = a.adversary || (a.choice == ChoiceArg::Every && inst.code.may_choose());
+        let _ = writeln!(
+            out,
+            "probability 1  fails: from {} legitimacy may never be reached (with positive probability{}), for example once at {}",
+            config_text(inst, &model.configs[start as usize]),
+            if chosen { ", with the worst choices" } else { "" },
+            config_text(inst, &model.configs[trap as usize])
+        );
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "probability 1  holds: from every start legitimacy is reached with probability 1"
+    );
+    let Some((steps, moves, sweeps)) = measures else {
+        return out;
+    };
+    for (name, m) in [("steps", steps), ("moves", moves)] {
+        let declared = match m.declared {
+            Some(v) => format!(", from the declared start {v:.6}"),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "expected {name:<6} worst {:.6}{declared}, average {:.6} over the starts",
+            m.worst.0, m.average
+        );
+        let _ = writeln!(
+            out,
+            "  worst from   {}",
+            config_text(inst, &model.configs[m.worst.1 as usize])
+        );
+    }
+    let _ = writeln!(
+        out,
+        "solved by      value iteration, {sweeps} sweeps, until no value changed by more than {:e} (relative); rounds are not computed",
+        expected::TOLERANCE
+    );
+    out
+}
+
+fn expect_json(
+    a: &ExpectArgs,
+    inst: &Instance,
+    model: &Model,
+    how: &str,
+    bad: Option<(u32, u32)>,
+    measures: Option<&(Measure, Measure, usize)>,
+) -> String {
+    let config = |i: u32| config_text(inst, &model.configs[i as usize]);
+    let measure = |m: &Measure| {
+        json!({
+            "worst": m.worst.0,
+            "worst_from": config(m.worst.1),
+            "average": m.average,
+            "declared": m.declared,
+        })
+    };
+    let v = json!({
+        "program": a.instance.program,
+        "topology": inst.topo.name,
+        "processes": inst.topo.n(),
+        "steps_drawn": how,
+        "configurations": model.configs.len(),
+        "starts": model.starts,
+        "legitimate": model.legit.iter().filter(|&&l| l).count(),
+        "probability_1": bad.is_none(),
+        "no_sure_arrival": bad.map(|(s, t)| json!({"from": config(s), "kept_at": config(t)})),
+        "expected_steps": measures.map(|m| measure(&m.0)),
+        "expected_moves": measures.map(|m| measure(&m.1)),
+        "sweeps": measures.map(|m| m.2),
+        "tolerance": expected::TOLERANCE,
+    });
+    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+}
+
+/// Writes the worst configurations (or where probability 1 fails) as
+/// init files into `dir`.
+fn write_worst(
+    inst: &Instance,
+    model: &Model,
+    bad: Option<(u32, u32)>,
+    measures: Option<&(Measure, Measure, usize)>,
+    dir: &Path,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut files: Vec<(&str, u32)> = Vec::new();
+    if let Some((start, _)) = bad {
+        files.push(("no-sure-arrival", start));
+    }
+    if let Some((steps, moves, _)) = measures {
+        files.push(("worst-steps", steps.worst.1));
+        files.push(("worst-moves", moves.worst.1));
+    }
+    for (name, i) in files {
+        let cfg = &model.configs[i as usize];
+        let text = format_config(&inst.prog, &inst.code, &inst.topo, &cfg.rows, &cfg.chans);
+        let path = dir.join(format!("{name}.init"));
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,469 @@
+//! `guarded expect`: expected times held to independent computations.
+//! Herman's ring against McIver and Morgan's 4abc/N for every
+//! three-token configuration, and against a Markov chain built here by
+//! hand and solved by Gaussian elimination; Dijkstra's ring under a
+//! central daemon drawing uniformly, likewise by hand; an adversary
+//! against `verify`'s exact worst cases (a program that does not draw);
+//! probability 1 failing where an adversary can cycle, and on the
+//! command line.
+
+mod common;
+use common::{guarded, instance};
+use guarded::runtime::daemon::Daemon;
+use guarded::verify::expected::{self, Cost, Model, Movers};
+use guarded::verify::{Choices, Convergence, Explorer, Starts};
+
+const HERMAN: &str = include_str!("../programs/herman.gc");
+const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
+
+/// The model of `src` on `topology` from every configuration, and the
+/// expected steps from each.
+fn solve(src: &str, topology: &str, params: &[(&str, i64)], movers: Movers) -> (Model, Vec<f64>) {
+    let inst = instance(src, topology, params);
+    let model = expected::build(
+        &inst,
+        Starts::Every(inst.space()),
+        &movers,
+        Choices::Every,
+        1 << 20,
+        None,
+    )
+    .unwrap();
+    assert!(expected::no_sure_arrival(&model).is_none(), "{topology}");
+    let steps = expected::expected(&model, Cost::Steps, None).unwrap();
+    (model, steps.values)
+}
+
+/// Solves `a x = b` by Gaussian elimination with partial pivoting.
+fn gauss(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
+    let n = b.len();
+    for col in 0..n {
+        let pivot = (col..n)
+            .max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))
+            .unwrap();
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..n {
+            let f = a[row][col] / a[col][col];
+            if f != 0.0 {
+                let pivot_row = a[col].clone();
+                for (x, p) in a[row].iter_mut().zip(&pivot_row).skip(col) {
+                    *x -= f * p;
+                }
+                b[row] -= f * b[col];
+            }
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let rest: f64 = (row + 1..n).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - rest) / a[row][row];
+    }
+    x
+}
+
+/// Expected steps to `legit` of a Markov chain over `states` states,
+/// `next(s)` the successors of `s` with their probabilities: the system
+/// E(s) = 1 + sum p E(t) outside `legit`, E(s) = 0 in it.
+fn chain(
+    states: usize,
+    legit: impl Fn(usize) -> bool,
+    next: impl Fn(usize) -> Vec<(usize, f64)>,
+) -> Vec<f64> {
+    let mut a = vec![vec![0.0; states]; states];
+    let mut b = vec![0.0; states];
+    for s in 0..states {
+        a[s][s] = 1.0;
+        if legit(s) {
+            continue;
+        }
+        b[s] = 1.0;
+        for (t, p) in next(s) {
+            a[s][t] -= p;
+        }
+    }
+    gauss(a, b)
+}
+
+/// Herman's ring of `n` by hand: bit i of `s` is process i's; process i
+/// holds a token when its bit equals its predecessor's (i - 1); in a step
+/// every token holder draws its bit, every other copies its predecessor's.
+fn herman_by_hand(n: usize) -> Vec<f64> {
+    let bit = |s: usize, i: usize| (s >> i) & 1;
+    let pred = |i: usize| (i + n - 1) % n;
+    let tokens = |s: usize| (0..n).filter(|&i| bit(s, i) == bit(s, pred(i))).count();
+    chain(
+        1 << n,
+        |s| tokens(s) == 1,
+        |s| {
+            let holders: Vec<usize> = (0..n).filter(|&i| bit(s, i) == bit(s, pred(i))).collect();
+            let p = 0.5f64.powi(holders.len() as i32);
+            (0..1usize << holders.len())
+                .map(|coins| {
+                    let mut t = 0;
+                    for i in 0..n {
+                        let b = match holders.iter().position(|&h| h == i) {
+                            Some(k) => (coins >> k) & 1,
+                            None => bit(s, pred(i)),
+                        };
+                        t |= b << i;
+                    }
+                    (t, p)
+                })
+                .collect()
+        },
+    )
+}
+
+/// The state number `herman_by_hand` gives the configuration `rows`.
+fn as_bits(rows: &[i64]) -> usize {
+    rows.iter()
+        .enumerate()
+        .map(|(i, &b)| (b as usize) << i)
+        .sum()
+}
+
+#[test]
+fn herman_agrees_with_a_chain_solved_by_hand() {
+    for n in [3, 5, 7] {
+        let (model, values) = solve(
+            HERMAN,
+            &format!("uring:{n}"),
+            &[],
+            Movers::AsRuns(Daemon::Synchronous),
+        );
+        let by_hand = herman_by_hand(n);
+        assert_eq!(model.configs.len(), 1 << n);
+        for (cfg, v) in model.configs.iter().zip(&values) {
+            let want = by_hand[as_bits(&cfg.rows)];
+            assert!(
+                (v - want).abs() < 1e-9,
+                "ring of {n}, {:?}: {v} against {want}",
+                cfg.rows
+            );
+        }
+    }
+}
+
+#[test]
+fn herman_three_tokens_take_4abc_over_n() {
+    for n in [5usize, 7, 9, 11] {
+        let (model, values) = solve(
+            HERMAN,
+            &format!("uring:{n}"),
+            &[],
+            Movers::AsRuns(Daemon::Synchronous),
+        );
+        let mut checked = 0;
+        for (cfg, v) in model.configs.iter().zip(&values) {
+            let x = &cfg.rows;
+            let holders: Vec<usize> = (0..n).filter(|&i| x[i] == x[(i + n - 1) % n]).collect();
+            if holders.len() != 3 {
+                continue;
+            }
+            let (a, b) = (holders[1] - holders[0], holders[2] - holders[1]);
+            let c = n - a - b;
+            let want = 4.0 * (a * b * c) as f64 / n as f64;
+            assert!(
+                (v - want).abs() < 1e-8,
+                "ring of {n}, tokens {holders:?}: {v} against {want}"
+            );
+            checked += 1;
+        }
+        // Three places out of n, each with two values of the first bit.
+        assert_eq!(checked, 2 * n * (n - 1) * (n - 2) / 6, "ring of {n}");
+        // The worst start is three tokens as evenly spaced as they go.
+        let worst = values.iter().copied().fold(0.0, f64::max);
+        let (a, b) = (n / 3, (n - n / 3) / 2);
+        let best_abc = (a * b * (n - a - b)) as f64;
+        assert!(
+            (worst - 4.0 * best_abc / n as f64).abs() < 1e-8,
+            "ring of {n}: {worst}"
+        );
+    }
+}
+
+/// Dijkstra's ring of `n` with `k` states by hand, the central daemon
+/// drawing one enabled process uniformly: process 0 advances when it
+/// equals its predecessor (n - 1), the others copy theirs when they
+/// differ; legitimate with one process enabled.
+fn dijkstra_by_hand(n: usize, k: usize) -> Vec<f64> {
+    let digits = |s: usize| -> Vec<usize> { (0..n).map(|i| s / k.pow(i as u32) % k).collect() };
+    let enabled = |x: &[usize]| -> Vec<usize> {
+        (0..n)
+            .filter(|&i| match i {
+                0 => x[0] == x[n - 1],
+                _ => x[i] != x[i - 1],
+            })
+            .collect()
+    };
+    let number = |x: &[usize]| -> usize {
+        x.iter()
+            .enumerate()
+            .map(|(i, &d)| d * k.pow(i as u32))
+            .sum()
+    };
+    chain(
+        k.pow(n as u32),
+        |s| enabled(&digits(s)).len() == 1,
+        |s| {
+            let x = digits(s);
+            let en = enabled(&x);
+            en.iter()
+                .map(|&i| {
+                    let mut y = x.clone();
+                    y[i] = match i {
+                        0 => (x[0] + 1) % k,
+                        _ => x[i - 1],
+                    };
+                    (number(&y), 1.0 / en.len() as f64)
+                })
+                .collect()
+        },
+    )
+}
+
+#[test]
+fn dijkstra_under_a_uniform_central_daemon_agrees_with_a_chain_solved_by_hand() {
+    for (n, k) in [(3, 3), (4, 3), (4, 4)] {
+        let (model, values) = solve(
+            DIJKSTRA,
+            &format!("ring:{n}"),
+            &[("K", k as i64)],
+            Movers::AsRuns(Daemon::Central),
+        );
+        let by_hand = dijkstra_by_hand(n, k);
+        for (cfg, v) in model.configs.iter().zip(&values) {
+            let s: usize = cfg
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| d as usize * k.pow(i as u32))
+                .sum();
+            assert!(
+                (v - by_hand[s]).abs() < 1e-9,
+                "ring of {n}, K = {k}, {:?}: {v} against {}",
+                cfg.rows,
+                by_hand[s]
+            );
+        }
+    }
+}
+
+#[test]
+fn an_adversary_takes_the_worst_case_verify_finds() {
+    for n in [3, 4, 5] {
+        let inst = instance(DIJKSTRA, &format!("ring:{n}"), &[]);
+        let mut explorer = Explorer::new(&inst).unwrap();
+        explorer.count_rounds(false);
+        for daemon in [
+            Daemon::Central,
+            Daemon::Distributed,
+            Daemon::LocallyCentral,
+            Daemon::Synchronous,
+        ] {
+            let verdict = explorer.verify(&daemon).unwrap();
+            let Convergence::Holds { steps, .. } = verdict.convergence else {
+                panic!("Dijkstra's ring of {n} converges");
+            };
+            let (_, values) = solve(
+                DIJKSTRA,
+                &format!("ring:{n}"),
+                &[],
+                Movers::Adversary(daemon.clone()),
+            );
+            let worst = values.iter().copied().fold(0.0, f64::max);
+            assert_eq!(
+                worst,
+                steps.steps.len() as f64,
+                "ring of {n}, {}",
+                daemon.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn where_an_adversary_can_cycle_probability_1_fails() {
+    // Two states on the ring of 5: cycles under the central daemon.
+    let inst = instance(DIJKSTRA, "ring:5", &[("K", 2)]);
+    let model = expected::build(
+        &inst,
+        Starts::Every(inst.space()),
+        &Movers::Adversary(Daemon::Central),
+        Choices::Every,
+        1 << 20,
+        None,
+    )
+    .unwrap();
+    let (start, kept) = expected::no_sure_arrival(&model).expect("an adversary cycles");
+    let rel = inst.step_relation();
+    assert_eq!(
+        rel.legitimate(&model.configs[kept as usize]).unwrap(),
+        Some(false)
+    );
+    assert!((start as usize) < model.starts);
+}
+
+#[test]
+fn on_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("guarded-expect-{}", std::process::id()));
+    let dir_s = dir.to_str().unwrap();
+    let (code, out, err) = guarded(&[
+        "expect",
+        "programs/herman.gc",
+        "-t",
+        "uring:7",
+        "--witness",
+        dir_s,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("128 configurations reached from 128 starts, 14 legitimate"),
+        "{out}"
+    );
+    assert!(out.contains("probability 1  holds"), "{out}");
+    // 4abc/N with a, b, c = 2, 2, 3.
+    assert!(out.contains("expected steps  worst 6.857143"), "{out}");
+    let worst = std::fs::read_to_string(dir.join("worst-steps.init")).unwrap();
+    let (code, json, err) = guarded(&[
+        "expect",
+        "programs/herman.gc",
+        "-t",
+        "uring:7",
+        "--from",
+        &dir.join("worst-steps.init").display().to_string(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}\n{worst}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["starts"], 1);
+    assert!(
+        (v["expected_steps"]["worst"].as_f64().unwrap() - 48.0 / 7.0).abs() < 1e-9,
+        "{json}"
+    );
+    // An adversary that cycles: exit 5, and where.
+    let (code, out, _) = guarded(&[
+        "expect",
+        "programs/dijkstra_kstate.gc",
+        "-t",
+        "ring:5",
+        "-p",
+        "K=2",
+        "-d",
+        "central",
+        "--adversary",
+    ]);
+    assert_eq!(code, 5, "{out}");
+    assert!(out.contains("probability 1  fails"), "{out}");
+    // Bad input: a daemon it does not take, a program without legitimacy.
+    let (code, _, err) = guarded(&["expect", "programs/herman.gc", "-d", "locally-central"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = guarded(&["expect", "programs/arbitration.gc"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("legitimate"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn every_draw_of_movers_and_values_is_a_distribution() {
+    for movers in [
+        Movers::AsRuns(Daemon::Distributed),
+        Movers::AsRuns(Daemon::Central),
+        Movers::AsRuns(Daemon::Synchronous),
+    ] {
+        for (src, topology) in [(DIJKSTRA, "ring:4"), (HERMAN, "uring:5")] {
+            let inst = instance(src, topology, &[]);
+            let model = expected::build(
+                &inst,
+                Starts::Every(inst.space()),
+                &movers,
+                Choices::Every,
+                1 << 20,
+                None,
+            )
+            .unwrap();
+            for (s, outcomes) in model.outcomes.iter().enumerate() {
+                if outcomes.is_empty() {
+                    continue;
+                }
+                let total: f64 = outcomes.iter().map(|o| o.weight).sum();
+                assert!(
+                    (total - 1.0).abs() < 1e-12,
+                    "{movers:?} {topology} {s}: {total}"
+                );
+                for c in outcomes.iter().flat_map(|o| &o.choices) {
+                    let total: f64 = c.to.iter().map(|t| t.1).sum();
+                    assert!((total - 1.0).abs() < 1e-12, "{movers:?} {topology} {s}");
+                }
+            }
+        }
+    }
+}
+
+/// The expected steps and moves from a start against the mean of 20,000
+/// seeded runs of `guarded sweep` from it (within 4 standard errors):
+/// the daemons draw their movers as runs do.
+#[test]
+fn runs_average_what_is_expected() {
+    let dir = std::env::temp_dir().join(format!("guarded-expect-runs-{}", std::process::id()));
+    let program = "programs/dijkstra_kstate.gc";
+    for daemon in ["central", "distributed"] {
+        let witness = dir.join(daemon);
+        let (code, json, err) = guarded(&[
+            "expect",
+            program,
+            "-t",
+            "ring:4",
+            "-d",
+            daemon,
+            "--format",
+            "json",
+            "--witness",
+            witness.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let init = witness.join("worst-steps.init");
+        let csv = dir.join(format!("{daemon}.csv"));
+        let (code, _, err) = guarded(&[
+            "sweep",
+            program,
+            "-t",
+            "ring:4",
+            "-d",
+            daemon,
+            "--init",
+            init.to_str().unwrap(),
+            "--seeds",
+            "0..19999",
+            "--until",
+            "legitimate",
+            "--csv",
+            csv.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        for (measure, column) in [
+            ("expected_steps", "stabilized_step"),
+            ("expected_moves", "stabilized_move"),
+        ] {
+            let at = header.iter().position(|h| *h == column).unwrap();
+            let xs: Vec<f64> = rows.iter().map(|r| r[at].parse().unwrap()).collect();
+            let n = xs.len() as f64;
+            let mean = xs.iter().sum::<f64>() / n;
+            let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            let se = (var / n).sqrt();
+            let want = v[measure]["worst"].as_f64().unwrap();
+            assert!(
+                (mean - want).abs() < 4.0 * se,
+                "{daemon} {measure}: runs {mean} ± {se}, expected {want}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
