@@ -17,8 +17,10 @@
 //! own are small beside them).
 //!
 //! Then `--symmetry` against the search it reduces, on a ring and the
-//! Petersen graph (configurations, orbits, seconds each), and a program
-//! with messages (Chang and Roberts' election) from its start.
+//! Petersen graph (configurations, orbits, seconds each), a program
+//! with messages (Chang and Roberts' election) from its start, and
+//! `guarded expect` on Herman's ring (N = 9 to 13, 15 when large), its
+//! worst expected steps checked against 4abc/N.
 //!
 //! n = 6 and 7 by default (seconds); `GUARDED_BENCH_LARGE=1` adds n = 8 for
 //! everything and n = 9 for the central and synchronous daemons (SPIN
@@ -373,4 +375,50 @@ fn main() {
     }
     symmetry(large);
     messages(large);
+    expected_times(large);
+}
+
+/// `guarded expect` on Herman's ring from every configuration (the
+/// synchronous daemon, every coin weighed): wall time and peak memory,
+/// with the worst expected steps against 4abc/N.
+fn expected_times(large: bool) {
+    println!("\nguarded expect: Herman's ring, every configuration, synchronous");
+    println!(
+        "{:>3} {:>9} {:>12} {:>12} {:>10} {:>9}",
+        "N", "configs", "worst steps", "4abc/N", "seconds", "MB"
+    );
+    let herman = program("herman.gc");
+    let sizes: &[usize] = if large {
+        &[9, 11, 13, 15]
+    } else {
+        &[9, 11, 13]
+    };
+    for &n in sizes {
+        let ring = format!("uring:{n}");
+        let took = measure(
+            GUARDED,
+            &["expect", &herman, "--topology", &ring],
+            &workdir("guarded"),
+        );
+        let worst = worst_of(&took.output);
+        let (a, b) = (n / 3, (n - n / 3) / 2);
+        let want = 4.0 * (a * b * (n - a - b)) as f64 / n as f64;
+        assert!((worst - want).abs() < 1e-5, "{}", took.output);
+        println!(
+            "{n:>3} {:>9} {worst:>12.6} {want:>12.6} {:>10.2} {:>9}",
+            1u64 << n,
+            took.seconds,
+            mb(took.bytes)
+        );
+    }
+}
+
+/// The number after `expected steps  worst` in `expect`'s output.
+fn worst_of(output: &str) -> f64 {
+    output
+        .split("expected steps  worst ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(f64::NAN)
 }
