@@ -392,6 +392,38 @@ impl Checker {
         out
     }
 
+    /// The properties of runs, their predicates over the whole
+    /// configuration (and the process each is said of, if it is).
+    pub(super) fn properties(&mut self, prog: &ast::Program) -> Vec<ir::Property> {
+        self.scope = Some(Scope::Global);
+        self.unique_names(
+            prog.properties.iter().map(|p| &p.name),
+            "property",
+            "give each property its own name; verdicts are reported by name",
+        );
+        let mut out = Vec::new();
+        for p in &prog.properties {
+            let mark = self.mark();
+            let each = match &p.each {
+                Some(var) => self
+                    .collection(var, &ast::Collection::Procs, p.span, 0)
+                    .map(|(slot, ..)| Some(slot)),
+                None => Some(None),
+            };
+            let form = each.and_then(|_| p.form.map(|e| self.bool_expr(e)));
+            self.release(mark);
+            if let (Some(each), Some(form)) = (each, form) {
+                out.push(ir::Property {
+                    name: p.name.name.clone(),
+                    span: p.span,
+                    each,
+                    form,
+                });
+            }
+        }
+        out
+    }
+
     /// Reports names given twice among invariants (or reports).
     pub(super) fn unique_names<'n>(
         &mut self,

@@ -57,6 +57,7 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
     c.role_index = None;
     let legitimate = c.legitimacy(prog);
     let invariants = c.invariants(prog);
+    let properties = c.properties(prog);
     let reports = c.reports(prog);
     let (capacity, delay) = c.capacity(prog);
     if prog.roles.is_empty() {
@@ -82,6 +83,7 @@ pub fn check(prog: &ast::Program) -> Result<ir::Program, Vec<Problem>> {
         roles,
         legitimate,
         invariants,
+        properties,
         reports,
         messages: c.messages,
         capacity,

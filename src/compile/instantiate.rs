@@ -27,6 +27,7 @@ struct Predicates {
     legit_by_process: Option<super::by_process::ByProcess>,
     legit_enabled_count: Option<(Cmp, i64)>,
     invariants: Vec<CInvariant>,
+    properties: Vec<super::CProperty>,
     reports: Vec<(String, GlobalFn)>,
 }
 
@@ -145,6 +146,7 @@ pub fn instantiate(
             .as_ref()
             .is_some_and(|(b, _)| ir::reads_var_b(b, &is_timer)),
         invariants: predicates.invariants,
+        properties: predicates.properties,
         reports: predicates.reports,
         max_locals: prog.max_locals,
         columns,
@@ -535,6 +537,7 @@ fn predicates(c: &Compiler) -> Predicates {
                 span: *span,
             })
             .collect(),
+        properties: super::predicates::properties(c),
         reports: prog
             .reports
             .iter()

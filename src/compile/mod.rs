@@ -9,8 +9,10 @@ mod expr;
 mod fused;
 mod instantiate;
 mod layout;
+mod predicates;
 mod reads;
 mod stmt;
+pub use predicates::{CInvariant, CProperty, LegitPart};
 
 use fused::{fused_cmp, Plain};
 pub use instantiate::instantiate;
@@ -309,35 +311,6 @@ pub struct CRole {
     pub overlaps: Vec<(u32, u32)>,
 }
 
-/// A conjunct of the legitimacy predicate.
-pub enum LegitPart {
-    /// `forall(p in procs : body)` with `body` local to p: holds when it
-    /// holds at every process; the bound variable's slot.
-    Forall(usize, BFn),
-    /// `count(p in procs : body) CMP k` with `body` local to p.
-    Count(usize, BFn, Cmp, i64),
-    /// Anything else, evaluated in full.
-    Whole(BFn),
-}
-
-/// A compiled invariant.
-pub struct CInvariant {
-    /// Its name.
-    pub name: String,
-    /// The predicate.
-    pub test: BFn,
-    /// When it is `forall(x in procs : body)` with `body` local to x:
-    /// x's slot and the body, which holds or not at each process alone.
-    pub local: Option<(usize, BFn)>,
-    /// When it is `acyclic(x -> y : body)` with `body` local to x for a
-    /// neighbour y: x's and y's slots and the body, which says x's arcs.
-    pub arcs: Option<(usize, usize, BFn)>,
-    /// The predicate taken apart by process, for the symbolic verifier.
-    pub by_process: Option<by_process::ByProcess>,
-    /// Its source.
-    pub span: Span,
-}
-
 /// A program instantiated on a topology and compiled.
 pub struct Compiled {
     /// Values per process.
@@ -401,6 +374,8 @@ pub struct Compiled {
     pub legit_enabled_count: Option<(Cmp, i64)>,
     /// The invariants.
     pub invariants: Vec<CInvariant>,
+    /// The properties of runs.
+    pub properties: Vec<CProperty>,
     /// The reports, by name.
     pub reports: Vec<(String, GlobalFn)>,
     /// Size of the quantifier-variable frame.

@@ -81,6 +81,8 @@ pub(crate) fn statement_fault(
 pub(crate) const LEGITIMACY: &str = "the legitimacy predicate";
 /// What was being evaluated when an invariant faulted.
 pub(crate) const INVARIANT: &str = "an invariant";
+/// What was being evaluated when a property's predicate faulted.
+pub(crate) const PROPERTY: &str = "a property's predicate";
 
 /// The error for a fault raised by a global predicate (`during`:
 /// [`LEGITIMACY`] or [`INVARIANT`]) at `step`.

@@ -3,6 +3,7 @@
 //! every process's first enabled action (for `enabled(p)`).
 
 use crate::compile::NO_ACTION;
+use crate::runtime::error::PROPERTY;
 use crate::runtime::step::{predicate_fault, RunError, StepRelation, INVARIANT, LEGITIMACY};
 use crate::state::Config;
 
@@ -169,5 +170,24 @@ impl StepRelation<'_> {
         env.locals[slot].set(p as i64);
         let kind = if invariant { INVARIANT } else { LEGITIMACY };
         body(&env).map_err(|fault| predicate_fault(0, kind, fault))
+    }
+}
+
+impl StepRelation<'_> {
+    /// Whether `test`, a predicate of a property, holds in `cfg` (with
+    /// every process enabled or not as `chosen` says), with process `p` in
+    /// `slot` where the property is said of each process.
+    pub fn property_holds(
+        &self,
+        cfg: &Config,
+        chosen: &Vec<u16>,
+        test: &crate::compile::BFn,
+        each: Option<(usize, usize)>,
+    ) -> Result<bool, RunError> {
+        let env = self.global_env(cfg, chosen);
+        if let Some((slot, p)) = each {
+            env.locals[slot].set(p as i64);
+        }
+        test(&env).map_err(|fault| predicate_fault(0, PROPERTY, fault))
     }
 }

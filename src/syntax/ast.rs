@@ -29,6 +29,8 @@ pub struct Program {
     pub legitimate: Vec<Expr>,
     /// `invariant NAME: expr`.
     pub invariants: Vec<(Ident, Expr)>,
+    /// `property NAME: FORM`.
+    pub properties: Vec<Property>,
     /// `def NAME(params) = expr` and `def NAME(params) { statements }`.
     pub defs: Vec<Def>,
     /// `report NAME: expr`.
@@ -38,6 +40,46 @@ pub struct Program {
     /// `channel capacity C [random lo..hi] [delay lo..hi]` (at most one
     /// is allowed).
     pub capacity: Vec<ChannelDecl>,
+}
+
+/// `property NAME: FORM`, or `property NAME: forall(p in procs : FORM)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Property {
+    /// Its name.
+    pub name: Ident,
+    /// The process it is said of, each in turn, if it is said of each.
+    pub each: Option<Ident>,
+    /// What it says of runs.
+    pub form: Temporal<Expr>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// What a property says of runs, over predicates `B`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Temporal<B> {
+    /// `sometimes P`: some run reaches a configuration where P holds.
+    Sometimes(B),
+    /// `stable P`: once P holds it holds for ever (no step leaves it).
+    Stable(B),
+    /// `P leads_to Q`: every run through a configuration where P holds
+    /// reaches one where Q holds, then or later (`always eventually Q`
+    /// is `true leads_to Q`).
+    LeadsTo(B, B),
+}
+
+impl<B> Temporal<B> {
+    /// The same form over other predicates.
+    pub fn map<C>(&self, mut f: impl FnMut(&B) -> Option<C>) -> Option<Temporal<C>> {
+        Some(match self {
+            Temporal::Sometimes(p) => Temporal::Sometimes(f(p)?),
+            Temporal::Stable(p) => Temporal::Stable(f(p)?),
+            Temporal::LeadsTo(p, q) => {
+                let (p, q) = (f(p), f(q));
+                Temporal::LeadsTo(p?, q?)
+            }
+        })
+    }
 }
 
 /// `channel capacity C [random lo..hi] [delay lo..hi]`.

@@ -6,7 +6,7 @@ use super::parse::{Rule, PRATT};
 use crate::span::Span;
 use pest::iterators::{Pair, Pairs};
 
-fn ident(p: Pair<Rule>) -> Ident {
+pub(super) fn ident(p: Pair<Rule>) -> Ident {
     Ident {
         name: p.as_str().to_string(),
         span: p.as_span().into(),
@@ -88,6 +88,7 @@ pub(super) fn lower_program(p: Pair<Rule>) -> Program {
                 let name = ident(it.next().unwrap());
                 prog.invariants.push((name, lower_expr(it.next().unwrap())));
             }
+            Rule::property_decl => prog.properties.push(super::temporal::lower_property(item)),
             Rule::report_decl => {
                 let mut it = item.into_inner().skip(1);
                 let name = ident(it.next().unwrap());

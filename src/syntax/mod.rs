@@ -5,5 +5,6 @@ pub mod ast;
 mod errors;
 mod lower;
 mod parse;
+mod temporal;
 
 pub use parse::{parse_expression, parse_program};

@@ -49,6 +49,8 @@ mod states;
 mod successors;
 pub use run::Run;
 pub mod expected;
+mod properties;
+pub use properties::PropertyVerdict;
 mod symbolic;
 pub use symbolic::{unsupported as symbolic_unsupported, Symbolic};
 mod symmetry;
@@ -391,6 +393,7 @@ impl<'a> Explorer<'a> {
         }
         let mut s = search::Search::new(self, daemon, weak_fairness);
         let closure = s.closure()?;
+        let properties = properties::check(&mut s, self)?;
         let convergence = if self.declared {
             s.convergence()?
         } else {
@@ -445,6 +448,7 @@ impl<'a> Explorer<'a> {
             symmetries: self.symmetries(),
             engine: Engine::Explicit,
             nodes: None,
+            properties,
         })
     }
 

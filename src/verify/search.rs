@@ -107,6 +107,11 @@ impl<'e, 'a> Search<'e, 'a> {
         self
     }
 
+    /// Whether only weakly fair runs are asked about.
+    pub(super) fn weak_fairness(&self) -> bool {
+        self.weak_fairness
+    }
+
     pub(super) fn transitions(&self) -> u64 {
         self.transitions
     }

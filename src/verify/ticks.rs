@@ -95,6 +95,7 @@ pub fn verify_ticks(
         draws: false,
         engine: super::Engine::Explicit,
         nodes: None,
+        properties: Vec::new(),
         symmetries: 1,
     })
 }

@@ -137,12 +137,16 @@ pub struct Verdict {
     /// The symbolic engine's decision diagrams: the most nodes they had
     /// alive so far, and the most they may have (the memory budget).
     pub nodes: Option<(usize, usize)>,
+    /// The program's properties of runs (`property NAME: ...`), each
+    /// checked (the explicit engine's; none where not asked).
+    pub properties: Vec<super::PropertyVerdict>,
 }
 
 impl Verdict {
     /// Whether every property holds.
     pub fn holds(&self) -> bool {
         self.invariant.is_none()
+            && self.properties.iter().all(|p| p.holds)
             && self.closure.is_none()
             && self.fault.is_none()
             && matches!(

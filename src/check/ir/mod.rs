@@ -375,6 +375,8 @@ pub struct Program {
     pub legitimate: Option<(BExpr, Span)>,
     /// Named invariants.
     pub invariants: Vec<(String, BExpr, Span)>,
+    /// Named properties of runs, which `verify` checks.
+    pub properties: Vec<Property>,
     /// Named values printed in a run's summary.
     pub reports: Vec<(String, crate::check::Checked)>,
     /// Message types.
@@ -404,4 +406,17 @@ impl Program {
             Ty::Int | Ty::Node => v.to_string(),
         }
     }
+}
+
+/// A property of runs (`property NAME: FORM`), checked.
+#[derive(Clone, Debug)]
+pub struct Property {
+    /// Its name.
+    pub name: String,
+    /// Where it is declared.
+    pub span: Span,
+    /// Where it is said of every process: the slot its process is in.
+    pub each: Option<usize>,
+    /// What it says.
+    pub form: crate::syntax::ast::Temporal<BExpr>,
 }

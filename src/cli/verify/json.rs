@@ -94,6 +94,20 @@ pub(super) fn verdict_json(
         "legitimate": v.legitimate,
         "transitions": v.transitions,
         "invariant": v.invariant.as_ref().map(|(name, run)| json!({"name": name, "run": run_json(inst, run)})),
+        // Where they were not checked (the symbolic engine, ticks), each
+        // with `holds` null.
+        "properties": if v.properties.is_empty() {
+            inst.code.properties.iter().map(|p| json!({"name": p.name, "holds": null})).collect::<Vec<_>>()
+        } else {
+            v.properties.iter().map(|p| json!({
+            "name": p.name,
+            "form": p.form,
+            "holds": p.holds,
+            "process": p.process,
+            "run": p.run.as_ref().map(|(run, _)| run_json(inst, run)),
+            "cycle_from": p.run.as_ref().and_then(|(_, from)| *from),
+        })).collect::<Vec<_>>()
+        },
         "fault": v.fault.as_ref().map(|(e, run)| json!({"error": fault_text(e), "run": run_json(inst, run)})),
         "closure": v.closure.as_ref().map(|run| json!({"holds": false, "step": run_json(inst, run)})).unwrap_or(json!({"holds": true})),
         "convergence": convergence,

@@ -138,6 +138,21 @@ pub(super) fn block(
             Some((name, run)) => format!("`{name}` does not hold {}", at_end(inst, v, run)),
         },
     );
+    for p in &v.properties {
+        line(
+            "property",
+            format!("`{}` {}", p.name, property_text(inst, v, p)),
+        );
+    }
+    if v.properties.is_empty() {
+        let by = match v.engine {
+            Engine::Symbolic => "by the symbolic engine: --engine explicit checks it",
+            Engine::Explicit => "in ticks (under a daemon it is)",
+        };
+        for p in &inst.code.properties {
+            line("property", format!("`{}` not checked {by}", p.name));
+        }
+    }
     if inst.prog.legitimate.is_some() {
         line(
             "closure",
@@ -392,6 +407,48 @@ fn refined(v: &Verdict) -> bool {
 }
 
 /// `cycle of N steps`, and `after K steps` when the run first goes to it.
+/// What a property came to, with the run that shows it.
+fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdict) -> String {
+    let process = p
+        .process
+        .map_or(String::new(), |q| format!(" for process {q}"));
+    match (p.holds, p.form, &p.run) {
+        (true, "sometimes", Some((run, _))) => {
+            format!("holds: an example, {}", example(inst, v, run))
+        }
+        (true, "sometimes", None) => "holds: for every process, some run reaches it".into(),
+        (true, "stable", _) => "holds: no step leaves it".into(),
+        (true, _, _) => "holds: every run through a configuration where its first predicate holds reaches one where its second does".into(),
+        (false, "sometimes", _) => format!("fails{process}: no configuration explored satisfies it"),
+        (false, "stable", Some((run, _))) => {
+            format!("fails{process}: a step leaves it, {}", run_text(inst, v, run))
+        }
+        (false, _, Some((run, Some(from)))) => format!(
+            "fails{process}: a {} that never reaches its second predicate, {}",
+            cycle_words(run, *from),
+            run_text(inst, v, run)
+        ),
+        (false, _, Some((run, None))) => format!(
+            "fails{process}: a run ends without reaching its second predicate, {}",
+            run_text(inst, v, run)
+        ),
+        (false, _, None) => format!("fails{process}"),
+    }
+}
+
+/// An example run: where it ends, and how it gets there.
+fn example(inst: &Instance, v: &Verdict, run: &Run) -> String {
+    if run.steps.is_empty() {
+        format!("in {}", config_text(inst, &run.start))
+    } else {
+        format!(
+            "{}: {}",
+            count(run.steps.len() as u64, "step"),
+            run_text(inst, v, run)
+        )
+    }
+}
+
 fn cycle_words(run: &Run, cycle_from: usize) -> String {
     let len = count((run.steps.len() - cycle_from) as u64, "step");
     match cycle_from {

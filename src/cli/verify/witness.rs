@@ -47,6 +47,12 @@ pub(super) fn write_witnesses(
         }
         Convergence::NotDeclared { deadlock: None } => {}
     }
+    for p in &v.properties {
+        if let Some((run, _)) = &p.run {
+            let what = if p.holds { "example" } else { "property" };
+            runs.push((format!("{what}-{}", p.name), run.clone()));
+        }
+    }
     let mut written = Vec::new();
     for (what, run) in runs {
         let path = dir.join(format!("{daemon}-{what}"));

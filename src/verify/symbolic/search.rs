@@ -116,6 +116,7 @@ pub(super) fn verify(
         for_good: None,
         engine: Engine::Symbolic,
         nodes: Some(sym.nodes()),
+        properties: Vec::new(),
     })
 }
 

@@ -1,0 +1,60 @@
+//! The compiled predicates over a whole configuration: the legitimacy
+//! predicate's conjuncts, the invariants and the properties of runs.
+
+use super::{by_process, BFn, Cmp, Compiler};
+use crate::span::Span;
+
+/// A conjunct of the legitimacy predicate.
+pub enum LegitPart {
+    /// `forall(p in procs : body)` with `body` local to p: holds when it
+    /// holds at every process; the bound variable's slot.
+    Forall(usize, BFn),
+    /// `count(p in procs : body) CMP k` with `body` local to p.
+    Count(usize, BFn, Cmp, i64),
+    /// Anything else, evaluated in full.
+    Whole(BFn),
+}
+
+/// A compiled property of runs.
+pub struct CProperty {
+    /// Its name.
+    pub name: String,
+    /// Where it is said of every process: the slot its process is in.
+    pub each: Option<usize>,
+    /// What it says, over the compiled predicates.
+    pub form: crate::syntax::ast::Temporal<BFn>,
+}
+
+/// A compiled invariant.
+pub struct CInvariant {
+    /// Its name.
+    pub name: String,
+    /// The predicate.
+    pub test: BFn,
+    /// When it is `forall(x in procs : body)` with `body` local to x:
+    /// x's slot and the body, which holds or not at each process alone.
+    pub local: Option<(usize, BFn)>,
+    /// When it is `acyclic(x -> y : body)` with `body` local to x for a
+    /// neighbour y: x's and y's slots and the body, which says x's arcs.
+    pub arcs: Option<(usize, usize, BFn)>,
+    /// The predicate taken apart by process, for the symbolic verifier.
+    pub by_process: Option<by_process::ByProcess>,
+    /// Its source.
+    pub span: Span,
+}
+
+/// The program's properties of runs, compiled.
+pub(super) fn properties(c: &Compiler) -> Vec<CProperty> {
+    c.prog
+        .properties
+        .iter()
+        .map(|p| CProperty {
+            name: p.name.clone(),
+            each: p.each,
+            form: p
+                .form
+                .map(|b| Some(c.bexpr(b)))
+                .expect("every predicate compiles"),
+        })
+        .collect()
+}

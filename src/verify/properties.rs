@@ -1,0 +1,406 @@
+//! The program's properties of runs (`property NAME: FORM`), checked on the
+//! configurations explored under one daemon: `sometimes P` (a nearest
+//! configuration where P holds, and a run to it), `stable P` (no step from
+//! P to not P), `P leads_to Q` (no run through P that never reaches Q: a
+//! configuration outside Q from which some run stays outside it for ever,
+//! round a cycle (under weak fairness a fair one) or to its end, found
+//! among the strongly connected components of the steps outside Q).
+//! Said of every process, each in turn.
+
+use super::search::Search;
+use super::{Explorer, Refusal, Run};
+use crate::runtime::step::Move;
+use crate::syntax::ast::Temporal;
+use std::collections::VecDeque;
+
+/// What one property came to under one daemon.
+#[derive(Clone, Debug)]
+pub struct PropertyVerdict {
+    /// Its name.
+    pub name: String,
+    /// Its form: `sometimes`, `stable` or `leads_to`.
+    pub form: &'static str,
+    /// Where it is said of every process and fails, the process.
+    pub process: Option<usize>,
+    /// Whether it holds.
+    pub holds: bool,
+    /// The run that shows it: for `sometimes`, an example (where it holds
+    /// of one configuration); else a counterexample, with where its cycle
+    /// begins among its steps if it ends round one.
+    pub run: Option<(Run, Option<usize>)>,
+}
+
+/// Every property of the explorer's program, under the search's daemon.
+pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict>, Refusal> {
+    let mut out = Vec::new();
+    for prop in &ex.inst.code.properties {
+        let processes: Vec<Option<usize>> = match prop.each {
+            Some(_) => (0..ex.inst.topo.n()).map(Some).collect(),
+            None => vec![None],
+        };
+        let form = match &prop.form {
+            Temporal::Sometimes(_) => "sometimes",
+            Temporal::Stable(_) => "stable",
+            Temporal::LeadsTo(..) => "leads_to",
+        };
+        let mut verdict = PropertyVerdict {
+            name: prop.name.clone(),
+            form,
+            process: None,
+            holds: true,
+            run: None,
+        };
+        for p in processes {
+            let each = prop.each.zip(p);
+            let found = match &prop.form {
+                Temporal::Sometimes(test) => {
+                    let holds = holding(ex, test, each)?;
+                    let at = (0..ex.count).find(|&i| holds[i as usize]);
+                    match at {
+                        Some(i) => Ok(Some(ex.run_to(i, Vec::new()))),
+                        None => Err(None),
+                    }
+                }
+                Temporal::Stable(test) => {
+                    let holds = holding(ex, test, each)?;
+                    match leaving(s, ex, &holds)? {
+                        Some(run) => Err(Some((run, None))),
+                        None => Ok(None),
+                    }
+                }
+                Temporal::LeadsTo(from, to) => {
+                    let from = holding(ex, from, each)?;
+                    let to = holding(ex, to, each)?;
+                    match never_reaching(s, ex, &from, &to)? {
+                        Some(found) => Err(Some(found)),
+                        None => Ok(None),
+                    }
+                }
+            };
+            match found {
+                // `sometimes` said of one configuration: the example run.
+                Ok(Some(run)) if prop.each.is_none() => verdict.run = Some((run, None)),
+                Ok(_) => {}
+                Err(run) => {
+                    verdict.holds = false;
+                    verdict.process = p;
+                    verdict.run = run;
+                    break;
+                }
+            }
+        }
+        out.push(verdict);
+    }
+    Ok(out)
+}
+
+/// Whether `test` holds in each configuration explored (with `each`, the
+/// property's slot and process).
+fn holding(
+    ex: &Explorer,
+    test: &crate::compile::BFn,
+    each: Option<(usize, usize)>,
+) -> Result<Vec<bool>, Refusal> {
+    let rel = ex.inst.step_relation();
+    (0..ex.count)
+        .map(|i| {
+            let cfg = ex.states.config(i);
+            let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
+            let chosen = rel.chosen(&cfg).map_err(fail)?;
+            rel.property_holds(&cfg, &chosen, test, each).map_err(fail)
+        })
+        .collect()
+}
+
+/// A step from a configuration where `holds` to one where not, as a run
+/// (from a start, a nearest one).
+fn leaving(s: &mut Search, ex: &Explorer, holds: &[bool]) -> Result<Option<Run>, Refusal> {
+    for i in 0..ex.count {
+        if !holds[i as usize] {
+            continue;
+        }
+        if let Some(e) = s.edges(i)?.into_iter().find(|e| !holds[e.to as usize]) {
+            return Ok(Some(ex.run_to(i, vec![e.moves])));
+        }
+    }
+    Ok(None)
+}
+
+/// The steps among the configurations outside Q: successors (with their
+/// movers as bits), and where a run ends (no step).
+struct Outside {
+    within: Vec<bool>,
+    succ: Vec<Vec<(u32, u64)>>,
+    ends: Vec<bool>,
+}
+
+/// A run through a configuration where `from` holds that never reaches
+/// one where `to` holds, if there is one, with where its cycle begins.
+fn never_reaching(
+    s: &mut Search,
+    ex: &Explorer,
+    from: &[bool],
+    to: &[bool],
+) -> Result<Option<(Run, Option<usize>)>, Refusal> {
+    let n = ex.count as usize;
+    let weakly = s.weak_fairness();
+    let mut g = Outside {
+        within: to.iter().map(|&q| !q).collect(),
+        succ: vec![Vec::new(); n],
+        ends: vec![false; n],
+    };
+    for i in 0..n {
+        if !g.within[i] {
+            continue;
+        }
+        let edges = s.edges(i as u32)?;
+        g.ends[i] = edges.is_empty();
+        g.succ[i] = edges
+            .iter()
+            .filter(|e| g.within[e.to as usize])
+            .map(|e| (e.to, movers_of(&e.moves)))
+            .collect();
+    }
+    let component = components(&g);
+    // Per component: a cycle in it, and whether it may be weakly fair.
+    let count = component.iter().map(|&c| c + 1).max().unwrap_or(0);
+    let (mut cyclic, mut disabled, mut moved) =
+        (vec![false; count], vec![0u64; count], vec![0u64; count]);
+    let everyone = match ex.inst.topo.n() {
+        64.. => u64::MAX,
+        k => (1u64 << k) - 1,
+    };
+    for i in (0..n).filter(|&i| g.within[i]) {
+        let c = component[i];
+        if weakly {
+            disabled[c] |= everyone & !s.enabled_bits(i as u32)?;
+        }
+        for &(j, movers) in &g.succ[i] {
+            if component[j as usize] == c {
+                cyclic[c] = true;
+                moved[c] |= movers;
+            }
+        }
+    }
+    let trap = |i: usize| {
+        let c = component[i];
+        g.ends[i] || (cyclic[c] && (!weakly || (disabled[c] | moved[c]) == everyone))
+    };
+    // Backwards from the traps, among the configurations outside Q.
+    let mut before: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for i in 0..n {
+        for &(j, _) in &g.succ[i] {
+            before[j as usize].push(i as u32);
+        }
+    }
+    let mut bad: Vec<bool> = (0..n).map(|i| g.within[i] && trap(i)).collect();
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&i| bad[i as usize]).collect();
+    while let Some(j) = stack.pop() {
+        for &i in &before[j as usize] {
+            if !bad[i as usize] {
+                bad[i as usize] = true;
+                stack.push(i);
+            }
+        }
+    }
+    let Some(start) = (0..n).find(|&i| from[i] && bad[i]) else {
+        return Ok(None);
+    };
+    // On to the nearest trap, then round its component's cycle.
+    let path = walk(&g, start as u32, |j| trap(j as usize), |_| true, false)
+        .expect("a trap is reached from where it was found");
+    let end = path.last().map_or(start as u32, |&(j, _)| j);
+    let mut steps: Vec<(u32, u64)> = path;
+    let cycle_from = match g.ends[end as usize] {
+        true => None,
+        false => {
+            let c = component[end as usize];
+            let inside = |j: u32| component[j as usize] == c;
+            let before = steps.len();
+            let tour = match weakly {
+                false => walk(&g, end, |j| j == end, inside, true),
+                true => fair_tour(s, &g, end, &inside, everyone)?,
+            };
+            steps.extend(tour.expect("a cycle through a configuration of a cyclic component"));
+            Some(before)
+        }
+    };
+    // The moves of each step: the first the daemon allows between the two.
+    let mut moves: Vec<Vec<Move>> = Vec::with_capacity(steps.len());
+    let mut at = start as u32;
+    for &(j, movers) in &steps {
+        let e = s
+            .edges(at)?
+            .into_iter()
+            .find(|e| e.to == j && movers_of(&e.moves) == movers)
+            .expect("a step found among the edges");
+        moves.push(e.moves);
+        at = j;
+    }
+    let run = ex.run_to(start as u32, moves);
+    let prefix = run.steps.len() - steps.len();
+    Ok(Some((run, cycle_from.map(|c| c + prefix))))
+}
+
+/// The movers of a step, as bits (at most 64 processes counted).
+fn movers_of(moves: &[Move]) -> u64 {
+    moves
+        .iter()
+        .filter(|m| m.process < 64)
+        .fold(0, |bits, m| bits | 1 << m.process)
+}
+
+/// A shortest walk from `from` to a configuration where `done` holds,
+/// through configurations where `inside` holds (at least one step with
+/// `a_step`): each step's configuration and movers.
+fn walk(
+    g: &Outside,
+    from: u32,
+    done: impl Fn(u32) -> bool,
+    inside: impl Fn(u32) -> bool,
+    a_step: bool,
+) -> Option<Vec<(u32, u64)>> {
+    if !a_step && done(from) {
+        return Some(Vec::new());
+    }
+    let mut parent: std::collections::HashMap<u32, (u32, u64)> = Default::default();
+    let mut seen: std::collections::HashSet<u32> = Default::default();
+    if !a_step {
+        seen.insert(from);
+    }
+    let mut queue = VecDeque::from([from]);
+    while let Some(i) = queue.pop_front() {
+        for &(j, movers) in &g.succ[i as usize] {
+            if !inside(j) || !seen.insert(j) {
+                continue;
+            }
+            parent.insert(j, (i, movers));
+            if done(j) {
+                let mut path = vec![(j, movers)];
+                let mut at = i;
+                while at != from {
+                    let (p, m) = parent[&at];
+                    path.push((at, m));
+                    at = p;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            queue.push_back(j);
+        }
+    }
+    None
+}
+
+/// A cycle from `at` back to it within a component (`inside`) that every
+/// process enabled throughout moves in: for each process, on to where it
+/// is not enabled or to a step it moves in, then home.
+fn fair_tour(
+    s: &mut Search,
+    g: &Outside,
+    at: u32,
+    inside: &impl Fn(u32) -> bool,
+    everyone: u64,
+) -> Result<Option<Vec<(u32, u64)>>, Refusal> {
+    let mut tour: Vec<(u32, u64)> = Vec::new();
+    let mut here = at;
+    let mut done = everyone & !s.enabled_bits(at)?;
+    for q in 0..64u32 {
+        if everyone & (1 << q) == 0 || done & (1 << q) != 0 {
+            continue;
+        }
+        // A configuration of the component where q is not enabled, or
+        // one with a step inside it that moves q.
+        let mut targets = std::collections::HashSet::new();
+        for j in 0..g.succ.len() as u32 {
+            if !inside(j) {
+                continue;
+            }
+            let moves_q = g.succ[j as usize]
+                .iter()
+                .any(|&(k, m)| inside(k) && m & (1 << q) != 0);
+            if moves_q || s.enabled_bits(j)? & (1 << q) == 0 {
+                targets.insert(j);
+            }
+        }
+        let Some(path) = walk(g, here, |j| targets.contains(&j), inside, false) else {
+            return Ok(None);
+        };
+        for &(j, m) in &path {
+            done |= m | (everyone & !s.enabled_bits(j)?);
+        }
+        here = path.last().map_or(here, |&(j, _)| j);
+        tour.extend(path);
+        if done & (1 << q) == 0 {
+            let step = g.succ[here as usize]
+                .iter()
+                .copied()
+                .find(|&(k, m)| inside(k) && m & (1 << q) != 0);
+            let Some((k, m)) = step else {
+                return Ok(None);
+            };
+            done |= m | (everyone & !s.enabled_bits(k)?);
+            tour.push((k, m));
+            here = k;
+        }
+    }
+    let home = walk(g, here, |j| j == at, inside, here == at && tour.is_empty());
+    Ok(home.map(|h| {
+        tour.extend(h);
+        tour
+    }))
+}
+
+/// The strongly connected component of each configuration (among those
+/// outside Q; the others each their own), by Tarjan's algorithm without
+/// recursion.
+fn components(g: &Outside) -> Vec<usize> {
+    let n = g.succ.len();
+    const NONE: usize = usize::MAX;
+    let (mut index, mut low, mut comp) = (vec![NONE; n], vec![0; n], vec![NONE; n]);
+    let (mut on_stack, mut stack) = (vec![false; n], Vec::new());
+    let (mut next, mut count) = (0, 0);
+    for root in 0..n {
+        if index[root] != NONE {
+            continue;
+        }
+        let mut calls: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut k)) = calls.last_mut() {
+            if let Some(&(w, _)) = g.succ[v].get(*k) {
+                *k += 1;
+                let w = w as usize;
+                if index[w] == NONE {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(u, _)) = calls.last() {
+                low[u] = low[u].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp[w] = count;
+                    if w == v {
+                        break;
+                    }
+                }
+                count += 1;
+            }
+        }
+    }
+    comp
+}

@@ -1,0 +1,284 @@
+//! Properties of runs (`property NAME: ...`) checked by `verify`: each form
+//! holding where it should and failing on a deliberately broken variant,
+//! every run it reports replaying through the step relation and showing
+//! what it says (an example ends where it holds; a step leaves a stable
+//! predicate; a lasso goes round a cycle that never reaches the second
+//! predicate, weakly fair under weak fairness).
+
+mod common;
+use common::{guarded, instance};
+use guarded::load::Instance;
+use guarded::runtime::daemon::Daemon;
+use guarded::state::Config;
+use guarded::verify::{Explorer, PropertyVerdict, Run, Starts};
+
+const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
+
+const DAEMONS: [Daemon; 4] = [
+    Daemon::Central,
+    Daemon::LocallyCentral,
+    Daemon::Distributed,
+    Daemon::Synchronous,
+];
+
+/// Dijkstra's ring with properties the paper claims (with K >= n - 1),
+/// and one said of each process.
+fn dijkstra_with_properties() -> String {
+    format!(
+        "{DIJKSTRA}
+property token_fair: forall(p in procs : always eventually enabled(p))
+property one_token_stays: stable count(q in procs : enabled(q)) == 1
+property all_ones: sometimes forall(q in procs : q.x == 1)
+property converges: true leads_to count(q in procs : enabled(q)) == 1
+property zeros_stay: stable forall(q in procs : q.x == 0)
+"
+    )
+}
+
+/// A process that spins for as long as its left neighbour does not fix
+/// itself: the left one may never fix itself unless weakly fair.
+const SPINNER: &str = "var x: 0..1
+var y: 0..1
+process {
+    fix  :: x == 0 -> x := 1
+    spin :: x == 1 and left.x == 0 -> y := 1 - y
+}
+legitimate: forall(p in procs : p.x == 1)
+property fixed: forall(p in procs : always eventually p.x == 1)
+property none_fixed: sometimes forall(p in procs : p.x == 0 and p.y == 1)
+";
+
+fn verdicts(inst: &Instance, daemon: &Daemon, weakly: bool) -> Vec<PropertyVerdict> {
+    let mut ex = Explorer::new(inst).unwrap();
+    ex.count_rounds(false);
+    ex.verify_fairly(daemon, weakly).unwrap().properties
+}
+
+fn named<'v>(vs: &'v [PropertyVerdict], name: &str) -> &'v PropertyVerdict {
+    vs.iter().find(|v| v.name == name).unwrap()
+}
+
+/// The configurations of `run`, its start first.
+fn replay(inst: &Instance, run: &Run) -> Vec<Config> {
+    let mut rel = inst.step_relation();
+    let mut seen = vec![run.start.clone()];
+    for step in &run.steps {
+        let next = rel.successor_of(seen.last().unwrap(), step).unwrap();
+        seen.push(next);
+    }
+    seen
+}
+
+fn one_enabled(inst: &Instance, cfg: &Config) -> bool {
+    inst.step_relation().enabled(cfg).unwrap().len() == 1
+}
+
+#[test]
+fn dijkstra_keeps_its_properties_under_every_daemon() {
+    let src = dijkstra_with_properties();
+    for n in [3, 4, 5] {
+        let inst = instance(&src, &format!("ring:{n}"), &[]);
+        for daemon in &DAEMONS {
+            let vs = verdicts(&inst, daemon, false);
+            for name in ["token_fair", "one_token_stays", "all_ones", "converges"] {
+                assert!(
+                    named(&vs, name).holds,
+                    "ring of {n}, {}: {name}",
+                    daemon.name()
+                );
+            }
+            // The example ends where every value is 1.
+            let (run, _) = named(&vs, "all_ones").run.clone().unwrap();
+            let end = replay(&inst, &run).pop().unwrap();
+            assert!(end.rows.iter().all(|&x| x == 1));
+            // All zeros is left at once: process 0 advances.
+            let broken = named(&vs, "zeros_stay");
+            assert!(!broken.holds);
+            let (run, cycle) = broken.run.clone().unwrap();
+            assert_eq!(cycle, None);
+            let seen = replay(&inst, &run);
+            assert!(seen[seen.len() - 2].rows.iter().all(|&x| x == 0));
+            assert!(seen[seen.len() - 1].rows.iter().any(|&x| x != 0));
+        }
+    }
+}
+
+#[test]
+fn too_few_states_break_convergence_with_a_lasso() {
+    let src = dijkstra_with_properties();
+    let inst = instance(&src, "ring:4", &[("K", 2)]);
+    for daemon in &DAEMONS[..3] {
+        for weakly in [false, true] {
+            let vs = verdicts(&inst, daemon, weakly);
+            let v = named(&vs, "converges");
+            assert!(!v.holds, "{}", daemon.name());
+            let (run, cycle_from) = v.run.clone().unwrap();
+            let from = cycle_from.expect("a cycle");
+            let seen = replay(&inst, &run);
+            assert_eq!(
+                seen[from].rows,
+                seen[seen.len() - 1].rows,
+                "the cycle closes"
+            );
+            for cfg in &seen[from..] {
+                assert!(
+                    !one_enabled(&inst, cfg),
+                    "the cycle never reaches one token"
+                );
+            }
+            if weakly {
+                assert_weakly_fair(&inst, &run, from);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_starved_process_breaks_always_eventually_unless_weakly_fair() {
+    for n in [3, 4] {
+        let inst = instance(SPINNER, &format!("ring:{n}"), &[]);
+        for daemon in [Daemon::Central, Daemon::Distributed, Daemon::LocallyCentral] {
+            let unfair = verdicts(&inst, &daemon, false);
+            let v = named(&unfair, "fixed");
+            assert!(!v.holds, "{}", daemon.name());
+            let p = v.process.expect("said of a process");
+            let (run, from) = v.run.clone().unwrap();
+            let seen = replay(&inst, &run);
+            let stride = seen[0].rows.len() / n;
+            for cfg in &seen[from.unwrap()..] {
+                assert_eq!(cfg.rows[p * stride], 0, "process {p} never fixed");
+            }
+            let fair = verdicts(&inst, &daemon, true);
+            assert!(named(&fair, "fixed").holds, "{}", daemon.name());
+            // Every configuration is a start: the example is one of them.
+            let (run, _) = named(&fair, "none_fixed").run.clone().unwrap();
+            assert!(run.steps.is_empty());
+        }
+    }
+}
+
+#[test]
+fn from_a_start_an_example_and_a_counterexample_begin_there() {
+    let src = dijkstra_with_properties();
+    let mut inst = instance(&src, "ring:4", &[]);
+    let start = inst
+        .initial(&guarded::runtime::init::InitMode::Declared, &[])
+        .unwrap();
+    let mut ex =
+        Explorer::reachable(&inst, Starts::One(start.clone()), &Daemon::Central, None).unwrap();
+    ex.count_rounds(false);
+    let vs = ex.verify(&Daemon::Central).unwrap().properties;
+    let (run, _) = named(&vs, "all_ones").run.clone().unwrap();
+    assert_eq!(run.start.rows, start.rows);
+    assert_eq!(run.steps.len(), 4, "0000 -> 1000 -> 1100 -> 1110 -> 1111");
+    let (run, _) = named(&vs, "zeros_stay").run.clone().unwrap();
+    assert_eq!(run.start.rows, start.rows);
+    assert_eq!(run.steps.len(), 1);
+}
+
+/// Every process enabled throughout the cycle of `run` moves in it.
+fn assert_weakly_fair(inst: &Instance, run: &Run, from: usize) {
+    let seen = replay(inst, run);
+    let rel = inst.step_relation();
+    let mut throughout: Option<Vec<u32>> = None;
+    for cfg in &seen[from..seen.len() - 1] {
+        let en = rel.enabled(cfg).unwrap();
+        throughout = Some(match throughout {
+            None => en,
+            Some(t) => t.into_iter().filter(|p| en.contains(p)).collect(),
+        });
+    }
+    let moved: Vec<u32> = run.steps[from..]
+        .iter()
+        .flatten()
+        .map(|m| m.process)
+        .collect();
+    for p in throughout.unwrap_or_default() {
+        assert!(
+            moved.contains(&p),
+            "process {p} enabled throughout never moves"
+        );
+    }
+}
+
+#[test]
+fn on_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("guarded-properties-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("dijkstra.gc");
+    std::fs::write(&program, dijkstra_with_properties()).unwrap();
+    let program = program.to_str().unwrap();
+    let witness = dir.join("w");
+    let (code, out, err) = guarded(&[
+        "verify",
+        program,
+        "-t",
+        "ring:4",
+        "-p",
+        "K=2",
+        "-d",
+        "central",
+        "--no-rounds",
+        "--witness",
+        witness.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 5, "{err}");
+    assert!(
+        out.contains("property     `converges` fails: a cycle of"),
+        "{out}"
+    );
+    assert!(
+        out.contains("property     `all_ones` holds: an example"),
+        "{out}"
+    );
+    // The counterexample replays, never reaching one token.
+    let sched = witness.join("central-property-converges.sched");
+    let schedule = format!("schedule:{}", sched.display());
+    let init = witness.join("central-property-converges.init");
+    let (code, json, err) = guarded(&[
+        "run",
+        program,
+        "-t",
+        "ring:4",
+        "-p",
+        "K=2",
+        "--init",
+        init.to_str().unwrap(),
+        "--daemon",
+        &schedule,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["first_legitimate"], serde_json::Value::Null);
+    // The symbolic engine says it does not check them; --symmetry refuses.
+    let (_, out, _) = guarded(&[
+        "verify", program, "-t", "ring:4", "-d", "central", "--engine", "symbolic",
+    ]);
+    assert!(
+        out.contains("`converges` not checked by the symbolic engine"),
+        "{out}"
+    );
+    let (code, _, err) = guarded(&["verify", program, "-t", "ring:4", "--symmetry"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("property"), "{err}");
+    // JSON names each.
+    let (_, json, _) = guarded(&[
+        "verify",
+        program,
+        "-t",
+        "ring:4",
+        "-d",
+        "central",
+        "--format",
+        "json",
+        "--no-rounds",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let props = v["daemons"][0]["properties"].as_array().unwrap();
+    assert_eq!(props.len(), 5);
+    assert_eq!(props[4]["name"], "zeros_stay");
+    assert_eq!(props[4]["holds"], false);
+    std::fs::remove_dir_all(&dir).ok();
+}
