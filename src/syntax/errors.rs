@@ -11,7 +11,7 @@ fn rule_name(rule: &Rule) -> String {
     let s = match rule {
         EOI => "end of input",
         program | item => {
-            "a declaration (param, topology, enum, var, edge var, timer, def, message, channel, process, legitimate, invariant, report)"
+            "a declaration (param, topology, enum, var, edge var, timer, def, message, channel, process, legitimate, invariant, property, report)"
         }
         param_decl => "a parameter declaration",
         topology_decl => "a topology declaration",
@@ -183,7 +183,7 @@ pub(super) fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Problem
         },
         None => problem.help(
             "see docs/language.md for the grammar; a program is a list of \
-             param/topology/enum/var declarations, process blocks, and legitimate/invariant predicates",
+             param/topology/enum/var declarations, process blocks, legitimate/invariant predicates and properties",
         ),
     }
 }
@@ -204,6 +204,12 @@ const KEYWORDS: &[&str] = &[
     "priority",
     "legitimate",
     "invariant",
+    "property",
+    "sometimes",
+    "stable",
+    "always",
+    "eventually",
+    "leads_to",
     "report",
     "receive",
     "send",
