@@ -33,6 +33,12 @@ pub struct PropertyVerdict {
 /// Every property of the explorer's program, under the search's daemon.
 pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict>, Refusal> {
     let mut out = Vec::new();
+    if ex.inst.code.properties.is_empty() {
+        return Ok(out);
+    }
+    // What every property asks of every configuration, found once.
+    let chosen = chosen_actions(ex)?;
+    let mut steps: Option<Steps> = None;
     for prop in &ex.inst.code.properties {
         let processes: Vec<Option<usize>> = match prop.each {
             Some(_) => (0..ex.inst.topo.n()).map(Some).collect(),
@@ -54,7 +60,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             let each = prop.each.zip(p);
             let found = match &prop.form {
                 Temporal::Sometimes(test) => {
-                    let holds = holding(ex, test, each)?;
+                    let holds = holding(ex, &chosen, test, each)?;
                     let at = (0..ex.count).find(|&i| holds[i as usize]);
                     match at {
                         Some(i) => Ok(Some(ex.run_to(i, Vec::new()))),
@@ -62,16 +68,18 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
                     }
                 }
                 Temporal::Stable(test) => {
-                    let holds = holding(ex, test, each)?;
-                    match leaving(s, ex, &holds)? {
+                    let holds = holding(ex, &chosen, test, each)?;
+                    let steps = Steps::of(&mut steps, s, ex)?;
+                    match leaving(s, ex, steps, &holds)? {
                         Some(run) => Err(Some((run, None))),
                         None => Ok(None),
                     }
                 }
                 Temporal::LeadsTo(from, to) => {
-                    let from = holding(ex, from, each)?;
-                    let to = holding(ex, to, each)?;
-                    match never_reaching(s, ex, &from, &to)? {
+                    let from = holding(ex, &chosen, from, each)?;
+                    let to = holding(ex, &chosen, to, each)?;
+                    let steps = Steps::of(&mut steps, s, ex)?;
+                    match never_reaching(s, ex, steps, &from, &to)? {
                         Some(found) => Err(Some(found)),
                         None => Ok(None),
                     }
@@ -94,44 +102,124 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
     Ok(out)
 }
 
+/// Every process's chosen action in every configuration explored (what
+/// `enabled(p)` reads), one row of n after another.
+fn chosen_actions(ex: &Explorer) -> Result<Vec<u16>, Refusal> {
+    let rel = ex.inst.step_relation();
+    let mut all = Vec::with_capacity(ex.count as usize * ex.inst.topo.n());
+    let mut row = Vec::new();
+    for i in 0..ex.count {
+        let cfg = ex.states.config(i);
+        rel.chosen_into(&cfg, &mut row)
+            .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
+        all.extend_from_slice(&row);
+    }
+    Ok(all)
+}
+
 /// Whether `test` holds in each configuration explored (with `each`, the
-/// property's slot and process).
+/// property's slot and process), `chosen` its processes' chosen actions.
 fn holding(
     ex: &Explorer,
+    chosen: &[u16],
     test: &crate::compile::BFn,
     each: Option<(usize, usize)>,
 ) -> Result<Vec<bool>, Refusal> {
     let rel = ex.inst.step_relation();
+    let n = ex.inst.topo.n();
+    let mut row = Vec::with_capacity(n);
     (0..ex.count)
         .map(|i| {
             let cfg = ex.states.config(i);
-            let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-            let chosen = rel.chosen(&cfg).map_err(fail)?;
-            rel.property_holds(&cfg, &chosen, test, each).map_err(fail)
+            let at = i as usize * n;
+            row.clear();
+            row.extend_from_slice(&chosen[at..at + n]);
+            rel.property_holds(&cfg, &row, test, each)
+                .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))
         })
         .collect()
 }
 
+/// Every step from every configuration explored: where it leads and its
+/// movers as bits, the steps of configuration i at `start[i]..start[i + 1]`.
+struct Steps {
+    start: Vec<usize>,
+    to: Vec<(u32, u64)>,
+}
+
+impl Steps {
+    /// The steps, found the first time they are asked for.
+    fn of<'s>(
+        kept: &'s mut Option<Steps>,
+        s: &mut Search,
+        ex: &Explorer,
+    ) -> Result<&'s Steps, Refusal> {
+        if kept.is_none() {
+            let mut steps = Steps {
+                start: Vec::with_capacity(ex.count as usize + 1),
+                to: Vec::new(),
+            };
+            steps.start.push(0);
+            for i in 0..ex.count {
+                let edges = s.edges(i)?;
+                steps
+                    .to
+                    .extend(edges.iter().map(|e| (e.to, movers_of(&e.moves))));
+                steps.start.push(steps.to.len());
+            }
+            *kept = Some(steps);
+        }
+        Ok(kept.as_ref().expect("found above"))
+    }
+
+    fn from(&self, i: usize) -> &[(u32, u64)] {
+        &self.to[self.start[i]..self.start[i + 1]]
+    }
+}
+
 /// A step from a configuration where `holds` to one where not, as a run
 /// (from a start, a nearest one).
-fn leaving(s: &mut Search, ex: &Explorer, holds: &[bool]) -> Result<Option<Run>, Refusal> {
-    for i in 0..ex.count {
-        if !holds[i as usize] {
-            continue;
-        }
-        if let Some(e) = s.edges(i)?.into_iter().find(|e| !holds[e.to as usize]) {
-            return Ok(Some(ex.run_to(i, vec![e.moves])));
-        }
-    }
-    Ok(None)
+fn leaving(
+    s: &mut Search,
+    ex: &Explorer,
+    steps: &Steps,
+    holds: &[bool],
+) -> Result<Option<Run>, Refusal> {
+    let found = (0..ex.count as usize).find_map(|i| {
+        let out = steps.from(i).iter().find(|&&(j, _)| !holds[j as usize]);
+        out.filter(|_| holds[i])
+            .map(|&(j, movers)| (i as u32, j, movers))
+    });
+    let Some((i, j, movers)) = found else {
+        return Ok(None);
+    };
+    let e = s
+        .edges(i)?
+        .into_iter()
+        .find(|e| e.to == j && movers_of(&e.moves) == movers)
+        .expect("a step found among the edges");
+    Ok(Some(ex.run_to(i, vec![e.moves])))
 }
 
 /// The steps among the configurations outside Q: successors (with their
 /// movers as bits), and where a run ends (no step).
-struct Outside {
+struct Outside<'s> {
     within: Vec<bool>,
-    succ: Vec<Vec<(u32, u64)>>,
-    ends: Vec<bool>,
+    steps: &'s Steps,
+}
+
+impl Outside<'_> {
+    /// The steps from configuration `i` to one outside Q, if `i` is.
+    fn succ(&self, i: usize) -> impl Iterator<Item = (u32, u64)> + '_ {
+        let inside = self.within[i];
+        let steps = self.steps.from(i).iter().copied();
+        steps.filter(move |&(j, _)| inside && self.within[j as usize])
+    }
+
+    /// Whether a run ends at `i` (outside Q): it has no step.
+    fn ends(&self, i: usize) -> bool {
+        self.within[i] && self.steps.from(i).is_empty()
+    }
 }
 
 /// A run through a configuration where `from` holds that never reaches
@@ -139,28 +227,16 @@ struct Outside {
 fn never_reaching(
     s: &mut Search,
     ex: &Explorer,
+    steps: &Steps,
     from: &[bool],
     to: &[bool],
 ) -> Result<Option<(Run, Option<usize>)>, Refusal> {
     let n = ex.count as usize;
     let weakly = s.weak_fairness();
-    let mut g = Outside {
+    let g = Outside {
         within: to.iter().map(|&q| !q).collect(),
-        succ: vec![Vec::new(); n],
-        ends: vec![false; n],
+        steps,
     };
-    for i in 0..n {
-        if !g.within[i] {
-            continue;
-        }
-        let edges = s.edges(i as u32)?;
-        g.ends[i] = edges.is_empty();
-        g.succ[i] = edges
-            .iter()
-            .filter(|e| g.within[e.to as usize])
-            .map(|e| (e.to, movers_of(&e.moves)))
-            .collect();
-    }
     let component = components(&g);
     // Per component: a cycle in it, and whether it may be weakly fair.
     let count = component.iter().map(|&c| c + 1).max().unwrap_or(0);
@@ -175,7 +251,7 @@ fn never_reaching(
         if weakly {
             disabled[c] |= everyone & !s.enabled_bits(i as u32)?;
         }
-        for &(j, movers) in &g.succ[i] {
+        for (j, movers) in g.succ(i) {
             if component[j as usize] == c {
                 cyclic[c] = true;
                 moved[c] |= movers;
@@ -184,12 +260,12 @@ fn never_reaching(
     }
     let trap = |i: usize| {
         let c = component[i];
-        g.ends[i] || (cyclic[c] && (!weakly || (disabled[c] | moved[c]) == everyone))
+        g.ends(i) || (cyclic[c] && (!weakly || (disabled[c] | moved[c]) == everyone))
     };
     // Backwards from the traps, among the configurations outside Q.
     let mut before: Vec<Vec<u32>> = vec![Vec::new(); n];
     for i in 0..n {
-        for &(j, _) in &g.succ[i] {
+        for (j, _) in g.succ(i) {
             before[j as usize].push(i as u32);
         }
     }
@@ -211,7 +287,7 @@ fn never_reaching(
         .expect("a trap is reached from where it was found");
     let end = path.last().map_or(start as u32, |&(j, _)| j);
     let mut steps: Vec<(u32, u64)> = path;
-    let cycle_from = match g.ends[end as usize] {
+    let cycle_from = match g.ends(end as usize) {
         true => None,
         false => {
             let c = component[end as usize];
@@ -270,7 +346,7 @@ fn walk(
     }
     let mut queue = VecDeque::from([from]);
     while let Some(i) = queue.pop_front() {
-        for &(j, movers) in &g.succ[i as usize] {
+        for (j, movers) in g.succ(i as usize) {
             if !inside(j) || !seen.insert(j) {
                 continue;
             }
@@ -312,13 +388,13 @@ fn fair_tour(
         // A configuration of the component where q is not enabled, or
         // one with a step inside it that moves q.
         let mut targets = std::collections::HashSet::new();
-        for j in 0..g.succ.len() as u32 {
+        for j in 0..g.within.len() as u32 {
             if !inside(j) {
                 continue;
             }
-            let moves_q = g.succ[j as usize]
-                .iter()
-                .any(|&(k, m)| inside(k) && m & (1 << q) != 0);
+            let moves_q = g
+                .succ(j as usize)
+                .any(|(k, m)| inside(k) && m & (1 << q) != 0);
             if moves_q || s.enabled_bits(j)? & (1 << q) == 0 {
                 targets.insert(j);
             }
@@ -332,9 +408,8 @@ fn fair_tour(
         here = path.last().map_or(here, |&(j, _)| j);
         tour.extend(path);
         if done & (1 << q) == 0 {
-            let step = g.succ[here as usize]
-                .iter()
-                .copied()
+            let step = g
+                .succ(here as usize)
                 .find(|&(k, m)| inside(k) && m & (1 << q) != 0);
             let Some((k, m)) = step else {
                 return Ok(None);
@@ -355,7 +430,7 @@ fn fair_tour(
 /// outside Q; the others each their own), by Tarjan's algorithm without
 /// recursion.
 fn components(g: &Outside) -> Vec<usize> {
-    let n = g.succ.len();
+    let n = g.within.len();
     const NONE: usize = usize::MAX;
     let (mut index, mut low, mut comp) = (vec![NONE; n], vec![0; n], vec![NONE; n]);
     let (mut on_stack, mut stack) = (vec![false; n], Vec::new());
@@ -371,9 +446,12 @@ fn components(g: &Outside) -> Vec<usize> {
         stack.push(root);
         on_stack[root] = true;
         while let Some(&mut (v, ref mut k)) = calls.last_mut() {
-            if let Some(&(w, _)) = g.succ[v].get(*k) {
+            if let Some(&(w, _)) = g.steps.from(v).get(*k) {
                 *k += 1;
                 let w = w as usize;
+                if !g.within[v] || !g.within[w] {
+                    continue;
+                }
                 if index[w] == NONE {
                     index[w] = next;
                     low[w] = next;
