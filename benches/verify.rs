@@ -376,6 +376,66 @@ fn main() {
     symmetry(large);
     messages(large);
     expected_times(large);
+    properties(large);
+}
+
+/// `verify` with properties of runs on Dijkstra's ring (token fairness
+/// for each process, a stable predicate, a `sometimes`, a `leads_to`),
+/// against the same run without them (central daemon, no rounds).
+fn properties(large: bool) {
+    println!("\nProperties of runs: Dijkstra's ring, n = K, every configuration, central");
+    println!(
+        "{:>3} {:>10} {:>12} {:>22} {:>9}",
+        "n", "configs", "without s", "with 5 properties s", "MB"
+    );
+    let text = std::fs::read_to_string(program("dijkstra_kstate.gc")).expect("the program");
+    let with = workdir("guarded").join("dijkstra_properties.gc");
+    let props = "
+property token_fair: forall(p in procs : always eventually enabled(p))
+property one_token_stays: stable count(q in procs : enabled(q)) == 1
+property all_ones: sometimes forall(q in procs : q.x == 1)
+property converges: true leads_to count(q in procs : enabled(q)) == 1
+property zero_first: forall(p in procs : sometimes p.x == 1)
+";
+    std::fs::write(&with, text + props).expect("a file for the bench");
+    let with = with.to_str().expect("a path").to_string();
+    let sizes: &[usize] = if large { &[6, 7, 8] } else { &[6, 7] };
+    for &n in sizes {
+        let (ring, k) = (format!("ring:{n}"), format!("K={n}"));
+        let args = |program: &str| {
+            let v: Vec<String> = [
+                "verify",
+                program,
+                "--topology",
+                &ring,
+                "--param",
+                &k,
+                "--daemon",
+                "central",
+                "--no-rounds",
+                "--engine",
+                "explicit",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            v
+        };
+        let plain = args(&program("dijkstra_kstate.gc"));
+        let plain: Vec<&str> = plain.iter().map(String::as_str).collect();
+        let props = args(&with);
+        let props: Vec<&str> = props.iter().map(String::as_str).collect();
+        let without = measure(GUARDED, &plain, &workdir("guarded"));
+        let took = measure(GUARDED, &props, &workdir("guarded"));
+        assert!(took.output.contains("`converges` holds"), "{}", took.output);
+        println!(
+            "{n:>3} {:>10.0} {:>12.2} {:>22.2} {:>9}",
+            (n as f64).powi(n as i32),
+            without.seconds,
+            took.seconds,
+            mb(took.bytes)
+        );
+    }
 }
 
 /// `guarded expect` on Herman's ring from every configuration (the

@@ -282,3 +282,87 @@ fn on_the_command_line() {
     assert_eq!(props[4]["holds"], false);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+const ARBITRATION: &str = include_str!("../programs/arbitration.gc");
+const JOHNEN: &str = include_str!("../programs/johnen_leader.gc");
+
+/// Dijkstra and Scholten's arbitration: a hungry philosopher eventually
+/// eats under a weakly fair central daemon (an unfair one starves it: a
+/// neighbour eats again and again); no run has two neighbours eating
+/// (`sometimes` fails: mutual exclusion); some run has one eating.
+#[test]
+fn arbitration_feeds_the_hungry_under_weak_fairness_and_never_two_neighbours() {
+    let src = format!(
+        "{ARBITRATION}
+property eats: forall(p in procs : p.s == hungry leads_to p.s == eating)
+property some_eat: sometimes exists(p in procs : p.s == eating)
+property two_eat: sometimes exists(p in procs : p.s == eating and exists(q in nbrs(p) : q.s == eating))
+"
+    );
+    for topology in ["chain:3", "ring:4", "star:4"] {
+        let mut inst = instance(&src, topology, &[]);
+        let start = inst
+            .initial(&guarded::runtime::init::InitMode::Declared, &[])
+            .unwrap();
+        let daemon = Daemon::Central;
+        let reached = |weakly: bool| {
+            let mut ex =
+                Explorer::reachable(&inst, Starts::One(start.clone()), &daemon, None).unwrap();
+            ex.count_rounds(false);
+            ex.verify_fairly(&daemon, weakly).unwrap().properties
+        };
+        let fair = reached(true);
+        assert!(named(&fair, "eats").holds, "{topology}");
+        let unfair = reached(false);
+        let starved = named(&unfair, "eats");
+        assert!(!starved.holds, "{topology}");
+        let p = starved.process.unwrap();
+        let (run, from) = starved.run.clone().unwrap();
+        let seen = replay(&inst, &run);
+        let stride = seen[0].rows.len() / inst.topology().n();
+        let hungry = 1;
+        for cfg in &seen[from.unwrap()..] {
+            assert_eq!(
+                cfg.rows[p * stride],
+                hungry,
+                "{topology}: process {p} stays hungry"
+            );
+        }
+        for vs in [&fair, &unfair] {
+            assert!(!named(vs, "two_eat").holds && named(vs, "two_eat").run.is_none());
+            let (run, _) = named(vs, "some_eat").run.clone().unwrap();
+            let end = replay(&inst, &run).pop().unwrap();
+            assert!((0..inst.topology().n()).any(|q| end.rows[q * stride] == 2));
+        }
+    }
+}
+
+/// Johnen's election: once the configuration is silent, a leader stays
+/// one (stable); a leader before then may step down (a step shows it);
+/// and some process is the one leader again and again.
+#[test]
+fn johnens_leader_stays_once_elected() {
+    let src = format!(
+        "{JOHNEN}
+property stays_leader: forall(p in procs : stable (count(q in procs : enabled(q)) == 0 and p.Ld))
+property leader_kept: forall(p in procs : stable p.Ld)
+property elects: always eventually count(q in procs : q.Ld) == 1
+"
+    );
+    let inst = instance(&src, "uring:3", &[]);
+    for daemon in &DAEMONS {
+        let vs = verdicts(&inst, daemon, false);
+        assert!(named(&vs, "stays_leader").holds, "{}", daemon.name());
+        assert!(named(&vs, "elects").holds, "{}", daemon.name());
+        let broken = named(&vs, "leader_kept");
+        assert!(!broken.holds);
+        let p = broken.process.unwrap();
+        let (run, _) = broken.run.clone().unwrap();
+        let seen = replay(&inst, &run);
+        // Each row: F[0..3], then Ld.
+        let stride = seen[0].rows.len() / inst.topology().n();
+        assert_eq!(stride, 4);
+        let ld = |cfg: &Config| cfg.rows[p * stride + 3] == 1;
+        assert!(ld(&seen[seen.len() - 2]) && !ld(&seen[seen.len() - 1]));
+    }
+}

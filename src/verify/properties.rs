@@ -108,8 +108,9 @@ fn chosen_actions(ex: &Explorer) -> Result<Vec<u16>, Refusal> {
     let rel = ex.inst.step_relation();
     let mut all = Vec::with_capacity(ex.count as usize * ex.inst.topo.n());
     let mut row = Vec::new();
+    let mut cfg = ex.states.config(0);
     for i in 0..ex.count {
-        let cfg = ex.states.config(i);
+        ex.states.config_into(i, &mut cfg);
         rel.chosen_into(&cfg, &mut row)
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
         all.extend_from_slice(&row);
@@ -128,9 +129,10 @@ fn holding(
     let rel = ex.inst.step_relation();
     let n = ex.inst.topo.n();
     let mut row = Vec::with_capacity(n);
+    let mut cfg = ex.states.config(0);
     (0..ex.count)
         .map(|i| {
-            let cfg = ex.states.config(i);
+            ex.states.config_into(i, &mut cfg);
             let at = i as usize * n;
             row.clear();
             row.extend_from_slice(&chosen[at..at + n]);
@@ -262,17 +264,29 @@ fn never_reaching(
         let c = component[i];
         g.ends(i) || (cyclic[c] && (!weakly || (disabled[c] | moved[c]) == everyone))
     };
-    // Backwards from the traps, among the configurations outside Q.
-    let mut before: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // Backwards from the traps, among the configurations outside Q: the
+    // steps into each configuration, `into[at[j]..at[j + 1]]`.
+    let mut at = vec![0usize; n + 1];
     for i in 0..n {
         for (j, _) in g.succ(i) {
-            before[j as usize].push(i as u32);
+            at[j as usize + 1] += 1;
+        }
+    }
+    for j in 0..n {
+        at[j + 1] += at[j];
+    }
+    let mut into = vec![0u32; at[n]];
+    let mut filled = at.clone();
+    for i in 0..n {
+        for (j, _) in g.succ(i) {
+            into[filled[j as usize]] = i as u32;
+            filled[j as usize] += 1;
         }
     }
     let mut bad: Vec<bool> = (0..n).map(|i| g.within[i] && trap(i)).collect();
     let mut stack: Vec<u32> = (0..n as u32).filter(|&i| bad[i as usize]).collect();
     while let Some(j) = stack.pop() {
-        for &i in &before[j as usize] {
+        for &i in &into[at[j as usize]..at[j as usize + 1]] {
             if !bad[i as usize] {
                 bad[i as usize] = true;
                 stack.push(i);

@@ -36,6 +36,16 @@ impl States {
         }
     }
 
+    /// Configuration number `i`, into `cfg` (one of these configurations,
+    /// whose channels it keeps).
+    pub(super) fn config_into(&self, i: u32, cfg: &mut Config) {
+        match self {
+            States::All(space) => space.decode_into(u64::from(i), cfg),
+            States::Orbits { space, reps } => space.decode_into(reps[i as usize], cfg),
+            States::Reachable { reached, .. } => reached.get_into(i, cfg),
+        }
+    }
+
     /// The number of a configuration, when it is one of these (for
     /// orbits, one that stands for its orbit).
     pub(super) fn index(&self, cfg: &Config) -> Option<u32> {

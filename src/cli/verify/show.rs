@@ -429,7 +429,7 @@ fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdic
             run_text(inst, v, run)
         ),
         (false, _, Some((run, None))) => format!(
-            "fails{process}: a run ends without reaching its second predicate, {}",
+            "fails{process}: a run ends (no step can be taken, or an invariant fails) without reaching its second predicate, {}",
             run_text(inst, v, run)
         ),
         (false, _, None) => format!("fails{process}"),
