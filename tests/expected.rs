@@ -16,19 +16,17 @@ use guarded::verify::{Choices, Convergence, Explorer, Starts};
 const HERMAN: &str = include_str!("../programs/herman.gc");
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
 
+/// The model of `inst` from every configuration.
+fn model_of(inst: &guarded::load::Instance, movers: &Movers) -> Model {
+    let every = Starts::Every(inst.space());
+    expected::build(inst, every, movers, Choices::Every, 1 << 20, None).unwrap()
+}
+
 /// The model of `src` on `topology` from every configuration, and the
 /// expected steps from each.
 fn solve(src: &str, topology: &str, params: &[(&str, i64)], movers: Movers) -> (Model, Vec<f64>) {
     let inst = instance(src, topology, params);
-    let model = expected::build(
-        &inst,
-        Starts::Every(inst.space()),
-        &movers,
-        Choices::Every,
-        1 << 20,
-        None,
-    )
-    .unwrap();
+    let model = model_of(&inst, &movers);
     assert!(expected::no_sure_arrival(&model).is_none(), "{topology}");
     let steps = expected::expected(&model, Cost::Steps, None).unwrap();
     (model, steps.values)
@@ -287,15 +285,7 @@ fn an_adversary_takes_the_worst_case_verify_finds() {
 fn where_an_adversary_can_cycle_probability_1_fails() {
     // Two states on the ring of 5: cycles under the central daemon.
     let inst = instance(DIJKSTRA, "ring:5", &[("K", 2)]);
-    let model = expected::build(
-        &inst,
-        Starts::Every(inst.space()),
-        &Movers::Adversary(Daemon::Central),
-        Choices::Every,
-        1 << 20,
-        None,
-    )
-    .unwrap();
+    let model = model_of(&inst, &Movers::Adversary(Daemon::Central));
     let (start, kept) = expected::no_sure_arrival(&model).expect("an adversary cycles");
     let rel = inst.step_relation();
     assert_eq!(
@@ -375,15 +365,7 @@ fn every_draw_of_movers_and_values_is_a_distribution() {
     ] {
         for (src, topology) in [(DIJKSTRA, "ring:4"), (HERMAN, "uring:5")] {
             let inst = instance(src, topology, &[]);
-            let model = expected::build(
-                &inst,
-                Starts::Every(inst.space()),
-                &movers,
-                Choices::Every,
-                1 << 20,
-                None,
-            )
-            .unwrap();
+            let model = model_of(&inst, &movers);
             for (s, outcomes) in model.outcomes.iter().enumerate() {
                 if outcomes.is_empty() {
                     continue;

@@ -88,24 +88,9 @@ impl StepRelation<'_> {
         let mut prefixes = vec![Vec::new()];
         let mut pending = 1usize;
         while let Some(prefix) = prefixes.pop() {
-            let before = std::mem::replace(
-                &mut *self.buf.fx.draws.borrow_mut(),
-                Draws::given(prefix.clone()),
-            );
-            let pick = Pick {
-                action: m.action,
-                member: m.member,
-                draws: None,
-            };
             // A fault part way leaves the values drawn up to it, which
             // are all this sequence has.
-            let _ = run_action(
-                self.code, self.topo, &cfg.rows, &cfg.chans, p, pick, 0, &self.buf,
-            );
-            let drawn = std::mem::replace(&mut *self.buf.fx.draws.borrow_mut(), before);
-            let Draws::Given { ranges, .. } = drawn else {
-                unreachable!("given above")
-            };
+            let ranges = self.draw_ranges(cfg, m, prefix.clone());
             // The same values lead to the same draws: the prefix's are
             // made again (fewer only where the statement faults before).
             let given = prefix.len().min(ranges.len());
@@ -154,17 +139,24 @@ impl StepRelation<'_> {
         let Some(values) = &m.draws else {
             return 1.0;
         };
-        let before = std::mem::replace(
-            &mut *self.buf.fx.draws.borrow_mut(),
-            Draws::given(values.clone()),
-        );
+        self.draw_ranges(cfg, m, values.clone())
+            .iter()
+            .map(|&(lo, hi)| 1.0 / ((i128::from(hi) - i128::from(lo) + 1) as f64))
+            .product()
+    }
+
+    /// The ranges of the draws move `m` makes when its draws take
+    /// `given` (those after the given ones at their lowest values): the
+    /// move is run, and a fault part way left for the step relation to
+    /// report (the draws up to it are all it makes).
+    fn draw_ranges(&mut self, cfg: &Config, m: &Move, given: Vec<i64>) -> Vec<(i64, i64)> {
+        let before = std::mem::replace(&mut *self.buf.fx.draws.borrow_mut(), Draws::given(given));
         let pick = Pick {
             action: m.action,
             member: m.member,
             draws: None,
         };
         let p = m.process as usize;
-        // A fault part way is the step relation's to report.
         let _ = run_action(
             self.code, self.topo, &cfg.rows, &cfg.chans, p, pick, 0, &self.buf,
         );
@@ -173,9 +165,6 @@ impl StepRelation<'_> {
             unreachable!("given above")
         };
         ranges
-            .iter()
-            .map(|&(lo, hi)| 1.0 / ((i128::from(hi) - i128::from(lo) + 1) as f64))
-            .product()
     }
 
     /// Process `p`'s row after it moves alone with action `a` in `cfg`,

@@ -42,6 +42,16 @@ pub(in crate::cli) struct ExpectArgs {
 /// The most configurations the model keeps.
 const MOST_CONFIGURATIONS: usize = 1 << 24;
 
+/// What `expect` found: the model, how its steps are drawn and chosen,
+/// where probability 1 fails (a start, and where runs are kept out), or
+/// the expected steps and moves and the sweeps they took.
+struct Answer<'m> {
+    model: &'m Model,
+    how: String,
+    bad: Option<(u32, u32)>,
+    measures: Option<(Measure, Measure, usize)>,
+}
+
 /// What one measure came to.
 struct Measure {
     worst: (f64, u32),
@@ -138,10 +148,15 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
             return EXIT_INPUT;
         }
     }
-    let how = describe(&movers, a.choice.into(), inst.code.may_choose());
+    let answer = Answer {
+        model: &model,
+        how: describe(&movers, a.choice.into(), inst.code.may_choose()),
+        bad,
+        measures,
+    };
     let out = match a.format {
-        Format::Json => expect_json(a, inst, &model, &how, bad, measures.as_ref()),
-        _ => expect_text(a, inst, &model, &how, bad, measures.as_ref()),
+        Format::Json => expect_json(a, inst, &answer),
+        _ => expect_text(a, inst, &answer),
     };
     print!("{out}");
     match bad {
@@ -182,14 +197,9 @@ fn describe(movers: &Movers, choices: Choices, may_choose: bool) -> String {
     format!("{who}; {choice}; each value drawn uniformly")
 }
 
-fn expect_text(
-    a: &ExpectArgs,
-    inst: &Instance,
-    model: &Model,
-    how: &str,
-    bad: Option<(u32, u32)>,
-    measures: Option<&(Measure, Measure, usize)>,
-) -> String {
+fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
+    let (model, how, bad) = (answer.model, &answer.how, answer.bad);
+    let measures = answer.measures.as_ref();
     let mut out = String::new();
     let legit = model.legit.iter().filter(|&&l| l).count();
     let _ = writeln!(
@@ -244,14 +254,9 @@ fn expect_text(
     out
 }
 
-fn expect_json(
-    a: &ExpectArgs,
-    inst: &Instance,
-    model: &Model,
-    how: &str,
-    bad: Option<(u32, u32)>,
-    measures: Option<&(Measure, Measure, usize)>,
-) -> String {
+fn expect_json(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
+    let (model, how, bad) = (answer.model, &answer.how, answer.bad);
+    let measures = answer.measures.as_ref();
     let config = |i: u32| config_text(inst, &model.configs[i as usize]);
     let measure = |m: &Measure| {
         json!({
