@@ -353,6 +353,13 @@ fn on_the_command_line() {
     let (code, _, err) = guarded(&["expect", "programs/arbitration.gc"]);
     assert_ne!(code, 0);
     assert!(err.contains("legitimate"), "{err}");
+    // Messages, and more starts than it keeps: refused at once, saying why.
+    let (code, _, err) = guarded(&["expect", "programs/arrow.gc"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot compute expected times"), "{err}");
+    let (code, _, err) = guarded(&["expect", "programs/dijkstra_kstate.gc", "-t", "ring:9"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("more than `guarded expect` keeps"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -125,7 +125,7 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
     bar.bar.finish_and_clear();
     let (model, bad, solutions) = match solved {
         Ok(s) => s,
-        Err(r) => return refused(&r, inst, program, &loaded.source),
+        Err(r) => return expect_refused(&r, inst, program, &loaded.source),
     };
     let at_declared = declared
         .as_ref()
@@ -162,6 +162,24 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
     match bad {
         Some(_) => EXIT_PROPERTY,
         None => EXIT_OK,
+    }
+}
+
+/// Why the expected times were not computed, as the user reads it.
+fn expect_refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
+    match r {
+        Refusal::Unsupported(why) => {
+            eprintln!("error: cannot compute expected times for `{program}`: {why}");
+            EXIT_INPUT
+        }
+        Refusal::TooManyReached(count) => {
+            eprintln!(
+                "error: `{program}` on {}: its starts are or reach more than {count} configurations, more than `guarded expect` keeps; choose a smaller topology or narrower domains (parameters), or start from fewer (`--from declared` or a file)",
+                inst.topo.name
+            );
+            EXIT_INPUT
+        }
+        other => refused(other, inst, program, source),
     }
 }
 

@@ -112,6 +112,9 @@ pub fn build(
             b.number(cfg)?;
         }
         Starts::Every(space) => {
+            if space.count() > most as u128 {
+                return Err(Refusal::TooManyReached(most as u64));
+            }
             for cfg in space.iter() {
                 b.number(cfg)?;
             }
