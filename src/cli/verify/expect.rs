@@ -266,7 +266,8 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
     }
     let _ = writeln!(
         out,
-        "solved by      value iteration, {sweeps} sweeps, until no value changed by more than {:e} (relative); rounds are not computed",
+        "solved by      value iteration, {sweeps} sweep{}, until no value changed by more than {:e} (relative); rounds are not computed",
+        if *sweeps == 1 { "" } else { "s" },
         expected::TOLERANCE
     );
     out

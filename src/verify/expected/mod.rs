@@ -201,13 +201,15 @@ impl Builder<'_> {
             return Ok(Vec::new());
         }
         let daemon = self.movers.daemon();
+        // Every subset of the enabled processes, one by one: 2^16 at most.
+        let subsets = matches!(daemon, Daemon::Distributed | Daemon::LocallyCentral);
+        if subsets && enabled.len() > 16 {
+            return Err(too_many_options());
+        }
         let sets = daemon.move_sets(&enabled, &self.inst.topo, 0);
         let weighted: Vec<(f64, Vec<Vec<u32>>)> = match self.movers {
             Movers::Adversary(_) => vec![(1.0, sets)],
             Movers::AsRuns(Daemon::Distributed) => {
-                if enabled.len() > 16 {
-                    return Err(too_many_options());
-                }
                 let m = enabled.len() as i32;
                 let each = 0.5f64.powi(m);
                 sets.into_iter()
