@@ -31,6 +31,8 @@ property one_token_stays: stable count(q in procs : enabled(q)) == 1
 property all_ones: sometimes forall(q in procs : q.x == 1)
 property converges: true leads_to count(q in procs : enabled(q)) == 1
 property zeros_stay: stable forall(q in procs : q.x == 0)
+property some_privilege: always count(q in procs : enabled(q)) >= 1
+property one_privilege: always count(q in procs : enabled(q)) <= 1
 "
     )
 }
@@ -80,7 +82,13 @@ fn dijkstra_keeps_its_properties_under_every_daemon() {
         let inst = instance(&src, &format!("ring:{n}"), &[]);
         for daemon in &DAEMONS {
             let vs = verdicts(&inst, daemon, false);
-            for name in ["token_fair", "one_token_stays", "all_ones", "converges"] {
+            for name in [
+                "token_fair",
+                "one_token_stays",
+                "all_ones",
+                "converges",
+                "some_privilege",
+            ] {
                 assert!(
                     named(&vs, name).holds,
                     "ring of {n}, {}: {name}",
@@ -99,6 +107,10 @@ fn dijkstra_keeps_its_properties_under_every_daemon() {
             let seen = replay(&inst, &run);
             assert!(seen[seen.len() - 2].rows.iter().all(|&x| x == 0));
             assert!(seen[seen.len() - 1].rows.iter().any(|&x| x != 0));
+            // From every configuration, one with several privileges.
+            let (run, _) = named(&vs, "one_privilege").run.clone().unwrap();
+            assert!(run.steps.is_empty());
+            assert!(inst.step_relation().enabled(&run.start).unwrap().len() > 1);
         }
     }
 }
@@ -174,6 +186,8 @@ fn from_a_start_an_example_and_a_counterexample_begin_there() {
     let (run, _) = named(&vs, "zeros_stay").run.clone().unwrap();
     assert_eq!(run.start.rows, start.rows);
     assert_eq!(run.steps.len(), 1);
+    // From the declared start (one privilege), it stays one: `always` holds.
+    assert!(named(&vs, "one_privilege").holds);
 }
 
 /// Every process enabled throughout the cycle of `run` moves in it.
@@ -277,7 +291,7 @@ fn on_the_command_line() {
     ]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let props = v["daemons"][0]["properties"].as_array().unwrap();
-    assert_eq!(props.len(), 5);
+    assert_eq!(props.len(), 7);
     assert_eq!(props[4]["name"], "zeros_stay");
     assert_eq!(props[4]["holds"], false);
     std::fs::remove_dir_all(&dir).ok();

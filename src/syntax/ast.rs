@@ -58,6 +58,9 @@ pub struct Property {
 /// What a property says of runs, over predicates `B`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Temporal<B> {
+    /// `always P`: P holds in every configuration a run reaches (unlike
+    /// an invariant, a run goes on where it fails).
+    Always(B),
     /// `sometimes P`: some run reaches a configuration where P holds.
     Sometimes(B),
     /// `stable P`: once P holds it holds for ever (no step leaves it).
@@ -72,6 +75,7 @@ impl<B> Temporal<B> {
     /// The same form over other predicates.
     pub fn map<C>(&self, mut f: impl FnMut(&B) -> Option<C>) -> Option<Temporal<C>> {
         Some(match self {
+            Temporal::Always(p) => Temporal::Always(f(p)?),
             Temporal::Sometimes(p) => Temporal::Sometimes(f(p)?),
             Temporal::Stable(p) => Temporal::Stable(f(p)?),
             Temporal::LeadsTo(p, q) => {

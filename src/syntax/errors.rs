@@ -110,7 +110,7 @@ fn rule_name(rule: &Rule) -> String {
         w_leads_to => "`leads_to`",
         property_decl => "`property NAME:`",
         each_process => "`forall(p in procs : ...)`",
-        temporal | t_sometimes | t_stable | t_always_eventually | t_leads_to => "a property (`sometimes P`, `stable P`, `always eventually P`, `P leads_to Q`)",
+        temporal | t_sometimes | t_stable | t_always_eventually | t_always | t_leads_to => "a property (`always P`, `sometimes P`, `stable P`, `always eventually P`, `P leads_to Q`)",
         random_range => "`random lo..hi`",
         delay_range => "`delay lo..hi`",
         def_decl | def_expr => "a definition `def NAME(params) = expression`",

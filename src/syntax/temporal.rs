@@ -33,6 +33,7 @@ pub(super) fn lower_property(item: Pair<Rule>) -> Property {
     let mut exprs = exprs.into_iter();
     let mut next = || exprs.next().unwrap();
     let form = match rule {
+        Rule::t_always => Temporal::Always(next()),
         Rule::t_sometimes => Temporal::Sometimes(next()),
         Rule::t_stable => Temporal::Stable(next()),
         Rule::t_always_eventually => Temporal::LeadsTo(Expr::Bool(true, span_of), next()),

@@ -1,5 +1,6 @@
 //! The program's properties of runs (`property NAME: FORM`), checked on the
-//! configurations explored under one daemon: `sometimes P` (a nearest
+//! configurations explored under one daemon: `always P` (a nearest
+//! configuration where P fails, and a run to it), `sometimes P` (a nearest
 //! configuration where P holds, and a run to it), `stable P` (no step from
 //! P to not P), `P leads_to Q` (no run through P that never reaches Q: a
 //! configuration outside Q from which some run stays outside it for ever,
@@ -18,7 +19,7 @@ use std::collections::VecDeque;
 pub struct PropertyVerdict {
     /// Its name.
     pub name: String,
-    /// Its form: `sometimes`, `stable` or `leads_to`.
+    /// Its form: `always`, `sometimes`, `stable` or `leads_to`.
     pub form: &'static str,
     /// Where it is said of every process and fails, the process.
     pub process: Option<usize>,
@@ -45,6 +46,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             None => vec![None],
         };
         let form = match &prop.form {
+            Temporal::Always(_) => "always",
             Temporal::Sometimes(_) => "sometimes",
             Temporal::Stable(_) => "stable",
             Temporal::LeadsTo(..) => "leads_to",
@@ -59,6 +61,13 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
         for p in processes {
             let each = prop.each.zip(p);
             let found = match &prop.form {
+                Temporal::Always(test) => {
+                    let holds = holding(ex, &chosen, test, each)?;
+                    match (0..ex.count).find(|&i| !holds[i as usize]) {
+                        Some(i) => Err(Some((ex.run_to(i, Vec::new()), None))),
+                        None => Ok(None),
+                    }
+                }
                 Temporal::Sometimes(test) => {
                     let holds = holding(ex, &chosen, test, each)?;
                     let at = (0..ex.count).find(|&i| holds[i as usize]);

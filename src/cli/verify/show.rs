@@ -418,6 +418,10 @@ fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdic
         }
         (true, "sometimes", None) => "holds: for every process, some run reaches it".into(),
         (true, "stable", _) => "holds: no step leaves it".into(),
+        (true, "always", _) => "holds in every configuration explored".into(),
+        (false, "always", Some((run, _))) => {
+            format!("fails{process}: it does not hold {}", at_end(inst, v, run))
+        }
         (true, _, _) => "holds: every run through a configuration where its first predicate holds reaches one where its second does".into(),
         (false, "sometimes", _) => format!("fails{process}: no configuration explored satisfies it"),
         (false, "stable", Some((run, _))) => {
