@@ -150,7 +150,7 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
     }
     let answer = Answer {
         model: &model,
-        how: describe(&movers, a.choice.into(), inst.code.may_choose()),
+        how: describe(&movers, a.choice.into(), inst),
         bad,
         measures,
     };
@@ -191,7 +191,8 @@ fn worst_start(model: &Model, values: &[f64]) -> (f64, u32) {
 }
 
 /// How the steps are drawn and chosen, as the output says it.
-fn describe(movers: &Movers, choices: Choices, may_choose: bool) -> String {
+fn describe(movers: &Movers, choices: Choices, inst: &Instance) -> String {
+    let may_choose = inst.code.may_choose();
     let who = match movers {
         Movers::AsRuns(Daemon::Synchronous) | Movers::Adversary(Daemon::Synchronous) => {
             "synchronous: every enabled process moves".to_string()
@@ -212,7 +213,11 @@ fn describe(movers: &Movers, choices: Choices, may_choose: bool) -> String {
         }
         (Choices::First, true) => "each mover's first enabled action (as guarded run takes it)",
     };
-    format!("{who}; {choice}; each value drawn uniformly")
+    let draws = match inst.code.has_random {
+        true => "each value drawn uniformly",
+        false => "no draws",
+    };
+    format!("{who}; {choice}; {draws}")
 }
 
 fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
@@ -234,7 +239,7 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
         let chosen = a.adversary || (a.choice == ChoiceArg::Every && inst.code.may_choose());
         let _ = writeln!(
             out,
-            "probability 1  fails: from {} legitimacy may never be reached (with positive probability{}), for example once at {}",
+            "probability 1  fails: from {} legitimacy may never be reached (with positive probability{}): from {} runs can be kept out of it for ever",
             config_text(inst, &model.configs[start as usize]),
             if chosen { ", with the worst choices" } else { "" },
             config_text(inst, &model.configs[trap as usize])
