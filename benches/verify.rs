@@ -99,12 +99,17 @@ fn spin_dijkstra(n: usize) -> (Took, u64) {
 /// `guarded verify` on Dijkstra's ring of `n` with K = n, with `extra`
 /// options.
 fn guarded_dijkstra(n: usize, extra: &[&str]) -> Took {
+    guarded_on_ring(&program("dijkstra_kstate.gc"), n, extra)
+}
+
+/// `guarded verify` on `program` (Dijkstra's ring, perhaps with more
+/// declared) on the ring of `n` with K = n, with `extra` options.
+fn guarded_on_ring(program: &str, n: usize, extra: &[&str]) -> Took {
     let (ring, k) = (format!("ring:{n}"), format!("K={n}"));
-    let dijkstra = program("dijkstra_kstate.gc");
     let args = [
         &[
             "verify",
-            dijkstra.as_str(),
+            program,
             "--topology",
             &ring,
             "--param",
@@ -401,32 +406,9 @@ property zero_first: forall(p in procs : sometimes p.x == 1)
     let with = with.to_str().expect("a path").to_string();
     let sizes: &[usize] = if large { &[6, 7, 8] } else { &[6, 7] };
     for &n in sizes {
-        let (ring, k) = (format!("ring:{n}"), format!("K={n}"));
-        let args = |program: &str| {
-            let v: Vec<String> = [
-                "verify",
-                program,
-                "--topology",
-                &ring,
-                "--param",
-                &k,
-                "--daemon",
-                "central",
-                "--no-rounds",
-                "--engine",
-                "explicit",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-            v
-        };
-        let plain = args(&program("dijkstra_kstate.gc"));
-        let plain: Vec<&str> = plain.iter().map(String::as_str).collect();
-        let props = args(&with);
-        let props: Vec<&str> = props.iter().map(String::as_str).collect();
-        let without = measure(GUARDED, &plain, &workdir("guarded"));
-        let took = measure(GUARDED, &props, &workdir("guarded"));
+        let central = ["--daemon", "central", "--no-rounds"];
+        let without = guarded_dijkstra(n, &central);
+        let took = guarded_on_ring(&with, n, &central);
         assert!(took.output.contains("`converges` holds"), "{}", took.output);
         println!(
             "{n:>3} {:>10.0} {:>12.2} {:>22.2} {:>9}",

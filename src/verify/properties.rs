@@ -204,12 +204,17 @@ fn leaving(
     let Some((i, j, movers)) = found else {
         return Ok(None);
     };
+    Ok(Some(ex.run_to(i, vec![moves_of_step(s, i, (j, movers))?])))
+}
+
+/// The moves of the first step from `i` to `j` with these movers (as bits).
+fn moves_of_step(s: &mut Search, i: u32, (j, movers): (u32, u64)) -> Result<Vec<Move>, Refusal> {
     let e = s
         .edges(i)?
         .into_iter()
         .find(|e| e.to == j && movers_of(&e.moves) == movers)
         .expect("a step found among the edges");
-    Ok(Some(ex.run_to(i, vec![e.moves])))
+    Ok(e.moves)
 }
 
 /// The steps among the configurations outside Q: successors (with their
@@ -328,12 +333,7 @@ fn never_reaching(
     let mut moves: Vec<Vec<Move>> = Vec::with_capacity(steps.len());
     let mut at = start as u32;
     for &(j, movers) in &steps {
-        let e = s
-            .edges(at)?
-            .into_iter()
-            .find(|e| e.to == j && movers_of(&e.moves) == movers)
-            .expect("a step found among the edges");
-        moves.push(e.moves);
+        moves.push(moves_of_step(s, at, (j, movers))?);
         at = j;
     }
     let run = ex.run_to(start as u32, moves);
