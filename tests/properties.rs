@@ -10,7 +10,7 @@ use common::{guarded, instance};
 use guarded::load::Instance;
 use guarded::runtime::daemon::Daemon;
 use guarded::state::Config;
-use guarded::verify::{Explorer, PropertyVerdict, Run, Starts};
+use guarded::verify::{Explorer, Fairness, PropertyVerdict, Run, Starts};
 
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
 
@@ -50,10 +50,10 @@ property fixed: forall(p in procs : always eventually p.x == 1)
 property none_fixed: sometimes forall(p in procs : p.x == 0 and p.y == 1)
 ";
 
-fn verdicts(inst: &Instance, daemon: &Daemon, weakly: bool) -> Vec<PropertyVerdict> {
+fn verdicts(inst: &Instance, daemon: &Daemon, fairness: Fairness) -> Vec<PropertyVerdict> {
     let mut ex = Explorer::new(inst).unwrap();
     ex.count_rounds(false);
-    ex.verify_fairly(daemon, weakly).unwrap().properties
+    ex.verify_fairly(daemon, fairness).unwrap().properties
 }
 
 fn named<'v>(vs: &'v [PropertyVerdict], name: &str) -> &'v PropertyVerdict {
@@ -81,7 +81,7 @@ fn dijkstra_keeps_its_properties_under_every_daemon() {
     for n in [3, 4, 5] {
         let inst = instance(&src, &format!("ring:{n}"), &[]);
         for daemon in &DAEMONS {
-            let vs = verdicts(&inst, daemon, false);
+            let vs = verdicts(&inst, daemon, Fairness::Unfair);
             for name in [
                 "token_fair",
                 "one_token_stays",
@@ -120,8 +120,8 @@ fn too_few_states_break_convergence_with_a_lasso() {
     let src = dijkstra_with_properties();
     let inst = instance(&src, "ring:4", &[("K", 2)]);
     for daemon in &DAEMONS[..3] {
-        for weakly in [false, true] {
-            let vs = verdicts(&inst, daemon, weakly);
+        for fairness in [Fairness::Unfair, Fairness::Weak, Fairness::Strong] {
+            let vs = verdicts(&inst, daemon, fairness);
             let v = named(&vs, "converges");
             assert!(!v.holds, "{}", daemon.name());
             let (run, cycle_from) = v.run.clone().unwrap();
@@ -138,8 +138,10 @@ fn too_few_states_break_convergence_with_a_lasso() {
                     "the cycle never reaches one token"
                 );
             }
-            if weakly {
-                assert_weakly_fair(&inst, &run, from);
+            match fairness {
+                Fairness::Weak => assert_weakly_fair(&inst, &run, from),
+                Fairness::Strong => assert_strongly_fair(&inst, &run, from),
+                Fairness::Unfair => {}
             }
         }
     }
@@ -150,7 +152,7 @@ fn a_starved_process_breaks_always_eventually_unless_weakly_fair() {
     for n in [3, 4] {
         let inst = instance(SPINNER, &format!("ring:{n}"), &[]);
         for daemon in [Daemon::Central, Daemon::Distributed, Daemon::LocallyCentral] {
-            let unfair = verdicts(&inst, &daemon, false);
+            let unfair = verdicts(&inst, &daemon, Fairness::Unfair);
             let v = named(&unfair, "fixed");
             assert!(!v.holds, "{}", daemon.name());
             let p = v.process.expect("said of a process");
@@ -160,7 +162,7 @@ fn a_starved_process_breaks_always_eventually_unless_weakly_fair() {
             for cfg in &seen[from.unwrap()..] {
                 assert_eq!(cfg.rows[p * stride], 0, "process {p} never fixed");
             }
-            let fair = verdicts(&inst, &daemon, true);
+            let fair = verdicts(&inst, &daemon, Fairness::Weak);
             assert!(named(&fair, "fixed").holds, "{}", daemon.name());
             // Every configuration is a start: the example is one of them.
             let (run, _) = named(&fair, "none_fixed").run.clone().unwrap();
@@ -213,6 +215,88 @@ fn assert_weakly_fair(inst: &Instance, run: &Run, from: usize) {
             "process {p} enabled throughout never moves"
         );
     }
+}
+
+/// Every process enabled anywhere on the cycle of `run` moves in it.
+fn assert_strongly_fair(inst: &Instance, run: &Run, from: usize) {
+    let seen = replay(inst, run);
+    let rel = inst.step_relation();
+    let moved: Vec<u32> = run.steps[from..]
+        .iter()
+        .flatten()
+        .map(|m| m.process)
+        .collect();
+    for cfg in &seen[from..] {
+        for p in rel.enabled(cfg).unwrap() {
+            assert!(moved.contains(&p), "process {p} enabled on it never moves");
+        }
+    }
+}
+
+/// Process 0 flips `t` for ever; process 1 may fix itself only while `t`
+/// is 1 (`never_fix`: in the broken variant, never): enabled now and then,
+/// never throughout, so weak fairness does not make it fix itself and
+/// strong fairness does.
+const FLICKER: &str = "var t: 0..1
+var d: bool
+process where index == 0 {
+    flip :: true -> t := 1 - t
+}
+process where index != 0 {
+    fix :: not d and left.t == 1 and not never_fix -> d := true
+}
+legitimate: forall(p in procs : p.index == 0 or p.d)
+property fixed: true leads_to forall(p in procs : p.index == 0 or p.d)
+";
+
+#[test]
+fn a_process_enabled_now_and_then_is_served_only_under_strong_fairness() {
+    for (never_fix, topology) in [(0, "ring:2"), (1, "ring:2")] {
+        let src = format!("param never_fix = {never_fix}\n{FLICKER}").replace(
+            "not never_fix",
+            "never_fix == 0",
+        );
+        let inst = instance(&src, topology, &[]);
+        for daemon in [Daemon::Central, Daemon::Distributed, Daemon::LocallyCentral] {
+            let weak = verdicts(&inst, &daemon, Fairness::Weak);
+            let v = named(&weak, "fixed");
+            assert!(!v.holds, "{topology} {}", daemon.name());
+            let (run, from) = v.run.clone().unwrap();
+            assert_weakly_fair(&inst, &run, from.unwrap());
+            let strong = verdicts(&inst, &daemon, Fairness::Strong);
+            let v = named(&strong, "fixed");
+            assert_eq!(v.holds, never_fix == 0, "{topology} {}", daemon.name());
+            if let Some((run, from)) = v.run.clone() {
+                assert_strongly_fair(&inst, &run, from.unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn strong_fairness_on_the_command_line() {
+    let file = common::scratch("strong", "flicker.gc");
+    let src = format!("param never_fix = 0\ntopology ring:2\n{FLICKER}")
+        .replace("not never_fix", "never_fix == 0");
+    std::fs::write(&file, src).unwrap();
+    let file = file.to_str().unwrap();
+    let (code, out, _) = guarded(&["verify", file, "-d", "central", "--fairness", "strong"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("`fixed` holds: every strongly fair run"), "{out}");
+    assert!(out.contains("holds under strong fairness"), "{out}");
+    let (code, out, _) = guarded(&["verify", file, "-d", "central", "--fairness", "weak"]);
+    assert_eq!(code, 5, "{out}");
+    assert!(out.contains("`fixed` fails: a weakly fair cycle"), "{out}");
+    let json = ["verify", file, "-d", "central", "--fairness", "strong", "--format", "json"];
+    let (code, out, _) = guarded(&json);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["daemons"][0]["fairness"], "strong");
+    assert_eq!(v["daemons"][0]["convergence"]["under_fairness"], "strong");
+    let symbolic = ["verify", file, "--fairness", "strong", "--engine", "symbolic"];
+    let (code, _, err) = guarded(&symbolic);
+    assert_eq!(code, 1);
+    assert!(err.contains("decides weak fairness only"), "{err}");
 }
 
 #[test]
@@ -323,7 +407,7 @@ property two_eat: sometimes exists(p in procs : p.s == eating and exists(q in nb
             let mut ex =
                 Explorer::reachable(&inst, Starts::One(start.clone()), &daemon, None).unwrap();
             ex.count_rounds(false);
-            ex.verify_fairly(&daemon, weakly).unwrap().properties
+            ex.verify_fairly(&daemon, if weakly { Fairness::Weak } else { Fairness::Unfair }).unwrap().properties
         };
         let fair = reached(true);
         assert!(named(&fair, "eats").holds, "{topology}");
@@ -365,7 +449,7 @@ property elects: always eventually count(q in procs : q.Ld) == 1
     );
     let inst = instance(&src, "uring:3", &[]);
     for daemon in &DAEMONS {
-        let vs = verdicts(&inst, daemon, false);
+        let vs = verdicts(&inst, daemon, Fairness::Unfair);
         assert!(named(&vs, "stays_leader").holds, "{}", daemon.name());
         assert!(named(&vs, "elects").holds, "{}", daemon.name());
         let broken = named(&vs, "leader_kept");

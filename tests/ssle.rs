@@ -5,6 +5,7 @@ use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
 use guarded::topology::Ids;
+use guarded::verify::Fairness;
 use std::collections::VecDeque;
 
 const PROGRAM: &str = include_str!("../programs/ssle.gc");
@@ -395,7 +396,7 @@ fn verified(repair: i64, weak_fairness: bool) -> guarded::verify::Verdict {
     let mut explorer = guarded::verify::Explorer::new(&inst).unwrap_or_else(|e| panic!("{e:?}"));
     explorer.count_rounds(false);
     explorer
-        .verify_fairly(&Daemon::Central, weak_fairness)
+        .verify_fairly(&Daemon::Central, if weak_fairness { Fairness::Weak } else { Fairness::Unfair })
         .unwrap_or_else(|e| panic!("{e:?}"))
 }
 
@@ -445,7 +446,7 @@ fn the_repair_needs_weak_fairness() {
     // Weakly fair, the neighbour moves and the cycle is broken.
     let fair = verified(1, true);
     assert!(
-        matches!(fair.convergence, Convergence::HoldsUnderWeakFairness { .. }),
+        matches!(fair.convergence, Convergence::HoldsUnderFairness { .. }),
         "{:?}",
         fair.convergence
     );

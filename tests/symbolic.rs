@@ -11,7 +11,7 @@ mod common;
 use common::{guarded, instance};
 use guarded::load::Instance;
 use guarded::runtime::daemon::Daemon;
-use guarded::verify::{Choices, Convergence, Explorer, Run, Starts, Symbolic, Verdict};
+use guarded::verify::{Choices, Convergence, Explorer, Fairness, Run, Starts, Symbolic, Verdict};
 
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
 const JOHNEN: &str = include_str!("../programs/johnen_leader.gc");
@@ -112,7 +112,7 @@ fn summary(v: &Verdict, central: bool) -> String {
         }
         Convergence::Deadlock(_) => "deadlock".into(),
         Convergence::Cycle { .. } => "cycle".into(),
-        Convergence::HoldsUnderWeakFairness { .. } => "holds under weak fairness".into(),
+        Convergence::HoldsUnderFairness { .. } => "holds under weak fairness".into(),
         Convergence::NotDeclared { deadlock } => format!("deadlock {}", deadlock.is_some()),
     };
     let transitions = v.transitions.filter(|_| central);
@@ -396,7 +396,7 @@ fn from_starts_both_engines_agree_under_every_daemon() {
                     Explorer::reachable(&inst, clone_starts(&starts), daemon, None).unwrap();
                 explicit.count_rounds(false);
                 let a = explicit.verify(daemon).unwrap();
-                let b = symbolic.verify_from(daemon, Some(&starts), false).unwrap();
+                let b = symbolic.verify_from(daemon, Some(&starts), Fairness::Unfair).unwrap();
                 let (mut sa, sb) = (summary(&a, false), summary(&b, false));
                 // The symbolic engine counts no transitions from starts.
                 sa = sa.replacen(
@@ -451,11 +451,11 @@ fn under_weak_fairness_both_engines_agree_and_fair_cycles_are_fair() {
         let symbolic = Symbolic::new(&inst, Choices::Every, 1 << 30, None).unwrap();
         for daemon in &DAEMONS {
             let what = format!("{name} on {topology} {params:?}, {}", daemon.name());
-            let a = explicit.verify_fairly(daemon, true).unwrap();
-            let b = symbolic.verify_from(daemon, None, true).unwrap();
+            let a = explicit.verify_fairly(daemon, Fairness::Weak).unwrap();
+            let b = symbolic.verify_from(daemon, None, Fairness::Weak).unwrap();
             let central = *daemon == Daemon::Central;
             assert_eq!(summary(&a, central), summary(&b, central), "{what}");
-            assert!(b.weak_fairness);
+            assert_eq!(b.fairness, Fairness::Weak);
             check_runs(&inst, &b, &what);
             if let Convergence::Cycle { run, cycle_from } = &b.convergence {
                 assert_weakly_fair(&inst, run, *cycle_from, &what);
@@ -484,13 +484,13 @@ fn only_unfair_cycles_hold_under_weak_fairness_from_starts_too() {
     let symbolic = Symbolic::new(&inst, Choices::Every, 1 << 30, None).unwrap();
     for (from, starts) in starts {
         for daemon in [Daemon::Central, Daemon::Distributed, Daemon::LocallyCentral] {
-            let b = symbolic.verify_from(&daemon, Some(&starts), true).unwrap();
-            let unfair = symbolic.verify_from(&daemon, Some(&starts), false).unwrap();
+            let b = symbolic.verify_from(&daemon, Some(&starts), Fairness::Weak).unwrap();
+            let unfair = symbolic.verify_from(&daemon, Some(&starts), Fairness::Unfair).unwrap();
             match from {
                 "declared" => continue,
                 _ => {
                     assert!(
-                        matches!(b.convergence, Convergence::HoldsUnderWeakFairness { .. }),
+                        matches!(b.convergence, Convergence::HoldsUnderFairness { .. }),
                         "{from} {daemon:?}: {:?}",
                         b.convergence
                     );

@@ -54,7 +54,7 @@ fn outcome(v: &Verdict) -> Outcome {
         ),
         Convergence::Cycle { .. } => "cycle".into(),
         Convergence::Deadlock(_) => "deadlock".into(),
-        Convergence::HoldsUnderWeakFairness { .. } => "unfair cycle".into(),
+        Convergence::HoldsUnderFairness { .. } => "unfair cycle".into(),
         Convergence::NotDeclared { deadlock } => format!("deadlock: {}", deadlock.is_some()),
     };
     Outcome {
@@ -173,7 +173,7 @@ fn runs_replay(inst: &Instance, v: &Verdict, what: &str) {
             }
         }
         Convergence::Cycle { run, cycle_from }
-        | Convergence::HoldsUnderWeakFairness { run, cycle_from } => {
+        | Convergence::HoldsUnderFairness { run, cycle_from } => {
             let at = replay(inst, d, run, what);
             assert_eq!(
                 at[*cycle_from],

@@ -10,7 +10,7 @@ use common::instance;
 use guarded::load::Instance;
 use guarded::runtime::daemon::Daemon;
 use guarded::state::Config;
-use guarded::verify::{Convergence, Explorer};
+use guarded::verify::{Convergence, Explorer, Fairness, Run};
 use std::collections::{HashMap, VecDeque};
 use std::process::Command;
 
@@ -302,7 +302,7 @@ fn verified(inst: &Instance, daemon: &Daemon) -> (bool, bool, Naive) {
             rounds.as_ref().expect("rounds are counted").0,
         ),
         Convergence::Cycle { run, cycle_from } => Naive::Cycle(run.steps.len() - cycle_from),
-        Convergence::NotDeclared { .. } | Convergence::HoldsUnderWeakFairness { .. } => {
+        Convergence::NotDeclared { .. } | Convergence::HoldsUnderFairness { .. } => {
             unreachable!("every case declares legitimacy, and the daemon is unfair")
         }
         Convergence::Deadlock(_) => Naive::Deadlock,
@@ -902,10 +902,10 @@ fn weak_fairness_excuses_only_unfair_cycles() {
     let ex = Explorer::new(&inst).unwrap();
     let unfair = ex.verify(&Daemon::Central).unwrap();
     assert!(matches!(unfair.convergence, Convergence::Cycle { .. }));
-    let fair = ex.verify_fairly(&Daemon::Central, true).unwrap();
+    let fair = ex.verify_fairly(&Daemon::Central, Fairness::Weak).unwrap();
     assert!(fair.holds());
     match fair.convergence {
-        Convergence::HoldsUnderWeakFairness { run, cycle_from } => {
+        Convergence::HoldsUnderFairness { run, cycle_from } => {
             assert!(
                 (cycle_from..run.steps.len()).all(|k| run.movers(k) == [0]),
                 "only the spinner moves"
@@ -920,7 +920,7 @@ fn weak_fairness_excuses_only_unfair_cycles() {
     let inst = instance(stutter, "chain:2", &[]);
     let v = Explorer::new(&inst)
         .unwrap()
-        .verify_fairly(&Daemon::Central, true)
+        .verify_fairly(&Daemon::Central, Fairness::Weak)
         .unwrap();
     match v.convergence {
         Convergence::Cycle { run, cycle_from } => {
@@ -933,21 +933,14 @@ fn weak_fairness_excuses_only_unfair_cycles() {
     let inst = instance(DIJKSTRA, "ring:4", &[("K", 3)]);
     let v = Explorer::new(&inst)
         .unwrap()
-        .verify_fairly(&Daemon::Synchronous, true)
+        .verify_fairly(&Daemon::Synchronous, Fairness::Weak)
         .unwrap();
     match v.convergence {
         Convergence::Cycle { run, cycle_from } => {
             // Fair: every process enabled at every configuration of the
             // cycle moves in it (synchronous steps move them all).
-            let mut rel = inst.step_relation();
-            let mut cfg = run.start.clone();
-            let mut configs = Vec::new();
-            for moves in &run.steps {
-                configs.push(cfg.clone());
-                cfg = rel.successor_of(&cfg, moves).unwrap();
-            }
-            assert_eq!(cfg, configs[cycle_from], "the cycle closes");
-            let cycle = &configs[cycle_from..];
+            let rel = inst.step_relation();
+            let cycle = &cycle_configs(&inst, &run, cycle_from);
             let always: Vec<u32> = (0..4u32)
                 .filter(|&p| cycle.iter().all(|c| rel.enabled(c).unwrap().contains(&p)))
                 .collect();
@@ -959,6 +952,72 @@ fn weak_fairness_excuses_only_unfair_cycles() {
             }
         }
         other => panic!("{other:?}"),
+    }
+}
+
+/// The configurations a run goes through round its cycle, replayed by
+/// the step relation (checked to close).
+fn cycle_configs(inst: &Instance, run: &Run, cycle_from: usize) -> Vec<Config> {
+    let mut rel = inst.step_relation();
+    let mut cfg = run.start.clone();
+    let mut configs = Vec::new();
+    for moves in &run.steps {
+        configs.push(cfg.clone());
+        cfg = rel.successor_of(&cfg, moves).unwrap();
+    }
+    assert_eq!(cfg, configs[cycle_from], "the cycle closes");
+    configs.split_off(cycle_from)
+}
+
+/// A process enabled now and then, never throughout: process 0 flips `t`
+/// for ever and process 1 may fix itself only while `t` is 1. The flipping
+/// cycle is weakly fair (1 is not enabled throughout it) but not strongly
+/// (1 is enabled on it and never moves), so the program converges under
+/// strong fairness only; Dijkstra's ring with too few states has a
+/// strongly fair cycle, each process enabled on it moving in it.
+#[test]
+fn strong_fairness_excuses_a_process_enabled_now_and_then() {
+    let flicker = "var t: 0..1 = 0\nvar d: bool = false\n\
+        process where index == 0 { flip :: true -> t := 1 - t }\n\
+        process where index != 0 { fix :: not d and left.t == 1 -> d := true }\n\
+        legitimate: forall(p in procs : p.index == 0 or p.d)\n";
+    let inst = instance(flicker, "ring:2", &[]);
+    let ex = Explorer::new(&inst).unwrap();
+    for daemon in [Daemon::Central, Daemon::Distributed, Daemon::LocallyCentral] {
+        let weak = ex.verify_fairly(&daemon, Fairness::Weak).unwrap();
+        assert!(matches!(weak.convergence, Convergence::Cycle { .. }), "{daemon:?}");
+        let strong = ex.verify_fairly(&daemon, Fairness::Strong).unwrap();
+        assert!(strong.holds(), "{daemon:?}");
+        assert_eq!(strong.fairness, Fairness::Strong);
+        match strong.convergence {
+            Convergence::HoldsUnderFairness { run, cycle_from } => {
+                let configs = cycle_configs(&inst, &run, cycle_from);
+                let rel = inst.step_relation();
+                assert!(configs.iter().any(|c| rel.enabled(c).unwrap().contains(&1)));
+                assert!((cycle_from..run.steps.len()).all(|k| !run.movers(k).contains(&1)));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let inst = instance(DIJKSTRA, "ring:4", &[("K", 2)]);
+    let rel = inst.step_relation();
+    for daemon in [Daemon::Central, Daemon::Distributed] {
+        let v = Explorer::new(&inst)
+            .unwrap()
+            .verify_fairly(&daemon, Fairness::Strong)
+            .unwrap();
+        let Convergence::Cycle { run, cycle_from } = v.convergence else {
+            panic!("{:?}", v.convergence)
+        };
+        let configs = cycle_configs(&inst, &run, cycle_from);
+        for p in 0..4u32 {
+            if configs.iter().any(|c| rel.enabled(c).unwrap().contains(&p)) {
+                assert!(
+                    (cycle_from..run.steps.len()).any(|k| run.movers(k).contains(&p)),
+                    "{daemon:?}: process {p} is enabled on the cycle and moves"
+                );
+            }
+        }
     }
 }
 

@@ -1,15 +1,18 @@
-//! Weak fairness: a cycle of steps is weakly fair when every process
-//! enabled throughout it moves in it. A strongly connected set of
-//! configurations outside legitimacy holds such a cycle exactly when every
-//! process enabled in all of its configurations moves on some step inside
-//! it (a cycle through all its configurations and those steps is then
-//! fair; and a process enabled everywhere in it that never moves in it
-//! makes every cycle in it unfair). So the search is over the strongly
-//! connected components of the steps outside legitimacy.
+//! Fair cycles outside legitimacy. A cycle of steps is weakly fair when
+//! every process enabled throughout it moves in it. A strongly connected
+//! set of configurations outside legitimacy holds such a cycle exactly
+//! when every process enabled in all of its configurations moves on some
+//! step inside it (a cycle through all its configurations and those steps
+//! is then fair; and a process enabled everywhere in it that never moves
+//! in it makes every cycle in it unfair). So the search is over the
+//! strongly connected components of the steps outside legitimacy. A cycle
+//! is strongly fair when every process enabled anywhere on it moves in
+//! it: within each component, the cores of [`super::fair_cores`].
 
 use super::search::Search;
 use super::successors::Succ;
-use super::{Explorer, Refusal};
+use super::fair_cores::{strong_cores, StepTable, NO_COMPONENT};
+use super::{Explorer, Fairness, Refusal};
 use crate::runtime::step::Move;
 use std::collections::{HashMap, VecDeque};
 
@@ -76,35 +79,72 @@ type Hop = (u64, u32);
 /// who moves).
 type Waypoint = (u32, Option<(u32, u64)>);
 
-/// A weakly fair cycle outside legitimacy, if there is one: where it
-/// begins, and its steps' movers. `Err` when fairness cannot be decided
-/// (more than 64 processes).
+/// A fair cycle outside legitimacy (weakly or strongly, as the search
+/// asks), if there is one: where it begins, and its steps' movers. `Err`
+/// when fairness cannot be decided (more than 64 processes).
 pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>, Refusal> {
     if !ex.processes_fit_a_word() {
         return Err(Refusal::Unsupported(
-            "weak fairness is decided with a bit per process: at most 64 processes".into(),
+            "fairness is decided with a bit per process: at most 64 processes".into(),
         ));
     }
     if ex.symmetries() > 1 {
         return Err(Refusal::Unsupported(
-            "weak fairness follows each process round a cycle, which a cycle between orbits does not: verify it without --symmetry".into(),
+            "fairness follows each process round a cycle, which a cycle between orbits does not: verify it without --symmetry".into(),
         ));
     }
     let what = format!("{}: fair cycles", s.daemon_name());
     let found = s.components_outside_legitimacy(&what)?;
     for component in &found {
-        let mut always = u64::MAX;
-        for &c in component {
-            always &= s.enabled_bits(c)?;
-        }
         let out = Steps::inside(s, component)?;
-        let moved = out.movers.iter().fold(0, |moved, m| moved | m);
-        if always & !moved == 0 {
-            let (start, hops) = tour(&out, always);
-            return Ok(Some((start, ex.moves_of_hops(start, &hops)?)));
-        }
+        let (start, hops) = match s.fairness() {
+            Fairness::Strong => {
+                let Some((core, owed)) = strong_core(s, &out)? else {
+                    continue;
+                };
+                tour(&Steps::inside(s, &core)?, owed)
+            }
+            _ => {
+                let mut always = u64::MAX;
+                for &c in component {
+                    always &= s.enabled_bits(c)?;
+                }
+                let moved = out.movers.iter().fold(0, |moved, m| moved | m);
+                if always & !moved != 0 {
+                    continue;
+                }
+                tour(&out, always)
+            }
+        };
+        return Ok(Some((start, ex.moves_of_hops(start, &hops)?)));
     }
     Ok(None)
+}
+
+/// Under strong fairness, a core of the component of `out` (its
+/// configurations, sorted) and the processes enabled in it, which a fair
+/// tour of it moves; `None` when no strongly fair cycle lies inside it.
+fn strong_core(s: &mut Search, out: &Steps) -> Result<Option<(Vec<u32>, u64)>, Refusal> {
+    let members = out.members;
+    let mut table = StepTable::with_capacity(members.len());
+    let mut enabled = Vec::with_capacity(members.len());
+    for &c in members {
+        let local = |to: u32| members.binary_search(&to).expect("a step inside") as u32;
+        table.push(out.of(c).map(|(to, movers)| (local(to), movers)));
+        enabled.push(s.enabled_bits(c)?);
+    }
+    let cores = strong_cores(&table, &vec![true; members.len()], &enabled);
+    let Some(first) = cores.iter().position(|&k| k != NO_COMPONENT) else {
+        return Ok(None);
+    };
+    let (mut core, mut owed) = (Vec::new(), 0);
+    for (k, &c) in members.iter().enumerate() {
+        if cores[k] == cores[first] {
+            core.push(c);
+            owed |= enabled[k];
+        }
+    }
+    Ok(Some((core, owed)))
 }
 
 /// A cycle inside the component of `out` through every configuration of it

@@ -28,6 +28,7 @@ mod config_arena;
 mod counts;
 mod entry_numbers;
 mod evaluate;
+mod fair_cores;
 mod fairness;
 mod from_start;
 pub use from_start::{max_reachable_bytes, Starts};
@@ -57,7 +58,7 @@ mod symmetry;
 mod ticks;
 pub use ticks::verify_ticks;
 mod verdict;
-pub use verdict::{Choices, Convergence, Engine, Verdict};
+pub use verdict::{Choices, Convergence, Engine, Fairness, Verdict};
 mod walk;
 
 use crate::load::Instance;
@@ -379,19 +380,19 @@ impl<'a> Explorer<'a> {
     /// Explores the configurations under `daemon` (from a start, the one
     /// they were reached under), an unfair daemon.
     pub fn verify(&self, daemon: &Daemon) -> Result<Verdict, Refusal> {
-        self.verify_fairly(daemon, false)
+        self.verify_fairly(daemon, Fairness::Unfair)
     }
 
-    /// [`Explorer::verify`]; with `weak_fairness`, a cycle outside
-    /// legitimacy counts against convergence only when it is weakly fair
-    /// (every process enabled throughout it moves in it).
-    pub fn verify_fairly(&self, daemon: &Daemon, weak_fairness: bool) -> Result<Verdict, Refusal> {
+    /// [`Explorer::verify`] about the runs fair as `fairness` says: a cycle
+    /// outside legitimacy counts against convergence (and a property) only
+    /// when it is fair.
+    pub fn verify_fairly(&self, daemon: &Daemon, fairness: Fairness) -> Result<Verdict, Refusal> {
         if self.reached_under.as_ref().is_some_and(|d| d != daemon) {
             return Err(Refusal::Unsupported(
                 "these configurations were reached under another daemon".into(),
             ));
         }
-        let mut s = search::Search::new(self, daemon, weak_fairness);
+        let mut s = search::Search::new(self, daemon, fairness);
         let closure = s.closure()?;
         let properties = properties::check(&mut s, self)?;
         let convergence = if self.declared {
@@ -426,7 +427,7 @@ impl<'a> Explorer<'a> {
         Ok(Verdict {
             for_good: None,
             daemon: daemon.clone(),
-            weak_fairness,
+            fairness,
             configurations: self.configurations(),
             legitimate: self.legit_count,
             transitions: Some(s.transitions()),

@@ -4,12 +4,13 @@
 //! configuration where P holds, and a run to it), `stable P` (no step from
 //! P to not P), `P leads_to Q` (no run through P that never reaches Q: a
 //! configuration outside Q from which some run stays outside it for ever,
-//! round a cycle (under weak fairness a fair one) or to its end, found
+//! round a cycle (under fairness a fair one) or to its end, found
 //! among the strongly connected components of the steps outside Q).
 //! Said of every process, each in turn.
 
+use super::fair_cores::{components, inside_steps, strong_cores, StepTable, NO_COMPONENT};
 use super::search::Search;
-use super::{Explorer, Refusal, Run};
+use super::{Explorer, Fairness, Refusal, Run};
 use crate::runtime::step::Move;
 use crate::syntax::ast::Temporal;
 use std::collections::VecDeque;
@@ -39,7 +40,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
     }
     // What every property asks of every configuration, found once.
     let chosen = chosen_actions(ex)?;
-    let mut steps: Option<Steps> = None;
+    let mut steps: Option<StepTable> = None;
     for prop in &ex.inst.code.properties {
         let processes: Vec<Option<usize>> = match prop.each {
             Some(_) => (0..ex.inst.topo.n()).map(Some).collect(),
@@ -78,7 +79,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
                 }
                 Temporal::Stable(test) => {
                     let holds = holding(ex, &chosen, test, each)?;
-                    let steps = Steps::of(&mut steps, s, ex)?;
+                    let steps = all_steps(&mut steps, s, ex)?;
                     match leaving(s, ex, steps, &holds)? {
                         Some(run) => Err(Some((run, None))),
                         None => Ok(None),
@@ -87,7 +88,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
                 Temporal::LeadsTo(from, to) => {
                     let from = holding(ex, &chosen, from, each)?;
                     let to = holding(ex, &chosen, to, each)?;
-                    let steps = Steps::of(&mut steps, s, ex)?;
+                    let steps = all_steps(&mut steps, s, ex)?;
                     match never_reaching(s, ex, steps, &from, &to)? {
                         Some(found) => Err(Some(found)),
                         None => Ok(None),
@@ -151,41 +152,22 @@ fn holding(
         .collect()
 }
 
-/// Every step from every configuration explored: where it leads and its
-/// movers as bits, the steps of configuration i at `start[i]..start[i + 1]`.
-struct Steps {
-    start: Vec<usize>,
-    to: Vec<(u32, u64)>,
-}
-
-impl Steps {
-    /// The steps, found the first time they are asked for.
-    fn of<'s>(
-        kept: &'s mut Option<Steps>,
-        s: &mut Search,
-        ex: &Explorer,
-    ) -> Result<&'s Steps, Refusal> {
-        if kept.is_none() {
-            let mut steps = Steps {
-                start: Vec::with_capacity(ex.count as usize + 1),
-                to: Vec::new(),
-            };
-            steps.start.push(0);
-            for i in 0..ex.count {
-                let edges = s.edges(i)?;
-                steps
-                    .to
-                    .extend(edges.iter().map(|e| (e.to, movers_of(&e.moves))));
-                steps.start.push(steps.to.len());
-            }
-            *kept = Some(steps);
+/// Every step from every configuration explored, found the first time
+/// they are asked for.
+fn all_steps<'s>(
+    kept: &'s mut Option<StepTable>,
+    s: &mut Search,
+    ex: &Explorer,
+) -> Result<&'s StepTable, Refusal> {
+    if kept.is_none() {
+        let mut steps = StepTable::with_capacity(ex.count as usize);
+        for i in 0..ex.count {
+            let edges = s.edges(i)?;
+            steps.push(edges.iter().map(|e| (e.to, movers_of(&e.moves))));
         }
-        Ok(kept.as_ref().expect("found above"))
+        *kept = Some(steps);
     }
-
-    fn from(&self, i: usize) -> &[(u32, u64)] {
-        &self.to[self.start[i]..self.start[i + 1]]
-    }
+    Ok(kept.as_ref().expect("found above"))
 }
 
 /// A step from a configuration where `holds` to one where not, as a run
@@ -193,7 +175,7 @@ impl Steps {
 fn leaving(
     s: &mut Search,
     ex: &Explorer,
-    steps: &Steps,
+    steps: &StepTable,
     holds: &[bool],
 ) -> Result<Option<Run>, Refusal> {
     let found = (0..ex.count as usize).find_map(|i| {
@@ -221,7 +203,7 @@ fn moves_of_step(s: &mut Search, i: u32, (j, movers): (u32, u64)) -> Result<Vec<
 /// movers as bits), and where a run ends (no step).
 struct Outside<'s> {
     within: Vec<bool>,
-    steps: &'s Steps,
+    steps: &'s StepTable,
 }
 
 impl Outside<'_> {
@@ -243,41 +225,47 @@ impl Outside<'_> {
 fn never_reaching(
     s: &mut Search,
     ex: &Explorer,
-    steps: &Steps,
+    steps: &StepTable,
     from: &[bool],
     to: &[bool],
 ) -> Result<Option<(Run, Option<usize>)>, Refusal> {
     let n = ex.count as usize;
-    let weakly = s.weak_fairness();
+    let fairness = s.fairness();
     let g = Outside {
         within: to.iter().map(|&q| !q).collect(),
         steps,
     };
-    let component = components(&g);
-    // Per component: a cycle in it, and whether it may be weakly fair.
-    let count = component.iter().map(|&c| c + 1).max().unwrap_or(0);
-    let (mut cyclic, mut disabled, mut moved) =
-        (vec![false; count], vec![0u64; count], vec![0u64; count]);
     let everyone = match ex.inst.topo.n() {
         64.. => u64::MAX,
         k => (1u64 << k) - 1,
     };
-    for i in (0..n).filter(|&i| g.within[i]) {
-        let c = component[i];
-        if weakly {
-            disabled[c] |= everyone & !s.enabled_bits(i as u32)?;
-        }
-        for (j, movers) in g.succ(i) {
-            if component[j as usize] == c {
-                cyclic[c] = true;
-                moved[c] |= movers;
-            }
+    let mut enabled = vec![0u64; n];
+    if fairness != Fairness::Unfair {
+        for (i, bits) in enabled.iter_mut().enumerate().filter(|(i, _)| g.within[*i]) {
+            *bits = s.enabled_bits(i as u32)?;
         }
     }
-    let trap = |i: usize| {
-        let c = component[i];
-        g.ends(i) || (cyclic[c] && (!weakly || (disabled[c] | moved[c]) == everyone))
+    // Where a run can stay outside Q for ever: per configuration, the
+    // component whose cycles it may go round (fair ones, under fairness).
+    let component = match fairness {
+        Fairness::Strong => strong_cores(steps, &g.within, &enabled),
+        _ => {
+            let component = components(steps, &g.within);
+            let count = component.iter().map(|&c| c + 1).max().unwrap_or(0);
+            let (cyclic, moved) = inside_steps(steps, &g.within, &component, count);
+            let mut disabled = vec![0u64; count];
+            for i in (0..n).filter(|&i| g.within[i]) {
+                disabled[component[i]] |= everyone & !enabled[i];
+            }
+            let weakly = fairness == Fairness::Weak;
+            let fair = |c: usize| cyclic[c] && (!weakly || (disabled[c] | moved[c]) == everyone);
+            component
+                .into_iter()
+                .map(|c| if fair(c) { c } else { NO_COMPONENT })
+                .collect()
+        }
     };
+    let trap = |i: usize| g.ends(i) || component[i] != NO_COMPONENT;
     // Backwards from the traps, among the configurations outside Q: the
     // steps into each configuration, `into[at[j]..at[j + 1]]`.
     let mut at = vec![0usize; n + 1];
@@ -321,9 +309,9 @@ fn never_reaching(
             let c = component[end as usize];
             let inside = |j: u32| component[j as usize] == c;
             let before = steps.len();
-            let tour = match weakly {
-                false => walk(&g, end, |j| j == end, inside, true),
-                true => fair_tour(s, &g, end, &inside, everyone)?,
+            let tour = match fairness {
+                Fairness::Unfair => walk(&g, end, |j| j == end, inside, true),
+                _ => fair_tour(&g, end, &inside, &enabled, everyone, fairness),
             };
             steps.extend(tour.expect("a cycle through a configuration of a cyclic component"));
             Some(before)
@@ -391,117 +379,69 @@ fn walk(
     None
 }
 
-/// A cycle from `at` back to it within a component (`inside`) that every
-/// process enabled throughout moves in: for each process, on to where it
-/// is not enabled or to a step it moves in, then home.
+/// A cycle from `at` back to it within a component (`inside`) fair as
+/// `fairness` (weak or strong) asks: each process enabled throughout it
+/// (strong: enabled anywhere in the component) moves in it. For each
+/// process, on to a step it moves in (weak: or to where it is not
+/// enabled), then home. `enabled` holds each configuration's enabled
+/// processes as bits.
 fn fair_tour(
-    s: &mut Search,
     g: &Outside,
     at: u32,
     inside: &impl Fn(u32) -> bool,
+    enabled: &[u64],
     everyone: u64,
-) -> Result<Option<Vec<(u32, u64)>>, Refusal> {
+    fairness: Fairness,
+) -> Option<Vec<(u32, u64)>> {
+    let weakly = fairness == Fairness::Weak;
     let mut tour: Vec<(u32, u64)> = Vec::new();
     let mut here = at;
-    let mut done = everyone & !s.enabled_bits(at)?;
+    // Processes owed nothing: weakly, those not enabled somewhere passed;
+    // strongly, those enabled nowhere in the component.
+    let mut done = match weakly {
+        true => everyone & !enabled[at as usize],
+        false => {
+            let members = (0..g.within.len() as u32).filter(|&j| inside(j));
+            everyone & !members.fold(0, |bits, j| bits | enabled[j as usize])
+        }
+    };
+    let passing = |j: u32| match weakly {
+        true => everyone & !enabled[j as usize],
+        false => 0,
+    };
     for q in 0..64u32 {
         if everyone & (1 << q) == 0 || done & (1 << q) != 0 {
             continue;
         }
-        // A configuration of the component where q is not enabled, or
-        // one with a step inside it that moves q.
+        // A configuration of the component with a step inside it that
+        // moves q (weakly, or one where q is not enabled).
         let mut targets = std::collections::HashSet::new();
-        for j in 0..g.within.len() as u32 {
-            if !inside(j) {
-                continue;
-            }
+        for j in (0..g.within.len() as u32).filter(|&j| inside(j)) {
             let moves_q = g
                 .succ(j as usize)
                 .any(|(k, m)| inside(k) && m & (1 << q) != 0);
-            if moves_q || s.enabled_bits(j)? & (1 << q) == 0 {
+            if moves_q || (weakly && enabled[j as usize] & (1 << q) == 0) {
                 targets.insert(j);
             }
         }
-        let Some(path) = walk(g, here, |j| targets.contains(&j), inside, false) else {
-            return Ok(None);
-        };
+        let path = walk(g, here, |j| targets.contains(&j), inside, false)?;
         for &(j, m) in &path {
-            done |= m | (everyone & !s.enabled_bits(j)?);
+            done |= m | passing(j);
         }
         here = path.last().map_or(here, |&(j, _)| j);
         tour.extend(path);
         if done & (1 << q) == 0 {
-            let step = g
+            let (k, m) = g
                 .succ(here as usize)
-                .find(|&(k, m)| inside(k) && m & (1 << q) != 0);
-            let Some((k, m)) = step else {
-                return Ok(None);
-            };
-            done |= m | (everyone & !s.enabled_bits(k)?);
+                .find(|&(k, m)| inside(k) && m & (1 << q) != 0)?;
+            done |= m | passing(k);
             tour.push((k, m));
             here = k;
         }
     }
     let home = walk(g, here, |j| j == at, inside, here == at && tour.is_empty());
-    Ok(home.map(|h| {
+    home.map(|h| {
         tour.extend(h);
         tour
-    }))
-}
-
-/// The strongly connected component of each configuration (among those
-/// outside Q; the others each their own), by Tarjan's algorithm without
-/// recursion.
-fn components(g: &Outside) -> Vec<usize> {
-    let n = g.within.len();
-    const NONE: usize = usize::MAX;
-    let (mut index, mut low, mut comp) = (vec![NONE; n], vec![0; n], vec![NONE; n]);
-    let (mut on_stack, mut stack) = (vec![false; n], Vec::new());
-    let (mut next, mut count) = (0, 0);
-    for root in 0..n {
-        if index[root] != NONE {
-            continue;
-        }
-        let mut calls: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut k)) = calls.last_mut() {
-            if let Some(&(w, _)) = g.steps.from(v).get(*k) {
-                *k += 1;
-                let w = w as usize;
-                if !g.within[v] || !g.within[w] {
-                    continue;
-                }
-                if index[w] == NONE {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    calls.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            calls.pop();
-            if let Some(&(u, _)) = calls.last() {
-                low[u] = low[u].min(low[v]);
-            }
-            if low[v] == index[v] {
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    comp[w] = count;
-                    if w == v {
-                        break;
-                    }
-                }
-                count += 1;
-            }
-        }
-    }
-    comp
+    })
 }

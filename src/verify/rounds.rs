@@ -597,7 +597,7 @@ pub(super) mod tests {
                 };
                 let (most, run) = rounds.expect("rounds are counted");
                 let worst = steps.steps.len() as u64;
-                let mut s = Search::new(&ex, &d, false);
+                let mut s = Search::new(&ex, &d, crate::verify::Fairness::Unfair);
                 for slots in 0..=SLOTS {
                     let got = worst_rounds_within(&mut s, &ex, worst, (slots, MAX_ROUND_BYTES));
                     let (got, got_run) = got.unwrap().expect("rounds are counted");

@@ -12,7 +12,7 @@ use super::moves::Lister;
 use super::states::States;
 use super::successors::{Succ, Successors, ANY_CHANGED};
 use super::walk::Stop;
-use super::{Convergence, Explorer, Refusal, Run};
+use super::{Convergence, Explorer, Fairness, Refusal, Run};
 use crate::compile::NO_ACTION;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::{Move, StepRelation};
@@ -40,8 +40,8 @@ struct Longest {
 pub(super) struct Search<'e, 'a> {
     ex: &'e Explorer<'a>,
     daemon: &'e Daemon,
-    /// Whether a cycle counts only when it is weakly fair.
-    weak_fairness: bool,
+    /// Which cycles count.
+    fairness: Fairness,
     rel: StepRelation<'a>,
     /// The fast way to the steps from a configuration, where it applies.
     fast: Option<Successors<'e>>,
@@ -60,11 +60,11 @@ pub(super) struct Search<'e, 'a> {
 }
 
 impl<'e, 'a> Search<'e, 'a> {
-    pub(super) fn new(ex: &'e Explorer<'a>, daemon: &'e Daemon, weak_fairness: bool) -> Self {
+    pub(super) fn new(ex: &'e Explorer<'a>, daemon: &'e Daemon, fairness: Fairness) -> Self {
         Search {
             ex,
             daemon,
-            weak_fairness,
+            fairness,
             rel: ex.relation(),
             fast: match (&ex.states, daemon) {
                 (_, Daemon::Schedule(_)) => None,
@@ -107,9 +107,9 @@ impl<'e, 'a> Search<'e, 'a> {
         self
     }
 
-    /// Whether only weakly fair runs are asked about.
-    pub(super) fn weak_fairness(&self) -> bool {
-        self.weak_fairness
+    /// Which runs are asked about.
+    pub(super) fn fairness(&self) -> Fairness {
+        self.fairness
     }
 
     pub(super) fn transitions(&self) -> u64 {
@@ -287,19 +287,18 @@ impl<'e, 'a> Search<'e, 'a> {
         if let Some((at, len)) = cycle {
             drop((steps, moves));
             let ex = self.ex;
-            let fair = if self.weak_fairness {
-                super::fairness::fair_cycle(self, ex)?
-            } else {
-                None
+            let fair = match self.fairness {
+                Fairness::Unfair => None,
+                _ => super::fairness::fair_cycle(self, ex)?,
             };
-            let unfair = fair.is_none() && self.weak_fairness;
+            let unfair = fair.is_none() && self.fairness != Fairness::Unfair;
             let (u, cycle) = match fair {
                 Some(found) => found,
                 None => self.shortest_cycle(at, len)?,
             };
             let (run, cycle_from) = (ex.run_to(u, cycle), ex.states.path_to(u).len() - 1);
             return Ok(if unfair {
-                Convergence::HoldsUnderWeakFairness { run, cycle_from }
+                Convergence::HoldsUnderFairness { run, cycle_from }
             } else {
                 Convergence::Cycle { run, cycle_from }
             });

@@ -81,7 +81,7 @@ pub fn verify_ticks(
     Ok(Verdict {
         for_good,
         daemon: Daemon::Ticks,
-        weak_fairness: false,
+        fairness: super::Fairness::Unfair,
         configurations: reached.configs.len() as u64,
         legitimate: reached.legit.iter().filter(|&&l| l).count() as u64,
         transitions: Some(reached.transitions),

@@ -21,6 +21,44 @@ pub enum Choices {
     First,
 }
 
+/// Which runs of the daemon count: a run it could make only by starving
+/// a process does not, under fairness. Fairness is per process, whatever
+/// action or binder member it takes when it moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Fairness {
+    /// Every run: the daemon may leave a process enabled for ever.
+    #[default]
+    Unfair,
+    /// A process enabled from some point on moves again (weak fairness,
+    /// justice): a cycle counts when every process enabled throughout it
+    /// moves in it.
+    Weak,
+    /// A process enabled again and again moves again and again (strong
+    /// fairness, compassion): a cycle counts when every process enabled
+    /// somewhere on it moves in it.
+    Strong,
+}
+
+impl Fairness {
+    /// As `--fairness` writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fairness::Unfair => "none",
+            Fairness::Weak => "weak",
+            Fairness::Strong => "strong",
+        }
+    }
+
+    /// As an adverb: `weakly` fair, `strongly` fair.
+    pub fn adverb(self) -> &'static str {
+        match self {
+            Fairness::Unfair => "",
+            Fairness::Weak => "weakly",
+            Fairness::Strong => "strongly",
+        }
+    }
+}
+
 /// Which engine explored the configurations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Engine {
@@ -57,17 +95,18 @@ pub enum Convergence {
     /// A run to a configuration outside legitimacy where no process is
     /// enabled (no steps when every configuration is a start).
     Deadlock(Run),
-    /// Under weak fairness: every fair run reaches legitimacy, but some
-    /// cycle outside legitimacy is not fair (a process enabled throughout it
-    /// never moves), so no bound holds on the steps before it: a run into a
-    /// shortest such cycle and once round it.
-    HoldsUnderWeakFairness {
+    /// Under fairness: every fair run reaches legitimacy, but some cycle
+    /// outside legitimacy is not fair (a process enabled throughout it,
+    /// under strong fairness somewhere on it, never moves), so no bound
+    /// holds on the steps before it: a run into a shortest such cycle and
+    /// once round it.
+    HoldsUnderFairness {
         /// The run: the way to the unfair cycle, then the cycle.
         run: Run,
         /// Where the cycle begins among the run's steps.
         cycle_from: usize,
     },
-    /// A run into a shortest cycle of steps outside legitimacy (under weak
+    /// A run into a shortest cycle of steps outside legitimacy (under
     /// fairness, a fair one) and once round it: its steps from
     /// `cycle_from` on lead back to where they began.
     Cycle {
@@ -89,8 +128,8 @@ pub enum Convergence {
 pub struct Verdict {
     /// The daemon.
     pub daemon: Daemon,
-    /// Whether only weakly fair runs were asked about.
-    pub weak_fairness: bool,
+    /// Which runs were asked about.
+    pub fairness: Fairness,
     /// Configurations explored.
     pub configurations: u64,
     /// Of them, legitimate.
@@ -152,7 +191,7 @@ impl Verdict {
             && matches!(
                 self.convergence,
                 Convergence::Holds { .. }
-                    | Convergence::HoldsUnderWeakFairness { .. }
+                    | Convergence::HoldsUnderFairness { .. }
                     | Convergence::NotDeclared { deadlock: None }
             )
     }

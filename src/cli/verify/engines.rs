@@ -24,6 +24,8 @@ const AUTO_SYMBOLIC_FROM: u128 = 10_000_000;
 pub(super) fn engine(a: &VerifyArgs, inst: &Instance, origin: &Origin) -> Result<Engine, Refusal> {
     let cannot = if a.symmetry {
         Some("it does not explore by orbits (--symmetry)".to_string())
+    } else if a.fairness == Fairness::Strong {
+        Some("it decides weak fairness only (--fairness strong)".to_string())
     } else {
         crate::verify::symbolic_unsupported(inst, origin.is_from_starts())
     };
@@ -79,9 +81,8 @@ pub(super) fn explore_symbolically(
         Origin::Arbitrary => Some(Starts::Every(inst.arbitrary_space())),
         Origin::At(cfg) => Some(Starts::One(cfg.clone())),
     };
-    let weakly = a.fairness == Fairness::Weak;
     for daemon in daemons {
-        let verdict = sym.verify_from(daemon, starts.as_ref(), weakly);
+        let verdict = sym.verify_from(daemon, starts.as_ref(), a.fairness.into());
         found = keep(inst, verdict, witness, found)?;
     }
     Ok(found)

@@ -51,7 +51,7 @@ fn verdict_word(v: &Verdict) -> String {
     match &v.convergence {
         Convergence::Holds { .. } if v.fault.is_some() => "holds where no step faults".into(),
         Convergence::Holds { .. } => "holds".into(),
-        Convergence::HoldsUnderWeakFairness { .. } => "holds if weakly fair".into(),
+        Convergence::HoldsUnderFairness { .. } => format!("holds if {} fair", v.fairness.adverb()),
         Convergence::Deadlock(_) => "deadlock".into(),
         Convergence::Cycle { run, cycle_from } => {
             format!(

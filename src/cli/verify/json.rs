@@ -68,9 +68,10 @@ pub(super) fn verdict_json(
         Convergence::Cycle { run, cycle_from } => {
             json!({"holds": false, "cycle": run_json(inst, run), "cycle_from": cycle_from})
         }
-        Convergence::HoldsUnderWeakFairness { run, cycle_from } => json!({
+        Convergence::HoldsUnderFairness { run, cycle_from } => json!({
             "holds": true,
-            "under_weak_fairness": true,
+            "under_fairness": v.fairness.name(),
+            "under_weak_fairness": v.fairness == crate::verify::Fairness::Weak,
             "unfair_cycle": run_json(inst, run),
             "cycle_from": cycle_from,
         }),
@@ -86,6 +87,7 @@ pub(super) fn verdict_json(
         .collect();
     let mut out = json!({
         "daemon": v.daemon.name(),
+        "fairness": v.fairness.name(),
         "holds": v.holds(),
         // By orbits, how many configurations the orbits hold is not counted.
         "configurations": (v.symmetries == 1).then_some(v.configurations),

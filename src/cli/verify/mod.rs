@@ -105,9 +105,11 @@ pub(super) struct VerifyArgs {
     /// from starts, only the configurations they reach are explored.
     #[arg(long, value_name = "all|random|declared|FILE")]
     from: Option<String>,
-    /// Fairness: `none` (the daemon may starve a process forever) or `weak` (a
-    /// cycle outside legitimacy counts only when every process enabled
-    /// throughout it moves in it).
+    /// Fairness, per process: `none` (the daemon may starve a process
+    /// forever), `weak` (a cycle outside legitimacy, or round which a
+    /// property fails, counts only when every process enabled throughout
+    /// it moves in it) or `strong` (only when every process enabled
+    /// anywhere on it moves in it; explicit engine).
     #[arg(long, value_enum, default_value_t = Fairness::None)]
     fairness: Fairness,
     /// Output format: `text`, `json`, or `csv` (a row per size and daemon,
@@ -155,6 +157,17 @@ pub(super) struct VerifyArgs {
 enum Fairness {
     None,
     Weak,
+    Strong,
+}
+
+impl From<Fairness> for crate::verify::Fairness {
+    fn from(f: Fairness) -> Self {
+        match f {
+            Fairness::None => crate::verify::Fairness::Unfair,
+            Fairness::Weak => crate::verify::Fairness::Weak,
+            Fairness::Strong => crate::verify::Fairness::Strong,
+        }
+    }
 }
 
 /// `--format` of `verify`.
@@ -188,10 +201,11 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         Ok(d) => d,
         Err(code) => return code,
     };
-    if a.symmetry && a.fairness == Fairness::Weak {
-        return usage_error(
-            "--fairness weak follows each process round a cycle, which a cycle between orbits does not: drop --symmetry".into(),
-        );
+    if a.symmetry && a.fairness != Fairness::None {
+        return usage_error(format!(
+            "--fairness {} follows each process round a cycle, which a cycle between orbits does not: drop --symmetry",
+            crate::verify::Fairness::from(a.fairness).name()
+        ));
     }
     if let Some(dir) = &a.witness {
         // Found writable before the search, not after it.
@@ -436,7 +450,7 @@ fn verify_under(
         }
         (None, Origin::Every) => unreachable!("every configuration is numbered above"),
     };
-    explorer.verify_fairly(daemon, a.fairness == Fairness::Weak)
+    explorer.verify_fairly(daemon, a.fairness.into())
 }
 
 /// A count of configurations as the user reads it: it saturates, and past

@@ -364,11 +364,16 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
                 at_end(inst, v, run)
             ),
         ),
-        Convergence::HoldsUnderWeakFairness { run, cycle_from } => line(
+        Convergence::HoldsUnderFairness { run, cycle_from } => line(
             "convergence",
             format!(
-                "holds under weak fairness, with no bound on the steps: an unfair {} (a process enabled throughout never moves), {}",
+                "holds under {} fairness, with no bound on the steps: an unfair {} (a process enabled {} never moves), {}",
+                v.fairness.name(),
                 cycle_words(run, *cycle_from),
+                match v.fairness {
+                    crate::verify::Fairness::Strong => "on it",
+                    _ => "throughout",
+                },
                 run_text(inst, v, run)
             ),
         ),
@@ -376,7 +381,7 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
             "convergence",
             format!(
                 "fails: a {}{} outside legitimacy, {}",
-                if v.weak_fairness { "weakly fair " } else { "" },
+                fair_words(v),
                 cycle_words(run, *cycle_from),
                 run_text(inst, v, run)
             ),
@@ -422,13 +427,14 @@ fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdic
         (false, "always", Some((run, _))) => {
             format!("fails{process}: it does not hold {}", at_end(inst, v, run))
         }
-        (true, _, _) => "holds: every run through a configuration where its first predicate holds reaches one where its second does".into(),
+        (true, _, _) => format!("holds: every {}run through a configuration where its first predicate holds reaches one where its second does", fair_words(v)),
         (false, "sometimes", _) => format!("fails{process}: no configuration explored satisfies it"),
         (false, "stable", Some((run, _))) => {
             format!("fails{process}: a step leaves it, {}", run_text(inst, v, run))
         }
         (false, _, Some((run, Some(from)))) => format!(
-            "fails{process}: a {} that never reaches its second predicate, {}",
+            "fails{process}: a {}{} that never reaches its second predicate, {}",
+            fair_words(v),
             cycle_words(run, *from),
             run_text(inst, v, run)
         ),
@@ -437,6 +443,15 @@ fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdic
             run_text(inst, v, run)
         ),
         (false, _, None) => format!("fails{process}"),
+    }
+}
+
+/// `weakly fair ` or `strongly fair ` before a run or cycle, under
+/// fairness.
+fn fair_words(v: &Verdict) -> String {
+    match v.fairness {
+        crate::verify::Fairness::Unfair => String::new(),
+        f => format!("{} fair ", f.adverb()),
     }
 }
 

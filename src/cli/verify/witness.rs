@@ -42,7 +42,7 @@ pub(super) fn write_witnesses(
             deadlock: Some(run),
         } => runs.push(("deadlock".into(), run.clone())),
         Convergence::Cycle { run, .. } => runs.push(("cycle".into(), run.clone())),
-        Convergence::HoldsUnderWeakFairness { run, .. } => {
+        Convergence::HoldsUnderFairness { run, .. } => {
             runs.push(("unfair-cycle".into(), run.clone()))
         }
         Convergence::NotDeclared { deadlock: None } => {}

@@ -322,12 +322,12 @@ mod tests {
             for daemon in &daemons {
                 let track = matches!(daemon, Daemon::LocallyCentral | Daemon::Distributed);
                 for weighted in [false, true] {
-                    let mut s = Search::new(&ex, daemon, false);
+                    let mut s = Search::new(&ex, daemon, crate::verify::Fairness::Unfair);
                     s.threads = 1;
                     let one = s.longest(weighted, track).expect("no refusal");
                     let one_steps = s.transitions();
                     for threads in [2, 3] {
-                        let mut s = Search::new(&ex, daemon, false);
+                        let mut s = Search::new(&ex, daemon, crate::verify::Fairness::Unfair);
                         s.threads = threads;
                         let found = s.longest_on_threads(weighted, track).expect("no refusal");
                         let clean = one.cycle.is_none() && one.deadlock.is_none();

@@ -22,7 +22,7 @@ mod relation;
 mod search;
 mod steps;
 
-use super::{outside_the_domains, tell, Choices, Progress, Refusal, Starts, Verdict};
+use super::{outside_the_domains, tell, Choices, Fairness, Progress, Refusal, Starts, Verdict};
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
 use encoding::Encoding;
@@ -209,16 +209,23 @@ impl<'a> Symbolic<'a> {
     }
 
     /// The verdict under `daemon`, from every configuration or from what
-    /// `starts` reach under it; with `weak_fairness`, a cycle outside
+    /// `starts` reach under it; under weak fairness, a cycle outside
     /// legitimacy counts against convergence only when it is weakly fair
-    /// (every process enabled throughout it moves in it).
+    /// (every process enabled throughout it moves in it). Strong fairness
+    /// is refused: its fixpoint nests one per process, and only the
+    /// explicit engine decides it.
     pub fn verify_from(
         &self,
         daemon: &Daemon,
         starts: Option<&Starts>,
-        weak_fairness: bool,
+        fairness: Fairness,
     ) -> Result<Verdict, Refusal> {
-        search::verify(self, daemon, starts, weak_fairness)
+        if fairness == Fairness::Strong {
+            return Err(Refusal::Unsupported(
+                "the symbolic engine decides weak fairness only: verify strong fairness with --engine explicit".into(),
+            ));
+        }
+        search::verify(self, daemon, starts, fairness == Fairness::Weak)
     }
 
     /// The configurations `starts` names, as a set.

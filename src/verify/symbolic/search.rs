@@ -100,7 +100,10 @@ pub(super) fn verify(
     };
     Ok(Verdict {
         daemon: daemon.clone(),
-        weak_fairness,
+        fairness: match weak_fairness {
+            true => super::super::Fairness::Weak,
+            false => super::super::Fairness::Unfair,
+        },
         configurations: u64::try_from(configurations).unwrap_or(u64::MAX),
         legitimate: u64::try_from(legitimate).unwrap_or(u64::MAX),
         transitions,
@@ -475,7 +478,7 @@ impl Asker<'_> {
         let before = vec![None; cycle_from];
         let run = self.run_to(on, cycle, &[before.as_slice(), movers].concat())?;
         Ok(match unfair {
-            true => Convergence::HoldsUnderWeakFairness { run, cycle_from },
+            true => Convergence::HoldsUnderFairness { run, cycle_from },
             false => Convergence::Cycle { run, cycle_from },
         })
     }
