@@ -252,10 +252,8 @@ property fixed: true leads_to forall(p in procs : p.index == 0 or p.d)
 #[test]
 fn a_process_enabled_now_and_then_is_served_only_under_strong_fairness() {
     for (never_fix, topology) in [(0, "ring:2"), (1, "ring:2")] {
-        let src = format!("param never_fix = {never_fix}\n{FLICKER}").replace(
-            "not never_fix",
-            "never_fix == 0",
-        );
+        let src = format!("param never_fix = {never_fix}\n{FLICKER}")
+            .replace("not never_fix", "never_fix == 0");
         let inst = instance(&src, topology, &[]);
         for daemon in [Daemon::Central, Daemon::Distributed, Daemon::LocallyCentral] {
             let weak = verdicts(&inst, &daemon, Fairness::Weak);
@@ -282,18 +280,37 @@ fn strong_fairness_on_the_command_line() {
     let file = file.to_str().unwrap();
     let (code, out, _) = guarded(&["verify", file, "-d", "central", "--fairness", "strong"]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("`fixed` holds: every strongly fair run"), "{out}");
+    assert!(
+        out.contains("`fixed` holds: every strongly fair run"),
+        "{out}"
+    );
     assert!(out.contains("holds under strong fairness"), "{out}");
     let (code, out, _) = guarded(&["verify", file, "-d", "central", "--fairness", "weak"]);
     assert_eq!(code, 5, "{out}");
     assert!(out.contains("`fixed` fails: a weakly fair cycle"), "{out}");
-    let json = ["verify", file, "-d", "central", "--fairness", "strong", "--format", "json"];
+    let json = [
+        "verify",
+        file,
+        "-d",
+        "central",
+        "--fairness",
+        "strong",
+        "--format",
+        "json",
+    ];
     let (code, out, _) = guarded(&json);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["daemons"][0]["fairness"], "strong");
     assert_eq!(v["daemons"][0]["convergence"]["under_fairness"], "strong");
-    let symbolic = ["verify", file, "--fairness", "strong", "--engine", "symbolic"];
+    let symbolic = [
+        "verify",
+        file,
+        "--fairness",
+        "strong",
+        "--engine",
+        "symbolic",
+    ];
     let (code, _, err) = guarded(&symbolic);
     assert_eq!(code, 1);
     assert!(err.contains("decides weak fairness only"), "{err}");
@@ -407,7 +424,16 @@ property two_eat: sometimes exists(p in procs : p.s == eating and exists(q in nb
             let mut ex =
                 Explorer::reachable(&inst, Starts::One(start.clone()), &daemon, None).unwrap();
             ex.count_rounds(false);
-            ex.verify_fairly(&daemon, if weakly { Fairness::Weak } else { Fairness::Unfair }).unwrap().properties
+            ex.verify_fairly(
+                &daemon,
+                if weakly {
+                    Fairness::Weak
+                } else {
+                    Fairness::Unfair
+                },
+            )
+            .unwrap()
+            .properties
         };
         let fair = reached(true);
         assert!(named(&fair, "eats").holds, "{topology}");

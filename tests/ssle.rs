@@ -396,7 +396,14 @@ fn verified(repair: i64, weak_fairness: bool) -> guarded::verify::Verdict {
     let mut explorer = guarded::verify::Explorer::new(&inst).unwrap_or_else(|e| panic!("{e:?}"));
     explorer.count_rounds(false);
     explorer
-        .verify_fairly(&Daemon::Central, if weak_fairness { Fairness::Weak } else { Fairness::Unfair })
+        .verify_fairly(
+            &Daemon::Central,
+            if weak_fairness {
+                Fairness::Weak
+            } else {
+                Fairness::Unfair
+            },
+        )
         .unwrap_or_else(|e| panic!("{e:?}"))
 }
 

@@ -396,7 +396,9 @@ fn from_starts_both_engines_agree_under_every_daemon() {
                     Explorer::reachable(&inst, clone_starts(&starts), daemon, None).unwrap();
                 explicit.count_rounds(false);
                 let a = explicit.verify(daemon).unwrap();
-                let b = symbolic.verify_from(daemon, Some(&starts), Fairness::Unfair).unwrap();
+                let b = symbolic
+                    .verify_from(daemon, Some(&starts), Fairness::Unfair)
+                    .unwrap();
                 let (mut sa, sb) = (summary(&a, false), summary(&b, false));
                 // The symbolic engine counts no transitions from starts.
                 sa = sa.replacen(
@@ -484,8 +486,12 @@ fn only_unfair_cycles_hold_under_weak_fairness_from_starts_too() {
     let symbolic = Symbolic::new(&inst, Choices::Every, 1 << 30, None).unwrap();
     for (from, starts) in starts {
         for daemon in [Daemon::Central, Daemon::Distributed, Daemon::LocallyCentral] {
-            let b = symbolic.verify_from(&daemon, Some(&starts), Fairness::Weak).unwrap();
-            let unfair = symbolic.verify_from(&daemon, Some(&starts), Fairness::Unfair).unwrap();
+            let b = symbolic
+                .verify_from(&daemon, Some(&starts), Fairness::Weak)
+                .unwrap();
+            let unfair = symbolic
+                .verify_from(&daemon, Some(&starts), Fairness::Unfair)
+                .unwrap();
             match from {
                 "declared" => continue,
                 _ => {

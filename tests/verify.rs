@@ -985,7 +985,10 @@ fn strong_fairness_excuses_a_process_enabled_now_and_then() {
     let ex = Explorer::new(&inst).unwrap();
     for daemon in [Daemon::Central, Daemon::Distributed, Daemon::LocallyCentral] {
         let weak = ex.verify_fairly(&daemon, Fairness::Weak).unwrap();
-        assert!(matches!(weak.convergence, Convergence::Cycle { .. }), "{daemon:?}");
+        assert!(
+            matches!(weak.convergence, Convergence::Cycle { .. }),
+            "{daemon:?}"
+        );
         let strong = ex.verify_fairly(&daemon, Fairness::Strong).unwrap();
         assert!(strong.holds(), "{daemon:?}");
         assert_eq!(strong.fairness, Fairness::Strong);

@@ -232,9 +232,7 @@ mod tests {
             seen
         };
         let enabled_in = members.iter().fold(0, |bits, &i| bits | enabled[i]);
-        some_step
-            && members.iter().all(|&i| reaches(i) == set)
-            && enabled_in & !moved == 0
+        some_step && members.iter().all(|&i| reaches(i) == set) && enabled_in & !moved == 0
     }
 
     proptest! {

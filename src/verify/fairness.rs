@@ -9,9 +9,9 @@
 //! is strongly fair when every process enabled anywhere on it moves in
 //! it: within each component, the cores of [`super::fair_cores`].
 
+use super::fair_cores::{strong_cores, StepTable, NO_COMPONENT};
 use super::search::Search;
 use super::successors::Succ;
-use super::fair_cores::{strong_cores, StepTable, NO_COMPONENT};
 use super::{Explorer, Fairness, Refusal};
 use crate::runtime::step::Move;
 use std::collections::{HashMap, VecDeque};

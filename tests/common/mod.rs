@@ -4,6 +4,8 @@
 // Each test binary uses part of this module.
 #![allow(dead_code)]
 
+pub mod markov;
+
 use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;

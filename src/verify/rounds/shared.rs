@@ -466,14 +466,16 @@ mod tests {
                 panic!("Dijkstra's ring of 6 with K = 7 converges");
             };
             let worst = steps.steps.len() as u64;
-            let mut one = Search::new(&ex, &daemon, crate::verify::Fairness::Unfair).with_threads(1);
+            let mut one =
+                Search::new(&ex, &daemon, crate::verify::Fairness::Unfair).with_threads(1);
             let (most, run) =
                 worst_rounds_within(&mut one, &ex, worst, (super::SLOTS, MAX_ROUND_BYTES))
                     .expect("no refusal")
                     .expect("rounds are counted");
             let every_start = super::super::tests::EVERY_START.take();
             for (threads, slots) in [(2, SLOTS), (3, SLOTS), (2, 0), (3, 1)] {
-                let s = Search::new(&ex, &daemon, crate::verify::Fairness::Unfair).with_threads(threads);
+                let s = Search::new(&ex, &daemon, crate::verify::Fairness::Unfair)
+                    .with_threads(threads);
                 let what = format!("{} on {threads} threads, {slots} slots", daemon.name());
                 let got =
                     worst_rounds_on_threads_within(&s, &ex, worst, slots).expect("no refusal");
