@@ -249,11 +249,11 @@ mod tests {
                 s.iter().map(|&(j, m)| (j % n as u32, m)).collect::<Vec<_>>()
             }).collect::<Vec<_>>().iter().map(|v| v.as_slice()).collect::<Vec<_>>());
             let cores = strong_cores(&t, &vec![true; n], &enabled[..n]);
-            for i in 0..n {
+            for (i, &core) in cores.iter().enumerate() {
                 let on_fair_cycle = (1u32..1 << n)
                     .filter(|set| set >> i & 1 == 1)
                     .any(|set| fair_set(&t, &enabled[..n], set));
-                prop_assert_eq!(cores[i] != NO_COMPONENT, on_fair_cycle, "{}", i);
+                prop_assert_eq!(core != NO_COMPONENT, on_fair_cycle, "{}", i);
             }
         }
     }
