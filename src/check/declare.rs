@@ -412,12 +412,25 @@ impl Checker {
             };
             let form = each.and_then(|_| p.form.map(|e| self.bool_expr(e)));
             self.release(mark);
+            if let (Some((_, span)), false) =
+                (p.fairness, matches!(p.form, ast::Temporal::LeadsTo(..)))
+            {
+                self.err(
+                    Problem::new(
+                        "guarded::check::fairness_of_a_safety_property",
+                        format!("property `{}` says what every run's configurations are: fairness changes nothing there", p.name.name),
+                    )
+                    .label(span, "only `leads_to` and `always eventually` assume fairness")
+                    .help("drop this clause: a run's every beginning is the beginning of a fair run, so `always`, `sometimes` and `stable` mean the same under every fairness".to_string()),
+                );
+            }
             if let (Some(each), Some(form)) = (each, form) {
                 out.push(ir::Property {
                     name: p.name.name.clone(),
                     span: p.span,
                     each,
                     form,
+                    fairness: p.fairness.map(|(assumed, _)| assumed),
                 });
             }
         }

@@ -23,6 +23,8 @@ pub struct CProperty {
     pub each: Option<usize>,
     /// What it says, over the compiled predicates.
     pub form: crate::syntax::ast::Temporal<BFn>,
+    /// The fairness it assumes (`under weak fairness`), if any.
+    pub fairness: Option<crate::syntax::ast::Assumed>,
 }
 
 /// A compiled invariant.
@@ -55,6 +57,7 @@ pub(super) fn properties(c: &Compiler) -> Vec<CProperty> {
                 .form
                 .map(|b| Some(c.bexpr(b)))
                 .expect("every predicate compiles"),
+            fairness: p.fairness,
         })
         .collect()
 }

@@ -51,8 +51,19 @@ pub struct Property {
     pub each: Option<Ident>,
     /// What it says of runs.
     pub form: Temporal<Expr>,
+    /// `under weak fairness` (or strong) after it: the runs it is about.
+    pub fairness: Option<(Assumed, Span)>,
     /// The whole declaration.
     pub span: Span,
+}
+
+/// The fairness a property assumes (`under weak fairness`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Assumed {
+    /// `under weak fairness`.
+    Weak,
+    /// `under strong fairness`.
+    Strong,
 }
 
 /// What a property says of runs, over predicates `B`.

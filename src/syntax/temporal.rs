@@ -13,6 +13,16 @@ pub(super) fn lower_property(item: Pair<Rule>) -> Property {
     let mut it = item.into_inner().skip(1);
     let name = ident(it.next().unwrap());
     let body = it.next().unwrap();
+    let fairness = it.next().map(|clause| {
+        let span: Span = clause.as_span().into();
+        let strong = clause.into_inner().any(|w| w.as_rule() == Rule::w_strong);
+        let assumed = if strong {
+            Assumed::Strong
+        } else {
+            Assumed::Weak
+        };
+        (assumed, span)
+    });
     let (each, temporal) = match body.as_rule() {
         Rule::each_process => {
             let mut inner = body.into_inner().skip(1);
@@ -47,6 +57,7 @@ pub(super) fn lower_property(item: Pair<Rule>) -> Property {
         name,
         each,
         form,
+        fairness,
         span,
     }
 }

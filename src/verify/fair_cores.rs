@@ -12,10 +12,12 @@
 //! fair cycle lies in a core (the usual refinement for Streett conditions).
 
 /// Steps between numbered configurations: where each leads and its movers
-/// as bits, the steps of configuration i at `start[i]..start[i + 1]`.
+/// as bits (12 bytes a step), the steps of configuration i at
+/// `start[i]..start[i + 1]`.
 pub(super) struct StepTable {
-    pub(super) start: Vec<usize>,
-    pub(super) to: Vec<(u32, u64)>,
+    start: Vec<usize>,
+    to: Vec<u32>,
+    movers: Vec<u64>,
 }
 
 impl StepTable {
@@ -26,12 +28,16 @@ impl StepTable {
         StepTable {
             start,
             to: Vec::new(),
+            movers: Vec::new(),
         }
     }
 
     /// Adds the next configuration's steps.
     pub(super) fn push(&mut self, steps: impl IntoIterator<Item = (u32, u64)>) {
-        self.to.extend(steps);
+        for (to, movers) in steps {
+            self.to.push(to);
+            self.movers.push(movers);
+        }
         self.start.push(self.to.len());
     }
 
@@ -40,9 +46,18 @@ impl StepTable {
         self.start.len() - 1
     }
 
-    /// Configuration `i`'s steps.
-    pub(super) fn from(&self, i: usize) -> &[(u32, u64)] {
+    /// Where configuration `i`'s steps lead.
+    pub(super) fn targets(&self, i: usize) -> &[u32] {
         &self.to[self.start[i]..self.start[i + 1]]
+    }
+
+    /// Configuration `i`'s steps: where each leads, and its movers.
+    pub(super) fn from(&self, i: usize) -> impl Iterator<Item = (u32, u64)> + '_ {
+        let range = self.start[i]..self.start[i + 1];
+        self.to[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.movers[range].iter().copied())
     }
 }
 
@@ -69,7 +84,7 @@ pub(super) fn components(table: &StepTable, within: &[bool]) -> Vec<usize> {
         stack.push(root);
         on_stack[root] = true;
         while let Some(&mut (v, ref mut k)) = calls.last_mut() {
-            if let Some(&(w, _)) = table.from(v).get(*k) {
+            if let Some(&w) = table.targets(v).get(*k) {
                 *k += 1;
                 let w = w as usize;
                 if !within[v] || !within[w] {
@@ -117,7 +132,7 @@ pub(super) fn inside_steps(
     let (mut cyclic, mut moved) = (vec![false; count], vec![0u64; count]);
     for i in (0..table.len()).filter(|&i| within[i]) {
         let c = comp[i];
-        for &(j, movers) in table.from(i) {
+        for (j, movers) in table.from(i) {
             if within[j as usize] && comp[j as usize] == c {
                 cyclic[c] = true;
                 moved[c] |= movers;
@@ -212,17 +227,17 @@ mod tests {
     /// every strongly fair cycle's configurations are such a set.
     fn fair_set(t: &StepTable, enabled: &[u64], set: u32) -> bool {
         let members: Vec<usize> = (0..t.len()).filter(|&i| set >> i & 1 == 1).collect();
-        let inside = |i: usize| t.from(i).iter().filter(|&&(j, _)| set >> j & 1 == 1);
+        let inside = |i: usize| t.from(i).filter(move |&(j, _)| set >> j & 1 == 1);
         let moved = members
             .iter()
             .flat_map(|&i| inside(i))
-            .fold(0, |bits, &(_, m)| bits | m);
+            .fold(0, |bits, (_, m)| bits | m);
         let some_step = members.iter().any(|&i| inside(i).next().is_some());
         let reaches = |from: usize| {
             let mut seen = 1u32 << from;
             let mut todo = vec![from];
             while let Some(i) = todo.pop() {
-                for &(j, _) in inside(i) {
+                for (j, _) in inside(i) {
                     if seen >> j & 1 == 0 {
                         seen |= 1 << j;
                         todo.push(j as usize);

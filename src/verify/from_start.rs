@@ -197,7 +197,6 @@ impl<'a> Explorer<'a> {
         progress: Option<Progress<'a>>,
         choices: Choices,
     ) -> Result<Self, Refusal> {
-        super::orbits::refuse_properties(inst)?;
         let mut choose = Choosing::new(choices);
         choose.by_orbits = true;
         Self::reach(

@@ -148,6 +148,8 @@ pub struct Explorer<'a> {
     fault: Option<(RunError, u32, Vec<Move>)>,
     /// Whether the worst case in rounds is searched for.
     rounds: bool,
+    /// Whether the program's properties of runs are checked.
+    properties: bool,
     /// Over every configuration: each process's guards and move as a
     /// table, where they fit.
     local: Option<local::LocalMoves>,
@@ -242,6 +244,7 @@ impl<'a> Explorer<'a> {
             declared: inst.prog.legitimate.is_some(),
             fault: None,
             rounds: true,
+            properties: true,
             local: None,
             reached_transitions: 0,
             choices: Choices::Every,
@@ -372,6 +375,14 @@ impl<'a> Explorer<'a> {
         self.rounds = on;
     }
 
+    /// Whether [`Explorer::verify`] checks the program's properties of
+    /// runs (it does unless told otherwise): a pass over every
+    /// configuration for each predicate, and for `stable` and `leads_to`
+    /// over every step, kept.
+    pub fn check_properties(&mut self, on: bool) {
+        self.properties = on;
+    }
+
     /// How many configurations are explored.
     pub fn configurations(&self) -> u64 {
         u64::from(self.count)
@@ -394,7 +405,12 @@ impl<'a> Explorer<'a> {
         }
         let mut s = search::Search::new(self, daemon, fairness);
         let closure = s.closure()?;
-        let properties = properties::check(&mut s, self)?;
+        // Properties name processes, which orbits do not follow: by
+        // orbits they are not checked (and the output says so).
+        let properties = match self.properties && self.symmetries() == 1 {
+            true => properties::check(&mut s, self)?,
+            false => Vec::new(),
+        };
         let convergence = if self.declared {
             s.convergence()?
         } else {

@@ -32,7 +32,6 @@ impl<'a> Explorer<'a> {
         progress: Option<Progress<'a>>,
         choices: Choices,
     ) -> Result<Self, Refusal> {
-        refuse_properties(inst)?;
         let (space, count) = every_configuration(inst)?;
         let mut ex = Explorer::empty(inst, progress, States::All(space.clone()), None);
         ex.choices = choices;
@@ -187,15 +186,4 @@ fn standing_for_orbits(
         first = end;
     }
     Ok(reps)
-}
-
-/// Properties said of processes by name do not follow orbits: by orbits,
-/// a program with `property` declarations is refused.
-pub(super) fn refuse_properties(inst: &Instance) -> Result<(), Refusal> {
-    match inst.code.properties.is_empty() {
-        true => Ok(()),
-        false => Err(Refusal::Unsupported(
-            "--symmetry explores one configuration of each orbit, which the program's `property` declarations do not follow (a process is named in them): drop --symmetry to check them".into(),
-        )),
-    }
 }

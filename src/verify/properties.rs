@@ -9,10 +9,11 @@
 //! Said of every process, each in turn.
 
 use super::fair_cores::{components, inside_steps, strong_cores, StepTable, NO_COMPONENT};
+use super::process_bits::enabled_as_bits;
 use super::search::Search;
 use super::{Explorer, Fairness, Refusal, Run};
 use crate::runtime::step::Move;
-use crate::syntax::ast::Temporal;
+use crate::syntax::ast::{Assumed, Temporal};
 use std::collections::VecDeque;
 
 /// What one property came to under one daemon.
@@ -26,6 +27,9 @@ pub struct PropertyVerdict {
     pub process: Option<usize>,
     /// Whether it holds.
     pub holds: bool,
+    /// The runs it was asked of: the fairness it assumes or the one
+    /// asked for, whichever assumes more.
+    pub fairness: Fairness,
     /// The run that shows it: for `sometimes`, an example (where it holds
     /// of one configuration); else a counterexample, with where its cycle
     /// begins among its steps if it ends round one.
@@ -41,6 +45,8 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
     // What every property asks of every configuration, found once.
     let chosen = chosen_actions(ex)?;
     let mut steps: Option<StepTable> = None;
+    // Each configuration's enabled processes as bits, from `chosen`.
+    let mut enabled: Option<Vec<u64>> = None;
     for prop in &ex.inst.code.properties {
         let processes: Vec<Option<usize>> = match prop.each {
             Some(_) => (0..ex.inst.topo.n()).map(Some).collect(),
@@ -52,11 +58,17 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             Temporal::Stable(_) => "stable",
             Temporal::LeadsTo(..) => "leads_to",
         };
+        let fairness = match prop.fairness {
+            None => s.fairness(),
+            Some(Assumed::Weak) => s.fairness().max(Fairness::Weak),
+            Some(Assumed::Strong) => Fairness::Strong,
+        };
         let mut verdict = PropertyVerdict {
             name: prop.name.clone(),
             form,
             process: None,
             holds: true,
+            fairness,
             run: None,
         };
         for p in processes {
@@ -89,7 +101,11 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
                     let from = holding(ex, &chosen, from, each)?;
                     let to = holding(ex, &chosen, to, each)?;
                     let steps = all_steps(&mut steps, s, ex)?;
-                    match never_reaching(s, ex, steps, &from, &to)? {
+                    let enabled = enabled.get_or_insert_with(|| {
+                        let n = ex.inst.topo.n();
+                        chosen.chunks(n.max(1)).map(enabled_as_bits).collect()
+                    });
+                    match never_reaching(s, ex, steps, (&from, &to), fairness, enabled)? {
                         Some(found) => Err(Some(found)),
                         None => Ok(None),
                     }
@@ -161,9 +177,10 @@ fn all_steps<'s>(
 ) -> Result<&'s StepTable, Refusal> {
     if kept.is_none() {
         let mut steps = StepTable::with_capacity(ex.count as usize);
+        let mut out = Vec::new();
         for i in 0..ex.count {
-            let edges = s.edges(i)?;
-            steps.push(edges.iter().map(|e| (e.to, movers_of(&e.moves))));
+            s.successors(i, &mut out)?;
+            steps.push(out.iter().map(|e| (e.to, e.movers)));
         }
         *kept = Some(steps);
     }
@@ -178,10 +195,9 @@ fn leaving(
     steps: &StepTable,
     holds: &[bool],
 ) -> Result<Option<Run>, Refusal> {
-    let found = (0..ex.count as usize).find_map(|i| {
-        let out = steps.from(i).iter().find(|&&(j, _)| !holds[j as usize]);
-        out.filter(|_| holds[i])
-            .map(|&(j, movers)| (i as u32, j, movers))
+    let found = (0..ex.count as usize).filter(|&i| holds[i]).find_map(|i| {
+        let mut out = steps.from(i).filter(|&(j, _)| !holds[j as usize]);
+        out.next().map(|(j, movers)| (i as u32, j, movers))
     });
     let Some((i, j, movers)) = found else {
         return Ok(None);
@@ -210,13 +226,13 @@ impl Outside<'_> {
     /// The steps from configuration `i` to one outside Q, if `i` is.
     fn succ(&self, i: usize) -> impl Iterator<Item = (u32, u64)> + '_ {
         let inside = self.within[i];
-        let steps = self.steps.from(i).iter().copied();
+        let steps = self.steps.from(i);
         steps.filter(move |&(j, _)| inside && self.within[j as usize])
     }
 
     /// Whether a run ends at `i` (outside Q): it has no step.
     fn ends(&self, i: usize) -> bool {
-        self.within[i] && self.steps.from(i).is_empty()
+        self.within[i] && self.steps.targets(i).is_empty()
     }
 }
 
@@ -226,11 +242,16 @@ fn never_reaching(
     s: &mut Search,
     ex: &Explorer,
     steps: &StepTable,
-    from: &[bool],
-    to: &[bool],
+    (from, to): (&[bool], &[bool]),
+    fairness: Fairness,
+    enabled: &[u64],
 ) -> Result<Option<(Run, Option<usize>)>, Refusal> {
+    if fairness != Fairness::Unfair && !ex.processes_fit_a_word() {
+        return Err(Refusal::Unsupported(
+            "fairness is decided with a bit per process: at most 64 processes".into(),
+        ));
+    }
     let n = ex.count as usize;
-    let fairness = s.fairness();
     let g = Outside {
         within: to.iter().map(|&q| !q).collect(),
         steps,
@@ -239,12 +260,6 @@ fn never_reaching(
         64.. => u64::MAX,
         k => (1u64 << k) - 1,
     };
-    let mut enabled = vec![0u64; n];
-    if fairness != Fairness::Unfair {
-        for (i, bits) in enabled.iter_mut().enumerate().filter(|(i, _)| g.within[*i]) {
-            *bits = s.enabled_bits(i as u32)?;
-        }
-    }
     // Where a run can stay outside Q for ever: per configuration, the
     // component whose cycles it may go round (fair ones, under fairness).
     let component = match fairness {
@@ -311,7 +326,7 @@ fn never_reaching(
             let before = steps.len();
             let tour = match fairness {
                 Fairness::Unfair => walk(&g, end, |j| j == end, inside, true),
-                _ => fair_tour(&g, end, &inside, &enabled, everyone, fairness),
+                _ => fair_tour(&g, end, &inside, enabled, everyone, fairness),
             };
             steps.extend(tour.expect("a cycle through a configuration of a cyclic component"));
             Some(before)

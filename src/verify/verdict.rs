@@ -23,8 +23,9 @@ pub enum Choices {
 
 /// Which runs of the daemon count: a run it could make only by starving
 /// a process does not, under fairness. Fairness is per process, whatever
-/// action or binder member it takes when it moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// action or binder member it takes when it moves. Ordered by how much
+/// it assumes: the strongly fair runs are among the weakly fair ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub enum Fairness {
     /// Every run: the daemon may leave a process enabled for ever.
     #[default]

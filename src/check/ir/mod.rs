@@ -419,4 +419,6 @@ pub struct Property {
     pub each: Option<usize>,
     /// What it says.
     pub form: crate::syntax::ast::Temporal<BExpr>,
+    /// The fairness it assumes (`under weak fairness`), if any.
+    pub fairness: Option<crate::syntax::ast::Assumed>,
 }

@@ -104,6 +104,7 @@ pub(super) fn verdict_json(
             v.properties.iter().map(|p| json!({
             "name": p.name,
             "form": p.form,
+            "fairness": p.fairness.name(),
             "holds": p.holds,
             "process": p.process,
             "run": p.run.as_ref().map(|(run, _)| run_json(inst, run)),

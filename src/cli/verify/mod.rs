@@ -129,6 +129,11 @@ pub(super) struct VerifyArgs {
     /// times the time of the rest).
     #[arg(long)]
     no_rounds: bool,
+    /// Do not check the program's properties of runs (`property NAME:
+    /// ...`): each is a pass over every configuration, and `stable` and
+    /// `leads_to` keep every step; the output lists them as not checked.
+    #[arg(long)]
+    no_properties: bool,
     /// Which moves of a process are explored: `every` (each enabled action
     /// of the most urgent priority, each member of its binder whose guard
     /// holds, each value a draw can take: every run of the program) or
@@ -360,6 +365,7 @@ fn explore(
             match made {
                 Ok(mut x) => {
                     x.count_rounds(!a.no_rounds);
+                    x.check_properties(!a.no_properties);
                     found.configurations = Some(x.configurations());
                     found.symmetries = x.symmetries();
                     Some(x)
@@ -444,6 +450,7 @@ fn verify_under(
             };
             let mut x = x?;
             x.count_rounds(!a.no_rounds);
+            x.check_properties(!a.no_properties);
             found.symmetries = x.symmetries();
             reached = x;
             &reached

@@ -145,9 +145,13 @@ pub(super) fn block(
         );
     }
     if v.properties.is_empty() {
-        let by = match v.engine {
-            Engine::Symbolic => "by the symbolic engine: --engine explicit checks it",
-            Engine::Explicit => "in ticks (under a daemon it is)",
+        let by = match (v.engine, &v.daemon) {
+            (Engine::Symbolic, _) => "by the symbolic engine: --engine explicit checks it",
+            (Engine::Explicit, Daemon::Ticks) => "in ticks (under a daemon it is)",
+            (Engine::Explicit, _) if v.symmetries > 1 => {
+                "by orbits, which it does not follow (it names processes): drop --symmetry to check it"
+            }
+            (Engine::Explicit, _) => "(--no-properties)",
         };
         for p in &inst.code.properties {
             line("property", format!("`{}` not checked {by}", p.name));
@@ -381,7 +385,7 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
             "convergence",
             format!(
                 "fails: a {}{} outside legitimacy, {}",
-                fair_words(v),
+                fair_words(v.fairness),
                 cycle_words(run, *cycle_from),
                 run_text(inst, v, run)
             ),
@@ -427,14 +431,14 @@ fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdic
         (false, "always", Some((run, _))) => {
             format!("fails{process}: it does not hold {}", at_end(inst, v, run))
         }
-        (true, _, _) => format!("holds: every {}run through a configuration where its first predicate holds reaches one where its second does", fair_words(v)),
+        (true, _, _) => format!("holds: every {}run through a configuration where its first predicate holds reaches one where its second does", fair_words(p.fairness)),
         (false, "sometimes", _) => format!("fails{process}: no configuration explored satisfies it"),
         (false, "stable", Some((run, _))) => {
             format!("fails{process}: a step leaves it, {}", run_text(inst, v, run))
         }
         (false, _, Some((run, Some(from)))) => format!(
             "fails{process}: a {}{} that never reaches its second predicate, {}",
-            fair_words(v),
+            fair_words(p.fairness),
             cycle_words(run, *from),
             run_text(inst, v, run)
         ),
@@ -448,8 +452,8 @@ fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdic
 
 /// `weakly fair ` or `strongly fair ` before a run or cycle, under
 /// fairness.
-fn fair_words(v: &Verdict) -> String {
-    match v.fairness {
+fn fair_words(fairness: crate::verify::Fairness) -> String {
+    match fairness {
         crate::verify::Fairness::Unfair => String::new(),
         f => format!("{} fair ", f.adverb()),
     }
