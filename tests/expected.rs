@@ -198,12 +198,14 @@ fn dijkstra_under_a_uniform_central_daemon_agrees_with_a_chain_solved_by_hand() 
     }
 }
 
+/// With an adversary and no draws, the expected steps and rounds are
+/// the worst cases `verify` finds by its own searches (rounds over
+/// configurations and pending processes there too).
 #[test]
 fn an_adversary_takes_the_worst_case_verify_finds() {
     for n in [3, 4, 5] {
         let inst = instance(DIJKSTRA, &format!("ring:{n}"), &[]);
-        let mut explorer = Explorer::new(&inst).unwrap();
-        explorer.count_rounds(false);
+        let explorer = Explorer::new(&inst).unwrap();
         for daemon in [
             Daemon::Central,
             Daemon::Distributed,
@@ -211,10 +213,10 @@ fn an_adversary_takes_the_worst_case_verify_finds() {
             Daemon::Synchronous,
         ] {
             let verdict = explorer.verify(&daemon).unwrap();
-            let Convergence::Holds { steps, .. } = verdict.convergence else {
+            let Convergence::Holds { steps, rounds, .. } = verdict.convergence else {
                 panic!("Dijkstra's ring of {n} converges");
             };
-            let (_, values) = solve(
+            let (model, values) = solve(
                 DIJKSTRA,
                 &format!("ring:{n}"),
                 &[],
@@ -227,6 +229,32 @@ fn an_adversary_takes_the_worst_case_verify_finds() {
                 "ring of {n}, {}",
                 daemon.name()
             );
+            let by_rounds = expected::expected_rounds(&model, n, 1 << 20, None).unwrap();
+            let worst = by_rounds.values.iter().copied().fold(0.0, f64::max);
+            let (verify_rounds, _) = rounds.expect("rounds counted");
+            assert_eq!(
+                worst,
+                verify_rounds as f64,
+                "ring of {n}, {}: rounds",
+                daemon.name()
+            );
+        }
+    }
+}
+
+/// Under the synchronous daemon every step is a round.
+#[test]
+fn synchronous_rounds_are_steps() {
+    for n in [3, 5, 7] {
+        let (model, steps) = solve(
+            HERMAN,
+            &format!("uring:{n}"),
+            &[],
+            Movers::AsRuns(Daemon::Synchronous),
+        );
+        let rounds = expected::expected_rounds(&model, n, 1 << 20, None).unwrap();
+        for (s, r) in steps.iter().zip(&rounds.values) {
+            assert!((s - r).abs() < 1e-9, "ring of {n}: {s} steps, {r} rounds");
         }
     }
 }
@@ -341,9 +369,10 @@ fn every_draw_of_movers_and_values_is_a_distribution() {
     }
 }
 
-/// The expected steps and moves from a start against the mean of 20,000
-/// seeded runs of `guarded sweep` from it (within 4 standard errors):
-/// the daemons draw their movers as runs do.
+/// The expected steps, moves and rounds from the worst start of each
+/// against the mean of 20,000 seeded runs of `guarded sweep` from it
+/// (within 4 standard errors): the daemons draw their movers as runs do,
+/// and runs count rounds their own way.
 #[test]
 fn runs_average_what_is_expected() {
     let dir = std::env::temp_dir().join(format!("guarded-expect-runs-{}", std::process::id()));
@@ -364,35 +393,37 @@ fn runs_average_what_is_expected() {
         ]);
         assert_eq!(code, 0, "{err}");
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-        let init = witness.join("worst-steps.init");
-        let csv = dir.join(format!("{daemon}.csv"));
-        let (code, _, err) = guarded(&[
-            "sweep",
-            program,
-            "-t",
-            "ring:4",
-            "-d",
-            daemon,
-            "--init",
-            init.to_str().unwrap(),
-            "--seeds",
-            "0..19999",
-            "--until",
-            "legitimate",
-            "--csv",
-            csv.to_str().unwrap(),
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let text = std::fs::read_to_string(&csv).unwrap();
-        let mut lines = text.lines();
-        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-        for (measure, column) in [
-            ("expected_steps", "stabilized_step"),
-            ("expected_moves", "stabilized_move"),
+        for (measure, column, worst) in [
+            ("expected_steps", "stabilized_step", "worst-steps"),
+            ("expected_moves", "stabilized_move", "worst-moves"),
+            ("expected_rounds", "stabilized_round", "worst-rounds"),
         ] {
+            let init = witness.join(format!("{worst}.init"));
+            let csv = dir.join(format!("{daemon}-{worst}.csv"));
+            let (code, _, err) = guarded(&[
+                "sweep",
+                program,
+                "-t",
+                "ring:4",
+                "-d",
+                daemon,
+                "--init",
+                init.to_str().unwrap(),
+                "--seeds",
+                "0..19999",
+                "--until",
+                "legitimate",
+                "--csv",
+                csv.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 0, "{err}");
+            let text = std::fs::read_to_string(&csv).unwrap();
+            let mut lines = text.lines();
+            let header: Vec<&str> = lines.next().unwrap().split(',').collect();
             let at = header.iter().position(|h| *h == column).unwrap();
-            let xs: Vec<f64> = rows.iter().map(|r| r[at].parse().unwrap()).collect();
+            let xs: Vec<f64> = lines
+                .map(|l| l.split(',').nth(at).unwrap().parse().unwrap())
+                .collect();
             let n = xs.len() as f64;
             let mean = xs.iter().sum::<f64>() / n;
             let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);

@@ -63,8 +63,8 @@ enum Command {
     #[command(after_help = EXIT_CODES)]
     Verify(verify::VerifyArgs),
     /// The expected time to legitimacy where runs draw (the daemon's movers, the values of
-    /// `random(...)`): whether it is reached with probability 1, and the expected steps and
-    /// moves from the worst start, the declared one, and on average.
+    /// `random(...)`): whether it is reached with probability 1, and the expected steps,
+    /// moves and rounds from the worst start, the declared one, and on average.
     #[command(after_help = EXIT_CODES)]
     Expect(verify::ExpectArgs),
     /// Run a program many times over sizes, topologies, daemons, parameter

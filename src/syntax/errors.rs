@@ -102,20 +102,11 @@ fn rule_name(rule: &Rule) -> String {
         w_argmin => "`argmin`",
         w_argmax => "`argmax`",
         w_random => "`random`",
-        w_property => "`property`",
-        w_sometimes => "`sometimes`",
-        w_stable => "`stable`",
-        w_always => "`always`",
-        w_eventually => "`eventually`",
-        w_leads_to => "`leads_to`",
-        w_under => "`under`",
-        w_weak => "`weak`",
-        w_strong => "`strong`",
-        w_fairness => "`fairness`",
-        property_decl => "`property NAME:`",
-        each_process => "`forall(p in procs : ...)`",
-        under_fairness => "`under weak fairness`",
-        temporal | t_sometimes | t_stable | t_always_eventually | t_always | t_leads_to => "a property (`always P`, `sometimes P`, `stable P`, `always eventually P`, `P leads_to Q`)",
+        w_property | w_sometimes | w_stable | w_always | w_eventually | w_leads_to | w_under
+        | w_weak | w_strong | w_fairness | property_decl | each_process | under_fairness
+        | temporal | t_sometimes | t_stable | t_always_eventually | t_always | t_leads_to => {
+            property_rule_name(rule)
+        }
         random_range => "`random lo..hi`",
         delay_range => "`delay lo..hi`",
         def_decl | def_expr => "a definition `def NAME(params) = expression`",
@@ -130,6 +121,27 @@ fn rule_name(rule: &Rule) -> String {
         WHITESPACE | COMMENT | ident_char => "whitespace",
     };
     s.to_string()
+}
+
+/// The rules of `property` declarations, named.
+fn property_rule_name(rule: &Rule) -> &'static str {
+    use Rule::*;
+    match rule {
+        w_property => "`property`",
+        w_sometimes => "`sometimes`",
+        w_stable => "`stable`",
+        w_always => "`always`",
+        w_eventually => "`eventually`",
+        w_leads_to => "`leads_to`",
+        w_under => "`under`",
+        w_weak => "`weak`",
+        w_strong => "`strong`",
+        w_fairness => "`fairness`",
+        property_decl => "`property NAME:`",
+        each_process => "`forall(p in procs : ...)`",
+        under_fairness => "`under weak fairness`",
+        _ => "a property (`always P`, `sometimes P`, `stable P`, `always eventually P`, `P leads_to Q`)",
+    }
 }
 
 pub(super) fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Problem {

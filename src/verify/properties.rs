@@ -263,7 +263,7 @@ fn never_reaching(
     // Where a run can stay outside Q for ever: per configuration, the
     // component whose cycles it may go round (fair ones, under fairness).
     let component = match fairness {
-        Fairness::Strong => strong_cores(steps, &g.within, &enabled),
+        Fairness::Strong => strong_cores(steps, &g.within, enabled),
         _ => {
             let component = components(steps, &g.within);
             let count = component.iter().map(|&c| c + 1).max().unwrap_or(0);

@@ -24,7 +24,7 @@ const AUTO_SYMBOLIC_FROM: u128 = 10_000_000;
 pub(super) fn engine(a: &VerifyArgs, inst: &Instance, origin: &Origin) -> Result<Engine, Refusal> {
     let cannot = if a.symmetry {
         Some("it does not explore by orbits (--symmetry)".to_string())
-    } else if a.fairness == Fairness::Strong {
+    } else if a.fairness == FairnessArg::Strong {
         Some("it decides weak fairness only (--fairness strong)".to_string())
     } else {
         crate::verify::symbolic_unsupported(inst, origin.is_from_starts())

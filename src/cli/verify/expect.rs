@@ -1,11 +1,11 @@
 //! `guarded expect`: the expected time to legitimacy, where runs draw
 //! (the daemon's movers as `guarded run` draws them, the values of
 //! `random(...)`): whether legitimacy is reached with probability 1, and
-//! the expected steps and moves from the worst configuration, from the
-//! declared start, and on average over the starts.
+//! the expected steps, moves and rounds from the worst configuration,
+//! from the declared start, and on average over the starts.
 
 use super::*;
-use crate::verify::expected::{self, Cost, Model, Movers};
+use crate::verify::expected::{self, Cost, Model, Movers, Solution};
 
 #[derive(Args, Debug)]
 pub(in crate::cli) struct ExpectArgs {
@@ -32,9 +32,9 @@ pub(in crate::cli) struct ExpectArgs {
     /// Output format: `text` or `json`.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Write the worst configurations as DIR/worst-steps.init and
-    /// DIR/worst-moves.init (`guarded run --init`), and where probability 1
-    /// fails, DIR/no-sure-arrival.init.
+    /// Write the worst configurations as DIR/worst-steps.init,
+    /// DIR/worst-moves.init and DIR/worst-rounds.init (`guarded run
+    /// --init`), and where probability 1 fails, DIR/no-sure-arrival.init.
     #[arg(long, value_name = "DIR")]
     witness: Option<PathBuf>,
 }
@@ -44,13 +44,26 @@ const MOST_CONFIGURATIONS: usize = 1 << 24;
 
 /// What `expect` found: the model, how its steps are drawn and chosen,
 /// where probability 1 fails (a start, and where runs are kept out), or
-/// the expected steps and moves and the sweeps they took.
+/// the expected times.
 struct Answer<'m> {
     model: &'m Model,
     how: String,
     bad: Option<(u32, u32)>,
-    measures: Option<(Measure, Measure, usize)>,
+    measures: Option<Measures>,
 }
+
+/// The expected steps, moves and rounds (or why rounds are not computed),
+/// and the most sweeps value iteration took.
+struct Measures {
+    steps: Measure,
+    moves: Measure,
+    rounds: Result<Measure, String>,
+    sweeps: usize,
+}
+
+/// The most states (a configuration and the processes its round still
+/// owes) the model of rounds keeps.
+const MOST_ROUND_STATES: usize = 1 << 24;
 
 /// What one measure came to.
 struct Measure {
@@ -115,10 +128,7 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
         let bad = expected::no_sure_arrival(&model);
         let solutions = match bad {
             Some(_) => None,
-            None => Some((
-                expected::expected(&model, Cost::Steps, Some(&progress))?,
-                expected::expected(&model, Cost::Moves, Some(&progress))?,
-            )),
+            None => Some(solve(&model, inst.topo.n(), &progress)?),
         };
         Ok((model, bad, solutions))
     });
@@ -130,17 +140,22 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
     let at_declared = declared
         .as_ref()
         .and_then(|d| model.configs.iter().position(|c| c.rows == d.rows));
-    let measures = solutions.as_ref().map(|(steps, moves)| {
+    let measures = solutions.as_ref().map(|(steps, moves, rounds)| {
         let measure = |values: &[f64]| Measure {
             worst: worst_start(&model, values),
             average: values[..model.starts].iter().sum::<f64>() / model.starts.max(1) as f64,
             declared: at_declared.map(|i| values[i]),
         };
-        (
-            measure(&steps.values),
-            measure(&moves.values),
-            steps.sweeps.max(moves.sweeps),
-        )
+        let rounds_sweeps = rounds.as_ref().map_or(0, |r| r.sweeps);
+        Measures {
+            steps: measure(&steps.values),
+            moves: measure(&moves.values),
+            rounds: rounds
+                .as_ref()
+                .map(|r| measure(&r.values))
+                .map_err(Clone::clone),
+            sweeps: steps.sweeps.max(moves.sweeps).max(rounds_sweeps),
+        }
     });
     if let Some(dir) = &a.witness {
         if let Err(e) = write_worst(inst, &model, bad, measures.as_ref(), dir) {
@@ -163,6 +178,29 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
         Some(_) => EXIT_PROPERTY,
         None => EXIT_OK,
     }
+}
+
+/// The expected steps, moves and rounds (or why rounds are not
+/// computed) from each configuration of `model`, of `processes`.
+fn solve(
+    model: &Model,
+    processes: usize,
+    progress: Progress,
+) -> Result<(Solution, Solution, Result<Solution, String>), Refusal> {
+    let rounds = expected::expected_rounds(model, processes, MOST_ROUND_STATES, Some(progress));
+    let rounds = match rounds {
+        Ok(solution) => Ok(solution),
+        Err(Refusal::Unsupported(why)) => Err(why),
+        Err(Refusal::TooManyReached(count)) => Err(format!(
+            "more than {count} configurations and rounds in progress"
+        )),
+        Err(other) => return Err(other),
+    };
+    Ok((
+        expected::expected(model, Cost::Steps, Some(progress))?,
+        expected::expected(model, Cost::Moves, Some(progress))?,
+        rounds,
+    ))
 }
 
 /// Why the expected times were not computed, as the user reads it.
@@ -250,10 +288,14 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
         out,
         "probability 1  holds: from every start legitimacy is reached with probability 1"
     );
-    let Some((steps, moves, sweeps)) = measures else {
+    let Some(measures) = measures else {
         return out;
     };
-    for (name, m) in [("steps", steps), ("moves", moves)] {
+    let mut named = vec![("steps", &measures.steps), ("moves", &measures.moves)];
+    if let Ok(rounds) = &measures.rounds {
+        named.push(("rounds", rounds));
+    }
+    for (name, m) in named {
         let declared = match m.declared {
             Some(v) => format!(", from the declared start {v:.6}"),
             None => String::new(),
@@ -269,11 +311,16 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
             config_text(inst, &model.configs[m.worst.1 as usize])
         );
     }
+    let sweeps = measures.sweeps;
     let _ = writeln!(
         out,
-        "solved by      value iteration, {sweeps} sweep{}, until no value changed by more than {:e} (relative); rounds are not computed",
-        if *sweeps == 1 { "" } else { "s" },
-        expected::TOLERANCE
+        "solved by      value iteration, {sweeps} sweep{}, until no value changed by more than {:e} (relative){}",
+        if sweeps == 1 { "" } else { "s" },
+        expected::TOLERANCE,
+        match &measures.rounds {
+            Ok(_) => String::new(),
+            Err(why) => format!("; rounds are not computed: {why}"),
+        }
     );
     out
 }
@@ -300,9 +347,11 @@ fn expect_json(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
         "legitimate": model.legit.iter().filter(|&&l| l).count(),
         "probability_1": bad.is_none(),
         "no_sure_arrival": bad.map(|(s, t)| json!({"from": config(s), "kept_at": config(t)})),
-        "expected_steps": measures.map(|m| measure(&m.0)),
-        "expected_moves": measures.map(|m| measure(&m.1)),
-        "sweeps": measures.map(|m| m.2),
+        "expected_steps": measures.map(|m| measure(&m.steps)),
+        "expected_moves": measures.map(|m| measure(&m.moves)),
+        "expected_rounds": measures.and_then(|m| m.rounds.as_ref().ok().map(measure)),
+        "rounds_not_computed": measures.and_then(|m| m.rounds.as_ref().err()),
+        "sweeps": measures.map(|m| m.sweeps),
         "tolerance": expected::TOLERANCE,
     });
     format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
@@ -314,7 +363,7 @@ fn write_worst(
     inst: &Instance,
     model: &Model,
     bad: Option<(u32, u32)>,
-    measures: Option<&(Measure, Measure, usize)>,
+    measures: Option<&Measures>,
     dir: &Path,
 ) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -322,9 +371,12 @@ fn write_worst(
     if let Some((start, _)) = bad {
         files.push(("no-sure-arrival", start));
     }
-    if let Some((steps, moves, _)) = measures {
-        files.push(("worst-steps", steps.worst.1));
-        files.push(("worst-moves", moves.worst.1));
+    if let Some(m) = measures {
+        files.push(("worst-steps", m.steps.worst.1));
+        files.push(("worst-moves", m.moves.worst.1));
+        if let Ok(rounds) = &m.rounds {
+            files.push(("worst-rounds", rounds.worst.1));
+        }
     }
     for (name, i) in files {
         let cfg = &model.configs[i as usize];

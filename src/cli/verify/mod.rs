@@ -23,6 +23,7 @@ mod engines;
 mod expect;
 mod family;
 mod json;
+mod options;
 mod show;
 mod witness;
 
@@ -30,6 +31,7 @@ use daemons::{daemons, daemons_for_time};
 use engines::{engine, explore_symbolically, EngineArg};
 pub(super) use expect::{expect, ExpectArgs};
 use json::verdict_json;
+use options::{ChoiceArg, FairnessArg, Format};
 use show::{block, config_text, header};
 use std::sync::atomic::{AtomicBool, Ordering};
 use witness::write_witnesses;
@@ -110,8 +112,8 @@ pub(super) struct VerifyArgs {
     /// property fails, counts only when every process enabled throughout
     /// it moves in it) or `strong` (only when every process enabled
     /// anywhere on it moves in it; explicit engine).
-    #[arg(long, value_enum, default_value_t = Fairness::None)]
-    fairness: Fairness,
+    #[arg(long, value_enum, default_value_t = FairnessArg::None)]
+    fairness: FairnessArg,
     /// Output format: `text`, `json`, or `csv` (a row per size and daemon,
     /// as for a family of sizes).
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -158,55 +160,13 @@ pub(super) struct VerifyArgs {
     engine: EngineArg,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Fairness {
-    None,
-    Weak,
-    Strong,
-}
-
-impl From<Fairness> for crate::verify::Fairness {
-    fn from(f: Fairness) -> Self {
-        match f {
-            Fairness::None => crate::verify::Fairness::Unfair,
-            Fairness::Weak => crate::verify::Fairness::Weak,
-            Fairness::Strong => crate::verify::Fairness::Strong,
-        }
-    }
-}
-
-/// `--format` of `verify`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(super) enum Format {
-    Text,
-    Json,
-    Csv,
-}
-
-/// `--choice` of `verify`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum ChoiceArg {
-    #[value(alias = "all")]
-    Every,
-    First,
-}
-
-impl From<ChoiceArg> for Choices {
-    fn from(c: ChoiceArg) -> Choices {
-        match c {
-            ChoiceArg::Every => Choices::Every,
-            ChoiceArg::First => Choices::First,
-        }
-    }
-}
-
 /// Runs `guarded verify`; returns the exit code.
 pub(super) fn verify(a: &VerifyArgs) -> i32 {
     let daemons = match daemons(&a.daemon) {
         Ok(d) => d,
         Err(code) => return code,
     };
-    if a.symmetry && a.fairness != Fairness::None {
+    if a.symmetry && a.fairness != FairnessArg::None {
         return usage_error(format!(
             "--fairness {} follows each process round a cycle, which a cycle between orbits does not: drop --symmetry",
             crate::verify::Fairness::from(a.fairness).name()

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::runtime::daemon::Daemon;
+use crate::verify::Fairness;
 
 /// What the verdicts below are about: every run, or the first-action
 /// refinement; nothing where the two are one and nothing is drawn.
@@ -374,10 +375,7 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
                 "holds under {} fairness, with no bound on the steps: an unfair {} (a process enabled {} never moves), {}",
                 v.fairness.name(),
                 cycle_words(run, *cycle_from),
-                match v.fairness {
-                    crate::verify::Fairness::Strong => "on it",
-                    _ => "throughout",
-                },
+                if v.fairness == Fairness::Strong { "on it" } else { "throughout" },
                 run_text(inst, v, run)
             ),
         ),
@@ -452,9 +450,9 @@ fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdic
 
 /// `weakly fair ` or `strongly fair ` before a run or cycle, under
 /// fairness.
-fn fair_words(fairness: crate::verify::Fairness) -> String {
+fn fair_words(fairness: Fairness) -> String {
     match fairness {
-        crate::verify::Fairness::Unfair => String::new(),
+        Fairness::Unfair => String::new(),
         f => format!("{} fair ", f.adverb()),
     }
 }

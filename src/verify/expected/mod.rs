@@ -7,9 +7,10 @@
 //! members) is a choice, resolved to make stabilization slowest. Every
 //! step is taken by the step relation.
 
+mod rounds;
 mod solve;
 
-pub use solve::{expected, no_sure_arrival, Cost, Solution, TOLERANCE};
+pub use solve::{expected, expected_rounds, no_sure_arrival, Cost, Solution, TOLERANCE};
 
 use super::{tell, Choices, Progress, Refusal, Starts, PROGRESS_EVERY};
 use crate::load::Instance;
@@ -46,6 +47,8 @@ impl Movers {
 pub struct Choice {
     /// The moves of the step.
     pub moves: u32,
+    /// Its movers as bits (those past 64 left out).
+    pub movers: u64,
     /// Each configuration it may lead to, and the probability.
     pub to: Vec<(u32, f64)>,
 }
@@ -288,6 +291,10 @@ impl Builder<'_> {
             });
             out.push(Choice {
                 moves: set.len() as u32,
+                movers: set
+                    .iter()
+                    .filter(|&&p| p < 64)
+                    .fold(0, |bits, &p| bits | 1 << p),
                 to,
             });
         }

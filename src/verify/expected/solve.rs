@@ -2,7 +2,7 @@
 //! (a graph question), and the expected time to it when it is (value
 //! iteration, each choice taken to make it longest).
 
-use super::Model;
+use super::{Choice, Model};
 use crate::verify::{tell, Progress, Refusal};
 
 /// Value iteration stops once a sweep changes no value by more than this,
@@ -95,7 +95,36 @@ pub fn expected(
     cost: Cost,
     progress: Option<Progress>,
 ) -> Result<Solution, Refusal> {
-    let n = model.configs.len();
+    let each = |c: &Choice| match cost {
+        Cost::Steps => 1.0,
+        Cost::Moves => f64::from(c.moves),
+    };
+    iterate(model, each, progress)
+}
+
+/// The expected rounds to legitimacy from each configuration of `model`
+/// (of `processes` processes), at a round's start, each choice taken to
+/// make it longest: [`expected`] over the model lifted to configurations
+/// and the processes their round still owes (at most `most` of them).
+pub fn expected_rounds(
+    model: &Model,
+    processes: usize,
+    most: usize,
+    progress: Option<Progress>,
+) -> Result<Solution, Refusal> {
+    let lifted = super::rounds::lift(model, processes, most)?;
+    let mut solution = iterate(&lifted, |c| f64::from(c.moves), progress)?;
+    solution.values.truncate(model.legit.len());
+    Ok(solution)
+}
+
+/// Gauss-Seidel value iteration, each choice costing `each`.
+fn iterate(
+    model: &Model,
+    each: impl Fn(&Choice) -> f64,
+    progress: Option<Progress>,
+) -> Result<Solution, Refusal> {
+    let n = model.legit.len();
     let mut values = vec![0.0f64; n];
     for sweep in 1..=MOST_SWEEPS {
         if sweep % 16 == 0 {
@@ -110,12 +139,8 @@ pub fn expected(
             for o in &model.outcomes[s] {
                 let mut best = 0.0f64;
                 for c in &o.choices {
-                    let each = match cost {
-                        Cost::Steps => 1.0,
-                        Cost::Moves => f64::from(c.moves),
-                    };
                     let after: f64 = c.to.iter().map(|&(t, p)| p * values[t as usize]).sum();
-                    best = best.max(each + after);
+                    best = best.max(each(c) + after);
                 }
                 new += o.weight * best;
             }

@@ -1,0 +1,99 @@
+//! Expected rounds: the model lifted to a configuration and the processes
+//! its round still owes a move, as `guarded run` counts rounds. A round
+//! begins with the processes enabled at its first step; each step drops
+//! from them those that moved and those it leaves disabled (neutralized);
+//! when none is left, the next step begins a new round. A round is counted
+//! when it begins, so a run that reaches legitimacy in the middle of one
+//! counts it, as runs do.
+
+use super::{Choice, Model, Outcome};
+use crate::verify::Refusal;
+use std::collections::HashMap;
+
+/// A state of the lifted model: a configuration of the model and the
+/// processes (as bits) its round still owes; none owed: a round begins
+/// with the next step.
+type State = (u32, u64);
+
+/// `model` lifted to rounds: its first states are its configurations each
+/// at a round's start, in its order (so a start keeps its number); a
+/// choice's `moves` are the rounds it begins (1 from a round's start, else
+/// 0). At most `most` states; processes past 64 are refused.
+pub(super) fn lift(model: &Model, processes: usize, most: usize) -> Result<Model, Refusal> {
+    if processes > 64 {
+        return Err(Refusal::Unsupported(
+            "rounds follow each process as a bit: at most 64 processes".into(),
+        ));
+    }
+    let count = model.legit.len();
+    // Each configuration's enabled processes: the movers of its steps
+    // together (every enabled process moves in some step).
+    let enabled: Vec<u64> = model
+        .outcomes
+        .iter()
+        .map(|outcomes| {
+            outcomes
+                .iter()
+                .flat_map(|o| &o.choices)
+                .fold(0, |bits, c| bits | c.movers)
+        })
+        .collect();
+    let mut states: Vec<State> = (0..count as u32).map(|c| (c, 0)).collect();
+    let mut index: HashMap<State, u32> = states
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (s, i as u32))
+        .collect();
+    let mut lifted = Model {
+        configs: Vec::new(),
+        starts: model.starts,
+        legit: Vec::new(),
+        outcomes: Vec::new(),
+    };
+    let mut next = 0;
+    while next < states.len() {
+        let (c, owed_before) = states[next];
+        let begins = owed_before == 0;
+        let owed = match begins {
+            true => enabled[c as usize],
+            false => owed_before,
+        };
+        let mut outcomes = Vec::with_capacity(model.outcomes[c as usize].len());
+        for o in &model.outcomes[c as usize] {
+            let mut choices = Vec::with_capacity(o.choices.len());
+            for choice in &o.choices {
+                let mut to = Vec::with_capacity(choice.to.len());
+                for &(t, p) in &choice.to {
+                    let left = owed & !choice.movers & enabled[t as usize];
+                    let state = (t, left);
+                    let i = match index.get(&state) {
+                        Some(&i) => i,
+                        None => {
+                            if states.len() >= most {
+                                return Err(Refusal::TooManyReached(states.len() as u64));
+                            }
+                            let i = states.len() as u32;
+                            states.push(state);
+                            index.insert(state, i);
+                            i
+                        }
+                    };
+                    to.push((i, p));
+                }
+                choices.push(Choice {
+                    moves: u32::from(begins),
+                    movers: choice.movers,
+                    to,
+                });
+            }
+            outcomes.push(Outcome {
+                weight: o.weight,
+                choices,
+            });
+        }
+        lifted.legit.push(model.legit[c as usize]);
+        lifted.outcomes.push(outcomes);
+        next += 1;
+    }
+    Ok(lifted)
+}
