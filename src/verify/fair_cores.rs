@@ -12,23 +12,37 @@
 //! fair cycle lies in a core (the usual refinement for Streett conditions).
 
 /// Steps between numbered configurations: where each leads and its movers
-/// as bits (12 bytes a step), the steps of configuration i at
-/// `start[i]..start[i + 1]`.
+/// as bits (12 bytes a step; 4 where the movers are not kept), the steps
+/// of configuration i at `start[i]..start[i + 1]`.
 pub(super) struct StepTable {
     start: Vec<usize>,
     to: Vec<u32>,
+    /// Per step, its movers; empty where they are not kept.
     movers: Vec<u64>,
+    keeps_movers: bool,
 }
 
+/// The movers of a step in a table that does not keep them: whoever.
+pub(super) const ANY_MOVERS: u64 = u64::MAX;
+
 impl StepTable {
-    /// A table with no configurations yet; [`StepTable::push`] adds each.
+    /// A table with no configurations yet, keeping each step's movers;
+    /// [`StepTable::push`] adds each.
     pub(super) fn with_capacity(count: usize) -> Self {
+        Self::keeping(count, true)
+    }
+
+    /// A table with no configurations yet, keeping each step's movers or
+    /// not (then [`StepTable::from`] gives [`ANY_MOVERS`]: where fairness
+    /// is not asked, only where steps lead matters).
+    pub(super) fn keeping(count: usize, movers: bool) -> Self {
         let mut start = Vec::with_capacity(count + 1);
         start.push(0);
         StepTable {
             start,
             to: Vec::new(),
             movers: Vec::new(),
+            keeps_movers: movers,
         }
     }
 
@@ -36,7 +50,9 @@ impl StepTable {
     pub(super) fn push(&mut self, steps: impl IntoIterator<Item = (u32, u64)>) {
         for (to, movers) in steps {
             self.to.push(to);
-            self.movers.push(movers);
+            if self.keeps_movers {
+                self.movers.push(movers);
+            }
         }
         self.start.push(self.to.len());
     }
@@ -51,13 +67,19 @@ impl StepTable {
         &self.to[self.start[i]..self.start[i + 1]]
     }
 
-    /// Configuration `i`'s steps: where each leads, and its movers.
+    /// Configuration `i`'s steps: where each leads, and its movers
+    /// ([`ANY_MOVERS`] where not kept).
     pub(super) fn from(&self, i: usize) -> impl Iterator<Item = (u32, u64)> + '_ {
         let range = self.start[i]..self.start[i + 1];
-        self.to[range.clone()]
+        let movers = match self.keeps_movers {
+            true => &self.movers[range.clone()],
+            false => &[][..],
+        };
+        let unknown = std::iter::repeat(ANY_MOVERS).take(range.len() - movers.len());
+        self.to[range]
             .iter()
             .copied()
-            .zip(self.movers[range].iter().copied())
+            .zip(movers.iter().copied().chain(unknown))
     }
 }
 

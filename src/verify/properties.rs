@@ -8,7 +8,9 @@
 //! among the strongly connected components of the steps outside Q).
 //! Said of every process, each in turn.
 
-use super::fair_cores::{components, inside_steps, strong_cores, StepTable, NO_COMPONENT};
+use super::fair_cores::{
+    components, inside_steps, strong_cores, StepTable, ANY_MOVERS, NO_COMPONENT,
+};
 use super::process_bits::enabled_as_bits;
 use super::search::Search;
 use super::{Explorer, Fairness, Refusal, Run};
@@ -45,6 +47,13 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
     // What every property asks of every configuration, found once.
     let chosen = chosen_actions(ex)?;
     let mut steps: Option<StepTable> = None;
+    // The steps' movers are kept only where some property asks for a fair
+    // cycle: else where a step leads is all that matters.
+    let fairly = |prop: &crate::compile::CProperty| {
+        fairness_of(s.fairness(), prop) != Fairness::Unfair
+            && matches!(prop.form, Temporal::LeadsTo(..))
+    };
+    let keep_movers = ex.inst.code.properties.iter().any(fairly);
     // Each configuration's enabled processes as bits, from `chosen`.
     let mut enabled: Option<Vec<u64>> = None;
     for prop in &ex.inst.code.properties {
@@ -58,11 +67,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             Temporal::Stable(_) => "stable",
             Temporal::LeadsTo(..) => "leads_to",
         };
-        let fairness = match prop.fairness {
-            None => s.fairness(),
-            Some(Assumed::Weak) => s.fairness().max(Fairness::Weak),
-            Some(Assumed::Strong) => Fairness::Strong,
-        };
+        let fairness = fairness_of(s.fairness(), prop);
         let mut verdict = PropertyVerdict {
             name: prop.name.clone(),
             form,
@@ -71,41 +76,45 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             fairness,
             run: None,
         };
+        // Per predicate, whether it holds of each configuration (per
+        // process where said of each).
+        let tests: Vec<&crate::compile::BFn> = match &prop.form {
+            Temporal::Always(t) | Temporal::Sometimes(t) | Temporal::Stable(t) => vec![t],
+            Temporal::LeadsTo(from, to) => vec![from, to],
+        };
+        let held: Vec<Vec<Vec<bool>>> = tests
+            .into_iter()
+            .map(|t| holding(ex, &chosen, t, prop.each))
+            .collect::<Result<_, _>>()?;
         for p in processes {
-            let each = prop.each.zip(p);
+            let holds = &held[0][p.unwrap_or(0)];
             let found = match &prop.form {
-                Temporal::Always(test) => {
-                    let holds = holding(ex, &chosen, test, each)?;
-                    match (0..ex.count).find(|&i| !holds[i as usize]) {
-                        Some(i) => Err(Some((ex.run_to(i, Vec::new()), None))),
-                        None => Ok(None),
-                    }
-                }
-                Temporal::Sometimes(test) => {
-                    let holds = holding(ex, &chosen, test, each)?;
+                Temporal::Always(_) => match (0..ex.count).find(|&i| !holds[i as usize]) {
+                    Some(i) => Err(Some((ex.run_to(i, Vec::new()), None))),
+                    None => Ok(None),
+                },
+                Temporal::Sometimes(_) => {
                     let at = (0..ex.count).find(|&i| holds[i as usize]);
                     match at {
                         Some(i) => Ok(Some(ex.run_to(i, Vec::new()))),
                         None => Err(None),
                     }
                 }
-                Temporal::Stable(test) => {
-                    let holds = holding(ex, &chosen, test, each)?;
-                    let steps = all_steps(&mut steps, s, ex)?;
-                    match leaving(s, ex, steps, &holds)? {
+                Temporal::Stable(_) => {
+                    let steps = all_steps(&mut steps, s, ex, keep_movers)?;
+                    match leaving(s, ex, steps, holds)? {
                         Some(run) => Err(Some((run, None))),
                         None => Ok(None),
                     }
                 }
-                Temporal::LeadsTo(from, to) => {
-                    let from = holding(ex, &chosen, from, each)?;
-                    let to = holding(ex, &chosen, to, each)?;
-                    let steps = all_steps(&mut steps, s, ex)?;
+                Temporal::LeadsTo(..) => {
+                    let (from, to) = (holds, &held[1][p.unwrap_or(0)]);
+                    let steps = all_steps(&mut steps, s, ex, keep_movers)?;
                     let enabled = enabled.get_or_insert_with(|| {
                         let n = ex.inst.topo.n();
                         chosen.chunks(n.max(1)).map(enabled_as_bits).collect()
                     });
-                    match never_reaching(s, ex, steps, (&from, &to), fairness, enabled)? {
+                    match never_reaching(s, ex, steps, (from, to), fairness, enabled)? {
                         Some(found) => Err(Some(found)),
                         None => Ok(None),
                     }
@@ -128,6 +137,16 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
     Ok(out)
 }
 
+/// The runs `prop` is asked of when the command asks about `asked`: its
+/// own assumption or the command's, whichever assumes more.
+fn fairness_of(asked: Fairness, prop: &crate::compile::CProperty) -> Fairness {
+    match prop.fairness {
+        None => asked,
+        Some(Assumed::Weak) => asked.max(Fairness::Weak),
+        Some(Assumed::Strong) => Fairness::Strong,
+    }
+}
+
 /// Every process's chosen action in every configuration explored (what
 /// `enabled(p)` reads), one row of n after another.
 fn chosen_actions(ex: &Explorer) -> Result<Vec<u16>, Refusal> {
@@ -144,28 +163,35 @@ fn chosen_actions(ex: &Explorer) -> Result<Vec<u16>, Refusal> {
     Ok(all)
 }
 
-/// Whether `test` holds in each configuration explored (with `each`, the
-/// property's slot and process), `chosen` its processes' chosen actions.
+/// Whether `test` holds in each configuration explored: said of each
+/// process (`slot` the property's slot), one list per process; else one
+/// list. Each configuration is decoded once for all of them; `chosen`
+/// holds its processes' chosen actions.
 fn holding(
     ex: &Explorer,
     chosen: &[u16],
     test: &crate::compile::BFn,
-    each: Option<(usize, usize)>,
-) -> Result<Vec<bool>, Refusal> {
+    slot: Option<usize>,
+) -> Result<Vec<Vec<bool>>, Refusal> {
     let rel = ex.inst.step_relation();
     let n = ex.inst.topo.n();
+    let lists = if slot.is_some() { n } else { 1 };
+    let mut out = vec![Vec::with_capacity(ex.count as usize); lists];
     let mut row = Vec::with_capacity(n);
     let mut cfg = ex.states.config(0);
-    (0..ex.count)
-        .map(|i| {
-            ex.states.config_into(i, &mut cfg);
-            let at = i as usize * n;
-            row.clear();
-            row.extend_from_slice(&chosen[at..at + n]);
-            rel.property_holds(&cfg, &row, test, each)
-                .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))
-        })
-        .collect()
+    for i in 0..ex.count {
+        ex.states.config_into(i, &mut cfg);
+        let at = i as usize * n;
+        row.clear();
+        row.extend_from_slice(&chosen[at..at + n]);
+        for (p, list) in out.iter_mut().enumerate() {
+            let holds = rel
+                .property_holds(&cfg, &row, test, slot.map(|s| (s, p)))
+                .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
+            list.push(holds);
+        }
+    }
+    Ok(out)
 }
 
 /// Every step from every configuration explored, found the first time
@@ -174,9 +200,10 @@ fn all_steps<'s>(
     kept: &'s mut Option<StepTable>,
     s: &mut Search,
     ex: &Explorer,
+    movers: bool,
 ) -> Result<&'s StepTable, Refusal> {
     if kept.is_none() {
-        let mut steps = StepTable::with_capacity(ex.count as usize);
+        let mut steps = StepTable::keeping(ex.count as usize, movers);
         let mut out = Vec::new();
         for i in 0..ex.count {
             s.successors(i, &mut out)?;
@@ -205,12 +232,13 @@ fn leaving(
     Ok(Some(ex.run_to(i, vec![moves_of_step(s, i, (j, movers))?])))
 }
 
-/// The moves of the first step from `i` to `j` with these movers (as bits).
+/// The moves of the first step from `i` to `j` with these movers (as
+/// bits; [`ANY_MOVERS`]: any).
 fn moves_of_step(s: &mut Search, i: u32, (j, movers): (u32, u64)) -> Result<Vec<Move>, Refusal> {
     let e = s
         .edges(i)?
         .into_iter()
-        .find(|e| e.to == j && movers_of(&e.moves) == movers)
+        .find(|e| e.to == j && (movers == ANY_MOVERS || movers_of(&e.moves) == movers))
         .expect("a step found among the edges");
     Ok(e.moves)
 }
