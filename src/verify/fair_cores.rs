@@ -75,7 +75,7 @@ impl StepTable {
             true => &self.movers[range.clone()],
             false => &[][..],
         };
-        let unknown = std::iter::repeat(ANY_MOVERS).take(range.len() - movers.len());
+        let unknown = std::iter::repeat_n(ANY_MOVERS, range.len() - movers.len());
         self.to[range]
             .iter()
             .copied()
