@@ -113,6 +113,40 @@ fn dijkstra_keeps_its_properties_under_every_daemon() {
     }
 }
 
+/// Token fairness broken: a bottom machine that stops counting at K - 1
+/// lets the ring run down to all K - 1, where no machine is privileged: a
+/// run that ends without some machine privileged again, which replays.
+#[test]
+fn a_ring_that_stops_counting_is_not_token_fair() {
+    let src = DIJKSTRA.replace(
+        "advance :: x == left.x -> x := (x + 1) mod K",
+        "advance :: x == left.x and x < K - 1 -> x := x + 1",
+    );
+    assert_ne!(src, DIJKSTRA, "the variant differs");
+    let inst = instance(&src, "ring:4", &[]);
+    for daemon in &DAEMONS {
+        let vs = verdicts(&inst, daemon, Fairness::Unfair);
+        let v = named(&vs, "token_fair");
+        assert!(!v.holds, "{}", daemon.name());
+        let p = v.process.expect("said of each process") as u32;
+        let (run, cycle) = v.run.clone().unwrap();
+        assert_eq!(cycle, None, "the run ends");
+        let seen = replay(&inst, &run);
+        let rel = inst.step_relation();
+        let end = seen.last().unwrap();
+        assert!(
+            rel.enabled(end).unwrap().is_empty(),
+            "no machine privileged"
+        );
+        for cfg in &seen {
+            assert!(
+                !rel.enabled(cfg).unwrap().contains(&p),
+                "machine {p} never privileged"
+            );
+        }
+    }
+}
+
 #[test]
 fn too_few_states_break_convergence_with_a_lasso() {
     let src = dijkstra_with_properties();
