@@ -9,7 +9,7 @@
 
 mod common;
 use common::markov::chain;
-use common::{guarded, instance};
+use common::{guarded, instance, mean_and_error};
 use guarded::runtime::daemon::Daemon;
 use guarded::verify::expected::{self, Cost, Model, Movers};
 use guarded::verify::{Choices, Convergence, Explorer, Starts};
@@ -417,17 +417,7 @@ fn runs_average_what_is_expected() {
                 csv.to_str().unwrap(),
             ]);
             assert_eq!(code, 0, "{err}");
-            let text = std::fs::read_to_string(&csv).unwrap();
-            let mut lines = text.lines();
-            let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-            let at = header.iter().position(|h| *h == column).unwrap();
-            let xs: Vec<f64> = lines
-                .map(|l| l.split(',').nth(at).unwrap().parse().unwrap())
-                .collect();
-            let n = xs.len() as f64;
-            let mean = xs.iter().sum::<f64>() / n;
-            let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-            let se = (var / n).sqrt();
+            let (mean, se, _) = mean_and_error(&csv, column);
             let want = v[measure]["worst"].as_f64().unwrap();
             assert!(
                 (mean - want).abs() < 4.0 * se,

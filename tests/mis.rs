@@ -7,7 +7,7 @@
 
 mod common;
 use common::markov::chain;
-use common::{guarded, instance};
+use common::{guarded, instance, mean_and_error};
 use guarded::runtime::daemon::Daemon;
 use guarded::verify::expected::{self, Cost, Movers};
 use guarded::verify::{Choices, Convergence, Explorer, Starts};
@@ -124,23 +124,6 @@ fn expected_steps_agree_with_a_chain_solved_by_hand() {
     }
 }
 
-/// The mean and standard error of the column `column` of a CSV `sweep`
-/// wrote.
-fn mean_and_error(csv: &std::path::Path, column: &str) -> (f64, f64) {
-    let text = std::fs::read_to_string(csv).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let at = header.iter().position(|h| *h == column).unwrap();
-    let xs: Vec<f64> = lines
-        .map(|l| l.split(',').nth(at).unwrap().parse().unwrap())
-        .collect();
-    let n = xs.len() as f64;
-    assert_eq!(n, 10_000.0);
-    let mean = xs.iter().sum::<f64>() / n;
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, (var / n).sqrt())
-}
-
 /// From the worst configuration and from a random one (the average over
 /// every configuration), the expected steps against 10,000 seeded runs of
 /// `guarded sweep` (within 4 standard errors).
@@ -187,7 +170,8 @@ fn runs_average_what_is_expected() {
                 csv.to_str().unwrap(),
             ]);
             assert_eq!(code, 0, "{err}");
-            let (mean, se) = mean_and_error(&csv, "stabilized_step");
+            let (mean, se, runs) = mean_and_error(&csv, "stabilized_step");
+            assert_eq!(runs, 10_000);
             let want = v["expected_steps"][measure].as_f64().unwrap();
             assert!(
                 (mean - want).abs() < 4.0 * se,

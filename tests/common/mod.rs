@@ -187,3 +187,19 @@ pub fn instance(src: &str, topology: &str, params: &[(&str, i64)]) -> guarded::l
     };
     guarded::load::load(src, &setup, &guarded::load::read_file).unwrap_or_else(|e| panic!("{e:?}"))
 }
+
+/// The mean, standard error and count of the column `column` of a CSV
+/// that `guarded sweep` wrote.
+pub fn mean_and_error(csv: &std::path::Path, column: &str) -> (f64, f64, usize) {
+    let text = std::fs::read_to_string(csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|h| *h == column).unwrap();
+    let xs: Vec<f64> = lines
+        .map(|l| l.split(',').nth(at).unwrap().parse().unwrap())
+        .collect();
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, (var / n).sqrt(), xs.len())
+}
