@@ -31,6 +31,7 @@ mod evaluate;
 mod fair_cores;
 mod fairness;
 mod from_start;
+mod tours;
 pub use from_start::{max_reachable_bytes, Starts};
 pub use moves::{steps_listed, MOST_IMAGES};
 mod local;
