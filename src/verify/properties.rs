@@ -46,7 +46,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
     }
     // What every property asks of every configuration, found once.
     let chosen = chosen_actions(ex)?;
-    let mut steps: Option<StepTable> = None;
+    let mut kept_steps: Option<StepTable> = None;
     // The steps' movers are kept only where some property asks for a fair
     // cycle: else where a step leads is all that matters.
     let fairly = |prop: &crate::compile::CProperty| {
@@ -86,6 +86,26 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             .into_iter()
             .map(|t| holding(ex, &chosen, t, prop.each))
             .collect::<Result<_, _>>()?;
+        let mut lassos = match &prop.form {
+            Temporal::LeadsTo(..) => {
+                let steps = all_steps(&mut kept_steps, s, ex, keep_movers)?;
+                let enabled = enabled.get_or_insert_with(|| {
+                    let n = ex.inst.topo.n();
+                    chosen.chunks(n.max(1)).map(enabled_as_bits).collect()
+                });
+                let asked = Asked {
+                    steps,
+                    fairness,
+                    enabled,
+                    everyone: match fairness {
+                        Fairness::Unfair => u64::MAX,
+                        _ => everyone(ex)?,
+                    },
+                };
+                lassos(&asked, &held, s.threads())
+            }
+            _ => Vec::new(),
+        };
         for p in processes {
             let holds = &held[0][p.unwrap_or(0)];
             let found = match &prop.form {
@@ -101,20 +121,15 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
                     }
                 }
                 Temporal::Stable(_) => {
-                    let steps = all_steps(&mut steps, s, ex, keep_movers)?;
+                    let steps = all_steps(&mut kept_steps, s, ex, keep_movers)?;
                     match leaving(s, ex, steps, holds)? {
                         Some(run) => Err(Some((run, None))),
                         None => Ok(None),
                     }
                 }
                 Temporal::LeadsTo(..) => {
-                    let (from, to) = (holds, &held[1][p.unwrap_or(0)]);
-                    let steps = all_steps(&mut steps, s, ex, keep_movers)?;
-                    let enabled = enabled.get_or_insert_with(|| {
-                        let n = ex.inst.topo.n();
-                        chosen.chunks(n.max(1)).map(enabled_as_bits).collect()
-                    });
-                    match never_reaching(s, ex, steps, (from, to), fairness, enabled)? {
+                    let lasso = lassos.get_mut(p.unwrap_or(0)).and_then(Option::take);
+                    match never_reaching(s, ex, lasso)? {
                         Some(found) => Err(Some(found)),
                         None => Ok(None),
                     }
@@ -248,32 +263,110 @@ fn moves_of_step(s: &mut Search, i: u32, (j, movers): (u32, u64)) -> Result<Vec<
 fn never_reaching(
     s: &mut Search,
     ex: &Explorer,
-    steps: &StepTable,
-    (from, to): (&[bool], &[bool]),
-    fairness: Fairness,
-    enabled: &[u64],
+    lasso: Option<Lasso>,
 ) -> Result<Option<(Run, Option<usize>)>, Refusal> {
-    if fairness != Fairness::Unfair && !ex.processes_fit_a_word() {
-        return Err(Refusal::Unsupported(
-            "fairness is decided with a bit per process: at most 64 processes".into(),
-        ));
+    let Some(Lasso {
+        start,
+        steps,
+        cycle_from,
+    }) = lasso
+    else {
+        return Ok(None);
+    };
+    // The moves of each step: the first the daemon allows between the two.
+    let mut moves: Vec<Vec<Move>> = Vec::with_capacity(steps.len());
+    let mut at = start;
+    for &(j, movers) in &steps {
+        moves.push(moves_of_step(s, at, (j, movers))?);
+        at = j;
     }
-    let n = ex.count as usize;
+    let run = ex.run_to(start, moves);
+    let prefix = run.steps.len() - steps.len();
+    Ok(Some((run, cycle_from.map(|c| c + prefix))))
+}
+
+/// A run outside Q that never reaches it: where it starts (a
+/// configuration where P holds), its steps (where each leads, its
+/// movers), and where its cycle begins among them (`None`: it ends).
+struct Lasso {
+    start: u32,
+    steps: Vec<(u32, u64)>,
+    cycle_from: Option<usize>,
+}
+
+/// What every `leads_to` of one property is asked under: the steps, the
+/// fairness, each configuration's enabled processes, all processes as
+/// bits.
+struct Asked<'a> {
+    steps: &'a StepTable,
+    fairness: Fairness,
+    enabled: &'a [u64],
+    everyone: u64,
+}
+
+/// Every process as a bit, where fairness can follow them (at most 64;
+/// past that fairness is refused).
+fn everyone(ex: &Explorer) -> Result<u64, Refusal> {
+    match ex.inst.topo.n() {
+        65.. => Err(Refusal::Unsupported(
+            "fairness is decided with a bit per process: at most 64 processes".into(),
+        )),
+        64 => Ok(u64::MAX),
+        k => Ok((1u64 << k) - 1),
+    }
+}
+
+/// The [`Lasso`] of each list of `held` (per process, or one): P's
+/// lists, then Q's. On up to `threads` threads at once, as many as half
+/// the memory budget holds (a search keeps some 48 bytes a
+/// configuration); the rest are not sought once one is found, as the
+/// first process it fails for is the one reported.
+fn lassos(asked: &Asked, held: &[Vec<Vec<bool>>], threads: usize) -> Vec<Option<Lasso>> {
+    use rayon::prelude::*;
+    let each = 48 * asked.steps.len().max(1) as u64;
+    let threads = threads.min((crate::memory::limit() / 2 / each).max(1) as usize);
+    let lists = held[0].len();
+    let mut out: Vec<Option<Lasso>> = Vec::with_capacity(lists);
+    for batch in (0..lists).collect::<Vec<_>>().chunks(threads.max(1)) {
+        let found: Vec<Option<Lasso>> = batch
+            .par_iter()
+            .map(|&p| lasso(asked, (&held[0][p], &held[1][p])))
+            .collect();
+        let done = found.iter().any(Option::is_some);
+        out.extend(found);
+        if done {
+            break;
+        }
+    }
+    out
+}
+
+/// A [`Lasso`] through a configuration where `from` holds that never
+/// reaches one where `to` holds, if there is one. Where a run can stay
+/// outside Q for ever: a configuration with no step, or a cycle (under
+/// fairness a fair one) in a strongly connected component of the steps
+/// outside Q; a configuration fails when it has a way to one, which
+/// Tarjan's numbering (a component after every one it leads to) gives in
+/// one pass over the steps.
+fn lasso(asked: &Asked, (from, to): (&[bool], &[bool])) -> Option<Lasso> {
+    let Asked {
+        steps,
+        fairness,
+        enabled,
+        everyone,
+    } = *asked;
+    let n = steps.len();
     let g = Outside {
         within: to.iter().map(|&q| !q).collect(),
         steps,
     };
-    let everyone = match ex.inst.topo.n() {
-        64.. => u64::MAX,
-        k => (1u64 << k) - 1,
-    };
-    // Where a run can stay outside Q for ever: per configuration, the
-    // component whose cycles it may go round (fair ones, under fairness).
-    let component = match fairness {
+    let component = components(steps, &g.within);
+    let count = component.iter().map(|&c| c + 1).max().unwrap_or(0);
+    // Per configuration, the part whose cycles a run may go round for
+    // ever (fair ones, under fairness), or none.
+    let fair_part: Vec<usize> = match fairness {
         Fairness::Strong => strong_cores(steps, &g.within, enabled),
         _ => {
-            let component = components(steps, &g.within);
-            let count = component.iter().map(|&c| c + 1).max().unwrap_or(0);
             let (cyclic, moved) = inside_steps(steps, &g.within, &component, count);
             let mut disabled = vec![0u64; count];
             for i in (0..n).filter(|&i| g.within[i]) {
@@ -281,74 +374,65 @@ fn never_reaching(
             }
             let weakly = fairness == Fairness::Weak;
             let fair = |c: usize| cyclic[c] && (!weakly || (disabled[c] | moved[c]) == everyone);
-            component
-                .into_iter()
-                .map(|c| if fair(c) { c } else { NO_COMPONENT })
+            (0..n)
+                .map(|i| match g.within[i] && fair(component[i]) {
+                    true => component[i],
+                    false => NO_COMPONENT,
+                })
                 .collect()
         }
     };
-    let trap = |i: usize| g.ends(i) || component[i] != NO_COMPONENT;
-    // Backwards from the traps, among the configurations outside Q: the
-    // steps into each configuration, `into[at[j]..at[j + 1]]`.
-    let mut at = vec![0usize; n + 1];
-    for i in 0..n {
-        for (j, _) in g.succ(i) {
-            at[j as usize + 1] += 1;
-        }
+    let trap = |i: usize| g.ends(i) || fair_part[i] != NO_COMPONENT;
+    // The configurations of each component, components in Tarjan's order:
+    // one leads only to those before it.
+    let mut first = vec![0u32; count + 1];
+    for i in (0..n).filter(|&i| g.within[i]) {
+        first[component[i] + 1] += 1;
     }
-    for j in 0..n {
-        at[j + 1] += at[j];
+    for c in 0..count {
+        first[c + 1] += first[c];
     }
-    let mut into = vec![0u32; at[n]];
-    let mut filled = at.clone();
-    for i in 0..n {
-        for (j, _) in g.succ(i) {
-            into[filled[j as usize]] = i as u32;
-            filled[j as usize] += 1;
-        }
+    let mut members = vec![0u32; first[count] as usize];
+    let mut filled = first.clone();
+    for i in (0..n).filter(|&i| g.within[i]) {
+        members[filled[component[i]] as usize] = i as u32;
+        filled[component[i]] += 1;
     }
-    let mut bad: Vec<bool> = (0..n).map(|i| g.within[i] && trap(i)).collect();
-    let mut stack: Vec<u32> = (0..n as u32).filter(|&i| bad[i as usize]).collect();
-    while let Some(j) = stack.pop() {
-        for &i in &into[at[j as usize]..at[j as usize + 1]] {
-            if !bad[i as usize] {
-                bad[i as usize] = true;
-                stack.push(i);
-            }
-        }
+    drop(filled);
+    let mut bad = vec![false; count];
+    for c in 0..count {
+        let of_c = &members[first[c] as usize..first[c + 1] as usize];
+        bad[c] = of_c.iter().any(|&i| {
+            trap(i as usize)
+                || g.succ(i as usize)
+                    .any(|(j, _)| component[j as usize] != c && bad[component[j as usize]])
+        });
     }
-    let Some(start) = (0..n).find(|&i| from[i] && bad[i]) else {
-        return Ok(None);
-    };
-    // On to the nearest trap, then round its component's cycle.
+    let start = (0..n).find(|&i| from[i] && g.within[i] && bad[component[i]])?;
+    // On to the nearest trap, then round its part's cycle.
     let path = walk(&g, start as u32, |j| trap(j as usize), |_| true, false)
         .expect("a trap is reached from where it was found");
     let end = path.last().map_or(start as u32, |&(j, _)| j);
-    let mut steps: Vec<(u32, u64)> = path;
+    let mut run: Vec<(u32, u64)> = path;
     let cycle_from = match g.ends(end as usize) {
         true => None,
         false => {
-            let c = component[end as usize];
-            let inside = |j: u32| component[j as usize] == c;
-            let before = steps.len();
+            let c = fair_part[end as usize];
+            let inside = |j: u32| fair_part[j as usize] == c;
+            let before = run.len();
             let tour = match fairness {
                 Fairness::Unfair => walk(&g, end, |j| j == end, inside, true),
                 _ => fair_tour(&g, end, &inside, enabled, everyone, fairness),
             };
-            steps.extend(tour.expect("a cycle through a configuration of a cyclic component"));
+            run.extend(tour.expect("a cycle through a configuration of a cyclic component"));
             Some(before)
         }
     };
-    // The moves of each step: the first the daemon allows between the two.
-    let mut moves: Vec<Vec<Move>> = Vec::with_capacity(steps.len());
-    let mut at = start as u32;
-    for &(j, movers) in &steps {
-        moves.push(moves_of_step(s, at, (j, movers))?);
-        at = j;
-    }
-    let run = ex.run_to(start as u32, moves);
-    let prefix = run.steps.len() - steps.len();
-    Ok(Some((run, cycle_from.map(|c| c + prefix))))
+    Some(Lasso {
+        start: start as u32,
+        steps: run,
+        cycle_from,
+    })
 }
 
 /// The movers of a step, as bits (at most 64 processes counted).
