@@ -417,6 +417,10 @@ fn on_the_command_line() {
     let (_, out, _) = guarded(&["verify", spinner, "-t", "ring:4", "--symmetry"]);
     assert!(out.contains("under 4 symmetries"), "{out}");
     assert!(out.contains("`fixed` not checked by orbits"), "{out}");
+    // A family's table names the first property that fails.
+    let (code, out, _) = guarded(&["verify", program, "-t", "ring:3..4", "-d", "central"]);
+    assert_eq!(code, 5, "{out}");
+    assert!(out.contains("property zeros_stay fails"), "{out}");
     let (code, out, _) = guarded(&["verify", program, "-t", "ring:4", "--no-properties"]);
     assert!(
         out.contains("`converges` not checked (--no-properties)"),

@@ -42,6 +42,9 @@ fn verdict_word(v: &Verdict) -> String {
     if let Some((name, _)) = &v.invariant {
         return format!("invariant {name} fails");
     }
+    if let Some(p) = v.properties.iter().find(|p| !p.holds) {
+        return format!("property {} fails", p.name);
+    }
     if v.closure.is_some() {
         return "closure fails".into();
     }
