@@ -417,6 +417,29 @@ fn on_the_command_line() {
     let (_, out, _) = guarded(&["verify", spinner, "-t", "ring:4", "--symmetry"]);
     assert!(out.contains("under 4 symmetries"), "{out}");
     assert!(out.contains("`fixed` not checked by orbits"), "{out}");
+    // Steps past half the memory budget: the properties that follow
+    // them are not checked, and the output says why.
+    let bundled = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc");
+    let small = [
+        "verify",
+        bundled,
+        "-t",
+        "ring:7",
+        "-d",
+        "distributed",
+        "--no-rounds",
+        "--memory-limit",
+        "200M",
+        "--format",
+        "json",
+    ];
+    let (code, json, err) = guarded(&small);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let token_fair = &v["daemons"][0]["properties"][0];
+    assert_eq!(token_fair["holds"], serde_json::Value::Null, "{json}");
+    let why = token_fair["not_checked"].as_str().unwrap();
+    assert!(why.contains("pass half the memory budget"), "{why}");
     // A family's table names the first property that fails.
     let (code, out, _) = guarded(&["verify", program, "-t", "ring:3..4", "-d", "central"]);
     assert_eq!(code, 5, "{out}");

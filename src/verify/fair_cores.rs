@@ -57,6 +57,11 @@ impl StepTable {
         self.start.push(self.to.len());
     }
 
+    /// The bytes it takes.
+    pub(super) fn bytes(&self) -> u64 {
+        (self.start.capacity() * 8 + self.to.capacity() * 4 + self.movers.capacity() * 8) as u64
+    }
+
     /// How many configurations it holds.
     pub(super) fn len(&self) -> usize {
         self.start.len() - 1

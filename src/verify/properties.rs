@@ -27,8 +27,11 @@ pub struct PropertyVerdict {
     pub form: &'static str,
     /// Where it is said of every process and fails, the process.
     pub process: Option<usize>,
-    /// Whether it holds.
+    /// Whether it holds (true where not checked).
     pub holds: bool,
+    /// Why it was not checked, where it was not: the steps it needs would
+    /// pass half the memory budget.
+    pub not_checked: Option<String>,
     /// The runs it was asked of: the fairness it assumes or the one
     /// asked for, whichever assumes more.
     pub fairness: Fairness,
@@ -46,7 +49,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
     }
     // What every property asks of every configuration, found once.
     let chosen = chosen_actions(ex)?;
-    let mut kept_steps: Option<StepTable> = None;
+    let mut kept_steps: Option<Result<StepTable, String>> = None;
     // The steps' movers are kept only where some property asks for a fair
     // cycle: else where a step leads is all that matters.
     let fairly = |prop: &crate::compile::CProperty| {
@@ -73,8 +76,23 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             form,
             process: None,
             holds: true,
+            not_checked: None,
             fairness,
             run: None,
+        };
+        // The steps, for the forms that follow them.
+        let table = match &prop.form {
+            Temporal::Stable(_) | Temporal::LeadsTo(..) => {
+                match all_steps(&mut kept_steps, s, ex, keep_movers)? {
+                    Ok(table) => Some(table),
+                    Err(why) => {
+                        verdict.not_checked = Some(why.clone());
+                        out.push(verdict);
+                        continue;
+                    }
+                }
+            }
+            _ => None,
         };
         // Per predicate, whether it holds of each configuration (per
         // process where said of each).
@@ -88,7 +106,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             .collect::<Result<_, _>>()?;
         let mut lassos = match &prop.form {
             Temporal::LeadsTo(..) => {
-                let steps = all_steps(&mut kept_steps, s, ex, keep_movers)?;
+                let steps = table.expect("kept for leads_to");
                 let enabled = enabled.get_or_insert_with(|| {
                     let n = ex.inst.topo.n();
                     chosen.chunks(n.max(1)).map(enabled_as_bits).collect()
@@ -121,8 +139,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
                     }
                 }
                 Temporal::Stable(_) => {
-                    let steps = all_steps(&mut kept_steps, s, ex, keep_movers)?;
-                    match leaving(s, ex, steps, holds)? {
+                    match leaving(s, ex, table.expect("kept for stable"), holds)? {
                         Some(run) => Err(Some((run, None))),
                         None => Ok(None),
                     }
@@ -210,23 +227,37 @@ fn holding(
 }
 
 /// Every step from every configuration explored, found the first time
-/// they are asked for.
+/// they are asked for (with their movers if `movers`); `Err` saying why
+/// where they would pass half the memory budget.
 fn all_steps<'s>(
-    kept: &'s mut Option<StepTable>,
+    kept: &'s mut Option<Result<StepTable, String>>,
     s: &mut Search,
     ex: &Explorer,
     movers: bool,
-) -> Result<&'s StepTable, Refusal> {
+) -> Result<Result<&'s StepTable, &'s String>, Refusal> {
     if kept.is_none() {
+        let budget = crate::memory::limit() / 2;
         let mut steps = StepTable::keeping(ex.count as usize, movers);
         let mut out = Vec::new();
+        let mut over = None;
         for i in 0..ex.count {
             s.successors(i, &mut out)?;
             steps.push(out.iter().map(|e| (e.to, e.movers)));
+            if i % 4096 == 0 && steps.bytes() > budget {
+                over = Some(format!(
+                    "the steps it follows pass half the memory budget ({} MB) by configuration {i} of {}: raise --memory-limit, or drop it with --no-properties",
+                    budget >> 20,
+                    ex.count
+                ));
+                break;
+            }
         }
-        *kept = Some(steps);
+        *kept = Some(match over {
+            Some(why) => Err(why),
+            None => Ok(steps),
+        });
     }
-    Ok(kept.as_ref().expect("found above"))
+    Ok(kept.as_ref().expect("found above").as_ref())
 }
 
 /// A step from a configuration where `holds` to one where not, as a run

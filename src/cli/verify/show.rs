@@ -416,6 +416,9 @@ fn refined(v: &Verdict) -> bool {
 /// `cycle of N steps`, and `after K steps` when the run first goes to it.
 /// What a property came to, with the run that shows it.
 fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdict) -> String {
+    if let Some(why) = &p.not_checked {
+        return format!("not checked: {why}");
+    }
     let process = p
         .process
         .map_or(String::new(), |q| format!(" for process {q}"));
