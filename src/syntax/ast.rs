@@ -83,6 +83,24 @@ pub enum Temporal<B> {
 }
 
 impl<B> Temporal<B> {
+    /// The form's name: `always`, `sometimes`, `stable` or `leads_to`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Temporal::Always(_) => "always",
+            Temporal::Sometimes(_) => "sometimes",
+            Temporal::Stable(_) => "stable",
+            Temporal::LeadsTo(..) => "leads_to",
+        }
+    }
+
+    /// Its predicates, in order: P, or P and Q.
+    pub fn predicates(&self) -> Vec<&B> {
+        match self {
+            Temporal::Always(p) | Temporal::Sometimes(p) | Temporal::Stable(p) => vec![p],
+            Temporal::LeadsTo(p, q) => vec![p, q],
+        }
+    }
+
     /// The same form over other predicates.
     pub fn map<C>(&self, mut f: impl FnMut(&B) -> Option<C>) -> Option<Temporal<C>> {
         Some(match self {

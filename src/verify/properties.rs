@@ -64,12 +64,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             Some(_) => (0..ex.inst.topo.n()).map(Some).collect(),
             None => vec![None],
         };
-        let form = match &prop.form {
-            Temporal::Always(_) => "always",
-            Temporal::Sometimes(_) => "sometimes",
-            Temporal::Stable(_) => "stable",
-            Temporal::LeadsTo(..) => "leads_to",
-        };
+        let form = prop.form.name();
         let fairness = fairness_of(s.fairness(), prop);
         let mut verdict = PropertyVerdict {
             name: prop.name.clone(),
@@ -96,11 +91,9 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
         };
         // Per predicate, whether it holds of each configuration (per
         // process where said of each).
-        let tests: Vec<&crate::compile::BFn> = match &prop.form {
-            Temporal::Always(t) | Temporal::Sometimes(t) | Temporal::Stable(t) => vec![t],
-            Temporal::LeadsTo(from, to) => vec![from, to],
-        };
-        let held: Vec<Vec<Vec<bool>>> = tests
+        let held: Vec<Vec<Vec<bool>>> = prop
+            .form
+            .predicates()
             .into_iter()
             .map(|t| holding(ex, &chosen, t, prop.each))
             .collect::<Result<_, _>>()?;
