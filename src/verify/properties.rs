@@ -14,7 +14,7 @@ use super::fair_cores::{
 use super::process_bits::enabled_as_bits;
 use super::search::Search;
 use super::tours::{fair_tour, walk, Outside};
-use super::{Explorer, Fairness, Refusal, Run};
+use super::{Explorer, Fairness, Refusal, Run, PROGRESS_EVERY};
 use crate::runtime::step::Move;
 use crate::syntax::ast::{Assumed, Temporal};
 
@@ -95,11 +95,10 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             .form
             .predicates()
             .into_iter()
-            .map(|t| holding(ex, &chosen, t, prop.each))
+            .map(|t| holding((s.daemon_name(), ex), &chosen, t, prop.each))
             .collect::<Result<_, _>>()?;
-        let mut lassos = match &prop.form {
-            Temporal::LeadsTo(..) => {
-                let steps = table.expect("kept for leads_to");
+        let mut lassos = match (&prop.form, table) {
+            (Temporal::LeadsTo(..), Some(steps)) => {
                 let enabled = enabled.get_or_insert_with(|| {
                     let n = ex.inst.topo.n();
                     chosen.chunks(n.max(1)).map(enabled_as_bits).collect()
@@ -108,12 +107,11 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
                     steps,
                     fairness,
                     enabled,
-                    everyone: match fairness {
-                        Fairness::Unfair => u64::MAX,
-                        _ => everyone(ex)?,
-                    },
+                    everyone: everyone(ex, fairness)?,
                 };
-                lassos(&asked, &held, s.threads())
+                let what = format!("{}: property `{}`", s.daemon_name(), prop.name);
+                let tell = |done, total| ex.tell(&what, done, total);
+                lassos(&asked, &held, s.threads(), &tell)?
             }
             _ => Vec::new(),
         };
@@ -193,7 +191,7 @@ fn chosen_actions(ex: &Explorer) -> Result<Vec<u16>, Refusal> {
 /// list. Each configuration is decoded once for all of them; `chosen`
 /// holds its processes' chosen actions.
 fn holding(
-    ex: &Explorer,
+    (daemon, ex): (&str, &Explorer),
     chosen: &[u16],
     test: &crate::compile::BFn,
     slot: Option<usize>,
@@ -205,6 +203,10 @@ fn holding(
     let mut row = Vec::with_capacity(n);
     let mut cfg = ex.states.config(0);
     for i in 0..ex.count {
+        if u64::from(i).is_multiple_of(PROGRESS_EVERY) {
+            let what = format!("{daemon}: properties, their predicates");
+            ex.tell(&what, u64::from(i), u64::from(ex.count))?;
+        }
         ex.states.config_into(i, &mut cfg);
         let at = i as usize * n;
         row.clear();
@@ -233,7 +235,11 @@ fn all_steps<'s>(
         let mut steps = StepTable::keeping(ex.count as usize, movers);
         let mut out = Vec::new();
         let mut over = None;
+        let what = format!("{}: properties, listing the steps", s.daemon_name());
         for i in 0..ex.count {
+            if u64::from(i).is_multiple_of(PROGRESS_EVERY) {
+                ex.tell(&what, u64::from(i), u64::from(ex.count))?;
+            }
             s.successors(i, &mut out)?;
             steps.push(out.iter().map(|e| (e.to, e.movers)));
             if i % 4096 == 0 && steps.bytes() > budget {
@@ -328,10 +334,11 @@ struct Asked<'a> {
     everyone: u64,
 }
 
-/// Every process as a bit, where fairness can follow them (at most 64;
-/// past that fairness is refused).
-fn everyone(ex: &Explorer) -> Result<u64, Refusal> {
+/// Every process as a bit, where `fairness` follows them (at most 64;
+/// past that fairness is refused); unfair, every bit.
+fn everyone(ex: &Explorer, fairness: Fairness) -> Result<u64, Refusal> {
     match ex.inst.topo.n() {
+        _ if fairness == Fairness::Unfair => Ok(u64::MAX),
         65.. => Err(Refusal::Unsupported(
             "fairness is decided with a bit per process: at most 64 processes".into(),
         )),
@@ -345,13 +352,19 @@ fn everyone(ex: &Explorer) -> Result<u64, Refusal> {
 /// the memory budget holds (a search keeps some 48 bytes a
 /// configuration); the rest are not sought once one is found, as the
 /// first process it fails for is the one reported.
-fn lassos(asked: &Asked, held: &[Vec<Vec<bool>>], threads: usize) -> Vec<Option<Lasso>> {
+fn lassos(
+    asked: &Asked,
+    held: &[Vec<Vec<bool>>],
+    threads: usize,
+    tell: &dyn Fn(u64, u64) -> Result<(), Refusal>,
+) -> Result<Vec<Option<Lasso>>, Refusal> {
     use rayon::prelude::*;
     let each = 48 * asked.steps.len().max(1) as u64;
     let threads = threads.min((crate::memory::limit() / 2 / each).max(1) as usize);
     let lists = held[0].len();
     let mut out: Vec<Option<Lasso>> = Vec::with_capacity(lists);
     for batch in (0..lists).collect::<Vec<_>>().chunks(threads.max(1)) {
+        tell(batch[0] as u64, lists as u64)?;
         let found: Vec<Option<Lasso>> = batch
             .par_iter()
             .map(|&p| lasso(asked, (&held[0][p], &held[1][p])))
@@ -362,7 +375,7 @@ fn lassos(asked: &Asked, held: &[Vec<Vec<bool>>], threads: usize) -> Vec<Option<
             break;
         }
     }
-    out
+    Ok(out)
 }
 
 /// A [`Lasso`] through a configuration where `from` holds that never
