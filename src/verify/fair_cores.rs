@@ -57,9 +57,33 @@ impl StepTable {
         self.start.push(self.to.len());
     }
 
+    /// Room for `steps` more steps, taken once: appending parts then
+    /// copies each into place (the pages not yet written are not yet
+    /// memory) and frees it.
+    pub(super) fn reserve(&mut self, steps: usize) {
+        self.to.reserve_exact(steps);
+        if self.keeps_movers {
+            self.movers.reserve_exact(steps);
+        }
+    }
+
+    /// Adds the configurations of `other` after these.
+    pub(super) fn append(&mut self, other: StepTable) {
+        let offset = self.to.len();
+        self.start
+            .extend(other.start[1..].iter().map(|&at| at + offset));
+        self.to.extend(other.to);
+        self.movers.extend(other.movers);
+    }
+
     /// The bytes it takes.
     pub(super) fn bytes(&self) -> u64 {
         (self.start.capacity() * 8 + self.to.capacity() * 4 + self.movers.capacity() * 8) as u64
+    }
+
+    /// How many steps it holds.
+    pub(super) fn steps(&self) -> usize {
+        self.to.len()
     }
 
     /// How many configurations it holds.

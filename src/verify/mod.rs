@@ -82,7 +82,7 @@ pub const MAX_CONFIGURATIONS: u128 = u32::MAX as u128;
 /// Told how far the exploration is: what it is doing, how much of it is
 /// done and of how much (0 when unknown); `false` stops it
 /// ([`Refusal::Interrupted`]).
-pub type Progress<'p> = &'p dyn Fn(&str, u64, u64) -> bool;
+pub type Progress<'p> = &'p (dyn Fn(&str, u64, u64) -> bool + Sync);
 
 /// How often, in configurations or states, progress is told.
 const PROGRESS_EVERY: u64 = 1 << 12;

@@ -231,32 +231,81 @@ fn all_steps<'s>(
     movers: bool,
 ) -> Result<Result<&'s StepTable, &'s String>, Refusal> {
     if kept.is_none() {
-        let budget = crate::memory::limit() / 2;
-        let mut steps = StepTable::keeping(ex.count as usize, movers);
-        let mut out = Vec::new();
-        let mut over = None;
-        let what = format!("{}: properties, listing the steps", s.daemon_name());
-        for i in 0..ex.count {
-            if u64::from(i).is_multiple_of(PROGRESS_EVERY) {
-                ex.tell(&what, u64::from(i), u64::from(ex.count))?;
-            }
-            s.successors(i, &mut out)?;
-            steps.push(out.iter().map(|e| (e.to, e.movers)));
-            if i % 4096 == 0 && steps.bytes() > budget {
-                over = Some(format!(
-                    "the steps it follows pass half the memory budget ({} MB) by configuration {i} of {}: raise --memory-limit, or drop it with --no-properties",
-                    budget >> 20,
-                    ex.count
-                ));
-                break;
-            }
-        }
-        *kept = Some(match over {
-            Some(why) => Err(why),
-            None => Ok(steps),
-        });
+        *kept = Some(list_steps(s, ex, movers)?);
     }
     Ok(kept.as_ref().expect("found above").as_ref())
+}
+
+/// Every step from every configuration explored, in blocks of
+/// configurations taken by the search's threads in turn, each with a
+/// search of its own (this one's on the calling thread, which tells the
+/// progress); `Err` saying why once the tables pass half the memory
+/// budget.
+fn list_steps(
+    s: &mut Search,
+    ex: &Explorer,
+    movers: bool,
+) -> Result<Result<StepTable, String>, Refusal> {
+    use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+    const BLOCK: u32 = 1 << 14;
+    let budget = crate::memory::limit() / 2;
+    let (count, blocks) = (ex.count, ex.count.div_ceil(BLOCK));
+    let (next, used, over) = (AtomicU32::new(0), AtomicU64::new(0), AtomicBool::new(false));
+    let what = format!("{}: properties, listing the steps", s.daemon_name());
+    let work = |search: &mut Search, tell: bool| -> Result<Vec<(u32, StepTable)>, Refusal> {
+        let (mut mine, mut out) = (Vec::new(), Vec::new());
+        loop {
+            let b = next.fetch_add(1, Relaxed);
+            if b >= blocks || over.load(Relaxed) {
+                return Ok(mine);
+            }
+            let (lo, hi) = (b * BLOCK, (b * BLOCK).saturating_add(BLOCK).min(count));
+            if tell {
+                ex.tell(&what, u64::from(lo), u64::from(count))?;
+            }
+            let mut table = StepTable::keeping((hi - lo) as usize, movers);
+            for i in lo..hi {
+                search.successors(i, &mut out)?;
+                table.push(out.iter().map(|e| (e.to, e.movers)));
+            }
+            if used.fetch_add(table.bytes(), Relaxed) + table.bytes() > budget {
+                over.store(true, Relaxed);
+            }
+            mine.push((b, table));
+        }
+    };
+    let (daemon, fairness, threads) = (s.daemon(), s.fairness(), s.threads().clamp(1, 64));
+    let listed: Result<Vec<(u32, StepTable)>, Refusal> = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads)
+            .map(|_| {
+                let work = &work;
+                scope.spawn(move || work(&mut Search::new(ex, daemon, fairness), false))
+            })
+            .collect();
+        let mut all = work(s, true)?;
+        for other in others {
+            let theirs = other
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
+            all.extend(theirs);
+        }
+        Ok(all)
+    });
+    let mut parts = listed?;
+    if over.load(Relaxed) {
+        let listed: usize = parts.iter().map(|(_, t)| t.len()).sum();
+        return Ok(Err(format!(
+            "the steps it follows pass half the memory budget ({} MB) by {listed} configurations of {count}: raise --memory-limit, or drop it with --no-properties",
+            budget >> 20
+        )));
+    }
+    parts.sort_unstable_by_key(|&(b, _)| b);
+    let mut steps = StepTable::keeping(count as usize, movers);
+    steps.reserve(parts.iter().map(|(_, t)| t.steps()).sum());
+    for (_, part) in parts {
+        steps.append(part);
+    }
+    Ok(Ok(steps))
 }
 
 /// A step from a configuration where `holds` to one where not, as a run

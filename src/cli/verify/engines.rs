@@ -58,7 +58,7 @@ pub(super) fn explore_symbolically(
     inst: &Instance,
     origin: &Origin,
     daemons: &[Daemon],
-    progress: &dyn Fn(&str, u64, u64) -> bool,
+    progress: Progress,
     witness: Option<&Path>,
     mut found: Found,
 ) -> Result<Found, (Found, Stop)> {

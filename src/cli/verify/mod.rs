@@ -49,7 +49,7 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// explorer is doing, how far, its rate and what is left.
 struct Bar {
     bar: ProgressBar,
-    phase: std::cell::RefCell<String>,
+    phase: std::sync::Mutex<String>,
 }
 
 impl Bar {
@@ -57,15 +57,16 @@ impl Bar {
         let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
         Bar {
             bar: ProgressBar::new(0),
-            phase: std::cell::RefCell::new(String::new()),
+            phase: std::sync::Mutex::new(String::new()),
         }
     }
 
     /// Shows `what` at `done` of `total` (a spinner when the total is unknown);
     /// false once Ctrl-C was pressed.
     fn tell(&self, what: &str, done: u64, total: u64) -> bool {
-        if *self.phase.borrow() != what {
-            *self.phase.borrow_mut() = what.to_string();
+        let mut phase = self.phase.lock().unwrap_or_else(|e| e.into_inner());
+        if *phase != what {
+            *phase = what.to_string();
             let template = if total > 0 {
                 "{msg} {bar:30} {human_pos}/{human_len} ({rate}, {eta} left)"
             } else {
@@ -391,7 +392,7 @@ fn verify_under(
     origin: &Origin,
     daemon: &Daemon,
     every: Option<&Explorer>,
-    progress: &dyn Fn(&str, u64, u64) -> bool,
+    progress: Progress,
     found: &mut Found,
 ) -> Result<Verdict, Refusal> {
     let reached;
