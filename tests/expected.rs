@@ -8,7 +8,7 @@
 //! command line.
 
 mod common;
-use common::markov::chain;
+use common::markov::{assert_agrees, chain};
 use common::{guarded, instance, mean_and_error};
 use guarded::runtime::daemon::Daemon;
 use guarded::verify::expected::{self, Cost, Model, Movers};
@@ -63,14 +63,6 @@ fn herman_by_hand(n: usize) -> Vec<f64> {
     )
 }
 
-/// The state number `herman_by_hand` gives the configuration `rows`.
-fn as_bits(rows: &[i64]) -> usize {
-    rows.iter()
-        .enumerate()
-        .map(|(i, &b)| (b as usize) << i)
-        .sum()
-}
-
 #[test]
 fn herman_agrees_with_a_chain_solved_by_hand() {
     for n in [3, 5, 7] {
@@ -82,14 +74,7 @@ fn herman_agrees_with_a_chain_solved_by_hand() {
         );
         let by_hand = herman_by_hand(n);
         assert_eq!(model.configs.len(), 1 << n);
-        for (cfg, v) in model.configs.iter().zip(&values) {
-            let want = by_hand[as_bits(&cfg.rows)];
-            assert!(
-                (v - want).abs() < 1e-9,
-                "ring of {n}, {:?}: {v} against {want}",
-                cfg.rows
-            );
-        }
+        assert_agrees(&model.configs, &values, &by_hand, &format!("ring of {n}"));
     }
 }
 

@@ -6,7 +6,7 @@
 //! of 10,000 seeded runs of `guarded sweep`.
 
 mod common;
-use common::markov::chain;
+use common::markov::{assert_agrees, chain};
 use common::{guarded, instance, mean_and_error};
 use guarded::runtime::daemon::Daemon;
 use guarded::verify::expected::{self, Cost, Movers};
@@ -108,19 +108,7 @@ fn expected_steps_agree_with_a_chain_solved_by_hand() {
             .values;
         let by_hand = mis_by_hand(&inst);
         assert_eq!(model.configs.len(), by_hand.len());
-        for (cfg, v) in model.configs.iter().zip(&values) {
-            let state = cfg
-                .rows
-                .iter()
-                .enumerate()
-                .fold(0, |bits, (i, &b)| bits | (b as usize) << i);
-            let want = by_hand[state];
-            assert!(
-                (v - want).abs() < 1e-9,
-                "{topology}, {:?}: {v} against {want}",
-                cfg.rows
-            );
-        }
+        assert_agrees(&model.configs, &values, &by_hand, topology);
     }
 }
 

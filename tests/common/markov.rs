@@ -52,3 +52,30 @@ pub fn chain(
     }
     gauss(a, b)
 }
+
+/// The state number of a configuration of one boolean a process: bit i is
+/// process i's.
+pub fn as_bits(rows: &[i64]) -> usize {
+    rows.iter()
+        .enumerate()
+        .map(|(i, &b)| (b as usize) << i)
+        .sum()
+}
+
+/// Each configuration's value (`values`, in `configs`' order) against the
+/// chain's (`by_hand`, by [`as_bits`]), to 1e-9.
+pub fn assert_agrees(
+    configs: &[guarded::state::Config],
+    values: &[f64],
+    by_hand: &[f64],
+    what: &str,
+) {
+    for (cfg, v) in configs.iter().zip(values) {
+        let want = by_hand[as_bits(&cfg.rows)];
+        assert!(
+            (v - want).abs() < 1e-9,
+            "{what}, {:?}: {v} against {want}",
+            cfg.rows
+        );
+    }
+}
