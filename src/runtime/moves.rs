@@ -20,7 +20,7 @@ pub const MOST_DRAW_OUTCOMES: usize = 1 << 16;
 impl StepRelation<'_> {
     /// Every move of process `p` in `cfg`, into `out` (empty where it is
     /// not enabled): with `every`, each enabled action (see
-    /// [`crate::runtime::choose`]) for each member of its binder whose
+    /// `runtime/choose.rs`) for each member of its binder whose
     /// guard holds; else its first enabled action only, for the first
     /// member, as runs take it. Either way, an action that draws once per
     /// sequence of values its draws can take, in lexicographic order.

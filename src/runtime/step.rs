@@ -12,7 +12,7 @@
 //! for exhaustive exploration and for tests. The simulator's general step
 //! calls the first; its fast paths (one mover, column by column) are
 //! tested against the second. Which moves a process has is
-//! [`crate::runtime::choose`]'s and [`StepRelation::moves_into`]'s.
+//! `runtime/choose.rs`'s and [`StepRelation::moves_into`]'s.
 
 use crate::check::ir;
 use crate::compile::{
@@ -500,7 +500,7 @@ impl<'a> StepRelation<'a> {
     }
 
     /// The configuration after a step of `moves` (each process named
-    /// once, each move one of [`StepRelation::moves`]), in canonical form.
+    /// once, each move one of [`StepRelation::moves_into`]'s), in canonical form.
     pub fn successor_of(&mut self, cfg: &Config, moves: &[Move]) -> Result<Config, RunError> {
         let mut next = cfg.clone();
         self.successor_of_into(cfg, moves, &mut next)?;

@@ -189,7 +189,7 @@ impl<'a> Explorer<'a> {
     }
 
     /// [`Explorer::reachable_choosing`], keeping one configuration of each
-    /// orbit under the instance's symmetries (see [`super::orbits`]).
+    /// orbit under the instance's symmetries (see `verify/orbits.rs`).
     pub fn reachable_by_orbits(
         inst: &'a Instance,
         start: impl Into<Starts>,

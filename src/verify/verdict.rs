@@ -63,10 +63,10 @@ impl Fairness {
 /// Which engine explored the configurations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Engine {
-    /// One configuration at a time, numbered ([`Explorer`]).
+    /// One configuration at a time, numbered ([`crate::verify::Explorer`]).
     #[default]
     Explicit,
-    /// Sets of configurations as decision diagrams ([`Symbolic`]): steps
+    /// Sets of configurations as decision diagrams ([`crate::verify::Symbolic`]): steps
     /// (and moves under the central daemon), no rounds.
     Symbolic,
 }
@@ -90,7 +90,7 @@ pub enum Convergence {
         /// counted, as runs count them); `None` when not counted (more
         /// than 64 processes, a (configuration, pending processes) state
         /// past 64 bits, or the states in the middle of a round would take
-        /// more than [`MAX_ROUND_BYTES`]).
+        /// more than [`crate::verify::MAX_ROUND_BYTES`]).
         rounds: Option<(u64, Run)>,
     },
     /// A run to a configuration outside legitimacy where no process is
@@ -151,7 +151,7 @@ pub struct Verdict {
     /// Convergence, and the worst case or a counterexample.
     pub convergence: Convergence,
     /// Whether the worst case in rounds was asked for
-    /// ([`Explorer::count_rounds`]).
+    /// ([`crate::verify::Explorer::count_rounds`]).
     pub rounds_asked: bool,
     /// Which moves were explored.
     pub choices: Choices,
