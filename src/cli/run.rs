@@ -202,6 +202,14 @@ impl<W: Write> TraceObserver<'_, W> {
 }
 
 impl<W: Write> Observer for TraceObserver<'_, W> {
+    fn watches_steps(&self) -> bool {
+        self.tracer.is_some()
+            || self.recorder.is_some()
+            || self.picture.is_some()
+            || self.progress.is_some()
+            || self.counts.messages
+    }
+
     fn after_step(&mut self, sim: &Simulation) -> bool {
         if let Some(t) = &mut self.tracer {
             let _ = t.step(self.out, sim);

@@ -81,12 +81,22 @@ pub trait Observer {
     fn after_step(&mut self, _sim: &Simulation) -> bool {
         true
     }
+    /// Whether it watches the steps at all, asked once before the run:
+    /// where it does not, the run loop does not call it (an observer that
+    /// prints nothing costs nothing).
+    fn watches_steps(&self) -> bool {
+        true
+    }
 }
 
 /// An observer that watches nothing.
 pub struct Unobserved;
 
-impl Observer for Unobserved {}
+impl Observer for Unobserved {
+    fn watches_steps(&self) -> bool {
+        false
+    }
+}
 
 /// The invariant check [`Limits::invariants`] asks for.
 fn invariant_stop(sim: &Simulation) -> Option<Stop> {
@@ -109,6 +119,7 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
     // Rounds in a row in which no process moved, only timers advanced.
     let mut idle = 0;
     let idle_limit = idle_rounds(sim.n());
+    let watching = observer.watches_steps();
     loop {
         if limits.until_legitimate && sim.legitimate() == Some(true) {
             return Stop::Legitimate;
@@ -123,13 +134,13 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
         if limits.moves.is_some_and(|m| now.moves - start.moves >= m) {
             return Stop::MoveLimit;
         }
-        if !observer.before_step(sim) {
+        if watching && !observer.before_step(sim) {
             return Stop::Observer;
         }
         match sim.step() {
             Ok(Outcome::Moved) => {
                 idle = if sim.last().tick { idle + 1 } else { 0 };
-                if !observer.after_step(sim) {
+                if watching && !observer.after_step(sim) {
                     return Stop::Observer;
                 }
                 if limits.invariants {
@@ -142,5 +153,56 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
             Ok(Outcome::ScheduleDone) => return Stop::ScheduleDone,
             Err(e) => return Stop::Error(e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{simulate, Setup};
+
+    /// Counts the calls it gets; watches the steps or not.
+    struct Counting {
+        watches: bool,
+        calls: u64,
+    }
+
+    impl Observer for Counting {
+        fn before_step(&mut self, _: &Simulation) -> bool {
+            self.calls += 1;
+            true
+        }
+        fn after_step(&mut self, _: &Simulation) -> bool {
+            self.calls += 1;
+            true
+        }
+        fn watches_steps(&self) -> bool {
+            self.watches
+        }
+    }
+
+    /// An observer that watches is called before and after every step;
+    /// one that does not is never called, and the run is the same.
+    #[test]
+    fn an_observer_that_does_not_watch_is_not_called() {
+        let src = "var x: 0..3 = 0\nprocess { up :: x < 3 -> x := x + 1 }\n";
+        let setup = Setup {
+            topology: Some("ring:4".into()),
+            ..Setup::default()
+        };
+        let mut ends = Vec::new();
+        for watches in [true, false] {
+            let mut sim = simulate(src, &setup).expect("loads");
+            let mut observer = Counting { watches, calls: 0 };
+            let stop = run(&mut sim, &Limits::default(), &mut observer);
+            assert!(matches!(stop, Stop::Silent), "{stop:?}");
+            let steps = sim.now().step;
+            assert_eq!(steps, 12);
+            // Before every step, and before the last attempt, which finds
+            // no process enabled; after every step.
+            assert_eq!(observer.calls, if watches { 2 * steps + 1 } else { 0 });
+            ends.push(sim.config().rows.clone());
+        }
+        assert_eq!(ends[0], ends[1]);
     }
 }
