@@ -203,4 +203,22 @@ legitimate: forall(p in procs : p.index == 0 or p.got)";
         "{:?}",
         v.convergence
     );
+    // A ping sent back and forth for ever: a cycle of ticks, never legitimate.
+    let ping_pong = "message ping
+channel capacity 4 delay 1..2
+var sent: bool = false
+process {
+    back :: receive ping from q -> send ping to q
+    go for q in nbrs :: index == 0 and not sent -> send ping to q; sent := true
+}
+legitimate: exists(p in procs : p.index > 1)";
+    let mut inst = load(ping_pong, &setup, &read_file).unwrap();
+    let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+    let v = verify_ticks(&inst, start, None).unwrap();
+    match &v.convergence {
+        Convergence::Cycle { run, cycle_from } => {
+            assert!(*cycle_from < run.steps.len(), "a cycle of at least a tick");
+        }
+        other => panic!("{other:?}"),
+    }
 }

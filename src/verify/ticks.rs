@@ -11,6 +11,7 @@
 //! the most moves any run takes to reach legitimacy, or a shortest way to
 //! a configuration it is stuck outside of, or into a cycle outside it.
 
+use super::fair_cores::{components, inside_steps, StepTable, ANY_MOVERS};
 use super::{max_reachable_bytes, PROGRESS_EVERY};
 use super::{Choices, Convergence, Progress, Refusal, Run, Verdict};
 use crate::load::Instance;
@@ -430,62 +431,18 @@ impl Reached {
     }
 
     /// Per configuration: whether it lies on a cycle of ticks outside
-    /// legitimacy (Tarjan's strongly connected components, iteratively).
+    /// legitimacy (a strongly connected component of them with a tick
+    /// inside it, as the other searches find theirs).
     fn on_cycles_outside(&self) -> Vec<bool> {
         let n = self.configs.len();
-        let outside = |i: usize| !self.legit[i];
-        let (mut index, mut low) = (vec![u32::MAX; n], vec![0u32; n]);
-        let (mut on_stack, mut on_cycle) = (vec![false; n], vec![false; n]);
-        let (mut stack, mut next) = (Vec::new(), 0u32);
-        for root in (0..n).filter(|&i| outside(i)) {
-            if index[root] != u32::MAX {
-                continue;
-            }
-            let mut work = vec![(root, 0usize)];
-            while let Some(&mut (v, ref mut k)) = work.last_mut() {
-                if *k == 0 && index[v] == u32::MAX {
-                    index[v] = next;
-                    low[v] = next;
-                    next += 1;
-                    stack.push(v);
-                    on_stack[v] = true;
-                }
-                let edges = &self.edges[v];
-                if let Some(e) = edges.get(*k) {
-                    *k += 1;
-                    let w = e.to as usize;
-                    if !outside(w) {
-                        continue;
-                    }
-                    if w == v {
-                        on_cycle[v] = true;
-                    }
-                    if index[w] == u32::MAX {
-                        work.push((w, 0));
-                    } else if on_stack[w] {
-                        low[v] = low[v].min(index[w]);
-                    }
-                    continue;
-                }
-                work.pop();
-                if let Some(&(parent, _)) = work.last() {
-                    low[parent] = low[parent].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    let mut members = Vec::new();
-                    while let Some(w) = stack.pop() {
-                        on_stack[w] = false;
-                        members.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    if members.len() > 1 {
-                        members.iter().for_each(|&w| on_cycle[w] = true);
-                    }
-                }
-            }
+        let mut table = StepTable::keeping(n, false);
+        for edges in &self.edges {
+            table.push(edges.iter().map(|e| (e.to, ANY_MOVERS)));
         }
-        on_cycle
+        let outside: Vec<bool> = self.legit.iter().map(|&l| !l).collect();
+        let component = components(&table, &outside);
+        let count = component.iter().map(|&c| c + 1).max().unwrap_or(0);
+        let (cyclic, _) = inside_steps(&table, &outside, &component, count);
+        (0..n).map(|i| outside[i] && cyclic[component[i]]).collect()
     }
 }
