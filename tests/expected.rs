@@ -9,7 +9,7 @@
 
 mod common;
 use common::markov::{assert_agrees, chain};
-use common::{guarded, instance, mean_and_error};
+use common::{guarded, instance, sweep_mean};
 use guarded::runtime::daemon::Daemon;
 use guarded::verify::expected::{self, Cost, Model, Movers};
 use guarded::verify::{Choices, Convergence, Explorer, Starts};
@@ -385,24 +385,9 @@ fn runs_average_what_is_expected() {
         ] {
             let init = witness.join(format!("{worst}.init"));
             let csv = dir.join(format!("{daemon}-{worst}.csv"));
-            let (code, _, err) = guarded(&[
-                "sweep",
-                program,
-                "-t",
-                "ring:4",
-                "-d",
-                daemon,
-                "--init",
-                init.to_str().unwrap(),
-                "--seeds",
-                "0..19999",
-                "--until",
-                "legitimate",
-                "--csv",
-                csv.to_str().unwrap(),
-            ]);
-            assert_eq!(code, 0, "{err}");
-            let (mean, se, _) = mean_and_error(&csv, column);
+            let run = (program, "ring:4", daemon);
+            let init = init.to_str().unwrap();
+            let (mean, se, _) = sweep_mean(run, init, "0..19999", &csv, column);
             let want = v[measure]["worst"].as_f64().unwrap();
             assert!(
                 (mean - want).abs() < 4.0 * se,

@@ -7,7 +7,7 @@
 
 mod common;
 use common::markov::{assert_agrees, chain};
-use common::{guarded, instance, mean_and_error};
+use common::{guarded, instance, sweep_mean};
 use guarded::runtime::daemon::Daemon;
 use guarded::verify::expected::{self, Cost, Movers};
 use guarded::verify::{Choices, Convergence, Explorer, Starts};
@@ -141,24 +141,8 @@ fn runs_average_what_is_expected() {
             ("random", "average"),
         ] {
             let csv = witness.join(format!("{measure}.csv"));
-            let (code, _, err) = guarded(&[
-                "sweep",
-                program,
-                "-t",
-                topology,
-                "-d",
-                "synchronous",
-                "--init",
-                init,
-                "--seeds",
-                "0..9999",
-                "--until",
-                "legitimate",
-                "--csv",
-                csv.to_str().unwrap(),
-            ]);
-            assert_eq!(code, 0, "{err}");
-            let (mean, se, runs) = mean_and_error(&csv, "stabilized_step");
+            let run = (program, topology, "synchronous");
+            let (mean, se, runs) = sweep_mean(run, init, "0..9999", &csv, "stabilized_step");
             assert_eq!(runs, 10_000);
             let want = v["expected_steps"][measure].as_f64().unwrap();
             assert!(

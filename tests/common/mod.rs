@@ -188,9 +188,39 @@ pub fn instance(src: &str, topology: &str, params: &[(&str, i64)]) -> guarded::l
     guarded::load::load(src, &setup, &guarded::load::read_file).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
+/// Runs `guarded sweep` of `program` on `topology` under `daemon` from
+/// `init` over `seeds` until legitimacy, writing `csv`: the mean,
+/// standard error and count of its column `column`.
+pub fn sweep_mean(
+    (program, topology, daemon): (&str, &str, &str),
+    init: &str,
+    seeds: &str,
+    csv: &std::path::Path,
+    column: &str,
+) -> (f64, f64, usize) {
+    let (code, _, err) = guarded(&[
+        "sweep",
+        program,
+        "-t",
+        topology,
+        "-d",
+        daemon,
+        "--init",
+        init,
+        "--seeds",
+        seeds,
+        "--until",
+        "legitimate",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    mean_and_error(csv, column)
+}
+
 /// The mean, standard error and count of the column `column` of a CSV
 /// that `guarded sweep` wrote.
-pub fn mean_and_error(csv: &std::path::Path, column: &str) -> (f64, f64, usize) {
+fn mean_and_error(csv: &std::path::Path, column: &str) -> (f64, f64, usize) {
     let text = std::fs::read_to_string(csv).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
