@@ -23,20 +23,12 @@ type Cycle = (u32, Vec<Vec<Move>>);
 /// asks), if there is one: where it begins, and its steps' movers. `Err`
 /// when fairness cannot be decided (more than 64 processes).
 pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>, Refusal> {
-    if !ex.processes_fit_a_word() {
-        return Err(Refusal::Unsupported(
-            "fairness is decided with a bit per process: at most 64 processes".into(),
-        ));
-    }
+    let everyone = every_process(ex)?;
     if ex.symmetries() > 1 {
         return Err(Refusal::Unsupported(
             "fairness follows each process round a cycle, which a cycle between orbits does not: verify it without --symmetry".into(),
         ));
     }
-    let everyone = match ex.inst.topo.n() {
-        64.. => u64::MAX,
-        k => (1u64 << k) - 1,
-    };
     let fairness = s.fairness();
     let what = format!("{}: fair cycles", s.daemon_name());
     let found = s.components_outside_legitimacy(&what)?;
@@ -83,6 +75,18 @@ pub(super) fn fair_cycle(s: &mut Search, ex: &Explorer) -> Result<Option<Cycle>,
         return Ok(Some((from, ex.moves_of_hops(from, &hops)?)));
     }
     Ok(None)
+}
+
+/// Every process as a bit, which fairness follows them by; refused past
+/// 64 processes.
+pub(super) fn every_process(ex: &Explorer) -> Result<u64, Refusal> {
+    match ex.inst.topo.n() {
+        65.. => Err(Refusal::Unsupported(
+            "fairness is decided with a bit per process: at most 64 processes".into(),
+        )),
+        64 => Ok(u64::MAX),
+        k => Ok((1u64 << k) - 1),
+    }
 }
 
 /// The steps between the configurations of `component` (sorted), each

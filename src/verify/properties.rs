@@ -11,7 +11,8 @@
 use super::fair_cores::{
     components, inside_steps, strong_cores, StepTable, ANY_MOVERS, NO_COMPONENT,
 };
-use super::process_bits::enabled_as_bits;
+use super::fairness::every_process;
+use super::process_bits::{as_bits, enabled_as_bits};
 use super::search::Search;
 use super::tours::{fair_tour, walk, Outside};
 use super::{Explorer, Fairness, Refusal, Run, PROGRESS_EVERY};
@@ -332,7 +333,10 @@ fn moves_of_step(s: &mut Search, i: u32, (j, movers): (u32, u64)) -> Result<Vec<
     let e = s
         .edges(i)?
         .into_iter()
-        .find(|e| e.to == j && (movers == ANY_MOVERS || movers_of(&e.moves) == movers))
+        .find(|e| {
+            e.to == j
+                && (movers == ANY_MOVERS || as_bits(e.moves.iter().map(|m| &m.process)) == movers)
+        })
         .expect("a step found among the edges");
     Ok(e.moves)
 }
@@ -386,13 +390,9 @@ struct Asked<'a> {
 /// Every process as a bit, where `fairness` follows them (at most 64;
 /// past that fairness is refused); unfair, every bit.
 fn everyone(ex: &Explorer, fairness: Fairness) -> Result<u64, Refusal> {
-    match ex.inst.topo.n() {
-        _ if fairness == Fairness::Unfair => Ok(u64::MAX),
-        65.. => Err(Refusal::Unsupported(
-            "fairness is decided with a bit per process: at most 64 processes".into(),
-        )),
-        64 => Ok(u64::MAX),
-        k => Ok((1u64 << k) - 1),
+    match fairness {
+        Fairness::Unfair => Ok(u64::MAX),
+        _ => every_process(ex),
     }
 }
 
@@ -519,12 +519,4 @@ fn lasso(asked: &Asked, (from, to): (&[bool], &[bool])) -> Option<Lasso> {
         steps: run,
         cycle_from,
     })
-}
-
-/// The movers of a step, as bits (at most 64 processes counted).
-fn movers_of(moves: &[Move]) -> u64 {
-    moves
-        .iter()
-        .filter(|m| m.process < 64)
-        .fold(0, |bits, m| bits | 1 << m.process)
 }

@@ -12,6 +12,7 @@ mod solve;
 
 pub use solve::{expected, expected_rounds, no_sure_arrival, Cost, Solution, TOLERANCE};
 
+use super::process_bits::as_bits;
 use super::{tell, Choices, Progress, Refusal, Starts, PROGRESS_EVERY};
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
@@ -291,10 +292,7 @@ impl Builder<'_> {
             });
             out.push(Choice {
                 moves: set.len() as u32,
-                movers: set
-                    .iter()
-                    .filter(|&&p| p < 64)
-                    .fold(0, |bits, &p| bits | 1 << p),
+                movers: as_bits(set),
                 to,
             });
         }
