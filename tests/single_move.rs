@@ -311,3 +311,88 @@ fn prefetching_on_a_large_ring_of_rowless_processes() {
     }
     assert_eq!(lean.now(), full.now());
 }
+
+/// An observer that looks at every step (and so makes the run loop take
+/// them one by one) but never stops the run.
+struct EveryStep;
+
+impl guarded::runtime::run::Observer for EveryStep {}
+
+/// The run loop takes central single moves in batches where nothing
+/// watches the steps (`Simulation::single_moves`): the same run, stop,
+/// last step and measures as one step at a time, whatever stops it (the
+/// step or move budget, legitimacy, silence, a fault, an invariant).
+#[test]
+fn batches_of_single_moves_take_the_steps_one_by_one_would() {
+    use guarded::runtime::run::{run, Limits, Stop, Unobserved};
+    let invariant = "var x: 0..9 = 0\nprocess { up :: x < 9 and x <= left.x -> x := x + 1 }\ninvariant small: forall(p in procs : p.x < 7)\n";
+    let mut cases: Vec<(&str, String, Vec<(&str, i64)>)> = vec![
+        (DIJKSTRA, "ring:7".into(), vec![("K", 7)]),
+        (DIJKSTRA, "ring:300".into(), vec![("K", 300)]),
+        (DIJKSTRA, "uring:8".into(), vec![("K", 7)]),
+        (JOHNEN, "uring:9".into(), vec![("k", 1)]),
+        (SSLE, "random:12".into(), vec![]),
+        (invariant, "ring:5".into(), vec![]),
+    ];
+    for src in [RIGHT_READER, BOTH_SIDES, LOCAL_LEGIT] {
+        cases.push((src, "ring:6".into(), vec![]));
+    }
+    for src in FAULTY {
+        cases.push((src, "ring:5".into(), vec![]));
+    }
+    let mut batched_steps = 0;
+    for (src, topology, params) in &cases {
+        for (steps, moves, until_legitimate) in [
+            (1, None, false),
+            (37, None, false),
+            (5000, Some(123), false),
+            (100_000, None, true),
+            (100_000, None, false),
+        ] {
+            let limits = Limits {
+                steps,
+                moves,
+                until_legitimate,
+                invariants: true,
+            };
+            let what = format!("{topology} {limits:?}:\n{src}");
+            let mut ends = Vec::new();
+            for batched in [true, false] {
+                let mut sim =
+                    start_from(src, topology, params, 3, true, InitMode::Random, Ids::Index);
+                let stop = if batched {
+                    run(&mut sim, &limits, &mut Unobserved)
+                } else {
+                    run(&mut sim, &limits, &mut EveryStep)
+                };
+                if batched {
+                    batched_steps += sim.now().step;
+                }
+                // A failed step's record names its movers, not rows.
+                let last = match stop {
+                    Stop::Error(_) => (
+                        sim.last().movers().to_vec(),
+                        sim.last().actions().to_vec(),
+                        Vec::new(),
+                    ),
+                    _ => last_step(&sim),
+                };
+                ends.push((
+                    format!("{stop:?}"),
+                    sim.rows().to_vec(),
+                    last,
+                    sim.now(),
+                    sim.enabled().to_vec(),
+                    sim.legitimate(),
+                    sim.stabilized_at(),
+                    sim.legitimacy_losses(),
+                    sim.moves_per_action()
+                        .map(<[u64]>::to_vec)
+                        .collect::<Vec<_>>(),
+                ));
+            }
+            assert_eq!(ends[0], ends[1], "{what}");
+        }
+    }
+    assert!(batched_steps > 10_000, "{batched_steps} steps in all");
+}

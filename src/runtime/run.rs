@@ -120,6 +120,10 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
     let mut idle = 0;
     let idle_limit = idle_rounds(sim.n());
     let watching = observer.watches_steps();
+    // Where nothing is looked at between steps, central single moves are
+    // taken in batches inside the engine (the same steps, without a call
+    // per step); the checks below then run once per batch.
+    let batches = !watching && !(limits.invariants && sim.has_invariants());
     loop {
         if limits.until_legitimate && sim.legitimate() == Some(true) {
             return Stop::Legitimate;
@@ -133,6 +137,20 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
         }
         if limits.moves.is_some_and(|m| now.moves - start.moves >= m) {
             return Stop::MoveLimit;
+        }
+        if batches {
+            let left = limits.steps - (now.step - start.step);
+            let budget = limits
+                .moves
+                .map_or(left, |m| left.min(m - (now.moves - start.moves)));
+            match sim.single_moves(budget, limits.until_legitimate) {
+                Ok(0) => {}
+                Ok(_) => {
+                    idle = 0;
+                    continue;
+                }
+                Err(e) => return Stop::Error(e),
+            }
         }
         if watching && !observer.before_step(sim) {
             return Stop::Observer;

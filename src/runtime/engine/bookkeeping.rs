@@ -19,6 +19,33 @@ pub(super) fn affect(marks: &mut Bits, affected: &mut Vec<u32>, few: bool, q: u3
     }
 }
 
+/// Re-evaluates `q`'s guards in `env` (a guard environment on the
+/// configuration after the step) and updates its chosen action and the
+/// enabled set; a process the step disables leaves the round
+/// (neutralized).
+#[inline(always)]
+pub(super) fn refresh_in(
+    code: &Compiled,
+    progress: &mut Progress,
+    env: &mut Env,
+    q: u32,
+) -> Result<(), RunError> {
+    env.me = q as usize;
+    let role = &code.roles[progress.procs[q as usize].role as usize];
+    let a = first_true(role, env, false)
+        .map_err(|(i, fault)| guard_fault(role, q as usize, i, progress.steps, fault))?;
+    progress.procs[q as usize].chosen = a;
+    if a == NO_ACTION {
+        progress.enabled.remove(&mut progress.procs, q);
+        if progress.in_round.take(q as usize) {
+            progress.pending -= 1;
+        }
+    } else {
+        progress.enabled.insert(&mut progress.procs, q);
+    }
+    Ok(())
+}
+
 impl Simulation {
     /// Where the action each process would run is kept now.
     pub(super) fn chosen(&self) -> Chosen<'_> {
@@ -165,22 +192,8 @@ impl Simulation {
     pub(super) fn refresh_affected(&mut self) -> Result<(), RunError> {
         let b = &self.buf;
         let mut env = Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, 0);
-        let progress = &mut self.progress;
         for &q in &self.affected {
-            env.me = q as usize;
-            let role = &self.code.roles[progress.procs[q as usize].role as usize];
-            let a = first_true(role, &env, false)
-                .map_err(|(i, fault)| guard_fault(role, q as usize, i, progress.steps, fault))?;
-            progress.procs[q as usize].chosen = a;
-            if a == NO_ACTION {
-                progress.enabled.remove(&mut progress.procs, q);
-                // Neutralized: done with this round.
-                if progress.in_round.take(q as usize) {
-                    progress.pending -= 1;
-                }
-            } else {
-                progress.enabled.insert(&mut progress.procs, q);
-            }
+            refresh_in(&self.code, &mut self.progress, &mut env, q)?;
         }
         Ok(())
     }
@@ -204,6 +217,21 @@ impl Simulation {
                 self.progress.pending -= 1;
             }
         }
+        self.movers_done()
+    }
+
+    /// [`Simulation::finish_step`] for a step whose one mover is `p`.
+    #[inline]
+    pub(super) fn finish_single(&mut self, p: usize) -> Result<Outcome, RunError> {
+        if self.progress.in_round.take(p) {
+            self.progress.pending -= 1;
+        }
+        self.movers_done()
+    }
+
+    /// The end of a step once its movers have left the round.
+    #[inline]
+    fn movers_done(&mut self) -> Result<Outcome, RunError> {
         self.progress.steps_in_round += 1;
         let mut timers_ran = false;
         if self.progress.pending == 0 {

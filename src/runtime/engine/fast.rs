@@ -5,6 +5,7 @@
 //! without messages or edge variables, with a look-ahead that prefetches
 //! what the next steps will read; and synchronous steps column by column.
 
+use super::bookkeeping::refresh_in;
 use super::*;
 use crate::runtime::cache::prefetch;
 
@@ -134,6 +135,57 @@ impl Simulation {
         }
     }
 
+    /// Whether a step is one central move taken by [`Simulation::single_move`]:
+    /// the central daemon, the first choice, no effects besides the mover's
+    /// row, and not in ticks.
+    #[inline]
+    pub(super) fn takes_single_moves(&self) -> bool {
+        self.single_move_path
+            && self.daemon == Daemon::Central
+            && self.choice == Choice::First
+            && !self.code.has_effects
+            && !self.runs_in_ticks()
+    }
+
+    /// The central daemon's draw among the enabled processes (at least
+    /// one, bookkeeping settled), recorded as the step's mover.
+    #[inline]
+    pub(super) fn draw_single_mover(&mut self) -> u32 {
+        let list = &self.progress.enabled.list;
+        let len = list.len();
+        let p = list[self.rng.gen_range(0..len)];
+        if self.look_ahead && len >= LOOK_AHEAD_ENABLED {
+            self.prefetch_next_move();
+        }
+        set_one(&mut self.progress.last.movers, p);
+        p
+    }
+
+    /// Takes up to `budget` steps while each is a single central move (see
+    /// [`Simulation::takes_single_moves`]), exactly the steps
+    /// [`Simulation::step`] would take one by one, without returning to the
+    /// caller between them; stops early when no process is enabled or,
+    /// with `until_legitimate`, when legitimacy holds. The run loop takes
+    /// batches where nothing watches the steps and no invariant is checked
+    /// after each. Returns the steps taken (none where a step is not a
+    /// single move: the caller steps one by one).
+    pub fn single_moves(&mut self, budget: u64, until_legitimate: bool) -> Result<u64, RunError> {
+        if !self.takes_single_moves() {
+            return Ok(0);
+        }
+        self.settle();
+        let mut taken = 0;
+        while taken < budget
+            && !self.progress.enabled.list.is_empty()
+            && !(until_legitimate && self.progress.legit_now == Some(true))
+        {
+            let p = self.draw_single_mover();
+            self.single_move(p as usize)?;
+            taken += 1;
+        }
+        Ok(taken)
+    }
+
     /// A step where one process `p` (already in the step record's movers)
     /// runs its chosen action and nothing but its row changes: what
     /// [`Simulation::execute_forced`] does, without its cases for several
@@ -191,17 +243,33 @@ impl Simulation {
             Some((after_reads, before_reads)) if n >= 3 => {
                 let before = if p == 0 { n - 1 } else { p - 1 };
                 let after = if p + 1 == n { 0 } else { p + 1 };
-                self.affected.push(p as u32);
                 let (first, second) = if before < after {
                     ((before, before_reads), (after, after_reads))
                 } else {
                     ((after, after_reads), (before, before_reads))
                 };
+                if !self.code.legit_parts.is_empty() {
+                    // Legitimacy's local conjuncts are evaluated again
+                    // where the step affected them: list them.
+                    self.affected.push(p as u32);
+                    for (q, reads) in [first, second] {
+                        if reads {
+                            self.affected.push(q as u32);
+                        }
+                    }
+                    self.refresh_affected()?;
+                    return self.finish_single(p);
+                }
+                // Refreshed in place, without a list of them.
+                let b = &self.buf;
+                let mut env = Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, p);
+                refresh_in(&self.code, &mut self.progress, &mut env, p as u32)?;
                 for (q, reads) in [first, second] {
                     if reads {
-                        self.affected.push(q as u32);
+                        refresh_in(&self.code, &mut self.progress, &mut env, q as u32)?;
                     }
                 }
+                return self.finish_single(p);
             }
             _ => {
                 let few = self.few_readers(p);
@@ -214,7 +282,7 @@ impl Simulation {
             }
         }
         self.refresh_affected()?;
-        self.finish_step()
+        self.finish_single(p)
     }
 
     /// A synchronous step evaluated column by column (see

@@ -191,6 +191,11 @@ impl Simulation {
         }
     }
 
+    /// Whether the program declares invariants.
+    pub fn has_invariants(&self) -> bool {
+        !self.code.invariants.is_empty()
+    }
+
     /// The first declared invariant that does not hold now, if any.
     pub fn violated_invariant(&self) -> Result<Option<usize>, RunError> {
         if self.code.invariants.is_empty() {

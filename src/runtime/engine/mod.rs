@@ -37,7 +37,7 @@ mod ticks;
 pub use crate::compile::columns::CHUNK as COLUMN_CHUNK;
 pub use access::FastPaths;
 use bookkeeping::affect;
-use fast::{set_one, ColumnBuffers, LOOK_AHEAD_BYTES, LOOK_AHEAD_ENABLED};
+use fast::{ColumnBuffers, LOOK_AHEAD_BYTES};
 
 /// Which move a process makes when it has several: several enabled
 /// actions of the most urgent priority, or several members of its action's
@@ -501,20 +501,9 @@ impl Simulation {
             return self.tick_step();
         }
         let count = self.enabled_count();
-        if count > 0
-            && self.single_move_path
-            && self.daemon == Daemon::Central
-            && self.choice == Choice::First
-            && !self.code.has_effects
-        {
+        if count > 0 && self.takes_single_moves() {
             self.settle();
-            let list = &self.progress.enabled.list;
-            let len = list.len();
-            let p = list[self.rng.gen_range(0..len)];
-            if self.look_ahead && len >= LOOK_AHEAD_ENABLED {
-                self.prefetch_next_move();
-            }
-            set_one(&mut self.progress.last.movers, p);
+            let p = self.draw_single_mover();
             return self.single_move(p as usize);
         }
         // Column by column when the daemon moves everyone and enough are
