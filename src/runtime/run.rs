@@ -123,7 +123,8 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
     // Where nothing is looked at between steps, central single moves are
     // taken in batches inside the engine (the same steps, without a call
     // per step); the checks below then run once per batch.
-    let batches = !watching && !(limits.invariants && sim.has_invariants());
+    let invariant_checks = limits.invariants && sim.has_invariants();
+    let batches = !watching && !invariant_checks;
     loop {
         if limits.until_legitimate && sim.legitimate() == Some(true) {
             return Stop::Legitimate;
