@@ -312,6 +312,9 @@ fn prefetching_on_a_large_ring_of_rowless_processes() {
     assert_eq!(lean.now(), full.now());
 }
 
+/// A program, a topology and parameters.
+type Case<'a> = (&'a str, String, Vec<(&'a str, i64)>);
+
 /// An observer that looks at every step (and so makes the run loop take
 /// them one by one) but never stops the run.
 struct EveryStep;
@@ -326,7 +329,7 @@ impl guarded::runtime::run::Observer for EveryStep {}
 fn batches_of_single_moves_take_the_steps_one_by_one_would() {
     use guarded::runtime::run::{run, Limits, Stop, Unobserved};
     let invariant = "var x: 0..9 = 0\nprocess { up :: x < 9 and x <= left.x -> x := x + 1 }\ninvariant small: forall(p in procs : p.x < 7)\n";
-    let mut cases: Vec<(&str, String, Vec<(&str, i64)>)> = vec![
+    let mut cases: Vec<Case> = vec![
         (DIJKSTRA, "ring:7".into(), vec![("K", 7)]),
         (DIJKSTRA, "ring:300".into(), vec![("K", 300)]),
         (DIJKSTRA, "uring:8".into(), vec![("K", 7)]),
