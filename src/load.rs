@@ -286,6 +286,25 @@ impl Checked {
     }
 }
 
+/// The initial configuration `init` asks for on a compiled instance, with
+/// `sets` applied, drawing from `rng`.
+pub(crate) fn initial_config(
+    prog: &ir::Program,
+    code: &Compiled,
+    topo: &Topology,
+    init: &InitMode,
+    sets: &[String],
+    rng: &mut ChaCha8Rng,
+) -> Result<Config, LoadError> {
+    let (rows, chans) =
+        initial_state(prog, code, topo, init, sets, rng).map_err(|e| LoadError::Input {
+            origin: e.origin,
+            text: e.text,
+            problems: e.problems,
+        })?;
+    Ok(Config { rows, chans })
+}
+
 /// Parses, checks and compiles `source` on the set-up's topology and ids.
 /// `read` reads the files a topology spec names (`file:`, `dot:`).
 pub fn load(
@@ -297,10 +316,22 @@ pub fn load(
 }
 
 impl Instance {
+    /// The run's generator as it stands (after the draws of the topology,
+    /// ids and any initial configuration taken so far).
+    pub fn generator(&self) -> &ChaCha8Rng {
+        &self.rng
+    }
+
+    /// Whether no seed changes the instance (topology and ids): runs of
+    /// other seeds may start from it.
+    pub fn seed_free(&self) -> bool {
+        self.seed_free
+    }
+
     /// The initial configuration `init` asks for, with `sets` applied,
     /// drawing from the instance's generator.
     pub fn initial(&mut self, init: &InitMode, sets: &[String]) -> Result<Config, LoadError> {
-        let (rows, chans) = initial_state(
+        initial_config(
             &self.prog,
             &self.code,
             &self.topo,
@@ -308,12 +339,6 @@ impl Instance {
             sets,
             &mut self.rng,
         )
-        .map_err(|e| LoadError::Input {
-            origin: e.origin,
-            text: e.text,
-            problems: e.problems,
-        })?;
-        Ok(Config { rows, chans })
     }
 
     /// The initial configuration a run starts from when none is asked for.

@@ -82,12 +82,25 @@ pub trait Observer {
         true
     }
     /// Whether it watches the steps at all, asked once before the run:
-    /// where it does not, the run loop does not call it (an observer that
-    /// prints nothing costs nothing).
+    /// where it does not, the run loop does not call it before and after
+    /// each step (an observer that prints nothing costs nothing), only
+    /// [`Observer::keep_going`] now and then.
     fn watches_steps(&self) -> bool {
         true
     }
+    /// Where it does not watch the steps: asked before every step the run
+    /// loop takes itself and before every batch of steps the engine takes
+    /// (at most [`BATCH_STEPS`] long); `false` stops the run (an
+    /// interrupt, say).
+    fn keep_going(&mut self) -> bool {
+        true
+    }
 }
+
+/// The most steps the engine takes in one batch (see
+/// [`Simulation::single_moves`]) before the run loop asks the observer
+/// whether to go on: a few milliseconds' worth.
+pub const BATCH_STEPS: u64 = 1 << 16;
 
 /// An observer that watches nothing.
 pub struct Unobserved;
@@ -139,11 +152,15 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
         if limits.moves.is_some_and(|m| now.moves - start.moves >= m) {
             return Stop::MoveLimit;
         }
+        if !watching && !observer.keep_going() {
+            return Stop::Observer;
+        }
         if batches {
             let left = limits.steps - (now.step - start.step);
             let budget = limits
                 .moves
-                .map_or(left, |m| left.min(m - (now.moves - start.moves)));
+                .map_or(left, |m| left.min(m - (now.moves - start.moves)))
+                .min(BATCH_STEPS);
             match sim.single_moves(budget, limits.until_legitimate) {
                 Ok(0) => {}
                 Ok(_) => {
@@ -223,5 +240,46 @@ mod tests {
             ends.push(sim.config().rows.clone());
         }
         assert_eq!(ends[0], ends[1]);
+    }
+
+    /// Says stop at its `n`-th `keep_going`.
+    struct StopAt {
+        asked: u64,
+        n: u64,
+    }
+
+    impl Observer for StopAt {
+        fn watches_steps(&self) -> bool {
+            false
+        }
+        fn keep_going(&mut self) -> bool {
+            self.asked += 1;
+            self.asked < self.n
+        }
+    }
+
+    /// An observer that does not watch the steps can still stop a run
+    /// (an interrupt): asked before every batch of central single moves,
+    /// at most `BATCH_STEPS` apart, and before every other step.
+    #[test]
+    fn an_observer_that_does_not_watch_can_stop_the_run_between_batches() {
+        let src = "var x: 0..1 = 0\nprocess { flip :: true -> x := 1 - x }\n";
+        use crate::runtime::engine::Daemon;
+        for (daemon, most) in [(Daemon::Central, BATCH_STEPS), (Daemon::Synchronous, 1)] {
+            let setup = Setup {
+                topology: Some("ring:4".into()),
+                daemon: daemon.clone(),
+                ..Setup::default()
+            };
+            let mut sim = simulate(src, &setup).expect("loads");
+            let limits = Limits {
+                steps: u64::MAX,
+                ..Limits::default()
+            };
+            let mut observer = StopAt { asked: 0, n: 3 };
+            let stop = run(&mut sim, &limits, &mut observer);
+            assert!(matches!(stop, Stop::Observer), "{stop:?}");
+            assert_eq!(sim.now().step, 2 * most, "{daemon:?}");
+        }
     }
 }

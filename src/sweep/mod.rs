@@ -101,6 +101,18 @@ pub enum PlanError {
 /// the parameters.
 type TemplateKey = (String, Vec<(String, i64)>);
 
+/// A worker's simulation of its last run, started again for the next run
+/// of the same instance and daemon (a run's own set-up would otherwise
+/// cost more than a short run: tables allocated, the topology copied).
+#[derive(Default)]
+struct Spare {
+    /// The instance (topology, parameters) and daemon (index) it runs.
+    key: Option<(TemplateKey, usize)>,
+    sim: Option<Simulation>,
+    /// The topology's edge count, for the rows.
+    edges: usize,
+}
+
 /// The grid's axes, expanded: what [`Sweep::lay_out`] reads points from.
 struct Grid<'a> {
     specs: &'a [String],
@@ -135,7 +147,10 @@ pub struct Sweep {
 struct Interruptible<'a>(&'a AtomicBool);
 
 impl Observer for Interruptible<'_> {
-    fn before_step(&mut self, _sim: &Simulation) -> bool {
+    fn watches_steps(&self) -> bool {
+        false
+    }
+    fn keep_going(&mut self) -> bool {
         !self.0.load(Ordering::Relaxed)
     }
 }
@@ -318,6 +333,17 @@ impl Sweep {
     /// Runs one point of the grid; `None` when `interrupted` stopped it
     /// before it finished (a partial run is no row).
     pub fn run(&self, point: &Point, interrupted: &AtomicBool) -> Option<Row> {
+        self.run_reusing(point, interrupted, &mut Spare::default())
+    }
+
+    /// [`Sweep::run`], in the simulation of the worker's last run when it
+    /// ran the same instance and daemon.
+    fn run_reusing(
+        &self,
+        point: &Point,
+        interrupted: &AtomicBool,
+        spare: &mut Spare,
+    ) -> Option<Row> {
         let started = std::time::Instant::now();
         let (name, daemon) = &self.daemons[point.daemon];
         let mut row = Row {
@@ -346,7 +372,7 @@ impl Sweep {
             reports: vec![String::new(); self.reports.len()],
             seconds: None,
         };
-        match self.simulate(point, daemon) {
+        match self.simulate(point, daemon, spare) {
             Err(e) => {
                 row.exit = match e {
                     LoadError::Usage(_) | LoadError::NoTopology => EXIT_USAGE,
@@ -355,16 +381,17 @@ impl Sweep {
                 };
                 row.message = e.headline();
             }
-            Ok(mut sim) => {
+            Ok((sim, edges)) => {
                 let stop = crate::runtime::run::run(
-                    &mut sim,
+                    sim,
                     &self.options.limits,
                     &mut Interruptible(interrupted),
                 );
                 if matches!(stop, Stop::Observer) {
                     return None;
                 }
-                self.record(&mut row, &sim, &stop);
+                row.edges = Some(edges);
+                self.record(&mut row, sim, &stop);
             }
         }
         if self.options.timings {
@@ -396,13 +423,18 @@ impl Sweep {
                     for _ in 0..workers {
                         let send = send.clone();
                         let next = &next;
-                        s.spawn(move |_| loop {
-                            let k = next.fetch_add(1, Ordering::Relaxed);
-                            if k >= points.len() || interrupted.load(Ordering::Relaxed) {
-                                break;
-                            }
-                            if let Some(row) = self.run(points[k], interrupted) {
-                                let _ = send.send((k, row));
+                        s.spawn(move |_| {
+                            let mut spare = Spare::default();
+                            loop {
+                                let k = next.fetch_add(1, Ordering::Relaxed);
+                                if k >= points.len() || interrupted.load(Ordering::Relaxed) {
+                                    break;
+                                }
+                                if let Some(row) =
+                                    self.run_reusing(points[k], interrupted, &mut spare)
+                                {
+                                    let _ = send.send((k, row));
+                                }
                             }
                         });
                     }
@@ -427,8 +459,43 @@ impl Sweep {
         failed
     }
 
-    /// The run of `point` at step 0, as `guarded run` starts it.
-    fn simulate(&self, point: &Point, daemon: &Daemon) -> Result<Simulation, LoadError> {
+    /// The run of `point` at step 0, as `guarded run` starts it, in
+    /// `spare`: its simulation started again where it ran the same
+    /// instance and daemon, else a new one (kept for the next run where
+    /// no seed changes the instance); and the topology's edge count.
+    fn simulate<'s>(
+        &self,
+        point: &Point,
+        daemon: &Daemon,
+        spare: &'s mut Spare,
+    ) -> Result<(&'s mut Simulation, usize), LoadError> {
+        let key = ((point.topology.clone(), point.params.clone()), point.daemon);
+        let same = spare.key.as_ref() == Some(&key);
+        // Taken out while it starts again: a start that fails leaves no spare.
+        if let Some(mut sim) = spare.sim.take().filter(|_| same) {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(point.seed);
+            let start = crate::load::initial_config(
+                &sim.prog,
+                &sim.code,
+                &sim.topo,
+                &self.init,
+                &self.options.sets,
+                &mut rng,
+            )?;
+            sim.restart((start.rows, start.chans), rng)
+                .map_err(LoadError::Runtime)?;
+            return Ok((spare.sim.insert(sim), spare.edges));
+        }
+        spare.key = None;
+        let (sim, reusable) = self.build(point, daemon)?;
+        spare.edges = sim.topology().edge_count();
+        spare.key = reusable.then_some(key);
+        Ok((spare.sim.insert(sim), spare.edges))
+    }
+
+    /// A new simulation of `point`, and whether no seed changes its
+    /// instance (so that other seeds' runs may start it again).
+    fn build(&self, point: &Point, daemon: &Daemon) -> Result<(Simulation, bool), LoadError> {
         let setup = Setup {
             topology: Some(point.topology.clone()),
             params: point.params.clone(),
@@ -467,14 +534,14 @@ impl Sweep {
                 inst
             }
         };
+        let reusable = inst.seed_free();
         let start = inst.initial(&setup.init, &setup.sets)?;
-        inst.simulate(start, setup.daemon, setup.choice)
+        Ok((inst.simulate(start, setup.daemon, setup.choice)?, reusable))
     }
 
     /// Fills `row` with what the finished run `sim` measured.
     fn record(&self, row: &mut Row, sim: &Simulation, stop: &Stop) {
         let now = sim.now();
-        row.edges = Some(sim.topology().edge_count());
         row.measured = Some(Measured {
             steps: now.step,
             moves: now.moves,

@@ -1,6 +1,7 @@
 //! What a user of the library reads of a simulation (its configuration,
 //! topology, names of variables, actions and invariants), the switches of
-//! its fast paths, and fault injection.
+//! its fast paths, fault injection, and starting again from another
+//! configuration.
 
 use super::*;
 use crate::runtime::init;
@@ -175,5 +176,63 @@ impl Simulation {
         self.rng = s.rng;
         *self.buf.fx.draws.borrow_mut() = s.draws;
         self.progress = s.progress;
+    }
+}
+
+impl Simulation {
+    /// Starts again from `start`, drawing from `rng`: the run
+    /// [`Simulation::new`] would start with this one's program, topology,
+    /// daemon and choice (the fast paths as set), keeping its tables and
+    /// buffers, so that a sweep's worker runs seed after seed in one
+    /// simulation instead of building one per run.
+    pub fn restart(
+        &mut self,
+        (state, chans): (Vec<i64>, Channels),
+        rng: ChaCha8Rng,
+    ) -> Result<(), RunError> {
+        if self.code.has_random {
+            // As `new` does: draws on a stream of the seed of their own.
+            let mut draws = rng.clone();
+            draws.set_stream(1);
+            *self.buf.fx.draws.borrow_mut() = Draws::Generator(Box::new(draws));
+        }
+        // What a step that failed half-way may have left behind.
+        self.buf.fx.sends.borrow_mut().clear();
+        self.buf.fx.edge_writes.borrow_mut().clear();
+        self.buf.fx.received.set(None);
+        self.marks.clear_all();
+        self.affected.clear();
+        self.tick_buf = Default::default();
+        self.state = state;
+        self.chans = chans;
+        self.rng = rng;
+        self.column_steps = 0;
+        let p = &mut self.progress;
+        for (info, &role) in p.procs.iter_mut().zip(&self.code.role_of) {
+            *info = ProcInfo {
+                chosen: NO_ACTION,
+                pos: NONE,
+                role: role as u16,
+            };
+        }
+        p.enabled.list.clear();
+        p.schedule_pos = 0;
+        p.last = StepRecord::default();
+        (
+            p.steps,
+            p.moves,
+            p.rounds_done,
+            p.rounds_cut,
+            p.steps_in_round,
+        ) = (0, 0, 0, 0, 0);
+        p.in_round.clear_all();
+        // The legitimacy conjuncts' tables are evaluated again in full below.
+        p.dense = None;
+        p.pending = 0;
+        (p.legit_now, p.first_legit, p.last_entry, p.losses) = (None, None, None, 0);
+        p.moved.fill(0);
+        self.reevaluate_all()?;
+        self.start_round();
+        self.update_legitimacy(true)
     }
 }

@@ -43,29 +43,37 @@ pub(crate) fn random_row(
     p: usize,
     rng: &mut ChaCha8Rng,
 ) -> Vec<i64> {
+    random_values(prog, code, topo, p, rng).collect()
+}
+
+/// [`random_row`]'s values one by one, in slot order (a start of many
+/// short runs built no row on the way).
+fn random_values<'a>(
+    prog: &'a ir::Program,
+    code: &'a Compiled,
+    topo: &'a Topology,
+    p: usize,
+    rng: &'a mut ChaCha8Rng,
+) -> impl Iterator<Item = i64> + 'a {
     let edge = |v: usize| prog.vars[v].kind == crate::check::ir::VarKind::Edge;
-    code.arbitrary
-        .iter()
-        .enumerate()
-        .map(|(slot, d)| {
-            let (v, k) = code.var_of_slot(slot);
-            if let Some(x) = code.fixed_at(v, p) {
-                return x;
-            }
-            match (code.per_nbr[v], k) {
-                // The filler the state space has, whatever the range drawn from.
-                (true, Some(k)) if k >= topo.nbrs(p).len() => unused_value(&code.domains[slot], p),
-                (true, Some(k)) if edge(v) && *d == VarDomain::Node => {
-                    if rng.gen::<bool>() {
-                        p as i64
-                    } else {
-                        topo.nbrs(p)[k] as i64
-                    }
+    code.arbitrary.iter().enumerate().map(move |(slot, d)| {
+        let (v, k) = code.var_of_slot(slot);
+        if let Some(x) = code.fixed_at(v, p) {
+            return x;
+        }
+        match (code.per_nbr[v], k) {
+            // The filler the state space has, whatever the range drawn from.
+            (true, Some(k)) if k >= topo.nbrs(p).len() => unused_value(&code.domains[slot], p),
+            (true, Some(k)) if edge(v) && *d == VarDomain::Node => {
+                if rng.gen::<bool>() {
+                    p as i64
+                } else {
+                    topo.nbrs(p)[k] as i64
                 }
-                _ => random_value(d, p, topo, rng),
             }
-        })
-        .collect()
+            _ => random_value(d, p, topo, rng),
+        }
+    })
 }
 
 /// After process `p`'s row changed from outside (a fault injected), its
@@ -140,7 +148,7 @@ pub(crate) fn initial_state(
     };
     if *mode == InitMode::Random {
         for p in 0..n {
-            for (slot, v) in random_row(prog, code, topo, p, rng).into_iter().enumerate() {
+            for (slot, v) in random_values(prog, code, topo, p, rng).enumerate() {
                 state[p * stride + slot] = Some(v);
             }
         }
