@@ -6,7 +6,7 @@
 //! few values, as a process's guards are. The bodies are the closures
 //! every other front end runs: nothing here is a second semantics.
 
-use super::{const_eval, BFn};
+use super::{const_eval, BFn, Size};
 use crate::check::ir::{self, BExpr, Coll, IExpr};
 
 /// A predicate over a whole configuration, by process.
@@ -39,7 +39,7 @@ impl super::Compiler<'_> {
         let node_var = |v: usize| self.prog.vars[v].ty == ir::Ty::Node;
         let edge_var = |v: usize| self.prog.vars[v].kind == ir::VarKind::Edge;
         let local = |slot: usize, body: &BExpr| ir::local_to(body, slot, &node_var, &edge_var);
-        let konst = |e: &IExpr| const_eval(e, &self.params, self.n);
+        let konst = |e: &IExpr, c: i64| counted(e, c, &self.params, self.n);
         let boxed = |b: &BExpr| self.by_process(b).map(Box::new);
         Some(match b {
             BExpr::Const(c) => ByProcess::Const(*c),
@@ -72,7 +72,7 @@ impl super::Compiler<'_> {
                 }
                 // The comparison at each count, by the constant folder.
                 let holds = (0..=self.n.n)
-                    .map(|c| Some(op.holds(konst(&counted(a, c))?, konst(&counted(b, c))?)))
+                    .map(|c| Some(op.holds(konst(a, c)?, konst(b, c)?)))
                     .collect::<Option<Vec<bool>>>()?;
                 ByProcess::Count(slot, self.bexpr(body), holds)
             }
@@ -100,15 +100,16 @@ fn one_count<'e>(e: &'e IExpr, found: &mut Option<(usize, &'e BExpr)>) -> bool {
     }
 }
 
-/// `e` with its `count(...)` replaced by `c`.
-fn counted(e: &IExpr, c: i64) -> IExpr {
-    match e {
-        IExpr::Count(..) => IExpr::Const(c),
-        IExpr::Neg(a, s) => IExpr::Neg(Box::new(counted(a, c)), *s),
-        IExpr::Abs(a, s) => IExpr::Abs(Box::new(counted(a, c)), *s),
-        IExpr::Arith(op, a, b, s) => {
-            IExpr::Arith(*op, Box::new(counted(a, c)), Box::new(counted(b, c)), *s)
+/// The constant folder's value of `e` with its `count(...)` at `c`,
+/// without building that expression (once per count, up to n).
+fn counted(e: &IExpr, c: i64, params: &[i64], n: Size) -> Option<i64> {
+    Some(match e {
+        IExpr::Count(..) => c,
+        IExpr::Neg(a, _) => ir::negate(counted(a, c, params, n)?)?,
+        IExpr::Abs(a, _) => ir::absolute(counted(a, c, params, n)?)?,
+        IExpr::Arith(op, a, b, _) => {
+            op.apply(counted(a, c, params, n)?, counted(b, c, params, n)?)?
         }
-        other => other.clone(),
-    }
+        other => const_eval(other, params, n)?,
+    })
 }

@@ -258,9 +258,11 @@ impl Instantiation<'_> {
         let (no_chans, no_fx) = (Channels::default(), Effects::default());
         let mut role_of = vec![0u32; topo.n()];
         let mut offenders = 0;
+        // One list for every process: not an allocation per process.
+        let mut matched = Vec::new();
         for (p, role) in role_of.iter_mut().enumerate() {
             let env = Env::new(&[], topo, &locals, &no_chans, &no_fx, p);
-            let mut matched = Vec::new();
+            matched.clear();
             for (r, s) in selectors.iter().enumerate() {
                 let yes = match s.as_ref().map(|f| f(&env)) {
                     None | Some(Ok(true)) => true,

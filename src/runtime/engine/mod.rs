@@ -323,11 +323,15 @@ impl Simulation {
     }
 
     /// Re-evaluates every process's guards, as after the configuration
-    /// changed from outside a step.
-    pub fn reevaluate_all(&mut self) -> Result<(), RunError> {
+    /// changed from outside a step; the caller starts a new round.
+    pub(crate) fn reevaluate_all(&mut self) -> Result<(), RunError> {
         self.settle();
-        for p in 0..self.topo.n() {
-            self.refresh(p)?;
+        // One guard environment for them all. The callers start a new
+        // round after, so a process leaving the old one changes nothing.
+        let b = &self.buf;
+        let mut env = Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, 0);
+        for p in 0..self.topo.n() as u32 {
+            bookkeeping::refresh_in(&self.code, &mut self.progress, &mut env, p)?;
         }
         Ok(())
     }
