@@ -230,21 +230,26 @@ impl Simulation {
     }
 
     /// The end of a step once its movers have left the round.
-    #[inline]
+    #[inline(always)]
     fn movers_done(&mut self) -> Result<Outcome, RunError> {
         self.progress.steps_in_round += 1;
-        let mut timers_ran = false;
-        if self.progress.pending == 0 {
-            self.progress.rounds_done += 1;
-            timers_ran = !self.code.timers.is_empty();
-            if timers_ran {
-                self.advance_timers()?;
-            }
-            self.start_round();
-        }
-        // Timers change every process; otherwise only the affected ones changed.
-        self.update_legitimacy(timers_ran && self.code.legitimate_reads_timers)?;
+        let full = self.progress.pending == 0 && self.end_round()?;
+        self.update_legitimacy(full)?;
         Ok(Outcome::Moved)
+    }
+
+    /// Every process of the round has moved or been neutralized: timers
+    /// advance and the next round starts. Whether legitimacy is to be
+    /// evaluated in full: timers change every process (otherwise only the
+    /// processes the step affected changed).
+    fn end_round(&mut self) -> Result<bool, RunError> {
+        self.progress.rounds_done += 1;
+        let timers_ran = !self.code.timers.is_empty();
+        if timers_ran {
+            self.advance_timers()?;
+        }
+        self.start_round();
+        Ok(timers_ran && self.code.legitimate_reads_timers)
     }
 
     /// With no process enabled, time still passes while a timer can run: a

@@ -31,26 +31,30 @@ impl Simulation {
 
     /// Re-evaluates the legitimacy predicate: in full, or (`full` false)
     /// its incremental parts at the processes the last step affected only.
-    #[inline]
+    #[inline(always)]
     pub(super) fn update_legitimacy(&mut self, full: bool) -> Result<(), RunError> {
-        if self.code.legitimate.is_none() {
-            return Ok(());
-        }
-        let holds = match self.code.legit_enabled_count {
-            Some((op, k)) => op.holds(self.enabled_count() as i64, k),
-            None => self.evaluate_legitimacy(full)?,
+        let holds = match (&self.code.legitimate, self.code.legit_enabled_count) {
+            (None, _) => return Ok(()),
+            (Some(_), Some((op, k))) => op.holds(self.enabled_count() as i64, k),
+            (Some(_), None) => self.evaluate_legitimacy(full)?,
         };
-        match (self.progress.legit_now, holds) {
-            (Some(true), false) => self.progress.losses += 1,
-            (Some(true), true) | (_, false) => {}
-            (_, true) => {
-                let now = self.now();
-                self.progress.last_entry = Some(now);
-                self.progress.first_legit.get_or_insert(now);
-            }
+        let was = self.progress.legit_now.replace(holds);
+        if was != Some(holds) {
+            self.legitimacy_changed(was, holds);
         }
-        self.progress.legit_now = Some(holds);
         Ok(())
+    }
+
+    /// Legitimacy was lost, or holds where it did not (or was not known
+    /// yet): a loss, or an entry into legitimacy, to count.
+    fn legitimacy_changed(&mut self, was: Option<bool>, holds: bool) {
+        if holds {
+            let now = self.now();
+            self.progress.last_entry = Some(now);
+            self.progress.first_legit.get_or_insert(now);
+        } else if was == Some(true) {
+            self.progress.losses += 1;
+        }
     }
 
     /// Evaluates the legitimacy predicate, in parts where it has them.

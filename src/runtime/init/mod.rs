@@ -191,10 +191,15 @@ pub(crate) fn initial_state(
     }
     mirror_edges(prog, code, topo, &mut state);
     // Per-neighbour slots beyond a process's neighbours hold nothing.
-    for p in 0..n {
-        for (slot, d) in code.domains.iter().enumerate() {
-            let (v, k) = code.var_of_slot(slot);
-            if let (true, Some(k)) = (code.per_nbr[v], k) {
+    let per_nbr_slots: Vec<(usize, usize, &VarDomain)> = (code.domains.iter().enumerate())
+        .filter_map(|(slot, d)| match code.var_of_slot(slot) {
+            (v, Some(k)) if code.per_nbr[v] => Some((slot, k, d)),
+            _ => None,
+        })
+        .collect();
+    if !per_nbr_slots.is_empty() {
+        for p in 0..n {
+            for &(slot, k, d) in &per_nbr_slots {
                 if k >= topo.nbrs(p).len() && state[p * stride + slot].is_none() {
                     state[p * stride + slot] = Some(unused_value(d, p));
                 }
