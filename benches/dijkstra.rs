@@ -14,6 +14,7 @@ use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
 use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Simulation};
 use guarded::runtime::init::InitMode;
+use guarded::runtime::run::{run, Limits, Stop, Unobserved};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
@@ -159,16 +160,21 @@ fn central(c: &mut Criterion) {
                 sim.step().expect("no runtime error");
             }
             let start = sim.snapshot();
+            // The run loop, as `guarded run` takes the steps (in batches
+            // inside the engine when nothing watches them).
+            let limits = Limits {
+                steps: CENTRAL_BUDGET,
+                ..Limits::default()
+            };
             g.bench_with_input(BenchmarkId::new("guarded", n), &n, |b, _| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;
                     for _ in 0..iters {
                         sim.restore(start.clone());
                         let t = Instant::now();
-                        for _ in 0..CENTRAL_BUDGET {
-                            sim.step().expect("no runtime error");
-                        }
+                        let stop = run(&mut sim, &limits, &mut Unobserved);
                         total += t.elapsed();
+                        assert!(matches!(stop, Stop::StepLimit), "{stop:?}");
                     }
                     total
                 })
