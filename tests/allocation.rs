@@ -4,6 +4,7 @@
 //! them, the synchronous, distributed and locally-central ones. An
 //! allocator that counts is installed for this test binary only.
 
+use guarded::load::{load, read_file, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
 use guarded::topology::Ids;
@@ -132,5 +133,66 @@ fn steps_allocate_nothing_once_warmed_up() {
         let (made, moved) = allocations(&mut sim, warm_up, steps);
         assert!(moved, "{what}: fell silent, so the steps measured nothing");
         assert_eq!(made, 0, "{what}: {made} allocations in {steps} steps");
+    }
+    // A sweep's worker starts its one simulation again for each seed
+    // (`Simulation::restart`): once warmed up, starting again from a
+    // configuration drawn beforehand and running allocate nothing.
+    let restarts = [
+        (
+            "dijkstra",
+            dijkstra,
+            "ring:300",
+            vec![("K", 300)],
+            Daemon::Central,
+        ),
+        (
+            "dijkstra",
+            dijkstra,
+            "ring:3000",
+            vec![("K", 3000)],
+            Daemon::Synchronous,
+        ),
+        (
+            "johnen",
+            johnen,
+            "uring:300",
+            vec![("k", 2)],
+            Daemon::Central,
+        ),
+        ("ssle", ssle, "random:200", vec![], Daemon::Central),
+    ];
+    for (name, src, topology, params, daemon) in restarts {
+        let what = format!(
+            "{name} on {topology} under {}, started again",
+            daemon.name()
+        );
+        let setup = Setup {
+            topology: Some(topology.into()),
+            params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            ids: Ids::Shuffled,
+            seed: 4,
+            init: InitMode::Random,
+            daemon: daemon.clone(),
+            ..Setup::default()
+        };
+        let mut sim = start(src, topology, &params, daemon);
+        let mut inst = load(src, &setup, &read_file).expect("loads");
+        for attempt in 0..4 {
+            let config = inst.initial(&InitMode::Random, &[]).expect("a start");
+            let rng = inst.generator().clone();
+            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            sim.restart((config.rows, config.chans), rng)
+                .expect("starts");
+            let mut moved = true;
+            for _ in 0..20 {
+                moved &= sim.step().expect("steps") == Outcome::Moved;
+            }
+            let made = ALLOCATIONS.load(Ordering::Relaxed) - before;
+            assert!(moved, "{what}: fell silent");
+            // The first attempts grow the buffers a run needs.
+            if attempt >= 2 {
+                assert_eq!(made, 0, "{what}: {made} allocations");
+            }
+        }
     }
 }

@@ -42,6 +42,22 @@ pub struct StepRecord {
 }
 
 impl StepRecord {
+    /// Empties it, as [`StepRecord::default`] would, keeping its buffers.
+    pub(crate) fn clear(&mut self) {
+        self.movers.clear();
+        self.actions.clear();
+        self.lazy = false;
+        self.chosen_before.clear();
+        self.worked_out = OnceCell::new();
+        self.before.clear();
+        self.after.clear();
+        self.whole = false;
+        self.received.clear();
+        self.sent.clear();
+        self.sent_by.clear();
+        self.tick = false;
+    }
+
     /// The processes that moved, in selection order (index order after a
     /// synchronous step).
     pub fn movers(&self) -> &[u32] {

@@ -203,7 +203,14 @@ impl Simulation {
         self.marks.clear_all();
         self.affected.clear();
         self.tick_buf = Default::default();
-        self.state = state;
+        let old = std::mem::replace(&mut self.state, state);
+        if let Some(columns) = self.columns.as_mut() {
+            // The configuration-sized buffer a column step builds the next
+            // configuration in.
+            if columns.spare.capacity() < old.capacity() {
+                columns.spare = old;
+            }
+        }
         self.chans = chans;
         self.rng = rng;
         self.column_steps = 0;
@@ -217,7 +224,7 @@ impl Simulation {
         }
         p.enabled.list.clear();
         p.schedule_pos = 0;
-        p.last = StepRecord::default();
+        p.last.clear();
         (
             p.steps,
             p.moves,
@@ -227,7 +234,10 @@ impl Simulation {
         ) = (0, 0, 0, 0, 0);
         p.in_round.clear_all();
         // The legitimacy conjuncts' tables are evaluated again in full below.
-        p.dense = None;
+        if let (Some(dense), Some(columns)) = (p.dense.take(), self.columns.as_mut()) {
+            // A column for the next column step to reuse.
+            columns.spare_columns.push(dense.chosen);
+        }
         p.pending = 0;
         (p.legit_now, p.first_legit, p.last_entry, p.losses) = (None, None, None, 0);
         p.moved.fill(0);
