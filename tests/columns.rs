@@ -209,7 +209,9 @@ fn wide_rows_priorities_and_sequences_step_the_same() {
 #[test]
 fn faults_are_reported_as_process_by_process() {
     for src in FAULTY {
-        for n in [3, 700] {
+        // One chunk, or several: a kernel may fault in a later one, after
+        // the first ran (and counted its moves).
+        for n in [3, 700, 2 * CHUNK + 5] {
             let ring = format!("ring:{n}");
             let mut fast = start_from(src, &ring, &[], 1, true, InitMode::Declared, Ids::Index);
             let mut slow = start_from(src, &ring, &[], 1, false, InitMode::Declared, Ids::Index);
@@ -217,6 +219,17 @@ fn faults_are_reported_as_process_by_process() {
             assert!(a.contains("Fault"), "{src}: {a}");
             assert_eq!(a, b, "{src} on ring:{n}");
             assert_eq!(fast.rows(), slow.rows());
+            // Values changed from outside (as the REPL's `set` does), the
+            // run goes on: a failed column step counted no move.
+            for sim in [&mut fast, &mut slow] {
+                sim.change_state(|rows| rows.fill(1)).expect("guards evaluate");
+                let _ = sim.step();
+            }
+            assert_eq!(fast.rows(), slow.rows());
+            assert!(
+                fast.moves_per_action().eq(slow.moves_per_action()),
+                "{src} on ring:{n}: moves per action"
+            );
         }
     }
 }

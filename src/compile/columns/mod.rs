@@ -258,7 +258,8 @@ impl ColumnCode {
     /// Runs the statements of processes `lo..` of role `role`, each the
     /// one `chosen` names (none for `NO_ACTION`), writing their rows after
     /// the step into `next`; reads neighbours in `before.state` (`before.own`
-    /// is not read).
+    /// is not read). Adds to `moved[a]` the processes that ran action `a`.
+    #[allow(clippy::too_many_arguments)]
     pub fn execute(
         &self,
         role: usize,
@@ -267,6 +268,7 @@ impl ColumnCode {
         chosen: &[u16],
         next: &mut [i64],
         s: &mut Scratch,
+        moved: &mut [u64],
     ) -> Result<(), MayFault> {
         let len = chosen.len();
         let stride = self.stride;
@@ -289,6 +291,8 @@ impl ColumnCode {
             if running == 0 {
                 continue;
             }
+            // The move counts, from the count the kernels need anyway.
+            moved[usize::from(a)] += running as u64;
             let everyone = running == len;
             for group in &act.body {
                 let rows = Rows {

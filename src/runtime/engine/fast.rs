@@ -45,11 +45,16 @@ pub(super) struct ColumnBuffers {
     pub(super) spare: Vec<i64>,
     /// Columns of chosen actions to reuse.
     pub(super) spare_columns: Vec<Vec<u16>>,
+    /// The step's moves per role and action (as [`Progress::moved`]),
+    /// counted by the kernels as they run each action and added to the
+    /// run's once the step has succeeded; zero between steps.
+    pub(super) moves: Vec<u64>,
 }
 
 impl ColumnBuffers {
-    /// Buffers for `code`, with the chunks of `role_of`'s runs of one role.
-    fn new(code: &crate::compile::columns::ColumnCode, role_of: &[u32]) -> Self {
+    /// Buffers for `code`, with the chunks of `role_of`'s runs of one role,
+    /// and a count for each of the `actions` of every role.
+    fn new(code: &crate::compile::columns::ColumnCode, role_of: &[u32], actions: usize) -> Self {
         use crate::compile::columns::CHUNK;
         let mut runs: Vec<(usize, usize, usize)> = Vec::new();
         for (p, &r) in role_of.iter().enumerate() {
@@ -71,11 +76,13 @@ impl ColumnBuffers {
             chunks,
             spare: Vec::new(),
             spare_columns: Vec::new(),
+            moves: vec![0; actions],
         }
     }
 
     pub(super) fn bytes(&self) -> usize {
-        self.scratch.bytes()
+        self.moves.capacity() * 8
+            + self.scratch.bytes()
             + self.chunks.capacity() * 24
             + self.spare.capacity() * 8
             + self
@@ -301,7 +308,11 @@ impl Simulation {
         let stride = self.code.stride;
         let mut buf = match self.columns.take() {
             Some(buf) => buf,
-            None => Box::new(ColumnBuffers::new(code, &self.code.role_of)),
+            None => Box::new(ColumnBuffers::new(
+                code,
+                &self.code.role_of,
+                self.progress.moved.len(),
+            )),
         };
         // What everyone runs in this step, as a column.
         let was_dense = self.progress.dense.is_some();
@@ -327,8 +338,12 @@ impl Simulation {
         after.resize(n, NO_ACTION);
         let ids = &self.topo.ids;
         let ColumnBuffers {
-            scratch, chunks, ..
+            scratch,
+            chunks,
+            moves,
+            ..
         } = &mut *buf;
+        let first_action = &self.first_action;
         // The statements, on the configuration before the step, chunk by
         // chunk; a chunk's guards, on the configuration after it, as soon as
         // both neighbouring chunks are done (the first and last wrap around,
@@ -356,7 +371,8 @@ impl Simulation {
                     ids,
                 };
                 let rows = &mut next[lo * stride..hi * stride];
-                code.execute(role, &old, lo, &before[lo..hi], rows, scratch)?;
+                let moved = &mut moves[first_action[role] as usize..];
+                code.execute(role, &old, lo, &before[lo..hi], rows, scratch, moved)?;
                 if k >= 2 {
                     choose(k - 1, &next, scratch)?;
                 }
@@ -367,12 +383,15 @@ impl Simulation {
             choose(0, &next, scratch)
         })();
         if ok.is_err() {
+            buf.moves.fill(0);
             self.abandon_column_step(buf, next, after, (before, moving), was_dense);
             return Ok(None);
         }
+        for (total, step) in self.progress.moved.iter_mut().zip(&mut buf.moves) {
+            *total += std::mem::take(step);
+        }
         self.columns = Some(buf);
         self.column_steps += 1;
-        self.count_column_moves(&before);
         let progress = &mut self.progress;
         let last = &mut progress.last;
         last.after.clear();

@@ -25,7 +25,7 @@ mod access;
 mod bookkeeping;
 mod counts;
 mod procs;
-use counts::{first_actions, role_runs};
+use counts::first_actions;
 pub(crate) use procs::ProcInfo;
 use procs::{Chosen, Dense, EnabledSet};
 mod fast;
@@ -133,9 +133,6 @@ pub struct Simulation {
     column_steps: u64,
     /// Where each role's actions begin in [`Progress::moved`].
     first_action: Vec<u32>,
-    /// Runs of consecutive processes with one role: (first, end, role),
-    /// over which a column step counts its moves.
-    runs_of_a_role: Vec<(usize, usize, usize)>,
     /// What a tick works in (programs that run in ticks).
     tick_buf: crate::runtime::tick::TickBuffers,
 }
@@ -237,7 +234,7 @@ impl Simulation {
         let stride = code.stride;
         let code_roles = code.role_of.clone();
         let moved = vec![0; code.roles.iter().map(|r| r.actions.len()).sum()];
-        let (first_action, runs_of_a_role) = (first_actions(&code), role_runs(&code.role_of));
+        let first_action = first_actions(&code);
         let buf = StepBuffers::new(&code);
         if code.has_random {
             // Draws have a stream of their own: the daemon's choices are
@@ -296,7 +293,6 @@ impl Simulation {
             ring_guard_readers: None,
             column_steps: 0,
             first_action,
-            runs_of_a_role,
             tick_buf: Default::default(),
         };
         sim.ring_guard_readers = sim.topo.regular_ring.map(|both| {
