@@ -222,7 +222,8 @@ fn faults_are_reported_as_process_by_process() {
             // Values changed from outside (as the REPL's `set` does), the
             // run goes on: a failed column step counted no move.
             for sim in [&mut fast, &mut slow] {
-                sim.change_state(|rows| rows.fill(1)).expect("guards evaluate");
+                sim.change_state(|rows| rows.fill(1))
+                    .expect("guards evaluate");
                 let _ = sim.step();
             }
             assert_eq!(fast.rows(), slow.rows());
