@@ -1,9 +1,8 @@
-//! The built-in families of topologies, each built as a petgraph graph and
+//! The built-in families of topologies, each built as a list of arcs and
 //! frozen into adjacency arrays; rings and chains also get their `left` and
 //! `right` neighbours, trees their parents.
 
-use super::{edge, graph_with, Topology, NONE};
-use petgraph::graph::NodeIndex;
+use super::{Arcs, Topology, NONE};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -11,13 +10,13 @@ use rand_chacha::ChaCha8Rng;
 /// A ring of `n` processes: undirected (`ring`, both neighbours) or
 /// directed (`uring`, each process reads its predecessor).
 pub(super) fn ring(name: String, n: usize, undirected: bool) -> Topology {
-    let mut g = graph_with(n);
+    let mut g = Arcs::new(n);
     for i in 0..n {
         let j = (i + 1) % n;
         if undirected {
-            edge(&mut g, i, j);
+            g.edge(i, j);
         } else {
-            g.add_edge(NodeIndex::new(i), NodeIndex::new(j), ());
+            g.arc(i, j);
         }
     }
     let mut t = Topology::freeze(name, g);
@@ -35,9 +34,9 @@ pub(super) fn ring(name: String, n: usize, undirected: bool) -> Topology {
 
 /// A chain: process 0 has no `left`, the last no `right`.
 pub(super) fn chain(name: String, n: usize) -> Topology {
-    let mut g = graph_with(n);
+    let mut g = Arcs::new(n);
     for i in 1..n {
-        edge(&mut g, i - 1, i);
+        g.edge(i - 1, i);
     }
     let mut t = Topology::freeze(name, g);
     t.has_left = true;
@@ -55,19 +54,19 @@ pub(super) fn chain(name: String, n: usize) -> Topology {
 
 /// A star with process 0 at its centre.
 pub(super) fn star(name: String, n: usize) -> Topology {
-    let mut g = graph_with(n);
+    let mut g = Arcs::new(n);
     for i in 1..n {
-        edge(&mut g, 0, i);
+        g.edge(0, i);
     }
     Topology::freeze(name, g)
 }
 
 /// Every pair of processes joined.
 pub(super) fn complete(name: String, n: usize) -> Topology {
-    let mut g = graph_with(n);
+    let mut g = Arcs::new(n);
     for i in 0..n {
         for j in i + 1..n {
-            edge(&mut g, i, j);
+            g.edge(i, j);
         }
     }
     Topology::freeze(name, g)
@@ -77,11 +76,11 @@ pub(super) fn complete(name: String, n: usize) -> Topology {
 /// pentagram (5 + i to 5 + (i + 2) mod 5); 10 processes, 15 edges, every
 /// process of degree 3, no cycle shorter than 5.
 pub(super) fn petersen(name: String) -> Topology {
-    let mut g = graph_with(10);
+    let mut g = Arcs::new(10);
     for i in 0..5 {
-        edge(&mut g, i, (i + 1) % 5);
-        edge(&mut g, i, i + 5);
-        edge(&mut g, 5 + i, 5 + (i + 2) % 5);
+        g.edge(i, (i + 1) % 5);
+        g.edge(i, i + 5);
+        g.edge(5 + i, 5 + (i + 2) % 5);
     }
     Topology::freeze(name, g)
 }
@@ -89,19 +88,19 @@ pub(super) fn petersen(name: String) -> Topology {
 /// An `r` by `c` grid, row by row; a torus wraps around (in a dimension of
 /// more than 2, where wrapping adds an edge).
 pub(super) fn grid(name: String, r: usize, c: usize, torus: bool) -> Topology {
-    let mut g = graph_with(r * c);
+    let mut g = Arcs::new(r * c);
     let at = |i: usize, j: usize| i * c + j;
     for i in 0..r {
         for j in 0..c {
             if j + 1 < c {
-                edge(&mut g, at(i, j), at(i, j + 1));
+                g.edge(at(i, j), at(i, j + 1));
             } else if torus && c > 2 {
-                edge(&mut g, at(i, j), at(i, 0));
+                g.edge(at(i, j), at(i, 0));
             }
             if i + 1 < r {
-                edge(&mut g, at(i, j), at(i + 1, j));
+                g.edge(at(i, j), at(i + 1, j));
             } else if torus && r > 2 {
-                edge(&mut g, at(i, j), at(0, j));
+                g.edge(at(i, j), at(0, j));
             }
         }
     }
@@ -111,12 +110,12 @@ pub(super) fn grid(name: String, r: usize, c: usize, torus: bool) -> Topology {
 /// The `d`-dimensional hypercube: processes whose numbers differ in one bit.
 pub(super) fn hypercube(name: String, d: usize) -> Topology {
     let n = 1usize << d;
-    let mut g = graph_with(n);
+    let mut g = Arcs::new(n);
     for i in 0..n {
         for b in 0..d {
             let j = i ^ (1 << b);
             if i < j {
-                edge(&mut g, i, j);
+                g.edge(i, j);
             }
         }
     }
@@ -126,12 +125,12 @@ pub(super) fn hypercube(name: String, d: usize) -> Topology {
 /// A random tree rooted at 0: each process's parent is drawn among the
 /// processes before it.
 pub(super) fn tree(name: String, n: usize, rng: &mut ChaCha8Rng) -> Topology {
-    let mut g = graph_with(n);
+    let mut g = Arcs::new(n);
     let mut parent = vec![NONE; n];
     for (i, p) in parent.iter_mut().enumerate().skip(1) {
         let j = rng.gen_range(0..i);
         *p = j as u32;
-        edge(&mut g, j, i);
+        g.edge(j, i);
     }
     let mut t = Topology::freeze(name, g);
     t.parent = parent;
@@ -150,17 +149,17 @@ pub(super) fn random(name: String, n: usize, p: Option<f64>, rng: &mut ChaCha8Rn
     let mut order: Vec<usize> = (0..n).collect();
     order.shuffle(rng);
     let mut adj = std::collections::HashSet::new();
-    let mut g = graph_with(n);
+    let mut g = Arcs::new(n);
     for i in 1..n {
         let j = rng.gen_range(0..i);
         let (a, b) = (order[i].min(order[j]), order[i].max(order[j]));
         adj.insert((a, b));
-        edge(&mut g, a, b);
+        g.edge(a, b);
     }
     for a in 0..n {
         for b in a + 1..n {
             if !adj.contains(&(a, b)) && rng.gen_bool(p) {
-                edge(&mut g, a, b);
+                g.edge(a, b);
             }
         }
     }
