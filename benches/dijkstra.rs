@@ -8,7 +8,7 @@
 //! configuration 40 steps per process later (`central-settled`).
 //! Synchronous daemon: process updates per second (n per step) over a few
 //! steps from the same random start. At the end, a table of both sides and
-//! their ratios.
+//! their ratios, and one of the bytes per process each side holds.
 
 use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
 use guarded::load::{simulate, Setup};
@@ -227,9 +227,49 @@ mod ratios;
 
 criterion_group!(benches, central, synchronous);
 
+/// Bytes per process each side holds after its steps, from its tables'
+/// capacities (deterministic, unlike times): the baseline's states, enabled
+/// list and positions (and, synchronously, the next states), against
+/// `Simulation::memory_bytes`.
+fn memory() {
+    println!("\nbytes per process after the steps (tables' capacities):");
+    println!("daemon          size  baseline  guarded  beyond");
+    for n in SIZES {
+        for daemon in [Daemon::Central, Daemon::Synchronous] {
+            let mut base = Baseline::new(n, 1);
+            let mut next = Vec::new();
+            let mut sim = interpreter(n, 1, daemon.clone());
+            if daemon == Daemon::Central {
+                for _ in 0..CENTRAL_BUDGET {
+                    base.central_step();
+                }
+                let limits = Limits {
+                    steps: CENTRAL_BUDGET,
+                    ..Limits::default()
+                };
+                run(&mut sim, &limits, &mut Unobserved);
+            } else {
+                for _ in 0..SYNC_STEPS {
+                    base.synchronous_step(&mut next);
+                    sim.step().expect("no runtime error");
+                }
+            }
+            let words = base.x.capacity() + base.list.capacity() + base.pos.capacity();
+            let baseline = (words + next.capacity()) as f64 * 4.0 / n as f64;
+            let guarded = sim.memory_bytes() as f64 / n as f64;
+            println!(
+                "{:<12} {n:>7} {baseline:>9.1} {guarded:>8.1} {:>7.1}",
+                daemon.name(),
+                guarded - baseline
+            );
+        }
+    }
+}
+
 fn main() {
     let started = std::time::SystemTime::now();
     benches();
     Criterion::default().configure_from_args().final_summary();
     ratios::print(&["central", "central-settled", "synchronous"], started);
+    memory();
 }
