@@ -185,6 +185,11 @@ impl Simulation {
     /// daemon and choice (the fast paths as set), keeping its tables and
     /// buffers, so that a sweep's worker runs seed after seed in one
     /// simulation instead of building one per run.
+    ///
+    /// # Panics
+    ///
+    /// If `state` is not a configuration of this instance (its length is
+    /// not the number of processes times the values each holds).
     pub fn restart(
         &mut self,
         (state, chans): (Vec<i64>, Channels),
@@ -203,6 +208,11 @@ impl Simulation {
         self.marks.clear_all();
         self.affected.clear();
         self.tick_buf = Default::default();
+        assert_eq!(
+            state.len(),
+            self.state.len(),
+            "a configuration of another instance"
+        );
         let old = std::mem::replace(&mut self.state, state);
         if let Some(columns) = self.columns.as_mut() {
             // The configuration-sized buffer a column step builds the next

@@ -168,8 +168,9 @@ impl Simulation {
         p
     }
 
-    /// Takes up to `budget` steps while each is a single central move (see
-    /// [`Simulation::takes_single_moves`]), exactly the steps
+    /// Takes up to `budget` steps while each is a single central move (the
+    /// central daemon, the first choice, a program without messages, edge
+    /// variables or draws, not in ticks), exactly the steps
     /// [`Simulation::step`] would take one by one, without returning to the
     /// caller between them; stops early when no process is enabled or,
     /// with `until_legitimate`, when legitimacy holds. The run loop takes
