@@ -506,8 +506,8 @@ fn warn_about_missing_sides(inst: &Instance, source: &str) {
     let topo = inst.topology();
     for (r, role) in inst.prog.roles.iter().enumerate() {
         for (span, has, sides, word) in [
-            (role.reads_left, topo.has_left, &topo.left, "left"),
-            (role.reads_right, topo.has_right, &topo.right, "right"),
+            (role.reads_left, topo.has_left, topo.lefts(), "left"),
+            (role.reads_right, topo.has_right, topo.rights(), "right"),
         ] {
             let Some(span) = span else { continue };
             if !has {

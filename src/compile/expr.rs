@@ -31,9 +31,9 @@ impl Compiler<'_> {
                 Box::new(move |e| {
                     let p = f(e)?;
                     let q = if left {
-                        e.topo.left[p]
+                        e.topo.left(p)
                     } else {
-                        e.topo.right[p]
+                        e.topo.right(p)
                     };
                     if q == NONE {
                         return no_neighbour(span, if left { "left" } else { "right" }, p);

@@ -142,7 +142,7 @@ impl Compiler<'_> {
             Proc::Left(span) if !self.in_stmt => {
                 let span = *span;
                 Box::new(move |e| {
-                    let q = e.topo.left[e.me];
+                    let q = e.topo.left(e.me);
                     if q == NONE {
                         return no_neighbour(span, "left", e.me);
                     }
@@ -189,9 +189,9 @@ impl Compiler<'_> {
                 let left = matches!(p, Proc::Left(_));
                 Box::new(move |e| {
                     let q = if left {
-                        e.topo.left[e.me]
+                        e.topo.left(e.me)
                     } else {
-                        e.topo.right[e.me]
+                        e.topo.right(e.me)
                     };
                     if q == NONE {
                         return no_neighbour(span, if left { "left" } else { "right" }, e.me);

@@ -62,16 +62,16 @@ fn grid(n: usize, c: usize) -> Vec<Point> {
 /// when `left` closes one cycle through all of them.
 fn ring_order(topo: &Topology) -> Option<Vec<usize>> {
     let n = topo.n();
-    if !topo.has_left || topo.left.contains(&NONE) {
+    if !topo.has_left || (0..n).any(|p| topo.left(p) == NONE) {
         return None;
     }
     // Following `left` from 0 walks the ring backwards; reverse it so that
     // indices grow clockwise.
     let mut order = vec![0usize];
-    let mut cur = topo.left[0] as usize;
+    let mut cur = topo.left(0) as usize;
     while cur != 0 && order.len() <= n {
         order.push(cur);
-        cur = topo.left[cur] as usize;
+        cur = topo.left(cur) as usize;
     }
     if order.len() != n {
         return None;

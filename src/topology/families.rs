@@ -2,7 +2,7 @@
 //! frozen into adjacency arrays; rings and chains also get their `left` and
 //! `right` neighbours, trees their parents.
 
-use super::{Arcs, Topology, NONE};
+use super::{Arcs, Sides, Topology, NONE};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -23,12 +23,7 @@ pub(super) fn ring(name: String, n: usize, undirected: bool) -> Topology {
     t.has_left = true;
     t.has_right = undirected;
     t.regular_ring = Some(undirected);
-    for i in 0..n {
-        t.left[i] = ((i + n - 1) % n) as u32;
-        if undirected {
-            t.right[i] = ((i + 1) % n) as u32;
-        }
-    }
+    t.sides = Sides::Ring;
     t
 }
 
@@ -41,14 +36,7 @@ pub(super) fn chain(name: String, n: usize) -> Topology {
     let mut t = Topology::freeze(name, g);
     t.has_left = true;
     t.has_right = true;
-    for i in 0..n {
-        if i > 0 {
-            t.left[i] = (i - 1) as u32;
-        }
-        if i + 1 < n {
-            t.right[i] = (i + 1) as u32;
-        }
-    }
+    t.sides = Sides::Chain;
     t
 }
 

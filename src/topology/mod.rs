@@ -30,10 +30,14 @@ pub struct Topology {
     rdr_start: Vec<u32>,
     rdr: Vec<u32>,
     undirected: bool,
-    /// Left neighbour on rings and chains (`NONE` where there is none).
-    pub left: Vec<u32>,
-    /// Right neighbour on bidirectional rings and chains.
-    pub right: Vec<u32>,
+    /// The number of processes.
+    n: usize,
+    /// How `left` and `right` neighbours are found.
+    sides: Sides,
+    /// Left and right neighbours where they are listed (`Sides::Listed`;
+    /// `NONE` where there is none): see [`Topology::left`].
+    left: Vec<u32>,
+    right: Vec<u32>,
     /// Whether `left` / `right` exist at all in this family.
     pub has_left: bool,
     /// See `has_left`.
@@ -50,7 +54,55 @@ pub struct Topology {
     pub regular_ring: Option<bool>,
 }
 
+/// Where a topology's `left` and `right` neighbours come from: computed on
+/// the families that have them (no table of 8 bytes a process), listed for
+/// a ring read from a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sides {
+    /// No process has them.
+    None,
+    /// `ring:N` and `uring:N`: i - 1 and i + 1 (mod n); `uring` has no right.
+    Ring,
+    /// `chain:N`: i - 1 and i + 1 where they exist.
+    Chain,
+    /// In `left` and `right`.
+    Listed,
+}
+
 impl Topology {
+    /// The left neighbour of `p`, or [`NONE`].
+    #[inline]
+    pub fn left(&self, p: usize) -> u32 {
+        match self.sides {
+            Sides::Ring if p == 0 => self.n as u32 - 1,
+            Sides::Ring | Sides::Chain if p > 0 => p as u32 - 1,
+            Sides::Listed => self.left[p],
+            _ => NONE,
+        }
+    }
+
+    /// The right neighbour of `p`, or [`NONE`].
+    #[inline]
+    pub fn right(&self, p: usize) -> u32 {
+        match self.sides {
+            Sides::Ring if !self.has_right => NONE,
+            Sides::Ring if p + 1 == self.n => 0,
+            Sides::Ring | Sides::Chain if p + 1 < self.n => p as u32 + 1,
+            Sides::Listed => self.right[p],
+            _ => NONE,
+        }
+    }
+
+    /// Every process's left neighbour (or [`NONE`]), by process.
+    pub fn lefts(&self) -> Vec<u32> {
+        (0..self.n).map(|p| self.left(p)).collect()
+    }
+
+    /// Every process's right neighbour (or [`NONE`]), by process.
+    pub fn rights(&self) -> Vec<u32> {
+        (0..self.n).map(|p| self.right(p)).collect()
+    }
+
     /// Bytes held by the topology's tables.
     pub fn memory_bytes(&self) -> usize {
         let words = self.nbr_start.capacity()
@@ -82,7 +134,7 @@ impl Topology {
 
     /// The number of processes.
     pub fn n(&self) -> usize {
-        self.left.len()
+        self.n
     }
     /// The processes whose variables `p` may read, in increasing index order.
     #[inline]
@@ -177,8 +229,10 @@ impl Topology {
             rdr_start,
             rdr,
             undirected,
-            left: vec![NONE; n],
-            right: vec![NONE; n],
+            n,
+            sides: Sides::None,
+            left: Vec::new(),
+            right: Vec::new(),
             has_left: false,
             has_right: false,
             parent: Vec::new(),
@@ -460,9 +514,12 @@ pub fn orient_if_ring(t: &mut Topology) {
     }
     t.left = left;
     t.has_left = true;
+    t.sides = Sides::Listed;
     if undirected {
         t.right = right;
         t.has_right = true;
+    } else {
+        t.right = vec![NONE; n];
     }
 }
 
@@ -664,13 +721,13 @@ mod tests {
     fn rings_chains_and_unidirectional_rings() {
         let r = t("ring:5");
         assert_eq!(r.nbrs(0), &[1, 4]);
-        assert_eq!((r.left[0], r.right[0]), (4, 1));
+        assert_eq!((r.left(0), r.right(0)), (4, 1));
         let u = t("uring:5");
         assert_eq!(u.nbrs(0), &[4]);
         assert_eq!(u.readers(0), &[1]);
         assert!(!u.has_right);
         let c = t("chain:3");
-        assert_eq!(c.left[0], NONE);
+        assert_eq!(c.left(0), NONE);
         assert_eq!(c.nbrs(1), &[0, 2]);
     }
 
@@ -706,10 +763,10 @@ mod tests {
     fn cycles_read_from_files_are_rings() {
         let mut t = edge_list("c", "0 1\n1 2\n2 3\n3 0\n").unwrap();
         orient_if_ring(&mut t);
-        assert_eq!((t.left[0], t.right[0], t.left[2], t.right[2]), (3, 1, 1, 3));
+        assert_eq!((t.left(0), t.right(0), t.left(2), t.right(2)), (3, 1, 1, 3));
         let mut u = crate::topology::dot::parse("u", "digraph { 0 -> 1 -> 2 -> 0 }").unwrap();
         orient_if_ring(&mut u);
-        assert_eq!((u.left[0], u.has_right), (2, false));
+        assert_eq!((u.left(0), u.has_right), (2, false));
         let mut s = edge_list("s", "0 1\n0 2\n0 3\n").unwrap();
         orient_if_ring(&mut s);
         assert!(!s.has_left);

@@ -117,6 +117,7 @@ impl Symmetry {
                     q => side[to[p]] == to[q as usize] as u32,
                 })
         };
+        let (lefts, rights) = (topo.lefts(), topo.rights());
         each_automorphism(topo, same, |to| {
             if to.iter().enumerate().all(|(p, &q)| p == q) {
                 return true;
@@ -129,10 +130,7 @@ impl Symmetry {
                         .all(|(&q, &r)| to[q as usize] as u32 == r)
                 });
             let tree = topo.parent.is_empty() || keeps(to, &topo.parent, seen.tree);
-            if kept_order
-                && keeps(to, &topo.left, seen.left)
-                && keeps(to, &topo.right, seen.right)
-                && tree
+            if kept_order && keeps(to, &lefts, seen.left) && keeps(to, &rights, seen.right) && tree
             {
                 symmetry.perms.push(perm(inst, to));
             }

@@ -119,16 +119,8 @@ impl Tr<'_> {
         };
         match p {
             Proc::Me => Ok(At::Known(me)),
-            Proc::Left(span) => side(
-                self.topo.left.get(me).copied().unwrap_or(NONE),
-                *span,
-                "left",
-            ),
-            Proc::Right(span) => side(
-                self.topo.right.get(me).copied().unwrap_or(NONE),
-                *span,
-                "right",
-            ),
+            Proc::Left(span) => side(self.topo.left(me), *span, "left"),
+            Proc::Right(span) => side(self.topo.right(me), *span, "right"),
             Proc::TreeParent(span) => match self.topo.parent.get(me) {
                 Some(&q) if q != NONE => Ok(At::Known(q as usize)),
                 Some(_) => Ok(At::Known(me)),
@@ -289,13 +281,15 @@ impl Tr<'_> {
                         ))
                     }
                 };
-                let side = if *left {
-                    &self.topo.left
-                } else {
-                    &self.topo.right
-                };
-                match side.get(q) {
-                    Some(&s) if s != NONE => s.to_string(),
+                let side = (q < self.topo.n()).then(|| {
+                    if *left {
+                        self.topo.left(q)
+                    } else {
+                        self.topo.right(q)
+                    }
+                });
+                match side {
+                    Some(s) if s != NONE => s.to_string(),
                     _ => {
                         return Err(Untranslatable::new(
                             format!(
