@@ -65,9 +65,9 @@ fn silent_with_the_minimum_id_elected_within_the_bound() {
                     );
                     let l = leaders(&sim);
                     assert_eq!(l.len(), 1, "{what}: leaders {l:?}");
-                    let min = *sim.topology().ids.iter().min().unwrap();
+                    let min = *sim.topology().ids().iter().min().unwrap();
                     assert_eq!(
-                        sim.topology().ids[l[0]],
+                        sim.topology().id(l[0]),
                         min,
                         "{what}: the leader is not the minimum id"
                     );

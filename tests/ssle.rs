@@ -233,7 +233,7 @@ fn a1_as_printed_is_never_silent() {
 /// BFS distances from the minimum id.
 fn bfs(sim: &Simulation) -> Vec<i64> {
     let n = sim.n();
-    let root = (0..n).min_by_key(|&p| sim.topology().ids[p]).unwrap();
+    let root = (0..n).min_by_key(|&p| sim.topology().id(p)).unwrap();
     let mut d = vec![-1i64; n];
     d[root] = 0;
     let mut q = VecDeque::from([root]);
@@ -253,7 +253,7 @@ fn bfs(sim: &Simulation) -> Vec<i64> {
 /// form a BFS tree (each non-root's parent is a neighbour one level closer).
 fn check_bfs_tree(sim: &Simulation, what: &str) {
     let d = bfs(sim);
-    let min = *sim.topology().ids.iter().min().unwrap();
+    let min = *sim.topology().ids().iter().min().unwrap();
     for p in 0..sim.n() {
         assert_eq!(get(sim, p, "leader"), min, "{what}: process {p} leader");
         assert_eq!(get(sim, p, "level"), d[p], "{what}: process {p} level");

@@ -43,7 +43,7 @@ impl Compiler<'_> {
             }
             IExpr::Id(p) => {
                 let f = self.proc(p);
-                Box::new(move |e| Ok(e.topo.ids[f(e)?]))
+                Box::new(move |e| Ok(e.topo.id(f(e)?)))
             }
             IExpr::Neg(a, span) | IExpr::Abs(a, span) => {
                 let neg = matches!(x, IExpr::Neg(..));
@@ -261,7 +261,7 @@ impl Compiler<'_> {
                             std::cmp::Ordering::Less => true,
                             std::cmp::Ordering::Greater => false,
                             std::cmp::Ordering::Equal => {
-                                nodes && e.topo.ids[q as usize] < e.topo.ids[b as usize]
+                                nodes && e.topo.id(q as usize) < e.topo.id(b as usize)
                             }
                         }
                     }

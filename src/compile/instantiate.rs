@@ -488,7 +488,7 @@ fn overlaps(role: &ir::Role, compiled: &[CAction]) -> Vec<(usize, usize)> {
 
 /// The problem of process `p`, which matches the roles `matched` (none or several).
 fn role_problem(prog: &ir::Program, topo: &Topology, p: usize, matched: &[usize]) -> Problem {
-    let id = topo.ids[p];
+    let id = topo.id(p);
     let mut pr = if matched.is_empty() {
         Problem::new("guarded::instance::no_role", format!("process {p} (id {id}) matches no role"))
             .help("every process must match exactly one `process where ...` block; add a role or widen a selector")

@@ -266,8 +266,8 @@ pub fn configuration(s: &Scene) -> String {
     let labels: Vec<Vec<String>> = (0..n)
         .map(|p| {
             let row = s.config.row(p, code.stride);
-            let id = if topo.ids[p] != p as i64 {
-                format!(" (id {})", topo.ids[p])
+            let id = if topo.id(p) != p as i64 {
+                format!(" (id {})", topo.id(p))
             } else {
                 String::new()
             };
@@ -284,8 +284,8 @@ pub fn configuration(s: &Scene) -> String {
     let scale = scale(&places, &labels);
     for (p, &(x, y)) in places.iter().enumerate() {
         let mut attrs: Vec<(String, String)> = Vec::new();
-        if topo.ids[p] != p as i64 {
-            attrs.push(("id".into(), topo.ids[p].to_string()));
+        if topo.id(p) != p as i64 {
+            attrs.push(("id".into(), topo.id(p).to_string()));
         }
         attrs.extend(value_attrs(s, p));
         let style: Vec<(&str, String)> = vec![

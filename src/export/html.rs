@@ -191,7 +191,7 @@ pub fn page(rec: Recorder, sim: &Simulation, text: PageText) -> String {
     let recording = Recording {
         title: text.title,
         n,
-        ids: topo.ids.clone(),
+        ids: topo.ids().into_owned(),
         places: layout(topo),
         edges,
         directed,

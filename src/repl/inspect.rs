@@ -144,7 +144,7 @@ impl Session {
             let w = self
                 .sim
                 .topo
-                .ids
+                .ids()
                 .iter()
                 .map(|i| i.to_string().len())
                 .max()
@@ -162,7 +162,7 @@ impl Session {
         for (p, row) in cells.iter().enumerate() {
             let mut line = format!("{p:>pw$}");
             if ids {
-                let _ = write!(line, "  {:>id_width$}", self.sim.topo.ids[p]);
+                let _ = write!(line, "  {:>id_width$}", self.sim.topo.id(p));
             }
             for (c, w) in row.iter().zip(&widths) {
                 let _ = write!(line, "  {}", pad(c, *w, false));

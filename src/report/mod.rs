@@ -93,18 +93,15 @@ pub fn pad(text: &str, width: usize, right: bool) -> String {
 
 /// Whether process ids are worth showing: some id is not its index.
 pub fn ids_differ(sim: &Simulation) -> bool {
-    sim.topo
-        .ids
-        .iter()
-        .enumerate()
-        .any(|(p, &id)| id != p as i64)
+    let kept = sim.topo.kept_ids();
+    kept.iter().enumerate().any(|(p, &id)| id != p as i64)
 }
 
 /// How a configuration's line names process `p`: `3`, or `3 (id 7)` when
 /// `ids` (ids differ from indices).
 pub fn process_label(sim: &Simulation, p: usize, ids: bool) -> String {
     if ids {
-        format!("{p} (id {})", sim.topo.ids[p])
+        format!("{p} (id {})", sim.topo.id(p))
     } else {
         p.to_string()
     }
@@ -158,7 +155,7 @@ pub(crate) fn configuration_json(sim: &Simulation, rows: &[i64]) -> Value {
             .map(|p| {
                 let mut v = row_json(sim, p, &rows[p * stride..(p + 1) * stride]);
                 if ids {
-                    v["id"] = json!(sim.topo.ids[p]);
+                    v["id"] = json!(sim.topo.id(p));
                 }
                 v
             })

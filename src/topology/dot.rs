@@ -132,12 +132,13 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
         let p = order[k];
         for (key, val) in list {
             if key == "id" {
-                topo.ids[p] = val.parse().map_err(|_| {
+                let id = val.parse().map_err(|_| {
                     format!(
                         "{name}: node `{}` has id `{val}`, which is not an integer",
                         names[k]
                     )
                 })?;
+                topo.set_id(p, id);
             } else {
                 topo.attrs.push((p as u32, key, val));
             }
@@ -201,7 +202,7 @@ mod tests {
         .unwrap();
         assert_eq!(t.n(), 3);
         assert_eq!(t.nbrs(0), &[1, 2]);
-        assert_eq!(t.ids, vec![0, 1, 7]);
+        assert_eq!(*t.ids(), [0, 1, 7]);
         assert_eq!(t.attrs, vec![(2, "x".to_string(), "3".to_string())]);
     }
 

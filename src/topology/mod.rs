@@ -44,8 +44,9 @@ pub struct Topology {
     pub has_right: bool,
     /// Tree parent for rooted trees (`NONE` at the root); empty off trees.
     pub parent: Vec<u32>,
-    /// Process ids (default: the index).
-    pub ids: Vec<i64>,
+    /// Process ids where some are not the indices (empty where they all
+    /// are, the default): see [`Topology::id`].
+    ids: Vec<i64>,
     /// Node attributes from a DOT file other than `id`: (process, name, value text).
     pub attrs: Vec<(u32, String, String)>,
     /// For `ring:N` (true) and `uring:N` (false): process i's left is i-1
@@ -91,6 +92,39 @@ impl Topology {
             Sides::Listed => self.right[p],
             _ => NONE,
         }
+    }
+
+    /// Process `p`'s id.
+    #[inline]
+    pub fn id(&self, p: usize) -> i64 {
+        if self.ids.is_empty() {
+            p as i64
+        } else {
+            self.ids[p]
+        }
+    }
+
+    /// Every process's id, by process.
+    pub fn ids(&self) -> std::borrow::Cow<'_, [i64]> {
+        if self.ids.is_empty() {
+            (0..self.n as i64).collect::<Vec<_>>().into()
+        } else {
+            self.ids.as_slice().into()
+        }
+    }
+
+    /// The ids as kept: empty where every id is its process's index (no
+    /// table of 8 bytes a process), for loops that read them in place.
+    pub fn kept_ids(&self) -> &[i64] {
+        &self.ids
+    }
+
+    /// Gives process `p` the id `id`.
+    pub(crate) fn set_id(&mut self, p: usize, id: i64) {
+        if self.ids.is_empty() {
+            self.ids = (0..self.n as i64).collect();
+        }
+        self.ids[p] = id;
     }
 
     /// Every process's left neighbour (or [`NONE`]), by process.
@@ -236,7 +270,7 @@ impl Topology {
             has_left: false,
             has_right: false,
             parent: Vec::new(),
-            ids: (0..n as i64).collect(),
+            ids: Vec::new(),
             attrs: Vec::new(),
             regular_ring: None,
         }
@@ -777,7 +811,7 @@ mod tests {
         let mut r = t("ring:4");
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         assign_ids(&mut r, &"random:10..20".parse().unwrap(), &mut rng).unwrap();
-        assert!(r.ids.iter().all(|i| (10..=20).contains(i)));
+        assert!(r.ids().iter().all(|i| (10..=20).contains(i)));
         assert!(assign_ids(&mut r, &"1,1,2,3".parse().unwrap(), &mut rng)
             .unwrap_err()
             .contains("distinct"));

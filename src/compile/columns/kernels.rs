@@ -98,10 +98,10 @@ pub(super) fn view<'a>(
 ) -> &'a [i64] {
     // Not the rows' length over the stride: a program without variables has
     // empty rows.
-    let n = rows.ids.len();
+    let n = rows.n;
     match src {
         Src::Reg(r) => &regs[r][..len],
-        Src::Id => &rows.ids[lo..lo + len],
+        Src::Id if !rows.ids.is_empty() => &rows.ids[lo..lo + len],
         Src::Own(_) if stride == 1 => &rows.own[..len],
         Src::Left(_) if stride == 1 && lo >= 1 => &rows.state[lo - 1..lo - 1 + len],
         Src::Right(_) if stride == 1 && lo + len < n => &rows.state[lo + 1..lo + 1 + len],
@@ -117,8 +117,9 @@ pub(super) fn view<'a>(
                     Src::Right(slot) => {
                         rows.state[(if p + 1 == n { 0 } else { p + 1 }) * stride + slot]
                     }
-                    Src::Index => p as i64,
-                    Src::Reg(_) | Src::Id => unreachable!("read in place above"),
+                    // Ids that are the indices are kept as none.
+                    Src::Index | Src::Id => p as i64,
+                    Src::Reg(_) => unreachable!("read in place above"),
                 };
             }
             buf

@@ -153,8 +153,10 @@ pub struct Rows<'a> {
     pub state: &'a [i64],
     /// Where own reads come from: the chunk's rows, `stride` values each.
     pub own: &'a [i64],
-    /// Process ids.
+    /// Process ids, or none where every id is its process's index.
     pub ids: &'a [i64],
+    /// The number of processes.
+    pub n: usize,
 }
 
 /// A chunk could fault: the step must be redone process by process.
@@ -299,6 +301,7 @@ impl ColumnCode {
                     state: before.state,
                     own: next,
                     ids: before.ids,
+                    n: before.n,
                 };
                 let mut bad = false;
                 for op in &group.ops {

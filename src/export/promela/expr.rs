@@ -74,7 +74,7 @@ impl Tr<'_> {
                 At::Dynamic(_) => None,
             },
             IExpr::Id(p) => match self.proc(p).ok()? {
-                At::Known(p) => Some(self.topo.ids[p]),
+                At::Known(p) => Some(self.topo.id(p)),
                 At::Dynamic(_) => None,
             },
             _ => None,
@@ -225,9 +225,9 @@ impl Tr<'_> {
             IExpr::Id(p) => {
                 let at = self.proc(p)?.text();
                 let n = self.topo.n();
-                let mut chain = self.topo.ids[n - 1].to_string();
+                let mut chain = self.topo.id(n - 1).to_string();
                 for q in (0..n - 1).rev() {
-                    chain = format!("({at} == {q} -> {} : {chain})", self.topo.ids[q]);
+                    chain = format!("({at} == {q} -> {} : {chain})", self.topo.id(q));
                 }
                 chain
             }

@@ -337,7 +337,7 @@ impl Simulation {
             after = buf.column(n);
         }
         after.resize(n, NO_ACTION);
-        let ids = &self.topo.ids;
+        let ids = self.topo.kept_ids();
         let ColumnBuffers {
             scratch,
             chunks,
@@ -357,6 +357,7 @@ impl Simulation {
                 state: next,
                 own: &next[lo * stride..hi * stride],
                 ids,
+                n,
             };
             let chosen = &mut after[lo..hi];
             code.choose(role, &rows, lo, chosen, scratch)?;
@@ -370,6 +371,7 @@ impl Simulation {
                     state,
                     own: &[],
                     ids,
+                    n,
                 };
                 let rows = &mut next[lo * stride..hi * stride];
                 let moved = &mut moves[first_action[role] as usize..];

@@ -164,8 +164,8 @@ impl Simulation {
                 let v = self.eval_global(f, 0).map_err(|e| e.message.clone());
                 let shown = v.map(|v| match f {
                     crate::compile::GlobalFn::Int(_, crate::check::ir::Ty::Node) => {
-                        match self.topo.ids.get(v as usize) {
-                            Some(id) => format!("process {v} (id {id})"),
+                        match usize::try_from(v).ok().filter(|&p| p < self.topo.n()) {
+                            Some(p) => format!("process {v} (id {})", self.topo.id(p)),
                             None => format!("{v}"),
                         }
                     }
