@@ -23,7 +23,10 @@ pub const NONE: u32 = u32::MAX;
 pub struct Topology {
     /// How it was named (`ring:8`, `dot:g.dot`).
     pub name: String,
+    /// Where each process's neighbours begin in `nbr`; empty where every
+    /// process has `degree` of them (no table of 4 bytes a process).
     nbr_start: Vec<u32>,
+    degree: usize,
     nbr: Vec<u32>,
     /// Who reads each process; empty where every arc has its reverse
     /// (`undirected`): then the readers are the neighbours.
@@ -173,8 +176,19 @@ impl Topology {
     /// The processes whose variables `p` may read, in increasing index order.
     #[inline]
     pub fn nbrs(&self, p: usize) -> &[u32] {
-        &self.nbr[self.nbr_start[p] as usize..self.nbr_start[p + 1] as usize]
+        let (from, to) = self.nbr_span(p);
+        &self.nbr[from..to]
     }
+    /// Where `p`'s neighbours begin and end in the flat list.
+    #[inline]
+    fn nbr_span(&self, p: usize) -> (usize, usize) {
+        if self.nbr_start.is_empty() {
+            (p * self.degree, (p + 1) * self.degree)
+        } else {
+            (self.nbr_start[p] as usize, self.nbr_start[p + 1] as usize)
+        }
+    }
+
     /// The processes that read `p`.
     #[inline]
     pub fn readers(&self, p: usize) -> &[u32] {
@@ -193,7 +207,7 @@ impl Topology {
     /// neighbour lists, numbered like them.
     #[inline]
     pub fn arc(&self, p: usize, q: usize) -> Option<usize> {
-        self.nbr_pos(p, q).map(|k| self.nbr_start[p] as usize + k)
+        self.nbr_pos(p, q).map(|k| self.nbr_span(p).0 + k)
     }
     /// The number of channels (entries of all neighbour lists).
     pub fn arcs(&self) -> usize {
@@ -255,10 +269,21 @@ impl Topology {
         } else {
             csr(n, arcs().map(|(u, v)| (u, v as u32)))
         };
+        // Every process with as many neighbours (rings, grids on a torus,
+        // complete graphs): where each begins is computed.
+        let degree = nbr_start.get(1).map_or(0, |&d| d as usize);
+        let uniform = nbr_start
+            .windows(2)
+            .all(|w| (w[1] - w[0]) as usize == degree);
+        let mut nbr_start = nbr_start;
+        if uniform {
+            nbr_start = Vec::new();
+        }
         drop(built);
         Topology {
             name,
             nbr_start,
+            degree,
             nbr,
             rdr_start,
             rdr,

@@ -263,7 +263,10 @@ impl Simulation {
                         role: role as u16,
                     })
                     .collect(),
-                enabled: EnabledSet::default(),
+                // At most every process: room for all once, no growth.
+                enabled: EnabledSet {
+                    list: Vec::with_capacity(n),
+                },
                 schedule_pos: 0,
                 last: StepRecord::default(),
                 steps: 0,
