@@ -390,6 +390,19 @@ impl Simulation {
             self.abandon_column_step(buf, next, after, (before, moving), was_dense);
             return Ok(None);
         }
+        self.land_column_step(buf, next, (before, moving), (after, enabled))
+    }
+
+    /// The end of a column step that succeeded: its moves counted, the
+    /// configuration `next` in place, the step record and the chosen
+    /// actions kept as columns, a round ended and legitimacy evaluated.
+    fn land_column_step(
+        &mut self,
+        mut buf: Box<ColumnBuffers>,
+        next: Vec<i64>,
+        (before, moving): (Vec<u16>, usize),
+        (after, enabled): (Vec<u16>, usize),
+    ) -> Result<Option<Outcome>, RunError> {
         for (total, step) in self.progress.moved.iter_mut().zip(&mut buf.moves) {
             *total += std::mem::take(step);
         }
