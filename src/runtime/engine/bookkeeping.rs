@@ -106,11 +106,6 @@ impl Simulation {
         }
     }
 
-    /// Evaluates `p`'s guards: the first enabled action of the most urgent priority.
-    pub(super) fn first_enabled(&self, p: usize) -> Result<u32, RunError> {
-        Ok(self.first_true_guard(p, false)?.unwrap_or(NONE))
-    }
-
     /// The first action of `p` whose guard holds, among all actions or only
     /// those whose guards read timers.
     pub(super) fn first_true_guard(
@@ -124,18 +119,6 @@ impl Simulation {
             Ok(a) => Ok(Some(u32::from(a))),
             Err((i, fault)) => Err(guard_fault(role, p, i, self.progress.steps, fault)),
         }
-    }
-
-    pub(super) fn refresh(&mut self, p: usize) -> Result<(), RunError> {
-        let a = self.first_enabled(p)?;
-        let progress = &mut self.progress;
-        progress.procs[p].chosen = if a == NONE { NO_ACTION } else { a as u16 };
-        if a == NONE {
-            progress.enabled.remove(&mut progress.procs, p as u32);
-        } else {
-            progress.enabled.insert(&mut progress.procs, p as u32);
-        }
-        Ok(())
     }
 
     /// Whether a move of `p` affects few enough processes that the list of
@@ -288,10 +271,13 @@ impl Simulation {
         }
         crate::runtime::tick::advance_timers(&self.code, &self.topo, &mut self.state);
         // Only guards that read timers can change: an enabled process is
-        // looked at again in full, a disabled one only if such a guard now holds.
+        // looked at again in full, a disabled one only if such a guard now
+        // holds. (The round has ended: no process is left in it.)
         for p in 0..self.topo.n() {
             if self.progress.procs[p].chosen != NO_ACTION || self.timer_guard_holds(p)? {
-                self.refresh(p)?;
+                let b = &self.buf;
+                let mut env = Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, p);
+                refresh_in(&self.code, &mut self.progress, &mut env, p as u32)?;
             }
         }
         Ok(())
