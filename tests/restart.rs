@@ -10,7 +10,7 @@ use guarded::runtime::init::InitMode;
 use guarded::runtime::run::{run, Limits, Stop, Unobserved};
 
 mod common;
-use common::FAULTY;
+use common::{random_setup, FAULTY};
 
 /// What a run shows: how it stopped, the configuration (channels too),
 /// measures, the last step, the enabled list, legitimacy and counts.
@@ -30,17 +30,6 @@ fn seen(sim: &Simulation, stop: &str) -> String {
     )
 }
 
-fn setup(topology: &str, daemon: &Daemon, choice: Choice, seed: u64) -> Setup {
-    Setup {
-        topology: Some(topology.into()),
-        seed,
-        init: InitMode::Random,
-        daemon: daemon.clone(),
-        choice,
-        ..Setup::default()
-    }
-}
-
 fn same_after_restart(src: &str, topology: &str, daemon: Daemon, choice: Choice) {
     let what = format!("{topology} {daemon:?} {choice:?}");
     let limits = Limits {
@@ -52,12 +41,16 @@ fn same_after_restart(src: &str, topology: &str, daemon: Daemon, choice: Choice)
         // and ids: this one's are those of the start below): 400 steps,
         // or until it stopped by itself.
         // (A random start where a guard faults has no run to reuse.)
-        let Ok(mut reused) = simulate(src, &setup(topology, &daemon, choice, seed)) else {
+        let Ok(mut reused) = simulate(src, &random_setup(topology, &daemon, choice, seed)) else {
             continue;
         };
         run(&mut reused, &limits, &mut Unobserved);
-        let mut inst = load(src, &setup(topology, &daemon, choice, seed), &read_file)
-            .unwrap_or_else(|e| panic!("{what}: {}", e.headline()));
+        let mut inst = load(
+            src,
+            &random_setup(topology, &daemon, choice, seed),
+            &read_file,
+        )
+        .unwrap_or_else(|e| panic!("{what}: {}", e.headline()));
         // The second random start of the seed: not the one the used
         // simulation began from.
         let _ = inst.initial(&InitMode::Random, &[]);
@@ -136,7 +129,7 @@ fn a_run_that_faulted_leaves_nothing_behind() {
     // Stop reasons compared above include the faults themselves.
     let mut sim = simulate(
         FAULTY[0],
-        &setup("ring:5", &Daemon::Central, Choice::First, 1),
+        &random_setup("ring:5", &Daemon::Central, Choice::First, 1),
     )
     .expect("starts");
     let stop = run(&mut sim, &Limits::default(), &mut Unobserved);

@@ -175,14 +175,7 @@ fn without_step(e: &RunError) -> String {
 }
 
 fn follows_relation(src: &str, topology: &str, seed: u64, daemon: Daemon, choice: Choice) {
-    let setup = Setup {
-        topology: Some(topology.into()),
-        seed,
-        init: InitMode::Random,
-        daemon: daemon.clone(),
-        choice,
-        ..Setup::default()
-    };
+    let setup = common::random_setup(topology, &daemon, choice, seed);
     let mut sim = match simulate(src, &setup) {
         Ok(sim) => sim,
         // A constant assigned outside its domain (refused before the run),

@@ -7,7 +7,7 @@
 pub mod markov;
 
 use guarded::load::{simulate, Setup};
-use guarded::runtime::engine::{Daemon, Outcome, Simulation};
+use guarded::runtime::engine::{Choice, Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
 use guarded::state::Config;
 use guarded::topology::Ids;
@@ -19,6 +19,19 @@ pub struct Start<'a> {
     pub init: InitMode,
     pub ids: Ids,
     pub daemon: Daemon,
+}
+
+/// The set-up of a run from a random start on `topology`, under `daemon`
+/// and `choice`.
+pub fn random_setup(topology: &str, daemon: &Daemon, choice: Choice, seed: u64) -> Setup {
+    Setup {
+        topology: Some(topology.into()),
+        seed,
+        init: InitMode::Random,
+        daemon: daemon.clone(),
+        choice,
+        ..Setup::default()
+    }
 }
 
 /// A simulation of `src` on `topology`; panics with the rendered
