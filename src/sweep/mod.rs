@@ -469,8 +469,12 @@ impl Sweep {
         daemon: &Daemon,
         spare: &'s mut Spare,
     ) -> Result<(&'s mut Simulation, usize), LoadError> {
-        let key = ((point.topology.clone(), point.params.clone()), point.daemon);
-        let same = spare.key.as_ref() == Some(&key);
+        let same = spare
+            .key
+            .as_ref()
+            .is_some_and(|((topology, params), daemon)| {
+                (topology, params, *daemon) == (&point.topology, &point.params, point.daemon)
+            });
         // Taken out while it starts again: a start that fails leaves no spare.
         if let Some(mut sim) = spare.sim.take().filter(|_| same) {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(point.seed);
@@ -489,7 +493,8 @@ impl Sweep {
         spare.key = None;
         let (sim, reusable) = self.build(point, daemon)?;
         spare.edges = sim.topology().edge_count();
-        spare.key = reusable.then_some(key);
+        spare.key =
+            reusable.then(|| ((point.topology.clone(), point.params.clone()), point.daemon));
         Ok((spare.sim.insert(sim), spare.edges))
     }
 
