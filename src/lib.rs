@@ -79,6 +79,7 @@ mod check;
 pub mod cli;
 mod compile;
 mod diagnostic;
+mod explore;
 mod export;
 pub mod formula;
 pub mod load;

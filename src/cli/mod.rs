@@ -11,6 +11,7 @@
 
 use crate::report as output;
 
+mod explore;
 mod export;
 mod run;
 mod sweep;
@@ -71,6 +72,11 @@ enum Command {
     /// values and seeds, in parallel: one CSV row per run, a summary of the
     /// measures to stabilization per size, and a plot of their growth.
     Sweep(sweep::SweepArgs),
+    /// Explore an instance in the browser: choose each move among those the daemon allows,
+    /// go back and branch, evaluate expressions, edit the program, verify it and walk its
+    /// counterexamples.
+    #[command(after_help = EXIT_CODES)]
+    Explore(explore::ExploreArgs),
     /// Write an instance for another tool: `dot` (Graphviz) or `promela` (SPIN).
     Export(export::ExportArgs),
 }
@@ -356,6 +362,7 @@ pub fn main() -> i32 {
         Command::Expect(a) => verify::expect(&a),
         Command::Sweep(a) => sweep::sweep(&a),
         Command::Export(a) => export::export(&a),
+        Command::Explore(a) => explore::explore(&a),
         Command::Repl(a) => match start(&a.instance, &a.start) {
             Ok(s) => {
                 let color =

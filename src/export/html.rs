@@ -43,10 +43,10 @@ struct Frame {
 /// messages in transit, the next to be received first.
 type Channel = (usize, u32, Vec<String>);
 
-/// A run as the page shows it.
+/// An instance as a page draws it: where each process goes, the edges,
+/// and the variables' names.
 #[derive(Serialize)]
-struct Recording {
-    title: String,
+pub struct Picture {
     n: usize,
     ids: Vec<i64>,
     /// Places in `0..=1`, `y` downwards.
@@ -58,6 +58,44 @@ struct Recording {
     /// Which variables a node's label in the graph shows: not the
     /// per-neighbour and edge ones (the table shows every value).
     label_vars: Vec<bool>,
+}
+
+impl Picture {
+    /// The picture of `sim`'s instance.
+    pub fn of(sim: &Simulation) -> Picture {
+        let topo = &sim.topo;
+        let n = topo.n();
+        let directed = !topo.is_undirected();
+        let mut edges = Vec::new();
+        for p in 0..n {
+            for &q in topo.nbrs(p) {
+                if directed {
+                    edges.push((q, p as u32));
+                } else if (q as usize) > p {
+                    edges.push((p as u32, q));
+                }
+            }
+        }
+        Picture {
+            n,
+            ids: topo.ids().into_owned(),
+            places: layout(topo),
+            edges,
+            directed,
+            vars: sim.prog.vars.iter().map(|v| v.name.clone()).collect(),
+            label_vars: (0..sim.prog.vars.len())
+                .map(|k| !sim.code.per_nbr[k])
+                .collect(),
+        }
+    }
+}
+
+/// A run as the page shows it.
+#[derive(Serialize)]
+struct Recording {
+    title: String,
+    #[serde(flatten)]
+    picture: Picture,
     series_names: Vec<String>,
     frames: Vec<Frame>,
     /// Steps the run took, recorded or not.
@@ -175,30 +213,9 @@ const TEMPLATE: &str = include_str!("viewer.html");
 
 /// The viewer page of the recorded run of `sim`.
 pub fn page(rec: Recorder, sim: &Simulation, text: PageText) -> String {
-    let topo = &sim.topo;
-    let n = topo.n();
-    let directed = !topo.is_undirected();
-    let mut edges = Vec::new();
-    for p in 0..n {
-        for &q in topo.nbrs(p) {
-            if directed {
-                edges.push((q, p as u32));
-            } else if (q as usize) > p {
-                edges.push((p as u32, q));
-            }
-        }
-    }
     let recording = Recording {
         title: text.title,
-        n,
-        ids: topo.ids().into_owned(),
-        places: layout(topo),
-        edges,
-        directed,
-        vars: sim.prog.vars.iter().map(|v| v.name.clone()).collect(),
-        label_vars: (0..sim.prog.vars.len())
-            .map(|k| !sim.code.per_nbr[k])
-            .collect(),
+        picture: Picture::of(sim),
         series_names: std::iter::once("enabled processes".to_string())
             .chain(sim.code.reports.iter().map(|(name, _)| name.clone()))
             .collect(),

@@ -118,6 +118,14 @@ pub enum Control {
     Quit,
 }
 
+/// A condition over the configuration, compiled ([`Session::condition`]).
+pub struct Condition {
+    /// As typed.
+    pub text: String,
+    code: GlobalFn,
+    locals: usize,
+}
+
 struct Watch {
     text: String,
     code: GlobalFn,
@@ -170,6 +178,43 @@ impl Session {
     /// The simulation.
     pub fn sim(&self) -> &Simulation {
         &self.sim
+    }
+
+    /// The simulation, to step from another front end (the explorer); the
+    /// undo history is then that front end's to keep.
+    pub fn sim_mut(&mut self) -> &mut Simulation {
+        &mut self.sim
+    }
+
+    /// The value of an expression typed as `eval` takes it, as `eval`
+    /// prints it; or why it has none.
+    pub fn evaluate(&self, text: &str) -> Result<String, String> {
+        let (_, f, locals) = self.compile_expr(text.trim())?;
+        let v = self
+            .sim
+            .eval_global(&f, locals)
+            .map_err(|e| e.message.clone())?;
+        Ok(self.sim.prog.show_value(type_of(&f), v))
+    }
+
+    /// A condition typed as `run until` takes it, compiled once to be
+    /// tested at every step.
+    pub fn condition(&self, text: &str) -> Result<Condition, String> {
+        match self.compile_expr(text.trim())? {
+            (_, GlobalFn::Int(..), _) => Err(format!(
+                "`{}` is not a condition (a bool expression)",
+                text.trim()
+            )),
+            (text, code, locals) => Ok(Condition { text, code, locals }),
+        }
+    }
+
+    /// Whether `c` holds in the configuration at hand.
+    pub fn holds(&self, c: &Condition) -> Result<bool, String> {
+        self.sim
+            .eval_global(&c.code, c.locals)
+            .map(|v| v != 0)
+            .map_err(|e| e.message.clone())
     }
 
     /// Names the completer offers: variables, action labels.

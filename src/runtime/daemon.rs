@@ -226,6 +226,52 @@ impl Daemon {
         }
     }
 
+    /// The movers of one step drawn from `enabled` (non-empty) by `rng`,
+    /// as a run under this daemon draws them. Not for schedules or ticks.
+    pub fn draw_movers(&self, enabled: &[u32], topo: &Topology, rng: &mut ChaCha8Rng) -> Vec<u32> {
+        let mut movers = Vec::new();
+        self.select(enabled, topo, rng, &mut Bits::new(topo.n()), &mut movers);
+        movers
+    }
+
+    /// Whether `set` is one of [`Daemon::move_sets`] of `enabled`, without
+    /// listing them; if not, why not. A schedule allows any non-empty set
+    /// of enabled processes (its own line is for runs to read).
+    pub fn allows(&self, set: &[u32], enabled: &[u32], topo: &Topology) -> Result<(), String> {
+        if set.is_empty() {
+            return Err("a step moves at least one process".into());
+        }
+        for (i, p) in set.iter().enumerate() {
+            if !enabled.contains(p) {
+                return Err(format!("process {p} is not enabled"));
+            }
+            if set[..i].contains(p) {
+                return Err(format!("process {p} is named twice"));
+            }
+        }
+        match self {
+            Daemon::Central if set.len() > 1 => {
+                Err("the central daemon moves one process a step".into())
+            }
+            Daemon::Synchronous if set.len() < enabled.len() => {
+                Err("the synchronous daemon moves every enabled process at once".into())
+            }
+            Daemon::LocallyCentral => {
+                for (i, &p) in set.iter().enumerate() {
+                    let near = |q: &u32| neighbourhood(topo, p as usize).any(|r| r == q);
+                    if let Some(q) = set[..i].iter().find(|q| near(q)) {
+                        return Err(format!(
+                            "processes {q} and {p} are neighbours: the locally-central daemon never moves two neighbours together"
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            Daemon::Ticks => Err("a tick moves every process it has work for".into()),
+            _ => Ok(()),
+        }
+    }
+
     /// Every move set the daemon allows when `enabled` (in increasing
     /// order) are the enabled processes, each in increasing order: central,
     /// each enabled process alone; synchronous, all of them; distributed,
@@ -510,6 +556,39 @@ mod tests {
     fn ring(n: usize) -> Topology {
         let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0);
         crate::topology::build(&format!("ring:{n}"), &mut rng, &|_| Err(String::new())).unwrap()
+    }
+
+    #[test]
+    fn a_daemon_allows_exactly_its_move_sets() {
+        let topo = ring(5);
+        let enabled = [0, 1, 3, 4];
+        let daemons = [
+            Daemon::Central,
+            Daemon::Synchronous,
+            Daemon::Distributed,
+            Daemon::LocallyCentral,
+        ];
+        for d in &daemons {
+            let sets = d.move_sets(&enabled, &topo, 0);
+            // Every subset of the processes, as a bit mask over 0..5.
+            for mask in 0u32..32 {
+                let set: Vec<u32> = (0..5).filter(|p| mask >> p & 1 == 1).collect();
+                assert_eq!(
+                    d.allows(&set, &enabled, &topo).is_ok(),
+                    sets.contains(&set),
+                    "{} {set:?}",
+                    d.name()
+                );
+            }
+        }
+        let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
+        for d in &daemons {
+            for _ in 0..50 {
+                let mut drawn = d.draw_movers(&enabled, &topo, &mut rng);
+                drawn.sort_unstable();
+                assert!(d.allows(&drawn, &enabled, &topo).is_ok(), "{drawn:?}");
+            }
+        }
     }
 
     #[test]

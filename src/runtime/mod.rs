@@ -5,7 +5,7 @@
 
 pub(crate) mod bits;
 pub(crate) mod cache;
-mod choose;
+pub mod choose;
 pub mod daemon;
 pub mod engine;
 mod error;

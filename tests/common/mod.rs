@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod markov;
+pub mod server;
 
 use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Choice, Daemon, Outcome, Simulation};

@@ -69,17 +69,25 @@ impl Simulation {
         self.settle();
         self.progress.last.movers.clear();
         self.progress.last.movers.extend_from_slice(movers);
-        self.execute_forced(named)
+        self.execute_forced(named.map_or(Forced::None, Forced::All))
+    }
+
+    /// Takes one step in which each process of `moves` moves (each must be
+    /// enabled, and named once), running the move named for it when one is
+    /// (its action must be one of the process's enabled actions), else as
+    /// runs choose.
+    pub fn step_moves(&mut self, moves: &[(u32, Option<NamedMove>)]) -> Result<Outcome, RunError> {
+        self.settle();
+        self.progress.last.movers.clear();
+        self.progress.last.movers.extend(moves.iter().map(|m| m.0));
+        self.execute_forced(Forced::Each(moves))
     }
 
     pub(super) fn execute(&mut self) -> Result<Outcome, RunError> {
-        self.execute_forced(None)
+        self.execute_forced(Forced::None)
     }
 
-    pub(super) fn execute_forced(
-        &mut self,
-        forced: Option<&NamedMove>,
-    ) -> Result<Outcome, RunError> {
+    pub(super) fn execute_forced(&mut self, forced: Forced) -> Result<Outcome, RunError> {
         debug_assert!(self.progress.dense.is_none() && !self.progress.last.lazy);
         let step_no = self.progress.steps + 1;
         let Simulation {
@@ -97,8 +105,8 @@ impl Simulation {
             ..
         } = self;
         // The line of a schedule being taken, whose moves may be named.
-        let line = match (forced, &*daemon) {
-            (None, Daemon::Schedule(lines)) => progress
+        let line = match (&forced, &*daemon) {
+            (Forced::None, Daemon::Schedule(lines)) => progress
                 .schedule_pos
                 .checked_sub(1)
                 .and_then(|at| lines.get(at)),
@@ -116,7 +124,15 @@ impl Simulation {
                     k.and_then(|k| line.named[k].as_ref())
                         .map(|m| (m, line.line))
                 }
-                None => forced.map(|m| (m, 0)),
+                None => match forced {
+                    Forced::None => None,
+                    Forced::All(m) => Some((m, 0)),
+                    Forced::Each(moves) => moves
+                        .iter()
+                        .find(|m| m.0 as usize == p)
+                        .and_then(|m| m.1.as_ref())
+                        .map(|m| (m, 0)),
+                },
             };
             if let Some((named, line)) = named {
                 return resolve(role, &env(), p, named, (line, step_no));
@@ -172,6 +188,17 @@ impl Simulation {
         self.refresh_affected()?;
         self.finish_step()
     }
+}
+
+/// The moves a step is told to make, rather than choose.
+#[derive(Clone, Copy)]
+pub(super) enum Forced<'m> {
+    /// None: the daemon's schedule, or the run's choice.
+    None,
+    /// The same move for every mover.
+    All(&'m NamedMove),
+    /// A move (or the run's choice) per mover.
+    Each(&'m [(u32, Option<NamedMove>)]),
 }
 
 /// Process `p`'s enabled actions in `env`, each binder action once per

@@ -198,6 +198,11 @@ impl Snapshot {
     pub fn state(&self) -> &[i64] {
         &self.state
     }
+
+    /// The messages in transit it holds.
+    pub fn channels(&self) -> &Channels {
+        &self.chans
+    }
 }
 
 impl Simulation {

@@ -75,7 +75,7 @@ impl Simulation {
                 );
                 return undo(chans, last, refuse(message));
             }
-            if let Some(d) = delays.iter().find(|d| !(lo..=hi).contains(d)) {
+            if let Some(d) = delays.iter().find(|&&d| !(lo..=hi).contains(&d)) {
                 let message =
                     format!("a delay of {d} ticks, outside the program's `delay {lo}..{hi}`");
                 return undo(chans, last, refuse(message));

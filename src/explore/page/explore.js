@@ -1,0 +1,460 @@
+// guarded explore: the page. It holds no semantics: every move listed, every
+// step taken and every value shown comes from the server's JSON API
+// (docs/explore.md).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+let session = null;
+let instance = null;
+let state = null;
+let picked = new Map(); // process -> move text, for daemons that move several
+let watches = [];
+let breaks = [];
+let polling = null;
+
+async function call(name, body) {
+  const response = await fetch("/api/" + name, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(Object.assign({ session }, body || {})),
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error || response.statusText);
+  return answer;
+}
+
+function say(text) {
+  $("message").textContent = text || "";
+}
+
+// Runs an API call that changes the exploration and shows its new state.
+async function act(name, body) {
+  try {
+    const answer = await call(name, body);
+    if (answer.instance) setInstance(answer.instance);
+    if (answer.state) await show(answer.state);
+    return answer;
+  } catch (e) {
+    say(e.message);
+    return null;
+  }
+}
+
+function el(tag, attrs, text) {
+  const e = document.createElementNS(tag === "svg" || attrs && attrs.svg ? SVG : "http://www.w3.org/1999/xhtml", tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (k !== "svg") e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+const svg = (tag, attrs, text) => el(tag, Object.assign({ svg: true }, attrs), text);
+
+function setInstance(inst) {
+  instance = inst;
+  $("title").textContent = "guarded explore: " + inst.program;
+  document.title = "explore " + inst.program;
+  $("editor").value = inst.source;
+  const select = $("daemon");
+  select.replaceChildren(...inst.daemons.map((d) => el("option", { value: d }, d)));
+}
+
+// Where process p is drawn, in the SVG's units.
+function place(p) {
+  const [x, y] = instance.picture.places[p];
+  return [60 + x * 880, 50 + y * 540];
+}
+
+function radius() {
+  const n = instance.picture.n;
+  return Math.max(6, Math.min(30, 260 / Math.sqrt(n)));
+}
+
+function labelOf(p) {
+  const row = state.rows[p];
+  const pic = instance.picture;
+  return row.map((v, k) => pic.label_vars[k] ? `${pic.vars[k]}=${v}` : null).filter((t) => t !== null).join(" ");
+}
+
+function drawGraph() {
+  const g = $("graph");
+  const pic = instance.picture;
+  const r = radius();
+  const parts = [];
+  const defs = svg("defs");
+  const marker = svg("marker", { id: "head", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "6", markerHeight: "6", orient: "auto-start-reverse" });
+  marker.appendChild(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#1565c0" }));
+  defs.appendChild(marker);
+  parts.push(defs);
+  for (const [a, b] of pic.edges) {
+    const [x1, y1] = place(a), [x2, y2] = place(b);
+    parts.push(svg("line", { class: "edge", x1, y1, x2, y2 }));
+  }
+  for (const [a, b] of state.arrows) {
+    const [x1, y1] = place(a), [x2, y2] = place(b);
+    const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+    const ux = (x2 - x1) / len, uy = (y2 - y1) / len;
+    parts.push(svg("line", { class: "arrow", x1: x1 + ux * r, y1: y1 + uy * r, x2: x2 - ux * (r + 3), y2: y2 - uy * (r + 3) }));
+  }
+  const enabled = new Set(state.enabled);
+  const moved = new Set(state.last_movers);
+  for (let p = 0; p < pic.n; p++) {
+    const [x, y] = place(p);
+    const cls = ["proc"];
+    if (enabled.has(p)) cls.push("enabled");
+    if (moved.has(p)) cls.push("moved");
+    if (picked.has(p)) cls.push("picked");
+    const node = svg("g", { class: cls.join(" "), "data-p": p });
+    node.appendChild(svg("circle", { cx: x, cy: y, r }));
+    if (pic.n <= 200) {
+      node.appendChild(svg("text", { x, y: y + 4, "text-anchor": "middle", "font-size": Math.max(9, r * 0.6) }, String(pic.ids[p])));
+      node.appendChild(svg("text", { x, y: y + r + 14, "text-anchor": "middle", "font-size": 13 }, labelOf(p)));
+    }
+    const title = svg("title", {}, `process ${p}: ` + state.rows[p].map((v, k) => pic.vars[k] + " = " + v).join(", "));
+    node.appendChild(title);
+    node.addEventListener("click", () => clickProcess(p));
+    parts.push(node);
+  }
+  // Messages in transit on their edges, the next to arrive nearest its receiver.
+  for (const [from, to, msgs] of state.channels) {
+    const [x1, y1] = place(from), [x2, y2] = place(to);
+    const t = 0.62;
+    const mx = x1 + (x2 - x1) * t, my = y1 + (y2 - y1) * t;
+    const text = msgs.length > 3 ? msgs.slice(0, 3).join(" ") + ` +${msgs.length - 3}` : msgs.join(" ");
+    const w = 8 + text.length * 7;
+    parts.push(svg("rect", { class: "msg", x: mx - w / 2, y: my - 10, width: w, height: 18, rx: 4 }));
+    parts.push(svg("text", { x: mx, y: my + 3, "text-anchor": "middle", "font-size": 11 }, text));
+  }
+  g.replaceChildren(...parts);
+}
+
+function drawValues(previous) {
+  const pic = instance.picture;
+  const head = el("tr");
+  head.appendChild(el("th", {}, "process"));
+  for (const v of pic.vars) head.appendChild(el("th", {}, v));
+  const rows = [head];
+  const enabled = new Set(state.enabled);
+  const shown = Math.min(pic.n, 300);
+  for (let p = 0; p < shown; p++) {
+    const tr = el("tr", enabled.has(p) ? { class: "enabled" } : {});
+    tr.appendChild(el("td", {}, String(p) + (enabled.has(p) ? " *" : "")));
+    state.rows[p].forEach((v, k) => {
+      const changed = previous && previous.rows[p] && previous.rows[p][k] !== v;
+      tr.appendChild(el("td", changed ? { class: "changed" } : {}, v));
+    });
+    rows.push(tr);
+  }
+  $("values").replaceChildren(...rows);
+}
+
+function several() {
+  return state.daemon !== "central";
+}
+
+function drawMoves() {
+  const list = $("moves");
+  const items = [];
+  if (state.ticks) {
+    $("move-help").textContent = "the program runs in ticks: every process handles its timers and messages at once";
+    const li = el("li");
+    const b = el("button", { class: "move", "data-text": "tick" }, "tick");
+    b.addEventListener("click", () => act("daemon_step"));
+    li.appendChild(b);
+    items.push(li);
+  } else if (state.moves.length === 0) {
+    $("move-help").textContent = "silent: no process is enabled";
+  } else {
+    $("move-help").textContent = several()
+      ? `${state.daemon}: choose a move for each process that moves (click processes), then take the step`
+      : "central: click a move, or an enabled process";
+  }
+  for (const m of state.moves) {
+    const li = el("li", { "data-p": m.process });
+    if (picked.get(m.process) === m.text) li.classList.add("picked");
+    if (several()) {
+      const box = el("input", { type: "checkbox", class: "pick", "data-text": m.text });
+      box.checked = picked.get(m.process) === m.text;
+      box.addEventListener("change", () => {
+        if (box.checked) picked.set(m.process, m.text);
+        else picked.delete(m.process);
+        drawMoves();
+        drawGraph();
+      });
+      li.appendChild(box);
+      li.appendChild(el("code", {}, m.text));
+    } else {
+      const b = el("button", { class: "move", "data-text": m.text }, m.text);
+      b.addEventListener("click", () => take(m.text));
+      li.appendChild(b);
+    }
+    const changes = m.changes.map((c) => c[0] === "error" ? c[1] : `${c[0]}.${c[1]} ${c[2]} → ${c[3]}`).join(", ");
+    li.appendChild(el("span", { class: "change" }, changes));
+    items.push(li);
+  }
+  list.replaceChildren(...items);
+  $("take").hidden = !several() || state.ticks;
+  $("take").disabled = picked.size === 0;
+}
+
+function drawPath() {
+  const items = state.path.map((s, i) => {
+    const li = el("li", { "data-node": s.node }, i === 0 ? "start" : s.text);
+    if (s.node === state.node) li.classList.add("here");
+    if (i > state.here) li.classList.add("ahead");
+    li.addEventListener("click", () => act("goto", { node: s.node }));
+    return li;
+  });
+  $("path").replaceChildren(...items);
+  // The tree, each node under its parent.
+  const children = new Map();
+  for (const n of state.tree) {
+    if (n.parent === null) continue;
+    if (!children.has(n.parent)) children.set(n.parent, []);
+    children.get(n.parent).push(n);
+  }
+  const build = (id, text) => {
+    const li = el("li");
+    const span = el("span", { "data-node": id }, text);
+    if (id === state.node) span.classList.add("here");
+    span.addEventListener("click", () => act("goto", { node: id }));
+    li.appendChild(span);
+    const kids = children.get(id) || [];
+    if (kids.length) {
+      const ul = el("ul");
+      for (const k of kids) ul.appendChild(build(k.node, k.text));
+      li.appendChild(ul);
+    }
+    return li;
+  };
+  $("tree").replaceChildren(build(0, "start"));
+}
+
+async function drawWatches() {
+  const items = [];
+  for (const w of watches) {
+    let value;
+    try {
+      value = (await call("eval", { expr: w })).value;
+    } catch (e) {
+      value = "error: " + e.message;
+    }
+    const li = el("li", { class: "watch" }, `${w} = ${value}`);
+    const x = el("button", {}, "×");
+    x.addEventListener("click", () => { watches = watches.filter((v) => v !== w); drawWatches(); });
+    li.appendChild(x);
+    items.push(li);
+  }
+  $("watches").replaceChildren(...items);
+  $("breaks").replaceChildren(...breaks.map((b) => {
+    const li = el("li", { class: "break" }, `break when ${b}`);
+    const x = el("button", {}, "×");
+    x.addEventListener("click", () => { breaks = breaks.filter((v) => v !== b); drawWatches(); });
+    li.appendChild(x);
+    return li;
+  }));
+}
+
+async function show(next) {
+  const previous = state;
+  state = next;
+  // Choices made for several movers stay while they are still moves.
+  const texts = new Set(state.moves.map((m) => m.text));
+  for (const [p, t] of [...picked]) if (!texts.has(t)) picked.delete(p);
+  if (state.daemon === "synchronous" && picked.size === 0) {
+    for (const m of state.moves) if (!picked.has(m.process)) picked.set(m.process, m.text);
+  }
+  $("measures").textContent = `step ${state.step} · moves ${state.moves_taken} · round ${state.round} · ${state.enabled.length} enabled`;
+  const legit = $("legit");
+  if (!instance.has_legitimacy) {
+    legit.textContent = "no legitimate: declared";
+    legit.className = "badge";
+  } else {
+    legit.textContent = state.legitimate ? "legitimate" : "not legitimate";
+    legit.className = "badge " + (state.legitimate ? "good" : "bad");
+  }
+  const inv = $("invariant");
+  inv.hidden = !state.invariant;
+  inv.textContent = state.invariant ? `invariant ${state.invariant} does not hold` : "";
+  $("daemon").value = state.daemon;
+  $("back").disabled = state.here === 0;
+  $("forward").disabled = state.here + 1 >= state.path.length;
+  drawGraph();
+  drawValues(previous);
+  drawMoves();
+  drawPath();
+  await drawWatches();
+}
+
+async function take(text) {
+  say("");
+  const answer = await act("step", { line: text });
+  if (answer) picked.clear();
+}
+
+function clickProcess(p) {
+  const mine = state.moves.filter((m) => m.process === p);
+  if (mine.length === 0) {
+    say(state.ticks ? "the program runs in ticks: take a tick" : `process ${p} is not enabled`);
+    return;
+  }
+  if (several()) {
+    if (picked.has(p)) picked.delete(p);
+    else picked.set(p, mine[0].text);
+    drawMoves();
+    drawGraph();
+    return;
+  }
+  if (mine.length === 1) {
+    take(mine[0].text);
+    return;
+  }
+  // Several moves: show them and let the user choose.
+  say(`process ${p} may make ${mine.length} moves: choose one`);
+  for (const li of $("moves").children) li.classList.toggle("focus", li.dataset.p === String(p));
+  const first = [...$("moves").children].find((li) => li.dataset.p === String(p));
+  if (first) first.scrollIntoView({ block: "nearest" });
+}
+
+async function back() {
+  if (state.here > 0) await act("goto", { node: state.path[state.here - 1].node });
+}
+
+async function forward() {
+  if (state.here + 1 < state.path.length) await act("goto", { node: state.path[state.here + 1].node });
+}
+
+async function run() {
+  const steps = parseInt($("run-steps").value, 10) || 1;
+  const until = $("run-until").value.trim();
+  const answer = await act("run", { steps, until: until || null, breaks });
+  if (answer) say(`ran ${answer.taken} step${answer.taken === 1 ? "" : "s"}: stopped (${answer.stopped})`);
+}
+
+async function save() {
+  try {
+    const answer = await call("save");
+    const link = (id, text) => {
+      const a = $(id);
+      if (a.href) URL.revokeObjectURL(a.href);
+      a.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+    };
+    link("save-init", answer.init);
+    link("save-sched", answer.sched);
+    $("replay").textContent = `guarded run ${instance.program} --init path.init --daemon schedule:path.sched`;
+    $("saved").hidden = false;
+  } catch (e) {
+    say(e.message);
+  }
+}
+
+async function evaluate() {
+  const expr = $("eval-input").value;
+  try {
+    $("eval-out").textContent = `${expr} = ${(await call("eval", { expr })).value}`;
+  } catch (e) {
+    $("eval-out").textContent = e.message;
+  }
+}
+
+async function reload() {
+  try {
+    const answer = await call("program", { source: $("editor").value });
+    $("diagnostics").textContent = "";
+    picked.clear();
+    setInstance(answer.instance);
+    await show(answer.state);
+    say("the program checks: the exploration starts again from it");
+  } catch (e) {
+    $("diagnostics").textContent = e.message;
+  }
+}
+
+async function verify() {
+  $("verify-out").textContent = "";
+  $("witnesses").replaceChildren();
+  try {
+    await call("verify");
+  } catch (e) {
+    $("verify-status").textContent = e.message;
+    return;
+  }
+  clearInterval(polling);
+  polling = setInterval(async () => {
+    let status;
+    try {
+      status = await call("verify_status");
+    } catch (e) {
+      clearInterval(polling);
+      $("verify-status").textContent = e.message;
+      return;
+    }
+    if (status.running) {
+      $("verify-status").textContent = `verifying… ${status.seconds.toFixed(1)} s`;
+      return;
+    }
+    clearInterval(polling);
+    $("verify-status").textContent = `done in ${status.seconds.toFixed(1)} s (exit ${status.exit})`;
+    $("verify-out").textContent = status.output;
+    $("witnesses").replaceChildren(...status.witnesses.map((w) => {
+      const li = el("li");
+      const b = el("button", { class: "witness", "data-name": w }, `open ${w}`);
+      b.addEventListener("click", async () => {
+        picked.clear();
+        if (await act("open", { witness: w })) say(`opened ${w}: its path is the tree now`);
+      });
+      li.appendChild(b);
+      return li;
+    }));
+  }, 300);
+}
+
+function wire() {
+  $("back").addEventListener("click", back);
+  $("forward").addEventListener("click", forward);
+  $("daemon-step").addEventListener("click", () => act("daemon_step"));
+  $("run").addEventListener("click", run);
+  $("save").addEventListener("click", save);
+  $("take").addEventListener("click", async () => {
+    const line = [...picked.values()].join(" ");
+    await take(line);
+  });
+  $("daemon").addEventListener("change", () => { picked.clear(); act("daemon", { daemon: $("daemon").value }); });
+  $("eval-go").addEventListener("click", evaluate);
+  $("eval-input").addEventListener("keydown", (e) => { if (e.key === "Enter") evaluate(); });
+  $("watch-add").addEventListener("click", () => {
+    const w = $("eval-input").value.trim();
+    if (w && !watches.includes(w)) watches.push(w);
+    drawWatches();
+  });
+  $("break-add").addEventListener("click", () => {
+    const b = $("eval-input").value.trim();
+    if (b && !breaks.includes(b)) breaks.push(b);
+    drawWatches();
+  });
+  $("reload").addEventListener("click", reload);
+  $("verify").addEventListener("click", verify);
+  document.addEventListener("keydown", (e) => {
+    const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName);
+    if (typing) return;
+    if (e.key === "ArrowLeft" || e.key === "b") back();
+    if (e.key === "ArrowRight" || e.key === "f") forward();
+    if (e.key === "n") act("daemon_step");
+  });
+}
+
+async function start() {
+  wire();
+  try {
+    const response = await fetch("/api/session", { method: "POST", body: "{}" });
+    const answer = await response.json();
+    if (!response.ok) throw new Error(answer.error);
+    session = answer.session;
+    setInstance(answer.instance);
+    await show(answer.state);
+    document.body.dataset.ready = "true";
+  } catch (e) {
+    say("cannot start: " + e.message);
+  }
+}
+
+start();
