@@ -7,7 +7,7 @@
 //! random or given initial configurations, and it reports what the papers
 //! measure: moves, steps, rounds, the stabilization time and silence. A
 //! seed names a run. The command line (`guarded run`, `check`, `repl`,
-//! `verify`, `sweep`) is
+//! `explore`, `verify`, `sweep`) is
 //! described in the README; this is the library under it.
 //!
 //! # Using the library

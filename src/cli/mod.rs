@@ -1,6 +1,7 @@
 //! The command-line front end: `guarded check` and `repl` (here), `run`
-//! (in `run.rs`), `verify` (in `verify/`), `sweep` (in `sweep.rs`) and
-//! `export` (in `export.rs`). Parses flags with clap, drives the pipeline,
+//! (in `run.rs`), `explore` (in `explore.rs`, serving `crate::explore`),
+//! `verify` (in `verify/`), `sweep` (in `sweep.rs`) and `export` (in
+//! `export.rs`). Parses flags with clap, drives the pipeline,
 //! renders diagnostics, prints traces and the summary.
 //!
 //! Exit codes: 0 success; 1 the program, a configuration or schedule file

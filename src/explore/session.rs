@@ -28,6 +28,9 @@ pub(super) struct Node {
     pub(super) next: Option<usize>,
     /// The engine's state there: configuration, measures, generator.
     pub(super) snapshot: Snapshot,
+    /// The messages the step sent and took: sender, receiver, the message,
+    /// and whether it was sent (else taken), in the order the step made them.
+    pub(super) messages: Vec<(u32, u32, String, bool)>,
     /// The step from the parent as a schedule line names it, each mover
     /// with the move it made (`3:R1 5:R2@4`), or `tick`; empty at the start.
     pub(super) text: String,
@@ -81,6 +84,7 @@ impl Exploration {
             parent: None,
             children: Vec::new(),
             next: None,
+            messages: Vec::new(),
             snapshot: sim.snapshot(),
             text: String::new(),
         };
@@ -283,10 +287,12 @@ impl Exploration {
         let id = match same {
             Some(c) => c,
             None => {
+                let messages = self.messages_of_step();
                 self.nodes.push(Node {
                     parent: Some(self.current),
                     children: Vec::new(),
                     next: None,
+                    messages,
                     snapshot,
                     text,
                 });
@@ -297,6 +303,23 @@ impl Exploration {
         };
         self.nodes[self.current].next = Some(id);
         self.current = id;
+    }
+
+    /// The messages the last step took and sent, taken first.
+    fn messages_of_step(&self) -> Vec<(u32, u32, String, bool)> {
+        let sim = self.sim();
+        let last = sim.last();
+        let text = |m| crate::report::msg_text(sim, m);
+        let taken = last
+            .movers()
+            .iter()
+            .zip(&last.received)
+            .filter_map(|(&to, r)| r.as_ref().map(|(from, m)| (*from, to, text(m), false)));
+        let sent = last
+            .sent
+            .iter()
+            .map(|(from, to, m)| (*from, *to, text(m), true));
+        taken.chain(sent).collect()
     }
 
     /// One step the daemon chooses, from the exploration's own generator

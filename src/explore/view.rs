@@ -100,7 +100,10 @@ pub(super) fn state(x: &Exploration) -> Result<Value, String> {
         "path": path
             .iter()
             .chain(&x.ahead())
-            .map(|&id| json!({"node": id, "text": x.nodes[id].text}))
+            .map(|&id| {
+                let n = &x.nodes[id];
+                json!({"node": id, "text": n.text, "messages": n.messages})
+            })
             .collect::<Vec<_>>(),
         "here": path.len() - 1,
         "tree": x
@@ -120,6 +123,7 @@ pub(super) fn instance(x: &Exploration) -> Value {
         "source": x.source(),
         "picture": crate::export::html::Picture::of(sim),
         "has_legitimacy": sim.prog.legitimate.is_some(),
+        "has_messages": !sim.prog.messages.is_empty(),
         "daemons": if sim.runs_in_ticks() {
             vec!["ticks"]
         } else {

@@ -54,7 +54,6 @@ pub fn msg_text(sim: &Simulation, m: &Msg) -> String {
 }
 
 /// The non-empty channels: sender, receiver, and the messages, head first.
-/// The non-empty channels: sender, receiver and the messages in order.
 pub fn nonempty_channels(sim: &Simulation) -> Vec<(usize, u32, Vec<String>)> {
     let mut out = Vec::new();
     for p in 0..sim.n() {

@@ -61,7 +61,7 @@ function setInstance(inst) {
 // Where process p is drawn, in the SVG's units.
 function place(p) {
   const [x, y] = instance.picture.places[p];
-  return [60 + x * 880, 50 + y * 540];
+  return [90 + x * 820, 45 + y * 540];
 }
 
 function radius() {
@@ -69,10 +69,27 @@ function radius() {
   return Math.max(6, Math.min(30, 260 / Math.sqrt(n)));
 }
 
+// What a process's label shows: every variable a label can show, one, or none.
 function labelOf(p) {
   const row = state.rows[p];
   const pic = instance.picture;
-  return row.map((v, k) => pic.label_vars[k] ? `${pic.vars[k]}=${v}` : null).filter((t) => t !== null).join(" ");
+  const shown = $("label-var").value;
+  if (shown === "none") return "";
+  return row
+    .map((v, k) => pic.label_vars[k] && (shown === "all" || shown === pic.vars[k]) ? `${pic.vars[k]}=${v}` : null)
+    .filter((t) => t !== null)
+    .join(" ");
+}
+
+// Offers the label choices; all variables when they fit, else the first.
+function setLabels(inst, rows) {
+  const pic = inst.picture;
+  const select = $("label-var");
+  const names = pic.vars.filter((_, k) => pic.label_vars[k]);
+  select.replaceChildren(...["all", ...names, "none"].map((v) => el("option", { value: v }, v)));
+  const long = rows.some((row) => row.map((v, k) => pic.label_vars[k] ? pic.vars[k].length + v.length + 2 : 0)
+    .reduce((a, b) => a + b, 0) > 22);
+  select.value = long && names.length > 0 ? names[0] : "all";
 }
 
 function drawGraph() {
@@ -229,6 +246,88 @@ function drawPath() {
   $("tree").replaceChildren(build(0, "start"));
 }
 
+// The messages sent and taken along the path, as a message sequence chart:
+// a lifeline per process that sends or takes one, a row per step; a taken
+// message is matched to the oldest one sent on its channel (channels are
+// FIFO), and one in transit at the start comes from above the first row.
+function drawChart() {
+  const box = $("chart-box");
+  box.hidden = !instance.has_messages;
+  if (box.hidden) return;
+  const MOST_ROWS = 60;
+  const first = Math.max(0, state.path.length - MOST_ROWS);
+  const steps = state.path.slice(first);
+  const procs = new Set();
+  for (const s of steps) for (const [a, b] of s.messages) { procs.add(a); procs.add(b); }
+  const lanes = [...procs].sort((a, b) => a - b).slice(0, 40);
+  const x = new Map(lanes.map((p, i) => [p, 60 + i * 100]));
+  const rowY = (k) => 40 + k * 34;
+  const width = 120 + lanes.length * 100, height = rowY(steps.length) + 20;
+  const chart = $("chart");
+  chart.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  chart.setAttribute("width", width);
+  chart.setAttribute("height", height);
+  const parts = [];
+  const defs = svg("defs");
+  const marker = svg("marker", { id: "msghead", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "6", markerHeight: "6", orient: "auto" });
+  marker.appendChild(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#e65100" }));
+  defs.appendChild(marker);
+  parts.push(defs);
+  steps.forEach((s, k) => {
+    const here = first + k === state.here;
+    parts.push(svg("rect", { class: "row" + (here ? " here" : ""), x: 0, y: rowY(k) - 17, width, height: 34 }));
+    parts.push(svg("text", { x: 4, y: rowY(k) + 4, "font-size": 10 }, k + first === 0 ? "start" : String(first + k)));
+  });
+  for (const p of lanes) {
+    parts.push(svg("text", { x: x.get(p), y: 14, "text-anchor": "middle", "font-size": 12 }, String(p)));
+    parts.push(svg("line", { class: "life", x1: x.get(p), y1: 20, x2: x.get(p), y2: height }));
+  }
+  const pending = new Map();
+  const label = (x1, y, text) => parts.push(svg("text", { x: x1, y, "text-anchor": "middle", "font-size": 10 }, text));
+  const arrow = (a, y1, b, y2, text) => {
+    const line = svg("line", { class: "send", x1: x.get(a), y1, x2: x.get(b), y2 });
+    line.appendChild(svg("title", {}, `${a} → ${b}: ${text}`));
+    parts.push(line);
+    // Near the sender, where arrows of one step part.
+    label(x.get(a) + (x.get(b) - x.get(a)) * 0.3, y1 + (y2 - y1) * 0.3 - 3, text);
+  };
+  // A message whose other end is off the chart: a short stub towards it.
+  const stub = (from, to, y, text, arriving) => {
+    const dir = x.get(to) >= x.get(from) ? 1 : -1;
+    const [x1, y1, x2, y2] = arriving
+      ? [x.get(to) - dir * 22, y - 10, x.get(to), y]
+      : [x.get(from), y, x.get(from) + dir * 22, y + 10];
+    parts.push(svg("line", { class: "send open", x1, y1, x2, y2 }));
+    label(arriving ? x1 : x2, arriving ? y1 - 2 : y2 + 10, text);
+  };
+  const known = (a, b) => x.has(a) && x.has(b);
+  steps.forEach((s, k) => {
+    for (const [a, b, text, sent] of s.messages) {
+      if (!known(a, b)) continue;
+      const key = `${a}>${b}`;
+      if (sent) {
+        if (!pending.has(key)) pending.set(key, []);
+        pending.get(key).push(rowY(k));
+      } else {
+        const from = (pending.get(key) || []).shift();
+        if (from === undefined) stub(a, b, rowY(k), text, true);
+        else arrow(a, from, b, rowY(k), text);
+      }
+    }
+  });
+  // Sent and not yet taken: still in transit at the path's end.
+  steps.forEach((s, k) => {
+    for (const [a, b, text, sent] of s.messages) {
+      const left = sent && known(a, b) ? pending.get(`${a}>${b}`) : null;
+      if (left && left[0] === rowY(k)) {
+        left.shift();
+        stub(a, b, rowY(k), text, false);
+      }
+    }
+  });
+  chart.replaceChildren(...parts);
+}
+
 async function drawWatches() {
   const items = [];
   for (const w of watches) {
@@ -282,6 +381,7 @@ async function show(next) {
   drawValues(previous);
   drawMoves();
   drawPath();
+  drawChart();
   await drawWatches();
 }
 
@@ -362,6 +462,7 @@ async function reload() {
     $("diagnostics").textContent = "";
     picked.clear();
     setInstance(answer.instance);
+    setLabels(answer.instance, answer.state.rows);
     await show(answer.state);
     say("the program checks: the exploration starts again from it");
   } catch (e) {
@@ -432,6 +533,7 @@ function wire() {
     drawWatches();
   });
   $("reload").addEventListener("click", reload);
+  $("label-var").addEventListener("change", drawGraph);
   $("verify").addEventListener("click", verify);
   document.addEventListener("keydown", (e) => {
     const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName);
@@ -450,6 +552,7 @@ async function start() {
     if (!response.ok) throw new Error(answer.error);
     session = answer.session;
     setInstance(answer.instance);
+    setLabels(answer.instance, answer.state.rows);
     await show(answer.state);
     document.body.dataset.ready = "true";
   } catch (e) {
