@@ -361,3 +361,80 @@ fn programs_in_ticks_step_by_ticks() {
     let (status, answer) = s.call("save", json!({"session": id}));
     assert_eq!(status, 422, "{answer}");
 }
+
+#[test]
+fn what_cannot_be_served_is_said() {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
+            .arg("explore")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, err) = run(&[DIJKSTRA, "-t", "ring:6000"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("at most 5000 processes"), "{err}");
+    let (code, err) = run(&[DIJKSTRA, "-t", "ring:4", "-d", "schedule:nothing.sched"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("open a schedule as a path"), "{err}");
+    let (code, err) = run(&[DIJKSTRA, "--witness", "no/such"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--witness"), "{err}");
+    // A port taken is said, not a crash.
+    let s = Server::start(&[DIJKSTRA, "-t", "ring:4"]);
+    let port = s.address.rsplit(':').next().unwrap();
+    let (code, err) = run(&[DIJKSTRA, "-t", "ring:4", "--port", port]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("cannot listen"), "{err}");
+}
+
+#[test]
+fn a_witness_named_on_the_command_line_is_the_path() {
+    let dir = std::env::temp_dir().join(format!("guarded-explore-w-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args([
+            "verify",
+            DIJKSTRA,
+            "-t",
+            "ring:4",
+            "-p",
+            "K=3",
+            "-d",
+            "distributed",
+        ])
+        .args(["--no-properties", "--no-rounds", "--witness"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let witness = dir.join("distributed-cycle");
+    let s = Server::start(&[
+        DIJKSTRA,
+        "-t",
+        "ring:4",
+        "-p",
+        "K=3",
+        "-d",
+        "distributed",
+        "--witness",
+        witness.to_str().unwrap(),
+    ]);
+    let (_, first) = session(&s);
+    let state = &first["state"];
+    let sched = std::fs::read_to_string(witness.with_extension("sched")).unwrap();
+    let texts: Vec<&str> = state["path"].as_array().unwrap()[1..]
+        .iter()
+        .map(|p| p["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), sched.lines().count());
+    assert_eq!(state["step"].as_u64().unwrap() as usize, texts.len());
+}

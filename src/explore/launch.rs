@@ -58,6 +58,13 @@ impl Launch {
             .unwrap_or_else(|| inst.default_init());
         let start = inst.initial(&mode, &self.sets).map_err(render)?;
         let daemon = self.daemon.clone().unwrap_or_else(|| inst.default_daemon());
+        let most = crate::export::html::MAX_PROCESSES;
+        if inst.topology().n() > most {
+            return Err(format!(
+                "error: the explorer draws at most {most} processes; this instance has {} (explore a smaller one, or run it with `guarded run`)",
+                inst.topology().n()
+            ));
+        }
         let ast = (*inst.ast).clone();
         let sim = inst.simulate(start, daemon, self.choice).map_err(render)?;
         Ok((sim, ast))

@@ -64,7 +64,7 @@ pub fn serve(options: Options) -> Result<(), String> {
     let mut api = api::Api::new(options.launch, options.source, options.witness)?;
     let address = format!("{}:{}", options.host, options.port);
     let server = tiny_http::Server::http(&address)
-        .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+        .map_err(|e| format!("error: cannot listen on {address}: {e}"))?;
     let url = match server.server_addr().to_ip() {
         Some(a) => format!("http://{a}/"),
         None => format!("http://{address}/"),

@@ -102,6 +102,8 @@ if (scenario === "walk") {
     await page.click("#daemon-step");
     await atStep(k);
   }
+  // Delivered messages move to their receivers for under a second.
+  await page.waitForTimeout(1000);
   await page.screenshot({ path: join(dir, "explore.png"), fullPage: false });
   console.log(JSON.stringify({ measures: await step() }));
 } else {

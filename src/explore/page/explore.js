@@ -141,6 +141,22 @@ function drawGraph() {
     parts.push(svg("rect", { class: "msg", x: mx - w / 2, y: my - 10, width: w, height: 18, rx: 4 }));
     parts.push(svg("text", { x: mx, y: my + 3, "text-anchor": "middle", "font-size": 11 }, text));
   }
+  // The messages the last step took move from their edges to their receivers.
+  const last = state.path[state.here];
+  if (last && state.here > 0) {
+    for (const [from, to, text, sent] of last.messages) {
+      if (sent) continue;
+      const [x1, y1] = place(from), [x2, y2] = place(to);
+      const sx = x1 + (x2 - x1) * 0.62, sy = y1 + (y2 - y1) * 0.62;
+      const w = 8 + text.length * 7;
+      const tag = svg("g", { class: "delivered" });
+      tag.appendChild(svg("rect", { class: "msg", x: -w / 2, y: -10, width: w, height: 18, rx: 4 }));
+      tag.appendChild(svg("text", { x: 0, y: 3, "text-anchor": "middle", "font-size": 11 }, text));
+      tag.appendChild(svg("animateTransform", { attributeName: "transform", type: "translate", from: `${sx} ${sy}`, to: `${x2} ${y2}`, dur: "0.7s", fill: "freeze" }));
+      tag.appendChild(svg("animate", { attributeName: "opacity", from: "1", to: "0", begin: "0.5s", dur: "0.3s", fill: "freeze" }));
+      parts.push(tag);
+    }
+  }
   g.replaceChildren(...parts);
 }
 
@@ -371,6 +387,7 @@ async function show(next) {
     legit.textContent = state.legitimate ? "legitimate" : "not legitimate";
     legit.className = "badge " + (state.legitimate ? "good" : "bad");
   }
+  $("reports").textContent = state.reports.map(([name, value]) => `${name} = ${value}`).join(" · ");
   const inv = $("invariant");
   inv.hidden = !state.invariant;
   inv.textContent = state.invariant ? `invariant ${state.invariant} does not hold` : "";
@@ -387,8 +404,15 @@ async function show(next) {
 
 async function take(text) {
   say("");
-  const answer = await act("step", { line: text });
-  if (answer) picked.clear();
+  // Choices are for the configuration at hand: after the step they go
+  // (the synchronous daemon's are made again), unless it is refused.
+  const before = new Map(picked);
+  picked.clear();
+  if (!(await act("step", { line: text }))) {
+    picked = before;
+    drawMoves();
+    drawGraph();
+  }
 }
 
 function clickProcess(p) {
