@@ -176,6 +176,10 @@ fn edits_verify_and_witnesses() {
         "synchronous",
     ]);
     let (id, first) = session(&s);
+    let instance = s.ok("instance", json!({"session": id}));
+    assert_eq!(instance, first["instance"]);
+    assert_eq!(instance["has_messages"], false);
+    assert_eq!(instance["program"], DIJKSTRA);
     let source = first["instance"]["source"].as_str().unwrap().to_string();
     let broken = source.replacen("x := left.x", "x := left.x == 0", 1);
     let (status, answer) = s.call("program", json!({"session": id, "source": broken}));

@@ -51,6 +51,7 @@ const svg = (tag, attrs, text) => el(tag, Object.assign({ svg: true }, attrs), t
 
 function setInstance(inst) {
   instance = inst;
+  checkedText = inst.source;
   $("title").textContent = "guarded explore: " + inst.program;
   document.title = "explore " + inst.program;
   $("editor").value = inst.source;
@@ -480,9 +481,16 @@ async function evaluate() {
   }
 }
 
+// The text the exploration runs, and the pending re-check of an edit.
+let checkedText = null;
+let editTimer = null;
+
 async function reload() {
+  const source = $("editor").value;
+  if (source === checkedText) return;
+  checkedText = source;
   try {
-    const answer = await call("program", { source: $("editor").value });
+    const answer = await call("program", { source });
     $("diagnostics").textContent = "";
     picked.clear();
     setInstance(answer.instance);
@@ -556,7 +564,12 @@ function wire() {
     if (b && !breaks.includes(b)) breaks.push(b);
     drawWatches();
   });
-  $("reload").addEventListener("click", reload);
+  $("reload").addEventListener("click", () => { checkedText = null; reload(); });
+  // An edit is checked once typing pauses; a program that checks reloads.
+  $("editor").addEventListener("input", () => {
+    clearTimeout(editTimer);
+    editTimer = setTimeout(reload, 700);
+  });
   $("label-var").addEventListener("change", drawGraph);
   $("verify").addEventListener("click", verify);
   document.addEventListener("keydown", (e) => {
