@@ -14,6 +14,7 @@ use crate::report as output;
 
 mod explore;
 mod export;
+mod fmt;
 mod run;
 mod sweep;
 mod verify;
@@ -78,6 +79,10 @@ enum Command {
     /// counterexamples.
     #[command(after_help = EXIT_CODES)]
     Explore(explore::ExploreArgs),
+    /// Lay programs out canonically (in place, or standard input to output); `--check`
+    /// shows what would change and fails if anything would.
+    #[command(after_help = EXIT_CODES)]
+    Fmt(fmt::FmtArgs),
     /// Write an instance for another tool: `dot` (Graphviz) or `promela` (SPIN).
     Export(export::ExportArgs),
 }
@@ -364,6 +369,7 @@ pub fn main() -> i32 {
         Command::Sweep(a) => sweep::sweep(&a),
         Command::Export(a) => export::export(&a),
         Command::Explore(a) => explore::explore(&a),
+        Command::Fmt(a) => fmt::fmt(&a),
         Command::Repl(a) => match start(&a.instance, &a.start) {
             Ok(s) => {
                 let color =

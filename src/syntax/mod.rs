@@ -3,8 +3,10 @@
 
 pub mod ast;
 mod errors;
+mod format;
 mod lower;
 mod parse;
 mod temporal;
 
+pub use format::format_program;
 pub use parse::{parse_expression, parse_program};

@@ -194,6 +194,11 @@ fn literal_fits(primary: &Pair<Rule>, negated: bool) -> Result<(), Problem> {
     .help("integers are 64-bit: from -9223372036854775808 to 9223372036854775807"))
 }
 
+/// The parse tree of a whole program, for the formatter.
+pub(super) fn parse_tree(source: &str) -> Result<Pair<'_, Rule>, Problem> {
+    parse_bounded(Rule::program, source)
+}
+
 /// Parses a whole program, or says where and why it is not one.
 pub fn parse_program(source: &str) -> Result<Program, Problem> {
     Ok(lower_program(parse_bounded(Rule::program, source)?))
