@@ -83,6 +83,7 @@ mod explore;
 mod export;
 pub mod formula;
 pub mod load;
+mod lsp;
 pub mod memory;
 mod repl;
 mod report;

@@ -396,6 +396,13 @@ impl Instance {
         .map_err(LoadError::Runtime)
     }
 
+    /// A warning for each pair of actions of one role and one priority that
+    /// may be enabled together: there `verify` explores both, and runs take
+    /// the first.
+    pub fn overlapping_actions(&self) -> Vec<Problem> {
+        compile::overlapping_actions(&self.code, &self.ast)
+    }
+
     /// The topology, ids assigned.
     pub fn topology(&self) -> &Topology {
         &self.topo

@@ -83,6 +83,9 @@ enum Command {
     /// shows what would change and fails if anything would.
     #[command(after_help = EXIT_CODES)]
     Fmt(fmt::FmtArgs),
+    /// A language server (LSP) on standard input and output, for editors: diagnostics as
+    /// you type, hover, definitions, references, completion, symbols and formatting.
+    Lsp,
     /// Write an instance for another tool: `dot` (Graphviz) or `promela` (SPIN).
     Export(export::ExportArgs),
 }
@@ -370,6 +373,13 @@ pub fn main() -> i32 {
         Command::Export(a) => export::export(&a),
         Command::Explore(a) => explore::explore(&a),
         Command::Fmt(a) => fmt::fmt(&a),
+        Command::Lsp => match crate::lsp::serve() {
+            Ok(()) => EXIT_OK,
+            Err(message) => {
+                eprintln!("error: {message}");
+                EXIT_INPUT
+            }
+        },
         Command::Repl(a) => match start(&a.instance, &a.start) {
             Ok(s) => {
                 let color =
@@ -448,7 +458,7 @@ fn check(a: &CheckArgs) -> i32 {
         count(l.inst.topo.n() as u64, "process")
     );
     warn_about_missing_sides(&l.inst, &l.source);
-    let overlapping = overlapping_actions(&l.inst);
+    let overlapping = l.inst.overlapping_actions();
     if !overlapping.is_empty() {
         eprint!(
             "{}",
@@ -470,47 +480,6 @@ fn check(a: &CheckArgs) -> i32 {
         }
         Err(code) => code,
     }
-}
-
-/// A warning for each pair of actions of one role and one priority that
-/// may be enabled together: there `verify` explores both, and runs take
-/// the first.
-fn overlapping_actions(inst: &Instance) -> Vec<crate::diagnostic::Problem> {
-    let mut out = Vec::new();
-    for (r, role) in inst.code.roles.iter().enumerate() {
-        let label_span = |label: &str| {
-            let ast = inst.ast.roles.get(r)?;
-            let a = ast.actions.iter().find(|a| a.label.name == label)?;
-            Some(a.label.span)
-        };
-        for &(i, j) in &role.overlaps {
-            let (a, b) = (&role.actions[i as usize], &role.actions[j as usize]);
-            // A binder's or a receive's guard is read member by member,
-            // which the proof of exclusion leaves aside: not worth a
-            // warning that may well be wrong.
-            let bound =
-                |a: &crate::compile::CAction| a.binder.is_some() || a.receive_from.is_some();
-            if bound(a) || bound(b) {
-                continue;
-            }
-            let problem = crate::diagnostic::Problem::new(
-                "guarded::check::overlapping_actions",
-                format!(
-                    "`{}` and `{}` (priority {}) may be enabled together",
-                    a.label, b.label, a.priority
-                ),
-            )
-            .label_opt(label_span(&a.label), format!("`{}`", a.label))
-            .label_opt(label_span(&b.label), format!("`{}`, whose guard may hold with `{}`'s", b.label, a.label))
-            .help(format!(
-                "a process where both are enabled may take either: `verify` explores both (every run); `run` takes `{}`, the first in program order (one at random with --choice random). Make the guards exclusive if only one should run",
-                a.label
-            ))
-            .warning();
-            out.push(problem);
-        }
-    }
-    out
 }
 
 /// Warns, for each role that reads `left` or `right`, about its processes

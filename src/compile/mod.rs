@@ -9,6 +9,8 @@ mod expr;
 mod fused;
 mod instantiate;
 mod layout;
+mod overlaps;
+pub use overlaps::overlapping_actions;
 mod predicates;
 mod reads;
 mod stmt;

@@ -1,0 +1,47 @@
+//! The warning about actions of one role and one priority whose guards
+//! may hold together (the compiler finds the pairs it cannot prove
+//! exclusive): where the two semantics, every choice and the first, part.
+
+use super::{CAction, Compiled};
+use crate::diagnostic::Problem;
+use crate::syntax::ast;
+
+/// A warning for each pair of actions of one role and one priority that
+/// may be enabled together: there `verify` explores both, and runs take
+/// the first.
+pub fn overlapping_actions(code: &Compiled, ast: &ast::Program) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for (r, role) in code.roles.iter().enumerate() {
+        let label_span = |label: &str| {
+            let ast = ast.roles.get(r)?;
+            let a = ast.actions.iter().find(|a| a.label.name == label)?;
+            Some(a.label.span)
+        };
+        for &(i, j) in &role.overlaps {
+            let (a, b) = (&role.actions[i as usize], &role.actions[j as usize]);
+            // A binder's or a receive's guard is read member by member,
+            // which the proof of exclusion leaves aside: not worth a
+            // warning that may well be wrong.
+            let bound = |a: &CAction| a.binder.is_some() || a.receive_from.is_some();
+            if bound(a) || bound(b) {
+                continue;
+            }
+            let problem = Problem::new(
+                "guarded::check::overlapping_actions",
+                format!(
+                    "`{}` and `{}` (priority {}) may be enabled together",
+                    a.label, b.label, a.priority
+                ),
+            )
+            .label_opt(label_span(&a.label), format!("`{}`", a.label))
+            .label_opt(label_span(&b.label), format!("`{}`, whose guard may hold with `{}`'s", b.label, a.label))
+            .help(format!(
+                "a process where both are enabled may take either: `verify` explores both (every run); `run` takes `{}`, the first in program order (one at random with --choice random). Make the guards exclusive if only one should run",
+                a.label
+            ))
+            .warning();
+            out.push(problem);
+        }
+    }
+    out
+}

@@ -1,0 +1,473 @@
+//! What the language server knows of one document: its diagnostics (the
+//! checker's, as the command line prints them), its declarations, and
+//! the answers built from them: symbols, hover, definitions, references
+//! and completions.
+
+use super::text::{occurrences, range, word_at};
+use crate::diagnostic::Problem;
+use crate::span::Span;
+use crate::syntax::ast;
+use serde_json::{json, Value};
+
+/// A name the program declares.
+struct Decl {
+    name: String,
+    /// What it is, as hover says it (`variable`, `parameter`, ...).
+    kind: &'static str,
+    /// The protocol's symbol kind.
+    symbol: u32,
+    /// The name where it is declared.
+    at: Span,
+    /// The whole declaration.
+    whole: Span,
+    /// For an action, its role's place among the roles.
+    role: Option<usize>,
+}
+
+/// One document, parsed and checked.
+pub struct Analysis {
+    text: String,
+    problems: Vec<Problem>,
+    decls: Vec<Decl>,
+    roles: Vec<Span>,
+}
+
+/// The language's own names, with a line of documentation each.
+const BUILTINS: &[(&str, &str)] = &[
+    ("n", "the number of processes"),
+    ("index", "the process's number, 0 to n - 1"),
+    (
+        "id",
+        "the process's id (the index unless `--ids` says otherwise)",
+    ),
+    ("self", "the process itself (a node)"),
+    ("left", "the ring's or chain's left neighbour (a node)"),
+    ("right", "the ring's or chain's right neighbour (a node)"),
+    (
+        "enabled",
+        "`enabled(p)`: whether process p has an enabled action (global predicates)",
+    ),
+    (
+        "min",
+        "`min(a, b)`, or `min(q in S : e)`: the smallest value",
+    ),
+    (
+        "max",
+        "`max(a, b)`, or `max(q in S : e)`: the largest value",
+    ),
+    ("abs", "`abs(a)`: the absolute value"),
+    (
+        "argmin",
+        "`argmin(q in S : e)`: the member with the smallest e (ties: smallest id)",
+    ),
+    (
+        "argmax",
+        "`argmax(q in S : e)`: the member with the largest e (ties: smallest id)",
+    ),
+    ("int", "`int(b)`: 1 if b holds, else 0"),
+    (
+        "msgs",
+        "`msgs(p, q, m)`: messages (of type m) in the channel from p to q",
+    ),
+    (
+        "tree_parent",
+        "on a `tree:N` topology, the process's parent (itself at the root)",
+    ),
+    ("maxdeg", "the most neighbours any process has"),
+    (
+        "acyclic",
+        "`acyclic(p -> q : P)`: the arcs where P holds form no directed cycle",
+    ),
+    ("forall", "`forall(q in S : P)`: P holds for every member"),
+    ("exists", "`exists(q in S : P)`: P holds for some member"),
+    ("count", "`count(q in S : P)`: how many members satisfy P"),
+    ("sum", "`sum(q in S : e)`: the total of e over the members"),
+    (
+        "nbrs",
+        "the process's neighbours; `nbrs(p)` in global predicates",
+    ),
+    ("procs", "every process (global predicates)"),
+    (
+        "random",
+        "`random(lo..hi)`, `random(bool)`: a value drawn by the run's seeded generator",
+    ),
+    (
+        "edge",
+        "`edge(q).x`: the edge variable x shared with neighbour q",
+    ),
+];
+
+/// The language's keywords.
+const KEYWORDS: &[&str] = &[
+    "param",
+    "topology",
+    "enum",
+    "var",
+    "edge",
+    "timer",
+    "bool",
+    "node",
+    "array",
+    "of",
+    "legitimate",
+    "invariant",
+    "property",
+    "report",
+    "def",
+    "message",
+    "channel",
+    "capacity",
+    "delay",
+    "process",
+    "where",
+    "priority",
+    "for",
+    "in",
+    "receive",
+    "from",
+    "send",
+    "to",
+    "skip",
+    "if",
+    "then",
+    "else",
+    "not",
+    "and",
+    "or",
+    "mod",
+    "true",
+    "false",
+    "always",
+    "sometimes",
+    "eventually",
+    "stable",
+    "leads_to",
+    "under",
+    "weak",
+    "strong",
+    "fairness",
+];
+
+/// Fields every process has, besides its variables.
+const FIELDS: &[&str] = &["id", "index", "left", "right"];
+
+impl Analysis {
+    /// Parses and checks `text`; where it checks and names a topology,
+    /// instantiates it there for the warnings that need an instance.
+    pub fn of(text: String) -> Analysis {
+        let mut problems = Vec::new();
+        let mut decls = Vec::new();
+        let mut roles = Vec::new();
+        match crate::syntax::parse_program(&text) {
+            Err(p) => problems.push(p),
+            Ok(ast) => {
+                declarations(&ast, &text, &mut decls);
+                roles = ast.roles.iter().map(role_span).collect();
+                match crate::check::check(&ast) {
+                    Err(ps) => problems.extend(ps),
+                    Ok(_) => problems.extend(instance_warnings(&text)),
+                }
+            }
+        }
+        Analysis {
+            text,
+            problems,
+            decls,
+            roles,
+        }
+    }
+
+    /// The document's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The protocol's diagnostics: each problem at its first label, its
+    /// message and help line as the command line prints them.
+    pub fn diagnostics(&self) -> Value {
+        let list: Vec<Value> = self
+            .problems
+            .iter()
+            .map(|p| {
+                let at = p.labels.first().map_or(Span::new(0, 0), |l| l.0);
+                let mut message = p.message.clone();
+                for (span, label) in p.labels.iter().skip(1) {
+                    let line = self.text[..span.start.min(self.text.len())]
+                        .matches('\n')
+                        .count()
+                        + 1;
+                    message += &format!("\n{label} (line {line})");
+                }
+                if let Some(help) = &p.help {
+                    message += &format!("\nhelp: {help}");
+                }
+                json!({
+                    "range": range(&self.text, at.start, at.end),
+                    "severity": if p.warning { 2 } else { 1 },
+                    "code": p.code,
+                    "source": "guarded",
+                    "message": message,
+                })
+            })
+            .collect();
+        Value::Array(list)
+    }
+
+    /// The declaration of the name at `at`, if the program declares it.
+    fn declaration(&self, at: usize) -> Option<&Decl> {
+        let (_, word) = word_at(&self.text, at)?;
+        // A label is declared by its role; other names once.
+        self.decls.iter().find(|d| d.name == word)
+    }
+
+    /// Where the name at `at` is declared.
+    pub fn definition(&self, at: usize) -> Option<Value> {
+        let d = self.declaration(at)?;
+        Some(range(&self.text, d.at.start, d.at.end))
+    }
+
+    /// Every place the name at `at` is written (outside comments).
+    pub fn references(&self, at: usize) -> Vec<Value> {
+        let Some((_, word)) = word_at(&self.text, at) else {
+            return Vec::new();
+        };
+        occurrences(&self.text, word)
+            .into_iter()
+            .map(|(s, e)| range(&self.text, s, e))
+            .collect()
+    }
+
+    /// What hovering over the name at `at` shows: its declaration and
+    /// kind, or a builtin's documentation.
+    pub fn hover(&self, at: usize) -> Option<Value> {
+        let (start, word) = word_at(&self.text, at)?;
+        let markdown = if let Some(d) = self.declaration(at) {
+            let written = self.text[d.whole.start..d.whole.end].trim();
+            format!("```guarded\n{written}\n```\n{}", d.kind)
+        } else if let Some((name, doc)) = BUILTINS.iter().find(|b| b.0 == word) {
+            format!("`{name}`: {doc}")
+        } else if KEYWORDS.contains(&word) {
+            format!("`{word}`: a keyword (docs/language.md)")
+        } else {
+            return None;
+        };
+        Some(json!({
+            "contents": { "kind": "markdown", "value": markdown },
+            "range": range(&self.text, start, start + word.len()),
+        }))
+    }
+
+    /// Completions at `at`: after `q.` the fields of a process; elsewhere
+    /// the names in the program, the builtins and the keywords.
+    pub fn completions(&self, at: usize) -> Value {
+        let start = word_at(&self.text, at).map_or(at, |(s, _)| s);
+        let after_dot = self.text[..start].ends_with('.');
+        let mut items = Vec::new();
+        let mut add = |label: &str, kind: u32, detail: &str| {
+            if !items.iter().any(|i: &Value| i["label"] == label) {
+                items.push(json!({ "label": label, "kind": kind, "detail": detail }));
+            }
+        };
+        for d in &self.decls {
+            if !after_dot || d.kind.starts_with("variable") {
+                add(&d.name, completion_kind(d.symbol), d.kind);
+            }
+        }
+        if after_dot {
+            for f in FIELDS {
+                add(f, 5, "a field of every process");
+            }
+        } else {
+            for (name, doc) in BUILTINS {
+                add(name, 3, doc);
+            }
+            for k in KEYWORDS {
+                add(k, 14, "keyword");
+            }
+        }
+        json!({ "isIncomplete": false, "items": items })
+    }
+
+    /// The document's symbols: parameters, variables, definitions,
+    /// enumerations, messages, roles with their actions, predicates.
+    pub fn symbols(&self) -> Value {
+        let symbol = |d: &Decl, children: Vec<Value>| {
+            json!({
+                "name": d.name,
+                "detail": d.kind,
+                "kind": d.symbol,
+                "range": range(&self.text, d.whole.start, d.whole.end),
+                "selectionRange": range(&self.text, d.at.start, d.at.end),
+                "children": children,
+            })
+        };
+        let mut out: Vec<Value> = self
+            .decls
+            .iter()
+            .filter(|d| d.role.is_none() && d.symbol != 22)
+            .map(|d| symbol(d, Vec::new()))
+            .collect();
+        for (r, span) in self.roles.iter().enumerate() {
+            let actions: Vec<Value> = self
+                .decls
+                .iter()
+                .filter(|d| d.role == Some(r))
+                .map(|d| symbol(d, Vec::new()))
+                .collect();
+            let head = self.text[span.start..span.end]
+                .lines()
+                .next()
+                .unwrap_or("process");
+            let head = head.trim_end_matches('{').trim();
+            out.push(json!({
+                "name": head,
+                "kind": 5,
+                "range": range(&self.text, span.start, span.end),
+                "selectionRange": range(&self.text, span.start, span.start + "process".len()),
+                "children": actions,
+            }));
+        }
+        out.sort_by_key(|s| {
+            (
+                s["range"]["start"]["line"].as_u64(),
+                s["range"]["start"]["character"].as_u64(),
+            )
+        });
+        Value::Array(out)
+    }
+
+    /// The whole document in the canonical layout, as one edit; nothing
+    /// where it is already so or does not parse.
+    pub fn formatting(&self) -> Value {
+        match crate::syntax::format_program(&self.text) {
+            Ok(t) if t != self.text => json!([{
+                "range": range(&self.text, 0, self.text.len()),
+                "newText": t,
+            }]),
+            _ => json!([]),
+        }
+    }
+}
+
+/// The completion kind of a symbol kind.
+fn completion_kind(symbol: u32) -> u32 {
+    match symbol {
+        13 => 6,  // variable
+        14 => 21, // constant
+        12 => 3,  // function
+        10 => 13, // enum
+        22 => 20, // enum member
+        23 => 22, // struct
+        6 => 2,   // method
+        _ => 1,
+    }
+}
+
+/// From the start of `at`'s line to the end of the line where `end` is.
+fn lines_of(text: &str, at: usize, end: usize) -> Span {
+    let start = text[..at].rfind('\n').map_or(0, |k| k + 1);
+    let end = text[end..].find('\n').map_or(text.len(), |k| end + k);
+    Span::new(start, end)
+}
+
+/// A role from its head to its last action.
+fn role_span(r: &ast::Role) -> Span {
+    let end = r.actions.last().map_or(r.head.end, |a| a.span.end);
+    Span::new(r.head.start, end.max(r.head.end))
+}
+
+/// Every name `ast` declares, in the order written.
+fn declarations(ast: &ast::Program, text: &str, out: &mut Vec<Decl>) {
+    let mut add = |name: &ast::Ident, kind: &'static str, symbol: u32, whole: Span, role| {
+        out.push(Decl {
+            name: name.name.clone(),
+            kind,
+            symbol,
+            at: name.span,
+            whole,
+            role,
+        });
+    };
+    let line = |s: Span| lines_of(text, s.start, s.end);
+    for p in &ast.params {
+        add(&p.name, "parameter", 14, line(p.name.span), None);
+    }
+    for v in &ast.vars {
+        let kind = match (v.kind, v.role) {
+            (ast::VarKind::Edge, _) => "variable (one per edge)",
+            (ast::VarKind::Timer, _) => "variable (a timer)",
+            (_, Some(_)) => "variable (of one role's processes)",
+            _ => "variable (one per process)",
+        };
+        add(&v.name, kind, 13, v.span, None);
+    }
+    for e in &ast.enums {
+        add(&e.name, "enumeration", 10, line(e.name.span), None);
+        for value in &e.values {
+            add(value, "enumeration value", 22, line(e.name.span), None);
+        }
+    }
+    for d in &ast.defs {
+        add(
+            &d.name,
+            "definition (expanded where used)",
+            12,
+            d.span,
+            None,
+        );
+    }
+    for m in &ast.messages {
+        add(&m.name, "message", 23, line(m.name.span), None);
+    }
+    for (r, role) in ast.roles.iter().enumerate() {
+        for a in &role.actions {
+            add(
+                &a.label,
+                "action",
+                6,
+                lines_of(text, a.span.start, a.span.end),
+                Some(r),
+            );
+        }
+    }
+    for (name, e) in &ast.invariants {
+        add(
+            name,
+            "invariant",
+            7,
+            lines_of(text, name.span.start, e.span().end),
+            None,
+        );
+    }
+    for p in &ast.properties {
+        add(
+            &p.name,
+            "property of runs",
+            7,
+            lines_of(text, p.span.start, p.span.end),
+            None,
+        );
+    }
+    for (name, e) in &ast.reports {
+        add(
+            name,
+            "report",
+            7,
+            lines_of(text, name.span.start, e.span().end),
+            None,
+        );
+    }
+}
+
+/// The warnings that need an instance (actions that may be enabled
+/// together), on the topology the program declares; none without one.
+fn instance_warnings(text: &str) -> Vec<Problem> {
+    let refuse = |path: &str| -> Result<String, String> {
+        Err(format!("`{path}`: the language server reads no file"))
+    };
+    let setup = crate::load::Setup::default();
+    match crate::load::load(text, &setup, &refuse) {
+        Ok(inst) => inst.overlapping_actions(),
+        Err(_) => Vec::new(),
+    }
+}

@@ -1,0 +1,130 @@
+//! Front end: `guarded lsp`, a Language Server Protocol server on standard
+//! input and output. lsp-server (rust-analyzer's transport: framing, the
+//! initialize handshake, shutdown) carries the messages; their contents
+//! are JSON built here, from the same parser, checker and formatter as
+//! the command line (`analysis.rs`), so an editor shows the command
+//! line's diagnostics as the user types.
+
+mod analysis;
+mod text;
+
+use analysis::Analysis;
+use lsp_server::{Connection, Message, Notification, Request, Response};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// What the server can do, as `initialize` answers.
+fn capabilities() -> Value {
+    json!({
+        // Every change sends the whole text.
+        "textDocumentSync": 1,
+        "hoverProvider": true,
+        "definitionProvider": true,
+        "referencesProvider": true,
+        "completionProvider": { "triggerCharacters": ["."] },
+        "documentSymbolProvider": true,
+        "documentFormattingProvider": true,
+    })
+}
+
+/// Serves one editor until it shuts the server down.
+pub fn serve() -> Result<(), String> {
+    let (connection, io) = Connection::stdio();
+    connection
+        .initialize(capabilities())
+        .map_err(|e| format!("the editor did not initialize the server: {e}"))?;
+    let mut documents: HashMap<String, Analysis> = HashMap::new();
+    for message in &connection.receiver {
+        match message {
+            Message::Request(request) => {
+                let shutdown = connection
+                    .handle_shutdown(&request)
+                    .map_err(|e| format!("shutdown: {e}"))?;
+                if shutdown {
+                    break;
+                }
+                let response = answer(&documents, &request);
+                let _ = connection.sender.send(Message::Response(response));
+            }
+            Message::Notification(n) => {
+                if let Some((uri, analysis)) = changed(&n) {
+                    let diagnostics = match &analysis {
+                        Some(a) => a.diagnostics(),
+                        None => json!([]),
+                    };
+                    let publish = Notification::new(
+                        "textDocument/publishDiagnostics".into(),
+                        json!({ "uri": uri, "diagnostics": diagnostics }),
+                    );
+                    let _ = connection.sender.send(Message::Notification(publish));
+                    match analysis {
+                        Some(a) => documents.insert(uri, a),
+                        None => documents.remove(&uri),
+                    };
+                }
+            }
+            Message::Response(_) => {}
+        }
+    }
+    drop(connection);
+    io.join().map_err(|e| format!("the connection failed: {e}"))
+}
+
+/// A document opened, changed or closed: its address, and its analysis
+/// (none once closed).
+fn changed(n: &Notification) -> Option<(String, Option<Analysis>)> {
+    let uri = n.params["textDocument"]["uri"].as_str()?.to_string();
+    match n.method.as_str() {
+        "textDocument/didOpen" => {
+            let text = n.params["textDocument"]["text"].as_str()?;
+            Some((uri, Some(Analysis::of(text.to_string()))))
+        }
+        "textDocument/didChange" => {
+            // Whole texts only (the sync kind announced): the last one.
+            let text = n.params["contentChanges"].as_array()?.last()?["text"].as_str()?;
+            Some((uri, Some(Analysis::of(text.to_string()))))
+        }
+        "textDocument/didClose" => Some((uri, None)),
+        _ => None,
+    }
+}
+
+/// The answer to a request about an open document.
+fn answer(documents: &HashMap<String, Analysis>, request: &Request) -> Response {
+    let id = request.id.clone();
+    let p = &request.params;
+    let known = [
+        "textDocument/hover",
+        "textDocument/definition",
+        "textDocument/references",
+        "textDocument/completion",
+        "textDocument/documentSymbol",
+        "textDocument/formatting",
+    ];
+    if !known.contains(&request.method.as_str()) {
+        // JSON-RPC's "method not found".
+        return Response::new_err(id, -32601, format!("`{}` is not served", request.method));
+    }
+    let uri = p["textDocument"]["uri"].as_str().unwrap_or_default();
+    let Some(doc) = documents.get(uri) else {
+        // Not open here: nothing to say.
+        return Response::new_ok(id, Value::Null);
+    };
+    let at = text::offset(doc.text(), &p["position"]);
+    let result = match request.method.as_str() {
+        "textDocument/hover" => doc.hover(at).unwrap_or(Value::Null),
+        "textDocument/definition" => doc
+            .definition(at)
+            .map_or(Value::Null, |range| json!({ "uri": uri, "range": range })),
+        "textDocument/references" => Value::Array(
+            doc.references(at)
+                .into_iter()
+                .map(|range| json!({ "uri": uri, "range": range }))
+                .collect(),
+        ),
+        "textDocument/completion" => doc.completions(at),
+        "textDocument/documentSymbol" => doc.symbols(),
+        _ => doc.formatting(),
+    };
+    Response::new_ok(id, result)
+}
