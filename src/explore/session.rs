@@ -10,7 +10,7 @@ use crate::runtime::choose::Move;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::engine::{Choice, Outcome, Simulation, Snapshot};
 use crate::runtime::init::InitMode;
-use crate::runtime::schedule::{parse_schedule, NamedMove};
+use crate::runtime::schedule::{parse_schedule, NamedMove, ScheduledStep};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -226,13 +226,7 @@ impl Exploration {
         enabled.sort_unstable();
         self.daemon()
             .allows(&step.procs, &enabled, self.sim().topology())?;
-        let moves: Vec<(u32, Option<NamedMove>)> = step
-            .procs
-            .iter()
-            .copied()
-            .zip(step.named.iter().cloned())
-            .collect();
-        self.take(&moves)
+        self.take(&moves_of(step))
     }
 
     /// Takes one step of `moves` from the current node, or follows the
@@ -474,7 +468,7 @@ impl Exploration {
         Ok(())
     }
 
-    fn replay(&mut self, steps: &[crate::runtime::schedule::ScheduledStep]) -> Result<(), String> {
+    fn replay(&mut self, steps: &[ScheduledStep]) -> Result<(), String> {
         let ticks = self.sim().runs_in_ticks();
         // Unnamed moves are the first, as verify's witnesses mean them; a
         // tick's line gives its delays to the engine as a schedule does.
@@ -495,13 +489,7 @@ impl Exploration {
                     Err(e) => Err(self.error(&e)),
                 }
             } else {
-                let moves: Vec<(u32, Option<NamedMove>)> = step
-                    .procs
-                    .iter()
-                    .copied()
-                    .zip(step.named.iter().cloned())
-                    .collect();
-                self.take(&moves)
+                self.take(&moves_of(step))
             };
             if let Err(e) = taken {
                 self.repl.sim_mut().set_daemon(daemon);
@@ -512,6 +500,15 @@ impl Exploration {
         self.repl.sim_mut().set_choice(self.launch.choice);
         Ok(())
     }
+}
+
+/// Each process of a schedule line with the move the line names for it.
+fn moves_of(step: &ScheduledStep) -> Vec<(u32, Option<NamedMove>)> {
+    step.procs
+        .iter()
+        .copied()
+        .zip(step.named.iter().cloned())
+        .collect()
 }
 
 /// A move as the engine takes it named.

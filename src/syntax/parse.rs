@@ -89,29 +89,31 @@ fn nesting(source: &str) -> Result<(), Problem> {
     Ok(())
 }
 
+/// Whether `r` is a binary operator.
+pub(super) fn is_infix(r: Rule) -> bool {
+    use Rule::*;
+    matches!(
+        r,
+        implies_op
+            | or_op
+            | and_op
+            | eq_op
+            | ne_op
+            | le_op
+            | ge_op
+            | lt_op
+            | gt_op
+            | add_op
+            | sub_op
+            | mul_op
+            | div_op
+            | mod_op
+    )
+}
+
 /// Refuses chains longer than [`MAX_CHAIN`] anywhere in `top`'s tree, which
 /// it walks without recursion.
 fn chains(top: &Pair<Rule>) -> Result<(), Problem> {
-    let is_infix = |r: Rule| {
-        use Rule::*;
-        matches!(
-            r,
-            implies_op
-                | or_op
-                | and_op
-                | eq_op
-                | ne_op
-                | le_op
-                | ge_op
-                | lt_op
-                | gt_op
-                | add_op
-                | sub_op
-                | mul_op
-                | div_op
-                | mod_op
-        )
-    };
     let too_long = |p: &Pair<Rule>, what: &str| {
         Problem::new(
             "guarded::syntax::too_long",

@@ -19,11 +19,12 @@ mod pieces;
 #[cfg(test)]
 mod tests;
 
+use super::parse::is_infix;
 use super::parse::{parse_tree, Rule};
 use crate::diagnostic::Problem;
 use doc::{align, align_trailing, group, nest, render, text, Doc, TRAILING};
 use pest::iterators::Pair;
-use pieces::{is_infix, space, Comment, Piece};
+use pieces::{space, Comment, Piece};
 
 /// The width lines are laid out in.
 pub const WIDTH: usize = 100;
@@ -129,6 +130,26 @@ impl<'s> Builder<'s> {
 
     /// Children and punctuation with the spacing of [`space`].
     fn joined(&self, pair: Pair<'s, Rule>, def: bool) -> Doc {
+        self.spaced(pair, |b, c| {
+            (def && c.as_rule() == Rule::block).then(|| b.block(c.clone(), true))
+        })
+    }
+
+    /// A pair inside brackets or a range: its arithmetic without spaces.
+    fn tight(&self, pair: Pair<'s, Rule>) -> Doc {
+        self.spaced(pair, |b, c| {
+            matches!(c.as_rule(), Rule::expr | Rule::sum)
+                .then(|| b.expression(c.clone(), true, true))
+        })
+    }
+
+    /// Children and punctuation with the spacing of [`space`], each child
+    /// as `special` makes it where it does, else as any pair.
+    fn spaced(
+        &self,
+        pair: Pair<'s, Rule>,
+        special: impl Fn(&Self, &Pair<'s, Rule>) -> Option<Doc>,
+    ) -> Doc {
         let rule = pair.as_rule();
         let pieces = self.pieces(&pair);
         let mut out = Vec::new();
@@ -142,34 +163,7 @@ impl<'s> Builder<'s> {
                 out.push(text(space(rule, p, piece)));
             }
             out.push(match piece {
-                Piece::Child(c) if def && c.as_rule() == Rule::block => self.block(c.clone(), true),
-                Piece::Child(c) => self.doc(c.clone()),
-                Piece::Token(t) => text(*t),
-                Piece::Comment(_) => unreachable!("handled above"),
-            });
-            prev = Some(piece);
-        }
-        Doc::Concat(out)
-    }
-
-    /// A pair inside brackets or a range: its arithmetic without spaces.
-    fn tight(&self, pair: Pair<'s, Rule>) -> Doc {
-        let rule = pair.as_rule();
-        let mut out = Vec::new();
-        let mut prev: Option<Piece> = None;
-        for piece in self.pieces(&pair) {
-            if let Piece::Comment(c) = &piece {
-                Self::comment_doc(c, &mut out);
-                continue;
-            }
-            if let Some(p) = &prev {
-                out.push(text(space(rule, p, &piece)));
-            }
-            out.push(match &piece {
-                Piece::Child(c) if matches!(c.as_rule(), Rule::expr | Rule::sum) => {
-                    self.expression(c.clone(), true, true)
-                }
-                Piece::Child(c) => self.doc(c.clone()),
+                Piece::Child(c) => special(self, c).unwrap_or_else(|| self.doc(c.clone())),
                 Piece::Token(t) => text(*t),
                 Piece::Comment(_) => unreachable!("handled above"),
             });
@@ -273,27 +267,9 @@ impl<'s> Builder<'s> {
     /// `receive m(x) from q and guard`: the guard's `and`s break as the
     /// action's guard does, aligned under `receive`.
     fn receive(&self, pair: Pair<'s, Rule>) -> Doc {
-        let mut out = Vec::new();
-        let mut prev: Option<Piece> = None;
-        for piece in self.pieces(&pair) {
-            if let Piece::Comment(c) = &piece {
-                Self::comment_doc(c, &mut out);
-                continue;
-            }
-            if let Some(p) = &prev {
-                out.push(text(space(Rule::receive, p, &piece)));
-            }
-            out.push(match &piece {
-                Piece::Child(c) if c.as_rule() == Rule::expr => {
-                    self.expression(c.clone(), false, false)
-                }
-                Piece::Child(c) => self.doc(c.clone()),
-                Piece::Token(t) => text(*t),
-                Piece::Comment(_) => unreachable!("handled above"),
-            });
-            prev = Some(piece);
-        }
-        Doc::Concat(out)
+        self.spaced(pair, |b, c| {
+            (c.as_rule() == Rule::expr).then(|| b.expression(c.clone(), false, false))
+        })
     }
 
     /// A role: its head, then its members a line each, indented.

@@ -149,28 +149,6 @@ impl<'s> Builder<'s> {
     }
 }
 
-/// Whether `r` is a binary operator.
-pub(super) fn is_infix(r: Rule) -> bool {
-    use Rule::*;
-    matches!(
-        r,
-        implies_op
-            | or_op
-            | and_op
-            | eq_op
-            | ne_op
-            | le_op
-            | ge_op
-            | lt_op
-            | gt_op
-            | add_op
-            | sub_op
-            | mul_op
-            | div_op
-            | mod_op
-    )
-}
-
 /// The space between two pieces of a pair of rule `parent`.
 pub(super) fn space(parent: Rule, prev: &Piece, next: &Piece) -> &'static str {
     let (_, last) = prev.ends();
