@@ -442,3 +442,17 @@ fn a_witness_named_on_the_command_line_is_the_path() {
     assert_eq!(texts.len(), sched.lines().count());
     assert_eq!(state["step"].as_u64().unwrap() as usize, texts.len());
 }
+
+#[test]
+fn ctrl_c_takes_the_verify_folders_with_it() {
+    let mut s = Server::start(&[DIJKSTRA, "-t", "ring:3", "-d", "central"]);
+    let (id, _) = session(&s);
+    s.ok("verify", json!({"session": id}));
+    while s.ok("verify_status", json!({"session": id}))["running"] == true {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let folder = std::env::temp_dir().join(format!("guarded-explore-{}-{id}", s.pid()));
+    assert!(folder.join("witnesses").is_dir(), "{}", folder.display());
+    assert!(s.interrupt().success());
+    assert!(!folder.exists(), "{} is left", folder.display());
+}

@@ -159,6 +159,14 @@ fn a_scripted_session() {
         "{h}"
     );
 
+    // A parameter's value on the program's topology.
+    let h = c.request("textDocument/hover", at("K = n", 0, 0));
+    let shown = h["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        shown.contains("param K = n") && shown.contains("4 on `ring:4`"),
+        "{shown}"
+    );
+
     // Definition and references of `K`.
     let def = c.request("textDocument/definition", at("K-1", 0, 0));
     assert_eq!(def["result"]["uri"], URI);

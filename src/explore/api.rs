@@ -242,7 +242,7 @@ impl Api {
                 return Err(Failure(409, "a verify is running in this session".into()));
             }
         }
-        let dir = std::env::temp_dir().join(format!("guarded-explore-{}-{id}", std::process::id()));
+        let dir = super::verify_job::folder(id);
         let name = std::path::Path::new(&self.launch.program)
             .file_name()
             .map_or("program.gc".into(), |n| n.to_string_lossy().to_string());

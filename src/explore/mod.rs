@@ -69,6 +69,11 @@ pub fn serve(options: Options) -> Result<(), String> {
         Some(a) => format!("http://{a}/"),
         None => format!("http://{address}/"),
     };
+    // Ctrl-C stops the server: the folders of verify runs go with it.
+    let _ = ctrlc::set_handler(|| {
+        verify_job::clean_up();
+        std::process::exit(0);
+    });
     println!("guarded explore: serving {url} (Ctrl-C stops)");
     use std::io::Write as _;
     let _ = std::io::stdout().flush();

@@ -146,6 +146,29 @@ impl Job {
 impl Drop for Job {
     fn drop(&mut self) {
         self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Where the jobs of session `id` of this server write.
+pub(super) fn folder(id: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("{}{id}", prefix()))
+}
+
+/// What the folders of this server's jobs begin with.
+fn prefix() -> String {
+    format!("guarded-explore-{}-", std::process::id())
+}
+
+/// Removes the folders of this server's jobs (when it is stopped).
+pub(super) fn clean_up() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().starts_with(&prefix()) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
     }
 }
 

@@ -30,6 +30,8 @@ pub struct Analysis {
     problems: Vec<Problem>,
     decls: Vec<Decl>,
     roles: Vec<Span>,
+    /// The parameters' values on the topology the program declares.
+    values: Option<(String, Vec<(String, i64)>)>,
 }
 
 /// The language's own names, with a line of documentation each.
@@ -158,6 +160,7 @@ impl Analysis {
         let mut problems = Vec::new();
         let mut decls = Vec::new();
         let mut roles = Vec::new();
+        let mut values = None;
         match crate::syntax::parse_program(&text) {
             Err(p) => problems.push(p),
             Ok(ast) => {
@@ -165,7 +168,12 @@ impl Analysis {
                 roles = ast.roles.iter().map(role_span).collect();
                 match crate::check::check(&ast) {
                     Err(ps) => problems.extend(ps),
-                    Ok(_) => problems.extend(instance_warnings(&text)),
+                    Ok(_) => {
+                        if let Some((warnings, v)) = on_declared_topology(&text) {
+                            problems.extend(warnings);
+                            values = Some(v);
+                        }
+                    }
                 }
             }
         }
@@ -174,6 +182,7 @@ impl Analysis {
             problems,
             decls,
             roles,
+            values,
         }
     }
 
@@ -243,7 +252,13 @@ impl Analysis {
         let (start, word) = word_at(&self.text, at)?;
         let markdown = if let Some(d) = self.declaration(at) {
             let written = self.text[d.whole.start..d.whole.end].trim();
-            format!("```guarded\n{written}\n```\n{}", d.kind)
+            let mut shown = format!("```guarded\n{written}\n```\n{}", d.kind);
+            if let Some((topology, values)) = &self.values {
+                if let Some((_, v)) = values.iter().find(|(n, _)| *n == d.name) {
+                    shown += &format!(": {v} on `{topology}`, the program's topology");
+                }
+            }
+            shown
         } else if let Some((name, doc)) = BUILTINS.iter().find(|b| b.0 == word) {
             format!("`{name}`: {doc}")
         } else if KEYWORDS.contains(&word) {
@@ -459,15 +474,21 @@ fn declarations(ast: &ast::Program, text: &str, out: &mut Vec<Decl>) {
     }
 }
 
-/// The warnings that need an instance (actions that may be enabled
-/// together), on the topology the program declares; none without one.
-fn instance_warnings(text: &str) -> Vec<Problem> {
+/// What needs an instance, on the topology the program declares: the
+/// warnings (actions that may be enabled together), and the topology with
+/// the parameters' values there. Nothing without a topology, or where one
+/// cannot be built (a file topology: the server reads no file).
+type OnTopology = (Vec<Problem>, (String, Vec<(String, i64)>));
+
+fn on_declared_topology(text: &str) -> Option<OnTopology> {
     let refuse = |path: &str| -> Result<String, String> {
         Err(format!("`{path}`: the language server reads no file"))
     };
     let setup = crate::load::Setup::default();
-    match crate::load::load(text, &setup, &refuse) {
-        Ok(inst) => inst.overlapping_actions(),
-        Err(_) => Vec::new(),
-    }
+    let inst = crate::load::load(text, &setup, &refuse).ok()?;
+    let topology = inst.prog.topology.as_ref().map(|t| t.0.clone())?;
+    Some((
+        inst.overlapping_actions(),
+        (topology, inst.code.params.clone()),
+    ))
 }

@@ -58,6 +58,22 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends it Ctrl-C (SIGINT) and waits for it to end; its exit status.
+    pub fn interrupt(&mut self) -> std::process::ExitStatus {
+        Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        self.child.wait().expect("it ends")
+    }
+}
+
 impl Client {
     /// The page's address.
     pub fn url(&self) -> String {
