@@ -8,6 +8,7 @@ use super::verify_job::Job;
 use super::view;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The most sessions kept at once; the oldest goes first.
 const MOST_SESSIONS: usize = 32;
@@ -33,16 +34,34 @@ impl From<String> for Failure {
     }
 }
 
+/// A session: its exploration and its last verify.
+struct Entry {
+    x: Exploration,
+    job: Option<Job>,
+}
+
+/// The sessions, each behind a lock of its own: requests of different
+/// sessions are served at once, those of one session in turn.
+#[derive(Default)]
+struct Sessions {
+    map: HashMap<String, Arc<Mutex<Entry>>>,
+    /// Sessions, oldest first.
+    order: VecDeque<String>,
+    made: u64,
+}
+
 /// The sessions and their verify jobs.
 pub(super) struct Api {
     launch: Launch,
     source: String,
     witness: Option<(String, String, String)>,
-    sessions: HashMap<String, Exploration>,
-    jobs: HashMap<String, Job>,
-    /// Sessions, oldest first.
-    order: VecDeque<String>,
-    made: u64,
+    sessions: Mutex<Sessions>,
+}
+
+/// A lock, even where a panic elsewhere poisoned it (what it guards is
+/// never left half-changed by the calls here).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Api {
@@ -57,10 +76,7 @@ impl Api {
             launch,
             source,
             witness,
-            sessions: HashMap::new(),
-            jobs: HashMap::new(),
-            order: VecDeque::new(),
-            made: 0,
+            sessions: Mutex::new(Sessions::default()),
         };
         api.fresh()?;
         Ok(api)
@@ -76,7 +92,7 @@ impl Api {
     }
 
     /// Answers call `call` (the path after `/api/`) with JSON `body`.
-    pub(super) fn handle(&mut self, call: &str, body: &str) -> Answer {
+    pub(super) fn handle(&self, call: &str, body: &str) -> Answer {
         let request: Value =
             match serde_json::from_str(if body.trim().is_empty() { "{}" } else { body }) {
                 Ok(v @ Value::Object(_)) => v,
@@ -89,70 +105,45 @@ impl Api {
         }
     }
 
-    fn dispatch(&mut self, call: &str, r: &Value) -> Result<Value, Failure> {
+    fn dispatch(&self, call: &str, r: &Value) -> Result<Value, Failure> {
         if call == "session" {
             return self.new_session();
         }
         let id = text(r, "session")?.to_string();
+        let entry = self.entry(&id)?;
+        let mut entry = lock(&entry);
+        let Entry { x, job } = &mut *entry;
         let answer = match call {
             "state" => Ok(json!({})),
-            "instance" => {
-                let x = self.session(&id)?;
-                return Ok(view::instance(x));
-            }
-            "step" => {
-                let line = text(r, "line")?.to_string();
-                self.session(&id)?.step_line(&line).map(|_| json!({}))
-            }
-            "daemon_step" => self
-                .session(&id)?
-                .daemon_step()
-                .map(|moved| json!({ "moved": moved })),
-            "goto" => {
-                let node = count(r, "node")? as usize;
-                self.session(&id)?.go_to(node).map(|_| json!({}))
-            }
-            "run" => self.run(&id, r),
-            "daemon" => {
-                let name = text(r, "daemon")?.to_string();
-                self.session(&id)?.set_daemon(&name).map(|_| json!({}))
-            }
-            "eval" => {
-                let expr = text(r, "expr")?.to_string();
-                let value = self.session(&id)?.evaluate(&expr)?;
-                return Ok(json!({ "value": value }));
-            }
+            "instance" => return Ok(view::instance(x)),
+            "step" => x.step_line(text(r, "line")?).map(|_| json!({})),
+            "daemon_step" => x.daemon_step().map(|moved| json!({ "moved": moved })),
+            "goto" => x.go_to(count(r, "node")? as usize).map(|_| json!({})),
+            "run" => run(x, r),
+            "daemon" => x.set_daemon(text(r, "daemon")?).map(|_| json!({})),
+            "eval" => return Ok(json!({ "value": x.evaluate(text(r, "expr")?)? })),
             "save" => {
-                let (init, sched) = self.session(&id)?.saved()?;
+                let (init, sched) = x.saved()?;
                 return Ok(json!({ "init": init, "sched": sched }));
             }
             "program" => {
-                let source = text(r, "source")?.to_string();
-                let x = self.session(&id)?;
-                x.edit(source)?;
+                x.edit(text(r, "source")?.to_string())?;
                 return Ok(json!({ "instance": view::instance(x), "state": view::state(x)? }));
             }
-            "verify" => return self.verify(&id),
+            "verify" => return self.verify(&id, x, job),
             "verify_status" => {
-                self.session(&id)?;
-                let job = self
-                    .jobs
-                    .get(&id)
+                let job = job
+                    .as_ref()
                     .ok_or_else(|| Failure(409, "no verify was started in this session".into()))?;
                 return Ok(job.status());
             }
             "open" => {
-                let name = text(r, "witness")?.to_string();
-                let job = self
-                    .jobs
-                    .get(&id)
+                let name = text(r, "witness")?;
+                let job = job
+                    .as_ref()
                     .ok_or_else(|| Failure(409, "no verify was run in this session".into()))?;
-                let (init, sched) = job.witness(&name)?;
-                let x = self
-                    .sessions
-                    .get_mut(&id)
-                    .ok_or_else(|| Failure(404, format!("there is no session `{id}`")))?;
-                x.open_path(&name, &init, &sched).map(|_| json!({}))
+                let (init, sched) = job.witness(name)?;
+                x.open_path(name, &init, &sched).map(|_| json!({}))
             }
             other => {
                 return Err(Failure(
@@ -162,14 +153,14 @@ impl Api {
             }
         }?;
         // Every call that changes the exploration answers with its state.
-        let x = self.session(&id)?;
         let mut answer = answer;
         answer["state"] = view::state(x)?;
         Ok(answer)
     }
 
-    fn session(&mut self, id: &str) -> Result<&mut Exploration, Failure> {
-        self.sessions.get_mut(id).ok_or_else(|| {
+    /// Session `id`.
+    fn entry(&self, id: &str) -> Result<Arc<Mutex<Entry>>, Failure> {
+        lock(&self.sessions).map.get(id).cloned().ok_or_else(|| {
             Failure(
                 404,
                 format!("there is no session `{id}` (start one with /api/session)"),
@@ -177,80 +168,78 @@ impl Api {
         })
     }
 
-    fn new_session(&mut self) -> Result<Value, Failure> {
+    fn new_session(&self) -> Result<Value, Failure> {
+        // Built before the sessions are locked: it may take a while.
         let x = self.fresh()?;
-        self.made += 1;
-        let id = format!("s{}", self.made);
-        while self.order.len() >= MOST_SESSIONS {
-            if let Some(old) = self.order.pop_front() {
-                self.sessions.remove(&old);
-                self.jobs.remove(&old);
+        let answer = json!({ "instance": view::instance(&x), "state": view::state(&x)? });
+        let mut sessions = lock(&self.sessions);
+        sessions.made += 1;
+        let id = format!("s{}", sessions.made);
+        while sessions.order.len() >= MOST_SESSIONS {
+            if let Some(old) = sessions.order.pop_front() {
+                sessions.map.remove(&old);
             }
         }
-        let answer = json!({
-            "session": id,
-            "instance": view::instance(&x),
-            "state": view::state(&x)?,
-        });
-        self.sessions.insert(id.clone(), x);
-        self.order.push_back(id);
+        let entry = Entry { x, job: None };
+        sessions.map.insert(id.clone(), Arc::new(Mutex::new(entry)));
+        sessions.order.push_back(id.clone());
+        let mut answer = answer;
+        answer["session"] = json!(id);
         Ok(answer)
     }
 
-    fn run(&mut self, id: &str, r: &Value) -> Result<Value, String> {
-        let steps = match r.get("steps") {
-            None | Some(Value::Null) => super::MOST_STEPS_A_RUN,
-            Some(v) => v
-                .as_u64()
-                .ok_or_else(|| "`steps` must be a count".to_string())?,
-        };
-        let until = match r.get("until") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if s.trim().is_empty() => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err("`until` must be an expression (a string)".into()),
-        };
-        let breaks: Vec<String> = match r.get("breaks") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|b| b.as_str().map(str::to_string))
-                .collect::<Option<_>>()
-                .ok_or_else(|| "`breaks` must be a list of expressions".to_string())?,
-            Some(_) => return Err("`breaks` must be a list of expressions".into()),
-        };
-        let x = self
-            .sessions
-            .get_mut(id)
-            .ok_or_else(|| format!("there is no session `{id}`"))?;
-        let (taken, stopped) = x.run(steps, until.as_deref(), &breaks)?;
-        let why = match stopped {
-            Stopped::Steps => "steps".to_string(),
-            Stopped::Silent => "silent".to_string(),
-            Stopped::Until => "until".to_string(),
-            Stopped::Break(b) => format!("break: {b}"),
-            Stopped::Error(e) => format!("error: {e}"),
-        };
-        Ok(json!({ "taken": taken, "stopped": why }))
-    }
-
-    fn verify(&mut self, id: &str) -> Result<Value, Failure> {
-        let x = self.session(id)?;
-        let (source, args) = (x.source().to_string(), x.launch.verify_args(x.sim()));
-        if let Some(job) = self.jobs.get(id) {
-            if job.status()["running"] == json!(true) {
-                return Err(Failure(409, "a verify is running in this session".into()));
-            }
+    fn verify(&self, id: &str, x: &Exploration, job: &mut Option<Job>) -> Result<Value, Failure> {
+        if job
+            .as_ref()
+            .is_some_and(|j| j.status()["running"] == json!(true))
+        {
+            return Err(Failure(409, "a verify is running in this session".into()));
         }
-        let dir = super::verify_job::folder(id);
+        let args = x.launch.verify_args(x.sim());
         let name = std::path::Path::new(&self.launch.program)
             .file_name()
             .map_or("program.gc".into(), |n| n.to_string_lossy().to_string());
-        let job = Job::start(&source, &name, &args, dir)?;
-        let status = job.status();
-        self.jobs.insert(id.to_string(), job);
+        // The last job and its folder go first.
+        *job = None;
+        let started = Job::start(x.source(), &name, &args, super::verify_job::folder(id))?;
+        let status = started.status();
+        *job = Some(started);
         Ok(status)
     }
+}
+
+/// Lets the daemon take the steps `r` asks for.
+fn run(x: &mut Exploration, r: &Value) -> Result<Value, String> {
+    let steps = match r.get("steps") {
+        None | Some(Value::Null) => super::MOST_STEPS_A_RUN,
+        Some(v) => v
+            .as_u64()
+            .ok_or_else(|| "`steps` must be a count".to_string())?,
+    };
+    let until = match r.get("until") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err("`until` must be an expression (a string)".into()),
+    };
+    let breaks: Vec<String> = match r.get("breaks") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|b| b.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or_else(|| "`breaks` must be a list of expressions".to_string())?,
+        Some(_) => return Err("`breaks` must be a list of expressions".into()),
+    };
+    let (taken, stopped) = x.run(steps, until.as_deref(), &breaks)?;
+    let why = match stopped {
+        Stopped::Steps => "steps".to_string(),
+        Stopped::Silent => "silent".to_string(),
+        Stopped::Until => "until".to_string(),
+        Stopped::Break(b) => format!("break: {b}"),
+        Stopped::Error(e) => format!("error: {e}"),
+    };
+    Ok(json!({ "taken": taken, "stopped": why }))
 }
 
 /// Field `key` of the request, a string.

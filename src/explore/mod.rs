@@ -56,12 +56,12 @@ const PAGE: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Serves until the process is stopped; returns an exit code if the
-/// server cannot start.
+/// Serves until the process is stopped (Ctrl-C); or says why it cannot
+/// start.
 pub fn serve(options: Options) -> Result<(), String> {
     // The first session is built now, so that a program that cannot start
     // is reported before a page is served.
-    let mut api = api::Api::new(options.launch, options.source, options.witness)?;
+    let api = api::Api::new(options.launch, options.source, options.witness)?;
     let address = format!("{}:{}", options.host, options.port);
     let server = tiny_http::Server::http(&address)
         .map_err(|e| format!("error: cannot listen on {address}: {e}"))?;
@@ -80,41 +80,69 @@ pub fn serve(options: Options) -> Result<(), String> {
     if options.open {
         open_browser(&url);
     }
-    for mut request in server.incoming_requests() {
-        let method = request.method().as_str().to_string();
-        let url = request.url().to_string();
-        let path = url.split('?').next().unwrap_or("/").to_string();
-        let mut body = String::new();
-        let read = request
-            .as_reader()
-            .take(MOST_BODY_BYTES + 1)
-            .read_to_string(&mut body);
-        let (status, kind, text) = if read.is_err() {
-            api::error(400, "the request's body is not UTF-8 text")
-        } else if body.len() as u64 > MOST_BODY_BYTES {
-            api::error(413, "the request's body is too large")
-        } else if let Some((_, kind, page)) = PAGE.iter().find(|p| p.0 == path) {
-            if method == "GET" {
-                (200, *kind, page.to_string())
-            } else {
-                api::error(405, "the page is read with GET")
-            }
-        } else if let Some(call) = path.strip_prefix("/api/") {
-            if method == "POST" {
-                api.handle(call, &body)
-            } else {
-                api::error(405, "the API is called with POST and a JSON body")
-            }
-        } else {
-            api::error(404, &format!("nothing is served at `{path}`"))
-        };
-        let header = tiny_http::Header::from_bytes("Content-Type", kind).expect("a valid header");
-        let response = tiny_http::Response::from_string(text)
-            .with_status_code(status)
-            .with_header(header);
-        let _ = request.respond(response);
+    // A few workers: a long request of one session (a run of many
+    // steps) does not hold the others'.
+    let (server, api) = (std::sync::Arc::new(server), std::sync::Arc::new(api));
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|_| {
+            let (server, api) = (server.clone(), api.clone());
+            std::thread::Builder::new()
+                .stack_size(WORKER_STACK)
+                .spawn(move || {
+                    while let Ok(request) = server.recv() {
+                        respond(&api, request);
+                    }
+                })
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("error: cannot start the server's threads: {e}"))?;
+    for w in workers {
+        let _ = w.join();
     }
     Ok(())
+}
+
+/// How many requests are served at once.
+const WORKERS: usize = 4;
+
+/// The stack of a worker, which checks and compiles edited programs (the
+/// parser and checker bound their recursion; this leaves a wide margin).
+const WORKER_STACK: usize = 256 << 20;
+
+/// Answers one request.
+fn respond(api: &api::Api, mut request: tiny_http::Request) {
+    let method = request.method().as_str().to_string();
+    let url = request.url().to_string();
+    let path = url.split('?').next().unwrap_or("/").to_string();
+    let mut body = String::new();
+    let read = request
+        .as_reader()
+        .take(MOST_BODY_BYTES + 1)
+        .read_to_string(&mut body);
+    let (status, kind, text) = if read.is_err() {
+        api::error(400, "the request's body is not UTF-8 text")
+    } else if body.len() as u64 > MOST_BODY_BYTES {
+        api::error(413, "the request's body is too large")
+    } else if let Some((_, kind, page)) = PAGE.iter().find(|p| p.0 == path) {
+        if method == "GET" {
+            (200, *kind, page.to_string())
+        } else {
+            api::error(405, "the page is read with GET")
+        }
+    } else if let Some(call) = path.strip_prefix("/api/") {
+        if method == "POST" {
+            api.handle(call, &body)
+        } else {
+            api::error(405, "the API is called with POST and a JSON body")
+        }
+    } else {
+        api::error(404, &format!("nothing is served at `{path}`"))
+    };
+    let header = tiny_http::Header::from_bytes("Content-Type", kind).expect("a valid header");
+    let response = tiny_http::Response::from_string(text)
+        .with_status_code(status)
+        .with_header(header);
+    let _ = request.respond(response);
 }
 
 /// Opens `url` in the desktop's browser, if there is one.
