@@ -58,8 +58,8 @@ pub(super) struct Api {
     sessions: Mutex<Sessions>,
 }
 
-/// A lock, even where a panic elsewhere poisoned it (what it guards is
-/// never left half-changed by the calls here).
+/// A lock, even where a call that panicked poisoned it: that call was
+/// answered with an error, and the session goes on from where it left it.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -131,7 +131,14 @@ fn respond(api: &api::Api, mut request: tiny_http::Request) {
         }
     } else if let Some(call) = path.strip_prefix("/api/") {
         if method == "POST" {
-            api.handle(call, &body)
+            // A bug is an error answer, not a worker gone.
+            let call = std::panic::AssertUnwindSafe(|| api.handle(call, &body));
+            std::panic::catch_unwind(call).unwrap_or_else(|_| {
+                api::error(
+                    500,
+                    "internal error: the explorer failed on this call (a bug; please report it)",
+                )
+            })
         } else {
             api::error(405, "the API is called with POST and a JSON body")
         }
