@@ -15,7 +15,7 @@ pub(super) struct ExploreArgs {
     #[arg(long, value_name = "DIR/NAME")]
     witness: Option<String>,
     /// The port to serve on [default: a free one].
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, hide_default_value = true)]
     port: u16,
     /// The address to serve on; anything but the loopback lets other machines in.
     #[arg(long, default_value = "127.0.0.1")]
