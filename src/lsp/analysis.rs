@@ -492,3 +492,43 @@ fn on_declared_topology(text: &str) -> Option<OnTopology> {
         (topology, inst.code.params.clone()),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Analysis;
+
+    /// Every request at every place of every bundled program answers
+    /// (and a place's name is found where it is declared).
+    #[test]
+    fn every_place_of_every_program_answers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
+        for e in std::fs::read_dir(root).unwrap().flatten() {
+            if e.path().extension().is_none_or(|x| x != "gc") {
+                continue;
+            }
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            let a = Analysis::of(text.clone());
+            // Warnings there may be (actions enabled together); no error.
+            let errors = a
+                .diagnostics()
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["severity"] == 1)
+                .count();
+            assert_eq!(errors, 0, "{}", e.path().display());
+            assert!(a.symbols().as_array().is_some_and(|s| !s.is_empty()));
+            for (at, _) in text.char_indices() {
+                a.hover(at);
+                a.completions(at);
+                a.references(at);
+                if let Some(range) = a.definition(at) {
+                    // The definition is a name, the one asked about.
+                    let start = super::super::text::offset(&text, &range["start"]);
+                    let asked = super::super::text::word_at(&text, at).unwrap().1;
+                    assert!(text[start..].starts_with(asked), "{asked}");
+                }
+            }
+        }
+    }
+}
