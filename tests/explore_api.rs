@@ -353,17 +353,80 @@ fn sessions_are_apart_even_at_once() {
 }
 
 #[test]
-fn programs_in_ticks_step_by_ticks() {
-    let s = Server::start(&["programs/arrow.gc", "--init", "random", "--seed", "1"]);
+fn programs_in_ticks_step_by_ticks_and_their_paths_replay() {
+    let args = [
+        "programs/arrow.gc",
+        "-t",
+        "tree:7",
+        "--init",
+        "random",
+        "--seed",
+        "4",
+    ];
+    let s = Server::start(&args);
     let (id, first) = session(&s);
     assert_eq!(first["state"]["ticks"], true);
     assert_eq!(first["instance"]["daemons"], json!(["ticks"]));
-    let st = s.ok("daemon_step", json!({"session": id}))["state"].clone();
-    assert_eq!(st["step"], 1);
-    assert_eq!(st["path"][1]["text"], "tick");
     assert!(!first["state"]["channels"].as_array().unwrap().is_empty());
-    let (status, answer) = s.call("save", json!({"session": id}));
-    assert_eq!(status, 422, "{answer}");
+    let run = s.ok("run", json!({"session": id, "steps": 6}));
+    assert_eq!(run["taken"], 6);
+    let state = run["state"].clone();
+    // Each tick is written with the delays its messages took.
+    let texts: Vec<&str> = state["path"].as_array().unwrap()[1..]
+        .iter()
+        .map(|p| p["text"].as_str().unwrap())
+        .collect();
+    assert!(texts.iter().all(|t| t.starts_with("tick")), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t.len() > 4),
+        "some tick sends: {texts:?}"
+    );
+    let saved = s.ok("save", json!({"session": id}));
+    let dir = std::env::temp_dir().join(format!("guarded-explore-ticks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (init, sched) = (dir.join("p.init"), dir.join("p.sched"));
+    std::fs::write(&init, saved["init"].as_str().unwrap()).unwrap();
+    std::fs::write(&sched, saved["sched"].as_str().unwrap()).unwrap();
+    let replay = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .arg("run")
+        .args(&args[..3])
+        .args(["--seed", "4", "--init"])
+        .arg(&init)
+        .arg("--daemon")
+        .arg(format!("schedule:{}", sched.display()))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        replay.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    let vars: Vec<String> =
+        serde_json::from_value(first["instance"]["picture"]["vars"].clone()).unwrap();
+    let finals: Vec<String> = text
+        .split("final configuration:")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .split_once(": ")
+                .map(|(_, v)| v.trim_end_matches(" *").to_string())
+        })
+        .take(7)
+        .collect();
+    let shown: Vec<String> = rows(&state)
+        .iter()
+        .map(|r| {
+            r.iter()
+                .zip(&vars)
+                .map(|(v, n)| format!("{n}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(finals, shown);
 }
 
 #[test]

@@ -215,7 +215,7 @@ impl Exploration {
         if self.sim().runs_in_ticks() {
             return match line.trim() {
                 "tick" | "" => self.daemon_step().map(|_| ()),
-                _ => Err("the program runs in ticks: the only step is `tick`".into()),
+                _ => Err("the program runs in ticks: the step is `tick` (its message delays drawn by the seeded generator)".into()),
             };
         }
         let steps = parse_schedule("the step", line)?;
@@ -265,7 +265,7 @@ impl Exploration {
     /// by `moves` (none: a tick), or goes to the child that has it.
     fn attach(&mut self, moves: Vec<(u32, NamedMove)>) {
         let text = if moves.is_empty() {
-            "tick".to_string()
+            self.tick_line()
         } else {
             let words: Vec<String> = moves.iter().map(|(p, m)| move_text(*p, m)).collect();
             words.join(" ")
@@ -297,6 +297,22 @@ impl Exploration {
         };
         self.nodes[self.current].next = Some(id);
         self.current = id;
+    }
+
+    /// The last tick as a schedule line: `tick` and the delay each message
+    /// sent in it took, in the order sent (as `verify`'s witnesses write it).
+    fn tick_line(&self) -> String {
+        let delays: Vec<String> = self
+            .sim()
+            .last()
+            .sent
+            .iter()
+            .map(|(_, _, m)| (u32::from(m.due) + 1).to_string())
+            .collect();
+        match delays.is_empty() {
+            true => "tick".into(),
+            false => format!("tick {}", delays.join(" ")),
+        }
     }
 
     /// The messages the last step took and sent, taken first.
@@ -432,9 +448,6 @@ impl Exploration {
     /// start) and a schedule (a line a step), which `guarded run --init
     /// INIT --daemon schedule:SCHED` replays.
     pub fn saved(&self) -> Result<(String, String), String> {
-        if self.sim().runs_in_ticks() {
-            return Err("a path of a program that runs in ticks is replayed by `guarded run` with the exploration's seed: the daemon drew its delays".into());
-        }
         let path = self.path();
         let start = &self.nodes[path[0]].snapshot;
         let sim = self.sim();
