@@ -27,9 +27,7 @@ pub(super) struct ExploreArgs {
 
 /// The files a topology spec names (`file:PATH`, `dot:PATH`), read.
 fn named_files(topology: Option<&str>) -> Result<Vec<(String, String)>, i32> {
-    let Some(path) =
-        topology.and_then(|t| t.strip_prefix("file:").or_else(|| t.strip_prefix("dot:")))
-    else {
+    let Some(path) = topology.and_then(crate::topology::named_file) else {
         return Ok(Vec::new());
     };
     let text = crate::load::read_file(path).map_err(|e| usage_error(format!("--topology: {e}")))?;

@@ -189,10 +189,7 @@ impl Api {
     }
 
     fn verify(&self, id: &str, x: &Exploration, job: &mut Option<Job>) -> Result<Value, Failure> {
-        if job
-            .as_ref()
-            .is_some_and(|j| j.status()["running"] == json!(true))
-        {
+        if job.as_ref().is_some_and(Job::running) {
             return Err(Failure(409, "a verify is running in this session".into()));
         }
         let args = x.launch.verify_args(x.sim());

@@ -10,7 +10,7 @@ use crate::runtime::choose::Move;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::engine::{Choice, Outcome, Simulation, Snapshot};
 use crate::runtime::init::InitMode;
-use crate::runtime::schedule::{parse_schedule, NamedMove, ScheduledStep};
+use crate::runtime::schedule::{move_text, parse_schedule, NamedMove, ScheduledStep};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -267,7 +267,10 @@ impl Exploration {
         let text = if moves.is_empty() {
             self.tick_line()
         } else {
-            let words: Vec<String> = moves.iter().map(|(p, m)| move_text(*p, m)).collect();
+            let words: Vec<String> = moves
+                .iter()
+                .map(|(p, m)| move_text(*p, &m.label, m.member, m.draws.as_deref()))
+                .collect();
             words.join(" ")
         };
         let snapshot = self.sim().snapshot();
@@ -532,17 +535,4 @@ fn named_move(code: &crate::compile::Compiled, mv: &Move) -> NamedMove {
         member: mv.member,
         draws: mv.draws.clone().filter(|d| !d.is_empty()),
     }
-}
-
-/// `3:R1@5<1,0>`: a move as a schedule line names it.
-fn move_text(p: u32, m: &NamedMove) -> String {
-    let mut out = format!("{p}:{}", m.label);
-    if let Some(member) = m.member {
-        out += &format!("@{member}");
-    }
-    if let Some(d) = &m.draws {
-        let values: Vec<String> = d.iter().map(i64::to_string).collect();
-        out += &format!("<{}>", values.join(","));
-    }
-    out
 }

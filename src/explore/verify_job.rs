@@ -93,6 +93,11 @@ impl Job {
         })
     }
 
+    /// Whether it is still running.
+    pub(super) fn running(&self) -> bool {
+        self.outcome.lock().expect("not poisoned").output.is_none()
+    }
+
     /// Whether it is still running, what it printed, and the witnesses it
     /// wrote (names), once done.
     pub(super) fn status(&self) -> serde_json::Value {

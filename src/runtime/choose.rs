@@ -48,18 +48,12 @@ impl Move {
             return self.process.to_string();
         }
         let role = &code.roles[code.role_of[self.process as usize] as usize];
-        let mut out = format!(
-            "{}:{}",
-            self.process, role.actions[self.action as usize].label
-        );
-        if let Some(m) = self.member {
-            out += &format!("@{m}");
-        }
-        if let Some(d) = self.draws.as_ref().filter(|d| !d.is_empty()) {
-            let values: Vec<String> = d.iter().map(i64::to_string).collect();
-            out += &format!("<{}>", values.join(","));
-        }
-        out
+        crate::runtime::schedule::move_text(
+            self.process,
+            &role.actions[self.action as usize].label,
+            self.member,
+            self.draws.as_deref(),
+        )
     }
 }
 

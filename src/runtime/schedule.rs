@@ -66,6 +66,20 @@ impl NamedMove {
     }
 }
 
+/// A move as a schedule line names it: `3:label`, `3:label@5` (binder
+/// member 5), `3:label<1,0>` (the values drawn; none written when empty).
+pub fn move_text(process: u32, label: &str, member: Option<i64>, draws: Option<&[i64]>) -> String {
+    let mut out = format!("{process}:{label}");
+    if let Some(m) = member {
+        out += &format!("@{m}");
+    }
+    if let Some(d) = draws.filter(|d| !d.is_empty()) {
+        let values: Vec<String> = d.iter().map(i64::to_string).collect();
+        out += &format!("<{}>", values.join(","));
+    }
+    out
+}
+
 /// Reads a schedule: one step a line, moves separated by spaces or commas
 /// (braces allowed), `#` comments. A move is a process index, optionally
 /// with the move it makes: `3:copy`, `3:R1@5` (binder member 5),

@@ -402,6 +402,15 @@ fn budget(family: &str, arg: &str) -> Result<(), String> {
 /// The largest topology accepted, to keep a typo from exhausting memory.
 pub const MAX_PROCESSES: usize = 50_000_000;
 
+/// The file a topology spec reads (`file:PATH`, `dot:PATH`), if any:
+/// what [`build`] asks its reader for.
+pub fn named_file(spec: &str) -> Option<&str> {
+    match spec.split_once(':') {
+        Some(("file" | "dot", path)) => Some(path),
+        _ => None,
+    }
+}
+
 /// Builds a topology from a spec such as `ring:8`, `grid:3x4`, `tree:20`,
 /// `random:30`, `random:30:0.1`, `file:edges.txt` or `dot:graph.dot`.
 /// `read` loads a file's text. Errors are phrased for the command line.
@@ -542,6 +551,29 @@ pub const FAMILIES: &[(&str, &str)] = &[
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn the_file_a_spec_reads_is_the_one_build_asks_for() {
+        for spec in [
+            "file:g/edges.txt",
+            "dot:a.dot",
+            "ring:8",
+            "petersen",
+            "random:5:0.5",
+        ] {
+            let asked = std::cell::RefCell::new(None);
+            let read = |path: &str| {
+                *asked.borrow_mut() = Some(path.to_string());
+                Err("no file here".to_string())
+            };
+            let _ = build(spec, &mut ChaCha8Rng::seed_from_u64(0), &read);
+            assert_eq!(
+                named_file(spec).map(str::to_string),
+                asked.into_inner(),
+                "{spec}"
+            );
+        }
+    }
 
     fn t(spec: &str) -> Topology {
         build(spec, &mut ChaCha8Rng::seed_from_u64(1), &|_| {

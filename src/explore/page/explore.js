@@ -93,16 +93,36 @@ function setLabels(inst, rows) {
   select.value = long && names.length > 0 ? names[0] : "all";
 }
 
+// An arrowhead for lines' `marker-end`, in its own <defs>.
+function arrowhead(id, color, orient) {
+  const defs = svg("defs");
+  const marker = svg("marker", { id, viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "6", markerHeight: "6", orient });
+  marker.appendChild(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: color }));
+  defs.appendChild(marker);
+  return defs;
+}
+
+// Where messages from `from` to `to` are drawn: on their edge, nearer the receiver.
+function onEdge(from, to) {
+  const [x1, y1] = place(from), [x2, y2] = place(to);
+  return [x1 + (x2 - x1) * 0.62, y1 + (y2 - y1) * 0.62];
+}
+
+// A tag with `text`, centred on the group's origin.
+function messageTag(text, attrs) {
+  const w = 8 + text.length * 7;
+  const tag = svg("g", attrs);
+  tag.appendChild(svg("rect", { class: "msg", x: -w / 2, y: -10, width: w, height: 18, rx: 4 }));
+  tag.appendChild(svg("text", { x: 0, y: 3, "text-anchor": "middle", "font-size": 11 }, text));
+  return tag;
+}
+
 function drawGraph() {
   const g = $("graph");
   const pic = instance.picture;
   const r = radius();
   const parts = [];
-  const defs = svg("defs");
-  const marker = svg("marker", { id: "head", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "6", markerHeight: "6", orient: "auto-start-reverse" });
-  marker.appendChild(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#1565c0" }));
-  defs.appendChild(marker);
-  parts.push(defs);
+  parts.push(arrowhead("head", "#1565c0", "auto-start-reverse"));
   for (const [a, b] of pic.edges) {
     const [x1, y1] = place(a), [x2, y2] = place(b);
     parts.push(svg("line", { class: "edge", x1, y1, x2, y2 }));
@@ -134,25 +154,17 @@ function drawGraph() {
   }
   // Messages in transit on their edges, the next to arrive nearest its receiver.
   for (const [from, to, msgs] of state.channels) {
-    const [x1, y1] = place(from), [x2, y2] = place(to);
-    const t = 0.62;
-    const mx = x1 + (x2 - x1) * t, my = y1 + (y2 - y1) * t;
+    const [mx, my] = onEdge(from, to);
     const text = msgs.length > 3 ? msgs.slice(0, 3).join(" ") + ` +${msgs.length - 3}` : msgs.join(" ");
-    const w = 8 + text.length * 7;
-    parts.push(svg("rect", { class: "msg", x: mx - w / 2, y: my - 10, width: w, height: 18, rx: 4 }));
-    parts.push(svg("text", { x: mx, y: my + 3, "text-anchor": "middle", "font-size": 11 }, text));
+    parts.push(messageTag(text, { transform: `translate(${mx} ${my})` }));
   }
   // The messages the last step took move from their edges to their receivers.
   const last = state.path[state.here];
   if (last && state.here > 0) {
     for (const [from, to, text, sent] of last.messages) {
       if (sent) continue;
-      const [x1, y1] = place(from), [x2, y2] = place(to);
-      const sx = x1 + (x2 - x1) * 0.62, sy = y1 + (y2 - y1) * 0.62;
-      const w = 8 + text.length * 7;
-      const tag = svg("g", { class: "delivered" });
-      tag.appendChild(svg("rect", { class: "msg", x: -w / 2, y: -10, width: w, height: 18, rx: 4 }));
-      tag.appendChild(svg("text", { x: 0, y: 3, "text-anchor": "middle", "font-size": 11 }, text));
+      const [sx, sy] = onEdge(from, to), [x2, y2] = place(to);
+      const tag = messageTag(text, { class: "delivered" });
       tag.appendChild(svg("animateTransform", { attributeName: "transform", type: "translate", from: `${sx} ${sy}`, to: `${x2} ${y2}`, dur: "0.7s", fill: "freeze" }));
       tag.appendChild(svg("animate", { attributeName: "opacity", from: "1", to: "0", begin: "0.5s", dur: "0.3s", fill: "freeze" }));
       parts.push(tag);
@@ -285,11 +297,7 @@ function drawChart() {
   chart.setAttribute("width", width);
   chart.setAttribute("height", height);
   const parts = [];
-  const defs = svg("defs");
-  const marker = svg("marker", { id: "msghead", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "6", markerHeight: "6", orient: "auto" });
-  marker.appendChild(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#e65100" }));
-  defs.appendChild(marker);
-  parts.push(defs);
+  parts.push(arrowhead("msghead", "#e65100", "auto"));
   steps.forEach((s, k) => {
     const here = first + k === state.here;
     parts.push(svg("rect", { class: "row" + (here ? " here" : ""), x: 0, y: rowY(k) - 17, width, height: 34 }));
