@@ -30,7 +30,7 @@ pub const MAX_DELAY: u16 = 1000;
 pub const FRESH: u16 = u16::MAX;
 
 /// Every channel's contents.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct Channels {
     /// By channel number.
     pub queues: Vec<VecDeque<Msg>>,
@@ -38,6 +38,24 @@ pub struct Channels {
     pub capacity: usize,
     /// The sequence number of the next message sent.
     pub next_seq: u64,
+}
+
+impl Clone for Channels {
+    fn clone(&self) -> Self {
+        Channels {
+            queues: self.queues.clone(),
+            capacity: self.capacity,
+            next_seq: self.next_seq,
+        }
+    }
+
+    /// Into the queues there are (a search copies configurations over
+    /// and over: a queue each would be allocated anew).
+    fn clone_from(&mut self, source: &Self) {
+        self.queues.clone_from(&source.queues);
+        self.capacity = source.capacity;
+        self.next_seq = source.next_seq;
+    }
 }
 
 impl Channels {
@@ -75,12 +93,38 @@ impl Channels {
     /// sent, and the next one after them: two runs that reach the same
     /// contents then hold equal channels.
     pub fn canonicalize(&mut self) {
-        let mut seqs: Vec<u64> = self.queues.iter().flatten().map(|m| m.seq).collect();
+        // A few messages in transit (a search's configurations) are sorted
+        // where they are, without allocating.
+        const FEW: usize = 64;
+        let mut few = [0u64; FEW];
+        let mut many = Vec::new();
+        let mut count = 0;
+        for m in self.queues.iter().flatten() {
+            if count < FEW {
+                few[count] = m.seq;
+            } else {
+                if count == FEW {
+                    many.extend_from_slice(&few);
+                }
+                many.push(m.seq);
+            }
+            count += 1;
+        }
+        let seqs = if count <= FEW {
+            &mut few[..count]
+        } else {
+            &mut many[..]
+        };
+        // Numbered 0, 1, ... already (the sequence numbers differ).
+        if seqs.iter().all(|&s| s < count as u64) {
+            self.next_seq = count as u64;
+            return;
+        }
         seqs.sort_unstable();
         for m in self.queues.iter_mut().flatten() {
             m.seq = seqs.partition_point(|&s| s < m.seq) as u64;
         }
-        self.next_seq = seqs.len() as u64;
+        self.next_seq = count as u64;
     }
 
     /// The end of a tick: every message in transit comes one tick closer,

@@ -9,12 +9,27 @@ use channels::Channels;
 /// A configuration: `stride` values per process (its row) and every
 /// channel's contents. Equal configurations compare equal and hash alike
 /// once in canonical form ([`Config::canonicalize`]), whatever run led to them.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct Config {
     /// The rows, process after process.
     pub rows: Vec<i64>,
     /// The channels (empty when the program passes no messages).
     pub chans: Channels,
+}
+
+impl Clone for Config {
+    fn clone(&self) -> Self {
+        Config {
+            rows: self.rows.clone(),
+            chans: self.chans.clone(),
+        }
+    }
+
+    /// Into the buffers there are (see [`Channels`]'s).
+    fn clone_from(&mut self, source: &Self) {
+        self.rows.clone_from(&source.rows);
+        self.chans.clone_from(&source.chans);
+    }
 }
 
 impl Config {

@@ -8,9 +8,9 @@
 //! The encoding is canonical for canonical configurations (messages
 //! numbered 0, 1, ... in the order they were sent): the rows (a byte
 //! saying how, then their code in the state space where the space has one
-//! for them, else each value as a variable-length integer), then how many messages are in transit and,
-//! channel by channel, each one's channel, place in the order of sending,
-//! type and fields.
+//! for them, else each value as a variable-length integer), then how many
+//! messages are in transit and, in the order they were sent, each one's
+//! channel, type, fields and ticks to go.
 
 use crate::runtime::space::Space;
 use crate::state::channels::{Msg, MAX_FIELDS};
@@ -22,6 +22,9 @@ const EMPTY: u32 = u32::MAX;
 thread_local! {
     /// Where a configuration is encoded to be looked up.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Where each message is (channel, place), by its number in the order
+    /// of sending, while a configuration is encoded.
+    static ORDER: std::cell::RefCell<Vec<(u32, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// How configurations are written as bytes.
@@ -31,8 +34,9 @@ struct Encoding {
 }
 
 impl Encoding {
+    /// Appends `cfg`'s bytes (canonical: its messages numbered 0, 1, ...
+    /// in the order they were sent) to `out`.
     fn encode(&self, cfg: &Config, out: &mut Vec<u8>) {
-        out.clear();
         // Rows with a code (a first byte of 0) or, with a value the space
         // does not have, each value (1): every configuration is kept.
         match self
@@ -49,19 +53,32 @@ impl Encoding {
                 cfg.rows.iter().for_each(|&v| varint(out, zigzag(v)));
             }
         }
-        // Channel by channel, each message with its place in the order of
-        // sending (canonical: 0, 1, ...), which decoding gives back.
-        let count: usize = cfg.chans.queues.iter().map(|q| q.len()).sum();
+        // The messages in the order they were sent, each with its channel:
+        // the channels are first in, first out, so that order gives every
+        // queue back, and each message's place in it needs no bytes.
+        let chans = &cfg.chans;
+        let count: usize = chans.queues.iter().map(|q| q.len()).sum();
         varint(out, count as u64);
-        for (arc, queue) in cfg.chans.queues.iter().enumerate() {
-            for m in queue {
-                varint(out, arc as u64);
-                varint(out, m.seq);
+        if count == 0 {
+            return;
+        }
+        ORDER.with_borrow_mut(|order| {
+            order.clear();
+            order.resize(count, (u32::MAX, u32::MAX));
+            for (arc, queue) in chans.queues.iter().enumerate() {
+                for (at, m) in queue.iter().enumerate() {
+                    debug_assert!(m.seq < count as u64, "canonical channels");
+                    order[m.seq as usize] = (arc as u32, at as u32);
+                }
+            }
+            for &(arc, at) in order.iter() {
+                let m = &chans.queues[arc as usize][at as usize];
+                varint(out, u64::from(arc));
                 varint(out, u64::from(m.kind));
                 m.fields.iter().for_each(|&f| varint(out, zigzag(f)));
                 varint(out, u64::from(m.due));
             }
-        }
+        });
     }
 
     /// Overwrites `cfg` (a configuration of the same instance) with the
@@ -83,9 +100,8 @@ impl Encoding {
         }
         cfg.chans.queues.iter_mut().for_each(|q| q.clear());
         let count = read_varint(bytes, &mut at);
-        for _ in 0..count {
+        for seq in 0..count {
             let arc = read_varint(bytes, &mut at) as usize;
-            let seq = read_varint(bytes, &mut at);
             let kind = read_varint(bytes, &mut at) as u16;
             let mut fields = [0i64; MAX_FIELDS];
             for f in fields.iter_mut() {
@@ -180,26 +196,41 @@ impl ConfigArena {
     /// The number of `cfg` (canonical), if kept.
     pub(super) fn index(&self, cfg: &Config) -> Option<u32> {
         SCRATCH.with_borrow_mut(|bytes| {
+            bytes.clear();
             self.encoding.encode(cfg, bytes);
-            Some(self.table[self.slot(bytes)]).filter(|&i| i != EMPTY)
+            self.index_encoded(bytes)
         })
+    }
+
+    /// The number of the configuration `bytes` encode (see
+    /// [`ConfigArena::encode`]), if kept.
+    pub(super) fn index_encoded(&self, bytes: &[u8]) -> Option<u32> {
+        Some(self.table[self.slot(bytes)]).filter(|&i| i != EMPTY)
+    }
+
+    /// Appends the bytes `cfg` (canonical) is kept as to `out`.
+    pub(super) fn encode(&self, cfg: &Config, out: &mut Vec<u8>) {
+        self.encoding.encode(cfg, out);
     }
 
     /// Keeps `cfg` (canonical) unless kept already: whether it is new.
     pub(super) fn insert(&mut self, cfg: &Config) -> bool {
-        let fresh = SCRATCH.with_borrow_mut(|bytes| {
+        SCRATCH.with_borrow_mut(|bytes| {
+            bytes.clear();
             self.encoding.encode(cfg, bytes);
-            let s = self.slot(bytes);
-            if self.table[s] != EMPTY {
-                return false;
-            }
-            self.table[s] = self.len() as u32;
-            self.bytes.extend_from_slice(bytes);
-            true
-        });
-        if !fresh {
+            self.insert_encoded(bytes)
+        })
+    }
+
+    /// Keeps the configuration `bytes` encode unless kept already: whether
+    /// it is new.
+    pub(super) fn insert_encoded(&mut self, bytes: &[u8]) -> bool {
+        let s = self.slot(bytes);
+        if self.table[s] != EMPTY {
             return false;
         }
+        self.table[s] = self.len() as u32;
+        self.bytes.extend_from_slice(bytes);
         // The arena stays under 4 GiB: the search stops at a GiB kept.
         self.starts.push(self.bytes.len() as u32);
         if 4 * self.len() > 3 * self.table.len() {

@@ -99,17 +99,32 @@ impl Reached {
     /// new. `None` when a packed store meets a value outside the domains,
     /// which has no code.
     pub(super) fn insert(&mut self, cfg: &Config) -> Option<bool> {
-        let unkept = self.unkept(cfg)?;
-        Some(self.keep(unkept))
+        match self {
+            Reached::Whole(arena) => Some(arena.insert(cfg)),
+            Reached::Packed(p) => Some(p.insert(p.space.index(cfg)? as u64)),
+        }
     }
 
-    /// `cfg` (in canonical form) as this store would keep it. `None` when
-    /// a packed store meets a value outside the domains, which has no code.
-    pub(super) fn unkept(&self, cfg: &Config) -> Option<Unkept> {
+    /// `cfg` (in canonical form) as this store would keep it: its code,
+    /// or its bytes appended to `encoded`. `None` when a packed store meets
+    /// a value outside the domains, which has no code.
+    pub(super) fn unkept(&self, cfg: &Config, encoded: &mut Vec<u8>) -> Option<Unkept> {
         Some(match self {
-            Reached::Whole { .. } => Unkept::Whole(Box::new(cfg.clone())),
+            Reached::Whole(arena) => {
+                arena.encode(cfg, encoded);
+                Unkept::Encoded
+            }
             Reached::Packed(p) => Unkept::Code(p.space.index(cfg)? as u64),
         })
+    }
+
+    /// The number of the configuration `bytes` encode (see
+    /// [`Reached::unkept`]), if kept, in a store of whole configurations.
+    pub(super) fn index_encoded(&self, bytes: &[u8]) -> Option<u32> {
+        match self {
+            Reached::Whole(arena) => arena.index_encoded(bytes),
+            Reached::Packed(_) => unreachable!("a store of codes keeps no bytes"),
+        }
     }
 
     /// The place to look for the code `code` starts to load into the
@@ -148,11 +163,12 @@ impl Reached {
         }
     }
 
-    /// Keeps what [`Reached::unkept`] gave, unless it is kept already:
-    /// whether it is new.
-    pub(super) fn keep(&mut self, unkept: Unkept) -> bool {
+    /// Keeps what [`Reached::unkept`] gave (with `bytes`, the bytes it
+    /// appended, for a store of whole configurations), unless it is kept
+    /// already: whether it is new.
+    pub(super) fn keep(&mut self, unkept: Unkept, bytes: &[u8]) -> bool {
         match (self, unkept) {
-            (Reached::Whole(arena), Unkept::Whole(cfg)) => arena.insert(&cfg),
+            (Reached::Whole(arena), Unkept::Encoded) => arena.insert_encoded(bytes),
             (Reached::Packed(p), Unkept::Code(code)) => p.insert(code),
             _ => unreachable!("made by another store"),
         }
@@ -175,10 +191,11 @@ impl Reached {
     }
 }
 
-/// A configuration not kept yet, as its store keeps it (boxed whole: the
-/// steps found wait in a list, where most are codes).
+/// A configuration not kept yet, as its store keeps it: its bytes, in a
+/// buffer of the caller's (the steps found wait in a list, where most are
+/// codes), or its code.
 pub(super) enum Unkept {
-    Whole(Box<Config>),
+    Encoded,
     Code(u64),
 }
 

@@ -57,6 +57,9 @@ pub(super) struct Search<'e, 'a> {
     /// symmetry that takes where it leads to the configuration standing
     /// for its orbit.
     pub(super) symmetries: Vec<usize>,
+    /// The configuration whose steps are listed, and a successor's.
+    here: Config,
+    next: Config,
 }
 
 impl<'e, 'a> Search<'e, 'a> {
@@ -83,6 +86,8 @@ impl<'e, 'a> Search<'e, 'a> {
             fault: None,
             lister: Lister::default(),
             symmetries: Vec::new(),
+            here: Config::default(),
+            next: Config::default(),
         }
     }
 
@@ -131,14 +136,35 @@ impl<'e, 'a> Search<'e, 'a> {
         if self.ex.states.reached_from_a_start() && self.ex.stops_at(i) {
             return Ok((Vec::new(), self.ex.is_terminal(i)));
         }
-        let cfg = self.config(i);
+        // Buffers kept from call to call: a configuration with channels
+        // has a queue for each, which a copy would allocate anew.
+        let mut cfg = std::mem::take(&mut self.here);
+        if cfg.rows.is_empty() {
+            cfg = self.config(i);
+        } else {
+            self.ex.states.config_into(i, &mut cfg);
+        }
+        let mut next = std::mem::take(&mut self.next);
+        let found = self.edges_from(i, &cfg, &mut next);
+        (self.here, self.next) = (cfg, next);
+        found
+    }
+
+    /// [`Search::edges_and_terminal`] of configuration `i`, `cfg`, each
+    /// successor built in `next`.
+    fn edges_from(
+        &mut self,
+        i: u32,
+        cfg: &Config,
+        next: &mut Config,
+    ) -> Result<(Vec<Edge>, bool), Refusal> {
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-        let chosen = self.rel.chosen(&cfg).map_err(fail)?;
+        let chosen = self.rel.chosen(cfg).map_err(fail)?;
         let enabled: Vec<u32> = (0..chosen.len() as u32)
             .filter(|&p| chosen[p as usize] != NO_ACTION)
             .collect();
         self.lister
-            .load(&mut self.rel, &cfg, &enabled, self.ex.every_move())
+            .load(&mut self.rel, cfg, &enabled, self.ex.every_move())
             .map_err(fail)?;
         let symmetries = self.ex.symmetries();
         let steps = self
@@ -146,19 +172,16 @@ impl<'e, 'a> Search<'e, 'a> {
             .steps(self.daemon, &self.ex.inst.topo, symmetries)?;
         let mut out = Vec::with_capacity(steps.len());
         for moves in steps {
-            let next = match self.rel.successor_of(&cfg, &moves) {
-                Ok(next) => next,
+            if let Err(e) = self.rel.successor_of_into(cfg, &moves, next) {
                 // A faulting step is a counterexample of its own, and not
                 // followed (from a start, the search that reached the
                 // configurations recorded it already).
-                Err(e) => {
-                    self.fault.get_or_insert((e, i, moves));
-                    continue;
-                }
-            };
+                self.fault.get_or_insert((e, i, moves));
+                continue;
+            }
             let (to, symmetry) = self
                 .ex
-                .number_of(&next)
+                .number_of(next)
                 .ok_or_else(super::outside_the_domains)?;
             out.push(Edge {
                 to,

@@ -6,8 +6,6 @@ use super::super::reached::{Reached, Unkept};
 use super::super::Refusal;
 use super::sleep::Frontier;
 use crate::runtime::step::{Move, RunError};
-use crate::state::Config;
-use std::mem::replace;
 
 /// How many successors ahead of the one being kept their slot starts to
 /// load, while numbering.
@@ -19,8 +17,10 @@ pub(super) const ASIDE: u64 = u64::MAX;
 
 /// A step without a code (codes are below `u64::MAX`, so `ASIDE` is none).
 pub(super) enum Aside {
-    /// To this configuration, of a store that keeps them whole.
-    Whole(Box<Config>),
+    /// To the configuration (of a store that keeps them whole) whose bytes
+    /// end here in the steps' `encoded`, and start where the bytes of the
+    /// one before end.
+    Encoded(u32),
     /// To values outside the domains, which have no code.
     Outside,
     /// The step faults: the error and the moves (boxed: rare, and large).
@@ -60,6 +60,8 @@ pub(super) struct Block {
 pub(super) struct Steps {
     pub(super) codes: Vec<u64>,
     pub(super) aside: Vec<Aside>,
+    /// The bytes of the whole configurations set aside, one after another.
+    pub(super) encoded: Vec<u8>,
     pub(super) sleeps: Vec<u64>,
     pub(super) skipped: u64,
 }
@@ -69,6 +71,7 @@ impl Steps {
     pub(super) fn clear(&mut self) {
         self.codes.clear();
         self.aside.clear();
+        self.encoded.clear();
         self.sleeps.clear();
         self.skipped = 0;
     }
@@ -101,6 +104,7 @@ impl Block {
         let Steps {
             codes,
             aside,
+            encoded,
             sleeps,
             ..
         } = steps;
@@ -115,19 +119,24 @@ impl Block {
             }
         }
         let (mut kept, mut from, mut wholes, mut next_whole) = (0, 0, 0, 0);
+        // Where the next one's bytes start, and where the ones that stay end.
+        let (mut start, mut end) = (0, 0);
         for (_, to) in configs.iter_mut() {
             for step in from..*to {
                 let code = codes[step];
                 let stays = match code {
                     ASIDE => {
-                        let Aside::Whole(cfg) = replace(&mut aside[next_whole], Aside::Outside)
-                        else {
+                        let Aside::Encoded(stop) = aside[next_whole] else {
                             unreachable!("only steps to whole configurations are left aside")
                         };
                         next_whole += 1;
-                        let stays = reached.index(&cfg).is_none();
+                        let bytes = start as usize..stop as usize;
+                        start = stop;
+                        let stays = reached.index_encoded(&encoded[bytes.clone()]).is_none();
                         if stays {
-                            aside[wholes] = Aside::Whole(cfg);
+                            encoded.copy_within(bytes.clone(), end);
+                            end += bytes.len();
+                            aside[wholes] = Aside::Encoded(end as u32);
                             wholes += 1;
                         }
                         stays
@@ -146,6 +155,7 @@ impl Block {
         codes.truncate(kept);
         sleeps.truncate(kept);
         aside.truncate(wholes);
+        encoded.truncate(end);
     }
 
     /// Keeps, in order, the configurations the steps lead to that are not
@@ -163,6 +173,7 @@ impl Block {
         let Steps {
             codes,
             aside,
+            encoded,
             sleeps,
             ..
         } = steps;
@@ -174,7 +185,7 @@ impl Block {
             }
         }
         let mut wholes = aside.drain(..);
-        let mut k = 0;
+        let (mut k, mut start) = (0, 0);
         for (evaluated, to) in configs.drain(..) {
             let mut children = 0;
             while k < to {
@@ -182,14 +193,17 @@ impl Block {
                     Some(&ASIDE) | None => {}
                     Some(&code) => reached.prefetch_slot(code),
                 }
-                let unkept = match codes[k] {
+                let new = match codes[k] {
                     ASIDE => match wholes.next() {
-                        Some(Aside::Whole(cfg)) => Unkept::Whole(cfg),
+                        Some(Aside::Encoded(end)) => {
+                            let bytes = &encoded[start as usize..end as usize];
+                            start = end;
+                            reached.keep(Unkept::Encoded, bytes)
+                        }
                         _ => unreachable!("only steps to whole configurations are left"),
                     },
-                    code => Unkept::Code(code),
+                    code => reached.keep(Unkept::Code(code), &[]),
                 };
-                let new = reached.keep(unkept);
                 if new {
                     if let Some(&sleep) = sleeps.get(k) {
                         frontier.push(sleep);

@@ -300,6 +300,7 @@ impl<'i> Expander<'i> {
             aside,
             sleeps,
             skipped,
+            ..
         } = steps;
         block.transitions += replace(skipped, 0);
         // The code each slot saw last (one more than it, zero for none):
@@ -319,9 +320,9 @@ impl<'i> Expander<'i> {
                     let set_aside = replace(&mut aside[next_aside], Aside::Outside);
                     next_aside += 1;
                     match set_aside {
-                        Aside::Whole(cfg) => {
+                        Aside::Encoded(end) => {
                             block.transitions += 1;
-                            aside[wholes] = Aside::Whole(cfg);
+                            aside[wholes] = Aside::Encoded(end);
                             wholes += 1;
                             codes[kept] = ASIDE;
                             if let Some(&sleep) = sleeps.get(step - 1) {
@@ -515,9 +516,9 @@ impl<'i> Expander<'i> {
                     let moves = moves.iter().map(|&(p, a)| Move::first(p, a)).collect();
                     Aside::Fault(Box::new((err, moves)))
                 }
-                Ok(()) => match source.unkept(next) {
+                Ok(()) => match source.unkept(next, &mut steps.encoded) {
                     Some(Unkept::Code(code)) => return push(code),
-                    Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
+                    Some(Unkept::Encoded) => Aside::Encoded(steps.encoded.len() as u32),
                     None => Aside::Outside,
                 },
             };
@@ -567,9 +568,12 @@ impl Expander<'_> {
         lister.each_step(daemon, &inst.topo, symmetries, |moves| {
             let set_aside = match rel.successor_of_into(cfg, moves, next) {
                 Err(err) => Aside::Fault(Box::new((err, moves.to_vec()))),
-                Ok(()) => match source.unkept(Symmetry::orbit(*symmetry, next, canonical)) {
+                Ok(()) => match source.unkept(
+                    Symmetry::orbit(*symmetry, next, canonical),
+                    &mut steps.encoded,
+                ) {
                     Some(Unkept::Code(code)) => return steps.codes.push(code),
-                    Some(Unkept::Whole(cfg)) => Aside::Whole(cfg),
+                    Some(Unkept::Encoded) => Aside::Encoded(steps.encoded.len() as u32),
                     None => Aside::Outside,
                 },
             };

@@ -15,9 +15,10 @@ pub(super) trait Configs: Sync {
     /// Overwrites `cfg` (a configuration of the same instance) with
     /// configuration `i`.
     fn get_into(&self, i: u32, cfg: &mut Config);
-    /// `cfg` (in canonical form) as the store keeps it; `None` for values
-    /// outside the domains, in a store of codes.
-    fn unkept(&self, cfg: &Config) -> Option<Unkept>;
+    /// `cfg` (in canonical form) as the store keeps it (whole, its bytes
+    /// appended to `encoded`); `None` for values outside the domains, in a
+    /// store of codes.
+    fn unkept(&self, cfg: &Config, encoded: &mut Vec<u8>) -> Option<Unkept>;
 }
 
 impl Configs for Reached {
@@ -35,8 +36,8 @@ impl Configs for Reached {
         Reached::get_into(self, i, cfg);
     }
 
-    fn unkept(&self, cfg: &Config) -> Option<Unkept> {
-        Reached::unkept(self, cfg)
+    fn unkept(&self, cfg: &Config, encoded: &mut Vec<u8>) -> Option<Unkept> {
+        Reached::unkept(self, cfg, encoded)
     }
 }
 
@@ -64,7 +65,7 @@ impl Configs for Codes<'_> {
             .decode_into(self.codes[(i - self.first) as usize], cfg);
     }
 
-    fn unkept(&self, cfg: &Config) -> Option<Unkept> {
+    fn unkept(&self, cfg: &Config, _: &mut Vec<u8>) -> Option<Unkept> {
         Some(Unkept::Code(self.space.index(cfg)? as u64))
     }
 }
