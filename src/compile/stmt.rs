@@ -131,34 +131,36 @@ impl Compiler<'_> {
         let g = self.bexpr(guard);
         // Binds the chosen sender and fields; true when one qualifies.
         let find = move |e: &Env| -> Res<bool> {
-            let mut best: Option<(u64, usize)> = None;
-            for &s in e.topo.readers(e.me) {
-                let s = s as usize;
-                let Some(head) = e.chans.between(e.topo, s, e.me).and_then(|c| c.front()) else {
+            // The oldest head that qualifies: its sequence number, sender
+            // and channel.
+            let mut best: Option<(u64, usize, usize)> = None;
+            let senders = e.topo.readers(e.me).iter().zip(e.topo.arcs_into(e.me));
+            for (&s, &arc) in senders {
+                let Some(head) = e.chans.queues[arc as usize].front() else {
                     continue;
                 };
                 // A message in transit (in ticks) is not there to take yet.
-                if head.kind != kind || head.due != 0 || best.is_some_and(|(seq, _)| seq < head.seq)
+                if head.kind != kind
+                    || head.due != 0
+                    || best.is_some_and(|(seq, _, _)| seq < head.seq)
                 {
                     continue;
                 }
-                e.locals[from].set(s as i64);
-                for (slot, v) in fields.iter().zip(head.fields) {
-                    e.locals[*slot].set(v);
+                e.locals[from].set(i64::from(s));
+                for (k, slot) in fields.iter().enumerate() {
+                    e.locals[*slot].set(head.fields[k]);
                 }
                 if g(e)? {
-                    best = Some((head.seq, s));
+                    best = Some((head.seq, s as usize, arc as usize));
                 }
             }
-            let Some((_, s)) = best else { return Ok(false) };
-            let head = e
-                .chans
-                .between(e.topo, s, e.me)
-                .and_then(|c| c.front())
-                .expect("found above");
+            let Some((_, s, arc)) = best else {
+                return Ok(false);
+            };
+            let head = e.chans.queues[arc].front().expect("found above");
             e.locals[from].set(s as i64);
-            for (slot, v) in fields.iter().zip(head.fields) {
-                e.locals[*slot].set(v);
+            for (k, slot) in fields.iter().enumerate() {
+                e.locals[*slot].set(head.fields[k]);
             }
             Ok(true)
         };

@@ -52,7 +52,18 @@ impl Clone for Channels {
     /// Into the queues there are (a search copies configurations over
     /// and over: a queue each would be allocated anew).
     fn clone_from(&mut self, source: &Self) {
-        self.queues.clone_from(&source.queues);
+        if self.queues.len() == source.queues.len() {
+            for (to, from) in self.queues.iter_mut().zip(&source.queues) {
+                to.clear();
+                if !from.is_empty() {
+                    let (front, back) = from.as_slices();
+                    to.extend(front.iter().copied());
+                    to.extend(back.iter().copied());
+                }
+            }
+        } else {
+            self.queues.clone_from(&source.queues);
+        }
         self.capacity = source.capacity;
         self.next_seq = source.next_seq;
     }
@@ -93,38 +104,33 @@ impl Channels {
     /// sent, and the next one after them: two runs that reach the same
     /// contents then hold equal channels.
     pub fn canonicalize(&mut self) {
-        // A few messages in transit (a search's configurations) are sorted
-        // where they are, without allocating.
-        const FEW: usize = 64;
-        let mut few = [0u64; FEW];
-        let mut many = Vec::new();
-        let mut count = 0;
-        for m in self.queues.iter().flatten() {
-            if count < FEW {
-                few[count] = m.seq;
-            } else {
-                if count == FEW {
-                    many.extend_from_slice(&few);
-                }
-                many.push(m.seq);
-            }
+        // Sequence numbers below 128 (a search's configurations, which are
+        // canonical but for the step just taken): a bit each, and a
+        // message's new number is how many bits are set below its own.
+        let (mut present, mut count, mut small) = (0u128, 0usize, true);
+        for m in self.queues.iter().filter(|q| !q.is_empty()).flatten() {
+            small &= m.seq < 128;
+            present |= 1u128.checked_shl(m.seq as u32).unwrap_or(0);
             count += 1;
         }
-        let seqs = if count <= FEW {
-            &mut few[..count]
-        } else {
-            &mut many[..]
-        };
-        // Numbered 0, 1, ... already (the sequence numbers differ).
-        if seqs.iter().all(|&s| s < count as u64) {
-            self.next_seq = count as u64;
+        self.next_seq = count as u64;
+        if small {
+            if present.count_ones() as usize == count && present.trailing_ones() as usize == count
+            {
+                return;
+            }
+            for q in self.queues.iter_mut().filter(|q| !q.is_empty()) {
+                for m in q.iter_mut() {
+                    m.seq = u64::from((present & ((1u128 << m.seq) - 1)).count_ones());
+                }
+            }
             return;
         }
+        let mut seqs: Vec<u64> = self.queues.iter().flatten().map(|m| m.seq).collect();
         seqs.sort_unstable();
         for m in self.queues.iter_mut().flatten() {
             m.seq = seqs.partition_point(|&s| s < m.seq) as u64;
         }
-        self.next_seq = count as u64;
     }
 
     /// The end of a tick: every message in transit comes one tick closer,
@@ -198,6 +204,38 @@ mod tests {
         assert_eq!(a.queues[1][0].seq, 0);
         assert_eq!(a.queues[0][0].seq, 1);
         assert_eq!(a.next_seq, 2);
+    }
+
+    #[test]
+    fn messages_taken_leave_no_gaps_in_the_numbers() {
+        let mut c = Channels {
+            queues: vec![VecDeque::new(); 3],
+            capacity: 300,
+            next_seq: 0,
+        };
+        // Numbers with gaps, below 128 and past it.
+        for (q, seq) in [(0, 5), (1, 0), (0, 9), (2, 3), (1, 200)] {
+            let mut m = c.stamp(0, [0; MAX_FIELDS]);
+            m.seq = seq;
+            c.queues[q].push_back(m);
+        }
+        let mut small = c.clone();
+        small.queues[1].pop_back();
+        let numbers = |c: &Channels| -> Vec<Vec<u64>> {
+            c.queues
+                .iter()
+                .map(|q| q.iter().map(|m| m.seq).collect())
+                .collect()
+        };
+        c.canonicalize();
+        assert_eq!(numbers(&c), [vec![2, 3], vec![0, 4], vec![1]]);
+        assert_eq!(c.next_seq, 5);
+        small.canonicalize();
+        assert_eq!(numbers(&small), [vec![2, 3], vec![0], vec![1]]);
+        assert_eq!(small.next_seq, 4);
+        let before = small.clone();
+        small.canonicalize();
+        assert_eq!(small, before, "canonical already");
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub struct Topology {
     /// and its right i+1 (mod n), so the runtime can compute neighbours
     /// instead of looking them up.
     pub regular_ring: Option<bool>,
+    /// Per process, the channel from each of its readers to it (in the
+    /// readers' order): made when a program with messages first asks, so
+    /// that one without pays nothing for it.
+    into: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// Where a topology's `left` and `right` neighbours come from: computed on
@@ -213,6 +217,28 @@ impl Topology {
     pub fn arc(&self, p: usize, q: usize) -> Option<usize> {
         self.nbr_pos(p, q).map(|k| self.nbr_span(p).0 + k)
     }
+    /// The channel from each of `p`'s readers ([`Topology::readers`], in
+    /// that order) to `p`: where a process's messages come from, without
+    /// a search of each reader's list.
+    #[inline]
+    pub fn arcs_into(&self, p: usize) -> &[u32] {
+        let into = self.into.get_or_init(|| {
+            (0..self.n)
+                .flat_map(|q| {
+                    self.readers(q).iter().map(move |&s| {
+                        let arc = self.arc(s as usize, q).expect("a reader lists it");
+                        arc as u32
+                    })
+                })
+                .collect()
+        });
+        let (from, to) = if self.undirected {
+            self.nbr_span(p)
+        } else {
+            (self.rdr_start[p] as usize, self.rdr_start[p + 1] as usize)
+        };
+        &into[from..to]
+    }
     /// The number of channels (entries of all neighbour lists).
     pub fn arcs(&self) -> usize {
         self.nbr.len()
@@ -302,6 +328,7 @@ impl Topology {
             ids: Vec::new(),
             attrs: Vec::new(),
             regular_ring: None,
+            into: std::sync::OnceLock::new(),
         }
     }
 }

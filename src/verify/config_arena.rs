@@ -22,9 +22,6 @@ const EMPTY: u32 = u32::MAX;
 thread_local! {
     /// Where a configuration is encoded to be looked up.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// Where each message is (channel, place), by its number in the order
-    /// of sending, while a configuration is encoded.
-    static ORDER: std::cell::RefCell<Vec<(u32, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// How configurations are written as bytes.
@@ -62,23 +59,28 @@ impl Encoding {
         if count == 0 {
             return;
         }
-        ORDER.with_borrow_mut(|order| {
-            order.clear();
-            order.resize(count, (u32::MAX, u32::MAX));
-            for (arc, queue) in chans.queues.iter().enumerate() {
-                for (at, m) in queue.iter().enumerate() {
-                    debug_assert!(m.seq < count as u64, "canonical channels");
-                    order[m.seq as usize] = (arc as u32, at as u32);
-                }
+        // Where each message is (channel, place), by its number.
+        let mut few = [(0u32, 0u32); 64];
+        let mut many = Vec::new();
+        let order = if count <= few.len() {
+            &mut few[..count]
+        } else {
+            many.resize(count, (0, 0));
+            &mut many[..]
+        };
+        for (arc, queue) in chans.queues.iter().enumerate().filter(|(_, q)| !q.is_empty()) {
+            for (at, m) in queue.iter().enumerate() {
+                debug_assert!(m.seq < count as u64, "canonical channels");
+                order[m.seq as usize] = (arc as u32, at as u32);
             }
-            for &(arc, at) in order.iter() {
-                let m = &chans.queues[arc as usize][at as usize];
-                varint(out, u64::from(arc));
-                varint(out, u64::from(m.kind));
-                m.fields.iter().for_each(|&f| varint(out, zigzag(f)));
-                varint(out, u64::from(m.due));
-            }
-        });
+        }
+        for &(arc, at) in order.iter() {
+            let m = &chans.queues[arc as usize][at as usize];
+            varint(out, u64::from(arc));
+            varint(out, u64::from(m.kind));
+            m.fields.iter().for_each(|&f| varint(out, zigzag(f)));
+            varint(out, u64::from(m.due));
+        }
     }
 
     /// Overwrites `cfg` (a configuration of the same instance) with the
