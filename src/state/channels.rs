@@ -115,8 +115,7 @@ impl Channels {
         }
         self.next_seq = count as u64;
         if small {
-            if present.count_ones() as usize == count && present.trailing_ones() as usize == count
-            {
+            if present.count_ones() as usize == count && present.trailing_ones() as usize == count {
                 return;
             }
             for q in self.queues.iter_mut().filter(|q| !q.is_empty()) {

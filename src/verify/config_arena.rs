@@ -10,7 +10,8 @@
 //! saying how, then their code in the state space where the space has one
 //! for them, else each value as a variable-length integer), then how many
 //! messages are in transit and, in the order they were sent, each one's
-//! channel, type, fields and ticks to go.
+//! channel, type, the fields its type has and, in a program that runs in
+//! ticks, how many ticks it has to go.
 
 use crate::runtime::space::Space;
 use crate::state::channels::{Msg, MAX_FIELDS};
@@ -24,10 +25,43 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// What an instance's messages carry: per type, how many fields (those
+/// past them are 0), and whether the program runs in ticks (where a
+/// message has ticks to go; in rounds, none).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MessageShape {
+    pub(crate) arity: Vec<u8>,
+    pub(crate) timed: bool,
+}
+
+impl MessageShape {
+    /// The shape of `inst`'s messages.
+    pub(crate) fn of(inst: &crate::load::Instance) -> Self {
+        MessageShape {
+            arity: inst
+                .prog
+                .messages
+                .iter()
+                .map(|m| m.fields.len() as u8)
+                .collect(),
+            timed: inst.runs_in_ticks(),
+        }
+    }
+
+    /// How many fields a message of type `kind` has (every one, for a type
+    /// this shape does not know).
+    fn arity(&self, kind: u16) -> usize {
+        self.arity
+            .get(usize::from(kind))
+            .map_or(MAX_FIELDS, |&a| usize::from(a))
+    }
+}
+
 /// How configurations are written as bytes.
 struct Encoding {
     /// The state space and the bytes of a code, where the rows are coded.
     coded: Option<(Space, usize)>,
+    messages: MessageShape,
 }
 
 impl Encoding {
@@ -68,7 +102,12 @@ impl Encoding {
             many.resize(count, (0, 0));
             &mut many[..]
         };
-        for (arc, queue) in chans.queues.iter().enumerate().filter(|(_, q)| !q.is_empty()) {
+        for (arc, queue) in chans
+            .queues
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| !q.is_empty())
+        {
             for (at, m) in queue.iter().enumerate() {
                 debug_assert!(m.seq < count as u64, "canonical channels");
                 order[m.seq as usize] = (arc as u32, at as u32);
@@ -78,8 +117,19 @@ impl Encoding {
             let m = &chans.queues[arc as usize][at as usize];
             varint(out, u64::from(arc));
             varint(out, u64::from(m.kind));
-            m.fields.iter().for_each(|&f| varint(out, zigzag(f)));
-            varint(out, u64::from(m.due));
+            let arity = self.messages.arity(m.kind);
+            debug_assert!(
+                m.fields[arity..].iter().all(|&f| f == 0),
+                "unused fields are 0"
+            );
+            m.fields[..arity]
+                .iter()
+                .for_each(|&f| varint(out, zigzag(f)));
+            if self.messages.timed {
+                varint(out, u64::from(m.due));
+            } else {
+                debug_assert_eq!(m.due, 0, "no delays in rounds");
+            }
         }
     }
 
@@ -106,10 +156,13 @@ impl Encoding {
             let arc = read_varint(bytes, &mut at) as usize;
             let kind = read_varint(bytes, &mut at) as u16;
             let mut fields = [0i64; MAX_FIELDS];
-            for f in fields.iter_mut() {
+            for f in fields[..self.messages.arity(kind)].iter_mut() {
                 *f = unzigzag(read_varint(bytes, &mut at));
             }
-            let due = read_varint(bytes, &mut at) as u16;
+            let due = match self.messages.timed {
+                true => read_varint(bytes, &mut at) as u16,
+                false => 0,
+            };
             cfg.chans.queues[arc].push_back(Msg {
                 kind,
                 seq,
@@ -136,8 +189,9 @@ pub(super) struct ConfigArena {
 
 impl ConfigArena {
     /// An empty arena for configurations shaped as `like`, whose rows are
-    /// coded in `space` where that gives `like` back.
-    pub(super) fn new(space: Space, like: &Config) -> Self {
+    /// coded in `space` where that gives `like` back, and whose messages
+    /// are shaped as `messages` says.
+    pub(super) fn new(space: Space, like: &Config, messages: MessageShape) -> Self {
         let coded = space.count() <= u128::from(u64::MAX)
             && space
                 .index(like)
@@ -146,6 +200,7 @@ impl ConfigArena {
         ConfigArena {
             encoding: Encoding {
                 coded: coded.then_some((space, (width as usize).max(1))),
+                messages,
             },
             bytes: Vec::new(),
             starts: vec![0],
@@ -307,6 +362,64 @@ fn read_varint(bytes: &[u8], at: &mut usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::init::InitMode;
+    use crate::state::channels::Msg;
+
+    /// Two message types of 0 and 2 fields, in rounds or (`DELAY`) in ticks.
+    const PROGRAM: &str = "message ping
+message pair(a: 0..3, b: -2..2)
+channel capacity 3 DELAY
+var x: 0..1 = 0
+process {
+    a :: x == 0 -> x := 1; send ping to right
+    b :: receive pair(u, v) from q -> x := 0
+}
+";
+
+    #[test]
+    fn configurations_with_messages_come_back_as_they_were_kept() {
+        for (delay, timed) in [("", false), ("delay 1..3", true)] {
+            let mut inst =
+                crate::verify::test_instance(&PROGRAM.replace("DELAY", delay), "ring:3", &[]);
+            let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+            let shape = MessageShape::of(&inst);
+            assert_eq!((shape.arity.as_slice(), shape.timed), (&[0, 2][..], timed));
+            let mut arena = ConfigArena::new(inst.space(), &start, shape);
+            // Sent in an order that is not the channels': channel, type,
+            // fields, ticks to go.
+            let sent = [
+                (3, 1, [3, -2], 2),
+                (0, 0, [0, 0], 0),
+                (3, 0, [0, 0], 1),
+                (5, 1, [0, 2], 0),
+                (0, 1, [1, -1], 3),
+            ];
+            let mut cfg = start.clone();
+            cfg.rows[1] = 1;
+            for (arc, kind, [a, b], due) in sent {
+                let mut m: Msg = cfg.chans.stamp(kind, [a, b, 0, 0]);
+                m.due = if timed { due } else { 0 };
+                cfg.chans.queues[arc].push_back(m);
+            }
+            cfg.canonicalize();
+            // The same messages sent in another order across channels.
+            let mut other = cfg.clone();
+            let (first, last) = (other.chans.queues[0][0].seq, other.chans.queues[5][0].seq);
+            other.chans.queues[0][0].seq = last;
+            other.chans.queues[5][0].seq = first;
+            for (k, c) in [&start, &cfg, &other].into_iter().enumerate() {
+                assert!(arena.insert(c), "{k} is new");
+                assert!(!arena.insert(c), "{k} is kept");
+            }
+            for (k, c) in [&start, &cfg, &other].into_iter().enumerate() {
+                assert_eq!(&arena.get(k as u32), c);
+                assert_eq!(arena.index(c), Some(k as u32));
+            }
+            let mut encoded = Vec::new();
+            arena.encode(&cfg, &mut encoded);
+            assert_eq!(arena.index_encoded(&encoded), Some(1));
+        }
+    }
 
     #[test]
     fn integers_survive_their_encoding() {

@@ -20,6 +20,7 @@ mod source;
 #[cfg(test)]
 mod tests;
 
+use super::config_arena::MessageShape;
 use super::move_memo::MoveMemo;
 use super::parents::Parents;
 use super::reached::Reached;
@@ -223,7 +224,8 @@ impl<'a> Explorer<'a> {
         refuse_unexplorable(inst)?;
         let mut start = starts.first();
         start.canonicalize();
-        let mut reached = Reached::new(inst.space(), inst.code.capacity.is_some(), &start);
+        let channels = inst.code.capacity.map(|_| MessageShape::of(inst));
+        let mut reached = Reached::new(inst.space(), channels, &start);
         // The configurations are moved in once all are reached.
         let mut ex = Explorer::empty(
             inst,

@@ -14,7 +14,7 @@
 //! configuration is kept as a short string of bytes ([`ConfigArena`]).
 
 use super::code_set::{CodeSet, MIX};
-use super::config_arena::ConfigArena;
+use super::config_arena::{ConfigArena, MessageShape};
 use crate::runtime::cache::prefetch;
 use crate::runtime::space::Space;
 use crate::state::Config;
@@ -30,18 +30,20 @@ pub(super) enum Reached {
 
 impl Reached {
     /// An empty store for configurations of `space` reached from `start`:
-    /// packed when the program passes no messages, a code fits in 64 bits
-    /// and the start is its code's configuration (what the code leaves out,
-    /// values no step changes, is as the space has it).
-    pub(super) fn new(space: Space, channels: bool, start: &Config) -> Self {
+    /// packed when the program passes no messages (`channels`: the shape of
+    /// those it passes), a code fits in 64 bits and the start is its code's
+    /// configuration (what the code leaves out, values no step changes, is
+    /// as the space has it).
+    pub(super) fn new(space: Space, channels: Option<MessageShape>, start: &Config) -> Self {
         let coded = || {
             let code = space.index(start)?;
             Some(space.config(code).rows == start.rows)
         };
-        if !channels && space.count() <= u128::from(u64::MAX) && coded() == Some(true) {
-            Reached::Packed(Packed::new(space))
-        } else {
-            Reached::Whole(ConfigArena::new(space, start))
+        match channels {
+            None if space.count() <= u128::from(u64::MAX) && coded() == Some(true) => {
+                Reached::Packed(Packed::new(space))
+            }
+            shape => Reached::Whole(ConfigArena::new(space, start, shape.unwrap_or_default())),
         }
     }
 
@@ -417,8 +419,8 @@ mod tests {
     fn numbered_alike(inst: &Instance, picks: u64, asked_while_keeping: bool) -> bool {
         let space = inst.space();
         let start = space.config(0);
-        let mut packed = Reached::new(space.clone(), false, &start);
-        let mut whole = Reached::new(space.clone(), true, &start);
+        let mut packed = Reached::new(space.clone(), None, &start);
+        let mut whole = Reached::new(space.clone(), Some(MessageShape::default()), &start);
         let Reached::Packed(p) = &packed else {
             panic!("a packed store")
         };

@@ -595,7 +595,7 @@ mod tests {
                 continue;
             }
             let start = space.config(0);
-            let mut store = Reached::new(space.clone(), false, &start);
+            let mut store = Reached::new(space.clone(), None, &start);
             // All but the last of the order kept: steps there are not.
             for k in 0..count - 1 {
                 assert_eq!(

@@ -88,7 +88,7 @@ fn plain_search(inst: &Instance, start: &Config, daemon: &Daemon) -> (Vec<String
 fn space_of_wide_codes(inst: &Instance) -> bool {
     let space = inst.space();
     let start = space.config(0);
-    Reached::new(space, false, &start).look_ups_read_codes()
+    Reached::new(space, None, &start).look_ups_read_codes()
 }
 
 /// The blocks, the memo, the tags of the store and the first steps to
