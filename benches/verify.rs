@@ -237,12 +237,13 @@ fn messages(large: bool) {
         .to_string_lossy()
         .into_owned();
     let mut cases = vec![
-        ("ring:6", "central"),
         ("ring:6", "distributed"),
         ("ring:7", "central"),
+        ("ring:7", "distributed"),
+        ("ring:8", "central"),
     ];
     if large {
-        cases.push(("ring:8", "central"));
+        cases.push(("ring:9", "central"));
     }
     for (ring, daemon) in cases {
         let args = [
