@@ -399,15 +399,12 @@ fn on_the_command_line() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["first_legitimate"], serde_json::Value::Null);
-    // The symbolic engine says it does not check them; nor do orbits or
-    // --no-properties.
+    // The symbolic engine checks them too.
     let (_, out, _) = guarded(&[
         "verify", program, "-t", "ring:4", "-d", "central", "--engine", "symbolic",
     ]);
-    assert!(
-        out.contains("`converges` not checked by the symbolic engine"),
-        "{out}"
-    );
+    assert!(out.contains("`zeros_stay` fails"), "{out}");
+    assert!(out.contains("`converges` holds"), "{out}");
     // Dijkstra's ring has no symmetry but the identity: checked.
     let (_, out, _) = guarded(&["verify", program, "-t", "ring:4", "--symmetry"]);
     assert!(out.contains("`zeros_stay` fails"), "{out}");

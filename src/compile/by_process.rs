@@ -29,20 +29,31 @@ pub enum ByProcess {
     /// the slot, the body, and per number of processes the body holds at
     /// (0 to n), whether the comparison holds.
     Count(usize, BFn, Vec<bool>),
+    /// In a property said of each process, a predicate local to that
+    /// process: its slot and the predicate, which holds or not at the
+    /// process the property is asked of.
+    At(usize, BFn),
 }
 
 impl super::Compiler<'_> {
     /// `b` taken apart by process, when every part of it is: boolean
     /// connectives over `forall`, `exists` and `count` across `procs` with
-    /// bodies local to the bound process, counts compared with constants.
-    pub(super) fn by_process(&self, b: &BExpr) -> Option<ByProcess> {
+    /// bodies local to the bound process, counts compared with constants;
+    /// in a property said of each process (`each`: the slot of its
+    /// process), parts local to that process too.
+    pub(super) fn by_process(&self, b: &BExpr, each: Option<usize>) -> Option<ByProcess> {
         let node_var = |v: usize| self.prog.vars[v].ty == ir::Ty::Node;
         let edge_var = |v: usize| self.prog.vars[v].kind == ir::VarKind::Edge;
         let local = |slot: usize, body: &BExpr| ir::local_to(body, slot, &node_var, &edge_var);
         let konst = |e: &IExpr, c: i64| counted(e, c, &self.params, self.n);
-        let boxed = |b: &BExpr| self.by_process(b).map(Box::new);
+        let boxed = |b: &BExpr| self.by_process(b, each).map(Box::new);
+        if let BExpr::Const(c) = b {
+            return Some(ByProcess::Const(*c));
+        }
+        if let Some(slot) = each.filter(|&slot| local(slot, b)) {
+            return Some(ByProcess::At(slot, self.bexpr(b)));
+        }
         Some(match b {
-            BExpr::Const(c) => ByProcess::Const(*c),
             BExpr::Not(a) => ByProcess::Not(boxed(a)?),
             BExpr::And(a, c) => ByProcess::And(boxed(a)?, boxed(c)?),
             BExpr::Or(a, c) => ByProcess::Or(boxed(a)?, boxed(c)?),

@@ -518,7 +518,7 @@ fn predicates(c: &Compiler) -> Predicates {
     Predicates {
         legitimate: legit.map(|b| c.bexpr(b)),
         legit_parts: legit.map(|b| c.legit_parts(b)).unwrap_or_default(),
-        legit_by_process: legit.and_then(|b| c.by_process(b)),
+        legit_by_process: legit.and_then(|b| c.by_process(b, None)),
         legit_enabled_count: match legit {
             Some(BExpr::Cmp(op, count, k))
                 if matches!(c.plain(count), Some(Plain::EnabledCount)) =>
@@ -534,7 +534,7 @@ fn predicates(c: &Compiler) -> Predicates {
                 name: name.clone(),
                 test: c.bexpr(b),
                 local: c.local_forall(b),
-                by_process: c.by_process(b),
+                by_process: c.by_process(b, None),
                 arcs: c.local_acyclic(b),
                 span: *span,
             })

@@ -25,6 +25,9 @@ pub struct CProperty {
     pub form: crate::syntax::ast::Temporal<BFn>,
     /// The fairness it assumes (`under weak fairness`), if any.
     pub fairness: Option<crate::syntax::ast::Assumed>,
+    /// Its predicates taken apart by process, for the symbolic verifier,
+    /// where each is.
+    pub by_process: Option<crate::syntax::ast::Temporal<by_process::ByProcess>>,
 }
 
 /// A compiled invariant.
@@ -58,6 +61,7 @@ pub(super) fn properties(c: &Compiler) -> Vec<CProperty> {
                 .map(|b| Some(c.bexpr(b)))
                 .expect("every predicate compiles"),
             fairness: p.fairness,
+            by_process: p.form.map(|b| c.by_process(b, p.each)),
         })
         .collect()
 }

@@ -156,19 +156,18 @@ impl StepRelation<'_> {
     /// Whether `body`, the body of a quantifier over processes bound to
     /// `slot` and local to it (see [`crate::compile::by_process`]), holds at
     /// process `p` of `cfg`, with `p` enabled or not as `chosen` says
-    /// (the body asks no other process's); `invariant` says which kind
-    /// of predicate faults where it faults.
+    /// (the body asks no other process's); `kind` says which kind of
+    /// predicate faults where it faults.
     pub(crate) fn body_holds_at(
         &self,
         cfg: &Config,
         chosen: &Vec<u16>,
         (slot, body): (usize, &crate::compile::BFn),
         p: usize,
-        invariant: bool,
+        kind: &'static str,
     ) -> Result<bool, RunError> {
         let env = self.global_env(cfg, chosen);
         env.locals[slot].set(p as i64);
-        let kind = if invariant { INVARIANT } else { LEGITIMACY };
         body(&env).map_err(|fault| predicate_fault(0, kind, fault))
     }
 }

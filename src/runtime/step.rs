@@ -29,7 +29,7 @@ use std::cell::Cell;
 
 pub use crate::runtime::error::RunError;
 pub(crate) use crate::runtime::error::{
-    guard_fault, predicate_fault, statement_fault, INVARIANT, LEGITIMACY,
+    guard_fault, predicate_fault, statement_fault, INVARIANT, LEGITIMACY, PROPERTY,
 };
 
 /// A message a mover sends in the step being taken: sender, destination,

@@ -10,6 +10,9 @@ use super::reached::Reached;
 use crate::runtime::space::Space;
 use crate::state::Config;
 
+/// The configurations an explorer asks about (one per explorer, so the
+/// sizes of its variants do not matter).
+#[allow(clippy::large_enum_variant)]
 pub(super) enum States {
     /// Every configuration of the instance.
     All(Space),

@@ -73,6 +73,7 @@ pub(super) fn explore_symbolically(
         Err(r) => return Err((found, Stop::Refused(r))),
     };
     sym.count_synchronous_moves(!a.no_rounds);
+    sym.check_properties(!a.no_properties);
     let starts = match origin {
         Origin::Every => {
             found.configurations = Some(u64::try_from(sym.configurations()).unwrap_or(u64::MAX));

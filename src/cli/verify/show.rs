@@ -147,12 +147,11 @@ pub(super) fn block(
     }
     if v.properties.is_empty() {
         let by = match (v.engine, &v.daemon) {
-            (Engine::Symbolic, _) => "by the symbolic engine: --engine explicit checks it",
             (Engine::Explicit, Daemon::Ticks) => "in ticks (under a daemon it is)",
             (Engine::Explicit, _) if v.symmetries > 1 => {
                 "by orbits, which it does not follow (it names processes): drop --symmetry to check it"
             }
-            (Engine::Explicit, _) => "(--no-properties)",
+            (Engine::Explicit | Engine::Symbolic, _) => "(--no-properties)",
         };
         for p in &inst.code.properties {
             line("property", format!("`{}` not checked {by}", p.name));

@@ -17,6 +17,7 @@ mod fair;
 mod local;
 mod moves;
 mod predicate;
+mod properties;
 mod reach;
 mod relation;
 mod search;
@@ -25,6 +26,7 @@ mod steps;
 use super::{outside_the_domains, tell, Choices, Fairness, Progress, Refusal, Starts, Verdict};
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
+use crate::runtime::step::{INVARIANT, LEGITIMACY};
 use encoding::Encoding;
 use local::{oom, Process};
 use oxidd::bdd::BDDFunction as F;
@@ -95,6 +97,8 @@ pub struct Symbolic<'a> {
     peak: std::cell::Cell<usize>,
     /// Whether the synchronous daemon's worst moves are searched for.
     synchronous_moves: bool,
+    /// Whether the program's properties of runs are checked.
+    properties: bool,
 }
 
 impl<'a> Symbolic<'a> {
@@ -129,7 +133,7 @@ impl<'a> Symbolic<'a> {
             procs.push(local::process(inst, &enc, p, every)?);
         }
         let legit = match &inst.code.legit_by_process {
-            Some(tree) => predicate::set_of(inst, &enc, tree, false)?,
+            Some(tree) => predicate::set_of(inst, &enc, tree, LEGITIMACY, None)?,
             None => enc.falsity(),
         };
         let legit = legit.and(&enc.universe).map_err(oom)?;
@@ -140,7 +144,7 @@ impl<'a> Symbolic<'a> {
             .iter()
             .filter_map(|i| i.by_process.as_ref())
         {
-            let holds = predicate::set_of(inst, &enc, tree, true)?;
+            let holds = predicate::set_of(inst, &enc, tree, INVARIANT, None)?;
             broken = broken.or(&holds.not().map_err(oom)?).map_err(oom)?;
         }
         let broken = broken.and(&enc.universe).map_err(oom)?;
@@ -168,6 +172,7 @@ impl<'a> Symbolic<'a> {
             node_limit,
             peak: std::cell::Cell::new(0),
             synchronous_moves: true,
+            properties: true,
         })
     }
 
@@ -200,6 +205,12 @@ impl<'a> Symbolic<'a> {
     /// move rather than per step, several times the time of the rest.
     pub fn count_synchronous_moves(&mut self, on: bool) {
         self.synchronous_moves = on;
+    }
+
+    /// Whether [`Symbolic::verify_from`] checks the program's properties
+    /// of runs (it does unless told otherwise).
+    pub fn check_properties(&mut self, on: bool) {
+        self.properties = on;
     }
 
     /// The verdict under `daemon` (an unfair daemon), from every

@@ -1,4 +1,5 @@
-//! The legitimacy predicate and the invariants as sets of configurations:
+//! The legitimacy predicate, the invariants and the predicates of
+//! properties as sets of configurations:
 //! their structure across processes ([`ByProcess`]) becomes operations on
 //! diagrams, and each quantifier's body, local to its process, a table
 //! over what that process reads, run with the compiled body itself.
@@ -12,19 +13,21 @@ use crate::load::Instance;
 use oxidd::bdd::BDDFunction as F;
 use oxidd::BooleanFunction;
 
-/// The configurations where `pred` holds; `invariant` says which kind of
-/// predicate it is, for the faults it may raise.
+/// The configurations where `pred` holds; `kind` says which kind of
+/// predicate it is, for the faults it may raise, and `at` the process a
+/// property said of each is asked of.
 pub(super) fn set_of(
     inst: &Instance,
     enc: &Encoding,
     pred: &ByProcess,
-    invariant: bool,
+    kind: &'static str,
+    at: Option<usize>,
 ) -> Result<F, Refusal> {
     let n = inst.topo.n();
-    let sub = |b: &ByProcess| set_of(inst, enc, b, invariant);
+    let sub = |b: &ByProcess| set_of(inst, enc, b, kind, at);
     let holds = |slot: usize, body: &BFn| -> Result<Vec<F>, Refusal> {
         (0..n)
-            .map(|p| body_at(inst, enc, (slot, body), p, invariant))
+            .map(|p| body_at(inst, enc, (slot, body), p, kind))
             .collect()
     };
     Ok(match pred {
@@ -57,6 +60,10 @@ pub(super) fn set_of(
             }
             out
         }
+        ByProcess::At(slot, body) => {
+            let p = at.expect("a property said of each process is asked of one");
+            body_at(inst, enc, (*slot, body), p, kind)?
+        }
     })
 }
 
@@ -66,7 +73,7 @@ fn body_at(
     enc: &Encoding,
     body: (usize, &BFn),
     p: usize,
-    invariant: bool,
+    kind: &'static str,
 ) -> Result<F, Refusal> {
     let rel = inst.step_relation();
     let mut chosen = vec![NO_ACTION; inst.topo.n()];
@@ -78,7 +85,7 @@ fn body_at(
             .map_err(fail)?
             .map_or(NO_ACTION, |a| a as u16);
         if rel
-            .body_holds_at(cfg, &chosen, body, p, invariant)
+            .body_holds_at(cfg, &chosen, body, p, kind)
             .map_err(fail)?
         {
             set = set.or(cube).map_err(oom)?;

@@ -94,16 +94,21 @@ pub(super) fn verify(
         })
         .flatten()
         .and_then(|total| u64::try_from(total).ok());
+    let fairness = match weak_fairness {
+        true => super::super::Fairness::Weak,
+        false => super::super::Fairness::Unfair,
+    };
+    let properties = match sym.properties {
+        true => super::properties::check(&ask, fairness)?,
+        false => Vec::new(),
+    };
     let (configurations, legitimate) = match ask.reach {
         None => (sym.configurations, sym.legitimate),
         Some(_) => (enc.count(&ask.scope), enc.count(&legit)),
     };
     Ok(Verdict {
         daemon: daemon.clone(),
-        fairness: match weak_fairness {
-            true => super::super::Fairness::Weak,
-            false => super::super::Fairness::Unfair,
-        },
+        fairness,
         configurations: u64::try_from(configurations).unwrap_or(u64::MAX),
         legitimate: u64::try_from(legitimate).unwrap_or(u64::MAX),
         transitions,
@@ -119,7 +124,7 @@ pub(super) fn verify(
         for_good: None,
         engine: Engine::Symbolic,
         nodes: Some(sym.nodes()),
-        properties: Vec::new(),
+        properties,
     })
 }
 
