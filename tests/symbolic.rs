@@ -566,28 +566,8 @@ fn from_starts_under_weak_fairness_on_the_command_line() {
         assert!(out.contains(&symbolic), "{out}");
         let reached = format!("daemon {daemon}: 32 configurations reached, 10 legitimate");
         assert!(explicit.contains(&reached), "{explicit}");
-        let init = dir.join(format!("{daemon}-cycle.init"));
-        let sched = dir.join(format!("{daemon}-cycle.sched"));
-        let steps = std::fs::read_to_string(&sched).unwrap().lines().count();
-        let schedule = format!("schedule:{}", sched.display());
-        let (code, json, err) = guarded(&[
-            "run",
-            program,
-            "-t",
-            "ring:5",
-            "-p",
-            "K=2",
-            "--init",
-            init.to_str().unwrap(),
-            "--daemon",
-            &schedule,
-            "--format",
-            "json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(v["steps"], steps, "{daemon}");
-        assert_eq!(v["first_legitimate"], serde_json::Value::Null, "{daemon}");
+        let witness = dir.join(format!("{daemon}-cycle"));
+        replays_never_legitimate(program, &["-t", "ring:5", "-p", "K=2"], &witness);
     }
     assert_eq!(out.matches("a weakly fair cycle").count(), 2, "{out}");
     assert_eq!(
@@ -754,27 +734,37 @@ fn a_property_counterexample_from_the_symbolic_engine_replays() {
     ]);
     assert_eq!(code, 5, "{err}");
     assert!(out.contains("`converges` fails: a cycle of"), "{out}");
-    let sched = witness.join("central-property-converges.sched");
+    let witness = witness.join("central-property-converges");
+    replays_never_legitimate(program, &["-t", "ring:4", "-p", "K=2"], &witness);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Replays the witness `witness` (`.init` and `.sched` after it) of
+/// `program` on the instance `instance` with `guarded run`: every step of
+/// it, and none legitimate.
+fn replays_never_legitimate(program: &str, instance: &[&str], witness: &std::path::Path) {
+    let (init, sched) = (
+        witness.with_extension("init"),
+        witness.with_extension("sched"),
+    );
     let steps = std::fs::read_to_string(&sched).unwrap().lines().count();
     let schedule = format!("schedule:{}", sched.display());
-    let init = witness.join("central-property-converges.init");
-    let (code, json, err) = guarded(&[
-        "run",
-        program,
-        "-t",
-        "ring:4",
-        "-p",
-        "K=2",
-        "--init",
-        init.to_str().unwrap(),
-        "--daemon",
-        &schedule,
-        "--format",
-        "json",
-    ]);
+    let run = [
+        &["run", program][..],
+        instance,
+        &[
+            "--init",
+            init.to_str().unwrap(),
+            "--daemon",
+            &schedule,
+            "--format",
+            "json",
+        ],
+    ]
+    .concat();
+    let (code, json, err) = guarded(&run);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["steps"], steps);
+    assert_eq!(v["steps"], steps, "{}", witness.display());
     assert_eq!(v["first_legitimate"], serde_json::Value::Null);
-    std::fs::remove_dir_all(&dir).ok();
 }

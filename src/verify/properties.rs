@@ -163,7 +163,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
 
 /// The runs `prop` is asked of when the command asks about `asked`: its
 /// own assumption or the command's, whichever assumes more.
-fn fairness_of(asked: Fairness, prop: &crate::compile::CProperty) -> Fairness {
+pub(super) fn fairness_of(asked: Fairness, prop: &crate::compile::CProperty) -> Fairness {
     match prop.fairness {
         None => asked,
         Some(Assumed::Weak) => asked.max(Fairness::Weak),

@@ -13,11 +13,11 @@ use super::predicate::set_of;
 use super::search::Asker;
 use super::F;
 use crate::compile::by_process::ByProcess;
-use crate::compile::CProperty;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::PROPERTY;
 use crate::state::Config;
-use crate::syntax::ast::{Assumed, Temporal};
+use crate::syntax::ast::Temporal;
+use crate::verify::properties::fairness_of;
 use crate::verify::{Fairness, PropertyVerdict, Refusal, Run};
 use oxidd::BooleanFunction;
 
@@ -123,16 +123,6 @@ pub(super) fn check(ask: &Asker, asked: Fairness) -> Result<Vec<PropertyVerdict>
         out.push(verdict);
     }
     Ok(out)
-}
-
-/// The runs `prop` is asked of when the command asks about `asked`: its
-/// own assumption or the command's, whichever assumes more.
-fn fairness_of(asked: Fairness, prop: &CProperty) -> Fairness {
-    match prop.fairness {
-        None => asked,
-        Some(Assumed::Weak) => asked.max(Fairness::Weak),
-        Some(Assumed::Strong) => Fairness::Strong,
-    }
 }
 
 /// The configurations in scope where `pred` holds, asked of process `p`
