@@ -20,6 +20,13 @@ use crate::state::Config;
 /// No number in a slot of the table.
 const EMPTY: u32 = u32::MAX;
 
+/// The most bytes of configurations an arena keeps before it says it is
+/// full: where each one's bytes start is kept in 32 bits, and the search
+/// looks between batches, which add far less than the 2 GiB left. (Under
+/// the default memory budget the arena's doubling reaches the budget
+/// first.)
+const MOST_BYTES: usize = 2 << 30;
+
 thread_local! {
     /// Where a configuration is encoded to be looked up.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -185,6 +192,8 @@ pub(super) struct ConfigArena {
     table: Vec<u32>,
     /// A configuration of the instance, shaped as decoding needs.
     like: Config,
+    /// [`MOST_BYTES`], smaller in tests.
+    most_bytes: usize,
 }
 
 impl ConfigArena {
@@ -206,7 +215,13 @@ impl ConfigArena {
             starts: vec![0],
             table: vec![EMPTY; 1 << 10],
             like: like.clone(),
+            most_bytes: MOST_BYTES,
         }
+    }
+
+    /// Whether it keeps as many bytes as it may (see [`MOST_BYTES`]).
+    pub(super) fn full(&self) -> bool {
+        self.bytes.len() >= self.most_bytes
     }
 
     /// How many are kept.
@@ -288,7 +303,7 @@ impl ConfigArena {
         }
         self.table[s] = self.len() as u32;
         self.bytes.extend_from_slice(bytes);
-        // The arena stays under 4 GiB: the search stops at a GiB kept.
+        // Under 4 GiB: the search stops once the arena is full (MOST_BYTES).
         self.starts.push(self.bytes.len() as u32);
         if 4 * self.len() > 3 * self.table.len() {
             self.grow();
@@ -418,6 +433,10 @@ process {
             let mut encoded = Vec::new();
             arena.encode(&cfg, &mut encoded);
             assert_eq!(arena.index_encoded(&encoded), Some(1));
+            // Full once it keeps as many bytes as it may.
+            assert!(!arena.full());
+            arena.most_bytes = arena.bytes.len();
+            assert!(arena.full());
         }
     }
 

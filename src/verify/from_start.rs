@@ -114,7 +114,7 @@ impl Starts {
             start.canonicalize();
             match reached.insert(&start) {
                 None => Err(outside_the_domains()),
-                Some(_) if reached.bytes() >= max_reachable_bytes() => {
+                Some(_) if reached.full() || reached.bytes() >= max_reachable_bytes() => {
                     Err(Refusal::TooManyReached(reached.len() as u64))
                 }
                 Some(_) => Ok(()),
@@ -293,7 +293,8 @@ impl<'a> Explorer<'a> {
             if i >= told {
                 ex.tell("reaching configurations", i as u64, reached.len() as u64)?;
                 told = i + PROGRESS_EVERY as usize;
-                if reached.bytes() + parents.bytes() + frontier.bytes() >= max_reachable_bytes() {
+                let held = reached.bytes() + parents.bytes() + frontier.bytes();
+                if reached.full() || held >= max_reachable_bytes() {
                     return Err(Refusal::TooManyReached(reached.len() as u64));
                 }
             }

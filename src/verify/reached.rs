@@ -184,6 +184,12 @@ impl Reached {
         }
     }
 
+    /// Whether it keeps as many configurations as it may, whatever the
+    /// memory budget (whole ones: see [`ConfigArena::full`]).
+    pub(super) fn full(&self) -> bool {
+        matches!(self, Reached::Whole(arena) if arena.full())
+    }
+
     /// About the bytes kept.
     pub(super) fn bytes(&self) -> usize {
         match self {

@@ -444,7 +444,7 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
         }
         Refusal::TooManyReached(count) => {
             eprintln!(
-                "error: `{program}` on {} reaches more than {count} configurations from its start, more than the verifier keeps ({:.1} GiB, half the memory budget); choose a smaller topology, or raise the budget with --memory-limit",
+                "error: `{program}` on {} reaches more than {count} configurations from its start, more than the verifier keeps ({:.1} GiB, half the memory budget, and with channels at most 2 GiB of configurations); choose a smaller topology, or raise the budget with --memory-limit",
                 inst.topo.name,
                 crate::verify::max_reachable_bytes() as f64 / f64::from(1u32 << 30)
             );
