@@ -20,12 +20,10 @@ use crate::state::Config;
 use longest::{OneSearch, Walk, Walker};
 
 /// One step from a configuration: where it leads (by orbits, the
-/// configuration standing for where it leads, and the symmetry that takes
-/// it there), and its moves.
+/// configuration standing for where it leads), and its moves.
 pub(super) struct Edge {
     pub(super) to: u32,
     pub(super) moves: Vec<Move>,
-    pub(super) symmetry: usize,
 }
 
 /// What the depth-first search found.
@@ -132,9 +130,27 @@ impl<'e, 'a> Search<'e, 'a> {
 
     /// [`Search::edges`], and whether no process is enabled there.
     fn edges_and_terminal(&mut self, i: u32) -> Result<(Vec<Edge>, bool), Refusal> {
+        let mut out = Vec::new();
+        let terminal = self.each_edge(i, |to, moves, _| {
+            out.push(Edge {
+                to,
+                moves: moves.to_vec(),
+            })
+        })?;
+        Ok((out, terminal))
+    }
+
+    /// Calls `each` with every step the daemon allows from configuration
+    /// `i` (where it leads, its moves, the symmetry that takes it there),
+    /// in order; whether no process is enabled there.
+    fn each_edge(
+        &mut self,
+        i: u32,
+        each: impl FnMut(u32, &[Move], usize),
+    ) -> Result<bool, Refusal> {
         // From a start, a run stops where an invariant fails.
         if self.ex.states.reached_from_a_start() && self.ex.stops_at(i) {
-            return Ok((Vec::new(), self.ex.is_terminal(i)));
+            return Ok(self.ex.is_terminal(i));
         }
         // Buffers kept from call to call: a configuration with channels
         // has a queue for each, which a copy would allocate anew.
@@ -145,19 +161,20 @@ impl<'e, 'a> Search<'e, 'a> {
             self.ex.states.config_into(i, &mut cfg);
         }
         let mut next = std::mem::take(&mut self.next);
-        let found = self.edges_from(i, &cfg, &mut next);
+        let found = self.each_edge_from(i, &cfg, &mut next, each);
         (self.here, self.next) = (cfg, next);
         found
     }
 
-    /// [`Search::edges_and_terminal`] of configuration `i`, `cfg`, each
-    /// successor built in `next`.
-    fn edges_from(
+    /// [`Search::each_edge`] of configuration `i`, `cfg`, each successor
+    /// built in `next`.
+    fn each_edge_from(
         &mut self,
         i: u32,
         cfg: &Config,
         next: &mut Config,
-    ) -> Result<(Vec<Edge>, bool), Refusal> {
+        mut each: impl FnMut(u32, &[Move], usize),
+    ) -> Result<bool, Refusal> {
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
         let chosen = self.rel.chosen(cfg).map_err(fail)?;
         let enabled: Vec<u32> = (0..chosen.len() as u32)
@@ -166,30 +183,35 @@ impl<'e, 'a> Search<'e, 'a> {
         self.lister
             .load(&mut self.rel, cfg, &enabled, self.ex.every_move())
             .map_err(fail)?;
-        let symmetries = self.ex.symmetries();
-        let steps = self
-            .lister
-            .steps(self.daemon, &self.ex.inst.topo, symmetries)?;
-        let mut out = Vec::with_capacity(steps.len());
-        for moves in steps {
-            if let Err(e) = self.rel.successor_of_into(cfg, &moves, next) {
+        let Search {
+            ex,
+            daemon,
+            rel,
+            lister,
+            fault,
+            ..
+        } = self;
+        let mut outside = false;
+        lister.each_step(daemon, &ex.inst.topo, ex.symmetries(), |moves| {
+            if outside {
+                return;
+            }
+            if let Err(e) = rel.successor_of_into(cfg, moves, next) {
                 // A faulting step is a counterexample of its own, and not
                 // followed (from a start, the search that reached the
                 // configurations recorded it already).
-                self.fault.get_or_insert((e, i, moves));
-                continue;
+                fault.get_or_insert_with(|| (e, i, moves.to_vec()));
+                return;
             }
-            let (to, symmetry) = self
-                .ex
-                .number_of(next)
-                .ok_or_else(super::outside_the_domains)?;
-            out.push(Edge {
-                to,
-                moves,
-                symmetry,
-            });
+            match ex.number_of(next) {
+                Some((to, symmetry)) => each(to, moves, symmetry),
+                None => outside = true,
+            }
+        })?;
+        match outside {
+            true => Err(super::outside_the_domains()),
+            false => Ok(enabled.is_empty()),
         }
-        Ok((out, enabled.is_empty()))
     }
 
     /// Every step the daemon allows from configuration `i`, into `out`:
@@ -220,15 +242,18 @@ impl<'e, 'a> Search<'e, 'a> {
             }
         }
         out.clear();
-        let (edges, terminal) = self.edges_and_terminal(i)?;
-        self.symmetries.clear();
-        self.symmetries.extend(edges.iter().map(|e| e.symmetry));
-        out.extend(edges.iter().map(|e| Succ {
-            to: e.to,
-            moves: e.moves.len() as u32,
-            movers: super::successors::as_bits(e.moves.iter().map(|m| &m.process)),
-        }));
-        Ok(terminal)
+        let mut symmetries = std::mem::take(&mut self.symmetries);
+        symmetries.clear();
+        let terminal = self.each_edge(i, |to, moves, symmetry| {
+            symmetries.push(symmetry);
+            out.push(Succ {
+                to,
+                moves: moves.len() as u32,
+                movers: super::successors::as_bits(moves.iter().map(|m| &m.process)),
+            });
+        });
+        self.symmetries = symmetries;
+        terminal
     }
 
     /// The processes enabled in configuration `i`, as bits (at most 64
