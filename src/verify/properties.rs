@@ -42,6 +42,49 @@ pub struct PropertyVerdict {
     pub run: Option<(Run, Option<usize>)>,
 }
 
+/// A counterexample: the run, and where its cycle begins among its steps
+/// if it ends round one.
+pub(super) type Counterexample = (Run, Option<usize>);
+
+/// What a property came to at one process (or, said of one configuration,
+/// at all), by either engine.
+pub(super) enum Outcome {
+    Holds,
+    /// It holds, as this run shows (`sometimes`).
+    Example(Run),
+    /// It fails, as this run shows where one does.
+    Fails(Option<Counterexample>),
+}
+
+impl Outcome {
+    /// Fails with `counterexample`, if there is one.
+    pub(super) fn unless(counterexample: Option<Counterexample>) -> Self {
+        counterexample.map_or(Outcome::Holds, |run| Outcome::Fails(Some(run)))
+    }
+}
+
+impl PropertyVerdict {
+    /// Takes what the property came to at process `p` (`None` where it is
+    /// said of one configuration): the example of a `sometimes` said of one
+    /// configuration is kept, a failure names the process and its run.
+    /// Whether it failed (the processes after `p` are not asked).
+    pub(super) fn take(&mut self, p: Option<usize>, outcome: Outcome) -> bool {
+        match outcome {
+            Outcome::Example(run) if p.is_none() => {
+                self.run = Some((run, None));
+                false
+            }
+            Outcome::Example(_) | Outcome::Holds => false,
+            Outcome::Fails(run) => {
+                self.holds = false;
+                self.process = p;
+                self.run = run;
+                true
+            }
+        }
+    }
+}
+
 /// Every property of the explorer's program, under the search's daemon.
 pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict>, Refusal> {
     let mut out = Vec::new();
@@ -120,40 +163,25 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             let holds = &held[0][p.unwrap_or(0)];
             let found = match &prop.form {
                 Temporal::Always(_) => match (0..ex.count).find(|&i| !holds[i as usize]) {
-                    Some(i) => Err(Some((ex.run_to(i, Vec::new()), None))),
-                    None => Ok(None),
+                    Some(i) => Outcome::Fails(Some((ex.run_to(i, Vec::new()), None))),
+                    None => Outcome::Holds,
                 },
-                Temporal::Sometimes(_) => {
-                    let at = (0..ex.count).find(|&i| holds[i as usize]);
-                    match at {
-                        Some(i) => Ok(Some(ex.run_to(i, Vec::new()))),
-                        None => Err(None),
-                    }
-                }
+                Temporal::Sometimes(_) => match (0..ex.count).find(|&i| holds[i as usize]) {
+                    Some(i) if p.is_none() => Outcome::Example(ex.run_to(i, Vec::new())),
+                    Some(_) => Outcome::Holds,
+                    None => Outcome::Fails(None),
+                },
                 Temporal::Stable(_) => {
-                    match leaving(s, ex, table.expect("kept for stable"), holds)? {
-                        Some(run) => Err(Some((run, None))),
-                        None => Ok(None),
-                    }
+                    let steps = table.expect("kept for stable");
+                    Outcome::unless(leaving(s, ex, steps, holds)?.map(|run| (run, None)))
                 }
                 Temporal::LeadsTo(..) => {
                     let lasso = lassos.get_mut(p.unwrap_or(0)).and_then(Option::take);
-                    match never_reaching(s, ex, lasso)? {
-                        Some(found) => Err(Some(found)),
-                        None => Ok(None),
-                    }
+                    Outcome::unless(never_reaching(s, ex, lasso)?)
                 }
             };
-            match found {
-                // `sometimes` said of one configuration: the example run.
-                Ok(Some(run)) if prop.each.is_none() => verdict.run = Some((run, None)),
-                Ok(_) => {}
-                Err(run) => {
-                    verdict.holds = false;
-                    verdict.process = p;
-                    verdict.run = run;
-                    break;
-                }
+            if verdict.take(p, found) {
+                break;
             }
         }
         out.push(verdict);
@@ -347,7 +375,7 @@ fn never_reaching(
     s: &mut Search,
     ex: &Explorer,
     lasso: Option<Lasso>,
-) -> Result<Option<(Run, Option<usize>)>, Refusal> {
+) -> Result<Option<Counterexample>, Refusal> {
     let Some(Lasso {
         start,
         steps,

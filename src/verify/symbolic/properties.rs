@@ -17,29 +17,9 @@ use crate::runtime::daemon::Daemon;
 use crate::runtime::step::PROPERTY;
 use crate::state::Config;
 use crate::syntax::ast::Temporal;
-use crate::verify::properties::fairness_of;
-use crate::verify::{Fairness, PropertyVerdict, Refusal, Run};
+use crate::verify::properties::{fairness_of, Counterexample as Lasso, Outcome as Found};
+use crate::verify::{Fairness, PropertyVerdict, Refusal};
 use oxidd::BooleanFunction;
-
-/// A counterexample: the run, and where its cycle begins among its steps
-/// if it ends round one.
-type Lasso = (Run, Option<usize>);
-
-/// What a property came to at one process (or at all).
-enum Found {
-    Holds,
-    /// It holds, as this run shows (`sometimes`).
-    Example(Run),
-    /// It fails, as this run shows where one does.
-    Fails(Option<Lasso>),
-}
-
-impl Found {
-    /// Fails with `counterexample`, if there is one.
-    fn unless(counterexample: Option<Lasso>) -> Self {
-        counterexample.map_or(Found::Holds, |run| Found::Fails(Some(run)))
-    }
-}
 
 /// Every property of the program under the asker's daemon, the command
 /// asking about `asked` runs.
@@ -93,7 +73,8 @@ pub(super) fn check(ask: &Asker, asked: Fairness) -> Result<Vec<PropertyVerdict>
                     }
                 }
                 Temporal::Sometimes(b) => match ask.nearest(&holding(ask, b, p)?)? {
-                    Some(at) => Found::Example(ask.run_to(at, &[], &[])?),
+                    Some(at) if p.is_none() => Found::Example(ask.run_to(at, &[], &[])?),
+                    Some(_) => Found::Holds,
                     None => Found::Fails(None),
                 },
                 Temporal::Stable(b) => Found::unless(leaving(ask, &holding(ask, b, p)?)?),
@@ -108,16 +89,8 @@ pub(super) fn check(ask: &Asker, asked: Fairness) -> Result<Vec<PropertyVerdict>
                     Found::unless(never_reaching(ask, &from, &to, steps)?)
                 }
             };
-            match found {
-                // `sometimes` said of one configuration: the example run.
-                Found::Example(run) if prop.each.is_none() => verdict.run = Some((run, None)),
-                Found::Example(_) | Found::Holds => {}
-                Found::Fails(run) => {
-                    verdict.holds = false;
-                    verdict.process = p;
-                    verdict.run = run;
-                    break;
-                }
+            if verdict.take(p, found) {
+                break;
             }
         }
         out.push(verdict);
