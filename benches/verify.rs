@@ -20,7 +20,9 @@
 //! Petersen graph (configurations, orbits, seconds each), a program
 //! with messages (Chang and Roberts' election) from its start, and
 //! `guarded expect` on Herman's ring (N = 9 to 13, 15 when large), its
-//! worst expected steps checked against 4abc/N.
+//! worst expected steps checked against 4abc/N, and properties of runs on
+//! Dijkstra's ring with and without them, by the explicit engine (n = 6,
+//! 7) and the symbolic one (n = 9, 10 when large).
 //!
 //! n = 6 and 7 by default (seconds); `GUARDED_BENCH_LARGE=1` adds n = 8 for
 //! everything and n = 9 for the central and synchronous daemons (SPIN
@@ -418,6 +420,38 @@ property zero_first: forall(p in procs : sometimes p.x == 1)
         let central = ["--daemon", "central", "--no-rounds"];
         let without = guarded_dijkstra(n, &central);
         let took = guarded_on_ring(&with, n, &central, true);
+        assert!(took.output.contains("`converges` holds"), "{}", took.output);
+        println!(
+            "{n:>3} {:>10.0} {:>12.2} {:>22.2} {:>9}",
+            (n as f64).powi(n as i32),
+            without.seconds,
+            took.seconds,
+            mb(took.bytes)
+        );
+    }
+    // The symbolic engine, past what the explicit one numbers quickly.
+    println!("  symbolic engine:");
+    for n in if large { vec![9usize, 10] } else { vec![9] } {
+        let (ring, k) = (format!("ring:{n}"), format!("K={n}"));
+        let args = |properties: &'static [&'static str]| {
+            let base = [
+                "verify",
+                &with,
+                "--topology",
+                &ring,
+                "--param",
+                &k,
+                "--engine",
+                "symbolic",
+                "--daemon",
+                "central",
+                "--no-rounds",
+            ];
+            [&base[..], properties].concat()
+        };
+        let dir = workdir("guarded");
+        let without = measure(GUARDED, &args(&["--no-properties"]), &dir);
+        let took = measure(GUARDED, &args(&[]), &dir);
         assert!(took.output.contains("`converges` holds"), "{}", took.output);
         println!(
             "{n:>3} {:>10.0} {:>12.2} {:>22.2} {:>9}",
