@@ -421,13 +421,7 @@ property zero_first: forall(p in procs : sometimes p.x == 1)
         let without = guarded_dijkstra(n, &central);
         let took = guarded_on_ring(&with, n, &central, true);
         assert!(took.output.contains("`converges` holds"), "{}", took.output);
-        println!(
-            "{n:>3} {:>10.0} {:>12.2} {:>22.2} {:>9}",
-            (n as f64).powi(n as i32),
-            without.seconds,
-            took.seconds,
-            mb(took.bytes)
-        );
+        property_row(n, &without, &took);
     }
     // The symbolic engine, past what the explicit one numbers quickly.
     println!("  symbolic engine:");
@@ -453,14 +447,20 @@ property zero_first: forall(p in procs : sometimes p.x == 1)
         let without = measure(GUARDED, &args(&["--no-properties"]), &dir);
         let took = measure(GUARDED, &args(&[]), &dir);
         assert!(took.output.contains("`converges` holds"), "{}", took.output);
-        println!(
-            "{n:>3} {:>10.0} {:>12.2} {:>22.2} {:>9}",
-            (n as f64).powi(n as i32),
-            without.seconds,
-            took.seconds,
-            mb(took.bytes)
-        );
+        property_row(n, &without, &took);
     }
+}
+
+/// A row of the properties table: n, configurations, seconds without and
+/// with the properties, peak memory with them.
+fn property_row(n: usize, without: &Took, took: &Took) {
+    println!(
+        "{n:>3} {:>10.0} {:>12.2} {:>22.2} {:>9}",
+        (n as f64).powi(n as i32),
+        without.seconds,
+        took.seconds,
+        mb(took.bytes)
+    );
 }
 
 /// `guarded expect` on Herman's ring from every configuration (the

@@ -115,7 +115,8 @@ impl Channels {
         }
         self.next_seq = count as u64;
         if small {
-            if present.count_ones() as usize == count && present.trailing_ones() as usize == count {
+            // Count messages set at most count bits: these are 0..count.
+            if present.trailing_ones() as usize == count {
                 return;
             }
             for q in self.queues.iter_mut().filter(|q| !q.is_empty()) {
