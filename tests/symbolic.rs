@@ -319,10 +319,10 @@ fn asked_for_where_it_cannot_go_the_symbolic_engine_says_why() {
             "legitimacy predicate is not a combination",
         ),
         // 9^3 values of a process's neighbourhood on the ring of 9 with K = 9,
-        // 401^3 with K = 401.
+        // 1000^3 with K = 1000: more than 2^28.
         (
             "dijkstra_kstate.gc",
-            &["-t", "ring:9", "-p", "K=401"][..],
+            &["-t", "ring:9", "-p", "K=1000"][..],
             "values of its neighbourhood",
         ),
         (

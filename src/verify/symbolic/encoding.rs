@@ -148,6 +148,16 @@ impl Encoding {
         Ok(cube)
     }
 
+    /// How many bits cell `k`'s places take.
+    pub(super) fn width(&self, k: usize) -> usize {
+        self.cells[k].bits.len()
+    }
+
+    /// The `j`-th unprimed bit of cell `k` (most significant first).
+    pub(super) fn bit(&self, k: usize, j: usize) -> &F {
+        &self.vars[self.cells[k].bits[j] as usize]
+    }
+
     /// Cell `k` keeps its value through the step.
     pub(super) fn keeps(&self, k: usize) -> AllocResult<F> {
         let mut same = self.truth();

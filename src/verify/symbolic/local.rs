@@ -5,16 +5,15 @@
 //! runs do. Also where it is enabled, and where one of its moves faults.
 
 use super::encoding::Encoding;
+use super::tabulate::{tabulate, Outcomes, MOST_VALUATIONS};
 use super::Refusal;
 use crate::load::Instance;
-use crate::runtime::step::Move;
+use crate::runtime::step::{Move, StepRelation};
 use crate::state::Config;
 use oxidd::bdd::BDDFunction as F;
 use oxidd::util::AllocResult;
 use oxidd::BooleanFunction;
-
-/// The most values of what one process reads that are run one by one.
-pub(super) const MOST_VALUATIONS: u128 = 1 << 22;
+use std::collections::HashMap;
 
 /// One process's moves.
 pub(super) struct Process {
@@ -70,54 +69,53 @@ pub(super) fn read_cells(inst: &Instance, enc: &Encoding, p: usize) -> Vec<usize
     cells
 }
 
-/// Every valuation of `cells` in turn, as a configuration (the rest at
-/// the base) and the cube of its places; `visit` is told both.
-pub(super) fn each_valuation(
-    enc: &Encoding,
-    cells: &[usize],
-    mut visit: impl FnMut(&Config, &F) -> Result<(), Refusal>,
-) -> Result<u128, Refusal> {
-    let total = cells
-        .iter()
-        .try_fold(1u128, |acc, &k| acc.checked_mul(enc.cells[k].values.len() as u128))
-        .filter(|&t| t <= MOST_VALUATIONS)
-        .ok_or_else(|| {
-            Refusal::Unsupported(format!(
-                "a process reads more than {MOST_VALUATIONS} values of its neighbourhood, more than the symbolic engine tabulates; use --engine explicit"
-            ))
-        })?;
-    let mut cfg = enc.base().clone();
-    let mut places = vec![0usize; cells.len()];
-    // Cubes of the prefixes: the cube of cells[..j] is prefix[j].
-    let mut prefix = vec![enc.truth(); cells.len() + 1];
-    let mut from = 0;
-    for _ in 0..total {
-        for j in from..cells.len() {
-            let c = &enc.cells[cells[j]];
-            cfg.rows[c.at] = c.values[places[j]];
-            prefix[j + 1] = prefix[j]
-                .and(&enc.place(cells[j], places[j], false).map_err(oom)?)
-                .map_err(oom)?;
-        }
-        visit(&cfg, &prefix[cells.len()])?;
-        // The next valuation: the last cell varies fastest.
-        let mut j = cells.len();
-        while j > 0 {
-            j -= 1;
-            places[j] += 1;
-            if places[j] < enc.cells[cells[j]].values.len() {
-                break;
-            }
-            places[j] = 0;
-        }
-        from = j;
-    }
-    Ok(total)
-}
-
 /// The diagrams' node limit was reached.
 pub(super) fn oom<E>(_: E) -> Refusal {
     Refusal::OutOfNodes
+}
+
+/// What process `p` does at one value of what it reads: whether it is
+/// enabled, whether a move faults on the way (a runtime error), and each
+/// move's row after it (`stride` values each).
+struct MoveOutcomes<'a> {
+    rel: StepRelation<'a>,
+    p: usize,
+    every: bool,
+    listed: Vec<Move>,
+    key: Vec<i64>,
+    ids: HashMap<Vec<i64>, u32>,
+    /// Per outcome number: its key, and at how many values it is.
+    keys: Vec<Vec<i64>>,
+    seen: Vec<u64>,
+}
+
+impl Outcomes for MoveOutcomes<'_> {
+    fn at(&mut self, cfg: &Config) -> Result<u32, Refusal> {
+        self.rel
+            .moves_into(cfg, self.p, self.every, &mut self.listed)
+            .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
+        self.key.clear();
+        self.key.push(i64::from(!self.listed.is_empty()));
+        self.key.push(0);
+        for m in &self.listed {
+            match self.rel.moved_row_of(cfg, m) {
+                Ok(new) => self.key.extend(new.iter().map(|c| c.get())),
+                Err(_) => self.key[1] = 1,
+            }
+        }
+        let id = match self.ids.get(self.key.as_slice()) {
+            Some(&id) => id,
+            None => {
+                let id = self.keys.len() as u32;
+                self.ids.insert(self.key.clone(), id);
+                self.keys.push(self.key.clone());
+                self.seen.push(0);
+                id
+            }
+        };
+        self.seen[id as usize] += 1;
+        Ok(id)
+    }
 }
 
 /// Process `p`'s moves (`every`: every action and binder member it may
@@ -130,40 +128,52 @@ pub(super) fn process(
 ) -> Result<Process, Refusal> {
     let stride = inst.code.stride;
     let row = p * stride..(p + 1) * stride;
-    let mut rel = inst.step_relation();
-    let (mut moves, mut enabled, mut faults) = (enc.falsity(), enc.falsity(), enc.falsity());
-    let mut listed = Vec::<Move>::new();
+    let table = tabulate(enc, &read_cells(inst, enc, p), || MoveOutcomes {
+        rel: inst.step_relation(),
+        p,
+        every,
+        listed: Vec::new(),
+        key: Vec::new(),
+        ids: HashMap::new(),
+        keys: Vec::new(),
+        seen: Vec::new(),
+    })?;
+    // Each move's row after it as the cube of the primed cells, `None`
+    // where it leaves a domain (the move faults).
+    let base = enc.base();
+    let afters = |o: &MoveOutcomes, id: u32| -> AllocResult<Vec<Option<F>>> {
+        o.keys[id as usize][2..]
+            .chunks(stride)
+            .map(|new| primed_row(enc, base, row.start, new))
+            .collect()
+    };
     let mut moves_listed = 0u128;
-    let cells = read_cells(inst, enc, p);
-    let valuations = each_valuation(enc, &cells, |cfg, cube| {
-        rel.moves_into(cfg, p, every, &mut listed)
-            .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
-        if listed.is_empty() {
-            return Ok(());
+    for o in table.outcomes() {
+        for id in 0..o.keys.len() as u32 {
+            let valid = afters(o, id).map_err(oom)?.iter().flatten().count() as u128;
+            moves_listed += valid * u128::from(o.seen[id as usize]);
         }
-        enabled = enabled.or(cube).map_err(oom)?;
+    }
+    let moves = table.function(|o, id| {
         let mut after = enc.falsity();
-        let mut faulted = false;
-        for m in &listed {
-            match rel.moved_row_of(cfg, m) {
-                Ok(new) => {
-                    let new: Vec<i64> = new.iter().map(|c| c.get()).collect();
-                    match primed_row(enc, cfg, row.start, &new).map_err(oom)? {
-                        Some(cube) => {
-                            after = after.or(&cube).map_err(oom)?;
-                            moves_listed += 1;
-                        }
-                        None => faulted = true,
-                    }
-                }
-                Err(_) => faulted = true,
-            }
+        for cube in afters(o, id)?.into_iter().flatten() {
+            after = after.or(&cube)?;
         }
-        moves = moves.or(&cube.and(&after).map_err(oom)?).map_err(oom)?;
-        if faulted {
-            faults = faults.or(cube).map_err(oom)?;
-        }
-        Ok(())
+        Ok(after)
+    })?;
+    let enabled = table.function(|o, id| {
+        Ok(match o.keys[id as usize][0] {
+            0 => enc.falsity(),
+            _ => enc.truth(),
+        })
+    })?;
+    let faults = table.function(|o, id| {
+        let key = &o.keys[id as usize];
+        let left = afters(o, id)?.iter().any(Option::is_none);
+        Ok(match key[1] != 0 || left {
+            true => enc.truth(),
+            false => enc.falsity(),
+        })
     })?;
     let mut keeps = enc.truth();
     for at in row {
@@ -177,7 +187,7 @@ pub(super) fn process(
         faults,
         keeps,
         moves_listed,
-        valuations,
+        valuations: table.valuations,
     })
 }
 

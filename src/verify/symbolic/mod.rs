@@ -22,6 +22,7 @@ mod reach;
 mod relation;
 mod search;
 mod steps;
+mod tabulate;
 
 use super::{outside_the_domains, tell, Choices, Fairness, Progress, Refusal, Starts, Verdict};
 use crate::load::Instance;

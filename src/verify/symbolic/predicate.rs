@@ -5,11 +5,14 @@
 //! over what that process reads, run with the compiled body itself.
 
 use super::encoding::Encoding;
-use super::local::{each_valuation, oom, read_cells};
+use super::local::{oom, read_cells};
+use super::tabulate::{tabulate, Outcomes};
 use super::Refusal;
 use crate::compile::by_process::ByProcess;
 use crate::compile::{BFn, NO_ACTION};
 use crate::load::Instance;
+use crate::runtime::step::StepRelation;
+use crate::state::Config;
 use oxidd::bdd::BDDFunction as F;
 use oxidd::BooleanFunction;
 
@@ -75,24 +78,45 @@ fn body_at(
     p: usize,
     kind: &'static str,
 ) -> Result<F, Refusal> {
-    let rel = inst.step_relation();
-    let mut chosen = vec![NO_ACTION; inst.topo.n()];
-    let mut set = enc.falsity();
-    each_valuation(enc, &read_cells(inst, enc, p), |cfg, cube| {
+    let table = tabulate(enc, &read_cells(inst, enc, p), || BodyHolds {
+        rel: inst.step_relation(),
+        chosen: vec![NO_ACTION; inst.topo.n()],
+        body,
+        p,
+        kind,
+    })?;
+    table.function(|_, holds| {
+        Ok(match holds {
+            0 => enc.falsity(),
+            _ => enc.truth(),
+        })
+    })
+}
+
+/// Whether a quantifier's body holds at process `p` (1) or not (0).
+struct BodyHolds<'a> {
+    rel: StepRelation<'a>,
+    chosen: Vec<u16>,
+    body: (usize, &'a BFn),
+    p: usize,
+    kind: &'static str,
+}
+
+impl Outcomes for BodyHolds<'_> {
+    fn at(&mut self, cfg: &Config) -> Result<u32, Refusal> {
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-        chosen[p] = rel
+        let p = self.p;
+        self.chosen[p] = self
+            .rel
             .first_enabled(cfg, p)
             .map_err(fail)?
             .map_or(NO_ACTION, |a| a as u16);
-        if rel
-            .body_holds_at(cfg, &chosen, body, p, kind)
-            .map_err(fail)?
-        {
-            set = set.or(cube).map_err(oom)?;
-        }
-        Ok(())
-    })?;
-    Ok(set)
+        let holds = self
+            .rel
+            .body_holds_at(cfg, &self.chosen, self.body, p, self.kind)
+            .map_err(fail)?;
+        Ok(u32::from(holds))
+    }
 }
 
 /// Per count c from 0 to `sets.len()`: where exactly c of `sets` hold.
