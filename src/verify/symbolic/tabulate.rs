@@ -107,6 +107,10 @@ pub(super) fn tabulate<'e, O: Outcomes>(
             builder.table.root = root;
             Ok((builder.table, out))
         })
+        .collect::<Vec<Result<_, Refusal>>>()
+        // The first fault in the order of the values, whichever part
+        // found one first: the same fault on every run.
+        .into_iter()
         .collect::<Result<Vec<_>, Refusal>>()?;
     Ok(Tabulated {
         enc,
