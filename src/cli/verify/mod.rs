@@ -431,6 +431,15 @@ fn saturated(count: u128) -> String {
     }
 }
 
+/// Past what the explicit engine numbers: whether the symbolic engine
+/// takes the instance (explored `from_starts`), or why it cannot.
+fn symbolic_instead(inst: &Instance, from_starts: bool) -> String {
+    match crate::verify::symbolic_unsupported(inst, from_starts) {
+        Some(why) => format!(" (the symbolic engine cannot take it either: {why})"),
+        None => ", or use --engine symbolic".into(),
+    }
+}
+
 /// Why the instance was not explored, as the user reads it.
 fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
     match r {
@@ -452,10 +461,11 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
         }
         Refusal::TooLarge(count) => {
             eprintln!(
-                "error: `{program}` on {} has {} configurations, more than the {} the verifier numbers; choose a smaller topology or narrower domains (parameters)",
+                "error: `{program}` on {} has {} configurations, more than the {} the verifier numbers; choose a smaller topology or narrower domains (parameters){}",
                 inst.topo.name,
                 saturated(*count),
-                crate::verify::MAX_CONFIGURATIONS
+                crate::verify::MAX_CONFIGURATIONS,
+                symbolic_instead(inst, false)
             );
             EXIT_INPUT
         }
@@ -468,10 +478,11 @@ fn refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
         }
         Refusal::TooManyStarts(count) => {
             eprintln!(
-                "error: `{program}` on {} has {} arbitrary starts (--from random), more than the {} the verifier numbers; choose a smaller topology or narrower `random` ranges (parameters)",
+                "error: `{program}` on {} has {} arbitrary starts (--from random), more than the {} the verifier numbers; choose a smaller topology or narrower `random` ranges (parameters){}",
                 inst.topo.name,
                 saturated(*count),
-                crate::verify::MAX_CONFIGURATIONS
+                crate::verify::MAX_CONFIGURATIONS,
+                symbolic_instead(inst, true)
             );
             EXIT_INPUT
         }
