@@ -276,6 +276,24 @@ fn a_small_node_limit_is_a_refusal_not_a_crash() {
     assert!(matches!(made, Err(guarded::verify::Refusal::OutOfNodes)));
 }
 
+/// Each process's moves are run into a table before they become diagrams:
+/// a table that does not shrink (each process's next value mixes both
+/// neighbours', 200^3 values) is held to the memory budget too.
+#[test]
+fn a_table_past_the_memory_budget_is_a_refusal_not_a_crash() {
+    const MIXING: &str = "param K = 200
+topology ring:3
+var x: 0..K-1
+process {
+    a :: x != (left.x * 7 + right.x * 3) mod K -> x := (left.x * 7 + right.x * 3) mod K
+}
+legitimate: forall(p in procs : p.x == 0)
+";
+    let inst = instance(MIXING, "ring:3", &[]);
+    let made = Symbolic::new(&inst, Choices::Every, 8 << 20, None);
+    assert!(matches!(made, Err(guarded::verify::Refusal::OutOfNodes)));
+}
+
 #[test]
 fn auto_takes_the_symbolic_engine_past_ten_million_and_says_so() {
     let program = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc");

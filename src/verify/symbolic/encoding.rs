@@ -41,6 +41,9 @@ pub(super) struct Encoding {
     /// Renames unprimed to primed, and back.
     pub(super) to_primed: Subst<F>,
     pub(super) to_unprimed: Subst<F>,
+    /// Bytes the tables a process's moves are run into may take (half the
+    /// memory budget).
+    pub(super) table_bytes: u64,
 }
 
 /// How many bits the places of `len` values take.
@@ -106,6 +109,7 @@ impl Encoding {
             primed,
             to_primed,
             to_unprimed,
+            table_bytes: u64::MAX,
         };
         for k in 0..enc.cells.len() {
             let mut any = enc.falsity();

@@ -120,7 +120,8 @@ impl<'a> Symbolic<'a> {
             (memory / BYTES_PER_NODE).clamp(1 << 16, u64::from(u32::MAX >> 1)) as usize;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8)) as u32;
         let space = inst.space();
-        let enc = Encoding::new(&space, node_limit, threads).map_err(oom)?;
+        let mut enc = Encoding::new(&space, node_limit, threads).map_err(oom)?;
+        enc.table_bytes = memory / 2;
         let every = every_move(inst, choices);
         let n = inst.topo.n();
         let mut procs = Vec::with_capacity(n);

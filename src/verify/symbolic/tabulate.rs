@@ -16,6 +16,7 @@ use oxidd::util::AllocResult;
 use oxidd::BooleanFunction;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The most values of what one process reads that are run one by one
 /// (each is the compiled guards, and statements, run once: about a
@@ -35,10 +36,9 @@ pub(super) trait Outcomes: Send {
 /// One worker's reduced table over the cells after the ones it was given
 /// fixed values of.
 struct Table {
-    /// Per inner node: its cell's position among the cells read, and
-    /// where its children (one per value of the cell) start in `kids`.
-    nodes: Vec<(u32, u32)>,
-    kids: Vec<u32>,
+    /// Per inner node: its cell's position among the cells read, then its
+    /// children (one per value of the cell).
+    nodes: Vec<Vec<u32>>,
     root: u32,
 }
 
@@ -73,6 +73,7 @@ pub(super) fn tabulate<'e, O: Outcomes>(
                 "a process reads more than {MOST_VALUATIONS} values of its neighbourhood, more than the symbolic engine tabulates; use --engine explicit"
             ))
         })?;
+    let room = AtomicU64::new(enc.table_bytes);
     // Enough parts to keep every core busy while some finish early.
     let want = rayon::current_num_threads() * 8;
     let (mut split, mut parts) = (0, 1usize);
@@ -94,18 +95,17 @@ pub(super) fn tabulate<'e, O: Outcomes>(
             let mut builder = Builder {
                 enc,
                 cells,
-                table: Table {
-                    nodes: Vec::new(),
-                    kids: Vec::new(),
-                    root: 0,
-                },
                 unique: HashMap::new(),
                 scratch: vec![Vec::new(); cells.len()],
                 key: Vec::new(),
+                room: &room,
             };
             let root = builder.build(split, &mut cfg, &mut out)?;
-            builder.table.root = root;
-            Ok((builder.table, out))
+            let mut nodes = vec![Vec::new(); builder.unique.len()];
+            for (key, n) in builder.unique {
+                nodes[n as usize] = key;
+            }
+            Ok((Table { nodes, root }, out))
         })
         .collect::<Vec<Result<_, Refusal>>>()
         // The first fault in the order of the values, whichever part
@@ -125,12 +125,14 @@ pub(super) fn tabulate<'e, O: Outcomes>(
 struct Builder<'a> {
     enc: &'a Encoding,
     cells: &'a [usize],
-    table: Table,
-    /// Inner nodes by their cell's position and children.
+    /// Inner nodes (their cell's position, then their children) and their
+    /// numbers.
     unique: HashMap<Vec<u32>, u32>,
     /// Per depth, the children being gathered there.
     scratch: Vec<Vec<u32>>,
     key: Vec<u32>,
+    /// Bytes the tables of every worker may still take.
+    room: &'a AtomicU64,
 }
 
 impl Builder<'_> {
@@ -161,11 +163,17 @@ impl Builder<'_> {
             match self.unique.get(self.key.as_slice()) {
                 Some(&n) => n,
                 None => {
-                    let n = self.table.nodes.len() as u32;
-                    self.table
-                        .nodes
-                        .push((j as u32, self.table.kids.len() as u32));
-                    self.table.kids.extend_from_slice(&kids);
+                    // The key, its heap block and its entry in the map.
+                    let bytes = 4 * self.key.len() as u64 + 64;
+                    let taken = self
+                        .room
+                        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
+                            r.checked_sub(bytes)
+                        });
+                    if taken.is_err() {
+                        return Err(Refusal::OutOfNodes);
+                    }
+                    let n = self.unique.len() as u32;
                     self.unique.insert(self.key.clone(), n);
                     n
                 }
@@ -231,12 +239,10 @@ impl<O> Tabulated<'_, O> {
         if let Some(f) = &memo[n as usize] {
             return Ok(f.clone());
         }
-        let (j, from) = table.nodes[n as usize];
-        let k = self.cells[j as usize];
-        let size = self.enc.cells[k].values.len();
-        let mut kids = Vec::with_capacity(size);
-        for i in 0..size {
-            let kid = table.kids[from as usize + i];
+        let node = &table.nodes[n as usize];
+        let k = self.cells[node[0] as usize];
+        let mut kids = Vec::with_capacity(node.len() - 1);
+        for &kid in &node[1..] {
             kids.push(self.node(table, kid, memo, leaf)?);
         }
         let f = over_cell(self.enc, k, &kids)?;
