@@ -16,7 +16,7 @@ use oxidd::util::AllocResult;
 use oxidd::BooleanFunction;
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// The most values of what one process reads that are run one by one
 /// (each is the compiled guards, and statements, run once: about a
@@ -74,6 +74,7 @@ pub(super) fn tabulate<'e, O: Outcomes>(
             ))
         })?;
     let room = AtomicU64::new(enc.table_bytes);
+    let failed = AtomicUsize::new(usize::MAX);
     // Enough parts to keep every core busy while some finish early.
     let want = rayon::current_num_threads() * 8;
     let (mut split, mut parts) = (0, 1usize);
@@ -99,6 +100,8 @@ pub(super) fn tabulate<'e, O: Outcomes>(
                 scratch: vec![Vec::new(); cells.len()],
                 key: Vec::new(),
                 room: &room,
+                part: i,
+                failed: &failed,
             };
             let root = builder.build(split, &mut cfg, &mut out)?;
             let mut nodes = vec![Vec::new(); builder.unique.len()];
@@ -109,7 +112,8 @@ pub(super) fn tabulate<'e, O: Outcomes>(
         })
         .collect::<Vec<Result<_, Refusal>>>()
         // The first fault in the order of the values, whichever part
-        // found one first: the same fault on every run.
+        // found one first: the same fault on every run (a part stops
+        // early only after an earlier one failed).
         .into_iter()
         .collect::<Result<Vec<_>, Refusal>>()?;
     Ok(Tabulated {
@@ -133,6 +137,9 @@ struct Builder<'a> {
     key: Vec<u32>,
     /// Bytes the tables of every worker may still take.
     room: &'a AtomicU64,
+    /// This part's number, and the first part that failed (or `usize::MAX`).
+    part: usize,
+    failed: &'a AtomicUsize,
 }
 
 impl Builder<'_> {
@@ -145,7 +152,17 @@ impl Builder<'_> {
         out: &mut impl Outcomes,
     ) -> Result<u32, Refusal> {
         if j == self.cells.len() {
-            return Ok(LEAF | out.at(cfg)?);
+            return match out.at(cfg) {
+                Ok(o) => Ok(LEAF | o),
+                Err(e) => {
+                    self.failed.fetch_min(self.part, Ordering::Relaxed);
+                    Err(e)
+                }
+            };
+        }
+        // A part before this one failed: what this one finds is not told.
+        if self.failed.load(Ordering::Relaxed) < self.part {
+            return Err(Refusal::OutOfNodes);
         }
         let cell = &self.enc.cells[self.cells[j]];
         let mut kids = std::mem::take(&mut self.scratch[j]);
@@ -171,6 +188,7 @@ impl Builder<'_> {
                             r.checked_sub(bytes)
                         });
                     if taken.is_err() {
+                        self.failed.fetch_min(self.part, Ordering::Relaxed);
                         return Err(Refusal::OutOfNodes);
                     }
                     let n = self.unique.len() as u32;
