@@ -1,20 +1,22 @@
 //! Configurations with channels, kept as short byte strings in one arena
 //! and found again through an open-addressing table of their numbers: a
-//! configuration of Chang and Roberts' ring of 7 takes some 20 to 50 bytes
-//! here (7 a message in transit), where a `Config` with its queues (and a
-//! copy as a hash map's key) took over 2,000, and hashing a few bytes
-//! replaces hashing every queue.
+//! configuration of Chang and Roberts' ring of 9 takes some 16 bytes here
+//! (about 10 bits a message in transit), where a `Config` with its queues
+//! (and a copy as a hash map's key) took over 2,000, and hashing a few
+//! bytes replaces hashing every queue.
 //!
 //! The encoding is canonical for canonical configurations (messages
 //! numbered 0, 1, ... in the order they were sent): the rows (a byte
 //! saying how, then their code in the state space where the space has one
 //! for them, else each value as a variable-length integer), then how many
 //! messages are in transit and, in the order they were sent, each one's
-//! channel, type, the fields its type has and, in a program that runs in
-//! ticks, how many ticks it has to go.
+//! channel, type and the fields its type has, packed in the bits their
+//! values take (in a program in rounds whose fields are in their domains;
+//! else each a variable-length integer, with, in a program that runs in
+//! ticks, how many ticks it has to go).
 
 use crate::runtime::space::Space;
-use crate::state::channels::{Msg, MAX_FIELDS};
+use crate::state::channels::{Channels, Msg, MAX_FIELDS};
 use crate::state::Config;
 
 /// No number in a slot of the table.
@@ -34,16 +36,26 @@ thread_local! {
 
 /// What an instance's messages carry: per type, how many fields (those
 /// past them are 0), and whether the program runs in ticks (where a
-/// message has ticks to go; in rounds, none).
+/// message has ticks to go; in rounds, none); per type, each field's
+/// smallest value and the bits its values take (empty where unknown).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MessageShape {
     pub(crate) arity: Vec<u8>,
     pub(crate) timed: bool,
+    pub(crate) domains: Vec<Vec<(i64, u32)>>,
 }
 
 impl MessageShape {
     /// The shape of `inst`'s messages.
     pub(crate) fn of(inst: &crate::load::Instance) -> Self {
+        use crate::compile::VarDomain;
+        let n = inst.topo.n() as i64;
+        let field = |d: &VarDomain| match *d {
+            VarDomain::Bool => (0, 2),
+            VarDomain::Range(lo, hi) => (lo, hi.saturating_sub(lo).saturating_add(1)),
+            VarDomain::Enum(len) => (0, len as i64),
+            VarDomain::Node => (0, n),
+        };
         MessageShape {
             arity: inst
                 .prog
@@ -52,6 +64,20 @@ impl MessageShape {
                 .map(|m| m.fields.len() as u8)
                 .collect(),
             timed: inst.runs_in_ticks(),
+            domains: inst
+                .code
+                .message_domains
+                .iter()
+                .map(|fields| {
+                    fields
+                        .iter()
+                        .map(|d| {
+                            let (lo, size) = field(d);
+                            (lo, bits_for(size.max(1) as u64))
+                        })
+                        .collect()
+                })
+                .collect(),
         }
     }
 
@@ -75,6 +101,7 @@ impl Encoding {
     /// Appends `cfg`'s bytes (canonical: its messages numbered 0, 1, ...
     /// in the order they were sent) to `out`.
     fn encode(&self, cfg: &Config, out: &mut Vec<u8>) {
+        let head = out.len();
         // Rows with a code (a first byte of 0) or, with a value the space
         // does not have, each value (1): every configuration is kept.
         match self
@@ -120,6 +147,14 @@ impl Encoding {
                 order[m.seq as usize] = (arc as u32, at as u32);
             }
         }
+        // Packed (bit 1 of the first byte) where every field is in its
+        // domain: the channel, the type and each field in the bits their
+        // values take, next to one another; else, from the same place, a
+        // variable-length integer each.
+        if !self.messages.timed && self.pack(chans, order, out) {
+            out[head] |= 2;
+            return;
+        }
         for &(arc, at) in order.iter() {
             let m = &chans.queues[arc as usize][at as usize];
             varint(out, u64::from(arc));
@@ -140,11 +175,49 @@ impl Encoding {
         }
     }
 
+    /// Appends the messages `order` lists (channel, place), packed; false,
+    /// with `out` as it was, where a field is outside its domain.
+    fn pack(&self, chans: &Channels, order: &[(u32, u32)], out: &mut Vec<u8>) -> bool {
+        let from = out.len();
+        let arc_bits = bits_for(chans.queues.len() as u64);
+        let kind_bits = bits_for(self.messages.domains.len() as u64);
+        let mut bits = BitWriter::new(out);
+        for &(arc, at) in order {
+            let m = &chans.queues[arc as usize][at as usize];
+            let Some(fields) = self.messages.domains.get(usize::from(m.kind)) else {
+                out.truncate(from);
+                return false;
+            };
+            // The message's bits gathered in a word, written at once.
+            let (mut word, mut held) = (
+                u64::from(arc) | u64::from(m.kind) << arc_bits,
+                arc_bits + kind_bits,
+            );
+            for (&(lo, width), &f) in fields.iter().zip(&m.fields) {
+                // Below `lo`, the difference wraps to a large number.
+                let x = f.wrapping_sub(lo) as u64;
+                if width < 64 && x >> width != 0 {
+                    out.truncate(from);
+                    return false;
+                }
+                if held + width > 64 {
+                    bits.put(word, held);
+                    (word, held) = (0, 0);
+                }
+                word |= x.checked_shl(held).unwrap_or(0);
+                held += width;
+            }
+            bits.put(word, held);
+        }
+        bits.finish();
+        true
+    }
+
     /// Overwrites `cfg` (a configuration of the same instance) with the
     /// one `bytes` encode.
     fn decode(&self, bytes: &[u8], cfg: &mut Config) {
         let mut at = 1;
-        match (&self.coded, bytes[0]) {
+        match (&self.coded, bytes[0] & 1) {
             (Some((space, width)), 0) => {
                 let mut word = [0u8; 16];
                 word[..*width].copy_from_slice(&bytes[1..1 + *width]);
@@ -159,6 +232,30 @@ impl Encoding {
         }
         cfg.chans.queues.iter_mut().for_each(|q| q.clear());
         let count = read_varint(bytes, &mut at);
+        cfg.chans.next_seq = count;
+        if bytes[0] & 2 != 0 {
+            let arc_bits = bits_for(cfg.chans.queues.len() as u64);
+            let kind_bits = bits_for(self.messages.domains.len() as u64);
+            let mut bits = BitReader::new(&bytes[at..]);
+            for seq in 0..count {
+                let arc = bits.take(arc_bits) as usize;
+                let kind = bits.take(kind_bits) as u16;
+                let mut fields = [0i64; MAX_FIELDS];
+                for (f, &(lo, width)) in fields
+                    .iter_mut()
+                    .zip(&self.messages.domains[usize::from(kind)])
+                {
+                    *f = lo.wrapping_add(bits.take(width) as i64);
+                }
+                cfg.chans.queues[arc].push_back(Msg {
+                    kind,
+                    seq,
+                    fields,
+                    due: 0,
+                });
+            }
+            return;
+        }
         for seq in 0..count {
             let arc = read_varint(bytes, &mut at) as usize;
             let kind = read_varint(bytes, &mut at) as u16;
@@ -329,6 +426,79 @@ impl ConfigArena {
     }
 }
 
+/// How many bits the places of `len` values take.
+fn bits_for(len: u64) -> u32 {
+    64 - len.saturating_sub(1).leading_zeros()
+}
+
+/// Values of a few bits each, appended to a byte string, least
+/// significant bits first.
+struct BitWriter<'a> {
+    out: &'a mut Vec<u8>,
+    pending: u128,
+    held: u32,
+}
+
+impl<'a> BitWriter<'a> {
+    fn new(out: &'a mut Vec<u8>) -> Self {
+        BitWriter {
+            out,
+            pending: 0,
+            held: 0,
+        }
+    }
+
+    /// Appends the low `width` bits of `v` (at most 64).
+    fn put(&mut self, v: u64, width: u32) {
+        self.pending |= u128::from(v) << self.held;
+        self.held += width;
+        while self.held >= 8 {
+            self.out.push(self.pending as u8);
+            self.pending >>= 8;
+            self.held -= 8;
+        }
+    }
+
+    /// Writes the last bits (the rest of their byte 0).
+    fn finish(self) {
+        if self.held > 0 {
+            self.out.push(self.pending as u8);
+        }
+    }
+}
+
+/// Reads what a [`BitWriter`] wrote.
+struct BitReader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    pending: u128,
+    held: u32,
+}
+
+impl<'a> BitReader<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        BitReader {
+            bytes,
+            at: 0,
+            pending: 0,
+            held: 0,
+        }
+    }
+
+    /// The next `width` bits (at most 64).
+    fn take(&mut self, width: u32) -> u64 {
+        while self.held < width {
+            self.pending |= u128::from(self.bytes[self.at]) << self.held;
+            self.at += 1;
+            self.held += 8;
+        }
+        let v = (self.pending & ((1u128 << width) - 1)) as u64;
+        self.pending >>= width;
+        self.held -= width;
+        v
+    }
+}
+
 /// A fast hash of a short byte string (FxHash's step, a word at a time).
 fn hash(bytes: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
@@ -422,11 +592,25 @@ process {
             let (first, last) = (other.chans.queues[0][0].seq, other.chans.queues[5][0].seq);
             other.chans.queues[0][0].seq = last;
             other.chans.queues[5][0].seq = first;
-            for (k, c) in [&start, &cfg, &other].into_iter().enumerate() {
+            // A field outside its domain (b in -2..2) is kept all the
+            // same, unpacked.
+            let mut wild = cfg.clone();
+            wild.chans.queues[5][0].fields[1] = 7;
+            for (k, c) in [&start, &cfg, &other, &wild].into_iter().enumerate() {
                 assert!(arena.insert(c), "{k} is new");
                 assert!(!arena.insert(c), "{k} is kept");
             }
-            for (k, c) in [&start, &cfg, &other].into_iter().enumerate() {
+            // Packed in rounds: a message of type 1 takes 3 + 1 + 2 + 3 bits.
+            let mut packed = Vec::new();
+            arena.encode(&cfg, &mut packed);
+            let mut unpacked = Vec::new();
+            arena.encode(&wild, &mut unpacked);
+            assert_eq!(packed[0] & 2 != 0, !timed);
+            assert_eq!(unpacked[0] & 2, 0);
+            if !timed {
+                assert!(packed.len() < unpacked.len(), "{packed:?} {unpacked:?}");
+            }
+            for (k, c) in [&start, &cfg, &other, &wild].into_iter().enumerate() {
                 assert_eq!(&arena.get(k as u32), c);
                 assert_eq!(arena.index(c), Some(k as u32));
             }
@@ -437,6 +621,31 @@ process {
             assert!(!arena.full());
             arena.most_bytes = arena.bytes.len();
             assert!(arena.full());
+        }
+    }
+
+    #[test]
+    fn bits_come_back_as_they_were_written() {
+        let values = [
+            (5u64, 3u32),
+            (0, 0),
+            (1, 1),
+            (u64::MAX, 64),
+            (300, 9),
+            (0, 7),
+            (1 << 40, 41),
+        ];
+        let mut out = vec![0xff];
+        let mut bits = BitWriter::new(&mut out);
+        for &(v, width) in &values {
+            bits.put(v, width);
+        }
+        bits.finish();
+        let total: u32 = values.iter().map(|v| v.1).sum();
+        assert_eq!(out.len(), 1 + total.div_ceil(8) as usize);
+        let mut read = BitReader::new(&out[1..]);
+        for &(v, width) in &values {
+            assert_eq!(read.take(width), v);
         }
     }
 
