@@ -15,6 +15,7 @@
 //! else each a variable-length integer, with, in a program that runs in
 //! ticks, how many ticks it has to go).
 
+use super::bits_for;
 use crate::runtime::space::Space;
 use crate::state::channels::{Channels, Msg, MAX_FIELDS};
 use crate::state::Config;
@@ -73,12 +74,20 @@ impl MessageShape {
                         .iter()
                         .map(|d| {
                             let (lo, size) = field(d);
-                            (lo, bits_for(size.max(1) as u64))
+                            (lo, bits_for(size.max(1) as u128))
                         })
                         .collect()
                 })
                 .collect(),
         }
+    }
+
+    /// The bits of a packed message's channel (among `chans`') and type.
+    fn bits(&self, chans: &Channels) -> (u32, u32) {
+        (
+            bits_for(chans.queues.len() as u128),
+            bits_for(self.domains.len() as u128),
+        )
     }
 
     /// How many fields a message of type `kind` has (every one, for a type
@@ -179,8 +188,7 @@ impl Encoding {
     /// with `out` as it was, where a field is outside its domain.
     fn pack(&self, chans: &Channels, order: &[(u32, u32)], out: &mut Vec<u8>) -> bool {
         let from = out.len();
-        let arc_bits = bits_for(chans.queues.len() as u64);
-        let kind_bits = bits_for(self.messages.domains.len() as u64);
+        let (arc_bits, kind_bits) = self.messages.bits(chans);
         let mut bits = BitWriter::new(out);
         for &(arc, at) in order {
             let m = &chans.queues[arc as usize][at as usize];
@@ -234,8 +242,7 @@ impl Encoding {
         let count = read_varint(bytes, &mut at);
         cfg.chans.next_seq = count;
         if bytes[0] & 2 != 0 {
-            let arc_bits = bits_for(cfg.chans.queues.len() as u64);
-            let kind_bits = bits_for(self.messages.domains.len() as u64);
+            let (arc_bits, kind_bits) = self.messages.bits(&cfg.chans);
             let mut bits = BitReader::new(&bytes[at..]);
             for seq in 0..count {
                 let arc = bits.take(arc_bits) as usize;
@@ -302,7 +309,7 @@ impl ConfigArena {
             && space
                 .index(like)
                 .is_some_and(|code| space.config(code).rows == like.rows);
-        let width = (128 - space.count().saturating_sub(1).leading_zeros()).div_ceil(8);
+        let width = bits_for(space.count()).div_ceil(8);
         ConfigArena {
             encoding: Encoding {
                 coded: coded.then_some((space, (width as usize).max(1))),
@@ -424,11 +431,6 @@ impl ConfigArena {
     pub(super) fn bytes(&self) -> usize {
         self.bytes.capacity() + 4 * self.starts.capacity() + 4 * self.table.len()
     }
-}
-
-/// How many bits the places of `len` values take.
-fn bits_for(len: u64) -> u32 {
-    64 - len.saturating_sub(1).leading_zeros()
 }
 
 /// Values of a few bits each, appended to a byte string, least

@@ -488,6 +488,11 @@ fn outside_the_domains() -> Refusal {
     )
 }
 
+/// How many bits number `len` things (0 for one).
+pub(crate) fn bits_for(len: u128) -> u32 {
+    128 - len.saturating_sub(1).leading_zeros()
+}
+
 fn tell(progress: Option<Progress>, what: &str, done: u64, total: u64) -> Result<(), Refusal> {
     match progress {
         Some(f) if !f(what, done, total) => Err(Refusal::Interrupted),

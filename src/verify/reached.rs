@@ -231,7 +231,7 @@ const PLACE_AHEAD: usize = 16;
 
 impl Packed {
     fn new(space: Space) -> Self {
-        let bits = 128 - space.count().saturating_sub(1).leading_zeros();
+        let bits = super::bits_for(space.count());
         let set = CodeSet::new(bits);
         let table = OnceLock::new();
         if set.is_none() {

@@ -444,7 +444,7 @@ fn worst_rounds_within(
     (most_slots, bytes): (usize, u64),
 ) -> Result<Option<(u64, Run)>, Refusal> {
     let n = ex.inst.topo.n() as u32;
-    let config_bits = 32 - ex.count.saturating_sub(1).leading_zeros();
+    let config_bits = super::bits_for(u128::from(ex.count));
     // Values up to the most steps, and one more for NO_RUN.
     let value_bits = 64 - (worst_steps + 1).leading_zeros();
     if !ex.processes_fit_a_word() || config_bits + n + value_bits > 64 {

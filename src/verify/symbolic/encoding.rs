@@ -8,6 +8,7 @@
 
 use crate::runtime::space::Space;
 use crate::state::Config;
+use crate::verify::bits_for;
 use oxidd::bdd::{BDDFunction as F, BDDManagerRef};
 use oxidd::util::num::F64;
 use oxidd::util::{AllocResult, OptBool, SatCountCache};
@@ -46,11 +47,6 @@ pub(super) struct Encoding {
     pub(super) table_bytes: u64,
 }
 
-/// How many bits the places of `len` values take.
-fn bits_for(len: usize) -> usize {
-    (usize::BITS - len.saturating_sub(1).leading_zeros()) as usize
-}
-
 impl Encoding {
     /// The bits of `space`'s configurations (a space without edge
     /// variables, whose cells vary independently), in a manager of at
@@ -63,7 +59,7 @@ impl Encoding {
         let mut next = 0u32;
         for at in free {
             let values = space.values_at(at).unwrap_or(&[]).to_vec();
-            let width = bits_for(values.len()) as u32;
+            let width = bits_for(values.len() as u128);
             cell_at[at] = Some(cells.len());
             cells.push(Cell {
                 at,

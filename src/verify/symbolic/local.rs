@@ -87,6 +87,9 @@ struct MoveOutcomes<'a> {
     /// Per outcome number: its key, and at how many values it is.
     keys: Vec<Vec<i64>>,
     seen: Vec<u64>,
+    /// Per outcome number, once tabulated: its moves' rows after them (over
+    /// the primed cells), and whether a move faults.
+    after: Vec<(F, bool)>,
 }
 
 impl Outcomes for MoveOutcomes<'_> {
@@ -128,7 +131,7 @@ pub(super) fn process(
 ) -> Result<Process, Refusal> {
     let stride = inst.code.stride;
     let row = p * stride..(p + 1) * stride;
-    let table = tabulate(enc, &read_cells(inst, enc, p), || MoveOutcomes {
+    let mut table = tabulate(enc, &read_cells(inst, enc, p), || MoveOutcomes {
         rel: inst.step_relation(),
         p,
         every,
@@ -137,30 +140,27 @@ pub(super) fn process(
         ids: HashMap::new(),
         keys: Vec::new(),
         seen: Vec::new(),
+        after: Vec::new(),
     })?;
-    // Each move's row after it as the cube of the primed cells, `None`
-    // where it leaves a domain (the move faults).
-    let base = enc.base();
-    let afters = |o: &MoveOutcomes, id: u32| -> AllocResult<Vec<Option<F>>> {
-        o.keys[id as usize][2..]
-            .chunks(stride)
-            .map(|new| primed_row(enc, base, row.start, new))
-            .collect()
-    };
+    // Each outcome's rows after its moves as cubes of the primed cells,
+    // once; a row outside a domain is a fault.
     let mut moves_listed = 0u128;
-    for o in table.outcomes() {
-        for id in 0..o.keys.len() as u32 {
-            let valid = afters(o, id).map_err(oom)?.iter().flatten().count() as u128;
-            moves_listed += valid * u128::from(o.seen[id as usize]);
+    for o in table.outcomes_mut() {
+        for (key, &seen) in o.keys.iter().zip(&o.seen) {
+            let (mut after, mut left) = (enc.falsity(), false);
+            for new in key[2..].chunks(stride) {
+                match primed_row(enc, enc.base(), row.start, new).map_err(oom)? {
+                    Some(cube) => {
+                        after = after.or(&cube).map_err(oom)?;
+                        moves_listed += u128::from(seen);
+                    }
+                    None => left = true,
+                }
+            }
+            o.after.push((after, left || key[1] != 0));
         }
     }
-    let moves = table.function(|o, id| {
-        let mut after = enc.falsity();
-        for cube in afters(o, id)?.into_iter().flatten() {
-            after = after.or(&cube)?;
-        }
-        Ok(after)
-    })?;
+    let moves = table.function(|o, id| Ok(o.after[id as usize].0.clone()))?;
     let enabled = table.function(|o, id| {
         Ok(match o.keys[id as usize][0] {
             0 => enc.falsity(),
@@ -168,9 +168,7 @@ pub(super) fn process(
         })
     })?;
     let faults = table.function(|o, id| {
-        let key = &o.keys[id as usize];
-        let left = afters(o, id)?.iter().any(Option::is_none);
-        Ok(match key[1] != 0 || left {
+        Ok(match o.after[id as usize].1 {
             true => enc.truth(),
             false => enc.falsity(),
         })

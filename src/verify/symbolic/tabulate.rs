@@ -204,8 +204,8 @@ impl Builder<'_> {
 
 impl<O> Tabulated<'_, O> {
     /// Every worker's outcomes.
-    pub(super) fn outcomes(&self) -> impl Iterator<Item = &O> {
-        self.parts.iter().map(|(_, o)| o)
+    pub(super) fn outcomes_mut(&mut self) -> impl Iterator<Item = &mut O> {
+        self.parts.iter_mut().map(|(_, o)| o)
     }
 
     /// The function over the cells' bits whose value at each value of the
