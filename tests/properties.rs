@@ -350,9 +350,8 @@ fn strong_fairness_on_the_command_line() {
 
 #[test]
 fn on_the_command_line() {
-    let dir = std::env::temp_dir().join(format!("guarded-properties-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let program = dir.join("dijkstra.gc");
+    let program = common::scratch("properties", "dijkstra.gc");
+    let dir = program.parent().unwrap().to_path_buf();
     std::fs::write(&program, dijkstra_with_properties()).unwrap();
     let program = program.to_str().unwrap();
     let witness = dir.join("w");

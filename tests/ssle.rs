@@ -1,6 +1,8 @@
 //! SSLE (programs/ssle.gc): the worked example of Fig. 2, the defects of the
 //! printed table, and Theorem 1 checked on many graphs and daemons.
 
+mod common;
+
 use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, Simulation};
 use guarded::runtime::init::InitMode;
@@ -382,17 +384,11 @@ fn faithful_version_on_graphs_with_cycles() {
 /// paper claims, or the counterexample, under the central daemon, unfair
 /// or weakly fair (the paper's assumption).
 fn verified(repair: i64, weak_fairness: bool) -> guarded::verify::Verdict {
-    let setup = Setup {
-        topology: Some("chain:3".into()),
-        params: vec![
-            ("max_id".into(), 2),
-            ("max_level".into(), 3),
-            ("repair".into(), repair),
-        ],
-        ..Setup::default()
-    };
-    let inst = guarded::load::load(PROGRAM, &setup, &guarded::load::read_file)
-        .unwrap_or_else(|e| panic!("{e:?}"));
+    let inst = common::instance(
+        PROGRAM,
+        "chain:3",
+        &[("max_id", 2), ("max_level", 3), ("repair", repair)],
+    );
     let mut explorer = guarded::verify::Explorer::new(&inst).unwrap_or_else(|e| panic!("{e:?}"));
     explorer.count_rounds(false);
     explorer
@@ -466,17 +462,11 @@ fn arbitrary_starts(topology: &str) -> guarded::load::Instance {
     let n = topology[topology.find(':').unwrap() + 1..]
         .parse::<i64>()
         .unwrap();
-    let setup = Setup {
-        topology: Some(topology.into()),
-        params: vec![
-            ("max_id".into(), n - 1),
-            ("start_level".into(), 1),
-            ("max_level".into(), 2),
-        ],
-        ..Setup::default()
-    };
-    guarded::load::load(PROGRAM, &setup, &guarded::load::read_file)
-        .unwrap_or_else(|e| panic!("{e:?}"))
+    common::instance(
+        PROGRAM,
+        topology,
+        &[("max_id", n - 1), ("start_level", 1), ("max_level", 2)],
+    )
 }
 
 /// Verifies `inst` from every arbitrary start under `daemon` (the worst
@@ -621,17 +611,11 @@ fn ring_of_4_from_every_arbitrary_start_symbolically() {
 /// four daemons, unfair, with no fault.
 #[test]
 fn a_tree_of_five_from_every_arbitrary_start() {
-    let setup = Setup {
-        topology: Some("chain:5".into()),
-        params: vec![
-            ("max_id".into(), 4),
-            ("start_level".into(), 1),
-            ("max_level".into(), 4),
-        ],
-        ..Setup::default()
-    };
-    let inst = guarded::load::load(PROGRAM, &setup, &guarded::load::read_file)
-        .unwrap_or_else(|e| panic!("{e:?}"));
+    let inst = common::instance(
+        PROGRAM,
+        "chain:5",
+        &[("max_id", 4), ("start_level", 1), ("max_level", 4)],
+    );
     assert_eq!(inst.arbitrary_space().count(), 11_059_200_000);
     let found = symbolically_from_every_arbitrary_start(&inst);
     assert_eq!(
@@ -650,17 +634,11 @@ fn a_tree_of_five_from_every_arbitrary_start() {
 #[test]
 fn without_room_to_grow_a_level_leaves_its_bound() {
     use guarded::verify::{Explorer, Starts};
-    let setup = Setup {
-        topology: Some("chain:3".into()),
-        params: vec![
-            ("max_id".into(), 2),
-            ("start_level".into(), 2),
-            ("max_level".into(), 2),
-        ],
-        ..Setup::default()
-    };
-    let inst = guarded::load::load(PROGRAM, &setup, &guarded::load::read_file)
-        .unwrap_or_else(|e| panic!("{e:?}"));
+    let inst = common::instance(
+        PROGRAM,
+        "chain:3",
+        &[("max_id", 2), ("start_level", 2), ("max_level", 2)],
+    );
     let starts = Starts::Every(inst.arbitrary_space());
     let mut ex = Explorer::reachable(&inst, starts, &Daemon::Central, None).expect("explorable");
     ex.count_rounds(false);

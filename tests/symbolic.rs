@@ -558,7 +558,8 @@ fn assert_weakly_fair(inst: &Instance, run: &Run, cycle_from: usize, what: &str)
 #[test]
 fn from_starts_under_weak_fairness_on_the_command_line() {
     let program = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc");
-    let dir = std::env::temp_dir().join(format!("guarded-symbolic-fair-{}", std::process::id()));
+    // The witnesses go to a directory `guarded` makes.
+    let dir = common::scratch("symbolic-fair", "witnesses");
     let dir_s = dir.to_str().unwrap();
     let common = [
         "verify",
@@ -593,7 +594,7 @@ fn from_starts_under_weak_fairness_on_the_command_line() {
         2,
         "{explicit}"
     );
-    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(dir.parent().unwrap()).ok();
 }
 
 /// Properties of runs on both engines: Dijkstra's ring with its own
@@ -727,10 +728,8 @@ fn properties_agree_on_both_engines_and_their_runs_replay() {
 /// legitimacy: one privilege).
 #[test]
 fn a_property_counterexample_from_the_symbolic_engine_replays() {
-    let dir =
-        std::env::temp_dir().join(format!("guarded-symbolic-property-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let program = dir.join("dijkstra.gc");
+    let program = common::scratch("symbolic-property", "dijkstra.gc");
+    let dir = program.parent().unwrap().to_path_buf();
     let src = format!(
         "{DIJKSTRA}property converges: true leads_to count(q in procs : enabled(q)) == 1\n"
     );
