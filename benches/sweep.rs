@@ -62,10 +62,16 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 fn sweep_all(sweep: &Sweep, pool: &rayon::ThreadPool) {
     let points: Vec<&Point> = sweep.points.iter().collect();
     let never = AtomicBool::new(false);
-    sweep.run_points(pool, &points, &never, |row| {
-        std::hint::black_box(row);
-        true
-    });
+    sweep.run_points(
+        pool,
+        &points,
+        &never,
+        |row| {
+            std::hint::black_box(row);
+            true
+        },
+        || true,
+    );
 }
 
 fn overhead(c: &mut Criterion) {

@@ -182,7 +182,7 @@ fn each_row_is_the_run_guarded_run_does() {
         assert_eq!(stabilized["step"], s[0], "{point}");
         assert_eq!(stabilized["moves"], s[1], "{point}");
         assert_eq!(stabilized["round"], s[2], "{point}");
-        assert_eq!(field(&json, "stopped"), row.stop.as_str(), "{point}");
+        assert_eq!(field(&json, "stopped"), row.stop, "{point}");
     }
 }
 

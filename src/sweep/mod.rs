@@ -24,12 +24,17 @@ use rand::SeedableRng;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use table::{Measured, Row, Table};
 
 /// The most instances kept for reuse at once: a sweep goes through its
 /// topologies in order, so a few suffice, and large ones are not all held.
 const MAX_TEMPLATES: usize = 16;
+
+/// How long a worker keeps the rows of its finished runs before handing
+/// them over (a row is handed over at once when the one before was handed
+/// over longer ago).
+const HAND_OVER_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// The most points one sweep may have: the grid and the rows are held in
 /// memory (a few hundred bytes a point).
@@ -73,15 +78,15 @@ pub struct Point {
     /// Its index in the whole grid.
     pub index: usize,
     /// The topology spec.
-    pub topology: String,
+    pub topology: Arc<str>,
     /// The topology's family.
-    pub family: String,
+    pub family: Arc<str>,
     /// The number of processes.
     pub n: usize,
     /// Which daemon (an index into the sweep's daemons).
     pub daemon: usize,
     /// The swept parameters as written (`K=n+1`).
-    pub param_words: String,
+    pub param_words: Arc<str>,
     /// Their values at this point.
     pub params: Vec<(String, i64)>,
     /// The seed.
@@ -123,14 +128,14 @@ struct Grid<'a> {
 /// A planned sweep: the checked program, the grid's points and what every
 /// run shares.
 pub struct Sweep {
-    program: String,
+    program: Arc<str>,
     checked: Checked,
     /// The program's parameters and reports: the table's columns.
     params: Vec<String>,
     reports: Vec<String>,
-    daemons: Vec<(String, Daemon)>,
+    daemons: Vec<(Arc<str>, Daemon)>,
     init: InitMode,
-    init_name: String,
+    init_name: Arc<str>,
     options: Options,
     /// Files the topologies name, read once.
     files: Mutex<HashMap<String, Result<String, String>>>,
@@ -173,6 +178,9 @@ impl Sweep {
             )));
         }
         let daemons = grid::daemons(&axes.daemons, checked.runs_in_ticks(), read).map_err(usage)?;
+        let daemons: Vec<(Arc<str>, Daemon)> = (daemons.into_iter())
+            .map(|(name, d)| (name.into(), d))
+            .collect();
         let seeds = grid::seeds(&axes.seeds).map_err(|e| usage(format!("--seeds: {e}")))?;
         let param_axes = axes
             .params
@@ -222,12 +230,12 @@ impl Sweep {
             .ok_or_else(|| usage(format!("the grid has more than {MAX_POINTS} points")))?;
         let (first, every) = axes.shard.map_or((0, 1), |(i, n)| (i - 1, n));
         let mut sweep = Sweep {
-            program: program.to_string(),
+            program: program.into(),
             params: declared,
             reports: checked.report_names(),
             checked,
             daemons,
-            init_name: crate::load::init_name(&init),
+            init_name: crate::load::init_name(&init).into(),
             init,
             options,
             files: Mutex::new(HashMap::new()),
@@ -255,6 +263,17 @@ impl Sweep {
         read: &dyn Fn(&str) -> Result<String, String>,
     ) -> Result<(), String> {
         let mut sizes: Vec<Option<usize>> = vec![None; grid.specs.len()];
+        // Every point of a spec shares its texts, and consecutive points
+        // (seeds vary fastest) their parameters' words.
+        let texts: Vec<(Arc<str>, Arc<str>)> = (grid.specs.iter())
+            .map(|spec| {
+                (
+                    spec.as_str().into(),
+                    spec.split(':').next().unwrap_or(spec).into(),
+                )
+            })
+            .collect();
+        let mut last_words: Arc<str> = "".into();
         for index in indices {
             // Mixed radix: topologies, daemons, parameter axes, seeds (last fastest).
             let (mut rest, seed) = (
@@ -286,13 +305,17 @@ impl Sweep {
                 .zip(&combo)
                 .map(|(axis, (text, _))| format!("{}={text}", axis.name))
                 .collect();
+            let words = words.join(" ");
+            if *last_words != *words {
+                last_words = words.into();
+            }
             self.points.push(Point {
                 index,
-                topology: spec.clone(),
-                family: spec.split(':').next().unwrap_or(spec).to_string(),
+                topology: texts[at].0.clone(),
+                family: texts[at].1.clone(),
                 n,
                 daemon,
-                param_words: words.join(" "),
+                param_words: last_words.clone(),
                 params,
                 seed,
             });
@@ -358,22 +381,23 @@ impl Sweep {
             init: self.init_name.clone(),
             params: point.param_words.clone(),
             measured: None,
-            stop: "load".into(),
+            stop: "load",
             exit: EXIT_OK,
             message: String::new(),
-            param_values: self
-                .params
-                .iter()
-                .map(|n| {
-                    let given = point.params.iter().find(|p| &p.0 == n);
-                    given.map_or(String::new(), |p| p.1.to_string())
-                })
-                .collect(),
-            reports: vec![String::new(); self.reports.len()],
+            // Filled by `record` once the run has started.
+            param_values: Vec::new(),
+            reports: Vec::new(),
             seconds: None,
         };
         match self.simulate(point, daemon, spare) {
             Err(e) => {
+                row.param_values = (self.params.iter())
+                    .map(|n| {
+                        let given = point.params.iter().find(|p| &p.0 == n);
+                        given.map_or(String::new(), |p| p.1.to_string())
+                    })
+                    .collect();
+                row.reports = vec![String::new(); self.reports.len()];
                 row.exit = match e {
                     LoadError::Usage(_) | LoadError::NoTopology => EXIT_USAGE,
                     LoadError::Input { .. } => EXIT_INPUT,
@@ -402,19 +426,24 @@ impl Sweep {
 
     /// Runs `points` on the pool's threads, each taking the next point not
     /// yet taken, and hands each row to `each` (on the calling thread) in
-    /// the points' order as soon as the rows before it are in. Once
+    /// the points' order once the rows before it are in (a worker hands its
+    /// rows over in batches, a row as soon as it finishes where the last
+    /// batch went [`HAND_OVER_EVERY`] ago, else with the next). Once
     /// `interrupted` is set no run starts, runs under way stop, and the rows
-    /// that finished are handed over in order around the gaps. Returns
-    /// whether `each` ever failed.
+    /// that finished are handed over in order around the gaps. `idle` is
+    /// called whenever the rows in are handed over and the next are not in
+    /// yet (where a writer flushes). Returns whether `each` or `idle` ever
+    /// failed.
     pub fn run_points(
         &self,
         pool: &rayon::ThreadPool,
         points: &[&Point],
         interrupted: &AtomicBool,
         mut each: impl FnMut(Row) -> bool,
+        mut idle: impl FnMut() -> bool,
     ) -> bool {
         let next = AtomicUsize::new(0);
-        let (send, receive) = std::sync::mpsc::channel::<(usize, Row)>();
+        let (send, receive) = std::sync::mpsc::channel::<Vec<(usize, Row)>>();
         let workers = pool.current_num_threads();
         let mut failed = false;
         std::thread::scope(|scope| {
@@ -425,6 +454,10 @@ impl Sweep {
                         let next = &next;
                         s.spawn(move |_| {
                             let mut spare = Spare::default();
+                            // Rows go over in batches: a message a row cost
+                            // more than a short run's own set-up.
+                            let mut batch = Vec::new();
+                            let mut sent = std::time::Instant::now();
                             loop {
                                 let k = next.fetch_add(1, Ordering::Relaxed);
                                 if k >= points.len() || interrupted.load(Ordering::Relaxed) {
@@ -433,8 +466,15 @@ impl Sweep {
                                 if let Some(row) =
                                     self.run_reusing(points[k], interrupted, &mut spare)
                                 {
-                                    let _ = send.send((k, row));
+                                    batch.push((k, row));
+                                    if sent.elapsed() >= HAND_OVER_EVERY {
+                                        let _ = send.send(std::mem::take(&mut batch));
+                                        sent = std::time::Instant::now();
+                                    }
                                 }
+                            }
+                            if !batch.is_empty() {
+                                let _ = send.send(batch);
                             }
                         });
                     }
@@ -444,8 +484,19 @@ impl Sweep {
             // Rows that finished before an earlier one, waiting for it.
             let mut waiting: BTreeMap<usize, Row> = BTreeMap::new();
             let mut due = 0;
-            for (k, row) in receive.iter() {
-                waiting.insert(k, row);
+            loop {
+                let batch = match receive.try_recv() {
+                    Ok(batch) => batch,
+                    Err(std::sync::mpsc::TryRecvError::Empty) => {
+                        failed |= !idle();
+                        match receive.recv() {
+                            Ok(batch) => batch,
+                            Err(_) => break,
+                        }
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
+                };
+                waiting.extend(batch);
                 while let Some(row) = waiting.remove(&due) {
                     failed |= !each(row);
                     due += 1;
@@ -473,7 +524,8 @@ impl Sweep {
             .key
             .as_ref()
             .is_some_and(|((topology, params), daemon)| {
-                (topology, params, *daemon) == (&point.topology, &point.params, point.daemon)
+                (topology.as_str(), params, *daemon)
+                    == (&*point.topology, &point.params, point.daemon)
             });
         // Taken out while it starts again: a start that fails leaves no spare.
         if let Some(mut sim) = spare.sim.take().filter(|_| same) {
@@ -493,8 +545,12 @@ impl Sweep {
         spare.key = None;
         let (sim, reusable) = self.build(point, daemon)?;
         spare.edges = sim.topology().edge_count();
-        spare.key =
-            reusable.then(|| ((point.topology.clone(), point.params.clone()), point.daemon));
+        spare.key = reusable.then(|| {
+            (
+                (point.topology.to_string(), point.params.clone()),
+                point.daemon,
+            )
+        });
         Ok((spare.sim.insert(sim), spare.edges))
     }
 
@@ -502,7 +558,7 @@ impl Sweep {
     /// instance (so that other seeds' runs may start it again).
     fn build(&self, point: &Point, daemon: &Daemon) -> Result<(Simulation, bool), LoadError> {
         let setup = Setup {
-            topology: Some(point.topology.clone()),
+            topology: Some(point.topology.to_string()),
             params: point.params.clone(),
             param_formulas: Vec::new(),
             ids: self.options.ids.clone(),
@@ -519,7 +575,7 @@ impl Sweep {
                 .cloned()
                 .unwrap_or_else(|| Err(format!("cannot read `{path}`")))
         };
-        let key = (point.topology.clone(), point.params.clone());
+        let key = (point.topology.to_string(), point.params.clone());
         let cached = {
             let templates = self.templates.lock().unwrap_or_else(|e| e.into_inner());
             let template = templates.get(&key);
@@ -556,7 +612,7 @@ impl Sweep {
             legitimate: sim.legitimate(),
             silent: sim.is_silent(),
         });
-        row.stop = crate::report::stop_key(stop).to_string();
+        row.stop = crate::report::stop_key(stop);
         (row.exit, row.message) = match stop {
             Stop::Invariant(i) => (EXIT_INVARIANT, crate::report::invariant_headline(sim, *i)),
             Stop::InvariantFault(e) | Stop::Error(e) => {

@@ -127,7 +127,7 @@ pub fn svg(table: &Table, k: usize, log: bool, bound: Option<&Bound>) -> Result<
                 .collect()
         }
     };
-    let program = table.rows.first().map_or("", |r| r.program.as_str());
+    let program = table.rows.first().map_or("", |r| &*r.program);
     let measure = measure_name(table, k);
     let caption = format!("{measure} to stabilization: {program}");
     let entries = legend_entries(&measured, &all, k, reference.as_ref());

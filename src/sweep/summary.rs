@@ -12,7 +12,7 @@ pub const MEASURES: [&str; 3] = ["steps", "moves", "rounds"];
 /// Whether the runs of `table` are of a program that runs in ticks (its
 /// one daemon): then a step is a tick, and so is a round.
 pub fn in_ticks(table: &Table) -> bool {
-    !table.rows.is_empty() && table.rows.iter().all(|r| r.daemon == "ticks")
+    !table.rows.is_empty() && table.rows.iter().all(|r| &*r.daemon == "ticks")
 }
 
 /// What measure `k` is called in `table`: [`MEASURES`], where steps and
@@ -107,7 +107,7 @@ pub fn groups(rows: &[Row]) -> Vec<Group> {
     let mut index: HashMap<(&str, usize, &str, &str), usize> = HashMap::new();
     let mut members: Vec<Vec<&Row>> = Vec::new();
     for r in rows {
-        let key = (r.family.as_str(), r.n, r.daemon.as_str(), r.params.as_str());
+        let key = (&*r.family, r.n, &*r.daemon, &*r.params);
         let i = *index.entry(key).or_insert_with(|| {
             keys.push(key);
             members.push(Vec::new());
@@ -278,7 +278,7 @@ pub fn text(table: &Table) -> String {
     let rows = &table.rows;
     let stabilized = groups.iter().map(|g| g.stabilized).sum::<usize>();
     let failed: Vec<&Row> = rows.iter().filter(|r| r.exit != 0).collect();
-    let Some(program) = rows.first().map(|r| r.program.as_str()) else {
+    let Some(program) = rows.first().map(|r| &*r.program) else {
         return "no run finished\n".to_string();
     };
     let mut out = format!(

@@ -4,6 +4,7 @@
 
 use crate::report::exit::{EXIT_INPUT, EXIT_INVARIANT, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE};
 use std::io::Write;
+use std::sync::Arc;
 
 /// The `stop` cells a sweep writes: `load` where the instance was not
 /// built, else why the run stopped (an interrupted run is no row).
@@ -28,14 +29,14 @@ const WRITTEN_EXITS: [i32; 5] = [
     EXIT_INVARIANT,
 ];
 
-/// `value` of column `column`, when it is one of `allowed`.
-fn one_of<'v, T: PartialEq + std::fmt::Display>(
+/// The member of `allowed` that `value` of column `column` is.
+fn one_of<'a, T: PartialEq<V> + std::fmt::Display, V: std::fmt::Display>(
     column: &str,
-    value: &'v T,
-    allowed: &[T],
-) -> Result<&'v T, String> {
-    if allowed.contains(value) {
-        return Ok(value);
+    value: &V,
+    allowed: &'a [T],
+) -> Result<&'a T, String> {
+    if let Some(member) = allowed.iter().find(|a| *a == value) {
+        return Ok(member);
     }
     let list: Vec<String> = allowed.iter().map(T::to_string).collect();
     Err(format!(
@@ -98,28 +99,28 @@ pub struct Row {
     /// The point's index in the whole grid (shards keep it).
     pub point: usize,
     /// The program's path.
-    pub program: String,
+    pub program: Arc<str>,
     /// The topology spec.
-    pub topology: String,
+    pub topology: Arc<str>,
     /// Its family (`ring`, `grid`, ...).
-    pub family: String,
+    pub family: Arc<str>,
     /// The number of processes.
     pub n: usize,
     /// Edges of the graph built, when the run started.
     pub edges: Option<usize>,
     /// The daemon.
-    pub daemon: String,
+    pub daemon: Arc<str>,
     /// The seed.
     pub seed: u64,
     /// The initial configuration's origin.
-    pub init: String,
+    pub init: Arc<str>,
     /// The swept parameters as written (`K=n+1`), space-separated.
-    pub params: String,
+    pub params: Arc<str>,
     /// The measures, when the run started.
     pub measured: Option<Measured>,
     /// Why the run stopped (a key as `run --format json` words it), or
     /// `load` when it could not start.
-    pub stop: String,
+    pub stop: &'static str,
     /// The exit status `guarded run` would give.
     pub exit: i32,
     /// The error's headline when the run failed.
@@ -145,10 +146,6 @@ pub struct Table {
     pub rows: Vec<Row>,
 }
 
-fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map_or(String::new(), |v| v.to_string())
-}
-
 impl Table {
     /// The header line's columns.
     pub fn header(&self) -> Vec<String> {
@@ -172,7 +169,7 @@ impl Table {
     pub fn write<W: Write>(&self, out: W) -> csv::Result<()> {
         let mut w = self.writer(out)?;
         for row in &self.rows {
-            w.write_record(row.record())?;
+            row.write_to(&mut w)?;
         }
         w.flush()?;
         Ok(())
@@ -234,38 +231,70 @@ impl Table {
 impl Row {
     /// The row's cells, in the header's order.
     pub fn record(&self) -> Vec<String> {
-        let m = self.measured.as_ref();
-        let stab = |k: usize| opt(m.and_then(|m| m.stabilized).map(|s| s[k]));
-        let mut r = vec![
-            self.point.to_string(),
-            self.program.clone(),
-            self.topology.clone(),
-            self.family.clone(),
-            self.n.to_string(),
-            opt(self.edges),
-            self.daemon.clone(),
-            self.seed.to_string(),
-            self.init.clone(),
-            self.params.clone(),
-            opt(m.map(|m| m.steps)),
-            opt(m.map(|m| m.moves)),
-            opt(m.map(|m| m.rounds)),
-            opt(m.map(|m| m.rounds_complete)),
-            stab(0),
-            stab(1),
-            stab(2),
-            opt(m.and_then(|m| m.legitimate)),
-            opt(m.map(|m| m.silent)),
-            self.stop.clone(),
-            self.exit.to_string(),
-            self.message.clone(),
-        ];
-        r.extend(self.param_values.iter().cloned());
-        r.extend(self.reports.iter().cloned());
-        if let Some(s) = self.seconds {
-            r.push(format!("{s:.6}"));
-        }
+        let mut r = Vec::new();
+        self.cells(|cell| r.push(cell.to_string()));
         r
+    }
+
+    /// Writes the row to `w` as one record, without a string per cell.
+    pub fn write_to<W: Write>(&self, w: &mut csv::Writer<W>) -> csv::Result<()> {
+        let mut result = Ok(());
+        self.cells(|cell| {
+            if result.is_ok() {
+                result = w.write_field(cell);
+            }
+        });
+        result?;
+        w.write_record(None::<&[u8]>)
+    }
+
+    /// Hands each cell to `each`, in the header's order; numbers are
+    /// written in one buffer.
+    fn cells(&self, mut each: impl FnMut(&str)) {
+        use std::fmt::Write as _;
+        let mut buf = String::new();
+        let mut number = |each: &mut dyn FnMut(&str), v: Option<&dyn std::fmt::Display>| {
+            buf.clear();
+            if let Some(v) = v {
+                let _ = write!(buf, "{v}");
+            }
+            each(&buf);
+        };
+        let m = self.measured.as_ref();
+        let stab = m.and_then(|m| m.stabilized);
+        number(&mut each, Some(&self.point));
+        each(&self.program);
+        each(&self.topology);
+        each(&self.family);
+        number(&mut each, Some(&self.n));
+        number(&mut each, self.edges.as_ref().map(|e| e as _));
+        each(&self.daemon);
+        number(&mut each, Some(&self.seed));
+        each(&self.init);
+        each(&self.params);
+        number(&mut each, m.map(|m| &m.steps as _));
+        number(&mut each, m.map(|m| &m.moves as _));
+        number(&mut each, m.map(|m| &m.rounds as _));
+        number(&mut each, m.map(|m| &m.rounds_complete as _));
+        for k in 0..3 {
+            number(&mut each, stab.as_ref().map(|s| &s[k] as _));
+        }
+        number(
+            &mut each,
+            m.and_then(|m| m.legitimate.as_ref()).map(|l| l as _),
+        );
+        number(&mut each, m.map(|m| &m.silent as _));
+        each(self.stop);
+        number(&mut each, Some(&self.exit));
+        each(&self.message);
+        for v in self.param_values.iter().chain(&self.reports) {
+            each(v);
+        }
+        if let Some(s) = self.seconds {
+            buf.clear();
+            let _ = write!(buf, "{s:.6}");
+            each(&buf);
+        }
     }
 
     /// A record of `table`, whose header has `width` columns. The `stop`
@@ -315,18 +344,18 @@ impl Row {
         let (np, nr) = (table.params.len(), table.reports.len());
         Ok(Row {
             point: num("point", cell(0))?,
-            program: cell(1).to_string(),
-            topology: cell(2).to_string(),
-            family: cell(3).to_string(),
+            program: cell(1).into(),
+            topology: cell(2).into(),
+            family: cell(3).into(),
             n: num("n", cell(4))?,
             edges: opt_num(5)?.map(|e| e as usize),
-            daemon: cell(6).to_string(),
+            daemon: cell(6).into(),
             seed: num("seed", cell(7))?,
-            init: cell(8).to_string(),
-            params: cell(9).to_string(),
+            init: cell(8).into(),
+            params: cell(9).into(),
             measured,
-            stop: one_of("stop", &cell(19), &WRITTEN_STOPS)?.to_string(),
-            exit: *one_of("exit", &num("exit", cell(20))?, &WRITTEN_EXITS)?,
+            stop: one_of("stop", &cell(19), &WRITTEN_STOPS)?,
+            exit: *one_of("exit", &num::<i32>("exit", cell(20))?, &WRITTEN_EXITS)?,
             message: cell(21).to_string(),
             param_values: (fixed..fixed + np).map(|k| cell(k).to_string()).collect(),
             reports: (fixed + np..fixed + np + nr)
