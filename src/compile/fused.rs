@@ -1,7 +1,9 @@
 //! Fused reads: a comparison of two plain reads (a constant, an own
-//! variable, the left neighbour's on a ring, the number of enabled
-//! processes) compiled as one closure specialized for the two kinds of
-//! read, the commonest guard of the papers' programs.
+//! variable, the left neighbour's on a ring, a quantified process's, the
+//! one an own variable names, the process itself or a quantified one as a
+//! value, the number of enabled processes) compiled as one closure
+//! specialized for the two kinds of read, the commonest guard of the
+//! papers' programs and of their quantifiers' bodies.
 
 use super::*;
 
@@ -15,6 +17,15 @@ pub(super) enum Plain {
     Left(usize, usize),
     /// `count(p in procs : enabled(p))`, which the runtime keeps.
     EnabledCount,
+    /// A slot of the row of the process a local names (`Q.x`): slot, local.
+    Local(usize, usize),
+    /// A slot of the row of the process an own variable names
+    /// (`parent.x`): the variable's slot, the slot read.
+    Through(usize, usize),
+    /// The process itself, as a value (`self`, `index`).
+    Me,
+    /// A local's value (`Q`, `i`).
+    LocalValue(usize),
 }
 
 /// A plain read of a kind fixed when the closure is made, so that a fused
@@ -35,6 +46,18 @@ struct ReadLeft(usize, usize);
 
 #[derive(Clone, Copy)]
 struct ReadEnabledCount;
+
+#[derive(Clone, Copy)]
+struct ReadLocal(usize, usize);
+
+#[derive(Clone, Copy)]
+struct ReadThrough(usize, usize);
+
+#[derive(Clone, Copy)]
+struct ReadMe;
+
+#[derive(Clone, Copy)]
+struct ReadLocalValue(usize);
 
 impl PlainRead for ReadConst {
     #[inline(always)]
@@ -66,6 +89,36 @@ impl PlainRead for ReadEnabledCount {
     }
 }
 
+impl PlainRead for ReadLocal {
+    #[inline(always)]
+    fn get(self, e: &Env, stride: usize) -> i64 {
+        let ReadLocal(slot, local) = self;
+        e.state[e.locals[local].get() as usize * stride + slot]
+    }
+}
+
+impl PlainRead for ReadThrough {
+    #[inline(always)]
+    fn get(self, e: &Env, stride: usize) -> i64 {
+        let ReadThrough(own, slot) = self;
+        e.state[e.state[e.me * stride + own] as usize * stride + slot]
+    }
+}
+
+impl PlainRead for ReadMe {
+    #[inline(always)]
+    fn get(self, e: &Env, _: usize) -> i64 {
+        e.me as i64
+    }
+}
+
+impl PlainRead for ReadLocalValue {
+    #[inline(always)]
+    fn get(self, e: &Env, _: usize) -> i64 {
+        e.locals[self.0].get()
+    }
+}
+
 /// `a op b` for two plain reads: one closure, specialized for the kinds of
 /// both reads.
 pub(super) fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
@@ -75,6 +128,10 @@ pub(super) fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
             Plain::Own(slot) => both(op, a, ReadOwn(slot), stride),
             Plain::Left(slot, n) => both(op, a, ReadLeft(slot, n), stride),
             Plain::EnabledCount => both(op, a, ReadEnabledCount, stride),
+            Plain::Local(slot, local) => both(op, a, ReadLocal(slot, local), stride),
+            Plain::Through(own, slot) => both(op, a, ReadThrough(own, slot), stride),
+            Plain::Me => both(op, a, ReadMe, stride),
+            Plain::LocalValue(local) => both(op, a, ReadLocalValue(local), stride),
         }
     }
     fn both<A: PlainRead, B: PlainRead>(op: Cmp, a: A, b: B, stride: usize) -> BFn {
@@ -85,14 +142,19 @@ pub(super) fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
         Plain::Own(slot) => with_a(op, ReadOwn(slot), b, stride),
         Plain::Left(slot, n) => with_a(op, ReadLeft(slot, n), b, stride),
         Plain::EnabledCount => with_a(op, ReadEnabledCount, b, stride),
+        Plain::Local(slot, local) => with_a(op, ReadLocal(slot, local), b, stride),
+        Plain::Through(own, slot) => with_a(op, ReadThrough(own, slot), b, stride),
+        Plain::Me => with_a(op, ReadMe, b, stride),
+        Plain::LocalValue(local) => with_a(op, ReadLocalValue(local), b, stride),
     }
 }
 
 impl Compiler<'_> {
     /// A read of slot `slot` of the process `p` denotes.
     /// `e` as a plain read a fused closure can make without calls: a
-    /// constant, the number of enabled processes, or in a guard an own
-    /// variable or, on a ring, the left neighbour's.
+    /// constant, the number of enabled processes, a local's value, or in a
+    /// guard the process itself, an own variable, on a ring the left
+    /// neighbour's, a quantified process's or the one an own variable names.
     pub(super) fn plain(&self, e: &IExpr) -> Option<Plain> {
         if let Some(c) = const_eval(e, &self.params, self.n) {
             return Some(Plain::Const(c));
@@ -102,14 +164,30 @@ impl Compiler<'_> {
                 return Some(Plain::EnabledCount);
             }
         }
+        let scalar = |v: usize| self.prog.vars[v].len.is_none() && !self.per_nbr[v];
+        match e {
+            IExpr::Local(local)
+            | IExpr::Index(Proc::Local(local))
+            | IExpr::NodeOf(Proc::Local(local)) => {
+                return Some(Plain::LocalValue(*local));
+            }
+            // In a statement the process's own row is being written.
+            _ if self.in_stmt => return None,
+            IExpr::Index(Proc::Me) | IExpr::NodeOf(Proc::Me) => return Some(Plain::Me),
+            _ => {}
+        }
         let IExpr::Var(p, v) = e else { return None };
-        if self.in_stmt || self.prog.vars[*v].len.is_some() || self.per_nbr[*v] {
+        if !scalar(*v) {
             return None;
         }
         match p {
             Proc::Me => Some(Plain::Own(self.offsets[*v])),
             Proc::Left(_) if self.regular_ring => {
                 Some(Plain::Left(self.offsets[*v], self.n.n as usize))
+            }
+            Proc::Local(local) => Some(Plain::Local(self.offsets[*v], *local)),
+            Proc::Through(var) if scalar(*var) => {
+                Some(Plain::Through(self.offsets[*var], self.offsets[*v]))
             }
             _ => None,
         }
