@@ -176,6 +176,19 @@ impl Compiler<'_> {
 
     /// `a op b`, faulting on overflow and division by zero.
     fn arith(&self, op: Arith, a: &IExpr, b: &IExpr, span: Span) -> IFn {
+        // A plain read plus or minus a constant (`level + 1`): one closure.
+        if let (Arith::Add | Arith::Sub, Some(pa), Some(c)) =
+            (op, self.plain(a), const_eval(b, &self.params, self.n))
+        {
+            let c = if op == Arith::Sub {
+                c.checked_neg()
+            } else {
+                Some(c)
+            };
+            if let Some(c) = c {
+                return fused_offset(pa, c, span, self.stride);
+            }
+        }
         let (fa, fb) = (self.iexpr(a), self.iexpr(b));
         match op {
             // The common cases, without the general overflow dispatch.
@@ -324,6 +337,9 @@ impl Compiler<'_> {
                 Box::new(move |_| Ok(b))
             }
             BExpr::Var(p, v) => {
+                if let Some(pa) = self.plain(&IExpr::Var(p.clone(), *v)) {
+                    return fused_cmp(Cmp::Ne, pa, Plain::Const(0), self.stride);
+                }
                 let f = self.read(p, self.offsets[*v]);
                 Box::new(move |e| Ok(f(e)? != 0))
             }

@@ -26,6 +26,10 @@ pub(super) enum Plain {
     Me,
     /// A local's value (`Q`, `i`).
     LocalValue(usize),
+    /// The process's own id.
+    MyId,
+    /// The id of the process a local names (`Q.id`).
+    LocalId(usize),
 }
 
 /// A plain read of a kind fixed when the closure is made, so that a fused
@@ -58,6 +62,12 @@ struct ReadMe;
 
 #[derive(Clone, Copy)]
 struct ReadLocalValue(usize);
+
+#[derive(Clone, Copy)]
+struct ReadMyId;
+
+#[derive(Clone, Copy)]
+struct ReadLocalId(usize);
 
 impl PlainRead for ReadConst {
     #[inline(always)]
@@ -119,6 +129,20 @@ impl PlainRead for ReadLocalValue {
     }
 }
 
+impl PlainRead for ReadMyId {
+    #[inline(always)]
+    fn get(self, e: &Env, _: usize) -> i64 {
+        e.topo.id(e.me)
+    }
+}
+
+impl PlainRead for ReadLocalId {
+    #[inline(always)]
+    fn get(self, e: &Env, _: usize) -> i64 {
+        e.topo.id(e.locals[self.0].get() as usize)
+    }
+}
+
 /// `a op b` for two plain reads: one closure, specialized for the kinds of
 /// both reads.
 pub(super) fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
@@ -132,6 +156,8 @@ pub(super) fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
             Plain::Through(own, slot) => both(op, a, ReadThrough(own, slot), stride),
             Plain::Me => both(op, a, ReadMe, stride),
             Plain::LocalValue(local) => both(op, a, ReadLocalValue(local), stride),
+            Plain::MyId => both(op, a, ReadMyId, stride),
+            Plain::LocalId(local) => both(op, a, ReadLocalId(local), stride),
         }
     }
     fn both<A: PlainRead, B: PlainRead>(op: Cmp, a: A, b: B, stride: usize) -> BFn {
@@ -146,14 +172,40 @@ pub(super) fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
         Plain::Through(own, slot) => with_a(op, ReadThrough(own, slot), b, stride),
         Plain::Me => with_a(op, ReadMe, b, stride),
         Plain::LocalValue(local) => with_a(op, ReadLocalValue(local), b, stride),
+        Plain::MyId => with_a(op, ReadMyId, b, stride),
+        Plain::LocalId(local) => with_a(op, ReadLocalId(local), b, stride),
+    }
+}
+
+/// `a + c` (`c` negative for a subtraction) for a plain read `a`: one
+/// closure, overflow a fault at `span` as for any sum.
+pub(super) fn fused_offset(a: Plain, c: i64, span: Span, stride: usize) -> IFn {
+    fn with<A: PlainRead>(a: A, c: i64, span: Span, stride: usize) -> IFn {
+        Box::new(move |e| {
+            a.get(e, stride)
+                .checked_add(c)
+                .map_or_else(|| overflow(span), Ok)
+        })
+    }
+    match a {
+        Plain::Const(x) => with(ReadConst(x), c, span, stride),
+        Plain::Own(slot) => with(ReadOwn(slot), c, span, stride),
+        Plain::Left(slot, n) => with(ReadLeft(slot, n), c, span, stride),
+        Plain::EnabledCount => with(ReadEnabledCount, c, span, stride),
+        Plain::Local(slot, local) => with(ReadLocal(slot, local), c, span, stride),
+        Plain::Through(own, slot) => with(ReadThrough(own, slot), c, span, stride),
+        Plain::Me => with(ReadMe, c, span, stride),
+        Plain::LocalValue(local) => with(ReadLocalValue(local), c, span, stride),
+        Plain::MyId => with(ReadMyId, c, span, stride),
+        Plain::LocalId(local) => with(ReadLocalId(local), c, span, stride),
     }
 }
 
 impl Compiler<'_> {
     /// A read of slot `slot` of the process `p` denotes.
     /// `e` as a plain read a fused closure can make without calls: a
-    /// constant, the number of enabled processes, a local's value, or in a
-    /// guard the process itself, an own variable, on a ring the left
+    /// constant, the number of enabled processes, a local's value, an id,
+    /// or in a guard the process itself, an own variable, on a ring the left
     /// neighbour's, a quantified process's or the one an own variable names.
     pub(super) fn plain(&self, e: &IExpr) -> Option<Plain> {
         if let Some(c) = const_eval(e, &self.params, self.n) {
@@ -171,6 +223,8 @@ impl Compiler<'_> {
             | IExpr::NodeOf(Proc::Local(local)) => {
                 return Some(Plain::LocalValue(*local));
             }
+            IExpr::Id(Proc::Me) => return Some(Plain::MyId),
+            IExpr::Id(Proc::Local(local)) => return Some(Plain::LocalId(*local)),
             // In a statement the process's own row is being written.
             _ if self.in_stmt => return None,
             IExpr::Index(Proc::Me) | IExpr::NodeOf(Proc::Me) => return Some(Plain::Me),

@@ -16,7 +16,7 @@ mod reads;
 mod stmt;
 pub use predicates::{CInvariant, CProperty, LegitPart};
 
-use fused::{fused_cmp, Plain};
+use fused::{fused_cmp, fused_offset, Plain};
 pub use instantiate::instantiate;
 
 use crate::check::ir::{self, Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Value};
