@@ -3,8 +3,10 @@
 //!
 //! - `sweep-overhead`: the sweep on one thread (set-up, run, row) against
 //!   the bare run loop on simulations built beforehand (the baseline), for
-//!   runs until legitimacy (about 40 steps, where set-up weighs most);
-//!   guarded/baseline is the share of a sweep's time spent running.
+//!   runs until legitimacy (about 40 steps, where set-up weighs most). The
+//!   baseline's 1,000 simulations are out of the caches when each runs,
+//!   while the sweep's worker starts its one simulation again: a ratio
+//!   above 1 says that a run's set-up costs less than a cold start.
 //! - `sweep-threads`: the sweep on one thread (the baseline) against two,
 //!   for runs of 2,000 steps.
 //!
