@@ -134,6 +134,9 @@ impl Simulation {
     /// do, and so the enabled list's order; only single moves use it.
     #[inline]
     pub(super) fn affect_mover(&mut self, p: u32, few: bool, only_guard_readers: bool) {
+        if !few {
+            self.marks.grow(self.topo.n());
+        }
         let (marks, affected) = (&mut self.marks, &mut self.affected);
         affect(marks, affected, few, p);
         let ring = match self.topo.regular_ring {

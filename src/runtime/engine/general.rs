@@ -10,6 +10,7 @@ impl Simulation {
         let lines = match &self.daemon {
             Daemon::Schedule(lines) => lines,
             daemon => {
+                self.marks.grow(self.topo.n());
                 let progress = &mut self.progress;
                 daemon.select(
                     &progress.enabled.list,

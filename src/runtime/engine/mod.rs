@@ -289,7 +289,9 @@ impl Simulation {
                 losses: 0,
                 moved,
             },
-            marks: Bits::new(n),
+            // Made room for where first needed: rings and most graphs
+            // never mark (a move affects few enough to search a list).
+            marks: Bits::default(),
             affected: Vec::new(),
             columns: None,
             column_path: true,
