@@ -375,51 +375,8 @@ impl Compiler<'_> {
                 let f = self.bexpr(a);
                 Box::new(move |e| Ok(!f(e)?))
             }
-            BExpr::And(a, b) => {
-                let mut parts = Vec::new();
-                for x in [a, b] {
-                    chain(x, &mut parts, |x| match x {
-                        BExpr::And(a, b) => Some((a, b)),
-                        _ => None,
-                    });
-                }
-                // A chain of three or more in one loop, not a call a link.
-                if let [a, b] = parts[..] {
-                    let (fa, fb) = (self.bexpr(a), self.bexpr(b));
-                    return Box::new(move |e| Ok(fa(e)? && fb(e)?));
-                }
-                let fs: Vec<BFn> = parts.iter().map(|x| self.bexpr(x)).collect();
-                Box::new(move |e| {
-                    for f in &fs {
-                        if !f(e)? {
-                            return Ok(false);
-                        }
-                    }
-                    Ok(true)
-                })
-            }
-            BExpr::Or(a, b) => {
-                let mut parts = Vec::new();
-                for x in [a, b] {
-                    chain(x, &mut parts, |x| match x {
-                        BExpr::Or(a, b) => Some((a, b)),
-                        _ => None,
-                    });
-                }
-                if let [a, b] = parts[..] {
-                    let (fa, fb) = (self.bexpr(a), self.bexpr(b));
-                    return Box::new(move |e| Ok(fa(e)? || fb(e)?));
-                }
-                let fs: Vec<BFn> = parts.iter().map(|x| self.bexpr(x)).collect();
-                Box::new(move |e| {
-                    for f in &fs {
-                        if f(e)? {
-                            return Ok(true);
-                        }
-                    }
-                    Ok(false)
-                })
-            }
+            BExpr::And(a, b) => self.junction(Junction::And, a, b),
+            BExpr::Or(a, b) => self.junction(Junction::Or, a, b),
             BExpr::Implies(a, b) => {
                 let (fa, fb) = (self.bexpr(a), self.bexpr(b));
                 Box::new(move |e| Ok(!fa(e)? || fb(e)?))
@@ -582,21 +539,5 @@ impl Compiler<'_> {
             crate::check::Checked::Int(i, ty) => GlobalFn::Int(self.iexpr(i), *ty),
             crate::check::Checked::Bool(b) => GlobalFn::Bool(self.bexpr(b)),
         }
-    }
-}
-
-/// The operands of a chain of one associative operator (`a and b and c`,
-/// however it nests), in order: `split` takes a link apart.
-fn chain<'x>(
-    x: &'x BExpr,
-    out: &mut Vec<&'x BExpr>,
-    split: impl Fn(&'x BExpr) -> Option<(&'x BExpr, &'x BExpr)> + Copy,
-) {
-    match split(x) {
-        Some((a, b)) => {
-            chain(a, out, split);
-            chain(b, out, split);
-        }
-        None => out.push(x),
     }
 }

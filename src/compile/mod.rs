@@ -8,6 +8,7 @@ pub mod columns;
 mod expr;
 mod fused;
 mod instantiate;
+mod junction;
 mod layout;
 mod overlaps;
 pub use overlaps::overlapping_actions;
@@ -18,6 +19,7 @@ pub use predicates::{CInvariant, CProperty, LegitPart};
 
 use fused::{fused_cmp, fused_offset, Plain};
 pub use instantiate::instantiate;
+use junction::Junction;
 
 use crate::check::ir::{self, Arith, BExpr, Cmp, Coll, Domain, IExpr, Proc, Value};
 use crate::diagnostic::Problem;

@@ -11,6 +11,7 @@ pub mod grid;
 pub mod plot;
 pub mod summary;
 pub mod table;
+mod workers;
 
 use crate::load::{Checked, Instance, LoadError, Setup};
 use crate::report::exit::{EXIT_INPUT, EXIT_INVARIANT, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE};
@@ -21,20 +22,14 @@ use crate::runtime::run::{Limits, Observer, Stop};
 use crate::topology::{self, Ids};
 use grid::ParamAxis;
 use rand::SeedableRng;
-use std::collections::BTreeMap;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use table::{Measured, Row, Table};
 
 /// The most instances kept for reuse at once: a sweep goes through its
 /// topologies in order, so a few suffice, and large ones are not all held.
 const MAX_TEMPLATES: usize = 16;
-
-/// How long a worker keeps the rows of its finished runs before handing
-/// them over (a row is handed over at once when the one before was handed
-/// over longer ago).
-const HAND_OVER_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// The most points one sweep may have: the grid and the rows are held in
 /// memory (a few hundred bytes a point).
@@ -422,92 +417,6 @@ impl Sweep {
             row.seconds = Some(started.elapsed().as_secs_f64());
         }
         Some(row)
-    }
-
-    /// Runs `points` on the pool's threads, each taking the next point not
-    /// yet taken, and hands each row to `each` (on the calling thread) in
-    /// the points' order once the rows before it are in (a worker hands its
-    /// rows over in batches, a row as soon as it finishes where the last
-    /// batch went [`HAND_OVER_EVERY`] ago, else with the next). Once
-    /// `interrupted` is set no run starts, runs under way stop, and the rows
-    /// that finished are handed over in order around the gaps. `idle` is
-    /// called whenever the rows in are handed over and the next are not in
-    /// yet (where a writer flushes). Returns whether `each` or `idle` ever
-    /// failed.
-    pub fn run_points(
-        &self,
-        pool: &rayon::ThreadPool,
-        points: &[&Point],
-        interrupted: &AtomicBool,
-        mut each: impl FnMut(Row) -> bool,
-        mut idle: impl FnMut() -> bool,
-    ) -> bool {
-        let next = AtomicUsize::new(0);
-        let (send, receive) = std::sync::mpsc::channel::<Vec<(usize, Row)>>();
-        let workers = pool.current_num_threads();
-        let mut failed = false;
-        std::thread::scope(|scope| {
-            scope.spawn(|| {
-                pool.scope(|s| {
-                    for _ in 0..workers {
-                        let send = send.clone();
-                        let next = &next;
-                        s.spawn(move |_| {
-                            let mut spare = Spare::default();
-                            // Rows go over in batches: a message a row cost
-                            // more than a short run's own set-up.
-                            let mut batch = Vec::new();
-                            let mut sent = std::time::Instant::now();
-                            loop {
-                                let k = next.fetch_add(1, Ordering::Relaxed);
-                                if k >= points.len() || interrupted.load(Ordering::Relaxed) {
-                                    break;
-                                }
-                                if let Some(row) =
-                                    self.run_reusing(points[k], interrupted, &mut spare)
-                                {
-                                    batch.push((k, row));
-                                    if sent.elapsed() >= HAND_OVER_EVERY {
-                                        let _ = send.send(std::mem::take(&mut batch));
-                                        sent = std::time::Instant::now();
-                                    }
-                                }
-                            }
-                            if !batch.is_empty() {
-                                let _ = send.send(batch);
-                            }
-                        });
-                    }
-                });
-                drop(send);
-            });
-            // Rows that finished before an earlier one, waiting for it.
-            let mut waiting: BTreeMap<usize, Row> = BTreeMap::new();
-            let mut due = 0;
-            loop {
-                let batch = match receive.try_recv() {
-                    Ok(batch) => batch,
-                    Err(std::sync::mpsc::TryRecvError::Empty) => {
-                        failed |= !idle();
-                        match receive.recv() {
-                            Ok(batch) => batch,
-                            Err(_) => break,
-                        }
-                    }
-                    Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
-                };
-                waiting.extend(batch);
-                while let Some(row) = waiting.remove(&due) {
-                    failed |= !each(row);
-                    due += 1;
-                }
-            }
-            // Interrupted: the runs that finished, in order, around the gaps.
-            for row in waiting.into_values() {
-                failed |= !each(row);
-            }
-        });
-        failed
     }
 
     /// The run of `point` at step 0, as `guarded run` starts it, in
