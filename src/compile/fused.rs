@@ -143,38 +143,66 @@ impl PlainRead for ReadLocalId {
     }
 }
 
+/// Evaluates `$body` with `$read` bound to the statically typed read of
+/// plain read `$plain`: one expansion per kind, so that closures built in
+/// `$body` are compiled for that kind.
+macro_rules! with_read {
+    ($plain:expr, $read:ident => $body:expr) => {
+        match $plain {
+            Plain::Const(x) => {
+                let $read = ReadConst(x);
+                $body
+            }
+            Plain::Own(slot) => {
+                let $read = ReadOwn(slot);
+                $body
+            }
+            Plain::Left(slot, n) => {
+                let $read = ReadLeft(slot, n);
+                $body
+            }
+            Plain::EnabledCount => {
+                let $read = ReadEnabledCount;
+                $body
+            }
+            Plain::Local(slot, local) => {
+                let $read = ReadLocal(slot, local);
+                $body
+            }
+            Plain::Through(own, slot) => {
+                let $read = ReadThrough(own, slot);
+                $body
+            }
+            Plain::Me => {
+                let $read = ReadMe;
+                $body
+            }
+            Plain::LocalValue(local) => {
+                let $read = ReadLocalValue(local);
+                $body
+            }
+            Plain::MyId => {
+                let $read = ReadMyId;
+                $body
+            }
+            Plain::LocalId(local) => {
+                let $read = ReadLocalId(local);
+                $body
+            }
+        }
+    };
+}
+
 /// `a op b` for two plain reads: one closure, specialized for the kinds of
 /// both reads.
 pub(super) fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
-    fn with_a<A: PlainRead>(op: Cmp, a: A, b: Plain, stride: usize) -> BFn {
-        match b {
-            Plain::Const(c) => both(op, a, ReadConst(c), stride),
-            Plain::Own(slot) => both(op, a, ReadOwn(slot), stride),
-            Plain::Left(slot, n) => both(op, a, ReadLeft(slot, n), stride),
-            Plain::EnabledCount => both(op, a, ReadEnabledCount, stride),
-            Plain::Local(slot, local) => both(op, a, ReadLocal(slot, local), stride),
-            Plain::Through(own, slot) => both(op, a, ReadThrough(own, slot), stride),
-            Plain::Me => both(op, a, ReadMe, stride),
-            Plain::LocalValue(local) => both(op, a, ReadLocalValue(local), stride),
-            Plain::MyId => both(op, a, ReadMyId, stride),
-            Plain::LocalId(local) => both(op, a, ReadLocalId(local), stride),
-        }
-    }
     fn both<A: PlainRead, B: PlainRead>(op: Cmp, a: A, b: B, stride: usize) -> BFn {
         ir::specialize_cmp!(op, OP => Box::new(move |e| Ok(OP.holds(a.get(e, stride), b.get(e, stride)))))
     }
-    match a {
-        Plain::Const(c) => with_a(op, ReadConst(c), b, stride),
-        Plain::Own(slot) => with_a(op, ReadOwn(slot), b, stride),
-        Plain::Left(slot, n) => with_a(op, ReadLeft(slot, n), b, stride),
-        Plain::EnabledCount => with_a(op, ReadEnabledCount, b, stride),
-        Plain::Local(slot, local) => with_a(op, ReadLocal(slot, local), b, stride),
-        Plain::Through(own, slot) => with_a(op, ReadThrough(own, slot), b, stride),
-        Plain::Me => with_a(op, ReadMe, b, stride),
-        Plain::LocalValue(local) => with_a(op, ReadLocalValue(local), b, stride),
-        Plain::MyId => with_a(op, ReadMyId, b, stride),
-        Plain::LocalId(local) => with_a(op, ReadLocalId(local), b, stride),
+    fn with_a<A: PlainRead>(op: Cmp, a: A, b: Plain, stride: usize) -> BFn {
+        with_read!(b, read_b => both(op, a, read_b, stride))
     }
+    with_read!(a, read_a => with_a(op, read_a, b, stride))
 }
 
 /// `a + c` (`c` negative for a subtraction) for a plain read `a`: one
@@ -187,18 +215,7 @@ pub(super) fn fused_offset(a: Plain, c: i64, span: Span, stride: usize) -> IFn {
                 .map_or_else(|| overflow(span), Ok)
         })
     }
-    match a {
-        Plain::Const(x) => with(ReadConst(x), c, span, stride),
-        Plain::Own(slot) => with(ReadOwn(slot), c, span, stride),
-        Plain::Left(slot, n) => with(ReadLeft(slot, n), c, span, stride),
-        Plain::EnabledCount => with(ReadEnabledCount, c, span, stride),
-        Plain::Local(slot, local) => with(ReadLocal(slot, local), c, span, stride),
-        Plain::Through(own, slot) => with(ReadThrough(own, slot), c, span, stride),
-        Plain::Me => with(ReadMe, c, span, stride),
-        Plain::LocalValue(local) => with(ReadLocalValue(local), c, span, stride),
-        Plain::MyId => with(ReadMyId, c, span, stride),
-        Plain::LocalId(local) => with(ReadLocalId(local), c, span, stride),
-    }
+    with_read!(a, read => with(read, c, span, stride))
 }
 
 impl Compiler<'_> {
