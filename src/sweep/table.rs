@@ -248,12 +248,12 @@ impl Row {
         w.write_record(None::<&[u8]>)
     }
 
-    /// Hands each cell to `each`, in the header's order; numbers are
-    /// written in one buffer.
+    /// Hands each cell to `each`, in the header's order; numbers and
+    /// booleans are written in one buffer.
     fn cells(&self, mut each: impl FnMut(&str)) {
         use std::fmt::Write as _;
         let mut buf = String::new();
-        let mut number = |each: &mut dyn FnMut(&str), v: Option<&dyn std::fmt::Display>| {
+        let mut shown = |each: &mut dyn FnMut(&str), v: Option<&dyn std::fmt::Display>| {
             buf.clear();
             if let Some(v) = v {
                 let _ = write!(buf, "{v}");
@@ -262,30 +262,30 @@ impl Row {
         };
         let m = self.measured.as_ref();
         let stab = m.and_then(|m| m.stabilized);
-        number(&mut each, Some(&self.point));
+        shown(&mut each, Some(&self.point));
         each(&self.program);
         each(&self.topology);
         each(&self.family);
-        number(&mut each, Some(&self.n));
-        number(&mut each, self.edges.as_ref().map(|e| e as _));
+        shown(&mut each, Some(&self.n));
+        shown(&mut each, self.edges.as_ref().map(|e| e as _));
         each(&self.daemon);
-        number(&mut each, Some(&self.seed));
+        shown(&mut each, Some(&self.seed));
         each(&self.init);
         each(&self.params);
-        number(&mut each, m.map(|m| &m.steps as _));
-        number(&mut each, m.map(|m| &m.moves as _));
-        number(&mut each, m.map(|m| &m.rounds as _));
-        number(&mut each, m.map(|m| &m.rounds_complete as _));
+        shown(&mut each, m.map(|m| &m.steps as _));
+        shown(&mut each, m.map(|m| &m.moves as _));
+        shown(&mut each, m.map(|m| &m.rounds as _));
+        shown(&mut each, m.map(|m| &m.rounds_complete as _));
         for k in 0..3 {
-            number(&mut each, stab.as_ref().map(|s| &s[k] as _));
+            shown(&mut each, stab.as_ref().map(|s| &s[k] as _));
         }
-        number(
+        shown(
             &mut each,
             m.and_then(|m| m.legitimate.as_ref()).map(|l| l as _),
         );
-        number(&mut each, m.map(|m| &m.silent as _));
+        shown(&mut each, m.map(|m| &m.silent as _));
         each(self.stop);
-        number(&mut each, Some(&self.exit));
+        shown(&mut each, Some(&self.exit));
         each(&self.message);
         for v in self.param_values.iter().chain(&self.reports) {
             each(v);
