@@ -507,3 +507,75 @@ fn every_configuration_leaves_other_roles_values_alone() {
     // x at 5 processes, up at the 3 in the middle: 2^5 * 2^3.
     assert_eq!(inst.space().count(), 256);
 }
+
+/// The smallest pair among `p`'s neighbours, ties to the smallest id, as
+/// `min(q in nbrs(p) : (q.a, q.b))` means it.
+fn lowest_pair(s: &Simulation, p: usize) -> (i64, i64) {
+    let pair = |q: usize| (s.value(q, "a").unwrap(), s.value(q, "b").unwrap());
+    (s.topology().nbrs(p).iter())
+        .map(|&q| pair(q as usize))
+        .min()
+        .expect("every process has a neighbour")
+}
+
+#[test]
+fn a_minimum_of_pairs_compares_lexicographically_however_it_is_read() {
+    // Each action's guard compares the neighbours' smallest pair (or its
+    // successor) with the process's own: the comparison reads the minimum
+    // once, whichever components it looks at, and a side that counts
+    // (binding a variable of its own) reads it as before.
+    let src = "var a: 0..2\nvar b: 0..2\n\
+        def key(p) = (p.a, p.b)\n\
+        def low(p) = min(q in nbrs(p) : q.key)\n\
+        process {\n\
+          lt priority 1 :: low(self) < self.key -> a := a\n\
+          le priority 2 :: low(self) + (0, 1) <= self.key -> a := a\n\
+          cnt priority 3 :: low(self) <= (count(q in nbrs : q.b > b), a) -> a := a\n\
+          ne priority 4 :: low(self) != self.key -> a := a\n\
+        }";
+    for seed in 0..40 {
+        let setup = Setup {
+            topology: Some("random:9".into()),
+            init: InitMode::Random,
+            seed,
+            ..Setup::default()
+        };
+        let s = simulate(src, &setup).unwrap_or_else(|e| panic!("{e}"));
+        for p in 0..s.n() {
+            let (a, b) = (s.value(p, "a").unwrap(), s.value(p, "b").unwrap());
+            let low = lowest_pair(&s, p);
+            let above = (s.topology().nbrs(p).iter())
+                .filter(|&&q| s.value(q as usize, "b").unwrap() > b)
+                .count() as i64;
+            let expected = if low < (a, b) {
+                Some(0)
+            } else if (low.0, low.1 + 1) <= (a, b) {
+                Some(1)
+            } else if low <= (above, a) {
+                Some(2)
+            } else if low != (a, b) {
+                Some(3)
+            } else {
+                None
+            };
+            let got = s.enabled_actions(p).expect("no fault").first().copied();
+            assert_eq!(got, expected, "seed {seed}, process {p}");
+        }
+    }
+}
+
+#[test]
+fn a_minimum_over_nothing_is_a_fault_where_the_comparison_reads_it() {
+    let src = "var a: 0..2 = 0\nvar b: 0..2 = 0\n\
+        def low(p) = min(q in {q in nbrs(p) : q.a > 0} : (q.a, q.b))\n\
+        process { go :: low(self) < (a, b) -> a := 1 }";
+    let setup = Setup {
+        topology: Some("ring:4".into()),
+        init: InitMode::Declared,
+        ..Setup::default()
+    };
+    let Err(err) = simulate(src, &setup) else {
+        panic!("no neighbour qualifies, yet the guards were evaluated")
+    };
+    assert!(format!("{err:?}").contains("no member"), "{err:?}");
+}

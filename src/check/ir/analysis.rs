@@ -352,6 +352,20 @@ pub fn draws(action: &Action) -> bool {
     found
 }
 
+/// Whether `e` draws at random (`random(...)`) anywhere.
+pub fn draws_i(e: &IExpr) -> bool {
+    let mut found = false;
+    {
+        let mut each = |part: Part| found |= matches!(part, Part::Int(IExpr::Random(..)));
+        let mut walk = ReadWalk {
+            visit: &mut |_, _, _| {},
+            each: Some(&mut each),
+        };
+        walk.i(e);
+    }
+    found
+}
+
 /// Whether `b` reads one of the local `slots` (a binder's member, a
 /// received message's sender or fields) anywhere.
 pub fn reads_locals(b: &BExpr, slots: &[usize]) -> bool {
