@@ -340,20 +340,16 @@ pub fn reads_own_edges_only(action: &Action, edge_var: &dyn Fn(usize) -> bool) -
 
 /// Whether `action`'s statement draws at random (`random(...)`).
 pub fn draws(action: &Action) -> bool {
-    let mut found = false;
-    {
-        let mut each = |part: Part| found |= matches!(part, Part::Int(IExpr::Random(..)));
-        let mut walk = ReadWalk {
-            visit: &mut |_, _, _| {},
-            each: Some(&mut each),
-        };
-        walk.stmt(&action.body);
-    }
-    found
+    finds_draw(|walk| walk.stmt(&action.body))
 }
 
 /// Whether `e` draws at random (`random(...)`) anywhere.
 pub fn draws_i(e: &IExpr) -> bool {
+    finds_draw(|walk| walk.i(e))
+}
+
+/// Whether what `walk_over` walks holds a `random(...)`.
+fn finds_draw(walk_over: impl FnOnce(&mut ReadWalk)) -> bool {
     let mut found = false;
     {
         let mut each = |part: Part| found |= matches!(part, Part::Int(IExpr::Random(..)));
@@ -361,7 +357,7 @@ pub fn draws_i(e: &IExpr) -> bool {
             visit: &mut |_, _, _| {},
             each: Some(&mut each),
         };
-        walk.i(e);
+        walk_over(&mut walk);
     }
     found
 }
