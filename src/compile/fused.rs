@@ -205,6 +205,14 @@ pub(super) fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
     with_read!(a, read_a => with_a(op, read_a, b, stride))
 }
 
+/// The value of plain read `a`, as a closure.
+pub(super) fn fused_read(a: Plain, stride: usize) -> IFn {
+    fn with<A: PlainRead>(a: A, stride: usize) -> IFn {
+        Box::new(move |e| Ok(a.get(e, stride)))
+    }
+    with_read!(a, read => with(read, stride))
+}
+
 /// `a + c` (`c` negative for a subtraction) for a plain read `a`: one
 /// closure, overflow a fault at `span` as for any sum.
 pub(super) fn fused_offset(a: Plain, c: i64, span: Span, stride: usize) -> IFn {

@@ -17,7 +17,7 @@ mod reads;
 mod stmt;
 pub use predicates::{CInvariant, CProperty, LegitPart};
 
-use fused::{fused_cmp, fused_offset, Plain};
+use fused::{fused_cmp, fused_offset, fused_read, Plain};
 pub use instantiate::instantiate;
 use junction::Junction;
 

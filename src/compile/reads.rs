@@ -149,29 +149,24 @@ impl Compiler<'_> {
                     Ok(e.state[q as usize * stride + slot])
                 })
             }
-            // A quantifier's process (`Q.x`): one closure, not two.
+            // A quantifier's process (`Q.x`) and the one an own variable
+            // names (`parent.x`), outside statements: the fused reads, one
+            // closure each, not two.
+            Proc::Local(local) if !self.in_stmt => fused_read(Plain::Local(slot, *local), stride),
+            // In a statement, the mover's own row is the one being written.
             Proc::Local(local) => {
                 let local = *local;
-                if self.in_stmt {
-                    Box::new(move |e| {
-                        let q = e.locals[local].get() as usize;
-                        Ok(if q == e.me {
-                            e.scratch[slot].get()
-                        } else {
-                            e.state[q * stride + slot]
-                        })
-                    })
-                } else {
-                    Box::new(move |e| Ok(e.state[e.locals[local].get() as usize * stride + slot]))
-                }
-            }
-            // The process a variable names (`parent.x`), outside statements.
-            Proc::Through(var) if !self.in_stmt => {
-                let own = self.offsets[*var];
                 Box::new(move |e| {
-                    let q = e.state[e.me * stride + own] as usize;
-                    Ok(e.state[q * stride + slot])
+                    let q = e.locals[local].get() as usize;
+                    Ok(if q == e.me {
+                        e.scratch[slot].get()
+                    } else {
+                        e.state[q * stride + slot]
+                    })
                 })
+            }
+            Proc::Through(var) if !self.in_stmt => {
+                fused_read(Plain::Through(self.offsets[*var], slot), stride)
             }
             _ => {
                 let proc = self.proc(p);
