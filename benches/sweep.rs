@@ -4,9 +4,9 @@
 //! - `sweep-overhead`: the sweep on one thread (set-up, run, row) against
 //!   the bare run loop on simulations built beforehand (the baseline), for
 //!   runs until legitimacy (about 40 steps, where set-up weighs most). The
-//!   baseline's 1,000 simulations are out of the caches when each runs,
-//!   while the sweep's worker starts its one simulation again: a ratio
-//!   above 1 says that a run's set-up costs less than a cold start.
+//!   baseline's 1,000 simulations are likely out of the caches when each
+//!   runs, while the sweep's worker starts its one simulation again: a
+//!   ratio near or above 1 says a run's set-up costs about a cold start.
 //! - `sweep-threads`: the sweep on one thread (the baseline) against two,
 //!   for runs of 2,000 steps.
 //!
