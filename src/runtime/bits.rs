@@ -21,8 +21,10 @@ impl Bits {
     /// Clears bit `i`, returning whether it was set.
     #[inline]
     pub(crate) fn take(&mut self, i: usize) -> bool {
-        let was = self.get(i);
-        self.0[i / 64] &= !(1 << (i % 64));
+        let word = &mut self.0[i / 64];
+        let bit = 1 << (i % 64);
+        let was = *word & bit != 0;
+        *word &= !bit;
         was
     }
     /// Makes room for bits up to `n` (new ones clear).

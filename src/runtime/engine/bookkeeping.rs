@@ -31,17 +31,26 @@ pub(super) fn refresh_in(
     q: u32,
 ) -> Result<(), RunError> {
     env.me = q as usize;
-    let role = &code.roles[progress.procs[q as usize].role as usize];
-    let a = first_true(role, env, false)
-        .map_err(|(i, fault)| guard_fault(role, q as usize, i, progress.steps, fault))?;
-    progress.procs[q as usize].chosen = a;
+    let info = &mut progress.procs[q as usize];
+    let role = &code.roles[info.role as usize];
+    let a = match first_true(role, env, false) {
+        Ok(a) => a,
+        Err((i, fault)) => return Err(guard_fault(role, q as usize, i, progress.steps, fault)),
+    };
+    info.chosen = a;
+    let listed = info.pos != NONE;
     if a == NO_ACTION {
-        progress.enabled.remove(&mut progress.procs, q);
-        if progress.in_round.take(q as usize) {
-            progress.pending -= 1;
+        // Only a listed process can be in the round: the round starts
+        // with the enabled ones, and each leaves it when disabled.
+        if listed {
+            progress.enabled.remove(&mut progress.procs, q);
+            if progress.in_round.take(q as usize) {
+                progress.pending -= 1;
+            }
         }
-    } else {
-        progress.enabled.insert(&mut progress.procs, q);
+    } else if !listed {
+        info.pos = progress.enabled.list.len() as u32;
+        progress.enabled.list.push(q);
     }
     Ok(())
 }

@@ -201,83 +201,82 @@ impl Simulation {
     /// so runs are the same either way.
     pub(super) fn single_move(&mut self, p: usize) -> Result<Outcome, RunError> {
         let stride = self.code.stride;
-        let step_no = self.progress.steps + 1;
         let info = self.progress.procs[p];
         let action = &self.code.roles[info.role as usize].actions[info.chosen as usize];
-        let row = &self.state[p * stride..(p + 1) * stride];
         if stride == 1 {
-            self.buf.scratch[0].set(row[0]);
+            // Most programs keep one value per process: no copy loops.
+            self.buf.scratch[0].set(self.state[p]);
         } else {
+            let row = &self.state[p * stride..(p + 1) * stride];
             for (c, v) in self.buf.scratch.iter().zip(row) {
                 c.set(*v);
             }
         }
         let env = self.statement_env(p);
         if let Err(fault) = (action.body)(&env) {
-            // The step record as the general step leaves it: the mover, no rows.
-            let last = &mut self.progress.last;
-            last.actions.clear();
-            last.before.clear();
-            last.after.clear();
-            last.whole = false;
-            last.tick = false;
-            return Err(statement_fault(action, p, step_no, fault));
+            return Err(self.single_move_fault(p, info, fault));
         }
         self.progress.moved[action.place as usize] += 1;
         let last = &mut self.progress.last;
         set_one(&mut last.actions, u32::from(info.chosen));
         if stride == 1 {
-            // Most programs keep one value per process: no copy loops.
-            set_one(&mut last.before, row[0]);
-            set_one(&mut last.after, self.buf.scratch[0].get());
-            self.state[p] = last.after[0];
+            let after = self.buf.scratch[0].get();
+            set_one(
+                &mut last.before,
+                std::mem::replace(&mut self.state[p], after),
+            );
+            set_one(&mut last.after, after);
         } else {
+            let row = &mut self.state[p * stride..(p + 1) * stride];
             last.before.clear();
             last.after.clear();
             last.before.extend_from_slice(row);
             last.after.extend(self.buf.scratch.iter().map(Cell::get));
-            self.state[p * stride..(p + 1) * stride].copy_from_slice(&last.after);
+            row.copy_from_slice(&last.after);
         }
         last.whole = false;
         last.tick = false;
-        self.progress.steps = step_no;
+        self.progress.steps += 1;
         self.progress.moves += 1;
-        self.affected.clear();
         let n = self.topo.n();
+        self.affected.clear();
         match self.ring_guard_readers {
             // From three processes on, the mover and its two neighbours
-            // are distinct: nothing to search for. Neighbours in index
-            // order, as `affect_mover` takes them.
-            Some((after_reads, before_reads)) if n >= 3 => {
-                let before = if p == 0 { n - 1 } else { p - 1 };
-                let after = if p + 1 == n { 0 } else { p + 1 };
-                let (first, second) = if before < after {
-                    ((before, before_reads), (after, after_reads))
-                } else {
-                    ((after, after_reads), (before, before_reads))
-                };
-                if !self.code.legit_parts.is_empty() {
-                    // Legitimacy's local conjuncts are evaluated again
-                    // where the step affected them: list them.
-                    self.affected.push(p as u32);
-                    for (q, reads) in [first, second] {
-                        if reads {
-                            self.affected.push(q as u32);
+            // are distinct: nothing to search for.
+            Some(readers) if n >= 3 => {
+                let before = if p == 0 { n - 1 } else { p - 1 } as u32;
+                let after = if p + 1 == n { 0 } else { p + 1 } as u32;
+                // The neighbours that read the mover, in index order as
+                // `affect_mover` takes them: the order processes join the
+                // enabled list.
+                let (first, second) = (before.min(after), before.max(after));
+                if self.code.legit_parts.is_empty() {
+                    // Refreshed in place, without a list of them.
+                    let b = &self.buf;
+                    let mut env =
+                        Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, p);
+                    let (code, progress) = (&self.code, &mut self.progress);
+                    refresh_in(code, progress, &mut env, p as u32)?;
+                    match readers {
+                        (true, false) => refresh_in(code, progress, &mut env, after)?,
+                        (false, true) => refresh_in(code, progress, &mut env, before)?,
+                        (true, true) => {
+                            refresh_in(code, progress, &mut env, first)?;
+                            refresh_in(code, progress, &mut env, second)?;
                         }
+                        (false, false) => {}
                     }
-                    self.refresh_affected()?;
                     return self.finish_single(p);
                 }
-                // Refreshed in place, without a list of them.
-                let b = &self.buf;
-                let mut env = Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, p);
-                refresh_in(&self.code, &mut self.progress, &mut env, p as u32)?;
-                for (q, reads) in [first, second] {
-                    if reads {
-                        refresh_in(&self.code, &mut self.progress, &mut env, q as u32)?;
-                    }
+                // Legitimacy's local conjuncts are evaluated again where
+                // the step affected them: list them.
+                self.affected.push(p as u32);
+                match readers {
+                    (true, false) => self.affected.push(after),
+                    (false, true) => self.affected.push(before),
+                    (true, true) => self.affected.extend([first, second]),
+                    (false, false) => {}
                 }
-                return self.finish_single(p);
             }
             _ => {
                 let few = self.few_readers(p);
@@ -291,6 +290,21 @@ impl Simulation {
         }
         self.refresh_affected()?;
         self.finish_single(p)
+    }
+
+    /// The fault of mover `p`'s statement, with the step record as the
+    /// general step leaves it: the mover, no rows.
+    #[cold]
+    #[inline(never)]
+    fn single_move_fault(&mut self, p: usize, info: ProcInfo, fault: Box<Fault>) -> RunError {
+        let action = &self.code.roles[info.role as usize].actions[info.chosen as usize];
+        let last = &mut self.progress.last;
+        last.actions.clear();
+        last.before.clear();
+        last.after.clear();
+        last.whole = false;
+        last.tick = false;
+        statement_fault(action, p, self.progress.steps + 1, fault)
     }
 
     /// A synchronous step evaluated column by column (see

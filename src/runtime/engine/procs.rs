@@ -58,13 +58,6 @@ pub(super) struct EnabledSet {
 }
 
 impl EnabledSet {
-    pub(super) fn insert(&mut self, procs: &mut [ProcInfo], p: u32) {
-        let info = &mut procs[p as usize];
-        if info.pos == NONE {
-            info.pos = self.list.len() as u32;
-            self.list.push(p);
-        }
-    }
     pub(super) fn remove(&mut self, procs: &mut [ProcInfo], p: u32) {
         let i = procs[p as usize].pos;
         if i != NONE {
