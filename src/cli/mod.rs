@@ -497,9 +497,7 @@ fn warn_about_missing_sides(inst: &Instance, source: &str) {
                 continue;
             }
             let lacking: Vec<String> = (0..topo.n())
-                .filter(|&p| {
-                    inst.code.role_of[p] as usize == r && sides[p] == crate::topology::NONE
-                })
+                .filter(|&p| inst.code.role_of.of(p) == r && sides[p] == crate::topology::NONE)
                 .map(|p| p.to_string())
                 .collect();
             if !lacking.is_empty() {

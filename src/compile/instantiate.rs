@@ -132,7 +132,7 @@ pub fn instantiate(
             .zip(inst.params)
             .collect(),
         roles,
-        role_of,
+        role_of: super::RoleMap::new(&role_of),
         domains: layout.domains,
         arbitrary: layout.arbitrary,
         inits,

@@ -14,6 +14,8 @@ mod overlaps;
 pub use overlaps::overlapping_actions;
 mod predicates;
 mod reads;
+mod role_map;
+pub use role_map::RoleMap;
 mod stmt;
 pub use predicates::{CInvariant, CProperty, LegitPart};
 
@@ -351,7 +353,7 @@ pub struct Compiled {
     /// The roles.
     pub roles: Vec<CRole>,
     /// Each process's role.
-    pub role_of: Vec<u32>,
+    pub role_of: RoleMap,
     /// Domains by slot (an array's elements share its element domain).
     pub domains: Vec<VarDomain>,
     /// What arbitrary (random) configurations draw each slot from: the

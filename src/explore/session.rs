@@ -529,7 +529,7 @@ fn moves_of(step: &ScheduledStep) -> Vec<(u32, Option<NamedMove>)> {
 
 /// A move as the engine takes it named.
 fn named_move(code: &crate::compile::Compiled, mv: &Move) -> NamedMove {
-    let role = &code.roles[code.role_of[mv.process as usize] as usize];
+    let role = &code.roles[code.role_of.of(mv.process as usize)];
     NamedMove {
         label: role.actions[mv.action as usize].label.clone(),
         member: mv.member,

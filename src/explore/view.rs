@@ -62,7 +62,7 @@ pub(super) fn state(x: &Exploration) -> Result<Value, String> {
                 Err(e) => changes.push(json!(["error", x.error(&e)])),
             }
         }
-        let role = &sim.code.roles[sim.code.role_of[listed.mv.process as usize] as usize];
+        let role = &sim.code.roles[sim.code.role_of.of(listed.mv.process as usize)];
         moves.push(json!({
             "process": listed.mv.process,
             "text": listed.text,

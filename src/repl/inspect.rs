@@ -288,7 +288,7 @@ impl Session {
                 .sim
                 .enabled_actions(p)
                 .map_err(|e| self.runtime_error(&e))?;
-            let role = self.sim.code.role_of[p] as usize;
+            let role = self.sim.code.role_of.of(p);
             let labels: Vec<&str> = acts
                 .iter()
                 .map(|&a| self.sim.code.roles[role].actions[a as usize].label.as_str())

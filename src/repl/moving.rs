@@ -103,7 +103,7 @@ impl Session {
             return Err(USAGE.into());
         }
         let wanted = named.as_ref().map(|m| m.label.as_str());
-        let role = self.sim.code.role_of[p] as usize;
+        let role = self.sim.code.role_of.of(p);
         let actions = &self.sim.code.roles[role].actions;
         if let Some(w) = wanted {
             if !actions.iter().any(|a| a.label == w) {
@@ -146,7 +146,7 @@ impl Session {
     /// Explains, action by action, why process `p` cannot fire: each guard's
     /// conjuncts with their values at `p`.
     pub(super) fn why_not(&self, p: usize, wanted: Option<&str>) -> String {
-        let role = self.sim.code.role_of[p] as usize;
+        let role = self.sim.code.role_of.of(p);
         let mut s = match wanted {
             Some(w) => format!("process {p} cannot fire `{w}`:\n"),
             None => format!("process {p} is not enabled:\n"),

@@ -289,7 +289,7 @@ fn invariant_problem(sim: &Simulation, index: usize) -> Problem {
             .map(|(&p, &a)| {
                 format!(
                     "{p} {}",
-                    sim.code.roles[sim.code.role_of[p as usize] as usize].actions[a as usize].label
+                    sim.code.roles[sim.code.role_of.of(p as usize)].actions[a as usize].label
                 )
             })
             .collect();

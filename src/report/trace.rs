@@ -12,8 +12,7 @@ use std::io::{self, Write};
 fn mover(sim: &Simulation, k: usize) -> (usize, &str, &[i64], &[i64]) {
     let last = sim.last();
     let p = last.movers()[k] as usize;
-    let label =
-        &sim.code.roles[sim.code.role_of[p] as usize].actions[last.actions()[k] as usize].label;
+    let label = &sim.code.roles[sim.code.role_of.of(p)].actions[last.actions()[k] as usize].label;
     let (before, after) = sim.mover_rows(k);
     (p, label, before, after)
 }

@@ -47,7 +47,7 @@ impl Move {
         if !named && self.member.is_none() && self.draws.as_ref().is_none_or(Vec::is_empty) {
             return self.process.to_string();
         }
-        let role = &code.roles[code.role_of[self.process as usize] as usize];
+        let role = &code.roles[code.role_of.of(self.process as usize)];
         crate::runtime::schedule::move_text(
             self.process,
             &role.actions[self.action as usize].label,

@@ -32,7 +32,7 @@ impl StepRelation<'_> {
         out: &mut Vec<Move>,
     ) -> Result<(), RunError> {
         out.clear();
-        let role = &self.code.roles[self.code.role_of[p] as usize];
+        let role = &self.code.roles[self.code.role_of.of(p)];
         let actions = if every {
             let env = self.env(cfg, p, &NoneEnabled);
             let mut actions = Vec::new();
@@ -83,7 +83,7 @@ impl StepRelation<'_> {
     /// the fault when the step is taken).
     fn draw_sequences(&mut self, cfg: &Config, m: &Move) -> Result<Vec<Vec<i64>>, RunError> {
         let p = m.process as usize;
-        let action = &self.code.roles[self.code.role_of[p] as usize].actions[m.action as usize];
+        let action = &self.code.roles[self.code.role_of.of(p)].actions[m.action as usize];
         let mut out = Vec::new();
         let mut prefixes = vec![Vec::new()];
         let mut pending = 1usize;

@@ -178,7 +178,7 @@ pub(crate) fn run_action(
     for (c, v) in buf.scratch.iter().zip(&state[p * stride..(p + 1) * stride]) {
         c.set(*v);
     }
-    let action = &code.roles[code.role_of[p] as usize].actions[pick.action as usize];
+    let action = &code.roles[code.role_of.of(p)].actions[pick.action as usize];
     if code.has_effects {
         buf.fx.clear();
     }
@@ -322,7 +322,7 @@ fn check_effects(
     buf: &StepBuffers,
     step: u64,
 ) -> Result<(), RunError> {
-    let action_of = |p: usize, a: u32| &code.roles[code.role_of[p] as usize].actions[a as usize];
+    let action_of = |p: usize, a: u32| &code.roles[code.role_of.of(p)].actions[a as usize];
     let edge_writes = &buf.edge_writes;
     for (i, a) in edge_writes.iter().enumerate() {
         let key = (a.0.min(a.1), a.0.max(a.1), a.2);
@@ -435,8 +435,9 @@ impl<'a> StepRelation<'a> {
 
     /// The action `p` runs when it moves with no choice asked for: the
     /// first in program order among the most urgent enabled ones.
+    #[inline(always)]
     pub fn first_enabled(&self, cfg: &Config, p: usize) -> Result<Option<u32>, RunError> {
-        let role = &self.code.roles[self.code.role_of[p] as usize];
+        let role = &self.code.roles[self.code.role_of.of(p)];
         match first_true(role, &self.env(cfg, p, &NoneEnabled), false) {
             Ok(NO_ACTION) => Ok(None),
             Ok(a) => Ok(Some(u32::from(a))),
@@ -448,7 +449,7 @@ impl<'a> StepRelation<'a> {
     /// guards hold, in program order (indices into its role's actions).
     pub fn enabled_actions(&self, cfg: &Config, p: usize) -> Result<Vec<u32>, RunError> {
         let first = self.first_enabled(cfg, p)?.map_or(NO_ACTION, |a| a as u16);
-        let role = &self.code.roles[self.code.role_of[p] as usize];
+        let role = &self.code.roles[self.code.role_of.of(p)];
         enabled_actions_from(role, &self.env(cfg, p, &NoneEnabled), p, first, 0)
     }
 

@@ -75,7 +75,7 @@ pub(crate) fn tick_moves(
     buf.sent_due = FRESH;
     let result = (0..topo.n()).try_for_each(|p| {
         tb.done.clear();
-        let role = &code.roles[code.role_of[p] as usize];
+        let role = &code.roles[code.role_of.of(p)];
         let mut moved = false;
         loop {
             // Guards write no effects: an empty set will do.

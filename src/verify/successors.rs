@@ -159,7 +159,7 @@ impl<'a> Successors<'a> {
         if every_move {
             let code = &inst.code;
             engine.choosing = (0..engine.n)
-                .filter(|&p| code.roles[code.role_of[p] as usize].may_choose)
+                .filter(|&p| code.roles[code.role_of.of(p)].may_choose)
                 .fold(0, |m, p| m | 1 << p);
         }
         Some(engine)

@@ -59,7 +59,7 @@ pub(super) struct Symmetry {
     node_slot: Vec<bool>,
     /// Per action of each role: whether its binder ranges over processes.
     member_is_process: Vec<Vec<bool>>,
-    role_of: Vec<u32>,
+    role_of: crate::compile::RoleMap,
 }
 
 impl Symmetry {
@@ -109,7 +109,8 @@ impl Symmetry {
                     .collect()
             })
             .collect();
-        let same = |a: usize, b: usize| code.role_of[a] == code.role_of[b] && kept[a] == kept[b];
+        let same =
+            |a: usize, b: usize| code.role_of.of(a) == code.role_of.of(b) && kept[a] == kept[b];
         let keeps = |to: &[usize], side: &[u32], wanted: bool| {
             !wanted
                 || (0..n).all(|p| match side[p] {
@@ -245,7 +246,7 @@ impl Symmetry {
     pub(super) fn move_back(&self, k: usize, m: &Move) -> Move {
         let from = &self.perms[k].from;
         let p = from[m.process as usize];
-        let role = self.role_of[p as usize] as usize;
+        let role = self.role_of.of(p as usize);
         let process_member = self.member_is_process[role][m.action as usize];
         Move {
             process: p,

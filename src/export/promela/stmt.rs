@@ -26,7 +26,7 @@ impl Tr<'_> {
     /// The actions of process `me`'s role with their priorities, most
     /// urgent first (program order among equal priorities).
     fn ordered_actions(&self) -> Vec<(i64, &Action)> {
-        let role = &self.prog.roles[self.code.role_of[self.me] as usize];
+        let role = &self.prog.roles[self.code.role_of.of(self.me)];
         let mut actions: Vec<(i64, &Action)> = role
             .actions
             .iter()

@@ -72,7 +72,7 @@ impl Simulation {
     /// The label of action `a` (an index into the process's role's actions,
     /// as [`StepRecord::actions`] gives it) of process `p`.
     pub fn action_label(&self, p: usize, a: u32) -> &str {
-        &self.code.roles[self.code.role_of[p] as usize].actions[a as usize].label
+        &self.code.roles[self.code.role_of.of(p)].actions[a as usize].label
     }
 
     /// The name of the `i`-th declared invariant.
@@ -225,13 +225,9 @@ impl Simulation {
         self.rng = rng;
         self.column_steps = 0;
         let p = &mut self.progress;
-        for (info, &role) in p.procs.iter_mut().zip(&self.code.role_of) {
-            *info = ProcInfo {
-                chosen: NO_ACTION,
-                pos: NONE,
-                role: role as u16,
-            };
-        }
+        p.procs.clear();
+        p.procs
+            .extend(self.code.role_of.iter().map(ProcInfo::of_role));
         p.enabled.list.clear();
         p.schedule_pos = 0;
         p.last.clear();

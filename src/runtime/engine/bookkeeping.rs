@@ -90,8 +90,12 @@ impl Simulation {
         let Some(dense) = progress.dense.take() else {
             return;
         };
+        if progress.procs.is_empty() {
+            progress.procs = self.code.role_of.iter().map(ProcInfo::of_role).collect();
+        }
         let list = &mut progress.enabled.list;
         list.clear();
+        list.reserve(dense.count);
         append_chosen(&dense.chosen, 0, list, None);
         let mut k = 0u32;
         for ((infos, chosen), word) in progress
@@ -122,7 +126,7 @@ impl Simulation {
         p: usize,
         only_timers: bool,
     ) -> Result<Option<u32>, RunError> {
-        let role = &self.code.roles[self.progress.procs[p].role as usize];
+        let role = &self.code.roles[self.code.role_of.of(p)];
         match first_true(role, &self.env(p, &[]), only_timers) {
             Ok(NO_ACTION) => Ok(None),
             Ok(a) => Ok(Some(u32::from(a))),

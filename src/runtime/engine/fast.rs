@@ -14,6 +14,13 @@ use crate::runtime::cache::prefetch;
 /// second-level cache holds.
 pub(super) const LOOK_AHEAD_BYTES: usize = 1 << 20;
 
+/// The size of per-process bookkeeping above which synchronous steps
+/// evaluated column by column give it back while they do not need it:
+/// building it again (a central step after them, a restart) then costs
+/// little next to a step over that many processes, and small instances
+/// (sweeps of many short runs) allocate nothing once warmed up.
+pub(super) const GIVE_BACK_BYTES: usize = 1 << 20;
+
 /// The number of enabled processes from which central steps prefetch: with
 /// fewer, the rows the next moves touch are few enough to stay in the
 /// caches, and drawing ahead only costs time.
@@ -54,18 +61,15 @@ pub(super) struct ColumnBuffers {
 impl ColumnBuffers {
     /// Buffers for `code`, with the chunks of `role_of`'s runs of one role,
     /// and a count for each of the `actions` of every role.
-    fn new(code: &crate::compile::columns::ColumnCode, role_of: &[u32], actions: usize) -> Self {
+    fn new(
+        code: &crate::compile::columns::ColumnCode,
+        role_of: &crate::compile::RoleMap,
+        actions: usize,
+    ) -> Self {
         use crate::compile::columns::CHUNK;
-        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
-        for (p, &r) in role_of.iter().enumerate() {
-            match runs.last_mut() {
-                Some(run) if run.2 == r as usize => run.1 = p + 1,
-                _ => runs.push((p, p + 1, r as usize)),
-            }
-        }
-        let chunks = runs
-            .iter()
-            .flat_map(|&(first, end, role)| {
+        let chunks = role_of
+            .runs()
+            .flat_map(|(first, end, role)| {
                 (first..end)
                     .step_by(CHUNK)
                     .map(move |lo| (lo, (lo + CHUNK).min(end), role))
@@ -438,6 +442,17 @@ impl Simulation {
             count: enabled,
             list: OnceCell::new(),
         });
+        // While the chosen actions are a column, the per-process
+        // bookkeeping and the enabled list are out of date: large ones give
+        // their memory back, and `settle` builds them again when a step
+        // needs them.
+        if progress.procs.len() * std::mem::size_of::<ProcInfo>() > GIVE_BACK_BYTES {
+            progress.procs = Vec::new();
+            progress.enabled.list = Vec::new();
+            // The step's movers are worked out from the columns when asked.
+            last.movers = Vec::new();
+            last.actions = Vec::new();
+        }
         progress.steps += 1;
         progress.moves += moving as u64;
         // Every process enabled at the round's start has moved: the round

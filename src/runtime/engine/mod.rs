@@ -237,9 +237,10 @@ impl Simulation {
     ) -> Result<Self, RunError> {
         let n = topo.n();
         let stride = code.stride;
-        let code_roles = code.role_of.clone();
         let moved = vec![0; code.roles.iter().map(|r| r.actions.len()).sum()];
         let first_action = first_actions(&code);
+        let procs = code.role_of.iter().map(ProcInfo::of_role).collect();
+        let role_runs = code.role_of.runs().count().max(1);
         let buf = StepBuffers::new(&code);
         if code.has_random {
             // Draws have a stream of their own: the daemon's choices are
@@ -260,14 +261,7 @@ impl Simulation {
             daemon,
             choice,
             progress: Progress {
-                procs: code_roles
-                    .iter()
-                    .map(|&role| ProcInfo {
-                        chosen: NO_ACTION,
-                        pos: NONE,
-                        role: role as u16,
-                    })
-                    .collect(),
+                procs,
                 // At most every process: room for all once, no growth.
                 enabled: EnabledSet {
                     list: Vec::with_capacity(n),
@@ -296,7 +290,7 @@ impl Simulation {
             columns: None,
             column_path: true,
             column_min_run: 8,
-            role_runs: 1 + code_roles.windows(2).filter(|w| w[0] != w[1]).count(),
+            role_runs,
             legit_changes: Vec::new(),
             single_move_path: true,
             look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
@@ -342,12 +336,26 @@ impl Simulation {
         Ok(())
     }
 
-    /// Bytes held by the configuration, the runtime's per-process tables and
-    /// the topology (closures and per-step buffers are left out: they do not
-    /// grow with n).
+    /// Bytes held by the configuration, the runtime's per-process tables,
+    /// the compiled instance's (roles, values kept by processes outside a
+    /// variable's role) and the topology (closures and per-step buffers are
+    /// left out: they do not grow with n).
     pub fn memory_bytes(&self) -> usize {
         let p = &self.progress;
+        let fixed: usize = self
+            .code
+            .fixed
+            .iter()
+            .flatten()
+            .map(|per| per.capacity() * 16)
+            .sum();
+        let lists =
+            |(movers, actions): &(Vec<u32>, Vec<u32>)| (movers.capacity() + actions.capacity()) * 4;
         self.state.capacity() * 8
+            + self.code.role_of.bytes()
+            + fixed
+            + p.legit.iter().map(|(bits, _)| bits.bytes()).sum::<usize>()
+            + p.last.worked_out.get().map_or(0, lists)
             + p.procs.capacity() * std::mem::size_of::<ProcInfo>()
             + p.enabled.list.capacity() * 4
             + p.in_round.bytes()
@@ -355,7 +363,9 @@ impl Simulation {
             + self.topo.memory_bytes()
             + (p.last.movers.capacity() + p.last.actions.capacity()) * 4
             + p.last.chosen_before.capacity() * 2
-            + p.dense.as_ref().map_or(0, |d| d.chosen.capacity() * 2)
+            + p.dense.as_ref().map_or(0, |d| {
+                d.chosen.capacity() * 2 + d.list.get().map_or(0, |l| l.capacity() * 4)
+            })
             + (p.last.before.capacity() + p.last.after.capacity()) * 8
             + self.columns.as_ref().map_or(0, |c| c.bytes())
     }
@@ -474,8 +484,8 @@ impl Simulation {
     /// The action process `p` would run, if it is enabled.
     pub fn chosen_action(&self, p: usize) -> Option<&crate::compile::CAction> {
         let chosen = self.chosen().of(p);
-        let role = self.progress.procs[p].role;
-        (chosen != NO_ACTION).then(|| &self.code.roles[role as usize].actions[chosen as usize])
+        let role = self.code.role_of.of(p);
+        (chosen != NO_ACTION).then(|| &self.code.roles[role].actions[chosen as usize])
     }
 
     fn env<'a>(&'a self, me: usize, scratch: &'a [Cell<i64>]) -> Env<'a> {
@@ -500,7 +510,7 @@ impl Simulation {
 
     /// The enabled actions of `p` (those of the most urgent enabled priority), by index.
     pub fn enabled_actions(&self, p: usize) -> Result<Vec<u32>, RunError> {
-        let role = &self.code.roles[self.progress.procs[p].role as usize];
+        let role = &self.code.roles[self.code.role_of.of(p)];
         let first = self.chosen().of(p);
         step::enabled_actions_from(role, &self.env(p, &[]), p, first, self.progress.steps)
     }

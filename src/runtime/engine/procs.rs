@@ -28,6 +28,17 @@ pub(crate) struct ProcInfo {
     pub(crate) role: u16,
 }
 
+impl ProcInfo {
+    /// A process of role `role` with no action chosen, out of the enabled list.
+    pub(crate) fn of_role(role: usize) -> Self {
+        ProcInfo {
+            chosen: crate::compile::NO_ACTION,
+            pos: NONE,
+            role: role as u16,
+        }
+    }
+}
+
 /// Where the action each process would run is kept: in its bookkeeping, or
 /// (after a synchronous step evaluated column by column) in one column.
 #[derive(Clone, Copy, Debug)]
