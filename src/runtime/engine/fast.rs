@@ -340,6 +340,11 @@ impl Simulation {
             None => {
                 let mut c = buf.column(n);
                 c.extend(self.progress.procs.iter().map(|i| i.chosen));
+                // Given back before the next configuration is made, so
+                // that the step never holds both (see `land_column_step`).
+                if self.gives_back_bookkeeping() {
+                    self.progress.procs = Vec::new();
+                }
                 (c, self.progress.enabled.list.len())
             }
         };
@@ -426,6 +431,7 @@ impl Simulation {
         }
         self.columns = Some(buf);
         self.column_steps += 1;
+        let gives_back = self.gives_back_bookkeeping();
         let progress = &mut self.progress;
         let last = &mut progress.last;
         last.after.clear();
@@ -446,7 +452,7 @@ impl Simulation {
         // bookkeeping and the enabled list are out of date: large ones give
         // their memory back, and `settle` builds them again when a step
         // needs them.
-        if progress.procs.len() * std::mem::size_of::<ProcInfo>() > GIVE_BACK_BYTES {
+        if gives_back {
             progress.procs = Vec::new();
             progress.enabled.list = Vec::new();
             // The step's movers are worked out from the columns when asked.
@@ -492,8 +498,26 @@ impl Simulation {
                 list: OnceCell::new(),
             });
         } else {
+            if self.progress.procs.is_empty() {
+                // Given back at the step's start: the chosen actions are
+                // in `before`, the places in the enabled list (kept).
+                let procs = &mut self.progress.procs;
+                procs.extend(self.code.role_of.iter().map(ProcInfo::of_role));
+                for (info, &chosen) in procs.iter_mut().zip(&before) {
+                    info.chosen = chosen;
+                }
+                for (k, &p) in self.progress.enabled.list.iter().enumerate() {
+                    procs[p as usize].pos = k as u32;
+                }
+            }
             buf.spare_columns.push(before);
         }
         self.columns = Some(buf);
+    }
+
+    /// Whether the per-process bookkeeping is large enough that column
+    /// steps give it back while it is out of date ([`GIVE_BACK_BYTES`]).
+    fn gives_back_bookkeeping(&self) -> bool {
+        self.topo.n() * std::mem::size_of::<ProcInfo>() > GIVE_BACK_BYTES
     }
 }
