@@ -174,7 +174,7 @@ impl Progress {
             now.step,
             now.moves,
             now.round,
-            sim.enabled().len()
+            sim.enabled_count()
         ));
         bar.tick();
     }

@@ -43,7 +43,7 @@ impl Session {
         let _ = writeln!(
             out,
             "ok; {} enabled, legitimate: {}",
-            self.sim.enabled().len(),
+            self.sim.enabled_count(),
             self.legit_word()
         );
         Ok(())
@@ -79,7 +79,7 @@ impl Session {
         let _ = writeln!(
             out,
             "{} enabled, legitimate: {}",
-            self.sim.enabled().len(),
+            self.sim.enabled_count(),
             self.legit_word()
         );
         Ok(())

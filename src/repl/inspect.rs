@@ -322,7 +322,7 @@ impl Session {
         let _ = writeln!(
             out,
             "enabled: {}, silent: {}",
-            self.sim.enabled().len(),
+            self.sim.enabled_count(),
             if self.sim.is_silent() { "yes" } else { "no" }
         );
     }

@@ -474,8 +474,9 @@ impl Simulation {
             None => &self.progress.enabled.list,
         }
     }
-    /// How many processes are enabled.
-    fn enabled_count(&self) -> usize {
+    /// How many processes are enabled (without listing them, which after
+    /// a synchronous step evaluated column by column would build the list).
+    pub fn enabled_count(&self) -> usize {
         self.progress
             .dense
             .as_ref()
