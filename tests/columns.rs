@@ -310,7 +310,7 @@ fn column_steps_mix_with_steps_process_by_process() {
 
 #[test]
 fn large_rings_give_back_bookkeeping_column_steps_do_not_need() {
-    // Past a megabyte of per-process bookkeeping, a column step gives it
+    // Past 256 KB of per-process bookkeeping, a column step gives it
     // back, and the steps that need it (a chosen mover, few enabled)
     // build it again: runs agree with process by process all along.
     for (src, ring) in [(DIJKSTRA, "ring:140000"), (RICH, "ring:140001")] {

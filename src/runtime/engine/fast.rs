@@ -19,7 +19,7 @@ pub(super) const LOOK_AHEAD_BYTES: usize = 1 << 20;
 /// building it again (a central step after them, a restart) then costs
 /// little next to a step over that many processes, and small instances
 /// (sweeps of many short runs) allocate nothing once warmed up.
-pub(super) const GIVE_BACK_BYTES: usize = 1 << 20;
+pub(super) const GIVE_BACK_BYTES: usize = 1 << 18;
 
 /// The number of enabled processes from which central steps prefetch: with
 /// fewer, the rows the next moves touch are few enough to stay in the
