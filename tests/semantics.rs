@@ -55,6 +55,20 @@ fn a_sequence_sees_its_own_earlier_writes() {
 }
 
 #[test]
+fn a_statement_reads_its_row_as_written_and_neighbours_as_before() {
+    // Plain copies and offsets of own and left variables, which compile to
+    // one closure each: the own row as written so far, the neighbour's
+    // row before the step (under both daemons).
+    let src = "var x: 0..9 = index + 1\nvar y: 0..9 = 0\nvar z: 0..9 = 0\nprocess { a :: y == 0 -> x := 5; y := x; z := left.x + 1; x := left.x; y := y - 1 }";
+    let mut one = sim(src, "ring:3", schedule(&[&[2]]), 0);
+    one.step().unwrap();
+    assert_eq!(values(&one), [1, 0, 0, 2, 0, 0, 2, 4, 3]);
+    let mut all = sim(src, "ring:3", Daemon::Synchronous, 0);
+    all.step().unwrap();
+    assert_eq!(values(&all), [3, 4, 4, 1, 4, 2, 2, 4, 3]);
+}
+
+#[test]
 fn a_multiple_assignment_evaluates_every_value_first() {
     let src = "var x: 0..9 = 1\nvar y: 0..9 = 2\nvar done: bool = false\nprocess { a :: not done -> x, y, done := y, x, true }";
     let mut s = sim(src, "chain:1", Daemon::Central, 0);

@@ -30,6 +30,12 @@ pub(super) enum Plain {
     MyId,
     /// The id of the process a local names (`Q.id`).
     LocalId(usize),
+    /// In a statement, a slot of the process's own row as written so far.
+    Scratch(usize),
+    /// In a statement, a slot of the left neighbour's row on a
+    /// `ring`/`uring` of `n` processes (the row being written on a ring of
+    /// one, where the neighbour is the process itself).
+    LeftInStatement(usize, usize),
 }
 
 /// A plain read of a kind fixed when the closure is made, so that a fused
@@ -68,6 +74,12 @@ struct ReadMyId;
 
 #[derive(Clone, Copy)]
 struct ReadLocalId(usize);
+
+#[derive(Clone, Copy)]
+struct ReadScratch(usize);
+
+#[derive(Clone, Copy)]
+struct ReadLeftInStatement(usize, usize);
 
 impl PlainRead for ReadConst {
     #[inline(always)]
@@ -143,6 +155,26 @@ impl PlainRead for ReadLocalId {
     }
 }
 
+impl PlainRead for ReadScratch {
+    #[inline(always)]
+    fn get(self, e: &Env, _: usize) -> i64 {
+        e.scratch[self.0].get()
+    }
+}
+
+impl PlainRead for ReadLeftInStatement {
+    #[inline(always)]
+    fn get(self, e: &Env, stride: usize) -> i64 {
+        let ReadLeftInStatement(slot, n) = self;
+        let q = if e.me == 0 { n - 1 } else { e.me - 1 };
+        if q == e.me {
+            e.scratch[slot].get()
+        } else {
+            e.state[q * stride + slot]
+        }
+    }
+}
+
 /// Evaluates `$body` with `$read` bound to the statically typed read of
 /// plain read `$plain`: one expansion per kind, so that closures built in
 /// `$body` are compiled for that kind.
@@ -189,6 +221,14 @@ macro_rules! with_read {
                 let $read = ReadLocalId(local);
                 $body
             }
+            Plain::Scratch(slot) => {
+                let $read = ReadScratch(slot);
+                $body
+            }
+            Plain::LeftInStatement(slot, n) => {
+                let $read = ReadLeftInStatement(slot, n);
+                $body
+            }
         }
     };
 }
@@ -203,6 +243,18 @@ pub(super) fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
         with_read!(b, read_b => both(op, a, read_b, stride))
     }
     with_read!(a, read_a => with_a(op, read_a, b, stride))
+}
+
+/// `slot := a` in a statement, for a plain read `a` whose values all lie
+/// in the slot's domain (nothing to check): one closure.
+pub(super) fn fused_assign(slot: usize, a: Plain, stride: usize) -> SFn {
+    fn with<A: PlainRead>(slot: usize, a: A, stride: usize) -> SFn {
+        Box::new(move |e| {
+            e.scratch[slot].set(a.get(e, stride));
+            Ok(())
+        })
+    }
+    with_read!(a, read => with(slot, read, stride))
 }
 
 /// The value of plain read `a`, as a closure.
@@ -251,7 +303,7 @@ impl Compiler<'_> {
             IExpr::Id(Proc::Me) => return Some(Plain::MyId),
             IExpr::Id(Proc::Local(local)) => return Some(Plain::LocalId(*local)),
             // In a statement the process's own row is being written.
-            _ if self.in_stmt => return None,
+            _ if self.in_stmt => return self.plain_in_statement(e),
             IExpr::Index(Proc::Me) | IExpr::NodeOf(Proc::Me) => return Some(Plain::Me),
             _ => {}
         }
@@ -267,6 +319,21 @@ impl Compiler<'_> {
             Proc::Local(local) => Some(Plain::Local(self.offsets[*v], *local)),
             Proc::Through(var) if scalar(*var) => {
                 Some(Plain::Through(self.offsets[*var], self.offsets[*v]))
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Compiler::plain`] in a statement, where the process's own row is
+    /// the one being written (read from the statement's scratch row): the
+    /// process itself, an own variable, on a ring the left neighbour's.
+    fn plain_in_statement(&self, e: &IExpr) -> Option<Plain> {
+        let scalar = |v: usize| self.prog.vars[v].len.is_none() && !self.per_nbr[v];
+        match e {
+            IExpr::Index(Proc::Me) | IExpr::NodeOf(Proc::Me) => Some(Plain::Me),
+            IExpr::Var(Proc::Me, v) if scalar(*v) => Some(Plain::Scratch(self.offsets[*v])),
+            IExpr::Var(Proc::Left(_), v) if scalar(*v) && self.regular_ring => {
+                Some(Plain::LeftInStatement(self.offsets[*v], self.n.n as usize))
             }
             _ => None,
         }

@@ -282,6 +282,11 @@ impl Compiler<'_> {
                 _ => false,
             };
             if within {
+                if let Value::Int(x) = &values[0] {
+                    if let Some(read) = self.plain(x) {
+                        return super::fused::fused_assign(slot, read, self.stride);
+                    }
+                }
                 return Box::new(move |e| {
                     e.scratch[slot].set(f(e)?);
                     Ok(())
