@@ -140,8 +140,10 @@ pub struct Summary<'a> {
     pub losses: u64,
     /// No process enabled and no timer running.
     pub silent: bool,
-    /// The enabled processes, in increasing order.
-    pub enabled: Vec<u32>,
+    /// How many processes are enabled (the JSON form lists them, and the
+    /// final configuration marks them, from the simulation itself: a list
+    /// of a large ring's enabled processes is not kept for a count).
+    pub enabled: usize,
     /// The program's reports, as text, or why one is undefined.
     pub reports: Vec<(String, Result<String, String>)>,
     /// Whether the program runs in ticks (a step is a tick).
@@ -163,7 +165,7 @@ impl<'a> Summary<'a> {
             first_legitimate: sim.first_legitimate(),
             losses: sim.legitimacy_losses(),
             silent: sim.is_silent(),
-            enabled: sorted(sim.enabled()),
+            enabled: sim.enabled_count(),
             reports: sim.reports(),
             ticks: sim.runs_in_ticks(),
         }
@@ -203,12 +205,12 @@ impl<'a> Summary<'a> {
     fn silent_text(&self) -> String {
         if self.silent {
             "yes".into()
-        } else if self.enabled.is_empty() && self.ticks {
+        } else if self.enabled == 0 && self.ticks {
             "no (no process enabled, but timers are running or messages on their way)".into()
-        } else if self.enabled.is_empty() {
+        } else if self.enabled == 0 {
             "no (no process enabled, but timers are running)".into()
         } else {
-            format!("no ({} enabled)", self.enabled.len())
+            format!("no ({} enabled)", self.enabled)
         }
     }
 
@@ -314,16 +316,19 @@ impl<'a> Summary<'a> {
         let stride = sim.stride();
         let ids = super::ids_differ(sim);
         for p in 0..sim.n() {
-            let enabled = self.enabled.binary_search(&(p as u32)).is_ok();
-            let mark = if enabled { " *" } else { "" };
+            let mark = if sim.chosen_action(p).is_some() {
+                " *"
+            } else {
+                ""
+            };
             let row = row_text(sim, p, &sim.state[p * stride..(p + 1) * stride]);
             writeln!(out, "  {}: {row}{mark}", super::process_label(sim, p, ids))?;
         }
         write!(out, "{}", super::channels_text(sim))?;
         // The legend of the marks, where there is a mark.
-        match self.enabled.is_empty() {
-            true => Ok(()),
-            false => writeln!(out, "  (* enabled)"),
+        match self.enabled {
+            0 => Ok(()),
+            _ => writeln!(out, "  (* enabled)"),
         }
     }
 
@@ -355,7 +360,7 @@ impl<'a> Summary<'a> {
             "first_legitimate": self.first_legitimate,
             "legitimacy_losses": self.losses,
             "silent": self.silent,
-            "enabled": self.enabled,
+            "enabled": sorted(sim.enabled()),
         });
         if let Some(t) = info.tally {
             let moves: Map<String, Value> =
