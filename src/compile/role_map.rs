@@ -4,7 +4,7 @@
 //! consecutive processes, not an entry a process.
 
 /// The most runs kept as runs; beyond them, an entry a process (a lookup
-/// then scans at most this many runs).
+/// then searches at most this many runs).
 const MOST_RUNS: usize = 4;
 
 /// Each process's role.
