@@ -7,7 +7,7 @@ use super::*;
 
 /// Adds `q` to the processes a step affects unless it is there already:
 /// searched for in the list when there are `few`, else marked in `marks`.
-#[inline]
+#[inline(always)]
 pub(super) fn affect(marks: &mut Bits, affected: &mut Vec<u32>, few: bool, q: u32) {
     if few {
         if !affected.contains(&q) {
