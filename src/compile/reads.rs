@@ -122,23 +122,20 @@ impl Compiler<'_> {
     pub(super) fn read(&self, p: &Proc, slot: usize) -> IFn {
         let stride = self.stride;
         match p {
-            Proc::Me if self.in_stmt => Box::new(move |e| Ok(e.scratch[slot].get())),
-            Proc::Me => Box::new(move |e| Ok(e.state[e.me * stride + slot])),
-            // On a ring the left neighbour is computed, not looked up.
-            Proc::Left(_) if !self.in_stmt && self.regular_ring => Box::new(move |e| {
-                let q = if e.me == 0 { e.topo.n() - 1 } else { e.me - 1 };
-                Ok(e.state[q * stride + slot])
-            }),
-            // In a statement the left neighbour is the process itself only
-            // on a ring of one, whose own row is the one being written.
-            Proc::Left(_) if self.regular_ring => Box::new(move |e| {
-                let q = if e.me == 0 { e.topo.n() - 1 } else { e.me - 1 };
-                Ok(if q == e.me {
-                    e.scratch[slot].get()
+            // The process's own row, and on a ring (neighbours computed, not
+            // looked up) the left neighbour's: the fused reads' definitions,
+            // which in a statement read the row being written.
+            Proc::Me if self.in_stmt => fused_read(Plain::Scratch(slot), stride),
+            Proc::Me => fused_read(Plain::Own(slot), stride),
+            Proc::Left(_) if self.regular_ring => {
+                let n = self.n.n as usize;
+                let read = if self.in_stmt {
+                    Plain::LeftInStatement(slot, n)
                 } else {
-                    e.state[q * stride + slot]
-                })
-            }),
+                    Plain::Left(slot, n)
+                };
+                fused_read(read, stride)
+            }
             Proc::Left(span) if !self.in_stmt => {
                 let span = *span;
                 Box::new(move |e| {

@@ -49,8 +49,7 @@ pub(super) fn refresh_in(
             }
         }
     } else if !listed {
-        info.pos = progress.enabled.list.len() as u32;
-        progress.enabled.list.push(q);
+        progress.enabled.insert_unlisted(info, q);
     }
     Ok(())
 }

@@ -69,6 +69,13 @@ pub(super) struct EnabledSet {
 }
 
 impl EnabledSet {
+    /// Lists `p`, whose bookkeeping is `info`, which is not listed.
+    #[inline(always)]
+    pub(super) fn insert_unlisted(&mut self, info: &mut ProcInfo, p: u32) {
+        debug_assert_eq!(info.pos, NONE, "process {p} is listed already");
+        info.pos = self.list.len() as u32;
+        self.list.push(p);
+    }
     pub(super) fn remove(&mut self, procs: &mut [ProcInfo], p: u32) {
         let i = procs[p as usize].pos;
         if i != NONE {
