@@ -107,11 +107,16 @@ impl Channels {
         // Sequence numbers below 128 (a search's configurations, which are
         // canonical but for the step just taken): a bit each, and a
         // message's new number is how many bits are set below its own.
+        // Most channels are empty, and a queue's iterator costs more than
+        // the test: each queue's two halves are read as slices.
         let (mut present, mut count, mut small) = (0u128, 0usize, true);
-        for m in self.queues.iter().filter(|q| !q.is_empty()).flatten() {
-            small &= m.seq < 128;
-            present |= 1u128.checked_shl(m.seq as u32).unwrap_or(0);
-            count += 1;
+        for q in self.queues.iter().filter(|q| !q.is_empty()) {
+            let (front, back) = q.as_slices();
+            for m in front.iter().chain(back) {
+                small &= m.seq < 128;
+                present |= 1u128.checked_shl(m.seq as u32).unwrap_or(0);
+            }
+            count += q.len();
         }
         self.next_seq = count as u64;
         if small {
@@ -120,7 +125,8 @@ impl Channels {
                 return;
             }
             for q in self.queues.iter_mut().filter(|q| !q.is_empty()) {
-                for m in q.iter_mut() {
+                let (front, back) = q.as_mut_slices();
+                for m in front.iter_mut().chain(back) {
                     m.seq = u64::from((present & ((1u128 << m.seq) - 1)).count_ones());
                 }
             }

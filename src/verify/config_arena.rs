@@ -82,12 +82,16 @@ impl MessageShape {
         }
     }
 
-    /// The bits of a packed message's channel (among `chans`') and type.
-    fn bits(&self, chans: &Channels) -> (u32, u32) {
-        (
-            bits_for(chans.queues.len() as u128),
-            bits_for(self.domains.len() as u128),
-        )
+    /// The bits of a packed message's channel (among `arcs`) and type.
+    fn bits(&self, arcs: usize) -> (u32, u32) {
+        (bits_for(arcs as u128), bits_for(self.domains.len() as u128))
+    }
+
+    /// Whether every packed message of every type fits in a word.
+    fn fits_words(&self, (arc_bits, kind_bits): (u32, u32)) -> bool {
+        self.domains
+            .iter()
+            .all(|fields| arc_bits + kind_bits + fields.iter().map(|f| f.1).sum::<u32>() <= 64)
     }
 
     /// How many fields a message of type `kind` has (every one, for a type
@@ -104,6 +108,10 @@ struct Encoding {
     /// The state space and the bytes of a code, where the rows are coded.
     coded: Option<(Space, usize)>,
     messages: MessageShape,
+    /// The bits of a packed message's channel and type.
+    bits: (u32, u32),
+    /// Whether a packed message fits in a word (see [`Encoding::pack_words`]).
+    words: bool,
 }
 
 impl Encoding {
@@ -116,7 +124,7 @@ impl Encoding {
         match self
             .coded
             .as_ref()
-            .and_then(|(space, w)| Some((space.index(cfg)?, *w)))
+            .and_then(|(space, w)| Some((space.index_u64(cfg)?, *w)))
         {
             Some((code, width)) => {
                 out.push(0);
@@ -134,6 +142,10 @@ impl Encoding {
         let count: usize = chans.queues.iter().map(|q| q.len()).sum();
         varint(out, count as u64);
         if count == 0 {
+            return;
+        }
+        if self.words && !self.messages.timed && self.pack_words(chans, count, out) {
+            out[head] |= 2;
             return;
         }
         // Where each message is (channel, place), by its number.
@@ -184,11 +196,69 @@ impl Encoding {
         }
     }
 
+    /// A packed message's bits, on channel `arc`, in a word, and how
+    /// many; `None` where a field is outside its domain or the type is
+    /// unknown. Only where [`Encoding::words`] says they fit.
+    #[inline]
+    fn word(&self, arc: usize, m: &Msg) -> Option<(u64, u32)> {
+        let (arc_bits, kind_bits) = self.bits;
+        let fields = self.messages.domains.get(usize::from(m.kind))?;
+        let (mut word, mut held) = (
+            arc as u64 | u64::from(m.kind) << arc_bits,
+            arc_bits + kind_bits,
+        );
+        for (&(lo, width), &f) in fields.iter().zip(&m.fields) {
+            // Below `lo`, the difference wraps to a large number.
+            let x = f.wrapping_sub(lo) as u64;
+            if width < 64 && x >> width != 0 {
+                return None;
+            }
+            word |= x.checked_shl(held).unwrap_or(0);
+            held += width;
+        }
+        Some((word, held))
+    }
+
+    /// [`Encoding::pack`] of the `count` messages of `chans` where each
+    /// fits in a word: one pass over the channels, each message's word
+    /// put at its number, then written in order.
+    fn pack_words(&self, chans: &Channels, count: usize, out: &mut Vec<u8>) -> bool {
+        let mut few = [(0u64, 0u32); 32];
+        let mut many = Vec::new();
+        let words = if count <= few.len() {
+            &mut few[..count]
+        } else {
+            many.resize(count, (0, 0));
+            &mut many[..]
+        };
+        // Most channels are empty: an iterator over a queue's two halves
+        // costs more than the test.
+        for (arc, queue) in chans.queues.iter().enumerate() {
+            if queue.is_empty() {
+                continue;
+            }
+            let (front, back) = queue.as_slices();
+            for m in front.iter().chain(back) {
+                debug_assert!(m.seq < count as u64, "canonical channels");
+                match self.word(arc, m) {
+                    Some(word) => words[m.seq as usize] = word,
+                    None => return false,
+                }
+            }
+        }
+        let mut bits = BitWriter::new(out);
+        for &(word, held) in words.iter() {
+            bits.put(word, held);
+        }
+        bits.finish();
+        true
+    }
+
     /// Appends the messages `order` lists (channel, place), packed; false,
     /// with `out` as it was, where a field is outside its domain.
     fn pack(&self, chans: &Channels, order: &[(u32, u32)], out: &mut Vec<u8>) -> bool {
         let from = out.len();
-        let (arc_bits, kind_bits) = self.messages.bits(chans);
+        let (arc_bits, kind_bits) = self.bits;
         let mut bits = BitWriter::new(out);
         for &(arc, at) in order {
             let m = &chans.queues[arc as usize][at as usize];
@@ -242,7 +312,7 @@ impl Encoding {
         let count = read_varint(bytes, &mut at);
         cfg.chans.next_seq = count;
         if bytes[0] & 2 != 0 {
-            let (arc_bits, kind_bits) = self.messages.bits(&cfg.chans);
+            let (arc_bits, kind_bits) = self.bits;
             let mut bits = BitReader::new(&bytes[at..]);
             for seq in 0..count {
                 let arc = bits.take(arc_bits) as usize;
@@ -310,10 +380,13 @@ impl ConfigArena {
                 .index(like)
                 .is_some_and(|code| space.config(code).rows == like.rows);
         let width = bits_for(space.count()).div_ceil(8);
+        let bits = messages.bits(like.chans.queues.len());
         ConfigArena {
             encoding: Encoding {
                 coded: coded.then_some((space, (width as usize).max(1))),
+                words: messages.fits_words(bits),
                 messages,
+                bits,
             },
             bytes: Vec::new(),
             starts: vec![0],
@@ -451,21 +524,24 @@ impl<'a> BitWriter<'a> {
     }
 
     /// Appends the low `width` bits of `v` (at most 64).
+    #[inline]
     fn put(&mut self, v: u64, width: u32) {
         self.pending |= u128::from(v) << self.held;
         self.held += width;
-        while self.held >= 8 {
-            self.out.push(self.pending as u8);
-            self.pending >>= 8;
-            self.held -= 8;
+        // Eight bytes at once: `held` stays under 64 + 64.
+        if self.held >= 64 {
+            self.out
+                .extend_from_slice(&(self.pending as u64).to_le_bytes());
+            self.pending >>= 64;
+            self.held -= 64;
         }
     }
 
     /// Writes the last bits (the rest of their byte 0).
     fn finish(self) {
-        if self.held > 0 {
-            self.out.push(self.pending as u8);
-        }
+        let bytes = self.held.div_ceil(8) as usize;
+        self.out
+            .extend_from_slice(&(self.pending as u64).to_le_bytes()[..bytes]);
     }
 }
 

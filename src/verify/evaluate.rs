@@ -4,6 +4,7 @@
 
 use super::local::LocalMoves;
 use super::move_memo::Holding;
+use super::view_memo::ViewMemo;
 use super::{successors, Explorer, Refusal};
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
@@ -31,6 +32,23 @@ pub(super) fn evaluate(
     chosen: &mut Vec<u16>,
 ) -> Result<Evaluated, Refusal> {
     rel.chosen_into(cfg, chosen)
+        .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
+    evaluate_chosen(rel, cfg, chosen, None)
+}
+
+/// [`evaluate`], each process's chosen action looked up in `views`
+/// where there is one (and the views of `cfg` left loaded there).
+pub(super) fn evaluate_seen(
+    rel: &mut StepRelation,
+    cfg: &Config,
+    chosen: &mut Vec<u16>,
+    views: Option<&mut ViewMemo>,
+) -> Result<Evaluated, Refusal> {
+    let Some(views) = views else {
+        return evaluate(rel, cfg, chosen);
+    };
+    views
+        .chosen_into(rel, cfg, chosen)
         .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
     evaluate_chosen(rel, cfg, chosen, None)
 }

@@ -6,6 +6,7 @@
 //! one move, these are the daemon's move sets in their order. The general
 //! way to the steps, for the searches that do not take them from tables.
 
+use super::view_memo::ViewMemo;
 use super::Refusal;
 use crate::runtime::daemon::{Daemon, MAX_STEPS_LISTED};
 use crate::runtime::step::{Move, RunError, StepRelation};
@@ -37,10 +38,26 @@ impl Lister {
         enabled: &[u32],
         every: bool,
     ) -> Result<(), RunError> {
+        self.load_seen(rel, cfg, enabled, every, None)
+    }
+
+    /// [`Lister::load`], each process's moves taken from `views` where
+    /// there is one (loaded with `cfg`'s views, of `every` move or not).
+    pub(super) fn load_seen(
+        &mut self,
+        rel: &mut StepRelation,
+        cfg: &Config,
+        enabled: &[u32],
+        every: bool,
+        views: Option<&ViewMemo>,
+    ) -> Result<(), RunError> {
         self.moves.clear();
         self.owners.clear();
         for &p in enabled {
-            rel.moves_into(cfg, p as usize, every, &mut self.one)?;
+            match views {
+                Some(views) => views.moves_into(rel, cfg, p as usize, &mut self.one)?,
+                None => rel.moves_into(cfg, p as usize, every, &mut self.one)?,
+            }
             self.owners.extend(self.one.iter().map(|m| m.process));
             self.moves.append(&mut self.one);
         }

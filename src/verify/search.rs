@@ -11,6 +11,7 @@ use super::counts::{Counts, NO_RUN, UNSEEN};
 use super::moves::Lister;
 use super::states::States;
 use super::successors::{Succ, Successors, ANY_CHANGED};
+use super::view_memo::ViewMemo;
 use super::walk::Stop;
 use super::{Convergence, Explorer, Fairness, Refusal, Run};
 use crate::compile::NO_ACTION;
@@ -51,6 +52,8 @@ pub(super) struct Search<'e, 'a> {
     pub(super) fault: Option<(crate::runtime::step::RunError, u32, Vec<Move>)>,
     /// The steps of a configuration, listed move by move.
     lister: Lister,
+    /// Where the program has channels: what each process does per view.
+    views: Option<ViewMemo>,
     /// By orbits: per step of the last [`Search::successors_from`], the
     /// symmetry that takes where it leads to the configuration standing
     /// for its orbit.
@@ -83,6 +86,7 @@ impl<'e, 'a> Search<'e, 'a> {
             threads: rayon::current_num_threads(),
             fault: None,
             lister: Lister::default(),
+            views: ViewMemo::new(ex.inst, ex.every_move()),
             symmetries: Vec::new(),
             here: Config::default(),
             next: Config::default(),
@@ -176,12 +180,18 @@ impl<'e, 'a> Search<'e, 'a> {
         mut each: impl FnMut(u32, &[Move], usize),
     ) -> Result<bool, Refusal> {
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-        let chosen = self.rel.chosen(cfg).map_err(fail)?;
+        let mut chosen = Vec::new();
+        match self.views.as_mut() {
+            Some(views) => views.chosen_into(&mut self.rel, cfg, &mut chosen),
+            None => self.rel.chosen_into(cfg, &mut chosen),
+        }
+        .map_err(fail)?;
         let enabled: Vec<u32> = (0..chosen.len() as u32)
             .filter(|&p| chosen[p as usize] != NO_ACTION)
             .collect();
+        let every = self.ex.every_move();
         self.lister
-            .load(&mut self.rel, cfg, &enabled, self.ex.every_move())
+            .load_seen(&mut self.rel, cfg, &enabled, every, self.views.as_ref())
             .map_err(fail)?;
         let Search {
             ex,

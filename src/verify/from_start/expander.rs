@@ -3,12 +3,13 @@
 //! out to the pool's threads, or claimed one by one by the threads free.
 
 use super::super::code_set::MIX;
-use super::super::evaluate::{evaluate, evaluate_chosen, Evaluated};
+use super::super::evaluate::{evaluate_chosen, evaluate_seen, Evaluated};
 use super::super::move_memo::MoveMemo;
 use super::super::moves::{within_steps_listed, Lister};
 use super::super::reached::{Reached, Unkept};
 use super::super::successors::{self, as_bits};
 use super::super::symmetry::Symmetry;
+use super::super::view_memo::ViewMemo;
 use super::super::Refusal;
 use super::block::{Aside, Block, Steps, ASIDE};
 use super::sleep::{apart, Asleep};
@@ -88,6 +89,7 @@ impl Expanding<'_> {
         let mut x = Expander::new(self.inst, self.memo, self.like);
         x.listed = self.listed;
         x.symmetry = self.symmetry;
+        x.views = ViewMemo::new(self.inst, self.listed.unwrap_or(false));
         x
     }
 
@@ -213,6 +215,8 @@ struct Expander<'i> {
     /// See [`Expanding::listed`], and where the moves are listed.
     listed: Option<bool>,
     lister: Lister,
+    /// Where the program has channels: what each process does per view.
+    views: Option<ViewMemo>,
     /// See [`Expanding::symmetry`], and where a step's orbit is found.
     symmetry: Option<&'i Symmetry>,
     canonical: Config,
@@ -237,6 +241,7 @@ impl<'i> Expander<'i> {
             sleep: None,
             listed: None,
             lister: Lister::default(),
+            views: None,
             symmetry: None,
             canonical: like.clone(),
         }
@@ -377,7 +382,12 @@ impl<'i> Expander<'i> {
             }
         }
         self.load(source, i);
-        let evaluated = evaluate(&self.rel, &self.cfg, &mut self.chosen)?;
+        let evaluated = evaluate_seen(
+            &mut self.rel,
+            &self.cfg,
+            &mut self.chosen,
+            self.views.as_mut(),
+        )?;
         match self.listed {
             Some(every) => self.push_listed(daemon, source, &evaluated, every, steps)?,
             None => self.push_steps(daemon, source, i, &evaluated, None, steps)?,
@@ -557,12 +567,13 @@ impl Expander<'_> {
             next,
             enabled,
             lister,
+            views,
             symmetry,
             canonical,
             ..
         } = self;
         lister
-            .load(rel, cfg, enabled, every)
+            .load_seen(rel, cfg, enabled, every, views.as_ref())
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
         let symmetries = symmetry.map_or(1, Symmetry::order);
         lister.each_step(daemon, &inst.topo, symmetries, |moves| {

@@ -1,0 +1,293 @@
+//! Each process's first enabled action and moves, remembered per value of
+//! what it sees, in programs with channels: a search from a start meets
+//! the same views again and again (Chang and Roberts' ring of 9: a few
+//! hundred a process among three million configurations), where
+//! interpreting every guard of every process took over a third of the
+//! search.
+//!
+//! What a process sees is its own row and its neighbours' (reads are
+//! local), and of the channels into it only their heads: `receive` takes
+//! the oldest head a guard accepts, so the heads' order by age is part
+//! of the view (`msgs` is allowed in global predicates only, and a
+//! message's place in its channel is seen by no guard). Programs that
+//! run in ticks are left to the interpreter: a head there is visible
+//! only once it has arrived, and timers are read besides. A view whose
+//! guards fault is not remembered (the interpreter reports it each
+//! time); a view whose moves fault keeps its first action and leaves its
+//! moves to the interpreter, which reports the fault where it did.
+
+use crate::compile::NO_ACTION;
+use crate::load::Instance;
+use crate::runtime::step::{Move, RunError, StepRelation};
+use crate::state::channels::MAX_FIELDS;
+use crate::state::Config;
+use rustc_hash::FxHashMap;
+
+/// The most views remembered (beyond, the interpreter answers): some
+/// tens of bytes each.
+const MOST_VIEWS: usize = 1 << 20;
+
+/// What a process does in one view.
+struct Remembered {
+    /// Its first enabled action, or `NO_ACTION`.
+    first: u16,
+    /// Its moves, as [`StepRelation::moves_into`] lists them; `None`
+    /// where listing them faults.
+    moves: Option<Box<[Move]>>,
+}
+
+/// The views of one thread's search, and what each process does in them.
+pub(super) struct ViewMemo {
+    stride: usize,
+    /// Whether every move is listed, or the first enabled action's alone.
+    every: bool,
+    /// Per process: the processes whose rows it reads, in increasing order.
+    rows_read: Vec<Box<[u32]>>,
+    /// Per process: the channels into it.
+    arcs_into: Vec<Box<[u32]>>,
+    /// Per message type: how many fields it has.
+    arity: Vec<usize>,
+    /// A view's number, by its values: the process, the rows it reads,
+    /// and per channel into it, its head (type and fields, or -1 where
+    /// empty) and the head's rank by age among the heads.
+    numbers: FxHashMap<Box<[i64]>, u32>,
+    remembered: Vec<Remembered>,
+    /// Per process: its view's number in the configuration loaded last
+    /// (`u32::MAX`: interpreted).
+    loaded: Vec<u32>,
+    key: Vec<i64>,
+    one: Vec<Move>,
+}
+
+impl ViewMemo {
+    /// A memo for `inst`'s processes listing `every` move or the first
+    /// enabled action's; `None` where the program has no channels or runs
+    /// in ticks.
+    pub(super) fn new(inst: &Instance, every: bool) -> Option<Self> {
+        if inst.code.capacity.is_none() || inst.runs_in_ticks() {
+            return None;
+        }
+        let topo = &inst.topo;
+        let rows_read = (0..topo.n())
+            .map(|p| {
+                let mut read: Vec<u32> = topo.nbrs(p).to_vec();
+                read.extend_from_slice(topo.readers(p));
+                read.push(p as u32);
+                read.sort_unstable();
+                read.dedup();
+                read.into_boxed_slice()
+            })
+            .collect();
+        let arcs_into = (0..topo.n()).map(|p| topo.arcs_into(p).into()).collect();
+        Some(ViewMemo {
+            stride: inst.code.stride,
+            every,
+            rows_read,
+            arcs_into,
+            arity: inst.prog.messages.iter().map(|m| m.fields.len()).collect(),
+            numbers: FxHashMap::default(),
+            remembered: Vec::new(),
+            loaded: Vec::new(),
+            key: Vec::new(),
+            one: Vec::new(),
+        })
+    }
+
+    /// Process `p`'s view in `cfg`, into `self.key`.
+    fn view(&mut self, cfg: &Config, p: usize) {
+        let key = &mut self.key;
+        key.clear();
+        key.push(p as i64);
+        for &q in self.rows_read[p].iter() {
+            key.extend_from_slice(cfg.row(q as usize, self.stride));
+        }
+        let arcs = &self.arcs_into[p];
+        let head_seq = |arc: u32| cfg.chans.queues[arc as usize].front().map(|m| m.seq);
+        for &arc in arcs.iter() {
+            let Some(head) = cfg.chans.queues[arc as usize].front() else {
+                key.push(-1);
+                continue;
+            };
+            key.push(i64::from(head.kind));
+            let arity = self.arity.get(usize::from(head.kind)).copied();
+            key.extend_from_slice(&head.fields[..arity.unwrap_or(MAX_FIELDS)]);
+            let older = arcs
+                .iter()
+                .filter(|&&a| head_seq(a).is_some_and(|s| s < head.seq))
+                .count();
+            key.push(older as i64);
+        }
+    }
+
+    /// Each process's first enabled action in `cfg` (or `NO_ACTION`)
+    /// into `chosen`, as [`StepRelation::chosen_into`] gives it, with
+    /// the same first fault; [`ViewMemo::moves_into`] then lists moves
+    /// in `cfg`.
+    pub(super) fn chosen_into(
+        &mut self,
+        rel: &mut StepRelation,
+        cfg: &Config,
+        chosen: &mut Vec<u16>,
+    ) -> Result<(), RunError> {
+        chosen.clear();
+        self.loaded.clear();
+        for p in 0..cfg.rows.len() / self.stride.max(1) {
+            self.view(cfg, p);
+            if let Some(&k) = self.numbers.get(&self.key[..]) {
+                chosen.push(self.remembered[k as usize].first);
+                self.loaded.push(k);
+                continue;
+            }
+            let first = rel.first_enabled(cfg, p)?.map_or(NO_ACTION, |a| a as u16);
+            chosen.push(first);
+            if self.remembered.len() >= MOST_VIEWS {
+                self.loaded.push(u32::MAX);
+                continue;
+            }
+            let moves = match first {
+                NO_ACTION => Some(Box::default()),
+                _ => rel
+                    .moves_into(cfg, p, self.every, &mut self.one)
+                    .ok()
+                    .map(|()| self.one.as_slice().into()),
+            };
+            let k = self.remembered.len() as u32;
+            self.remembered.push(Remembered { first, moves });
+            self.numbers.insert(self.key.as_slice().into(), k);
+            self.loaded.push(k);
+        }
+        Ok(())
+    }
+
+    /// Process `p`'s moves in the configuration of the last
+    /// [`ViewMemo::chosen_into`], `cfg`, into `out`, as
+    /// [`StepRelation::moves_into`] lists them (`every` as this memo's).
+    pub(super) fn moves_into(
+        &self,
+        rel: &mut StepRelation,
+        cfg: &Config,
+        p: usize,
+        out: &mut Vec<Move>,
+    ) -> Result<(), RunError> {
+        let remembered = self
+            .loaded
+            .get(p)
+            .and_then(|&k| self.remembered.get(k as usize))
+            .and_then(|r| r.moves.as_deref());
+        match remembered {
+            Some(moves) => {
+                out.clear();
+                out.extend_from_slice(moves);
+                Ok(())
+            }
+            None => rel.moves_into(cfg, p, self.every, out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::init::InitMode;
+    use std::collections::{HashSet, VecDeque};
+
+    /// Two message types received at one priority from both neighbours
+    /// (which head is older decides), a receive of a lower priority whose
+    /// guard faults on some heads, a guard reading a neighbour's row, a
+    /// draw and a binder.
+    const PROGRAM: &str = "message ping(k: 0..2)
+message pong(k: 0..2)
+channel capacity 2
+var hops: 0..3 = 0
+var mode: 0..1 = 0
+process {
+    go priority 1 :: hops == 0 -> hops := 1; send ping(0) to right; send pong(1) to left
+    a :: receive ping(k) from q and k != 1 -> hops := (hops + 1) mod 4; send pong((k + 1) mod 3) to q
+    b :: receive pong(k) from q and mode == 0 and left.hops < 3 -> mode := random(0..1); if k < 2 { send ping(k + 1) to q }
+    c :: receive pong(k) from q and mode == 1 -> mode := 0
+    e for q in nbrs :: hops == 3 and q.mode == 1 -> hops := 2
+    d priority 2 :: receive ping(k) from q and 6 / (k - 1) > 1 -> skip
+}
+";
+
+    /// What `chosen` (each process's first action, or the first fault)
+    /// and each enabled process's moves say.
+    fn said(
+        chosen: Result<Vec<u16>, RunError>,
+        mut moves_of: impl FnMut(usize, &mut Vec<Move>) -> Result<(), RunError>,
+    ) -> String {
+        let chosen = match chosen {
+            Ok(chosen) => chosen,
+            Err(e) => return format!("{e:?}"),
+        };
+        let mut out = format!("{chosen:?}");
+        for (p, &first) in chosen.iter().enumerate() {
+            if first != NO_ACTION {
+                let mut moves = Vec::new();
+                let listed = moves_of(p, &mut moves).map(|()| moves);
+                out += &format!(" {p}: {listed:?}");
+            }
+        }
+        out
+    }
+
+    /// What the interpreter says of `cfg`.
+    fn interpreted(rel: &mut StepRelation, cfg: &Config, every: bool) -> String {
+        let chosen = rel.chosen(cfg);
+        said(chosen, |p, out| rel.moves_into(cfg, p, every, out))
+    }
+
+    /// What the memo says of `cfg`.
+    fn remembered(memo: &mut ViewMemo, rel: &mut StepRelation, cfg: &Config) -> String {
+        let mut chosen = Vec::new();
+        let chosen = memo.chosen_into(rel, cfg, &mut chosen).map(|()| chosen);
+        said(chosen, |p, out| memo.moves_into(rel, cfg, p, out))
+    }
+
+    /// In every configuration reached from the start (breadth first,
+    /// every move of every process taken alone, the first [`MOST`]), the
+    /// memo says what the interpreter says, each view met more than once.
+    #[test]
+    fn remembered_views_say_what_the_interpreter_says() {
+        const MOST: usize = 20_000;
+        for (topology, every) in [("ring:4", true), ("ring:3", false), ("ring:5", true)] {
+            let mut inst = crate::verify::test_instance(PROGRAM, topology, &[]);
+            let mut start = inst.initial(&InitMode::Declared, &[]).unwrap();
+            let mut rel = inst.step_relation();
+            let mut memo = ViewMemo::new(&inst, every).expect("a program with channels");
+            start.canonicalize();
+            let mut seen = HashSet::from([start.clone()]);
+            let mut queue = VecDeque::from([start]);
+            let mut faults = 0;
+            while let Some(cfg) = queue.pop_front() {
+                let said = interpreted(&mut rel, &cfg, every);
+                assert_eq!(remembered(&mut memo, &mut rel, &cfg), said, "{topology}");
+                // Again, from the memo's entries.
+                assert_eq!(remembered(&mut memo, &mut rel, &cfg), said, "{topology}");
+                let Ok(enabled) = rel.enabled(&cfg) else {
+                    faults += 1;
+                    continue;
+                };
+                for p in enabled {
+                    let mut moves = Vec::new();
+                    if rel.moves_into(&cfg, p as usize, true, &mut moves).is_err() {
+                        continue;
+                    }
+                    for m in moves {
+                        if let Ok(next) = rel.successor_of(&cfg, &[m]) {
+                            if seen.len() < MOST && seen.insert(next.clone()) {
+                                queue.push_back(next);
+                            }
+                        }
+                    }
+                }
+            }
+            let (views, looked_up) = (memo.remembered.len(), seen.len() * inst.topo.n());
+            assert!(
+                looked_up > 2 * views,
+                "{topology}: {looked_up} views looked up, {views} kept"
+            );
+            assert!(faults > 0, "{topology}: a guard faults somewhere");
+        }
+    }
+}
