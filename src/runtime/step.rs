@@ -554,7 +554,8 @@ impl<'a> StepRelation<'a> {
                 &self.buf,
                 &mut record,
             );
-            next.canonicalize();
+            let taken = record.received.iter().flatten().map(|(_, m)| m.seq);
+            next.chans.canonicalize_after(&cfg.chans, taken);
         }
         self.record = record;
         result

@@ -139,6 +139,35 @@ impl Channels {
         }
     }
 
+    /// [`Channels::canonicalize`] of the channels after a step from
+    /// `before` that took the messages numbered `taken` (and numbered the
+    /// ones it sent after every other): where `before` was canonical (as
+    /// many messages as its next number, since every message's number is
+    /// below it and no two are equal), the new numbers follow from those
+    /// taken, without a pass to read every message's first.
+    pub fn canonicalize_after(&mut self, before: &Channels, taken: impl Iterator<Item = u64>) {
+        let count_before: usize = before.queues.iter().map(VecDeque::len).sum();
+        if before.next_seq != count_before as u64 || self.next_seq > 128 {
+            return self.canonicalize();
+        }
+        let gone = taken.fold(0u128, |gone, seq| gone | 1 << seq);
+        if gone == 0 {
+            // The messages kept are 0..count_before, and those sent after.
+            return;
+        }
+        let sent_so_far = u128::MAX
+            .checked_shr(128 - self.next_seq as u32)
+            .unwrap_or(0);
+        let present = sent_so_far & !gone;
+        for q in self.queues.iter_mut().filter(|q| !q.is_empty()) {
+            let (front, back) = q.as_mut_slices();
+            for m in front.iter_mut().chain(back) {
+                m.seq = u64::from((present & ((1u128 << m.seq) - 1)).count_ones());
+            }
+        }
+        self.next_seq = u64::from(present.count_ones());
+    }
+
     /// The end of a tick: every message in transit comes one tick closer,
     /// and each sent in the tick ([`FRESH`]) is given how many more ticks
     /// it takes, `due(least)`, at least `least` (what the message ahead of
@@ -210,6 +239,63 @@ mod tests {
         assert_eq!(a.queues[1][0].seq, 0);
         assert_eq!(a.queues[0][0].seq, 1);
         assert_eq!(a.next_seq, 2);
+    }
+
+    /// Steps that take some heads and send some messages, from canonical
+    /// channels and from channels of a run (numbers with gaps, past 128):
+    /// renumbered from the numbers taken, they are what renumbering every
+    /// message gives.
+    #[test]
+    fn renumbering_from_the_messages_taken_is_canonical() {
+        let mut seed = 12345u64;
+        let mut draw = |below: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % below
+        };
+        let mut c = Channels {
+            queues: vec![VecDeque::new(); 4],
+            capacity: 40,
+            next_seq: 0,
+        };
+        let (mut renumbered, mut fell_back) = (0, 0);
+        for step in 0..4000 {
+            let before = c.clone();
+            let mut taken = Vec::new();
+            for q in 0..4 {
+                if draw(3) == 0 {
+                    if let Some(m) = c.queues[q].pop_front() {
+                        taken.push(m.seq);
+                    }
+                }
+            }
+            for _ in 0..draw(3) {
+                let q = draw(4) as usize;
+                if c.queues[q].len() < c.capacity {
+                    let m = c.stamp(draw(2) as u16, [draw(5) as i64, 0, 0, 0]);
+                    c.queues[q].push_back(m);
+                }
+            }
+            let mut every = c.clone();
+            every.canonicalize();
+            c.canonicalize_after(&before, taken.iter().copied());
+            assert_eq!(c, every, "step {step}");
+            let canonical =
+                before.next_seq as usize == before.queues.iter().map(VecDeque::len).sum::<usize>();
+            if canonical && !taken.is_empty() {
+                renumbered += 1;
+            }
+            if step % 500 == 499 {
+                // As a run leaves them: numbers far past the messages.
+                c.next_seq += 300;
+                fell_back += 1;
+            }
+        }
+        assert!(
+            renumbered > 1000 && fell_back > 5,
+            "{renumbered} {fell_back}"
+        );
     }
 
     #[test]
