@@ -14,6 +14,7 @@
 //! already are counted without a look-up (see [`sleep`]).
 
 mod block;
+mod claims;
 mod expander;
 mod sleep;
 mod source;
@@ -33,7 +34,8 @@ use crate::runtime::daemon::Daemon;
 use crate::runtime::space::Space;
 use crate::state::Config;
 use block::Block;
-use expander::{Claims, Expanding, Memo};
+use claims::Claims;
+use expander::{Expanding, Memo};
 use sleep::Frontier;
 use source::Codes;
 use std::mem::replace;

@@ -12,8 +12,9 @@ use super::super::symmetry::Symmetry;
 use super::super::view_memo::ViewMemo;
 use super::super::Refusal;
 use super::block::{Aside, Block, Steps, ASIDE};
+use super::claims::Claims;
 use super::sleep::{apart, Asleep};
-use super::source::{Codes, Configs};
+use super::source::Configs;
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
@@ -22,7 +23,6 @@ use crate::state::Config;
 use rayon::prelude::*;
 use std::mem::{replace, take};
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// What the threads expanding configurations share: the instance, the
@@ -111,48 +111,6 @@ impl Expanding<'_> {
         if let Ok(mut spare) = self.spare.lock() {
             spare.push(block);
         }
-    }
-}
-
-/// The blocks of a batch of configurations, read from a copy of their
-/// codes, shared out as threads claim them: their sleep sets, if used,
-/// the first configuration of the block claimed next, and the blocks
-/// expanded, each after its first configuration.
-pub(super) struct Claims<'c> {
-    codes: Codes<'c>,
-    sleeps: Option<Vec<u64>>,
-    next: AtomicUsize,
-    done: Mutex<Vec<(u32, Block)>>,
-}
-
-impl<'c> Claims<'c> {
-    /// The configurations of `codes`, of sleep sets `sleeps`.
-    pub(super) fn new(codes: Codes<'c>, sleeps: Option<Vec<u64>>) -> Self {
-        Claims {
-            next: AtomicUsize::new(codes.first as usize),
-            codes,
-            sleeps,
-            done: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// The next block of at most `block` configurations, and their sleep
-    /// sets; `None` once every one is claimed.
-    fn claim(&self, block: u32) -> Option<(Range<u32>, Option<&[u64]>)> {
-        let first = self.next.fetch_add(block as usize, Ordering::Relaxed);
-        let end = self.codes.first as usize + self.codes.codes.len();
-        (first < end).then(|| {
-            let at = first - self.codes.first as usize;
-            let range = first as u32..end.min(first + block as usize) as u32;
-            (range, self.sleeps.as_deref().map(|s| &s[at..]))
-        })
-    }
-
-    /// The blocks expanded, in order.
-    pub(super) fn blocks(self) -> Vec<Block> {
-        let mut done = self.done.into_inner().unwrap_or_else(|e| e.into_inner());
-        done.sort_unstable_by_key(|&(first, _)| first);
-        done.into_iter().map(|(_, block)| block).collect()
     }
 }
 
