@@ -247,10 +247,16 @@ impl Space {
     /// 64-bit arithmetic (a third of the 128-bit one's instructions).
     #[inline]
     pub fn index_u64(&self, cfg: &Config) -> Option<u64> {
+        self.index_of_rows(&cfg.rows)
+    }
+
+    /// [`Space::index_u64`] of a configuration whose rows are `rows`.
+    #[inline]
+    pub fn index_of_rows(&self, rows: &[i64]) -> Option<u64> {
         debug_assert!(self.count() <= u128::from(u64::MAX));
         let mut index = 0u64;
         for f in &self.free {
-            let k = f.position(cfg.rows[f.at])?;
+            let k = f.position(rows[f.at])?;
             index = index * f.values.len() as u64 + k as u64;
         }
         Some(index)

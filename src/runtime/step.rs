@@ -579,6 +579,11 @@ impl<'a> StepRelation<'a> {
         self.successor(cfg, &moves)
     }
 
+    /// The topology it steps on.
+    pub fn topology(&self) -> &'a Topology {
+        self.topo
+    }
+
     /// What the last [`StepRelation::successor`] did: movers, actions,
     /// rows before and after, messages taken and sent.
     pub fn last_record(&self) -> &StepRecord {

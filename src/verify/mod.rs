@@ -26,6 +26,7 @@ mod code_set;
 mod components;
 mod config_arena;
 mod counts;
+mod encoded_step;
 mod entry_numbers;
 mod evaluate;
 mod fair_cores;

@@ -120,6 +120,14 @@ impl Reached {
         })
     }
 
+    /// The arena, in a store of whole configurations.
+    pub(super) fn arena(&self) -> Option<&ConfigArena> {
+        match self {
+            Reached::Whole(arena) => Some(arena),
+            Reached::Packed(_) => None,
+        }
+    }
+
     /// The number of the configuration `bytes` encode (see
     /// [`Reached::unkept`]), if kept, in a store of whole configurations.
     pub(super) fn index_encoded(&self, bytes: &[u8]) -> Option<u32> {

@@ -8,6 +8,7 @@ mod longest;
 mod shared;
 
 use super::counts::{Counts, NO_RUN, UNSEEN};
+use super::encoded_step::EncodedSteps;
 use super::moves::Lister;
 use super::states::States;
 use super::successors::{Succ, Successors, ANY_CHANGED};
@@ -54,6 +55,10 @@ pub(super) struct Search<'e, 'a> {
     lister: Lister,
     /// Where the program has channels: what each process does per view.
     views: Option<ViewMemo>,
+    /// The configuration whose steps are listed, made ready to write
+    /// steps of one mover as bytes, and where they are written.
+    encoded: EncodedSteps,
+    bytes: Vec<u8>,
     /// By orbits: per step of the last [`Search::successors_from`], the
     /// symmetry that takes where it leads to the configuration standing
     /// for its orbit.
@@ -86,7 +91,16 @@ impl<'e, 'a> Search<'e, 'a> {
             threads: rayon::current_num_threads(),
             fault: None,
             lister: Lister::default(),
-            views: ViewMemo::new(ex.inst, ex.every_move()),
+            views: ViewMemo::new(ex.inst, ex.every_move()).map(|views| {
+                match (&ex.states, &ex.symmetry) {
+                    (States::Reachable { .. }, None) => {
+                        views.with_effects(ex.inst, &ex.states.config(0))
+                    }
+                    _ => views,
+                }
+            }),
+            encoded: EncodedSteps::default(),
+            bytes: Vec::new(),
             symmetries: Vec::new(),
             here: Config::default(),
             next: Config::default(),
@@ -199,12 +213,38 @@ impl<'e, 'a> Search<'e, 'a> {
             rel,
             lister,
             fault,
+            views,
+            encoded,
+            bytes,
             ..
         } = self;
         let mut outside = false;
+        let arena = match (&ex.states, &ex.symmetry) {
+            (States::Reachable { reached, .. }, None) => reached.arena(),
+            _ => None,
+        };
+        let mut ready = None;
         lister.each_step(daemon, &ex.inst.topo, ex.symmetries(), |moves| {
             if outside {
                 return;
+            }
+            // One mover whose move is remembered: looked up by its bytes.
+            let effect = match (moves, views.as_ref()) {
+                ([m], Some(views)) => views.effect(m.process as usize, m),
+                _ => None,
+            };
+            if let (Some(effect), Some(arena)) = (effect, arena) {
+                bytes.clear();
+                let mover = (moves[0].process as usize, ex.inst.code.stride);
+                if *ready.get_or_insert_with(|| encoded.load(arena, cfg))
+                    && encoded.encode(arena, cfg, mover, effect, bytes)
+                {
+                    match arena.index_encoded(bytes) {
+                        Some(to) => each(to, moves, 0),
+                        None => outside = true,
+                    }
+                    return;
+                }
             }
             if let Err(e) = rel.successor_of_into(cfg, moves, next) {
                 // A faulting step is a counterexample of its own, and not

@@ -16,6 +16,8 @@
 //! time); a view whose moves fault keeps its first action and leaves its
 //! moves to the interpreter, which reports the fault where it did.
 
+use super::encoded_step::Effect;
+use crate::check::ir::VarKind;
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::step::{Move, RunError, StepRelation};
@@ -34,6 +36,9 @@ struct Remembered {
     /// Its moves, as [`StepRelation::moves_into`] lists them; `None`
     /// where listing them faults.
     moves: Option<Box<[Move]>>,
+    /// Where they are remembered, what each of its moves does taken
+    /// alone; `None` where one faults.
+    effects: Option<Box<[Effect]>>,
 }
 
 /// The views of one thread's search, and what each process does in them.
@@ -57,6 +62,9 @@ pub(super) struct ViewMemo {
     loaded: Vec<u32>,
     key: Vec<i64>,
     one: Vec<Move>,
+    /// Where what moves do is remembered (a program without edge
+    /// variables): a configuration to take each move into once.
+    stepped: Option<Config>,
 }
 
 impl ViewMemo {
@@ -90,7 +98,25 @@ impl ViewMemo {
             loaded: Vec::new(),
             key: Vec::new(),
             one: Vec::new(),
+            stepped: None,
         })
+    }
+
+    /// This memo, remembering also what each move does alone (see
+    /// `encoded_step.rs`), where the program has no edge variables (whose
+    /// writes reach the neighbours' rows); `like` shapes configurations.
+    pub(super) fn with_effects(mut self, inst: &Instance, like: &Config) -> Self {
+        let edges = inst.prog.vars.iter().any(|v| v.kind == VarKind::Edge);
+        self.stepped = (!edges).then(|| like.clone());
+        self
+    }
+
+    /// What process `p`'s move `m` does alone in the configuration of the
+    /// last [`ViewMemo::chosen_into`], where it is remembered.
+    pub(super) fn effect(&self, p: usize, m: &Move) -> Option<&Effect> {
+        let remembered = self.remembered.get(*self.loaded.get(p)? as usize)?;
+        let at = remembered.moves.as_deref()?.iter().position(|x| x == m)?;
+        remembered.effects.as_deref()?.get(at)
     }
 
     /// Process `p`'s view in `cfg`, into `self.key`.
@@ -144,15 +170,30 @@ impl ViewMemo {
                 self.loaded.push(u32::MAX);
                 continue;
             }
-            let moves = match first {
+            let moves: Option<Box<[Move]>> = match first {
                 NO_ACTION => Some(Box::default()),
                 _ => rel
                     .moves_into(cfg, p, self.every, &mut self.one)
                     .ok()
                     .map(|()| self.one.as_slice().into()),
             };
+            let effects = match (&moves, self.stepped.as_mut()) {
+                (Some(moves), Some(next)) => moves
+                    .iter()
+                    .map(|m| {
+                        rel.successor_of_into(cfg, std::slice::from_ref(m), next)
+                            .ok()?;
+                        Effect::of_last_step(rel, rel.topology())
+                    })
+                    .collect(),
+                _ => None,
+            };
             let k = self.remembered.len() as u32;
-            self.remembered.push(Remembered { first, moves });
+            self.remembered.push(Remembered {
+                first,
+                moves,
+                effects,
+            });
             self.numbers.insert(self.key.as_slice().into(), k);
             self.loaded.push(k);
         }

@@ -3,14 +3,14 @@
 
 /// Values of a few bits each, appended to a byte string, least
 /// significant bits first.
-pub(super) struct BitWriter<'a> {
+pub(in crate::verify) struct BitWriter<'a> {
     out: &'a mut Vec<u8>,
     pending: u128,
     held: u32,
 }
 
 impl<'a> BitWriter<'a> {
-    pub(super) fn new(out: &'a mut Vec<u8>) -> Self {
+    pub(in crate::verify) fn new(out: &'a mut Vec<u8>) -> Self {
         BitWriter {
             out,
             pending: 0,
@@ -20,7 +20,7 @@ impl<'a> BitWriter<'a> {
 
     /// Appends the low `width` bits of `v` (at most 64).
     #[inline]
-    pub(super) fn put(&mut self, v: u64, width: u32) {
+    pub(in crate::verify) fn put(&mut self, v: u64, width: u32) {
         self.pending |= u128::from(v) << self.held;
         self.held += width;
         // Eight bytes at once: `held` stays under 64 + 64.
@@ -33,7 +33,7 @@ impl<'a> BitWriter<'a> {
     }
 
     /// Writes the last bits (the rest of their byte 0).
-    pub(super) fn finish(self) {
+    pub(in crate::verify) fn finish(self) {
         let bytes = self.held.div_ceil(8) as usize;
         self.out
             .extend_from_slice(&(self.pending as u64).to_le_bytes()[..bytes]);
@@ -96,7 +96,7 @@ pub(super) fn unzigzag(u: u64) -> i64 {
     ((u >> 1) as i64) ^ -((u & 1) as i64)
 }
 
-pub(super) fn varint(out: &mut Vec<u8>, mut v: u64) {
+pub(in crate::verify) fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;

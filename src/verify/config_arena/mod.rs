@@ -21,7 +21,8 @@ use super::bits_for;
 use crate::runtime::space::Space;
 use crate::state::channels::{Channels, Msg, MAX_FIELDS};
 use crate::state::Config;
-use bytes::{hash, read_varint, unzigzag, varint, zigzag, BitReader, BitWriter};
+use bytes::{hash, read_varint, unzigzag, zigzag, BitReader};
+pub(super) use bytes::{varint, BitWriter};
 
 /// No number in a slot of the table.
 const EMPTY: u32 = u32::MAX;
@@ -463,6 +464,27 @@ impl ConfigArena {
     /// Appends the bytes `cfg` (canonical) is kept as to `out`.
     pub(super) fn encode(&self, cfg: &Config, out: &mut Vec<u8>) {
         self.encoding.encode(cfg, out);
+    }
+
+    /// The state space the rows are coded in and the bytes of a code,
+    /// where they are.
+    pub(super) fn coded(&self) -> Option<(&Space, usize)> {
+        self.encoding
+            .coded
+            .as_ref()
+            .map(|(space, width)| (space, *width))
+    }
+
+    /// Whether messages are packed a word each (in rounds, each type's
+    /// bits fitting a word), and then message `m`'s word on channel
+    /// `arc` and its bits; `None` where it is not packed so.
+    #[inline]
+    pub(super) fn packed_word(&self, arc: usize, m: &Msg) -> Option<(u64, u32)> {
+        let encoding = &self.encoding;
+        if !encoding.words || encoding.messages.timed {
+            return None;
+        }
+        encoding.word(arc, m)
     }
 
     /// Keeps `cfg` (canonical) unless kept already: whether it is new.

@@ -3,6 +3,7 @@
 //! out to the pool's threads, or claimed one by one by the threads free.
 
 use super::super::code_set::MIX;
+use super::super::encoded_step::EncodedSteps;
 use super::super::evaluate::{evaluate_chosen, evaluate_seen, Evaluated};
 use super::super::move_memo::MoveMemo;
 use super::super::moves::{within_steps_listed, Lister};
@@ -89,7 +90,12 @@ impl Expanding<'_> {
         let mut x = Expander::new(self.inst, self.memo, self.like);
         x.listed = self.listed;
         x.symmetry = self.symmetry;
-        x.views = ViewMemo::new(self.inst, self.listed.unwrap_or(false));
+        x.views = ViewMemo::new(self.inst, self.listed.unwrap_or(false)).map(|views| {
+            match self.symmetry {
+                None => views.with_effects(self.inst, self.like),
+                Some(_) => views,
+            }
+        });
         x
     }
 
@@ -175,6 +181,9 @@ struct Expander<'i> {
     lister: Lister,
     /// Where the program has channels: what each process does per view.
     views: Option<ViewMemo>,
+    /// The configuration expanded, made ready to write steps of one
+    /// mover as bytes.
+    encoded: EncodedSteps,
     /// See [`Expanding::symmetry`], and where a step's orbit is found.
     symmetry: Option<&'i Symmetry>,
     canonical: Config,
@@ -200,6 +209,7 @@ impl<'i> Expander<'i> {
             listed: None,
             lister: Lister::default(),
             views: None,
+            encoded: EncodedSteps::default(),
             symmetry: None,
             canonical: like.clone(),
         }
@@ -526,6 +536,7 @@ impl Expander<'_> {
             enabled,
             lister,
             views,
+            encoded,
             symmetry,
             canonical,
             ..
@@ -534,7 +545,29 @@ impl Expander<'_> {
             .load_seen(rel, cfg, enabled, every, views.as_ref())
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
         let symmetries = symmetry.map_or(1, Symmetry::order);
+        let arena = source.store().and_then(Reached::arena);
+        let mut ready = None;
         lister.each_step(daemon, &inst.topo, symmetries, |moves| {
+            // One mover whose move is remembered: written as bytes.
+            let effect = match (moves, views.as_ref()) {
+                ([m], Some(views)) => views.effect(m.process as usize, m),
+                _ => None,
+            };
+            if let (Some(effect), Some(arena)) = (effect, arena) {
+                if *ready.get_or_insert_with(|| encoded.load(arena, cfg))
+                    && encoded.encode(
+                        arena,
+                        cfg,
+                        (moves[0].process as usize, inst.code.stride),
+                        effect,
+                        &mut steps.encoded,
+                    )
+                {
+                    steps.codes.push(ASIDE);
+                    steps.aside.push(Aside::Encoded(steps.encoded.len() as u32));
+                    return;
+                }
+            }
             let set_aside = match rel.successor_of_into(cfg, moves, next) {
                 Err(err) => Aside::Fault(Box::new((err, moves.to_vec()))),
                 Ok(()) => match source.unkept(

@@ -1,0 +1,258 @@
+//! A step of one mover whose move the view memo remembers, written
+//! straight as the bytes of the configuration it leads to: the mover's
+//! row replaced, the message it took left out, the ones it sent put
+//! after the others, which is what the step relation's successor, put in
+//! canonical form and encoded, gives, without building it (its channels
+//! copied queue by queue, renumbered, then read again to be encoded).
+//!
+//! What a move does is a function of its view (see `view_memo.rs`): its
+//! new row, which channel's head it takes and what it sends where are
+//! taken from the step relation once per view ([`Effect::of_last_step`]).
+//! Whether the channels sent to have room is not in the view: it is asked
+//! of the configuration, and where one has none (the step relation
+//! faults there), or a value falls outside the space or a field outside
+//! its domain, the step relation is asked instead, and reports it.
+
+use super::config_arena::{varint, BitWriter, ConfigArena};
+use crate::runtime::step::StepRelation;
+use crate::state::channels::Msg;
+use crate::state::Config;
+use crate::topology::Topology;
+
+/// What a move of one process does, as the step relation did it once.
+#[derive(Debug)]
+pub(super) struct Effect {
+    /// The mover's row after.
+    row: Box<[i64]>,
+    /// The channel whose head it took.
+    taken: Option<u32>,
+    /// What it sent, in order, each with its channel.
+    sent: Box<[(u32, Msg)]>,
+}
+
+impl Effect {
+    /// What `rel`'s last step did, a step of one mover in a program
+    /// without edge variables (where one mover changes nothing else).
+    pub(super) fn of_last_step(rel: &StepRelation, topo: &Topology) -> Option<Effect> {
+        let record = rel.last_record();
+        let p = *record.movers.first()? as usize;
+        if record.movers.len() != 1 || record.tick {
+            return None;
+        }
+        let taken = match record.received.first() {
+            Some(Some((s, _))) => Some(topo.arc(*s as usize, p)? as u32),
+            _ => None,
+        };
+        let sent = record
+            .sent
+            .iter()
+            .map(|&(from, to, m)| Some((topo.arc(from as usize, to as usize)? as u32, m)))
+            .collect::<Option<_>>()?;
+        Some(Effect {
+            row: record.after.as_slice().into(),
+            taken,
+            sent,
+        })
+    }
+}
+
+/// A configuration made ready for its steps to be written as bytes: its
+/// rows, to change one at a time, and its messages in the order they
+/// were sent, each packed (channel, word, bits), with how many each
+/// channel holds.
+#[derive(Default)]
+pub(super) struct EncodedSteps {
+    rows: Vec<i64>,
+    messages: Vec<(u32, u64, u32)>,
+    on_arc: Vec<u32>,
+    /// Whether the configuration loaded can be stepped so.
+    ready: bool,
+}
+
+impl EncodedSteps {
+    /// Makes `cfg` (canonical, kept in `arena`) ready; whether it is
+    /// (its rows coded, each message packed in a word).
+    pub(super) fn load(&mut self, arena: &ConfigArena, cfg: &Config) -> bool {
+        self.ready = false;
+        if arena.coded().is_none() {
+            return false;
+        }
+        let count: usize = cfg.chans.queues.iter().map(|q| q.len()).sum();
+        self.messages.clear();
+        self.messages.resize(count, (0, 0, 0));
+        self.on_arc.clear();
+        self.on_arc.resize(cfg.chans.queues.len(), 0);
+        for (arc, queue) in cfg.chans.queues.iter().enumerate() {
+            self.on_arc[arc] = queue.len() as u32;
+            let (front, back) = queue.as_slices();
+            for m in front.iter().chain(back) {
+                let Some((word, bits)) = arena.packed_word(arc, m) else {
+                    return false;
+                };
+                // Canonical: the numbers are 0..count.
+                let Some(at) = self.messages.get_mut(m.seq as usize) else {
+                    return false;
+                };
+                *at = (arc as u32, word, bits);
+            }
+        }
+        self.rows.clone_from(&cfg.rows);
+        self.ready = true;
+        true
+    }
+
+    /// Appends to `out` the bytes of the configuration process `p`'s move
+    /// `effect` leads to from the one loaded, `cfg` (of channels of
+    /// `capacity`, rows of `stride` values), as the arena encodes it;
+    /// false, with `out` as it was, where the step relation must be asked
+    /// instead.
+    pub(super) fn encode(
+        &mut self,
+        arena: &ConfigArena,
+        cfg: &Config,
+        (p, stride): (usize, usize),
+        effect: &Effect,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        let Some((space, width)) = arena.coded().filter(|_| self.ready) else {
+            return false;
+        };
+        // Room in every channel sent to, counting the sends before.
+        for (k, (arc, _)) in effect.sent.iter().enumerate() {
+            let before = effect.sent[..k].iter().filter(|s| s.0 == *arc).count();
+            if self.on_arc[*arc as usize] as usize + before + 1 > cfg.chans.capacity {
+                return false;
+            }
+        }
+        let mut sent = [(0u64, 0u32); 8];
+        if effect.sent.len() > sent.len() {
+            return false;
+        }
+        for (word, (arc, m)) in sent.iter_mut().zip(effect.sent.iter()) {
+            match arena.packed_word(*arc as usize, m) {
+                Some(packed) => *word = packed,
+                None => return false,
+            }
+        }
+        let row = p * stride..(p + 1) * stride;
+        self.rows[row.clone()].copy_from_slice(&effect.row);
+        let code = space.index_of_rows(&self.rows);
+        // Left as loaded, for the next step.
+        self.rows[row.clone()].copy_from_slice(&cfg.rows[row]);
+        let Some(code) = code else {
+            return false;
+        };
+        let count = self.messages.len() - usize::from(effect.taken.is_some()) + effect.sent.len();
+        out.push(if count > 0 { 2 } else { 0 });
+        out.extend_from_slice(&code.to_le_bytes()[..width]);
+        varint(out, count as u64);
+        if count == 0 {
+            return true;
+        }
+        let mut bits = BitWriter::new(out);
+        let mut taken = effect.taken;
+        for &(arc, word, width) in &self.messages {
+            // The channel's head: its oldest message.
+            if taken == Some(arc) {
+                taken = None;
+                continue;
+            }
+            bits.put(word, width);
+        }
+        for &(word, width) in &sent[..effect.sent.len()] {
+            bits.put(word, width);
+        }
+        bits.finish();
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::init::InitMode;
+    use crate::verify::config_arena::MessageShape;
+    use crate::verify::view_memo::ViewMemo;
+    use std::collections::{HashSet, VecDeque};
+
+    /// Channels of one message, so that sends find them full in some
+    /// configurations; two sends in one move; heads from both neighbours;
+    /// a field sent out of its domain.
+    const PROGRAM: &str = "message tok(v: 0..2)
+message back
+channel capacity 1
+var c: 0..3 = 0
+process {
+    start :: c == 0 and index == 0 -> c := 1; send tok(0) to right
+    fwd :: receive tok(v) from q and v < 2 -> c := (c + 1) mod 4; send tok(v + 1) to right
+    twice :: receive tok(v) from q and v == 2 and c < 3 -> c := 3; send back to left; send tok(1) to right
+    over :: receive tok(v) from q and v == 2 and c == 3 -> c := 0; send tok(v + c) to right
+    ack :: receive back from q -> c := (c + 2) mod 4
+}
+";
+
+    /// From every configuration reached (breadth first, every move taken
+    /// alone), each move whose effect is remembered is written as the
+    /// bytes the arena gives the step relation's successor, or is left to
+    /// the step relation exactly where that faults or leaves the domains.
+    #[test]
+    fn steps_written_as_bytes_are_the_successors_encoded() {
+        for topology in ["ring:3", "ring:4", "ring:5"] {
+            let mut inst = crate::verify::test_instance(PROGRAM, topology, &[]);
+            let mut start = inst.initial(&InitMode::Declared, &[]).unwrap();
+            start.canonicalize();
+            let mut rel = inst.step_relation();
+            let mut views = ViewMemo::new(&inst, true)
+                .unwrap()
+                .with_effects(&inst, &start);
+            let arena = ConfigArena::new(inst.space(), &start, MessageShape::of(&inst));
+            let mut steps = EncodedSteps::default();
+            let (mut written, mut left, mut faults) = (0, 0, 0);
+            let mut seen = HashSet::from([start.clone()]);
+            let mut queue = VecDeque::from([start]);
+            while let Some(cfg) = queue.pop_front() {
+                let mut chosen = Vec::new();
+                if views.chosen_into(&mut rel, &cfg, &mut chosen).is_err() {
+                    continue;
+                }
+                assert!(steps.load(&arena, &cfg), "{topology}: {cfg:?}");
+                for p in 0..inst.topo.n() {
+                    let mut moves = Vec::new();
+                    views.moves_into(&mut rel, &cfg, p, &mut moves).unwrap();
+                    for m in moves {
+                        let next = rel.successor_of(&cfg, std::slice::from_ref(&m));
+                        let mut bytes = Vec::new();
+                        let stepped = match views.effect(p, &m) {
+                            Some(effect) => {
+                                let mover = (p, inst.code.stride);
+                                steps.encode(&arena, &cfg, mover, effect, &mut bytes)
+                            }
+                            None => false,
+                        };
+                        match (&next, stepped) {
+                            (Ok(next), true) => {
+                                let mut encoded = Vec::new();
+                                arena.encode(next, &mut encoded);
+                                assert_eq!(bytes, encoded, "{topology}: {cfg:?} {m:?}");
+                                written += 1;
+                            }
+                            (Err(_), true) => panic!("{topology}: {cfg:?} {m:?} faults"),
+                            (Err(_), false) => faults += 1,
+                            (Ok(_), false) => left += 1,
+                        }
+                        if let Ok(next) = next {
+                            if seen.insert(next.clone()) {
+                                queue.push_back(next);
+                            }
+                        }
+                    }
+                }
+            }
+            // A send out of its domain leaves the words the arena packs.
+            assert!(
+                written > 50 && faults > 0 && left > 0,
+                "{topology}: {written} {faults} {left}"
+            );
+        }
+    }
+}
