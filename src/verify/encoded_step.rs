@@ -1,9 +1,14 @@
-//! A step of one mover whose move the view memo remembers, written
-//! straight as the bytes of the configuration it leads to: the mover's
-//! row replaced, the message it took left out, the ones it sent put
-//! after the others, which is what the step relation's successor, put in
-//! canonical form and encoded, gives, without building it (its channels
-//! copied queue by queue, renumbered, then read again to be encoded).
+//! A step whose movers' moves the view memo remembers, written straight
+//! as the bytes of the configuration it leads to: the movers' rows
+//! replaced, the messages they took left out, the ones they sent put
+//! after the others in the step's order, which is what the step
+//! relation's successor, put in canonical form and encoded, gives,
+//! without building it (its channels copied queue by queue, renumbered,
+//! then read again to be encoded). Movers read the configuration before
+//! the step and write their own rows only (a program without edge
+//! variables), take heads of channels into themselves and append to
+//! channels out of themselves, so what each does alone is what it does
+//! in the step.
 //!
 //! What a move does is a function of its view (see `view_memo.rs`): its
 //! new row, which channel's head it takes and what it sends where are
@@ -14,6 +19,7 @@
 //! its domain, the step relation is asked instead, and reports it.
 
 use super::config_arena::{varint, BitWriter, ConfigArena};
+use super::view_memo::ViewMemo;
 use crate::runtime::step::StepRelation;
 use crate::state::channels::Msg;
 use crate::state::Config;
@@ -67,6 +73,9 @@ pub(super) struct EncodedSteps {
     on_arc: Vec<u32>,
     /// Whether the configuration loaded can be stepped so.
     ready: bool,
+    /// A step's messages sent (channel, word, bits) and heads taken.
+    sent: Vec<(u32, u64, u32)>,
+    heads: Vec<u32>,
 }
 
 impl EncodedSteps {
@@ -101,48 +110,59 @@ impl EncodedSteps {
         true
     }
 
-    /// Appends to `out` the bytes of the configuration process `p`'s move
-    /// `effect` leads to from the one loaded, `cfg` (of channels of
-    /// `capacity`, rows of `stride` values), as the arena encodes it;
-    /// false, with `out` as it was, where the step relation must be asked
-    /// instead.
+    /// Appends to `out` the bytes of the configuration the step of
+    /// `movers` (each process with where `views` keeps what its move
+    /// does, in the step's order) leads to from the one loaded, `cfg`
+    /// (rows of `stride` values), as the arena encodes it; false, with
+    /// `out` as it was, where the step relation must be asked instead.
     pub(super) fn encode(
         &mut self,
-        arena: &ConfigArena,
+        (arena, views): (&ConfigArena, &ViewMemo),
         cfg: &Config,
-        (p, stride): (usize, usize),
-        effect: &Effect,
+        stride: usize,
+        movers: &[(usize, (u32, u32))],
         out: &mut Vec<u8>,
     ) -> bool {
+        let effect = |place| views.effect(place);
         let Some((space, width)) = arena.coded().filter(|_| self.ready) else {
             return false;
         };
-        // Room in every channel sent to, counting the sends before.
-        for (k, (arc, _)) in effect.sent.iter().enumerate() {
-            let before = effect.sent[..k].iter().filter(|s| s.0 == *arc).count();
-            if self.on_arc[*arc as usize] as usize + before + 1 > cfg.chans.capacity {
-                return false;
-            }
-        }
-        let mut sent = [(0u64, 0u32); 8];
-        if effect.sent.len() > sent.len() {
-            return false;
-        }
-        for (word, (arc, m)) in sent.iter_mut().zip(effect.sent.iter()) {
+        // What is sent, in order: the movers', each's in its order.
+        self.sent.clear();
+        for (arc, m) in movers.iter().flat_map(|&(_, e)| effect(e).sent.iter()) {
             match arena.packed_word(*arc as usize, m) {
-                Some(packed) => *word = packed,
+                Some((word, bits)) => self.sent.push((*arc, word, bits)),
                 None => return false,
             }
         }
-        let row = p * stride..(p + 1) * stride;
-        self.rows[row.clone()].copy_from_slice(&effect.row);
+        // Room in every channel sent to, as the step relation counts it:
+        // what it held, less a head its receiver takes in the step, and
+        // the sends to it so far.
+        let taken = |arc: u32| movers.iter().any(|&(_, e)| effect(e).taken == Some(arc));
+        for (k, &(arc, _, _)) in self.sent.iter().enumerate() {
+            let before = self.sent[..k].iter().filter(|s| s.0 == arc).count();
+            let held = self.on_arc[arc as usize] as usize - usize::from(taken(arc));
+            if held + before + 1 > cfg.chans.capacity {
+                return false;
+            }
+        }
+        for &(p, e) in movers {
+            self.rows[p * stride..(p + 1) * stride].copy_from_slice(&effect(e).row);
+        }
         let code = space.index_of_rows(&self.rows);
         // Left as loaded, for the next step.
-        self.rows[row.clone()].copy_from_slice(&cfg.rows[row]);
+        for &(p, _) in movers {
+            let row = p * stride..(p + 1) * stride;
+            self.rows[row.clone()].copy_from_slice(&cfg.rows[row]);
+        }
         let Some(code) = code else {
             return false;
         };
-        let count = self.messages.len() - usize::from(effect.taken.is_some()) + effect.sent.len();
+        self.heads.clear();
+        self.heads
+            .extend(movers.iter().filter_map(|&(_, e)| effect(e).taken));
+        let heads = self.heads.len();
+        let count = self.messages.len() - heads + self.sent.len();
         out.push(if count > 0 { 2 } else { 0 });
         out.extend_from_slice(&code.to_le_bytes()[..width]);
         varint(out, count as u64);
@@ -150,16 +170,15 @@ impl EncodedSteps {
             return true;
         }
         let mut bits = BitWriter::new(out);
-        let mut taken = effect.taken;
+        // Each channel's head taken is its oldest message, the first met.
         for &(arc, word, width) in &self.messages {
-            // The channel's head: its oldest message.
-            if taken == Some(arc) {
-                taken = None;
+            if let Some(at) = self.heads.iter().position(|&h| h == arc) {
+                self.heads.swap_remove(at);
                 continue;
             }
             bits.put(word, width);
         }
-        for &(word, width) in &sent[..effect.sent.len()] {
+        for &(_, word, width) in &self.sent {
             bits.put(word, width);
         }
         bits.finish();
@@ -172,7 +191,6 @@ mod tests {
     use super::*;
     use crate::runtime::init::InitMode;
     use crate::verify::config_arena::MessageShape;
-    use crate::verify::view_memo::ViewMemo;
     use std::collections::{HashSet, VecDeque};
 
     /// Channels of one message, so that sends find them full in some
@@ -192,9 +210,10 @@ process {
 ";
 
     /// From every configuration reached (breadth first, every move taken
-    /// alone), each move whose effect is remembered is written as the
-    /// bytes the arena gives the step relation's successor, or is left to
-    /// the step relation exactly where that faults or leaves the domains.
+    /// alone), each move whose effect is remembered, and each pair of two
+    /// processes' moves, is written as the bytes the arena gives the step
+    /// relation's successor, or is left to the step relation exactly
+    /// where that faults or leaves the domains.
     #[test]
     fn steps_written_as_bytes_are_the_successors_encoded() {
         for topology in ["ring:3", "ring:4", "ring:5"] {
@@ -216,34 +235,45 @@ process {
                     continue;
                 }
                 assert!(steps.load(&arena, &cfg), "{topology}: {cfg:?}");
+                let mut every = Vec::new();
                 for p in 0..inst.topo.n() {
                     let mut moves = Vec::new();
                     views.moves_into(&mut rel, &cfg, p, &mut moves).unwrap();
-                    for m in moves {
-                        let next = rel.successor_of(&cfg, std::slice::from_ref(&m));
-                        let mut bytes = Vec::new();
-                        let stepped = match views.effect(p, &m) {
-                            Some(effect) => {
-                                let mover = (p, inst.code.stride);
-                                steps.encode(&arena, &cfg, mover, effect, &mut bytes)
-                            }
-                            None => false,
-                        };
-                        match (&next, stepped) {
-                            (Ok(next), true) => {
-                                let mut encoded = Vec::new();
-                                arena.encode(next, &mut encoded);
-                                assert_eq!(bytes, encoded, "{topology}: {cfg:?} {m:?}");
-                                written += 1;
-                            }
-                            (Err(_), true) => panic!("{topology}: {cfg:?} {m:?} faults"),
-                            (Err(_), false) => faults += 1,
-                            (Ok(_), false) => left += 1,
+                    every.extend(moves);
+                }
+                let alone = every.iter().map(|m| vec![m.clone()]);
+                let pairs = every.iter().flat_map(|a| {
+                    every
+                        .iter()
+                        .filter(|b| b.process > a.process)
+                        .map(|b| vec![a.clone(), b.clone()])
+                });
+                for (k, step) in alone.chain(pairs).enumerate() {
+                    let next = rel.successor_of(&cfg, &step);
+                    let (mut bytes, mut effects) = (Vec::new(), Vec::new());
+                    let stepped = views.effects_into(&step, &mut effects)
+                        && steps.encode(
+                            (&arena, &views),
+                            &cfg,
+                            inst.code.stride,
+                            &effects,
+                            &mut bytes,
+                        );
+                    match (&next, stepped) {
+                        (Ok(next), true) => {
+                            let mut encoded = Vec::new();
+                            arena.encode(next, &mut encoded);
+                            assert_eq!(bytes, encoded, "{topology}: {cfg:?} {step:?}");
+                            written += 1;
                         }
-                        if let Ok(next) = next {
-                            if seen.insert(next.clone()) {
-                                queue.push_back(next);
-                            }
+                        (Err(_), true) => panic!("{topology}: {cfg:?} {step:?} faults"),
+                        (Err(_), false) => faults += 1,
+                        (Ok(_), false) => left += 1,
+                    }
+                    // Moves alone lead to every configuration reached.
+                    if let (Ok(next), true) = (next, k < every.len()) {
+                        if seen.insert(next.clone()) {
+                            queue.push_back(next);
                         }
                     }
                 }

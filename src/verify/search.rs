@@ -59,6 +59,8 @@ pub(super) struct Search<'e, 'a> {
     /// steps of one mover as bytes, and where they are written.
     encoded: EncodedSteps,
     bytes: Vec<u8>,
+    /// Where each mover's move of a step is remembered.
+    effects: Vec<(usize, (u32, u32))>,
     /// By orbits: per step of the last [`Search::successors_from`], the
     /// symmetry that takes where it leads to the configuration standing
     /// for its orbit.
@@ -101,6 +103,7 @@ impl<'e, 'a> Search<'e, 'a> {
             }),
             encoded: EncodedSteps::default(),
             bytes: Vec::new(),
+            effects: Vec::new(),
             symmetries: Vec::new(),
             here: Config::default(),
             next: Config::default(),
@@ -215,6 +218,7 @@ impl<'e, 'a> Search<'e, 'a> {
             fault,
             views,
             encoded,
+            effects,
             bytes,
             ..
         } = self;
@@ -228,16 +232,13 @@ impl<'e, 'a> Search<'e, 'a> {
             if outside {
                 return;
             }
-            // One mover whose move is remembered: looked up by its bytes.
-            let effect = match (moves, views.as_ref()) {
-                ([m], Some(views)) => views.effect(m.process as usize, m),
-                _ => None,
-            };
-            if let (Some(effect), Some(arena)) = (effect, arena) {
+            // Every mover's move remembered: looked up by the step's bytes.
+            if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
                 bytes.clear();
-                let mover = (moves[0].process as usize, ex.inst.code.stride);
-                if *ready.get_or_insert_with(|| encoded.load(arena, cfg))
-                    && encoded.encode(arena, cfg, mover, effect, bytes)
+                let stride = ex.inst.code.stride;
+                if views.effects_into(moves, effects)
+                    && *ready.get_or_insert_with(|| encoded.load(arena, cfg))
+                    && encoded.encode((arena, views), cfg, stride, effects, bytes)
                 {
                     match arena.index_encoded(bytes) {
                         Some(to) => each(to, moves, 0),

@@ -111,12 +111,35 @@ impl ViewMemo {
         self
     }
 
-    /// What process `p`'s move `m` does alone in the configuration of the
-    /// last [`ViewMemo::chosen_into`], where it is remembered.
-    pub(super) fn effect(&self, p: usize, m: &Move) -> Option<&Effect> {
-        let remembered = self.remembered.get(*self.loaded.get(p)? as usize)?;
+    /// Where what process `p`'s move `m` does alone in the configuration
+    /// of the last [`ViewMemo::chosen_into`] is remembered: its view's
+    /// number and the move's place (see [`ViewMemo::effect`]).
+    fn effect_place(&self, p: usize, m: &Move) -> Option<(u32, u32)> {
+        let k = *self.loaded.get(p)?;
+        let remembered = self.remembered.get(k as usize)?;
+        remembered.effects.as_ref()?;
         let at = remembered.moves.as_deref()?.iter().position(|x| x == m)?;
-        remembered.effects.as_deref()?.get(at)
+        Some((k, at as u32))
+    }
+
+    /// What the move at `place` (see [`ViewMemo::effects_into`]) does.
+    pub(super) fn effect(&self, (k, at): (u32, u32)) -> &Effect {
+        let effects = self.remembered[k as usize].effects.as_deref();
+        &effects.expect("a place found")[at as usize]
+    }
+
+    /// Where what each of a step's `moves` does is remembered (see
+    /// [`ViewMemo::effect`]), by process, into `out`; whether every one is.
+    pub(super) fn effects_into(&self, moves: &[Move], out: &mut Vec<(usize, (u32, u32))>) -> bool {
+        out.clear();
+        for m in moves {
+            let p = m.process as usize;
+            match self.effect_place(p, m) {
+                Some(place) => out.push((p, place)),
+                None => return false,
+            }
+        }
+        true
     }
 
     /// Process `p`'s view in `cfg`, into `self.key`.

@@ -181,9 +181,10 @@ struct Expander<'i> {
     lister: Lister,
     /// Where the program has channels: what each process does per view.
     views: Option<ViewMemo>,
-    /// The configuration expanded, made ready to write steps of one
-    /// mover as bytes.
+    /// The configuration expanded, made ready to write its steps as
+    /// bytes, and where each mover's move of a step is remembered.
     encoded: EncodedSteps,
+    effects: Vec<(usize, (u32, u32))>,
     /// See [`Expanding::symmetry`], and where a step's orbit is found.
     symmetry: Option<&'i Symmetry>,
     canonical: Config,
@@ -210,6 +211,7 @@ impl<'i> Expander<'i> {
             lister: Lister::default(),
             views: None,
             encoded: EncodedSteps::default(),
+            effects: Vec::new(),
             symmetry: None,
             canonical: like.clone(),
         }
@@ -537,6 +539,7 @@ impl Expander<'_> {
             lister,
             views,
             encoded,
+            effects,
             symmetry,
             canonical,
             ..
@@ -548,18 +551,15 @@ impl Expander<'_> {
         let arena = source.store().and_then(Reached::arena);
         let mut ready = None;
         lister.each_step(daemon, &inst.topo, symmetries, |moves| {
-            // One mover whose move is remembered: written as bytes.
-            let effect = match (moves, views.as_ref()) {
-                ([m], Some(views)) => views.effect(m.process as usize, m),
-                _ => None,
-            };
-            if let (Some(effect), Some(arena)) = (effect, arena) {
-                if *ready.get_or_insert_with(|| encoded.load(arena, cfg))
+            // Every mover's move remembered: the step written as bytes.
+            if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
+                if views.effects_into(moves, effects)
+                    && *ready.get_or_insert_with(|| encoded.load(arena, cfg))
                     && encoded.encode(
-                        arena,
+                        (arena, views),
                         cfg,
-                        (moves[0].process as usize, inst.code.stride),
-                        effect,
+                        inst.code.stride,
+                        effects,
                         &mut steps.encoded,
                     )
                 {
