@@ -56,7 +56,7 @@ pub(super) struct Search<'e, 'a> {
     /// Where the program has channels: what each process does per view.
     views: Option<ViewMemo>,
     /// The configuration whose steps are listed, made ready to write
-    /// steps of one mover as bytes, and where they are written.
+    /// its steps as bytes, and where they are written.
     encoded: EncodedSteps,
     bytes: Vec<u8>,
     /// Where each mover's move of a step is remembered.

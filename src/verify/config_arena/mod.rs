@@ -153,14 +153,8 @@ impl Encoding {
             return;
         }
         // Where each message is (channel, place), by its number.
-        let mut few = [(0u32, 0u32); 64];
-        let mut many = Vec::new();
-        let order = if count <= few.len() {
-            &mut few[..count]
-        } else {
-            many.resize(count, (0, 0));
-            &mut many[..]
-        };
+        let (mut few, mut many) = ([(0u32, 0u32); 64], Vec::new());
+        let order = first_of(&mut few, &mut many, count);
         for (arc, queue) in chans
             .queues
             .iter()
@@ -227,14 +221,8 @@ impl Encoding {
     /// fits in a word: one pass over the channels, each message's word
     /// put at its number, then written in order.
     fn pack_words(&self, chans: &Channels, count: usize, out: &mut Vec<u8>) -> bool {
-        let mut few = [(0u64, 0u32); 32];
-        let mut many = Vec::new();
-        let words = if count <= few.len() {
-            &mut few[..count]
-        } else {
-            many.resize(count, (0, 0));
-            &mut many[..]
-        };
+        let (mut few, mut many) = ([(0u64, 0u32); 32], Vec::new());
+        let words = first_of(&mut few, &mut many, count);
         // Most channels are empty: an iterator over a queue's two halves
         // costs more than the test.
         for (arc, queue) in chans.queues.iter().enumerate() {
@@ -356,6 +344,21 @@ impl Encoding {
             });
         }
         cfg.chans.next_seq = count;
+    }
+}
+
+/// The first `count` places of `few`, or where they are too few, of
+/// `many` grown to `count`: a buffer that allocates only when large.
+fn first_of<'b, T: Copy + Default>(
+    few: &'b mut [T],
+    many: &'b mut Vec<T>,
+    count: usize,
+) -> &'b mut [T] {
+    if count <= few.len() {
+        &mut few[..count]
+    } else {
+        many.resize(count, T::default());
+        &mut many[..]
     }
 }
 
