@@ -187,7 +187,7 @@ impl EncodedSteps {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::runtime::init::InitMode;
     use crate::verify::config_arena::MessageShape;
@@ -196,7 +196,7 @@ mod tests {
     /// Channels of one message, so that sends find them full in some
     /// configurations; two sends in one move; heads from both neighbours;
     /// a field sent out of its domain.
-    const PROGRAM: &str = "message tok(v: 0..2)
+    pub(crate) const PROGRAM: &str = "message tok(v: 0..2)
 message back
 channel capacity 1
 var c: 0..3 = 0

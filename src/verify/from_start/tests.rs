@@ -108,10 +108,14 @@ fn configurations_are_numbered_as_a_plain_search_numbers_them() {
         .enumerate()
         .map(|(p, x)| format!("{p}.x={x}"))
         .collect();
+    // Heads from both neighbours, full channels, a field sent out of its
+    // domain: steps written as bytes (see `encoded_step`) or not.
+    let full = crate::verify::encoded_step::tests::PROGRAM;
     for (src, topology, params, sets) in [
         (arbitration, "ring:6", &[][..], &[][..]),
         (arbitration, "grid:2x3", &[], &[]),
         (chang_roberts, "ring:5", &[], &[]),
+        (full, "ring:4", &[], &[]),
         (johnen, "uring:4", &[("k", 1)], &[]),
         (dijkstra, "ring:13", &[("K", 13)], &tokens[..]),
     ] {
