@@ -20,7 +20,7 @@
 
 use super::config_arena::{varint, BitWriter, ConfigArena};
 use super::view_memo::ViewMemo;
-use crate::runtime::step::StepRelation;
+use crate::runtime::step::{Move, StepRelation};
 use crate::state::channels::Msg;
 use crate::state::Config;
 use crate::topology::Topology;
@@ -71,18 +71,48 @@ pub(super) struct EncodedSteps {
     rows: Vec<i64>,
     messages: Vec<(u32, u64, u32)>,
     on_arc: Vec<u32>,
-    /// Whether the configuration loaded can be stepped so.
-    ready: bool,
-    /// A step's messages sent (channel, word, bits) and heads taken.
+    /// Whether the configuration whose steps are written can be stepped
+    /// so; `None` until its first step loads it.
+    ready: Option<bool>,
+    /// A step's movers, each with where the memo keeps what its move
+    /// does; its messages sent (channel, word, bits) and heads taken.
+    movers: Vec<(usize, (u32, u32))>,
     sent: Vec<(u32, u64, u32)>,
     heads: Vec<u32>,
 }
 
 impl EncodedSteps {
+    /// The steps written next leave from another configuration: it is
+    /// loaded at the first.
+    pub(super) fn forget(&mut self) {
+        self.ready = None;
+    }
+
+    /// Appends to `out` the bytes of the configuration the step of
+    /// `moves` leads to from `cfg` (canonical, kept in `arena`; the same
+    /// since [`EncodedSteps::forget`]; rows of `stride` values), where
+    /// `views` keeps what each move does (loaded with `cfg`'s views);
+    /// false, with `out` as it was, where the step relation must be
+    /// asked instead.
+    pub(super) fn write(
+        &mut self,
+        (arena, views): (&ConfigArena, &ViewMemo),
+        cfg: &Config,
+        stride: usize,
+        moves: &[Move],
+        out: &mut Vec<u8>,
+    ) -> bool {
+        views.effects_into(moves, &mut self.movers)
+            && self.ready.unwrap_or_else(|| self.load(arena, cfg))
+            && self.encode((arena, views), cfg, stride, out)
+    }
+
     /// Makes `cfg` (canonical, kept in `arena`) ready; whether it is
     /// (its rows coded, each message packed in a word).
-    pub(super) fn load(&mut self, arena: &ConfigArena, cfg: &Config) -> bool {
-        self.ready = false;
+    // Once a configuration: kept out of the step's own code.
+    #[inline(never)]
+    fn load(&mut self, arena: &ConfigArena, cfg: &Config) -> bool {
+        self.ready = Some(false);
         if arena.coded().is_none() {
             return false;
         }
@@ -106,25 +136,25 @@ impl EncodedSteps {
             }
         }
         self.rows.clone_from(&cfg.rows);
-        self.ready = true;
+        self.ready = Some(true);
         true
     }
 
     /// Appends to `out` the bytes of the configuration the step of
-    /// `movers` (each process with where `views` keeps what its move
+    /// `self.movers` (each process with where `views` keeps what its move
     /// does, in the step's order) leads to from the one loaded, `cfg`
     /// (rows of `stride` values), as the arena encodes it; false, with
     /// `out` as it was, where the step relation must be asked instead.
-    pub(super) fn encode(
+    fn encode(
         &mut self,
         (arena, views): (&ConfigArena, &ViewMemo),
         cfg: &Config,
         stride: usize,
-        movers: &[(usize, (u32, u32))],
         out: &mut Vec<u8>,
     ) -> bool {
+        let movers = &self.movers;
         let effect = |place| views.effect(place);
-        let Some((space, width)) = arena.coded().filter(|_| self.ready) else {
+        let Some((space, width)) = arena.coded().filter(|_| self.ready == Some(true)) else {
             return false;
         };
         // What is sent, in order: the movers', each's in its order.
@@ -234,6 +264,7 @@ process {
                 if views.chosen_into(&mut rel, &cfg, &mut chosen).is_err() {
                     continue;
                 }
+                steps.forget();
                 assert!(steps.load(&arena, &cfg), "{topology}: {cfg:?}");
                 let mut every = Vec::new();
                 for p in 0..inst.topo.n() {
@@ -250,15 +281,9 @@ process {
                 });
                 for (k, step) in alone.chain(pairs).enumerate() {
                     let next = rel.successor_of(&cfg, &step);
-                    let (mut bytes, mut effects) = (Vec::new(), Vec::new());
-                    let stepped = views.effects_into(&step, &mut effects)
-                        && steps.encode(
-                            (&arena, &views),
-                            &cfg,
-                            inst.code.stride,
-                            &effects,
-                            &mut bytes,
-                        );
+                    let mut bytes = Vec::new();
+                    let stride = inst.code.stride;
+                    let stepped = steps.write((&arena, &views), &cfg, stride, &step, &mut bytes);
                     match (&next, stepped) {
                         (Ok(next), true) => {
                             let mut encoded = Vec::new();

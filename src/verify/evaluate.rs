@@ -44,11 +44,7 @@ pub(super) fn evaluate_seen(
     chosen: &mut Vec<u16>,
     views: Option<&mut ViewMemo>,
 ) -> Result<Evaluated, Refusal> {
-    let Some(views) = views else {
-        return evaluate(rel, cfg, chosen);
-    };
-    views
-        .chosen_into(rel, cfg, chosen)
+    super::view_memo::chosen_into(views, rel, cfg, chosen)
         .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
     evaluate_chosen(rel, cfg, chosen, None)
 }

@@ -12,7 +12,7 @@ use super::encoded_step::EncodedSteps;
 use super::moves::Lister;
 use super::states::States;
 use super::successors::{Succ, Successors, ANY_CHANGED};
-use super::view_memo::ViewMemo;
+use super::view_memo::{chosen_into, ViewMemo};
 use super::walk::Stop;
 use super::{Convergence, Explorer, Fairness, Refusal, Run};
 use crate::compile::NO_ACTION;
@@ -59,8 +59,6 @@ pub(super) struct Search<'e, 'a> {
     /// its steps as bytes, and where they are written.
     encoded: EncodedSteps,
     bytes: Vec<u8>,
-    /// Where each mover's move of a step is remembered.
-    effects: Vec<(usize, (u32, u32))>,
     /// By orbits: per step of the last [`Search::successors_from`], the
     /// symmetry that takes where it leads to the configuration standing
     /// for its orbit.
@@ -103,7 +101,6 @@ impl<'e, 'a> Search<'e, 'a> {
             }),
             encoded: EncodedSteps::default(),
             bytes: Vec::new(),
-            effects: Vec::new(),
             symmetries: Vec::new(),
             here: Config::default(),
             next: Config::default(),
@@ -198,11 +195,7 @@ impl<'e, 'a> Search<'e, 'a> {
     ) -> Result<bool, Refusal> {
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
         let mut chosen = Vec::new();
-        match self.views.as_mut() {
-            Some(views) => views.chosen_into(&mut self.rel, cfg, &mut chosen),
-            None => self.rel.chosen_into(cfg, &mut chosen),
-        }
-        .map_err(fail)?;
+        chosen_into(self.views.as_mut(), &mut self.rel, cfg, &mut chosen).map_err(fail)?;
         let enabled: Vec<u32> = (0..chosen.len() as u32)
             .filter(|&p| chosen[p as usize] != NO_ACTION)
             .collect();
@@ -218,7 +211,6 @@ impl<'e, 'a> Search<'e, 'a> {
             fault,
             views,
             encoded,
-            effects,
             bytes,
             ..
         } = self;
@@ -227,7 +219,7 @@ impl<'e, 'a> Search<'e, 'a> {
             (States::Reachable { reached, .. }, None) => reached.arena(),
             _ => None,
         };
-        let mut ready = None;
+        encoded.forget();
         lister.each_step(daemon, &ex.inst.topo, ex.symmetries(), |moves| {
             if outside {
                 return;
@@ -236,10 +228,7 @@ impl<'e, 'a> Search<'e, 'a> {
             if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
                 bytes.clear();
                 let stride = ex.inst.code.stride;
-                if views.effects_into(moves, effects)
-                    && *ready.get_or_insert_with(|| encoded.load(arena, cfg))
-                    && encoded.encode((arena, views), cfg, stride, effects, bytes)
-                {
+                if encoded.write((arena, views), cfg, stride, moves, bytes) {
                     match arena.index_encoded(bytes) {
                         Some(to) => each(to, moves, 0),
                         None => outside = true,

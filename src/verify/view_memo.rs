@@ -29,6 +29,21 @@ use rustc_hash::FxHashMap;
 /// tens of bytes each.
 const MOST_VIEWS: usize = 1 << 20;
 
+/// Each process's first enabled action in `cfg` (or `NO_ACTION`) into
+/// `chosen`: from `views` where there are (see [`ViewMemo::chosen_into`]),
+/// else from the interpreter.
+pub(super) fn chosen_into(
+    views: Option<&mut ViewMemo>,
+    rel: &mut StepRelation,
+    cfg: &Config,
+    chosen: &mut Vec<u16>,
+) -> Result<(), RunError> {
+    match views {
+        Some(views) => views.chosen_into(rel, cfg, chosen),
+        None => rel.chosen_into(cfg, chosen),
+    }
+}
+
 /// What a process does in one view.
 struct Remembered {
     /// Its first enabled action, or `NO_ACTION`.

@@ -114,7 +114,8 @@ struct Encoding {
     messages: MessageShape,
     /// The bits of a packed message's channel and type.
     bits: (u32, u32),
-    /// Whether a packed message fits in a word (see [`Encoding::pack_words`]).
+    /// Whether messages are packed a word each (see
+    /// [`Encoding::pack_words`]): in rounds, each type's bits fitting a word.
     words: bool,
 }
 
@@ -148,7 +149,7 @@ impl Encoding {
         if count == 0 {
             return;
         }
-        if self.words && !self.messages.timed && self.pack_words(chans, count, out) {
+        if self.words && self.pack_words(chans, count, out) {
             out[head] |= 2;
             return;
         }
@@ -391,7 +392,7 @@ impl ConfigArena {
         ConfigArena {
             encoding: Encoding {
                 coded: coded.then_some((space, (width as usize).max(1))),
-                words: messages.fits_words(bits),
+                words: !messages.timed && messages.fits_words(bits),
                 messages,
                 bits,
             },
@@ -484,7 +485,7 @@ impl ConfigArena {
     #[inline]
     pub(super) fn packed_word(&self, arc: usize, m: &Msg) -> Option<(u64, u32)> {
         let encoding = &self.encoding;
-        if !encoding.words || encoding.messages.timed {
+        if !encoding.words {
             return None;
         }
         encoding.word(arc, m)

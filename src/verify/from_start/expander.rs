@@ -181,10 +181,8 @@ struct Expander<'i> {
     lister: Lister,
     /// Where the program has channels: what each process does per view.
     views: Option<ViewMemo>,
-    /// The configuration expanded, made ready to write its steps as
-    /// bytes, and where each mover's move of a step is remembered.
+    /// The configuration expanded, made ready to write its steps as bytes.
     encoded: EncodedSteps,
-    effects: Vec<(usize, (u32, u32))>,
     /// See [`Expanding::symmetry`], and where a step's orbit is found.
     symmetry: Option<&'i Symmetry>,
     canonical: Config,
@@ -211,7 +209,6 @@ impl<'i> Expander<'i> {
             lister: Lister::default(),
             views: None,
             encoded: EncodedSteps::default(),
-            effects: Vec::new(),
             symmetry: None,
             canonical: like.clone(),
         }
@@ -539,7 +536,6 @@ impl Expander<'_> {
             lister,
             views,
             encoded,
-            effects,
             symmetry,
             canonical,
             ..
@@ -549,20 +545,12 @@ impl Expander<'_> {
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
         let symmetries = symmetry.map_or(1, Symmetry::order);
         let arena = source.store().and_then(Reached::arena);
-        let mut ready = None;
+        encoded.forget();
         lister.each_step(daemon, &inst.topo, symmetries, |moves| {
             // Every mover's move remembered: the step written as bytes.
             if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
-                if views.effects_into(moves, effects)
-                    && *ready.get_or_insert_with(|| encoded.load(arena, cfg))
-                    && encoded.encode(
-                        (arena, views),
-                        cfg,
-                        inst.code.stride,
-                        effects,
-                        &mut steps.encoded,
-                    )
-                {
+                let stride = inst.code.stride;
+                if encoded.write((arena, views), cfg, stride, moves, &mut steps.encoded) {
                     steps.codes.push(ASIDE);
                     steps.aside.push(Aside::Encoded(steps.encoded.len() as u32));
                     return;
