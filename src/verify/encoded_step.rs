@@ -63,12 +63,12 @@ impl Effect {
 }
 
 /// A configuration made ready for its steps to be written as bytes: its
-/// rows, to change one at a time, and its messages in the order they
-/// were sent, each packed (channel, word, bits), with how many each
-/// channel holds.
+/// rows' code, which a step changes by what its movers' cells add, and
+/// its messages in the order they were sent, each packed (channel, word,
+/// bits), with how many each channel holds.
 #[derive(Default)]
 pub(super) struct EncodedSteps {
-    rows: Vec<i64>,
+    code: u64,
     messages: Vec<(u32, u64, u32)>,
     on_arc: Vec<u32>,
     /// Whether the configuration whose steps are written can be stepped
@@ -122,6 +122,10 @@ impl EncodedSteps {
         self.on_arc.clear();
         self.on_arc.resize(cfg.chans.queues.len(), 0);
         for (arc, queue) in cfg.chans.queues.iter().enumerate() {
+            // Most channels are empty: no slices to split.
+            if queue.is_empty() {
+                continue;
+            }
             self.on_arc[arc] = queue.len() as u32;
             let (front, back) = queue.as_slices();
             for m in front.iter().chain(back) {
@@ -135,7 +139,13 @@ impl EncodedSteps {
                 *at = (arc as u32, word, bits);
             }
         }
-        self.rows.clone_from(&cfg.rows);
+        let Some((space, _)) = arena.coded() else {
+            return false;
+        };
+        let Some(code) = space.index_of_rows(&cfg.rows) else {
+            return false;
+        };
+        self.code = code;
         self.ready = Some(true);
         true
     }
@@ -176,16 +186,18 @@ impl EncodedSteps {
                 return false;
             }
         }
+        // The movers' rows are apart: each changed cell adds its own part.
+        let mut code = i128::from(self.code);
         for &(p, e) in movers {
-            self.rows[p * stride..(p + 1) * stride].copy_from_slice(&effect(e).row);
+            let before = &cfg.rows[p * stride..(p + 1) * stride];
+            for (j, (&old, &new)) in before.iter().zip(effect(e).row.iter()).enumerate() {
+                match space.delta(p * stride + j, old, new) {
+                    Some(d) => code += d,
+                    None => return false,
+                }
+            }
         }
-        let code = space.index_of_rows(&self.rows);
-        // Left as loaded, for the next step.
-        for &(p, _) in movers {
-            let row = p * stride..(p + 1) * stride;
-            self.rows[row.clone()].copy_from_slice(&cfg.rows[row]);
-        }
-        let Some(code) = code else {
+        let Ok(code) = u64::try_from(code) else {
             return false;
         };
         self.heads.clear();
@@ -225,15 +237,16 @@ pub(super) mod tests {
 
     /// Channels of one message, so that sends find them full in some
     /// configurations; two sends in one move; heads from both neighbours;
-    /// a field sent out of its domain.
+    /// a field sent out of its domain; rows of two cells.
     pub(crate) const PROGRAM: &str = "message tok(v: 0..2)
 message back
 channel capacity 1
 var c: 0..3 = 0
+var got: 0..2 = 0
 process {
     start :: c == 0 and index == 0 -> c := 1; send tok(0) to right
-    fwd :: receive tok(v) from q and v < 2 -> c := (c + 1) mod 4; send tok(v + 1) to right
-    twice :: receive tok(v) from q and v == 2 and c < 3 -> c := 3; send back to left; send tok(1) to right
+    fwd :: receive tok(v) from q and v < 2 -> c := (c + 1) mod 4; got := v; send tok(v + 1) to right
+    twice :: receive tok(v) from q and v == 2 and c < 3 -> c := 3; got := 2; send back to left; send tok(1) to right
     over :: receive tok(v) from q and v == 2 and c == 3 -> c := 0; send tok(v + c) to right
     ack :: receive back from q -> c := (c + 2) mod 4
 }

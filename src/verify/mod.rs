@@ -60,6 +60,7 @@ mod symmetry;
 mod ticks;
 pub use ticks::verify_ticks;
 mod verdict;
+mod view_key;
 mod view_memo;
 pub use verdict::{Choices, Convergence, Engine, Fairness, Verdict};
 mod walk;

@@ -17,6 +17,7 @@
 //! moves to the interpreter, which reports the fault where it did.
 
 use super::encoded_step::Effect;
+use super::view_key::ViewPacking;
 use crate::check::ir::VarKind;
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
@@ -67,10 +68,16 @@ pub(super) struct ViewMemo {
     arcs_into: Vec<Box<[u32]>>,
     /// Per message type: how many fields it has.
     arity: Vec<usize>,
-    /// A view's number, by its values: the process, the rows it reads,
+    /// A view's number, by its values, where they do not pack in a
+    /// number (see `view_key.rs`): the process, the rows it reads,
     /// and per channel into it, its head (type and fields, or -1 where
     /// empty) and the head's rank by age among the heads.
     numbers: FxHashMap<Box<[i64]>, u32>,
+    /// A view's number, by its values packed in a number.
+    packed: FxHashMap<u128, u32>,
+    packing: ViewPacking,
+    /// The rows of the configuration loaded last, gathered in words.
+    row_words: Vec<u64>,
     remembered: Vec<Remembered>,
     /// Per process: its view's number in the configuration loaded last
     /// (`u32::MAX`: interpreted).
@@ -91,7 +98,7 @@ impl ViewMemo {
             return None;
         }
         let topo = &inst.topo;
-        let rows_read = (0..topo.n())
+        let rows_read: Vec<Box<[u32]>> = (0..topo.n())
             .map(|p| {
                 let mut read: Vec<u32> = topo.nbrs(p).to_vec();
                 read.extend_from_slice(topo.readers(p));
@@ -101,7 +108,8 @@ impl ViewMemo {
                 read.into_boxed_slice()
             })
             .collect();
-        let arcs_into = (0..topo.n()).map(|p| topo.arcs_into(p).into()).collect();
+        let arcs_into: Vec<Box<[u32]>> = (0..topo.n()).map(|p| topo.arcs_into(p).into()).collect();
+        let packing = ViewPacking::new(inst, &rows_read, &arcs_into);
         Some(ViewMemo {
             stride: inst.code.stride,
             every,
@@ -109,6 +117,9 @@ impl ViewMemo {
             arcs_into,
             arity: inst.prog.messages.iter().map(|m| m.fields.len()).collect(),
             numbers: FxHashMap::default(),
+            packed: FxHashMap::default(),
+            packing,
+            row_words: Vec::new(),
             remembered: Vec::new(),
             loaded: Vec::new(),
             key: Vec::new(),
@@ -195,9 +206,23 @@ impl ViewMemo {
     ) -> Result<(), RunError> {
         chosen.clear();
         self.loaded.clear();
+        self.packing.rows_into(cfg, &mut self.row_words);
         for p in 0..cfg.rows.len() / self.stride.max(1) {
-            self.view(cfg, p);
-            if let Some(&k) = self.numbers.get(&self.key[..]) {
+            let packed = self.packing.pack(
+                cfg,
+                &self.row_words,
+                p,
+                &self.rows_read[p],
+                &self.arcs_into[p],
+            );
+            let known = match packed {
+                Some(key) => self.packed.get(&key),
+                None => {
+                    self.view(cfg, p);
+                    self.numbers.get(&self.key[..])
+                }
+            };
+            if let Some(&k) = known {
                 chosen.push(self.remembered[k as usize].first);
                 self.loaded.push(k);
                 continue;
@@ -232,7 +257,10 @@ impl ViewMemo {
                 moves,
                 effects,
             });
-            self.numbers.insert(self.key.as_slice().into(), k);
+            match packed {
+                Some(key) => self.packed.insert(key, k),
+                None => self.numbers.insert(self.key.as_slice().into(), k),
+            };
             self.loaded.push(k);
         }
         Ok(())
@@ -325,15 +353,20 @@ process {
 
     /// In every configuration reached from the start (breadth first,
     /// every move of every process taken alone, the first [`MOST`]), the
-    /// memo says what the interpreter says, each view met more than once.
+    /// memo says what the interpreter says, each view met more than once:
+    /// with views packed in numbers, and with views kept as lists.
     #[test]
     fn remembered_views_say_what_the_interpreter_says() {
         const MOST: usize = 20_000;
-        for (topology, every) in [("ring:4", true), ("ring:3", false), ("ring:5", true)] {
+        let cases = [("ring:4", true), ("ring:3", false), ("ring:5", true)];
+        for ((topology, every), packed) in cases.into_iter().flat_map(|c| [(c, true), (c, false)]) {
             let mut inst = crate::verify::test_instance(PROGRAM, topology, &[]);
             let mut start = inst.initial(&InitMode::Declared, &[]).unwrap();
             let mut rel = inst.step_relation();
             let mut memo = ViewMemo::new(&inst, every).expect("a program with channels");
+            if !packed {
+                memo.packing.pack_none();
+            }
             start.canonicalize();
             let mut seen = HashSet::from([start.clone()]);
             let mut queue = VecDeque::from([start]);
@@ -367,6 +400,8 @@ process {
                 "{topology}: {looked_up} views looked up, {views} kept"
             );
             assert!(faults > 0, "{topology}: a guard faults somewhere");
+            let (numbers, lists) = (memo.packed.len(), memo.numbers.len());
+            assert_eq!((numbers > 0, lists > 0), (packed, !packed), "{topology}");
         }
     }
 }
