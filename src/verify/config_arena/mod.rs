@@ -27,6 +27,13 @@ pub(super) use bytes::{varint, BitWriter};
 /// No number in a slot of the table.
 const EMPTY: u32 = u32::MAX;
 
+/// The bits of a slot of the table that hold a number while numbers fit
+/// them; the bits above hold the top bits of the number's bytes' hash, so
+/// that a probe passes over most other configurations without reading
+/// their bytes (two cache misses each: where they start, and they). Past
+/// that many configurations, a slot is all number.
+const TAGGED_NUMBER_BITS: u32 = 27;
+
 /// The most bytes of configurations an arena keeps before it says it is
 /// full: where each one's bytes start is kept in 32 bits, and the search
 /// looks between batches, which add far less than the 2 GiB left. (Under
@@ -369,9 +376,11 @@ pub(super) struct ConfigArena {
     bytes: Vec<u8>,
     /// Where each configuration's bytes start, and one past the last.
     starts: Vec<u32>,
-    /// Numbers, or `EMPTY`; a power of two long, at most three quarters
-    /// full.
+    /// Numbers (each in its low `number_bits`, with a tag above, see
+    /// [`TAGGED_NUMBER_BITS`]), or `EMPTY`; a power of two long, at most
+    /// three quarters full.
     table: Vec<u32>,
+    number_bits: u32,
     /// A configuration of the instance, shaped as decoding needs.
     like: Config,
     /// [`MOST_BYTES`], smaller in tests.
@@ -399,6 +408,7 @@ impl ConfigArena {
             bytes: Vec::new(),
             starts: vec![0],
             table: vec![EMPTY; 1 << 10],
+            number_bits: TAGGED_NUMBER_BITS,
             like: like.clone(),
             most_bytes: MOST_BYTES,
         }
@@ -437,14 +447,33 @@ impl ConfigArena {
         cfg
     }
 
+    /// What a slot holds for number `i` whose bytes hash to `h`.
+    #[inline]
+    fn entry(&self, i: u32, h: u64) -> u32 {
+        match self.number_bits {
+            32 => i,
+            bits => i | ((h >> (32 + bits)) as u32) << bits,
+        }
+    }
+
+    /// The number a slot's `entry` holds.
+    #[inline]
+    fn number(&self, entry: u32) -> u32 {
+        entry & (u32::MAX >> (32 - self.number_bits))
+    }
+
     /// The slot where `bytes` is, or the empty one where it would go.
     fn slot(&self, bytes: &[u8]) -> usize {
         let mask = self.table.len() - 1;
-        let mut s = hash(bytes) as usize & mask;
+        let h = hash(bytes);
+        // A slot with another tag holds other bytes.
+        let tag = self.entry(0, h);
+        let tag_mask = !(u32::MAX >> (32 - self.number_bits));
+        let mut s = h as usize & mask;
         loop {
             match self.table[s] {
                 EMPTY => return s,
-                i if self.at(i) == bytes => return s,
+                e if e & tag_mask == tag && self.at(self.number(e)) == bytes => return s,
                 _ => s = (s + 1) & mask,
             }
         }
@@ -462,7 +491,9 @@ impl ConfigArena {
     /// The number of the configuration `bytes` encode (see
     /// [`ConfigArena::encode`]), if kept.
     pub(super) fn index_encoded(&self, bytes: &[u8]) -> Option<u32> {
-        Some(self.table[self.slot(bytes)]).filter(|&i| i != EMPTY)
+        Some(self.table[self.slot(bytes)])
+            .filter(|&e| e != EMPTY)
+            .map(|e| self.number(e))
     }
 
     /// Appends the bytes `cfg` (canonical) is kept as to `out`.
@@ -507,25 +538,31 @@ impl ConfigArena {
         if self.table[s] != EMPTY {
             return false;
         }
-        self.table[s] = self.len() as u32;
+        self.table[s] = self.entry(self.len() as u32, hash(bytes));
         self.bytes.extend_from_slice(bytes);
         // Under 4 GiB: the search stops once the arena is full (MOST_BYTES).
         self.starts.push(self.bytes.len() as u32);
+        // The next number, with the largest tag, must not be `EMPTY`.
+        if self.number_bits < 32 && self.len() + 1 >= 1 << self.number_bits {
+            self.number_bits = 32;
+            self.rehash(self.table.len());
+        }
         if 4 * self.len() > 3 * self.table.len() {
-            self.grow();
+            self.rehash(self.table.len() * 2);
         }
         true
     }
 
-    fn grow(&mut self) {
-        let size = self.table.len() * 2;
+    /// Makes the table `size` slots long and puts every number back.
+    fn rehash(&mut self, size: usize) {
         self.table = vec![EMPTY; size];
         for i in 0..self.len() as u32 {
-            let mut s = hash(self.at(i)) as usize & (size - 1);
+            let h = hash(self.at(i));
+            let mut s = h as usize & (size - 1);
             while self.table[s] != EMPTY {
                 s = (s + 1) & (size - 1);
             }
-            self.table[s] = i;
+            self.table[s] = self.entry(i, h);
         }
     }
 
@@ -612,6 +649,47 @@ process {
             assert!(!arena.full());
             arena.most_bytes = arena.bytes.len();
             assert!(arena.full());
+        }
+    }
+
+    /// Thousands of configurations kept are each found again under its
+    /// number as the table grows: with tags in the slots, and where the
+    /// numbers outgrow the tags' room (made small here) and the slots
+    /// become all number.
+    #[test]
+    fn every_configuration_kept_is_found_under_its_number() {
+        let mut inst = crate::verify::test_instance(&PROGRAM.replace("DELAY", ""), "ring:3", &[]);
+        let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+        for number_bits in [TAGGED_NUMBER_BITS, 9] {
+            let mut arena = ConfigArena::new(inst.space(), &start, MessageShape::of(&inst));
+            arena.number_bits = number_bits;
+            let mut kept = Vec::new();
+            // Rows, and a ping on channel `arc` for each bit of `k`.
+            for k in 0..4096usize {
+                let mut cfg = start.clone();
+                cfg.rows[0] = (k % 2) as i64;
+                for arc in 0..6 {
+                    for _ in 0..(k >> (1 + 2 * arc)) % 4 {
+                        if cfg.chans.queues[arc].len() < 3 {
+                            let m = cfg.chans.stamp(0, [0; 4]);
+                            cfg.chans.queues[arc].push_back(m);
+                        }
+                    }
+                }
+                cfg.canonicalize();
+                if arena.insert(&cfg) {
+                    kept.push(cfg);
+                }
+            }
+            assert!(kept.len() > 1000, "{}", kept.len());
+            assert_eq!(
+                arena.number_bits,
+                if number_bits == 9 { 32 } else { number_bits }
+            );
+            for (i, cfg) in kept.iter().enumerate() {
+                assert_eq!(arena.index(cfg), Some(i as u32), "{number_bits}");
+                assert!(!arena.insert(cfg));
+            }
         }
     }
 
