@@ -128,11 +128,13 @@ impl Reached {
         }
     }
 
-    /// The number of the configuration `bytes` encode (see
-    /// [`Reached::unkept`]), if kept, in a store of whole configurations.
-    pub(super) fn index_encoded(&self, bytes: &[u8]) -> Option<u32> {
+    /// The number of each configuration the byte strings of `bytes`
+    /// ending at `ends` encode (see [`Reached::unkept`]), if kept, into
+    /// `out`, in a store of whole configurations, their cache misses
+    /// overlapping (see [`ConfigArena::index_many`]).
+    pub(super) fn index_many(&self, bytes: &[u8], ends: &[usize], out: &mut Vec<Option<u32>>) {
         match self {
-            Reached::Whole(arena) => arena.index_encoded(bytes),
+            Reached::Whole(arena) => arena.index_many(bytes, ends, out),
             Reached::Packed(_) => unreachable!("a store of codes keeps no bytes"),
         }
     }

@@ -3,6 +3,7 @@
 //! for each, the most steps and moves to legitimacy, or a deadlock or a
 //! cycle (and then a shortest one, breadth first).
 
+mod batch;
 mod cycles;
 mod longest;
 mod shared;
@@ -56,9 +57,9 @@ pub(super) struct Search<'e, 'a> {
     /// Where the program has channels: what each process does per view.
     views: Option<ViewMemo>,
     /// The configuration whose steps are listed, made ready to write
-    /// its steps as bytes, and where they are written.
+    /// its steps as bytes, and its steps as listed.
     encoded: EncodedSteps,
-    bytes: Vec<u8>,
+    batch: batch::StepBatch,
     /// By orbits: per step of the last [`Search::successors_from`], the
     /// symmetry that takes where it leads to the configuration standing
     /// for its orbit.
@@ -100,7 +101,7 @@ impl<'e, 'a> Search<'e, 'a> {
                 }
             }),
             encoded: EncodedSteps::default(),
-            bytes: Vec::new(),
+            batch: batch::StepBatch::default(),
             symmetries: Vec::new(),
             here: Config::default(),
             next: Config::default(),
@@ -191,7 +192,7 @@ impl<'e, 'a> Search<'e, 'a> {
         i: u32,
         cfg: &Config,
         next: &mut Config,
-        mut each: impl FnMut(u32, &[Move], usize),
+        each: impl FnMut(u32, &[Move], usize),
     ) -> Result<bool, Refusal> {
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
         let mut chosen = Vec::new();
@@ -211,43 +212,40 @@ impl<'e, 'a> Search<'e, 'a> {
             fault,
             views,
             encoded,
-            bytes,
+            batch,
             ..
         } = self;
-        let mut outside = false;
         let arena = match (&ex.states, &ex.symmetry) {
             (States::Reachable { reached, .. }, None) => reached.arena(),
             _ => None,
         };
         encoded.forget();
+        batch.clear();
         lister.each_step(daemon, &ex.inst.topo, ex.symmetries(), |moves| {
-            if outside {
-                return;
-            }
-            // Every mover's move remembered: looked up by the step's bytes.
+            // Every mover's move remembered: looked up by the step's
+            // bytes, with the others' once all are listed.
             if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
-                bytes.clear();
                 let stride = ex.inst.code.stride;
-                if encoded.write((arena, views), cfg, stride, moves, bytes) {
-                    match arena.index_encoded(bytes) {
-                        Some(to) => each(to, moves, 0),
-                        None => outside = true,
-                    }
-                    return;
+                if encoded.write((arena, views), cfg, stride, moves, &mut batch.bytes) {
+                    return batch.push(batch::Listed::Written, moves);
                 }
             }
-            if let Err(e) = rel.successor_of_into(cfg, moves, next) {
-                // A faulting step is a counterexample of its own, and not
-                // followed (from a start, the search that reached the
-                // configurations recorded it already).
-                fault.get_or_insert_with(|| (e, i, moves.to_vec()));
-                return;
-            }
-            match ex.number_of(next) {
-                Some((to, symmetry)) => each(to, moves, symmetry),
-                None => outside = true,
-            }
+            let listed = match rel.successor_of_into(cfg, moves, next) {
+                Err(e) => batch::Listed::Faults(Box::new(e)),
+                Ok(()) => match ex.number_of(next) {
+                    Some((to, symmetry)) => batch::Listed::Found(to, symmetry),
+                    None => batch::Listed::Outside,
+                },
+            };
+            batch.push(listed, moves);
         })?;
+        // A faulting step is a counterexample of its own, and not followed
+        // (from a start, the search that reached the configurations
+        // recorded it already).
+        let record = |e: Box<_>, moves: &[Move]| {
+            fault.get_or_insert_with(|| (*e, i, moves.to_vec()));
+        };
+        let outside = batch.pass_on(arena, record, each);
         match outside {
             true => Err(super::outside_the_domains()),
             false => Ok(enabled.is_empty()),

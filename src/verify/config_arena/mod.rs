@@ -464,8 +464,13 @@ impl ConfigArena {
 
     /// The slot where `bytes` is, or the empty one where it would go.
     fn slot(&self, bytes: &[u8]) -> usize {
+        self.slot_hashed(bytes, hash(bytes))
+    }
+
+    /// [`ConfigArena::slot`] of `bytes`, whose hash is `h`.
+    #[inline]
+    fn slot_hashed(&self, bytes: &[u8], h: u64) -> usize {
         let mask = self.table.len() - 1;
-        let h = hash(bytes);
         // A slot with another tag holds other bytes.
         let tag = self.entry(0, h);
         let tag_mask = !(u32::MAX >> (32 - self.number_bits));
@@ -494,6 +499,54 @@ impl ConfigArena {
         Some(self.table[self.slot(bytes)])
             .filter(|&e| e != EMPTY)
             .map(|e| self.number(e))
+    }
+
+    /// The numbers of the configurations the byte strings of `bytes`
+    /// ending at `ends` encode, if kept, into `out`, as
+    /// [`ConfigArena::index_encoded`] finds each; but some at a time, the
+    /// first slot each probes, the start of the bytes it names and those
+    /// bytes are asked of the cache for all before any is compared, so
+    /// that their misses (three deep, one after the other for a single
+    /// look-up) overlap.
+    pub(super) fn index_many(&self, bytes: &[u8], ends: &[usize], out: &mut Vec<Option<u32>>) {
+        use crate::runtime::cache::prefetch;
+        /// How many look-ups wait on the cache together: enough to keep
+        /// its misses busy, few enough that what they ask for stays.
+        const TOGETHER: usize = 16;
+        let range = |k: usize| &bytes[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
+        let mask = self.table.len() - 1;
+        let tag_mask = !(u32::MAX >> (32 - self.number_bits));
+        // The number in the first slot probed, where its tag matches.
+        let first = |h: u64| {
+            let e = self.table[h as usize & mask];
+            (e != EMPTY && e & tag_mask == self.entry(0, h)).then(|| self.number(e) as usize)
+        };
+        out.clear();
+        let mut hashes = [0u64; TOGETHER];
+        for from in (0..ends.len()).step_by(TOGETHER) {
+            let some = &mut hashes[..TOGETHER.min(ends.len() - from)];
+            for (j, h) in some.iter_mut().enumerate() {
+                *h = hash(range(from + j));
+            }
+            let some = &*some;
+            for &h in some {
+                prefetch(&self.table[h as usize & mask]);
+            }
+            for &h in some {
+                if let Some(i) = first(h) {
+                    prefetch(&self.starts[i]);
+                }
+            }
+            for &h in some {
+                if let Some(at) = first(h).and_then(|i| self.bytes.get(self.starts[i] as usize)) {
+                    prefetch(at);
+                }
+            }
+            out.extend(some.iter().enumerate().map(|(j, &h)| {
+                let e = self.table[self.slot_hashed(range(from + j), h)];
+                (e != EMPTY).then(|| self.number(e))
+            }));
+        }
     }
 
     /// Appends the bytes `cfg` (canonical) is kept as to `out`.
@@ -690,6 +743,20 @@ process {
                 assert_eq!(arena.index(cfg), Some(i as u32), "{number_bits}");
                 assert!(!arena.insert(cfg));
             }
+            // Looked up together, each with one not kept after it.
+            let (mut bytes, mut ends, mut expected) = (Vec::new(), Vec::new(), Vec::new());
+            for (i, cfg) in kept.iter().enumerate() {
+                arena.encode(cfg, &mut bytes);
+                ends.push(bytes.len());
+                let mut other = cfg.clone();
+                other.rows[1] = 1;
+                arena.encode(&other, &mut bytes);
+                ends.push(bytes.len());
+                expected.extend([Some(i as u32), None]);
+            }
+            let mut found = Vec::new();
+            arena.index_many(&bytes, &ends, &mut found);
+            assert_eq!(found, expected, "{number_bits}");
         }
     }
 

@@ -64,6 +64,11 @@ pub(super) struct Steps {
     pub(super) encoded: Vec<u8>,
     pub(super) sleeps: Vec<u64>,
     pub(super) skipped: u64,
+    /// Scratch of [`Block::leave_out_kept`]: for some whole
+    /// configurations at a time, where each one's bytes end and whether
+    /// it is kept.
+    ends: Vec<usize>,
+    kept: Vec<Option<u32>>,
 }
 
 impl Steps {
@@ -106,11 +111,18 @@ impl Block {
             aside,
             encoded,
             sleeps,
+            ends,
+            kept: found,
             ..
         } = steps;
         if !look_up && aside.is_empty() {
             return;
         }
+        // Whole configurations are looked up some at a time, together,
+        // so that their cache misses overlap: those from `window` on.
+        const WINDOW: usize = 1024;
+        let mut window = 0;
+        found.clear();
         if look_up {
             for &code in codes.iter() {
                 if code != ASIDE {
@@ -129,10 +141,21 @@ impl Block {
                         let Aside::Encoded(stop) = aside[next_whole] else {
                             unreachable!("only steps to whole configurations are left aside")
                         };
+                        if next_whole == window + found.len() {
+                            window = next_whole;
+                            let last = aside.len().min(window + WINDOW);
+                            let base = start as usize;
+                            ends.clear();
+                            ends.extend(aside[window..last].iter().map(|a| match a {
+                                Aside::Encoded(stop) => *stop as usize - base,
+                                _ => unreachable!("only whole configurations are set aside"),
+                            }));
+                            reached.index_many(&encoded[base..], ends, found);
+                        }
+                        let stays = found[next_whole - window].is_none();
                         next_whole += 1;
                         let bytes = start as usize..stop as usize;
                         start = stop;
-                        let stays = reached.index_encoded(&encoded[bytes.clone()]).is_none();
                         if stays {
                             encoded.copy_within(bytes.clone(), end);
                             end += bytes.len();
