@@ -378,7 +378,7 @@ pub(super) struct ConfigArena {
     starts: Vec<u32>,
     /// Numbers (each in its low `number_bits`, with a tag above, see
     /// [`TAGGED_NUMBER_BITS`]), or `EMPTY`; a power of two long, at most
-    /// three quarters full.
+    /// seven eighths full.
     table: Vec<u32>,
     number_bits: u32,
     /// A configuration of the instance, shaped as decoding needs.
@@ -600,7 +600,9 @@ impl ConfigArena {
             self.number_bits = 32;
             self.rehash(self.table.len());
         }
-        if 4 * self.len() > 3 * self.table.len() {
+        // Seven eighths: a probe past other configurations reads their
+        // slots only (the tags), which lie together.
+        if 8 * self.len() > 7 * self.table.len() {
             self.rehash(self.table.len() * 2);
         }
         true
