@@ -1,11 +1,11 @@
 //! A process's view (see `view_memo.rs`) packed in one 128-bit number,
 //! where its values fit: each value in the bits its domain takes, so that
 //! a view is hashed and compared as a number instead of as a list of
-//! 64-bit values (on Chang and Roberts' ring of 7, a list of 19 values
-//! took about 240 instructions to hash and compare; a number, a few).
-//! A value outside its domain (a configuration a faulting step left)
-//! does not fit, and the view is kept as a list instead: each view has
-//! one form, so the two never name one view twice.
+//! 64-bit values (on Chang and Roberts' ring of 7, a list of 13 values
+//! took about 120 instructions to hash and compare; a number, about 20).
+//! A value outside its domain (a field sent outside its own) does not
+//! fit, and the view is kept as a list instead: each view has one form,
+//! so the two never name one view twice.
 
 use super::bits_for;
 use super::config_arena::MessageShape;
