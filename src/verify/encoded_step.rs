@@ -18,7 +18,7 @@
 //! faults there), or a value falls outside the space or a field outside
 //! its domain, the step relation is asked instead, and reports it.
 
-use super::config_arena::{varint, BitWriter, ConfigArena};
+use super::config_arena::{varint, BitWriter, ConfigArena, HOW, PACKED};
 use super::view_memo::ViewMemo;
 use crate::runtime::step::{Move, StepRelation};
 use crate::state::channels::Msg;
@@ -205,9 +205,9 @@ impl EncodedSteps {
             .extend(movers.iter().filter_map(|&(_, e)| effect(e).taken));
         let heads = self.heads.len();
         let count = self.messages.len() - heads + self.sent.len();
-        out.push(if count > 0 { 2 } else { 0 });
+        let packed = if count > 0 { PACKED } else { 0 };
+        varint(out, (count as u64) << HOW | packed);
         out.extend_from_slice(&code.to_le_bytes()[..width]);
-        varint(out, count as u64);
         if count == 0 {
             return true;
         }

@@ -6,10 +6,11 @@
 //! bytes replaces hashing every queue.
 //!
 //! The encoding is canonical for canonical configurations (messages
-//! numbered 0, 1, ... in the order they were sent): the rows (a byte
-//! saying how, then their code in the state space where the space has one
-//! for them, else each value as a variable-length integer), then how many
-//! messages are in transit and, in the order they were sent, each one's
+//! numbered 0, 1, ... in the order they were sent): how many messages are
+//! in transit and how the rest is written, in one variable-length
+//! integer; the rows (their code in the state space where the space has
+//! one for them, else each value as a variable-length integer); then, in
+//! the order the messages were sent, each one's
 //! channel, type and the fields its type has, packed in the bits their
 //! values take (in a program in rounds whose fields are in their domains;
 //! else each a variable-length integer, with, in a program that runs in
@@ -26,6 +27,14 @@ pub(super) use bytes::{varint, BitWriter};
 
 /// No number in a slot of the table.
 const EMPTY: u32 = u32::MAX;
+
+/// A configuration's bytes begin with one variable-length integer: how
+/// many messages are in transit, shifted left by `HOW` bits, which say
+/// how the rest is written: `UNCODED` (rows as values, not a code) and
+/// `PACKED` (messages packed in bits).
+pub(super) const HOW: u32 = 2;
+pub(super) const UNCODED: u64 = 1;
+pub(super) const PACKED: u64 = 2;
 
 /// The bits of a slot of the table that hold a number while numbers fit
 /// them; the bits above hold the top bits of the number's bytes' hash, so
@@ -131,33 +140,35 @@ impl Encoding {
     /// in the order they were sent) to `out`.
     fn encode(&self, cfg: &Config, out: &mut Vec<u8>) {
         let head = out.len();
-        // Rows with a code (a first byte of 0) or, with a value the space
-        // does not have, each value (1): every configuration is kept.
+        // First, how many messages are in transit and how the rest is
+        // written, in one variable-length integer (see `HOW`).
+        let chans = &cfg.chans;
+        let count: usize = chans.queues.iter().map(|q| q.len()).sum();
+        // Rows with a code or, with a value the space does not have, each
+        // value (`UNCODED`): every configuration is kept.
         match self
             .coded
             .as_ref()
             .and_then(|(space, w)| Some((space.index_u64(cfg)?, *w)))
         {
             Some((code, width)) => {
-                out.push(0);
+                varint(out, (count as u64) << HOW);
                 out.extend_from_slice(&code.to_le_bytes()[..width]);
             }
             None => {
-                out.push(1);
+                varint(out, (count as u64) << HOW | UNCODED);
                 cfg.rows.iter().for_each(|&v| varint(out, zigzag(v)));
             }
         }
         // The messages in the order they were sent, each with its channel:
         // the channels are first in, first out, so that order gives every
         // queue back, and each message's place in it needs no bytes.
-        let chans = &cfg.chans;
-        let count: usize = chans.queues.iter().map(|q| q.len()).sum();
-        varint(out, count as u64);
         if count == 0 {
             return;
         }
+        // The first byte holds the low bits of the integer.
         if self.words && self.pack_words(chans, count, out) {
-            out[head] |= 2;
+            out[head] |= PACKED as u8;
             return;
         }
         // Where each message is (channel, place), by its number.
@@ -174,12 +185,12 @@ impl Encoding {
                 order[m.seq as usize] = (arc as u32, at as u32);
             }
         }
-        // Packed (bit 1 of the first byte) where every field is in its
-        // domain: the channel, the type and each field in the bits their
-        // values take, next to one another; else, from the same place, a
+        // Packed (`PACKED`) where every field is in its domain: the
+        // channel, the type and each field in the bits their values take,
+        // next to one another; else, from the same place, a
         // variable-length integer each.
         if !self.messages.timed && self.pack(chans, order, out) {
-            out[head] |= 2;
+            out[head] |= PACKED as u8;
             return;
         }
         for &(arc, at) in order.iter() {
@@ -294,11 +305,12 @@ impl Encoding {
     /// Overwrites `cfg` (a configuration of the same instance) with the
     /// one `bytes` encode.
     fn decode(&self, bytes: &[u8], cfg: &mut Config) {
-        let mut at = 1;
-        match (&self.coded, bytes[0] & 1) {
+        let mut at = 0;
+        let how = read_varint(bytes, &mut at);
+        match (&self.coded, how & UNCODED) {
             (Some((space, width)), 0) => {
                 let mut word = [0u8; 16];
-                word[..*width].copy_from_slice(&bytes[1..1 + *width]);
+                word[..*width].copy_from_slice(&bytes[at..at + *width]);
                 space.decode_into(u128::from_le_bytes(word) as u64, cfg);
                 at += *width;
             }
@@ -309,9 +321,9 @@ impl Encoding {
             }
         }
         cfg.chans.queues.iter_mut().for_each(|q| q.clear());
-        let count = read_varint(bytes, &mut at);
+        let count = how >> HOW;
         cfg.chans.next_seq = count;
-        if bytes[0] & 2 != 0 {
+        if how & PACKED != 0 {
             let (arc_bits, kind_bits) = self.bits;
             let mut bits = BitReader::new(&bytes[at..]);
             for seq in 0..count {
