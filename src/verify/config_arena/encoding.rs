@@ -1,0 +1,345 @@
+//! How a configuration with channels is written as bytes (see the
+//! parent module's doc for the encoding), and what an instance's messages
+//! carry.
+
+use super::bytes::{read_varint, unzigzag, zigzag, BitReader};
+use super::{varint, BitWriter};
+use crate::runtime::space::Space;
+use crate::state::channels::{Channels, Msg, MAX_FIELDS};
+use crate::state::Config;
+use crate::verify::bits_for;
+
+/// A configuration's bytes begin with one variable-length integer: how
+/// many messages are in transit, shifted left by `HOW` bits, which say
+/// how the rest is written: `UNCODED` (rows as values, not a code) and
+/// `PACKED` (messages packed in bits).
+pub(in crate::verify) const HOW: u32 = 2;
+const UNCODED: u64 = 1;
+pub(in crate::verify) const PACKED: u64 = 2;
+
+/// What an instance's messages carry: per type, how many fields (those
+/// past them are 0), and whether the program runs in ticks (where a
+/// message has ticks to go; in rounds, none); per type, each field's
+/// smallest value and the bits its values take (empty where unknown).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MessageShape {
+    pub(crate) arity: Vec<u8>,
+    pub(crate) timed: bool,
+    pub(crate) domains: Vec<Vec<(i64, u32)>>,
+}
+
+impl MessageShape {
+    /// The shape of `inst`'s messages.
+    pub(crate) fn of(inst: &crate::load::Instance) -> Self {
+        use crate::compile::VarDomain;
+        let n = inst.topo.n() as i64;
+        let field = |d: &VarDomain| match *d {
+            VarDomain::Bool => (0, 2),
+            VarDomain::Range(lo, hi) => (lo, hi.saturating_sub(lo).saturating_add(1)),
+            VarDomain::Enum(len) => (0, len as i64),
+            VarDomain::Node => (0, n),
+        };
+        MessageShape {
+            arity: inst
+                .prog
+                .messages
+                .iter()
+                .map(|m| m.fields.len() as u8)
+                .collect(),
+            timed: inst.runs_in_ticks(),
+            domains: inst
+                .code
+                .message_domains
+                .iter()
+                .map(|fields| {
+                    fields
+                        .iter()
+                        .map(|d| {
+                            let (lo, size) = field(d);
+                            (lo, bits_for(size.max(1) as u128))
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    /// The bits of a packed message's channel (among `arcs`) and type.
+    pub(super) fn bits(&self, arcs: usize) -> (u32, u32) {
+        (bits_for(arcs as u128), bits_for(self.domains.len() as u128))
+    }
+
+    /// Whether every packed message of every type fits in a word.
+    pub(super) fn fits_words(&self, (arc_bits, kind_bits): (u32, u32)) -> bool {
+        self.domains
+            .iter()
+            .all(|fields| arc_bits + kind_bits + fields.iter().map(|f| f.1).sum::<u32>() <= 64)
+    }
+
+    /// How many fields a message of type `kind` has (every one, for a type
+    /// this shape does not know).
+    pub(super) fn arity(&self, kind: u16) -> usize {
+        self.arity
+            .get(usize::from(kind))
+            .map_or(MAX_FIELDS, |&a| usize::from(a))
+    }
+}
+
+/// How configurations are written as bytes.
+pub(super) struct Encoding {
+    /// The state space and the bytes of a code, where the rows are coded.
+    pub(super) coded: Option<(Space, usize)>,
+    pub(super) messages: MessageShape,
+    /// The bits of a packed message's channel and type.
+    pub(super) bits: (u32, u32),
+    /// Whether messages are packed a word each (see
+    /// [`Encoding::pack_words`]): in rounds, each type's bits fitting a word.
+    pub(super) words: bool,
+}
+
+impl Encoding {
+    /// Appends `cfg`'s bytes (canonical: its messages numbered 0, 1, ...
+    /// in the order they were sent) to `out`.
+    pub(super) fn encode(&self, cfg: &Config, out: &mut Vec<u8>) {
+        let head = out.len();
+        // First, how many messages are in transit and how the rest is
+        // written, in one variable-length integer (see `HOW`).
+        let chans = &cfg.chans;
+        let count: usize = chans.queues.iter().map(|q| q.len()).sum();
+        // Rows with a code or, with a value the space does not have, each
+        // value (`UNCODED`): every configuration is kept.
+        match self
+            .coded
+            .as_ref()
+            .and_then(|(space, w)| Some((space.index_u64(cfg)?, *w)))
+        {
+            Some((code, width)) => {
+                varint(out, (count as u64) << HOW);
+                out.extend_from_slice(&code.to_le_bytes()[..width]);
+            }
+            None => {
+                varint(out, (count as u64) << HOW | UNCODED);
+                cfg.rows.iter().for_each(|&v| varint(out, zigzag(v)));
+            }
+        }
+        // The messages in the order they were sent, each with its channel:
+        // the channels are first in, first out, so that order gives every
+        // queue back, and each message's place in it needs no bytes.
+        if count == 0 {
+            return;
+        }
+        // The first byte holds the low bits of the integer.
+        if self.words && self.pack_words(chans, count, out) {
+            out[head] |= PACKED as u8;
+            return;
+        }
+        // Where each message is (channel, place), by its number.
+        let (mut few, mut many) = ([(0u32, 0u32); 64], Vec::new());
+        let order = first_of(&mut few, &mut many, count);
+        for (arc, queue) in chans
+            .queues
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| !q.is_empty())
+        {
+            for (at, m) in queue.iter().enumerate() {
+                debug_assert!(m.seq < count as u64, "canonical channels");
+                order[m.seq as usize] = (arc as u32, at as u32);
+            }
+        }
+        // Packed (`PACKED`) where every field is in its domain: the
+        // channel, the type and each field in the bits their values take,
+        // next to one another; else, from the same place, a
+        // variable-length integer each.
+        if !self.messages.timed && self.pack(chans, order, out) {
+            out[head] |= PACKED as u8;
+            return;
+        }
+        for &(arc, at) in order.iter() {
+            let m = &chans.queues[arc as usize][at as usize];
+            varint(out, u64::from(arc));
+            varint(out, u64::from(m.kind));
+            let arity = self.messages.arity(m.kind);
+            debug_assert!(
+                m.fields[arity..].iter().all(|&f| f == 0),
+                "unused fields are 0"
+            );
+            m.fields[..arity]
+                .iter()
+                .for_each(|&f| varint(out, zigzag(f)));
+            if self.messages.timed {
+                varint(out, u64::from(m.due));
+            } else {
+                debug_assert_eq!(m.due, 0, "no delays in rounds");
+            }
+        }
+    }
+
+    /// A packed message's bits, on channel `arc`, in a word, and how
+    /// many; `None` where a field is outside its domain or the type is
+    /// unknown. Only where [`Encoding::words`] says they fit.
+    #[inline]
+    pub(super) fn word(&self, arc: usize, m: &Msg) -> Option<(u64, u32)> {
+        let (arc_bits, kind_bits) = self.bits;
+        let fields = self.messages.domains.get(usize::from(m.kind))?;
+        let (mut word, mut held) = (
+            arc as u64 | u64::from(m.kind) << arc_bits,
+            arc_bits + kind_bits,
+        );
+        for (&(lo, width), &f) in fields.iter().zip(&m.fields) {
+            // Below `lo`, the difference wraps to a large number.
+            let x = f.wrapping_sub(lo) as u64;
+            if width < 64 && x >> width != 0 {
+                return None;
+            }
+            word |= x.checked_shl(held).unwrap_or(0);
+            held += width;
+        }
+        Some((word, held))
+    }
+
+    /// [`Encoding::pack`] of the `count` messages of `chans` where each
+    /// fits in a word: one pass over the channels, each message's word
+    /// put at its number, then written in order.
+    fn pack_words(&self, chans: &Channels, count: usize, out: &mut Vec<u8>) -> bool {
+        let (mut few, mut many) = ([(0u64, 0u32); 32], Vec::new());
+        let words = first_of(&mut few, &mut many, count);
+        // Most channels are empty: an iterator over a queue's two halves
+        // costs more than the test.
+        for (arc, queue) in chans.queues.iter().enumerate() {
+            if queue.is_empty() {
+                continue;
+            }
+            let (front, back) = queue.as_slices();
+            for m in front.iter().chain(back) {
+                debug_assert!(m.seq < count as u64, "canonical channels");
+                match self.word(arc, m) {
+                    Some(word) => words[m.seq as usize] = word,
+                    None => return false,
+                }
+            }
+        }
+        let mut bits = BitWriter::new(out);
+        for &(word, held) in words.iter() {
+            bits.put(word, held);
+        }
+        bits.finish();
+        true
+    }
+
+    /// Appends the messages `order` lists (channel, place), packed; false,
+    /// with `out` as it was, where a field is outside its domain.
+    fn pack(&self, chans: &Channels, order: &[(u32, u32)], out: &mut Vec<u8>) -> bool {
+        let from = out.len();
+        let (arc_bits, kind_bits) = self.bits;
+        let mut bits = BitWriter::new(out);
+        for &(arc, at) in order {
+            let m = &chans.queues[arc as usize][at as usize];
+            let Some(fields) = self.messages.domains.get(usize::from(m.kind)) else {
+                out.truncate(from);
+                return false;
+            };
+            // The message's bits gathered in a word, written at once.
+            let (mut word, mut held) = (
+                u64::from(arc) | u64::from(m.kind) << arc_bits,
+                arc_bits + kind_bits,
+            );
+            for (&(lo, width), &f) in fields.iter().zip(&m.fields) {
+                // Below `lo`, the difference wraps to a large number.
+                let x = f.wrapping_sub(lo) as u64;
+                if width < 64 && x >> width != 0 {
+                    out.truncate(from);
+                    return false;
+                }
+                if held + width > 64 {
+                    bits.put(word, held);
+                    (word, held) = (0, 0);
+                }
+                word |= x.checked_shl(held).unwrap_or(0);
+                held += width;
+            }
+            bits.put(word, held);
+        }
+        bits.finish();
+        true
+    }
+
+    /// Overwrites `cfg` (a configuration of the same instance) with the
+    /// one `bytes` encode.
+    pub(super) fn decode(&self, bytes: &[u8], cfg: &mut Config) {
+        let mut at = 0;
+        let how = read_varint(bytes, &mut at);
+        match (&self.coded, how & UNCODED) {
+            (Some((space, width)), 0) => {
+                let mut word = [0u8; 16];
+                word[..*width].copy_from_slice(&bytes[at..at + *width]);
+                space.decode_into(u128::from_le_bytes(word) as u64, cfg);
+                at += *width;
+            }
+            _ => {
+                for v in cfg.rows.iter_mut() {
+                    *v = unzigzag(read_varint(bytes, &mut at));
+                }
+            }
+        }
+        cfg.chans.queues.iter_mut().for_each(|q| q.clear());
+        let count = how >> HOW;
+        cfg.chans.next_seq = count;
+        if how & PACKED != 0 {
+            let (arc_bits, kind_bits) = self.bits;
+            let mut bits = BitReader::new(&bytes[at..]);
+            for seq in 0..count {
+                let arc = bits.take(arc_bits) as usize;
+                let kind = bits.take(kind_bits) as u16;
+                let mut fields = [0i64; MAX_FIELDS];
+                for (f, &(lo, width)) in fields
+                    .iter_mut()
+                    .zip(&self.messages.domains[usize::from(kind)])
+                {
+                    *f = lo.wrapping_add(bits.take(width) as i64);
+                }
+                cfg.chans.queues[arc].push_back(Msg {
+                    kind,
+                    seq,
+                    fields,
+                    due: 0,
+                });
+            }
+            return;
+        }
+        for seq in 0..count {
+            let arc = read_varint(bytes, &mut at) as usize;
+            let kind = read_varint(bytes, &mut at) as u16;
+            let mut fields = [0i64; MAX_FIELDS];
+            for f in fields[..self.messages.arity(kind)].iter_mut() {
+                *f = unzigzag(read_varint(bytes, &mut at));
+            }
+            let due = match self.messages.timed {
+                true => read_varint(bytes, &mut at) as u16,
+                false => 0,
+            };
+            cfg.chans.queues[arc].push_back(Msg {
+                kind,
+                seq,
+                fields,
+                due,
+            });
+        }
+        cfg.chans.next_seq = count;
+    }
+}
+
+/// The first `count` places of `few`, or where they are too few, of
+/// `many` grown to `count`: a buffer that allocates only when large.
+pub(super) fn first_of<'b, T: Copy + Default>(
+    few: &'b mut [T],
+    many: &'b mut Vec<T>,
+    count: usize,
+) -> &'b mut [T] {
+    if count <= few.len() {
+        &mut few[..count]
+    } else {
+        many.resize(count, T::default());
+        &mut many[..]
+    }
+}
