@@ -113,9 +113,9 @@ impl EncodedSteps {
     #[inline(never)]
     fn load(&mut self, arena: &ConfigArena, cfg: &Config) -> bool {
         self.ready = Some(false);
-        if arena.coded().is_none() {
+        let Some((space, _)) = arena.coded() else {
             return false;
-        }
+        };
         let count: usize = cfg.chans.queues.iter().map(|q| q.len()).sum();
         self.messages.clear();
         self.messages.resize(count, (0, 0, 0));
@@ -139,9 +139,6 @@ impl EncodedSteps {
                 *at = (arc as u32, word, bits);
             }
         }
-        let Some((space, _)) = arena.coded() else {
-            return false;
-        };
         let Some(code) = space.index_of_rows(&cfg.rows) else {
             return false;
         };

@@ -137,6 +137,14 @@ impl ConfigArena {
         }
     }
 
+    /// Whether a slot's `entry` (not `EMPTY`) may hold bytes hashing to
+    /// `h`: its tag is theirs (a slot with another tag holds other bytes).
+    #[inline]
+    fn tag_matches(&self, entry: u32, h: u64) -> bool {
+        let tag_mask = !(u32::MAX >> (32 - self.number_bits));
+        entry & tag_mask == self.entry(0, h)
+    }
+
     /// The number a slot's `entry` holds.
     #[inline]
     fn number(&self, entry: u32) -> u32 {
@@ -152,14 +160,11 @@ impl ConfigArena {
     #[inline]
     fn slot_hashed(&self, bytes: &[u8], h: u64) -> usize {
         let mask = self.table.len() - 1;
-        // A slot with another tag holds other bytes.
-        let tag = self.entry(0, h);
-        let tag_mask = !(u32::MAX >> (32 - self.number_bits));
         let mut s = h as usize & mask;
         loop {
             match self.table[s] {
                 EMPTY => return s,
-                e if e & tag_mask == tag && self.at(self.number(e)) == bytes => return s,
+                e if self.tag_matches(e, h) && self.at(self.number(e)) == bytes => return s,
                 _ => s = (s + 1) & mask,
             }
         }
@@ -196,11 +201,10 @@ impl ConfigArena {
         const TOGETHER: usize = 16;
         let range = |k: usize| &bytes[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
         let mask = self.table.len() - 1;
-        let tag_mask = !(u32::MAX >> (32 - self.number_bits));
         // The number in the first slot probed, where its tag matches.
         let first = |h: u64| {
             let e = self.table[h as usize & mask];
-            (e != EMPTY && e & tag_mask == self.entry(0, h)).then(|| self.number(e) as usize)
+            (e != EMPTY && self.tag_matches(e, h)).then(|| self.number(e) as usize)
         };
         out.clear();
         let mut hashes = [0u64; TOGETHER];
