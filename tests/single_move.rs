@@ -48,6 +48,16 @@ process {
 legitimate: forall(p in procs : forall(q in nbrs(p) : p.x != q.x))
 ";
 
+/// Two values a process, so that a step's record keeps whole rows.
+const TWO_CELLS: &str = "
+var x: 0..3 = 0
+var flips: 0..1 = 0
+process {
+    copy :: x != left.x -> x := left.x; flips := 1 - flips
+}
+legitimate: count(p in procs : enabled(p)) == 1
+";
+
 fn start(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, lean: bool) -> Simulation {
     start_from(
         src,
@@ -332,12 +342,16 @@ fn batches_of_single_moves_take_the_steps_one_by_one_would() {
     let mut cases: Vec<Case> = vec![
         (DIJKSTRA, "ring:7".into(), vec![("K", 7)]),
         (DIJKSTRA, "ring:300".into(), vec![("K", 300)]),
+        // Large enough for central steps to look ahead, and for a run of
+        // 100,000 steps to take two batches (the draws a batch took ahead
+        // are given back to the generator at its end).
+        (DIJKSTRA, "ring:70000".into(), vec![("K", 70000)]),
         (DIJKSTRA, "uring:8".into(), vec![("K", 7)]),
         (JOHNEN, "uring:9".into(), vec![("k", 1)]),
         (SSLE, "random:12".into(), vec![]),
         (invariant, "ring:5".into(), vec![]),
     ];
-    for src in [RIGHT_READER, BOTH_SIDES, LOCAL_LEGIT] {
+    for src in [RIGHT_READER, BOTH_SIDES, LOCAL_LEGIT, TWO_CELLS] {
         cases.push((src, "ring:6".into(), vec![]));
     }
     for src in FAULTY {

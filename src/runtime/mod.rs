@@ -3,6 +3,7 @@
 //! steps a configuration under a daemon and keeps the measures the papers
 //! use (moves, steps, rounds, legitimacy, stabilization).
 
+pub(crate) mod ahead;
 pub(crate) mod bits;
 pub(crate) mod cache;
 pub mod choose;

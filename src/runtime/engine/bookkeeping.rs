@@ -197,11 +197,7 @@ impl Simulation {
     }
 
     pub(super) fn start_round(&mut self) {
-        self.progress.steps_in_round = 0;
-        self.progress.pending = self.progress.enabled.list.len();
-        for &p in &self.progress.enabled.list {
-            self.progress.in_round.set(p as usize);
-        }
+        self.progress.start_round();
     }
 
     /// The end of a step, once the affected processes are refreshed: rounds
@@ -300,5 +296,16 @@ impl Simulation {
 
     pub(super) fn timer_guard_holds(&self, p: usize) -> Result<bool, RunError> {
         Ok(self.first_true_guard(p, true)?.is_some())
+    }
+}
+
+impl Progress {
+    /// A round starts with every process enabled now.
+    pub(super) fn start_round(&mut self) {
+        self.steps_in_round = 0;
+        self.pending = self.enabled.list.len();
+        for &p in &self.enabled.list {
+            self.in_round.set(p as usize);
+        }
     }
 }

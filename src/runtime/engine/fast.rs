@@ -108,42 +108,63 @@ impl ColumnBuffers {
     }
 }
 
-impl Simulation {
-    /// Asks the cache for what the next central steps will probably read,
-    /// so that its misses overlap with this step's work instead of adding
-    /// to the next one's: the process the generator will name next if the
-    /// enabled list keeps its length, that process's bookkeeping and rows
-    /// (its own and the one before it, its left neighbour on a ring), the
-    /// same for the step after (or only its list slot, when the list is too
-    /// long for the caches), and the bookkeeping of the list's last
-    /// process, which moves when a process leaves the list. The generator
-    /// is cloned, so nothing drawn changes.
-    pub(super) fn prefetch_next_move(&self) {
-        let list = &self.progress.enabled.list;
-        let stride = self.code.stride;
-        let rows = |q: usize| {
-            prefetch(&self.progress.procs[q]);
-            // A program without variables has empty rows.
-            for at in [q * stride, (q * stride).saturating_sub(stride)] {
-                if let Some(x) = self.state.get(at) {
-                    prefetch(x);
-                }
+/// Asks the cache for what the next central steps will probably read,
+/// so that its misses overlap with this step's work instead of adding
+/// to the next one's: the process in the enabled list's place `next` (the
+/// one the generator will name next if the list keeps its length), that
+/// process's bookkeeping and rows (its own and the one before it, its left
+/// neighbour on a ring), the same for the place `after_next` (or only its
+/// list slot, when the list is too long for the caches), and the
+/// bookkeeping of the list's last process, which moves when a process
+/// leaves the list.
+#[inline]
+pub(super) fn prefetch_moves(
+    progress: &Progress,
+    state: &[i64],
+    stride: usize,
+    next: usize,
+    after_next: usize,
+) {
+    let list = &progress.enabled.list;
+    let rows = |q: usize| {
+        prefetch(&progress.procs[q]);
+        // A program without variables has empty rows.
+        for at in [q * stride, (q * stride).saturating_sub(stride)] {
+            if let Some(x) = state.get(at) {
+                prefetch(x);
             }
-        };
+        }
+    };
+    rows(list[next] as usize);
+    // The step after next: a short list is in the cache, so its slot
+    // can be read now and that process's rows asked for; a long one's
+    // slot is only asked for.
+    if list.len() < LOOK_AHEAD_LIST {
+        rows(list[after_next] as usize);
+    } else {
+        prefetch(&list[after_next]);
+    }
+    if let Some(&last) = list.last() {
+        prefetch(&progress.procs[last as usize]);
+    }
+}
+
+impl Simulation {
+    /// Asks the cache for what the next central steps will probably read
+    /// (see [`prefetch_moves`]). The generator is cloned, so nothing drawn
+    /// changes.
+    pub(super) fn prefetch_next_move(&self) {
+        let len = self.progress.enabled.list.len();
         let mut ahead = self.rng.clone();
-        rows(list[ahead.gen_range(0..list.len())] as usize);
-        // The step after next: a short list is in the cache, so its slot
-        // can be read now and that process's rows asked for; a long one's
-        // slot is only asked for.
-        let after_next = ahead.gen_range(0..list.len());
-        if list.len() < LOOK_AHEAD_LIST {
-            rows(list[after_next] as usize);
-        } else {
-            prefetch(&list[after_next]);
-        }
-        if let Some(&last) = list.last() {
-            prefetch(&self.progress.procs[last as usize]);
-        }
+        let next = ahead.gen_range(0..len);
+        let after_next = ahead.gen_range(0..len);
+        prefetch_moves(
+            &self.progress,
+            &self.state,
+            self.code.stride,
+            next,
+            after_next,
+        );
     }
 
     /// Whether a step is one central move taken by [`Simulation::single_move`]:
@@ -186,6 +207,9 @@ impl Simulation {
             return Ok(0);
         }
         self.settle();
+        if let Some(readers) = self.ring_batch_readers() {
+            return self.ring_batch(readers, budget, until_legitimate);
+        }
         let mut taken = 0;
         while taken < budget
             && !self.progress.enabled.list.is_empty()
@@ -300,7 +324,12 @@ impl Simulation {
     /// general step leaves it: the mover, no rows.
     #[cold]
     #[inline(never)]
-    fn single_move_fault(&mut self, p: usize, info: ProcInfo, fault: Box<Fault>) -> RunError {
+    pub(super) fn single_move_fault(
+        &mut self,
+        p: usize,
+        info: ProcInfo,
+        fault: Box<Fault>,
+    ) -> RunError {
         let action = &self.code.roles[info.role as usize].actions[info.chosen as usize];
         let last = &mut self.progress.last;
         last.actions.clear();

@@ -48,13 +48,7 @@ impl Simulation {
     /// Legitimacy was lost, or holds where it did not (or was not known
     /// yet): a loss, or an entry into legitimacy, to count.
     fn legitimacy_changed(&mut self, was: Option<bool>, holds: bool) {
-        if holds {
-            let now = self.now();
-            self.progress.last_entry = Some(now);
-            self.progress.first_legit.get_or_insert(now);
-        } else if was == Some(true) {
-            self.progress.losses += 1;
-        }
+        self.progress.legitimacy_changed(was, holds);
     }
 
     /// Evaluates the legitimacy predicate, in parts where it has them.
@@ -214,5 +208,19 @@ impl Simulation {
             }
         }
         Ok(None)
+    }
+}
+
+impl Progress {
+    /// Legitimacy was lost, or holds where it did not (or was not known
+    /// yet): a loss, or an entry into legitimacy, to count.
+    pub(super) fn legitimacy_changed(&mut self, was: Option<bool>, holds: bool) {
+        if holds {
+            let now = self.now();
+            self.last_entry = Some(now);
+            self.first_legit.get_or_insert(now);
+        } else if was == Some(true) {
+            self.losses += 1;
+        }
     }
 }

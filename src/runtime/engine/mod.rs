@@ -31,6 +31,7 @@ use procs::{Chosen, Dense, EnabledSet};
 mod fast;
 mod general;
 mod measures;
+mod ring_batch;
 mod ticks;
 
 /// How many processes a synchronous step evaluates column by column at once.
@@ -169,6 +170,17 @@ struct Progress {
     /// Moves per role and action, at `first_action[role] + action`,
     /// counted by each step where it knows them.
     moved: Vec<u64>,
+}
+
+impl Progress {
+    /// Steps, moves and rounds so far.
+    fn now(&self) -> Point {
+        Point {
+            step: self.steps,
+            moves: self.moves,
+            round: self.rounds_done + self.rounds_cut + u64::from(self.steps_in_round > 0),
+        }
+    }
 }
 
 impl Enabledness for Progress {
@@ -446,13 +458,7 @@ impl Simulation {
     }
     /// Steps, moves and rounds so far.
     pub fn now(&self) -> Point {
-        Point {
-            step: self.progress.steps,
-            moves: self.progress.moves,
-            round: self.progress.rounds_done
-                + self.progress.rounds_cut
-                + u64::from(self.progress.steps_in_round > 0),
-        }
+        self.progress.now()
     }
     /// Rounds completed (a partial round not counted).
     pub fn rounds_completed(&self) -> u64 {

@@ -1,0 +1,208 @@
+//! Central single moves on a ring, taken in a batch with nothing watching
+//! them: the steps [`Simulation::single_move`] takes, one after another in
+//! one loop, with the step record written once, after the batch's last
+//! step (nobody reads it in between). tests/single_move.rs and
+//! tests/step_relation.rs hold runs through it to the general step.
+
+use super::bookkeeping::refresh_in;
+use super::fast::{prefetch_moves, set_one, LOOK_AHEAD_ENABLED};
+use super::*;
+use crate::runtime::ahead::DrawsAhead;
+
+/// What a batch has done so far, and the draws it took ahead.
+#[derive(Default)]
+struct Batch {
+    taken: u64,
+    last: Option<Taken>,
+    draws: DrawsAhead,
+}
+
+/// The last step of a batch, for its record: the mover, its action, and
+/// (with one value a process) its value before the step; with more, the
+/// row before is in the record already.
+#[derive(Clone, Copy)]
+struct Taken {
+    mover: u32,
+    action: u16,
+    before: i64,
+}
+
+impl Simulation {
+    /// Which neighbours' guards read a mover, where a batch of single
+    /// moves keeps all its bookkeeping in its loop: a ring of at least
+    /// three, no legitimacy or one that counts enabled processes, no local
+    /// parts of it to keep and no timers.
+    pub(super) fn ring_batch_readers(&self) -> Option<(bool, bool)> {
+        let code = &self.code;
+        let legitimacy_in_loop = code.legitimate.is_none() || code.legit_enabled_count.is_some();
+        match self.ring_guard_readers {
+            Some(readers)
+                if self.topo.n() >= 3
+                    && code.legit_parts.is_empty()
+                    && legitimacy_in_loop
+                    && code.timers.is_empty() =>
+            {
+                Some(readers)
+            }
+            _ => None,
+        }
+    }
+
+    /// Up to `budget` single moves (see [`Simulation::single_moves`]) on a
+    /// ring whose guard readers are `readers` (as
+    /// [`Simulation::ring_batch_readers`] gives them); stops early when no
+    /// process is enabled or, with `until_legitimate`, when legitimacy
+    /// holds. Returns the steps taken.
+    pub(super) fn ring_batch(
+        &mut self,
+        readers: (bool, bool),
+        budget: u64,
+        until_legitimate: bool,
+    ) -> Result<u64, RunError> {
+        let mut batch = Batch::default();
+        let outcome = self.ring_batch_steps(readers, budget, until_legitimate, &mut batch);
+        batch.draws.give_back(&mut self.rng);
+        if let Some(step) = batch.last {
+            self.record_ring_step(step);
+        }
+        outcome.map(|()| batch.taken)
+    }
+
+    /// The loop of [`Simulation::ring_batch`], which counts the steps in
+    /// `batch` and leaves there the last whose statement ran, also when a
+    /// guard faults after it. The simulation is taken apart so that what
+    /// the loop reads stays where it is while it writes the rest.
+    fn ring_batch_steps(
+        &mut self,
+        (after_reads, before_reads): (bool, bool),
+        budget: u64,
+        until_legitimate: bool,
+        batch: &mut Batch,
+    ) -> Result<(), RunError> {
+        let Batch { taken, last, draws } = batch;
+        let Simulation {
+            code,
+            topo,
+            state,
+            rng,
+            chans,
+            progress,
+            buf,
+            look_ahead,
+            ..
+        } = self;
+        let code = &**code;
+        let (topo, chans, b, look_ahead) = (&*topo, &*chans, &*buf, *look_ahead);
+        let stride = code.stride;
+        let n = topo.n();
+        while *taken < budget {
+            let len = progress.enabled.list.len();
+            if len == 0 || (until_legitimate && progress.legit_now == Some(true)) {
+                break;
+            }
+            let p = progress.enabled.list[draws.index(rng, len)] as usize;
+            if look_ahead && len >= LOOK_AHEAD_ENABLED {
+                // As `prefetch_next_move`, from words drawn ahead instead
+                // of a clone of the generator (which copies its buffer:
+                // a fifth of the samples at a million processes).
+                let next = draws.guess(rng, 0, len);
+                let after_next = draws.guess(rng, 1, len);
+                if let (Some(next), Some(after_next)) = (next, after_next) {
+                    prefetch_moves(progress, state, stride, next, after_next);
+                }
+            }
+            let info = progress.procs[p];
+            let action = &code.roles[info.role as usize].actions[info.chosen as usize];
+            let mut before = 0;
+            if stride == 1 {
+                before = state[p];
+                b.scratch[0].set(before);
+            } else {
+                let row = &state[p * stride..(p + 1) * stride];
+                for (c, v) in b.scratch.iter().zip(row) {
+                    c.set(*v);
+                }
+            }
+            let env = Env {
+                scratch: &b.scratch,
+                ..Env::new(state, topo, &b.locals, chans, &b.fx, p)
+            };
+            if let Err(fault) = (action.body)(&env) {
+                *last = None;
+                set_one(&mut progress.last.movers, p as u32);
+                return Err(self.single_move_fault(p, info, fault));
+            }
+            if stride == 1 {
+                state[p] = b.scratch[0].get();
+            } else {
+                let row = &mut state[p * stride..(p + 1) * stride];
+                let record = &mut progress.last.before;
+                record.clear();
+                record.extend_from_slice(row);
+                for (v, c) in row.iter_mut().zip(b.scratch.iter()) {
+                    *v = c.get();
+                }
+            }
+            progress.moved[action.place as usize] += 1;
+            progress.steps += 1;
+            progress.moves += 1;
+            *taken += 1;
+            *last = Some(Taken {
+                mover: p as u32,
+                action: info.chosen,
+                before,
+            });
+            // The mover, then the neighbours that read it in index order,
+            // as `single_move` refreshes them.
+            let left = if p == 0 { n - 1 } else { p - 1 } as u32;
+            let right = if p + 1 == n { 0 } else { p + 1 } as u32;
+            let mut env = Env::new(state, topo, &b.locals, chans, &b.fx, p);
+            refresh_in(code, progress, &mut env, p as u32)?;
+            match (after_reads, before_reads) {
+                (true, false) => refresh_in(code, progress, &mut env, right)?,
+                (false, true) => refresh_in(code, progress, &mut env, left)?,
+                (true, true) => {
+                    refresh_in(code, progress, &mut env, left.min(right))?;
+                    refresh_in(code, progress, &mut env, left.max(right))?;
+                }
+                (false, false) => {}
+            }
+            // Rounds and legitimacy, as `finish_single` keeps them.
+            if progress.in_round.take(p) {
+                progress.pending -= 1;
+            }
+            progress.steps_in_round += 1;
+            if progress.pending == 0 {
+                progress.rounds_done += 1;
+                progress.start_round();
+            }
+            if let Some((op, k)) = code.legit_enabled_count {
+                let holds = op.holds(progress.enabled.list.len() as i64, k);
+                let was = progress.legit_now.replace(holds);
+                if was != Some(holds) {
+                    progress.legitimacy_changed(was, holds);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The record of the batch's last step, as `single_move` leaves it.
+    fn record_ring_step(&mut self, step: Taken) {
+        let stride = self.code.stride;
+        let p = step.mover as usize;
+        let last = &mut self.progress.last;
+        set_one(&mut last.movers, step.mover);
+        set_one(&mut last.actions, u32::from(step.action));
+        if stride == 1 {
+            set_one(&mut last.before, step.before);
+            set_one(&mut last.after, self.state[p]);
+        } else {
+            last.after.clear();
+            last.after
+                .extend_from_slice(&self.state[p * stride..(p + 1) * stride]);
+        }
+        last.whole = false;
+        last.tick = false;
+    }
+}
