@@ -248,7 +248,7 @@ impl Simulation {
         (p.legit_now, p.first_legit, p.last_entry, p.losses) = (None, None, None, 0);
         p.moved.fill(0);
         self.reevaluate_all()?;
-        self.start_round();
+        self.progress.start_round();
         self.update_legitimacy(true)
     }
 }

@@ -196,10 +196,6 @@ impl Simulation {
         Ok(())
     }
 
-    pub(super) fn start_round(&mut self) {
-        self.progress.start_round();
-    }
-
     /// The end of a step, once the affected processes are refreshed: rounds
     /// (and timers at a round's end) and legitimacy.
     #[inline]
@@ -242,7 +238,7 @@ impl Simulation {
         if timers_ran {
             self.advance_timers()?;
         }
-        self.start_round();
+        self.progress.start_round();
         Ok(timers_ran && self.code.legitimate_reads_timers)
     }
 
@@ -263,7 +259,7 @@ impl Simulation {
         last.tick = true;
         self.progress.rounds_done += 1;
         self.advance_timers()?;
-        self.start_round();
+        self.progress.start_round();
         if self.code.legitimate_reads_timers {
             self.update_legitimacy(true)?;
         }

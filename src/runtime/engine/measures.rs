@@ -40,15 +40,9 @@ impl Simulation {
         };
         let was = self.progress.legit_now.replace(holds);
         if was != Some(holds) {
-            self.legitimacy_changed(was, holds);
+            self.progress.legitimacy_changed(was, holds);
         }
         Ok(())
-    }
-
-    /// Legitimacy was lost, or holds where it did not (or was not known
-    /// yet): a loss, or an entry into legitimacy, to count.
-    fn legitimacy_changed(&mut self, was: Option<bool>, holds: bool) {
-        self.progress.legitimacy_changed(was, holds);
     }
 
     /// Evaluates the legitimacy predicate, in parts where it has them.

@@ -233,7 +233,7 @@ impl Simulation {
             self.progress.rounds_cut += 1;
         }
         self.progress.in_round.clear_all();
-        self.start_round();
+        self.progress.start_round();
         self.update_legitimacy(true)
     }
 
@@ -329,7 +329,7 @@ impl Simulation {
             }
         });
         sim.reevaluate_all()?;
-        sim.start_round();
+        sim.progress.start_round();
         sim.update_legitimacy(true)?;
         Ok(sim)
     }

@@ -103,7 +103,7 @@ impl Simulation {
         progress.steps_in_round = 0;
         self.reevaluate_all()?;
         self.progress.in_round.clear_all();
-        self.start_round();
+        self.progress.start_round();
         self.update_legitimacy(true)?;
         Ok(Outcome::Moved)
     }
