@@ -108,13 +108,13 @@ impl ColumnBuffers {
     }
 }
 
-/// Asks the cache for what the next central steps will probably read,
-/// so that its misses overlap with this step's work instead of adding
-/// to the next one's: the process in the enabled list's place `next` (the
-/// one the generator will name next if the list keeps its length), that
-/// process's bookkeeping and rows (its own and the one before it, its left
-/// neighbour on a ring), the same for the place `after_next` (or only its
-/// list slot, when the list is too long for the caches), and the
+/// Asks the cache for what later central steps will probably read, so
+/// that its misses overlap with this step's work instead of adding to
+/// theirs: the process in the enabled list's place `near` (where a draw
+/// soon will fall if the list keeps its length), that process's
+/// bookkeeping and rows (its own and the one before it, its left neighbour
+/// on a ring), the same for the place `far` of the draw after it (or only
+/// its list slot, when the list is too long for the caches), and the
 /// bookkeeping of the list's last process, which moves when a process
 /// leaves the list.
 #[inline]
@@ -122,8 +122,8 @@ pub(super) fn prefetch_moves(
     progress: &Progress,
     state: &[i64],
     stride: usize,
-    next: usize,
-    after_next: usize,
+    near: usize,
+    far: usize,
 ) {
     let list = &progress.enabled.list;
     let rows = |q: usize| {
@@ -135,14 +135,13 @@ pub(super) fn prefetch_moves(
             }
         }
     };
-    rows(list[next] as usize);
-    // The step after next: a short list is in the cache, so its slot
-    // can be read now and that process's rows asked for; a long one's
-    // slot is only asked for.
+    rows(list[near] as usize);
+    // A short list is in the cache, so the far slot can be read now and
+    // that process's rows asked for; a long one's slot is only asked for.
     if list.len() < LOOK_AHEAD_LIST {
-        rows(list[after_next] as usize);
+        rows(list[far] as usize);
     } else {
-        prefetch(&list[after_next]);
+        prefetch(&list[far]);
     }
     if let Some(&last) = list.last() {
         prefetch(&progress.procs[last as usize]);
@@ -150,9 +149,9 @@ pub(super) fn prefetch_moves(
 }
 
 impl Simulation {
-    /// Asks the cache for what the next central steps will probably read
-    /// (see [`prefetch_moves`]). The generator is cloned, so nothing drawn
-    /// changes.
+    /// Asks the cache for what the next two central steps will probably
+    /// read (see [`prefetch_moves`]). The generator is cloned, so nothing
+    /// drawn changes.
     pub(super) fn prefetch_next_move(&self) {
         let len = self.progress.enabled.list.len();
         let mut ahead = self.rng.clone();

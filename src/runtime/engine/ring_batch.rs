@@ -102,13 +102,16 @@ impl Simulation {
             }
             let p = progress.enabled.list[draws.index(rng, len)] as usize;
             if look_ahead && len >= LOOK_AHEAD_ENABLED {
-                // As `prefetch_next_move`, from words drawn ahead instead
-                // of a clone of the generator (which copies its buffer:
-                // a fifth of the samples at a million processes).
-                let next = draws.guess(rng, 0, len);
-                let after_next = draws.guess(rng, 1, len);
-                if let (Some(next), Some(after_next)) = (next, after_next) {
-                    prefetch_moves(progress, state, stride, next, after_next);
+                // As `prefetch_next_move`, one step further ahead (the
+                // step after this one was asked for by the step before),
+                // and from words drawn ahead instead of a clone of the
+                // generator (which copies its buffer: a fifth of the
+                // samples at a million processes). Further still was
+                // slower: the list slot read for the guess then misses.
+                let second = draws.guess(rng, 1, len);
+                let third = draws.guess(rng, 2, len);
+                if let (Some(second), Some(third)) = (second, third) {
+                    prefetch_moves(progress, state, stride, second, third);
                 }
             }
             let info = progress.procs[p];
