@@ -58,6 +58,25 @@ process {
 legitimate: count(p in procs : enabled(p)) == 1
 ";
 
+/// Legitimacy kept per process that faults part way (a division by zero
+/// once some process reaches 7; random starts are below 4), and
+/// legitimacy evaluated whole.
+const LEGIT_FAULTS: &str = "
+var x: 0..9 random 0..3
+process {
+    up :: x < 9 and x <= left.x -> x := x + 1
+}
+legitimate: forall(p in procs : 10 / (7 - p.x) > 0)
+";
+const WHOLE_LEGIT: &str = "
+var x: 0..3 = 0
+process {
+    climb :: x < left.x or x < right.x -> x := x + 1
+    wrap priority 1 :: x == left.x and x == right.x -> x := (x + 1) mod 4
+}
+legitimate: min(p in procs : p.x) == max(p in procs : p.x)
+";
+
 fn start(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, lean: bool) -> Simulation {
     start_from(
         src,
@@ -351,8 +370,16 @@ fn batches_of_single_moves_take_the_steps_one_by_one_would() {
         (SSLE, "random:12".into(), vec![]),
         (invariant, "ring:5".into(), vec![]),
     ];
-    for src in [RIGHT_READER, BOTH_SIDES, LOCAL_LEGIT, TWO_CELLS] {
+    for src in [
+        RIGHT_READER,
+        BOTH_SIDES,
+        LOCAL_LEGIT,
+        TWO_CELLS,
+        LEGIT_FAULTS,
+        WHOLE_LEGIT,
+    ] {
         cases.push((src, "ring:6".into(), vec![]));
+        cases.push((src, "ring:40".into(), vec![]));
     }
     for src in FAULTY {
         cases.push((src, "ring:5".into(), vec![]));

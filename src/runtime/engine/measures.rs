@@ -69,67 +69,15 @@ impl Simulation {
     }
 
     /// Keeps the counts of the incremental conjuncts (processes where the
-    /// local predicate holds) and evaluates the others; whether all hold.
+    /// local predicate holds) and evaluates the others, in full or at the
+    /// processes the last step affected; whether all hold.
     pub(super) fn legit_parts(&mut self, full: bool) -> Result<bool, Box<Fault>> {
-        use crate::compile::LegitPart;
-        let n = self.topo.n();
-        let fresh = self.progress.legit.len() != self.code.legit_parts.len();
-        if fresh {
-            self.progress.legit = vec![(Bits::new(n), 0); self.code.legit_parts.len()];
-        } else if full {
-            // Evaluated again everywhere (after every column step): the
-            // bits are reused, not allocated again.
-            for (bits, count) in &mut self.progress.legit {
-                bits.clear_all();
-                *count = 0;
-            }
-        }
-        let full = full || fresh;
-        let mut all = true;
         // Reused from step to step: no allocation in the steady state.
         let mut changes = std::mem::take(&mut self.legit_changes);
-        for (i, part) in self.code.legit_parts.iter().enumerate() {
-            let (slot, body) = match part {
-                LegitPart::Whole(f) => {
-                    all &= f(&self.env(0, &[]))?;
-                    continue;
-                }
-                LegitPart::Forall(slot, body) | LegitPart::Count(slot, body, _, _) => (*slot, body),
-            };
-            changes.clear();
-            {
-                let env = self.env(0, &[]);
-                let mut eval = |p: usize| -> Result<(), Box<Fault>> {
-                    env.locals[slot].set(p as i64);
-                    changes.push((p, body(&env)?));
-                    Ok(())
-                };
-                if full {
-                    (0..n).try_for_each(&mut eval)?;
-                } else {
-                    self.affected.iter().try_for_each(|&p| eval(p as usize))?;
-                }
-            }
-            let (bits, count) = &mut self.progress.legit[i];
-            for &(p, holds) in &changes {
-                if holds != bits.get(p) {
-                    if holds {
-                        bits.set(p);
-                        *count += 1;
-                    } else {
-                        bits.take(p);
-                        *count -= 1;
-                    }
-                }
-            }
-            all &= match part {
-                LegitPart::Forall(..) => *count == n,
-                LegitPart::Count(_, _, op, k) => op.holds(*count as i64, *k),
-                LegitPart::Whole(_) => true,
-            };
-        }
+        let reads = Reads::of(&self.code, &self.topo, &self.state, &self.chans, &self.buf);
+        let all = reads.legit_parts(&mut self.progress, &mut changes, &self.affected, full);
         self.legit_changes = changes;
-        Ok(all)
+        all
     }
 
     /// Evaluates a compiled global expression on the current configuration;
@@ -216,5 +164,114 @@ impl Progress {
         } else if was == Some(true) {
             self.losses += 1;
         }
+    }
+}
+
+/// What predicates over the configuration read, apart from the run's
+/// bookkeeping, so that a loop holding the simulation taken apart can
+/// evaluate them.
+pub(super) struct Reads<'a> {
+    pub(super) code: &'a Compiled,
+    pub(super) topo: &'a Topology,
+    pub(super) state: &'a [i64],
+    pub(super) chans: &'a Channels,
+    pub(super) buf: &'a StepBuffers,
+}
+
+impl<'a> Reads<'a> {
+    /// What predicates over `state` read.
+    pub(super) fn of(
+        code: &'a Compiled,
+        topo: &'a Topology,
+        state: &'a [i64],
+        chans: &'a Channels,
+        buf: &'a StepBuffers,
+    ) -> Self {
+        Reads {
+            code,
+            topo,
+            state,
+            chans,
+            buf,
+        }
+    }
+
+    /// The environment global predicates are evaluated in (as
+    /// [`Simulation::env`] gives it, for process 0 and no statement).
+    pub(super) fn env(&self, progress: &'a Progress) -> Env<'a> {
+        let b = self.buf;
+        Env {
+            enabled: progress,
+            enabled_count: progress.enabled_count(),
+            ..Env::new(self.state, self.topo, &b.locals, self.chans, &b.fx, 0)
+        }
+    }
+
+    /// [`Simulation::legit_parts`], with the processes the last step
+    /// affected in `affected` and `changes` to work in.
+    pub(super) fn legit_parts(
+        &self,
+        progress: &mut Progress,
+        changes: &mut Vec<(usize, bool)>,
+        affected: &[u32],
+        full: bool,
+    ) -> Result<bool, Box<Fault>> {
+        use crate::compile::LegitPart;
+        let code = self.code;
+        let n = self.topo.n();
+        let fresh = progress.legit.len() != code.legit_parts.len();
+        if fresh {
+            progress.legit = vec![(Bits::new(n), 0); code.legit_parts.len()];
+        } else if full {
+            // Evaluated again everywhere (after every column step): the
+            // bits are reused, not allocated again.
+            for (bits, count) in &mut progress.legit {
+                bits.clear_all();
+                *count = 0;
+            }
+        }
+        let full = full || fresh;
+        let mut all = true;
+        for (i, part) in code.legit_parts.iter().enumerate() {
+            let (slot, body) = match part {
+                LegitPart::Whole(f) => {
+                    all &= f(&self.env(progress))?;
+                    continue;
+                }
+                LegitPart::Forall(slot, body) | LegitPart::Count(slot, body, _, _) => (*slot, body),
+            };
+            changes.clear();
+            {
+                let env = self.env(progress);
+                let mut eval = |p: usize| -> Result<(), Box<Fault>> {
+                    env.locals[slot].set(p as i64);
+                    changes.push((p, body(&env)?));
+                    Ok(())
+                };
+                if full {
+                    (0..n).try_for_each(&mut eval)?;
+                } else {
+                    affected.iter().try_for_each(|&p| eval(p as usize))?;
+                }
+            }
+            let (bits, count) = &mut progress.legit[i];
+            for &(p, holds) in changes.iter() {
+                if holds != bits.get(p) {
+                    if holds {
+                        bits.set(p);
+                        *count += 1;
+                    } else {
+                        bits.take(p);
+                        *count -= 1;
+                    }
+                }
+            }
+            all &= match part {
+                LegitPart::Forall(..) => *count == n,
+                LegitPart::Count(_, _, op, k) => op.holds(*count as i64, *k),
+                LegitPart::Whole(_) => true,
+            };
+        }
+        Ok(all)
     }
 }

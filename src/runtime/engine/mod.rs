@@ -173,6 +173,13 @@ struct Progress {
 }
 
 impl Progress {
+    /// How many processes are enabled.
+    fn enabled_count(&self) -> usize {
+        self.dense
+            .as_ref()
+            .map_or(self.enabled.list.len(), |d| d.count)
+    }
+
     /// Steps, moves and rounds so far.
     fn now(&self) -> Point {
         Point {
@@ -483,10 +490,7 @@ impl Simulation {
     /// How many processes are enabled (without listing them, which after
     /// a synchronous step evaluated column by column would build the list).
     pub fn enabled_count(&self) -> usize {
-        self.progress
-            .dense
-            .as_ref()
-            .map_or(self.progress.enabled.list.len(), |d| d.count)
+        self.progress.enabled_count()
     }
     /// The action process `p` would run, if it is enabled.
     pub fn chosen_action(&self, p: usize) -> Option<&crate::compile::CAction> {

@@ -1,11 +1,15 @@
 //! Central single moves on a ring, taken in a batch with nothing watching
 //! them: the steps [`Simulation::single_move`] takes, one after another in
 //! one loop, with the step record written once, after the batch's last
-//! step (nobody reads it in between). tests/single_move.rs and
-//! tests/step_relation.rs hold runs through it to the general step.
+//! step (nobody reads it in between), and legitimacy kept as each step
+//! keeps it (a count of enabled processes, parts at the processes the step
+//! affected, or the whole predicate). tests/single_move.rs holds batches to
+//! steps taken one at a time, which tests/step_relation.rs holds to the
+//! step relation.
 
 use super::bookkeeping::refresh_in;
 use super::fast::{prefetch_moves, set_one, LOOK_AHEAD_ENABLED};
+use super::measures::Reads;
 use super::*;
 use crate::runtime::ahead::DrawsAhead;
 
@@ -27,23 +31,60 @@ struct Taken {
     before: i64,
 }
 
+/// Whether legitimacy holds after a single move on a ring, where it is
+/// evaluated (not a count of enabled processes): `mover` is the mover, its
+/// left neighbour and its right one, and `readers` says which neighbours
+/// read it (as [`Simulation::update_legitimacy`] evaluates it, without
+/// timers).
+#[inline]
+fn evaluate_legitimacy(
+    reads: &Reads,
+    progress: &mut Progress,
+    changes: &mut Vec<(usize, bool)>,
+    (p, left, right): (u32, u32, u32),
+    readers: (bool, bool),
+) -> Result<bool, RunError> {
+    let holds = match &reads.code.legitimate {
+        Some(legit) if reads.code.legit_parts.is_empty() => legit(&reads.env(progress)),
+        _ => {
+            // The processes the step affected, as they were refreshed.
+            let (affected, count) = match readers {
+                (true, false) => ([p, right, 0], 2),
+                (false, true) => ([p, left, 0], 2),
+                (true, true) => ([p, left.min(right), left.max(right)], 3),
+                (false, false) => ([p, 0, 0], 1),
+            };
+            reads.legit_parts(progress, changes, &affected[..count], false)
+        }
+    };
+    let step = progress.steps;
+    holds.map_err(|fault| predicate_fault(step, LEGITIMACY, fault))
+}
+
+impl Progress {
+    /// Rounds after a step whose one mover was `p`, where no timer runs:
+    /// the mover has left the round, which ends if no process is left in
+    /// it.
+    #[inline]
+    fn single_mover_done(&mut self, p: usize) {
+        if self.in_round.take(p) {
+            self.pending -= 1;
+        }
+        self.steps_in_round += 1;
+        if self.pending == 0 {
+            self.rounds_done += 1;
+            self.start_round();
+        }
+    }
+}
+
 impl Simulation {
     /// Which neighbours' guards read a mover, where a batch of single
     /// moves keeps all its bookkeeping in its loop: a ring of at least
-    /// three, no legitimacy or one that counts enabled processes, no local
-    /// parts of it to keep and no timers.
+    /// three, and no timers.
     pub(super) fn ring_batch_readers(&self) -> Option<(bool, bool)> {
-        let code = &self.code;
-        let legitimacy_in_loop = code.legitimate.is_none() || code.legit_enabled_count.is_some();
         match self.ring_guard_readers {
-            Some(readers)
-                if self.topo.n() >= 3
-                    && code.legit_parts.is_empty()
-                    && legitimacy_in_loop
-                    && code.timers.is_empty() =>
-            {
-                Some(readers)
-            }
+            Some(readers) if self.topo.n() >= 3 && self.code.timers.is_empty() => Some(readers),
             _ => None,
         }
     }
@@ -74,7 +115,7 @@ impl Simulation {
     /// the loop reads stays where it is while it writes the rest.
     fn ring_batch_steps(
         &mut self,
-        (after_reads, before_reads): (bool, bool),
+        readers: (bool, bool),
         budget: u64,
         until_legitimate: bool,
         batch: &mut Batch,
@@ -89,6 +130,7 @@ impl Simulation {
             progress,
             buf,
             look_ahead,
+            legit_changes,
             ..
         } = self;
         let code = &**code;
@@ -161,7 +203,7 @@ impl Simulation {
             let right = if p + 1 == n { 0 } else { p + 1 } as u32;
             let mut env = Env::new(state, topo, &b.locals, chans, &b.fx, p);
             refresh_in(code, progress, &mut env, p as u32)?;
-            match (after_reads, before_reads) {
+            match readers {
                 (true, false) => refresh_in(code, progress, &mut env, right)?,
                 (false, true) => refresh_in(code, progress, &mut env, left)?,
                 (true, true) => {
@@ -170,21 +212,21 @@ impl Simulation {
                 }
                 (false, false) => {}
             }
-            // Rounds and legitimacy, as `finish_single` keeps them.
-            if progress.in_round.take(p) {
-                progress.pending -= 1;
-            }
-            progress.steps_in_round += 1;
-            if progress.pending == 0 {
-                progress.rounds_done += 1;
-                progress.start_round();
-            }
-            if let Some((op, k)) = code.legit_enabled_count {
-                let holds = op.holds(progress.enabled.list.len() as i64, k);
-                let was = progress.legit_now.replace(holds);
-                if was != Some(holds) {
-                    progress.legitimacy_changed(was, holds);
+            // Rounds and legitimacy, as `finish_single` keeps them (with
+            // timers left out).
+            progress.single_mover_done(p);
+            let holds = match code.legit_enabled_count {
+                Some((op, k)) => op.holds(progress.enabled.list.len() as i64, k),
+                None if code.legitimate.is_some() => {
+                    let reads = Reads::of(code, topo, state, chans, b);
+                    let mover = (p as u32, left, right);
+                    evaluate_legitimacy(&reads, progress, legit_changes, mover, readers)?
                 }
+                None => continue,
+            };
+            let was = progress.legit_now.replace(holds);
+            if was != Some(holds) {
+                progress.legitimacy_changed(was, holds);
             }
         }
         Ok(())
