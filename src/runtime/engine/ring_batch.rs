@@ -32,10 +32,10 @@ struct Taken {
 }
 
 /// Whether legitimacy holds after a single move on a ring, where it is
-/// evaluated (not a count of enabled processes): `mover` is the mover, its
-/// left neighbour and its right one, and `readers` says which neighbours
-/// read it (as [`Simulation::update_legitimacy`] evaluates it, without
-/// timers).
+/// evaluated (not a count of enabled processes): the mover `p`, its left
+/// neighbour and its right one are given, and `readers` says which
+/// neighbours read it (as [`Simulation::update_legitimacy`] evaluates it,
+/// without timers).
 #[inline]
 fn evaluate_legitimacy(
     reads: &Reads,
