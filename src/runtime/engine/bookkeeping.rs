@@ -19,6 +19,24 @@ pub(super) fn affect(marks: &mut Bits, affected: &mut Vec<u32>, few: bool, q: u3
     }
 }
 
+/// The processes a move of `p` affects on a ring of `n`: `p`, then the
+/// neighbours whose guards read it (`readers`: whether the one after `p`
+/// does, whether the one before does) in increasing order, as neighbour
+/// lists give them (so the enabled list changes in the same order either
+/// way); the first `count` of the array. They are distinct from three
+/// processes on.
+#[inline(always)]
+pub(super) fn ring_affected(p: u32, n: u32, readers: (bool, bool)) -> ([u32; 3], usize) {
+    let before = if p == 0 { n - 1 } else { p - 1 };
+    let after = if p + 1 == n { 0 } else { p + 1 };
+    match readers {
+        (true, false) => ([p, after, 0], 2),
+        (false, true) => ([p, before, 0], 2),
+        (true, true) => ([p, before.min(after), before.max(after)], 3),
+        (false, false) => ([p, 0, 0], 1),
+    }
+}
+
 /// Re-evaluates `q`'s guards in `env` (a guard environment on the
 /// configuration after the step) and updates its chosen action and the
 /// enabled set; a process the step disables leaves the round
@@ -160,18 +178,12 @@ impl Simulation {
             // On rings the readers are computed, not looked up.
             // In increasing order, as the neighbour lists are (so runs
             // are the same as through the lists).
-            Some((after_reads, before_reads)) => {
-                let n = self.topo.n() as u32;
-                let before = if p == 0 { n - 1 } else { p - 1 };
-                let after = if p + 1 == n { 0 } else { p + 1 };
-                match (after_reads, before_reads) {
-                    (true, true) => {
-                        affect(marks, affected, few, before.min(after));
-                        affect(marks, affected, few, before.max(after));
-                    }
-                    (true, false) => affect(marks, affected, few, after),
-                    (false, true) => affect(marks, affected, few, before),
-                    (false, false) => {}
+            // On a ring of one or two they repeat: `affect` leaves
+            // repeats out.
+            Some(readers) => {
+                let (affects, count) = ring_affected(p, self.topo.n() as u32, readers);
+                for &q in &affects[1..count] {
+                    affect(marks, affected, few, q);
                 }
             }
             None => {

@@ -7,7 +7,7 @@
 //! steps taken one at a time, which tests/step_relation.rs holds to the
 //! step relation.
 
-use super::bookkeeping::refresh_in;
+use super::bookkeeping::{refresh_in, ring_affected};
 use super::fast::{prefetch_moves, set_one, LOOK_AHEAD_ENABLED};
 use super::measures::Reads;
 use super::*;
@@ -32,30 +32,19 @@ struct Taken {
 }
 
 /// Whether legitimacy holds after a single move on a ring, where it is
-/// evaluated (not a count of enabled processes): the mover `p`, its left
-/// neighbour and its right one are given, and `readers` says which
-/// neighbours read it (as [`Simulation::update_legitimacy`] evaluates it,
-/// without timers).
+/// evaluated (not a count of enabled processes): `affected` are the mover
+/// and the neighbours that read it, as refreshed (as
+/// [`Simulation::update_legitimacy`] evaluates it, without timers).
 #[inline]
 fn evaluate_legitimacy(
     reads: &Reads,
     progress: &mut Progress,
     changes: &mut Vec<(usize, bool)>,
-    (p, left, right): (u32, u32, u32),
-    readers: (bool, bool),
+    affected: &[u32],
 ) -> Result<bool, RunError> {
     let holds = match &reads.code.legitimate {
         Some(legit) if reads.code.legit_parts.is_empty() => legit(&reads.env(progress)),
-        _ => {
-            // The processes the step affected, as they were refreshed.
-            let (affected, count) = match readers {
-                (true, false) => ([p, right, 0], 2),
-                (false, true) => ([p, left, 0], 2),
-                (true, true) => ([p, left.min(right), left.max(right)], 3),
-                (false, false) => ([p, 0, 0], 1),
-            };
-            reads.legit_parts(progress, changes, &affected[..count], false)
-        }
+        _ => reads.legit_parts(progress, changes, affected, false),
     };
     let step = progress.steps;
     holds.map_err(|fault| predicate_fault(step, LEGITIMACY, fault))
@@ -198,7 +187,8 @@ impl Simulation {
                 before,
             });
             // The mover, then the neighbours that read it in index order,
-            // as `single_move` refreshes them.
+            // as `single_move` refreshes them: what `ring_affected` lists,
+            // unrolled on `readers` (a list cost 12 instructions a step).
             let left = if p == 0 { n - 1 } else { p - 1 } as u32;
             let right = if p + 1 == n { 0 } else { p + 1 } as u32;
             let mut env = Env::new(state, topo, &b.locals, chans, &b.fx, p);
@@ -219,8 +209,8 @@ impl Simulation {
                 Some((op, k)) => op.holds(progress.enabled.list.len() as i64, k),
                 None if code.legitimate.is_some() => {
                     let reads = Reads::of(code, topo, state, chans, b);
-                    let mover = (p as u32, left, right);
-                    evaluate_legitimacy(&reads, progress, legit_changes, mover, readers)?
+                    let (affected, count) = ring_affected(p as u32, n as u32, readers);
+                    evaluate_legitimacy(&reads, progress, legit_changes, &affected[..count])?
                 }
                 None => continue,
             };
