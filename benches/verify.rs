@@ -224,50 +224,89 @@ fn symmetry(large: bool) {
     }
 }
 
-/// Programs with messages from their start: Chang and Roberts' election
-/// (tests/golden/programs/chang_roberts.gc), central and distributed,
-/// against the targets of 10^6 configurations a second a core and 32 bytes
-/// a configuration.
+/// Programs with messages from their start, against the targets of 10^6
+/// configurations a second a core and 32 bytes a configuration: Chang and
+/// Roberts' election (tests/golden/programs/chang_roberts.gc) on rings,
+/// central and distributed, and the arrow protocol without timers
+/// (benches/programs/arrow_untimed.gc) on chains, from arrows towards
+/// process 0 (a start file), central; each on every core and, for the
+/// central daemon, on one thread.
 fn messages(large: bool) {
-    println!("\nMessages: Chang and Roberts from the declared start, no rounds (targets: 1e6 configs/s a core, 32 B/config)");
+    println!("\nMessages from a start, no rounds (targets: 1e6 configs/s a core, 32 B/config)");
     println!(
-        "{:<8} {:<12} {:>10} {:>9} {:>12} {:>6} {:>9}",
-        "ring", "daemon", "reached", "seconds", "configs/s", "MB", "B/config"
+        "{:<14} {:<8} {:<12} {:>7} {:>10} {:>9} {:>12} {:>6} {:>9}",
+        "program",
+        "topology",
+        "daemon",
+        "threads",
+        "reached",
+        "seconds",
+        "configs/s",
+        "MB",
+        "B/config"
     );
-    let program = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/programs/chang_roberts.gc")
-        .to_string_lossy()
-        .into_owned();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let chang_roberts = root.join("tests/golden/programs/chang_roberts.gc");
+    let arrow = root.join("benches/programs/arrow_untimed.gc");
+    let dir = workdir("guarded");
+    // (program, topology, daemon, start)
     let mut cases = vec![
-        ("ring:6", "distributed"),
-        ("ring:7", "central"),
-        ("ring:7", "distributed"),
-        ("ring:8", "central"),
+        (&chang_roberts, "ring:6", "distributed", None),
+        (&chang_roberts, "ring:7", "central", None),
+        (&chang_roberts, "ring:7", "distributed", None),
+        (&chang_roberts, "ring:8", "central", None),
+        (&arrow, "chain:6", "central", Some(6)),
+        (&arrow, "chain:7", "central", Some(7)),
     ];
     if large {
-        cases.push(("ring:9", "central"));
+        cases.push((&chang_roberts, "ring:9", "central", None));
+        cases.push((&arrow, "chain:8", "central", Some(8)));
     }
-    for (ring, daemon) in cases {
+    for (program, topology, daemon, chain) in cases {
+        let name = program.file_stem().map_or("", |s| s.to_str().unwrap_or(""));
+        // The arrows along the chain, towards process 0.
+        let start = match chain {
+            Some(n) => {
+                let file = dir.join(format!("arrow_chain{n}.init"));
+                let lines: String = (1..n).map(|i| format!("{i}.p = {}\n", i - 1)).collect();
+                std::fs::write(&file, lines).expect("a start file");
+                file.to_string_lossy().into_owned()
+            }
+            None => "declared".into(),
+        };
+        let program = program.to_string_lossy();
         let args = [
             "verify",
             &program,
             "--topology",
-            ring,
+            topology,
             "--daemon",
             daemon,
             "--from",
-            "declared",
+            &start,
             "--no-rounds",
         ];
-        let took = measure(GUARDED, &args, &workdir("guarded"));
-        let reached = count_before(&took.output, "configurations reached");
-        println!(
-            "{ring:<8} {daemon:<12} {reached:>10.0} {:>9.2} {:>12.0} {:>6} {:>9}",
-            took.seconds,
-            reached / took.seconds,
-            mb(took.bytes),
-            per(took.bytes, reached)
-        );
+        let threads: &[Option<usize>] = match daemon {
+            "central" => &[None, Some(1)],
+            _ => &[None],
+        };
+        for &on in threads {
+            let took = measure_on(GUARDED, &args, &dir, on);
+            assert!(
+                took.output.contains("convergence  holds"),
+                "{}",
+                took.output
+            );
+            let reached = count_before(&took.output, "configurations reached");
+            println!(
+                "{name:<14} {topology:<8} {daemon:<12} {:>7} {reached:>10.0} {:>9.2} {:>12.0} {:>6} {:>9}",
+                on.map_or("all".into(), |t| t.to_string()),
+                took.seconds,
+                reached / took.seconds,
+                mb(took.bytes),
+                per(took.bytes, reached)
+            );
+        }
     }
 }
 

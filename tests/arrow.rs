@@ -360,3 +360,53 @@ fn the_late_run_at_tau_2r_replays_from_its_witness() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The arrow protocol without its timers (benches/programs/arrow_untimed.gc,
+/// which benches/verify.rs measures): from arrows along a chain towards
+/// process 0, with every node issuing one request, every run under the
+/// central and the distributed daemon queues every request (convergence),
+/// any node can end last in the queue (one quiet configuration per node,
+/// the arrows towards it), and each find travels at most the diameter,
+/// so a run takes at most n requests and n(n - 1) forwards.
+#[test]
+fn the_arrow_without_timers_queues_every_request() {
+    let dir = std::env::temp_dir().join(format!("guarded-arrow-untimed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for n in [3usize, 4, 5] {
+        let start = dir.join(format!("chain{n}.init"));
+        let lines: String = (1..n).map(|i| format!("{i}.p = {}\n", i - 1)).collect();
+        std::fs::write(&start, lines).unwrap();
+        for daemon in ["central", "distributed"] {
+            let topology = format!("chain:{n}");
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_guarded"))
+                .args([
+                    "verify",
+                    "benches/programs/arrow_untimed.gc",
+                    "-t",
+                    &topology,
+                ])
+                .args([
+                    "-d",
+                    daemon,
+                    "--from",
+                    start.to_str().unwrap(),
+                    "--no-rounds",
+                ])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&out.stdout).to_string();
+            let what = format!("{topology} {daemon}:\n{out}");
+            assert!(out.contains("convergence  holds"), "{what}");
+            assert!(out.contains(&format!(" {n} legitimate,")), "{what}");
+            let worst: usize = out
+                .split("worst case   ")
+                .nth(1)
+                .and_then(|w| w.split(" steps").next())
+                .and_then(|w| w.parse().ok())
+                .unwrap_or_else(|| panic!("{what}"));
+            assert!(worst <= n * n, "{what}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

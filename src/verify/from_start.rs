@@ -16,6 +16,7 @@
 mod block;
 mod claims;
 mod expander;
+mod expanding;
 mod sleep;
 mod source;
 #[cfg(test)]
@@ -35,7 +36,8 @@ use crate::runtime::space::Space;
 use crate::state::Config;
 use block::Block;
 use claims::Claims;
-use expander::{Expanding, Memo};
+use expander::Memo;
+use expanding::Expanding;
 use sleep::Frontier;
 use source::Codes;
 use std::mem::replace;
@@ -46,24 +48,32 @@ use std::sync::Mutex;
 /// until they are all done.
 const TOGETHER: u32 = 1 << 14;
 
-/// The most steps held at once (8 bytes each), which bounds how many
-/// configurations are expanded together where each has many steps (every
-/// subset of the enabled processes, under the distributed daemon).
+/// The most steps held at once (8 bytes each, a code), which bounds how
+/// many configurations are expanded together where each has many steps
+/// (every subset of the enabled processes, under the distributed daemon).
 const MOST_STEPS_HELD: u64 = 1 << 20;
+
+/// [`MOST_STEPS_HELD`] where configurations are kept whole (with their
+/// channels): a step held then has its bytes and where they end, some 50
+/// bytes with its buffers' room, and those held would otherwise outweigh
+/// the arena of an instance of a few million configurations (9 MB of 108
+/// on Chang and Roberts' ring of 9, at 2^17 steps). Fewer together did
+/// not slow that ring, on one thread or two.
+const MOST_WHOLE_STEPS_HELD: u64 = 1 << 15;
 
 /// The most configurations a thread expands at a time.
 const BLOCK: u32 = 1 << 9;
 
 /// How many configurations are expanded together (at most `most`), and
 /// how many at a time on a thread, for `n` processes under `daemon`: as
-/// many as hold at most [`MOST_STEPS_HELD`] steps, in at least 16 blocks
-/// where they are few.
-fn together(daemon: &Daemon, n: usize, most: u32) -> (u32, u32) {
+/// many as hold at most `steps_held` steps ([`MOST_STEPS_HELD`] or
+/// [`MOST_WHOLE_STEPS_HELD`]), in at least 16 blocks where they are few.
+fn together(daemon: &Daemon, n: usize, most: u32, steps_held: u64) -> (u32, u32) {
     let most_steps = match daemon {
         Daemon::Distributed | Daemon::LocallyCentral => (1u64 << n.min(63)) - 1,
         _ => n as u64,
     };
-    let together = (MOST_STEPS_HELD / most_steps.max(1)).clamp(1, u64::from(most)) as u32;
+    let together = (steps_held / most_steps.max(1)).clamp(1, u64::from(most)) as u32;
     (together, (together / 16).clamp(1, BLOCK))
 }
 
@@ -246,7 +256,11 @@ impl<'a> Explorer<'a> {
         // code where a step leads, not where its orbit stands.
         let listed = (ex.lists_moves() || symmetry.is_some()).then(|| ex.every_move());
         let remember = remember && listed.is_none();
-        let (together, block) = together(daemon, inst.topo.n(), most_together);
+        let steps_held = match reached.code(0) {
+            Some(_) => MOST_STEPS_HELD,
+            None => MOST_WHOLE_STEPS_HELD,
+        };
+        let (together, block) = together(daemon, inst.topo.n(), most_together, steps_held);
         // Threads look steps up where they share the work and a look-up
         // reads codes kept, from all over memory; a set of codes answers
         // from one slot, and the numbering asks again anyway.
@@ -269,6 +283,7 @@ impl<'a> Explorer<'a> {
             block,
             look_up,
             spare: Mutex::new(Vec::new()),
+            free: Mutex::new(Vec::new()),
         };
         // Where the numbering looks every step up, in a store of codes, on
         // several threads: while the configurations found are numbered, the

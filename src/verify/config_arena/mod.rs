@@ -18,6 +18,7 @@
 
 mod bytes;
 mod encoding;
+mod starts;
 
 use super::bits_for;
 use crate::runtime::space::Space;
@@ -28,6 +29,7 @@ pub(super) use bytes::{varint, BitWriter};
 use encoding::Encoding;
 pub(crate) use encoding::MessageShape;
 pub(super) use encoding::{HOW, PACKED};
+use starts::Starts;
 
 /// No number in a slot of the table.
 const EMPTY: u32 = u32::MAX;
@@ -56,7 +58,7 @@ pub(super) struct ConfigArena {
     encoding: Encoding,
     bytes: Vec<u8>,
     /// Where each configuration's bytes start, and one past the last.
-    starts: Vec<u32>,
+    starts: Starts,
     /// Numbers (each in its low `number_bits`, with a tag above, see
     /// [`TAGGED_NUMBER_BITS`]), or `EMPTY`; a power of two long, at most
     /// seven eighths full.
@@ -87,7 +89,7 @@ impl ConfigArena {
                 bits,
             },
             bytes: Vec::new(),
-            starts: vec![0],
+            starts: Starts::new(),
             table: vec![EMPTY; 1 << 10],
             number_bits: TAGGED_NUMBER_BITS,
             like: like.clone(),
@@ -107,7 +109,7 @@ impl ConfigArena {
 
     fn at(&self, i: u32) -> &[u8] {
         let i = i as usize;
-        &self.bytes[self.starts[i] as usize..self.starts[i + 1] as usize]
+        &self.bytes[self.starts.get(i)..self.starts.get(i + 1)]
     }
 
     /// Overwrites `cfg` (a configuration of the same instance) with number
@@ -219,11 +221,11 @@ impl ConfigArena {
             }
             for &h in some {
                 if let Some(i) = first(h) {
-                    prefetch(&self.starts[i]);
+                    self.starts.prefetch(i);
                 }
             }
             for &h in some {
-                if let Some(at) = first(h).and_then(|i| self.bytes.get(self.starts[i] as usize)) {
+                if let Some(at) = first(h).and_then(|i| self.bytes.get(self.starts.get(i))) {
                     prefetch(at);
                 }
             }
@@ -272,11 +274,12 @@ impl ConfigArena {
     /// Keeps the configuration `bytes` encode unless kept already: whether
     /// it is new.
     pub(super) fn insert_encoded(&mut self, bytes: &[u8]) -> bool {
-        let s = self.slot(bytes);
+        let h = hash(bytes);
+        let s = self.slot_hashed(bytes, h);
         if self.table[s] != EMPTY {
             return false;
         }
-        self.table[s] = self.entry(self.len() as u32, hash(bytes));
+        self.table[s] = self.entry(self.len() as u32, h);
         self.bytes.extend_from_slice(bytes);
         // Under 4 GiB: the search stops once the arena is full (MOST_BYTES).
         self.starts.push(self.bytes.len() as u32);
@@ -308,7 +311,7 @@ impl ConfigArena {
 
     /// The bytes kept.
     pub(super) fn bytes(&self) -> usize {
-        self.bytes.capacity() + 4 * self.starts.capacity() + 4 * self.table.len()
+        self.bytes.capacity() + self.starts.bytes() + 4 * self.table.len()
     }
 }
 

@@ -1,6 +1,6 @@
 //! Expanding configurations: what each says, and its steps, a block of
-//! consecutive ones at a time on a thread; the blocks of a batch shared
-//! out to the pool's threads, or claimed one by one by the threads free.
+//! consecutive ones at a time on a thread (see [`super::expanding`] for
+//! how the blocks are shared out).
 
 use super::super::code_set::MIX;
 use super::super::encoded_step::EncodedSteps;
@@ -13,7 +13,6 @@ use super::super::symmetry::Symmetry;
 use super::super::view_memo::ViewMemo;
 use super::super::Refusal;
 use super::block::{Aside, Block, Steps, ASIDE};
-use super::claims::Claims;
 use super::sleep::{apart, Asleep};
 use super::source::Configs;
 use crate::compile::NO_ACTION;
@@ -21,104 +20,8 @@ use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::{Move, StepRelation};
 use crate::state::Config;
-use rayon::prelude::*;
 use std::mem::{replace, take};
 use std::ops::Range;
-use std::sync::Mutex;
-
-/// What the threads expanding configurations share: the instance, the
-/// memo, a configuration to shape buffers after, the daemon, how many
-/// configurations a block takes, whether threads look steps up (see
-/// [`Block::leave_out_kept`]), and blocks emptied, to fill again.
-pub(super) struct Expanding<'e> {
-    pub(super) inst: &'e Instance,
-    /// Whether steps are listed move by move, and then whether every move
-    /// of a mover is (see [`super::super::moves`]).
-    pub(super) listed: Option<bool>,
-    /// By orbits: the symmetries, each step leading to the configuration
-    /// standing for its orbit.
-    pub(super) symmetry: Option<&'e Symmetry>,
-    pub(super) memo: Option<&'e Memo<'e>>,
-    pub(super) like: &'e Config,
-    pub(super) daemon: &'e Daemon,
-    pub(super) block: u32,
-    pub(super) look_up: bool,
-    pub(super) spare: Mutex<Vec<Block>>,
-}
-
-impl Expanding<'_> {
-    /// Configurations `range` of `reached`, of sleep sets `sleeps` (from
-    /// the first on, where they are used), expanded in blocks on the
-    /// pool's threads: the blocks, in order.
-    pub(super) fn all(
-        &self,
-        reached: &Reached,
-        range: Range<u32>,
-        sleeps: Option<&[u64]>,
-    ) -> Vec<Block> {
-        let (from, end) = (range.start, range.end);
-        range
-            .step_by(self.block as usize)
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map_init(
-                || self.expander(),
-                |x, first| {
-                    let range = first..end.min(first + self.block);
-                    let sleeps = sleeps.map(|s| &s[(first - from) as usize..]);
-                    self.one(x, reached, range, sleeps)
-                },
-            )
-            .collect()
-    }
-
-    /// Expands the blocks of `claims` this thread claims, until none is
-    /// left.
-    pub(super) fn claimed(&self, claims: &Claims) {
-        let mut x = self.expander();
-        while let Some((range, sleeps)) = claims.claim(self.block) {
-            let first = range.start;
-            let block = self.one(&mut x, &claims.codes, range, sleeps);
-            if let Ok(mut done) = claims.done.lock() {
-                done.push((first, block));
-            }
-        }
-    }
-
-    /// A thread's expander, its buffers empty.
-    fn expander(&self) -> Expander<'_> {
-        let mut x = Expander::new(self.inst, self.memo, self.like);
-        x.listed = self.listed;
-        x.symmetry = self.symmetry;
-        x.views = ViewMemo::new(self.inst, self.listed.unwrap_or(false)).map(|views| {
-            match self.symmetry {
-                None => views.with_effects(self.inst, self.like),
-                Some(_) => views,
-            }
-        });
-        x
-    }
-
-    /// Configurations `range` of `source` expanded into a block.
-    fn one<S: Configs>(
-        &self,
-        x: &mut Expander,
-        source: &S,
-        range: Range<u32>,
-        sleeps: Option<&[u64]>,
-    ) -> Block {
-        let emptied = self.spare.lock().ok().and_then(|mut s| s.pop());
-        let emptied = emptied.unwrap_or_else(Block::empty);
-        x.block(self.daemon, source, range, sleeps, emptied, self.look_up)
-    }
-
-    /// `block`, numbered, to fill again.
-    pub(super) fn give_back(&self, block: Block) {
-        if let Ok(mut spare) = self.spare.lock() {
-            spare.push(block);
-        }
-    }
-}
 
 /// The most slots of a block's first-steps filter (8 bytes each): it
 /// stays in the nearest cache.
@@ -155,7 +58,7 @@ impl<'m> Memo<'m> {
 }
 
 /// One thread's step relation and buffers.
-struct Expander<'i> {
+pub(super) struct Expander<'i> {
     inst: &'i Instance,
     rel: StepRelation<'i>,
     memo: Option<&'i Memo<'i>>,
@@ -189,6 +92,25 @@ struct Expander<'i> {
 }
 
 impl<'i> Expander<'i> {
+    /// A thread's expander, its buffers empty, listing moves as `listed`
+    /// says and stepping to orbits under `symmetry`.
+    pub(super) fn for_thread(
+        inst: &'i Instance,
+        memo: Option<&'i Memo<'i>>,
+        like: &Config,
+        listed: Option<bool>,
+        symmetry: Option<&'i Symmetry>,
+    ) -> Self {
+        let mut x = Expander::new(inst, memo, like);
+        x.listed = listed;
+        x.symmetry = symmetry;
+        x.views = ViewMemo::new(inst, listed.unwrap_or(false)).map(|views| match symmetry {
+            None => views.with_effects(inst, like),
+            Some(_) => views,
+        });
+        x
+    }
+
     fn new(inst: &'i Instance, memo: Option<&'i Memo<'i>>, like: &Config) -> Self {
         Expander {
             inst,
@@ -220,7 +142,7 @@ impl<'i> Expander<'i> {
     /// codes are looked up if `look_up`, else all passed on: the numbering
     /// looks each up again anyway (see [`Block::leave_out_kept`]). With
     /// `sleeps`, the configurations' sleep sets, from `range`'s first.
-    fn block<S: Configs>(
+    pub(super) fn block<S: Configs>(
         &mut self,
         daemon: &Daemon,
         source: &S,

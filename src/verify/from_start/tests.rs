@@ -282,8 +282,11 @@ fn remembered_moves_explore_as_the_interpreter_does() {
 #[test]
 fn configurations_expanded_together_hold_few_steps() {
     for daemon in [Daemon::Central, Daemon::Distributed, Daemon::Synchronous] {
-        for n in [1, 2, 9, 20, 64, 200] {
-            let (together, block) = together(&daemon, n, TOGETHER);
+        for (n, held) in [1, 2, 9, 20, 64, 200]
+            .into_iter()
+            .flat_map(|n| [(n, MOST_STEPS_HELD), (n, MOST_WHOLE_STEPS_HELD)])
+        {
+            let (together, block) = together(&daemon, n, TOGETHER, held);
             let most_steps = match daemon {
                 Daemon::Distributed => (1u64 << n.min(63)) - 1,
                 _ => n as u64,
@@ -291,13 +294,20 @@ fn configurations_expanded_together_hold_few_steps() {
             let what = format!("{} on {n}", daemon.name());
             assert!(together >= 1 && block >= 1 && block <= together, "{what}");
             assert!(
-                together == 1 || u64::from(together) * most_steps <= MOST_STEPS_HELD,
+                together == 1 || u64::from(together) * most_steps <= held,
                 "{what}"
             );
             assert!(together < 16 || together / block >= 16, "{what}");
         }
     }
-    assert_eq!(together(&Daemon::Central, 9, TOGETHER), (TOGETHER, BLOCK));
+    assert_eq!(
+        together(&Daemon::Central, 9, TOGETHER, MOST_STEPS_HELD),
+        (TOGETHER, BLOCK)
+    );
+    assert_eq!(
+        together(&Daemon::Central, 9, TOGETHER, MOST_WHOLE_STEPS_HELD),
+        (3640, 227)
+    );
 }
 
 /// From every arbitrary start (values in the declared `random` ranges,
