@@ -1,6 +1,8 @@
 //! The depth-first search of [`super::longest`] on every thread at once,
 //! over every configuration of the state space or every one a search from
-//! a start reached (numbered by the store of their codes): the counts are shared, a
+//! a start reached (numbered by the store of their codes, or kept whole,
+//! with their channels: then each thread lists steps as the one search
+//! does, through a [`Search`] of its own): the counts are shared, a
 //! byte each, and each configuration is claimed by the first thread to
 //! step to it. A thread that steps to a configuration on another's stack
 //! waits for its count. Anything but a clean convergence (a cycle, a
@@ -13,7 +15,7 @@ use super::super::local::LocalMoves;
 use super::super::reached::Packed;
 use super::super::states::States;
 use super::super::successors::{Succ, Successors, ANY_CHANGED};
-use super::super::{Progress, Refusal};
+use super::super::{Explorer, Progress, Refusal};
 use super::longest::{Seen, Walk, Walker};
 use super::Search;
 use crate::load::Instance;
@@ -48,10 +50,19 @@ struct Reads<'e> {
     every_move: bool,
 }
 
+/// Where a thread gets a configuration's steps: the fast way over codes,
+/// or, for configurations kept whole, a search of its own.
+// One per thread: its size does not matter, and the fast way stays unboxed.
+#[allow(clippy::large_enum_variant)]
+enum Engine<'e, 'a> {
+    Codes(Successors<'e>),
+    Whole(Box<Search<'e, 'a>>),
+}
+
 /// One thread's walk.
-struct OneThread<'s, 'e> {
+struct OneThread<'s, 'e, 'a> {
     shared: &'s Shared<'s>,
-    engine: Successors<'e>,
+    engine: Engine<'e, 'a>,
     daemon: &'e Daemon,
     transitions: u64,
     /// On the calling thread: where progress is told, what of, and out of
@@ -59,7 +70,7 @@ struct OneThread<'s, 'e> {
     progress: Option<(Progress<'e>, &'e str, u64)>,
 }
 
-impl OneThread<'_, '_> {
+impl OneThread<'_, '_, '_> {
     /// What a byte other than `UNSEEN` says of configuration `i`.
     fn seen(&self, i: u32, byte: u8) -> Seen {
         match byte {
@@ -76,7 +87,7 @@ impl OneThread<'_, '_> {
     }
 }
 
-impl Walk for OneThread<'_, '_> {
+impl Walk for OneThread<'_, '_, '_> {
     fn is_legit(&self, i: u32) -> bool {
         self.shared.legit.get(i as usize)
     }
@@ -108,8 +119,20 @@ impl Walk for OneThread<'_, '_> {
         from: Option<(u32, u64)>,
         out: &mut Vec<Succ>,
     ) -> Result<bool, Stop> {
-        let engine = (&mut self.engine, self.daemon);
-        let terminal = self.shared.threads.steps(engine, (i, from), out)?;
+        let terminal = match &mut self.engine {
+            Engine::Codes(engine) => {
+                let engine = (engine, self.daemon);
+                self.shared.threads.steps(engine, (i, from), out)?
+            }
+            // A faulting step (kept in the search's `fault`) is the one
+            // search's to report.
+            Engine::Whole(search) => match search.successors_from(i, from, out) {
+                Ok(terminal) if search.fault.is_none() && !self.shared.threads.given_up() => {
+                    terminal
+                }
+                _ => return Err(Stop::GiveUp),
+            },
+        };
         self.transitions += out.len() as u64;
         Ok(terminal)
     }
@@ -166,16 +189,26 @@ fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
 }
 
 /// One thread's share of the roots: walks from each it takes until none
-/// is left; the steps it took.
+/// is left; the steps it took. Configurations kept whole are listed by
+/// a search of `whole`'s explorer's.
 fn one_thread(
     (shared, thread): (&Shared, usize),
-    reads: Reads,
+    (reads, whole): (Reads, Option<&Explorer>),
     weighted: bool,
     progress: Option<(Progress, &str, u64)>,
 ) -> Result<u64, Stop> {
-    let engine = match reads.kept {
-        Some(kept) => Successors::over_reached(reads.inst, reads.space, kept, reads.every_move),
-        None => Successors::new(reads.inst, reads.space, reads.local, reads.every_move),
+    let engine = match (whole, reads.kept) {
+        (Some(ex), _) => Some(Engine::Whole(Box::new(Search::new(
+            ex,
+            reads.daemon,
+            crate::verify::Fairness::Unfair,
+        )))),
+        (None, Some(kept)) => {
+            Successors::over_reached(reads.inst, reads.space, kept, reads.every_move)
+                .map(Engine::Codes)
+        }
+        (None, None) => Successors::new(reads.inst, reads.space, reads.local, reads.every_move)
+            .map(Engine::Codes),
     };
     let Some(engine) = engine else {
         return Err(Stop::GiveUp);
@@ -218,17 +251,24 @@ impl Search<'_, '_> {
     ) -> Result<Option<(Counts, Option<Counts>, u64)>, Refusal> {
         let ex = self.ex;
         let threads = self.threads;
-        let (space, kept) = match &ex.states {
-            States::All(space) => (space, None),
+        let own_space;
+        let (space, kept, whole) = match &ex.states {
+            States::All(space) => (space, None, None),
             // From a start, where a run may stop (an invariant fails) the
             // one search says so.
             States::Reachable { reached, .. } if !ex.stops_anywhere() => match reached.packed() {
-                Some(kept) => (kept.space(), Some(kept)),
+                Some(kept) => (kept.space(), Some(kept), None),
+                // Kept whole (with channels): each thread lists steps as the
+                // one search does, but not by orbits or along a schedule.
+                None if ex.symmetry.is_none() && !matches!(self.daemon, Daemon::Schedule(_)) => {
+                    own_space = ex.inst.space();
+                    (&own_space, None, Some(ex))
+                }
                 None => return Ok(None),
             },
             _ => return Ok(None),
         };
-        if threads < 2 || self.fast.is_none() || ex.count < THREADS_FROM {
+        if threads < 2 || (self.fast.is_none() && whole.is_none()) || ex.count < THREADS_FROM {
             return Ok(None);
         }
         let n = ex.count as usize;
@@ -259,11 +299,11 @@ impl Search<'_, '_> {
             let others: Vec<_> = (1..threads)
                 .map(|t| {
                     let shared = &shared;
-                    s.spawn(move || one_thread((shared, t), reads, weighted, None))
+                    s.spawn(move || one_thread((shared, t), (reads, whole), weighted, None))
                 })
                 .collect();
             let progress = ex.progress.map(|p| (p, what.as_str(), total));
-            let mut outcome = one_thread((&shared, 0), reads, weighted, progress);
+            let mut outcome = one_thread((&shared, 0), (reads, whole), weighted, progress);
             for other in others {
                 let theirs = other
                     .join()
@@ -352,6 +392,66 @@ mod tests {
         }
         assert!(
             shared_runs >= 8,
+            "the threads converged in {shared_runs} runs"
+        );
+    }
+
+    /// With channels, from a start (configurations kept whole, each
+    /// thread listing steps through a search of its own): on 2 and 3
+    /// threads, Chang and Roberts' ring of 8 counts what one search
+    /// counts; where a step faults (the runs through it do not count) or
+    /// a cycle is met, the threads give up and leave it to the one search.
+    #[test]
+    fn the_threads_count_what_one_search_counts_with_channels() {
+        use crate::runtime::init::InitMode;
+        let src = include_str!("../../../tests/golden/programs/chang_roberts.gc");
+        let done = "done :: receive elected(u) from q and u == id -> skip";
+        assert!(src.contains(done));
+        // A step that faults (a process learning), after which no run
+        // counts.
+        let learn = "learn :: receive elected(u) from q and u != id -> leader := u;";
+        assert!(src.contains(learn));
+        let faulting = src.replace(
+            learn,
+            "learn :: receive elected(u) from q and u != id -> leader := u / (id - 3);",
+        );
+        let cycling = src.replace(
+            done,
+            "done :: receive elected(u) from q and u == id -> send elected(u) to right",
+        );
+        let mut shared_runs = 0;
+        for (program, clean) in [(src, true), (&faulting[..], false), (&cycling[..], false)] {
+            let mut inst = test_instance(program, "ring:8", &[]);
+            let start = inst.initial(&InitMode::Declared, &[]).expect("a start");
+            let ex = Explorer::reachable(&inst, start, &Daemon::Central, None).expect("reached");
+            assert!(
+                ex.count >= THREADS_FROM,
+                "enough configurations for the threads"
+            );
+            let mut s = Search::new(&ex, &Daemon::Central, crate::verify::Fairness::Unfair);
+            s.threads = 1;
+            let one = s.longest(false, false).expect("no refusal");
+            let one_steps = s.transitions();
+            assert_eq!(
+                clean,
+                one.cycle.is_none() && s.fault.is_none(),
+                "the variants fault or cycle"
+            );
+            for threads in [2, 3] {
+                let mut s = Search::new(&ex, &Daemon::Central, crate::verify::Fairness::Unfair);
+                s.threads = threads;
+                let found = s.longest_on_threads(false, false).expect("no refusal");
+                assert!(clean || found.is_none(), "{threads} threads");
+                let Some((steps, _, transitions)) = found else {
+                    continue;
+                };
+                shared_runs += 1;
+                assert_eq!(all(&steps, ex.count), all(&one.steps, ex.count));
+                assert_eq!(transitions, one_steps);
+            }
+        }
+        assert!(
+            shared_runs >= 1,
             "the threads converged in {shared_runs} runs"
         );
     }
