@@ -198,6 +198,7 @@ fn one_thread(
     progress: Option<(Progress, &str, u64)>,
 ) -> Result<u64, Stop> {
     let engine = match (whole, reads.kept) {
+        // It only lists steps, where fairness does not enter.
         (Some(ex), _) => Some(Engine::Whole(Box::new(Search::new(
             ex,
             reads.daemon,
