@@ -72,6 +72,33 @@ pub(super) fn refresh_in(
     Ok(())
 }
 
+/// [`refresh_in`] of the processes a move of `p` affects on a ring of
+/// `n`, in [`ring_affected`]'s order, unrolled on `readers` (building its
+/// list cost 12 to 18 instructions a step in the hot loops that call this).
+#[inline(always)]
+pub(super) fn refresh_ring(
+    code: &Compiled,
+    progress: &mut Progress,
+    env: &mut Env,
+    (p, n): (usize, usize),
+    readers: (bool, bool),
+) -> Result<(), RunError> {
+    let (p, n) = (p as u32, n as u32);
+    let before = if p == 0 { n - 1 } else { p - 1 };
+    let after = if p + 1 == n { 0 } else { p + 1 };
+    refresh_in(code, progress, env, p)?;
+    match readers {
+        (true, false) => refresh_in(code, progress, env, after)?,
+        (false, true) => refresh_in(code, progress, env, before)?,
+        (true, true) => {
+            refresh_in(code, progress, env, before.min(after))?;
+            refresh_in(code, progress, env, before.max(after))?;
+        }
+        (false, false) => {}
+    }
+    Ok(())
+}
+
 impl Simulation {
     /// Where the action each process would run is kept now.
     pub(super) fn chosen(&self) -> Chosen<'_> {

@@ -5,7 +5,7 @@
 //! without messages or edge variables, with a look-ahead that prefetches
 //! what the next steps will read; and synchronous steps column by column.
 
-use super::bookkeeping::{refresh_in, ring_affected};
+use super::bookkeeping::{refresh_ring, ring_affected};
 use super::*;
 use crate::runtime::cache::prefetch;
 
@@ -272,25 +272,12 @@ impl Simulation {
             // are distinct: nothing to search for.
             Some(readers) if n >= 3 => {
                 if self.code.legit_parts.is_empty() {
-                    // Refreshed in place, without a list of them: what
-                    // `ring_affected` lists, unrolled on `readers` (a list
-                    // cost 12 to 18 instructions a step).
-                    let before = if p == 0 { n - 1 } else { p - 1 } as u32;
-                    let after = if p + 1 == n { 0 } else { p + 1 } as u32;
+                    // Refreshed in place, without a list of them.
                     let b = &self.buf;
                     let mut env =
                         Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, p);
                     let (code, progress) = (&self.code, &mut self.progress);
-                    refresh_in(code, progress, &mut env, p as u32)?;
-                    match readers {
-                        (true, false) => refresh_in(code, progress, &mut env, after)?,
-                        (false, true) => refresh_in(code, progress, &mut env, before)?,
-                        (true, true) => {
-                            refresh_in(code, progress, &mut env, before.min(after))?;
-                            refresh_in(code, progress, &mut env, before.max(after))?;
-                        }
-                        (false, false) => {}
-                    }
+                    refresh_ring(code, progress, &mut env, (p, n), readers)?;
                     return self.finish_single(p);
                 }
                 // Legitimacy's local conjuncts are evaluated again where

@@ -7,7 +7,7 @@
 //! steps taken one at a time, which tests/step_relation.rs holds to the
 //! step relation.
 
-use super::bookkeeping::{refresh_in, ring_affected};
+use super::bookkeeping::{refresh_ring, ring_affected};
 use super::fast::{prefetch_moves, set_one, LOOK_AHEAD_ENABLED};
 use super::measures::Reads;
 use super::*;
@@ -187,21 +187,9 @@ impl Simulation {
                 before,
             });
             // The mover, then the neighbours that read it in index order,
-            // as `single_move` refreshes them: what `ring_affected` lists,
-            // unrolled on `readers` (a list cost 12 instructions a step).
-            let left = if p == 0 { n - 1 } else { p - 1 } as u32;
-            let right = if p + 1 == n { 0 } else { p + 1 } as u32;
+            // as `single_move` refreshes them.
             let mut env = Env::new(state, topo, &b.locals, chans, &b.fx, p);
-            refresh_in(code, progress, &mut env, p as u32)?;
-            match readers {
-                (true, false) => refresh_in(code, progress, &mut env, right)?,
-                (false, true) => refresh_in(code, progress, &mut env, left)?,
-                (true, true) => {
-                    refresh_in(code, progress, &mut env, left.min(right))?;
-                    refresh_in(code, progress, &mut env, left.max(right))?;
-                }
-                (false, false) => {}
-            }
+            refresh_ring(code, progress, &mut env, (p, n), readers)?;
             // Rounds and legitimacy, as `finish_single` keeps them (with
             // timers left out).
             progress.single_mover_done(p);
