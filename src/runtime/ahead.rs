@@ -38,16 +38,27 @@ impl DrawsAhead {
     }
 
     /// The word `k` places ahead (`k < AHEAD`), drawn now if it was not.
-    #[inline]
+    #[inline(always)]
     fn peek(&mut self, rng: &mut ChaCha8Rng, k: usize) -> u64 {
-        while self.count <= k {
+        if self.count <= k {
+            self.draw_up_to(rng, k);
+        }
+        self.words[(self.head + k) % AHEAD]
+    }
+
+    /// Draws words ahead until the one `k` places ahead is drawn, and on
+    /// to as many as this keeps: a step uses about one word, so the scans
+    /// then go several steps without coming here.
+    #[inline(never)]
+    fn draw_up_to(&mut self, rng: &mut ChaCha8Rng, k: usize) {
+        debug_assert!(k < AHEAD);
+        while self.count < AHEAD {
             if self.count == 0 {
                 self.first_position = rng.get_word_pos();
             }
             self.words[(self.head + self.count) % AHEAD] = rng.next_u64();
             self.count += 1;
         }
-        self.words[(self.head + k) % AHEAD]
     }
 
     /// An index below `len` (at least 1): what `rng.gen_range(0..len)`
@@ -69,18 +80,28 @@ impl DrawsAhead {
         }
     }
 
-    /// The index the `k`-th draw from now (0 the next) gives if it draws
-    /// below `len` too: a guess at a later draw, rejected words skipped.
-    /// `None` where that draw is further ahead than the words this keeps.
+    /// The indices the `N` draws after the next one give if they draw
+    /// below `len` too: guesses at later draws, rejected words skipped, in
+    /// one pass over the words ahead. `None` where the last is further
+    /// ahead than the words this keeps.
     #[inline]
-    pub(crate) fn guess(&mut self, rng: &mut ChaCha8Rng, k: usize, len: usize) -> Option<usize> {
+    pub(crate) fn guess_after_next<const N: usize>(
+        &mut self,
+        rng: &mut ChaCha8Rng,
+        len: usize,
+    ) -> Option<[usize; N]> {
         let zone = rejection_zone(len);
+        let mut guesses = [0; N];
+        // The next draw's word is skipped as it is accepted.
         let mut accepted = 0;
         for i in 0..AHEAD {
             let wide = u128::from(self.peek(rng, i)) * len as u128;
             if wide as u64 <= zone {
-                if accepted == k {
-                    return Some((wide >> 64) as usize);
+                if accepted > 0 {
+                    guesses[accepted - 1] = (wide >> 64) as usize;
+                    if accepted == N {
+                        return Some(guesses);
+                    }
                 }
                 accepted += 1;
             }
@@ -129,7 +150,7 @@ mod tests {
                 for step in 0..100 {
                     let len = len + step % 3;
                     if step % 5 != 0 {
-                        ahead.guess(&mut ahead_rng, step % 4, len);
+                        ahead.guess_after_next::<2>(&mut ahead_rng, len);
                     }
                     let want = plain.gen_range(0..len);
                     assert_eq!(
@@ -154,17 +175,13 @@ mod tests {
             let mut ahead = DrawsAhead::default();
             let mut guessed = 0;
             for _ in 0..1000 {
-                let third = ahead.guess(&mut rng, 2, len);
-                // None only where the eight words ahead are all rejected.
-                let next = ahead.guess(&mut rng, 0, len);
-                let drawn = ahead.index(&mut rng, len);
-                if let Some(next) = next {
-                    assert_eq!(next, drawn, "len {len}");
-                }
+                let guess = ahead.guess_after_next::<2>(&mut rng, len);
                 ahead.index(&mut rng, len);
-                if let Some(third) = third {
+                let second = ahead.index(&mut rng, len);
+                let third = ahead.index(&mut rng, len);
+                if let Some(guess) = guess {
                     guessed += 1;
-                    assert_eq!(ahead.guess(&mut rng, 0, len), Some(third), "len {len}");
+                    assert_eq!(guess, [second, third], "len {len}");
                 }
             }
             // At a power of two, three words of eight are accepted 86% of
