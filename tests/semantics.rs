@@ -593,3 +593,100 @@ fn a_minimum_over_nothing_is_a_fault_where_the_comparison_reads_it() {
     };
     assert!(format!("{err:?}").contains("no member"), "{err:?}");
 }
+
+/// `x op y` for tuples spelled out so that no comparison of tuples is
+/// recognized in it: the reference a tuple comparison is held to.
+fn spelled_out(op: &str, xs: &[&str], ys: &[&str]) -> String {
+    let pairs: Vec<(&str, &str)> = xs.iter().copied().zip(ys.iter().copied()).collect();
+    let differ: Vec<String> = pairs.iter().map(|(x, y)| format!("{x} != {y}")).collect();
+    let equal = |k: usize| -> Vec<String> {
+        pairs[..k]
+            .iter()
+            .map(|(x, y)| format!("{x} == {y}"))
+            .collect()
+    };
+    let strict = match op {
+        "==" => return format!("not ({})", differ.join(" or ")),
+        "!=" => return differ.join(" or "),
+        "<" | "<=" => "<",
+        _ => ">",
+    };
+    // Most significant last, and the `or`s nested to the left.
+    let mut terms: Vec<String> = Vec::new();
+    if op.ends_with('=') {
+        terms.push(format!("({})", equal(pairs.len()).join(" and ")));
+    }
+    for k in (0..pairs.len()).rev() {
+        let mut conj = equal(k);
+        conj.push(format!("{} {strict} {}", pairs[k].0, pairs[k].1));
+        terms.push(format!("({})", conj.join(" and ")));
+    }
+    terms.join(" or ")
+}
+
+#[test]
+fn tuple_comparisons_agree_with_their_spelled_out_form() {
+    // Tuples compiled as one closure (constants added in the first pair or
+    // in the last of two) against the same comparison written out.
+    let cases: [(&[&str], &[&str]); 3] = [
+        (&["a", "b"], &["c", "d + 1"]),
+        (&["a", "b", "c"], &["d - 1", "b", "a"]),
+        (&["a", "b"], &["d", "c"]),
+    ];
+    for (xs, ys) in cases {
+        for op in ["==", "!=", "<", "<=", ">", ">="] {
+            let tuple = format!("({}) {op} ({})", xs.join(", "), ys.join(", "));
+            let src = format!(
+                "var a: 0..2\nvar b: 0..2\nvar c: 0..2\nvar d: 0..2\n\
+                 process where index == 0 {{\n  t :: {tuple} -> skip\n}}\n\
+                 process where index == 1 {{\n  s :: {} -> skip\n}}",
+                spelled_out(op, xs, ys)
+            );
+            let setup = Setup {
+                topology: Some("chain:2".into()),
+                ..Setup::default()
+            };
+            let inst = guarded::load::load(&src, &setup, &guarded::load::read_file)
+                .unwrap_or_else(|e| panic!("{tuple}: {e:?}"));
+            let rel = inst.step_relation();
+            for code in 0..81 {
+                let row: Vec<i64> = (0..4).map(|k| code / 3_i64.pow(k) % 3).collect();
+                let cfg = guarded::state::Config {
+                    rows: [row.clone(), row.clone()].concat(),
+                    chans: Default::default(),
+                };
+                let fused = rel.first_enabled(&cfg, 0).unwrap().is_some();
+                let spelled = rel.first_enabled(&cfg, 1).unwrap().is_some();
+                assert_eq!(fused, spelled, "{tuple} at a, b, c, d = {row:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_tuple_comparison_reads_past_the_first_pair_only_where_it_is_equal() {
+    // The second pair overflows: a fault exactly where the first pair
+    // does not decide, as in the comparison written out.
+    let src = "var x: 0..1\nvar big: 0..9223372036854775807\n\
+               process { t :: (x, 0) < (0, big + 1) -> skip }";
+    let setup = Setup {
+        topology: Some("chain:1".into()),
+        ..Setup::default()
+    };
+    let inst = guarded::load::load(src, &setup, &guarded::load::read_file).unwrap();
+    let rel = inst.step_relation();
+    for (x, faults) in [(0, true), (1, false)] {
+        let cfg = guarded::state::Config {
+            rows: vec![x, i64::MAX],
+            chans: Default::default(),
+        };
+        match rel.first_enabled(&cfg, 0) {
+            Err(guarded::runtime::step::RunError::Fault { fault, .. }) => {
+                assert!(faults, "x = {x}: {}", fault.message);
+                assert_eq!(fault.message, "arithmetic overflow");
+            }
+            Ok(action) => assert!(!faults && action.is_none(), "x = {x}: {action:?}"),
+            Err(other) => panic!("x = {x}: {other:?}"),
+        }
+    }
+}

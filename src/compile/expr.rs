@@ -154,24 +154,40 @@ impl Compiler<'_> {
     /// An expression that reads no state (`argmin(p in procs : p.id)`),
     /// evaluated once on the topology: its value as a constant closure.
     fn evaluated_once(&self, x: &IExpr) -> Option<IFn> {
-        if let Some(topo) = self.topo {
-            if matches!(x, IExpr::Best(_) | IExpr::Let(..)) && ir::state_free(x) {
-                let f = Compiler {
-                    topo: None,
-                    ..self.clone()
-                }
-                .iexpr(x);
-                let locals = vec![Cell::new(0); self.prog.max_locals];
-                let (chans, fx) = (Channels::default(), Effects::default());
-                let env = Env::new(&[], topo, &locals, &chans, &fx, 0);
-                // A fault (an empty set) is left to happen when evaluated.
-                if let Ok(c) = f(&env) {
-                    return Some(Box::new(move |_| Ok(c)));
-                }
-                return Some(f);
+        let f = self.state_free(x)?;
+        Some(match self.value_of_state_free(&f) {
+            Some(c) => Box::new(move |_| Ok(c)),
+            // A fault (an empty set) is left to happen when evaluated.
+            None => f,
+        })
+    }
+
+    /// The value of an expression that reads no state (see
+    /// [`Compiler::evaluated_once`]), where evaluating it on the topology
+    /// does not fault.
+    pub(super) fn state_free_value(&self, x: &IExpr) -> Option<i64> {
+        self.value_of_state_free(&self.state_free(x)?)
+    }
+
+    /// `x` compiled, if it reads no state and the topology is known.
+    fn state_free(&self, x: &IExpr) -> Option<IFn> {
+        let stateless = matches!(x, IExpr::Best(_) | IExpr::Let(..)) && ir::state_free(x);
+        (self.topo.is_some() && stateless).then(|| {
+            Compiler {
+                topo: None,
+                ..self.clone()
             }
-        }
-        None
+            .iexpr(x)
+        })
+    }
+
+    /// What `f`, compiled by [`Compiler::state_free`], gives on the
+    /// topology; `None` where it faults.
+    fn value_of_state_free(&self, f: &IFn) -> Option<i64> {
+        let topo = self.topo?;
+        let locals = vec![Cell::new(0); self.prog.max_locals];
+        let (chans, fx) = (Channels::default(), Effects::default());
+        f(&Env::new(&[], topo, &locals, &chans, &fx, 0)).ok()
     }
 
     /// `a op b`, faulting on overflow and division by zero.
@@ -301,15 +317,15 @@ impl Compiler<'_> {
     pub(super) fn over<T: 'static>(
         &self,
         coll: &Coll,
-        f: impl Fn(&Env, &mut dyn Iterator<Item = i64>) -> Res<T> + Send + Sync + 'static,
+        f: impl Fn(&Env, &mut Members) -> Res<T> + Send + Sync + 'static,
     ) -> AnyFn<T> {
         match coll {
-            Coll::Procs => Box::new(move |e| f(e, &mut (0..e.topo.n() as i64))),
+            Coll::Procs => Box::new(move |e| f(e, &mut Members::Values(0..=e.topo.n() as i64 - 1))),
             Coll::NbrsOf(p) => {
                 let p = self.proc(p);
                 Box::new(move |e| {
                     let q = p(e)?;
-                    f(e, &mut e.topo.nbrs(q).iter().map(|&x| x as i64))
+                    f(e, &mut Members::Nodes(e.topo.nbrs(q).iter()))
                 })
             }
             Coll::Range(lo, hi, span) => {
@@ -324,13 +340,18 @@ impl Compiler<'_> {
                             "bound the range by a parameter or `n`",
                         );
                     }
-                    f(e, &mut (lo..=hi))
+                    f(e, &mut Members::Values(lo..=hi))
                 })
             }
         }
     }
 
     pub(super) fn bexpr(&self, x: &BExpr) -> BFn {
+        if matches!(x, BExpr::Not(_) | BExpr::And(..) | BExpr::Or(..)) {
+            if let Some(f) = self.fused_tuple_comparison(x) {
+                return f;
+            }
+        }
         match x {
             BExpr::Const(b) => {
                 let b = *b;
@@ -389,6 +410,10 @@ impl Compiler<'_> {
                 // Two plain reads (the commonest guard): one closure, not three.
                 if let (Some(pa), Some(pb)) = (self.plain(a), self.plain(b)) {
                     return fused_cmp(*op, pa, pb, self.stride);
+                }
+                // A read plus a constant on either side: a tuple of one.
+                if let (Some(oa), Some(ob)) = (self.operand(a), self.operand(b)) {
+                    return tuples::fused_tuples(*op, vec![(oa, ob)], self.stride);
                 }
                 let (fa, fb) = (self.iexpr(a), self.iexpr(b));
                 ir::specialize_cmp!(*op, OP => Box::new(move |e| Ok(OP.holds(fa(e)?, fb(e)?))))
@@ -538,6 +563,28 @@ impl Compiler<'_> {
         match e {
             crate::check::Checked::Int(i, ty) => GlobalFn::Int(self.iexpr(i), *ty),
             crate::check::Checked::Bool(b) => GlobalFn::Bool(self.bexpr(b)),
+        }
+    }
+}
+
+/// The members of a collection, in order, as a quantifier's closure goes
+/// through them: one type rather than an iterator behind a pointer, so
+/// that taking the next is not a call.
+pub(super) enum Members<'a> {
+    /// Processes: a neighbour list.
+    Nodes(std::slice::Iter<'a, u32>),
+    /// Integers, or every process by index.
+    Values(std::ops::RangeInclusive<i64>),
+}
+
+impl Iterator for Members<'_> {
+    type Item = i64;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<i64> {
+        match self {
+            Members::Nodes(nodes) => nodes.next().map(|&q| i64::from(q)),
+            Members::Values(values) => values.next(),
         }
     }
 }

@@ -36,6 +36,10 @@ pub(super) enum Plain {
     /// `ring`/`uring` of `n` processes (the row being written on a ring of
     /// one, where the neighbour is the process itself).
     LeftInStatement(usize, usize),
+    /// In a statement, a slot of the row of the process a local names
+    /// (the row being written where that is the process itself): slot,
+    /// local.
+    LocalInStatement(usize, usize),
 }
 
 /// A plain read of a kind fixed when the closure is made, so that a fused
@@ -80,6 +84,9 @@ struct ReadScratch(usize);
 
 #[derive(Clone, Copy)]
 struct ReadLeftInStatement(usize, usize);
+
+#[derive(Clone, Copy)]
+struct ReadLocalInStatement(usize, usize);
 
 impl PlainRead for ReadConst {
     #[inline(always)]
@@ -175,6 +182,19 @@ impl PlainRead for ReadLeftInStatement {
     }
 }
 
+impl PlainRead for ReadLocalInStatement {
+    #[inline(always)]
+    fn get(self, e: &Env, stride: usize) -> i64 {
+        let ReadLocalInStatement(slot, local) = self;
+        let q = e.locals[local].get() as usize;
+        if q == e.me {
+            e.scratch[slot].get()
+        } else {
+            e.state[q * stride + slot]
+        }
+    }
+}
+
 /// Evaluates `$body` with `$read` bound to the statically typed read of
 /// plain read `$plain`: one expansion per kind, so that closures built in
 /// `$body` are compiled for that kind.
@@ -229,8 +249,21 @@ macro_rules! with_read {
                 let $read = ReadLeftInStatement(slot, n);
                 $body
             }
+            Plain::LocalInStatement(slot, local) => {
+                let $read = ReadLocalInStatement(slot, local);
+                $body
+            }
         }
     };
+}
+
+impl Plain {
+    /// The value read, the kind of read decided now (where a closure is
+    /// not specialized for it).
+    #[inline(always)]
+    pub(super) fn get(self, e: &Env, stride: usize) -> i64 {
+        with_read!(self, read => read.get(e, stride))
+    }
 }
 
 /// `a op b` for two plain reads: one closure, specialized for the kinds of
@@ -281,11 +314,12 @@ pub(super) fn fused_offset(a: Plain, c: i64, span: Span, stride: usize) -> IFn {
 impl Compiler<'_> {
     /// A read of slot `slot` of the process `p` denotes.
     /// `e` as a plain read a fused closure can make without calls: a
-    /// constant, the number of enabled processes, a local's value, an id,
+    /// constant (or a value that reads no state, see
+    /// [`Compiler::state_free_value`]), the number of enabled processes, a local's value, an id,
     /// or in a guard the process itself, an own variable, on a ring the left
     /// neighbour's, a quantified process's or the one an own variable names.
     pub(super) fn plain(&self, e: &IExpr) -> Option<Plain> {
-        if let Some(c) = const_eval(e, &self.params, self.n) {
+        if let Some(c) = const_eval(e, &self.params, self.n).or_else(|| self.state_free_value(e)) {
             return Some(Plain::Const(c));
         }
         if let IExpr::Count(slot, Coll::Procs, body) = e {
@@ -334,6 +368,9 @@ impl Compiler<'_> {
             IExpr::Var(Proc::Me, v) if scalar(*v) => Some(Plain::Scratch(self.offsets[*v])),
             IExpr::Var(Proc::Left(_), v) if scalar(*v) && self.regular_ring => {
                 Some(Plain::LeftInStatement(self.offsets[*v], self.n.n as usize))
+            }
+            IExpr::Var(Proc::Local(local), v) if scalar(*v) => {
+                Some(Plain::LocalInStatement(self.offsets[*v], *local))
             }
             _ => None,
         }

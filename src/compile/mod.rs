@@ -17,6 +17,7 @@ mod reads;
 mod role_map;
 pub use role_map::RoleMap;
 mod stmt;
+mod tuples;
 pub use predicates::{CInvariant, CProperty, LegitPart};
 
 use fused::{fused_cmp, fused_offset, fused_read, Plain};

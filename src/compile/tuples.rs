@@ -1,0 +1,184 @@
+//! Comparisons of tuples as one closure. The checker spells a tuple
+//! comparison out component by component (`compare_tuples`: `(a0, a1) <=
+//! (b0, b1)` is `a0 < b0 or (a0 == b0 and a1 < b1) or (a0 == b0 and a1 ==
+//! b1)`), which compiles to a tree of seven closures, each a call; SSLE's
+//! keys are compared so everywhere. Where every component is a plain read,
+//! possibly plus or minus a constant (`P.level + 1`), the tree is
+//! recognized and compiled as one loop over the pairs, which reads them in
+//! order up to the first that differs, as the tree does. A chain of
+//! equalities (`a == b and c == d`) is the same comparison, and a single
+//! comparison with a constant added on one side is a tuple of one.
+
+use super::*;
+
+/// An operand of a fused comparison: a plain read plus a constant (0 for
+/// none), whose overflow is reported at `span`.
+#[derive(Clone, Copy)]
+pub(super) struct Operand {
+    read: Plain,
+    plus: i64,
+    span: Span,
+}
+
+impl Operand {
+    #[inline(always)]
+    fn get(&self, e: &Env, stride: usize) -> Res<i64> {
+        let value = self.read.get(e, stride);
+        if self.plus == 0 {
+            return Ok(value);
+        }
+        value
+            .checked_add(self.plus)
+            .map_or_else(|| overflow(self.span), Ok)
+    }
+}
+
+/// Tuples of operands compared lexicographically by `op`: the first pair
+/// that differs decides, and equal tuples satisfy `==`, `<=` and `>=`.
+/// Pairs are read in order up to the first that differs.
+pub(super) fn fused_tuples(op: Cmp, pairs: Vec<(Operand, Operand)>, stride: usize) -> BFn {
+    let pairs: Box<[(Operand, Operand)]> = pairs.into();
+    // `OP.holds` of two different values is what the pair decides, and
+    // of two equal ones what equal tuples give.
+    ir::specialize_cmp!(op, OP => Box::new(move |e| {
+        for (a, b) in pairs.iter() {
+            let (x, y) = (a.get(e, stride)?, b.get(e, stride)?);
+            if x != y {
+                return Ok(OP.holds(x, y));
+            }
+        }
+        Ok(OP.holds(0, 0))
+    }))
+}
+
+/// A pair of components compared.
+type Pair<'x> = (&'x IExpr, &'x IExpr);
+
+/// The pairs of `a0 == b0 and a1 == b1 and ...`, the `and`s nested to the
+/// left (as the checker builds an equality of tuples); one pair for a
+/// lone equality.
+fn equalities(x: &BExpr) -> Option<Vec<Pair<'_>>> {
+    match x {
+        BExpr::Cmp(Cmp::Eq, a, b) => Some(vec![(a, b)]),
+        BExpr::And(rest, last) => {
+            let mut pairs = equalities(rest)?;
+            let BExpr::Cmp(Cmp::Eq, a, b) = &**last else {
+                return None;
+            };
+            pairs.push((a, b));
+            Some(pairs)
+        }
+        _ => None,
+    }
+}
+
+/// The operator and pairs of an ordering of tuples as the checker builds
+/// it: `less_0 or (eq_0 and less_1) or (eq_1 and (eq_0 and less_2)) or
+/// ... or base`, each `or` nested to the right, `less_k` one strict
+/// comparison (`<` or `>`) of pair k and `eq_j` the equality of pair j,
+/// and `base` false (`<`, `>`) or the equality of every pair (`<=`, `>=`).
+fn ordering(x: &BExpr) -> Option<(Cmp, Vec<Pair<'_>>)> {
+    let mut pairs: Vec<Pair> = Vec::new();
+    let mut strict = None;
+    let mut rest = x;
+    while let BExpr::Or(prefix, next) = rest {
+        let mut less = &**prefix;
+        for j in (0..pairs.len()).rev() {
+            let BExpr::And(eq, inner) = less else {
+                return None;
+            };
+            match &**eq {
+                BExpr::Cmp(Cmp::Eq, a, b) if (a, b) == pairs[j] => less = inner,
+                _ => return None,
+            }
+        }
+        let BExpr::Cmp(s @ (Cmp::Lt | Cmp::Gt), a, b) = less else {
+            return None;
+        };
+        if strict.is_some_and(|t| t != *s) {
+            return None;
+        }
+        strict = Some(*s);
+        pairs.push((a, b));
+        rest = next;
+    }
+    let strict = strict?;
+    let op = match rest {
+        BExpr::Const(false) => strict,
+        _ if equalities(rest)? == pairs => {
+            if strict == Cmp::Lt {
+                Cmp::Le
+            } else {
+                Cmp::Ge
+            }
+        }
+        _ => return None,
+    };
+    Some((op, pairs))
+}
+
+/// The operator and pairs of `x` if it compares tuples of two components
+/// or more as the checker spells such comparisons out (an equality, its
+/// negation, an ordering), and whether a fault in a later pair could show
+/// before an earlier pair decides (an ordering of three or more, whose
+/// spelling checks later equalities first).
+fn tuple_comparison(x: &BExpr) -> Option<(Cmp, Vec<Pair<'_>>, bool)> {
+    let (op, pairs) = match x {
+        BExpr::And(..) => (Cmp::Eq, equalities(x)?),
+        BExpr::Not(inner) => (Cmp::Ne, equalities(inner)?),
+        BExpr::Or(..) => ordering(x)?,
+        _ => return None,
+    };
+    let reordered = !matches!(op, Cmp::Eq | Cmp::Ne) && pairs.len() > 2;
+    (pairs.len() >= 2).then_some((op, pairs, reordered))
+}
+
+impl Compiler<'_> {
+    /// `e` as an operand of a fused comparison: a plain read, or one plus
+    /// or minus a constant.
+    pub(super) fn operand(&self, e: &IExpr) -> Option<Operand> {
+        if let Some(read) = self.plain(e) {
+            return Some(Operand {
+                read,
+                plus: 0,
+                span: Span::default(),
+            });
+        }
+        let IExpr::Arith(op @ (Arith::Add | Arith::Sub), a, b, span) = e else {
+            return None;
+        };
+        let read = self.plain(a)?;
+        let c = const_eval(b, &self.params, self.n)?;
+        let plus = if *op == Arith::Sub {
+            c.checked_neg()?
+        } else {
+            c
+        };
+        Some(Operand {
+            read,
+            plus,
+            span: *span,
+        })
+    }
+
+    /// `x` as one closure if it is a comparison of tuples whose components
+    /// are all operands (see [`Compiler::operand`]).
+    pub(super) fn fused_tuple_comparison(&self, x: &BExpr) -> Option<BFn> {
+        let (op, pairs, reordered) = tuple_comparison(x)?;
+        let operands = pairs
+            .iter()
+            .map(|(a, b)| Some((self.operand(a)?, self.operand(b)?)))
+            .collect::<Option<Vec<_>>>()?;
+        // Plain reads cannot fault, sums can: where the spelling reads a
+        // later pair first, only sums in the first pair keep the order
+        // of faults.
+        if reordered
+            && operands[1..]
+                .iter()
+                .any(|(a, b)| a.plus != 0 || b.plus != 0)
+        {
+            return None;
+        }
+        Some(fused_tuples(op, operands, self.stride))
+    }
+}
