@@ -690,3 +690,76 @@ fn a_tuple_comparison_reads_past_the_first_pair_only_where_it_is_equal() {
         }
     }
 }
+
+#[test]
+fn a_negation_means_the_opposite_whatever_it_negates() {
+    // Each `not` against the same condition written without one.
+    let cases = [
+        ("not (a < b and c == d)", "a >= b or c != d"),
+        ("not (a <= b or c > d)", "a > b and c <= d"),
+        ("not (a == b => c != d)", "a == b and c == d"),
+        ("not (f == (a > b))", "f != (a > b)"),
+        ("not not (a != b)", "a != b"),
+        ("not f and not (c >= d)", "f == false and c < d"),
+        (
+            "not (a < b or not (c < d and not f))",
+            "a >= b and c < d and f == false",
+        ),
+    ];
+    for (negation, without) in cases {
+        let src = format!(
+            "var a: 0..1\nvar b: 0..1\nvar c: 0..1\nvar d: 0..1\nvar f: bool\n\
+             process where index == 0 {{\n  t :: {negation} -> skip\n}}\n\
+             process where index == 1 {{\n  s :: {without} -> skip\n}}"
+        );
+        let setup = Setup {
+            topology: Some("chain:2".into()),
+            ..Setup::default()
+        };
+        let inst = guarded::load::load(&src, &setup, &guarded::load::read_file)
+            .unwrap_or_else(|e| panic!("{negation}: {e:?}"));
+        let rel = inst.step_relation();
+        for code in 0..32 {
+            let row: Vec<i64> = (0..5).map(|k| code >> k & 1).collect();
+            let cfg = guarded::state::Config {
+                rows: [row.clone(), row.clone()].concat(),
+                chans: Default::default(),
+            };
+            let negated = rel.first_enabled(&cfg, 0).unwrap().is_some();
+            let plain = rel.first_enabled(&cfg, 1).unwrap().is_some();
+            assert_eq!(negated, plain, "{negation} at a, b, c, d, f = {row:?}");
+        }
+    }
+}
+
+#[test]
+fn a_negation_evaluates_what_it_negates_in_order() {
+    // The second operand overflows: a fault exactly where the first does
+    // not decide the negated `and`, `or` or `=>`.
+    for (guard, faults_at) in [
+        ("not (x == 0 and big + 1 > 0)", 0),
+        ("not (x == 1 or big + 1 > 0)", 0),
+        ("not (x == 1 => big + 1 > 0)", 1),
+    ] {
+        let src = format!(
+            "var x: 0..1\nvar big: 0..9223372036854775807\nprocess {{ t :: {guard} -> skip }}"
+        );
+        let setup = Setup {
+            topology: Some("chain:1".into()),
+            ..Setup::default()
+        };
+        let inst = guarded::load::load(&src, &setup, &guarded::load::read_file).unwrap();
+        let rel = inst.step_relation();
+        for x in 0..2 {
+            let cfg = guarded::state::Config {
+                rows: vec![x, i64::MAX],
+                chans: Default::default(),
+            };
+            let faulted = matches!(
+                rel.first_enabled(&cfg, 0),
+                Err(guarded::runtime::step::RunError::Fault { .. })
+            );
+            assert_eq!(faulted, x == faults_at, "{guard} at x = {x}");
+        }
+    }
+}

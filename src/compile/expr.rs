@@ -392,10 +392,7 @@ impl Compiler<'_> {
                     Ok(cmp.holds(x, y))
                 })
             }
-            BExpr::Not(a) => {
-                let f = self.bexpr(a);
-                Box::new(move |e| Ok(!f(e)?))
-            }
+            BExpr::Not(a) => self.negation(a),
             BExpr::And(a, b) => self.junction(Junction::And, a, b),
             BExpr::Or(a, b) => self.junction(Junction::Or, a, b),
             BExpr::Implies(a, b) => {

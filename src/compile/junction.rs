@@ -1,7 +1,8 @@
 //! Chains of `and` and of `or`: `a and b and c` however it nests, compiled
 //! as one closure looping over its operands (a call a link costs more than
 //! the loop), evaluated left to right and stopping at the first operand
-//! that decides, as the binary operators do.
+//! that decides, as the binary operators do; and `not`, moved inward where
+//! that saves its closure.
 
 use super::*;
 
@@ -34,6 +35,21 @@ impl Junction {
 }
 
 impl Compiler<'_> {
+    /// `not a`: moved inward where that saves a closure (see [`negated`]),
+    /// and a boolean variable's as a comparison with false.
+    pub(super) fn negation(&self, a: &BExpr) -> BFn {
+        if let BExpr::Var(p, v) = a {
+            if let Some(pa) = self.plain(&IExpr::Var(p.clone(), *v)) {
+                return fused_cmp(Cmp::Eq, pa, Plain::Const(0), self.stride);
+            }
+        }
+        if let Some(inward) = negated(a) {
+            return self.bexpr(&inward);
+        }
+        let f = self.bexpr(a);
+        Box::new(move |e| Ok(!f(e)?))
+    }
+
     /// `a op b` for `op` a junction, with the whole chain `a` and `b` make.
     pub(super) fn junction(&self, op: Junction, a: &BExpr, b: &BExpr) -> BFn {
         let mut parts = Vec::new();
@@ -67,4 +83,23 @@ impl Compiler<'_> {
             }),
         }
     }
+}
+
+/// `not x` with the negation moved inward, where that leaves a closure
+/// fewer: through `and` and `or` (De Morgan: the same operands are
+/// evaluated in the same order, the same ones skipped, so the same faults
+/// happen), into a comparison (the opposite operator), `==` of booleans
+/// or `implies`, or dropped with a double negation; `None` where it stays.
+fn negated(x: &BExpr) -> Option<BExpr> {
+    let not = |x: &BExpr| Box::new(BExpr::Not(Box::new(x.clone())));
+    Some(match x {
+        BExpr::Const(b) => BExpr::Const(!b),
+        BExpr::Not(a) => (**a).clone(),
+        BExpr::Cmp(op, a, b) => BExpr::Cmp(op.negated(), a.clone(), b.clone()),
+        BExpr::And(a, b) => BExpr::Or(not(a), not(b)),
+        BExpr::Or(a, b) => BExpr::And(not(a), not(b)),
+        BExpr::Implies(a, b) => BExpr::And(a.clone(), not(b)),
+        BExpr::BoolEq(eq, a, b) => BExpr::BoolEq(!eq, a.clone(), b.clone()),
+        _ => return None,
+    })
 }

@@ -37,9 +37,25 @@ impl Operand {
 /// that differs decides, and equal tuples satisfy `==`, `<=` and `>=`.
 /// Pairs are read in order up to the first that differs.
 pub(super) fn fused_tuples(op: Cmp, pairs: Vec<(Operand, Operand)>, stride: usize) -> BFn {
-    let pairs: Box<[(Operand, Operand)]> = pairs.into();
     // `OP.holds` of two different values is what the pair decides, and
-    // of two equal ones what equal tuples give.
+    // of two equal ones what equal tuples give. One and two pairs (keys,
+    // a sum compared) without a loop: the loop's closure loads everything
+    // any read might need before it starts.
+    if let [(a, b)] = pairs[..] {
+        return ir::specialize_cmp!(op, OP => Box::new(move |e| {
+            Ok(OP.holds(a.get(e, stride)?, b.get(e, stride)?))
+        }));
+    }
+    if let [(a0, b0), (a1, b1)] = pairs[..] {
+        return ir::specialize_cmp!(op, OP => Box::new(move |e| {
+            let (x, y) = (a0.get(e, stride)?, b0.get(e, stride)?);
+            if x != y {
+                return Ok(OP.holds(x, y));
+            }
+            Ok(OP.holds(a1.get(e, stride)?, b1.get(e, stride)?))
+        }));
+    }
+    let pairs: Box<[(Operand, Operand)]> = pairs.into();
     ir::specialize_cmp!(op, OP => Box::new(move |e| {
         for (a, b) in pairs.iter() {
             let (x, y) = (a.get(e, stride)?, b.get(e, stride)?);

@@ -85,6 +85,19 @@ pub fn absolute(a: i64) -> Option<i64> {
 }
 
 impl Cmp {
+    /// The operator that holds exactly where this one does not (integers
+    /// are totally ordered).
+    pub const fn negated(self) -> Cmp {
+        match self {
+            Cmp::Eq => Cmp::Ne,
+            Cmp::Ne => Cmp::Eq,
+            Cmp::Lt => Cmp::Ge,
+            Cmp::Le => Cmp::Gt,
+            Cmp::Gt => Cmp::Le,
+            Cmp::Ge => Cmp::Lt,
+        }
+    }
+
     /// Whether `a op b` holds: the one definition of the comparisons.
     #[inline(always)]
     pub const fn holds(self, a: i64, b: i64) -> bool {
