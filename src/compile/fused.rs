@@ -315,9 +315,10 @@ impl Compiler<'_> {
     /// A read of slot `slot` of the process `p` denotes.
     /// `e` as a plain read a fused closure can make without calls: a
     /// constant (or a value that reads no state, see
-    /// [`Compiler::state_free_value`]), the number of enabled processes, a local's value, an id,
-    /// or in a guard the process itself, an own variable, on a ring the left
-    /// neighbour's, a quantified process's or the one an own variable names.
+    /// [`Compiler::state_free_value`]), the number of enabled processes, a
+    /// local's value, an id, or in a guard the process itself, an own
+    /// variable, on a ring the left neighbour's, a quantified process's or
+    /// the one an own variable names.
     pub(super) fn plain(&self, e: &IExpr) -> Option<Plain> {
         if let Some(c) = const_eval(e, &self.params, self.n).or_else(|| self.state_free_value(e)) {
             return Some(Plain::Const(c));

@@ -41,17 +41,16 @@ impl DrawsAhead {
     #[inline(always)]
     fn peek(&mut self, rng: &mut ChaCha8Rng, k: usize) -> u64 {
         if self.count <= k {
-            self.draw_up_to(rng, k);
+            self.fill(rng);
         }
         self.words[(self.head + k) % AHEAD]
     }
 
-    /// Draws words ahead until the one `k` places ahead is drawn, and on
-    /// to as many as this keeps: a step uses about one word, so the scans
-    /// then go several steps without coming here.
+    /// Draws words ahead until this keeps as many as it can: a step uses
+    /// about one word, so the scans then go several steps without coming
+    /// here.
     #[inline(never)]
-    fn draw_up_to(&mut self, rng: &mut ChaCha8Rng, k: usize) {
-        debug_assert!(k < AHEAD);
+    fn fill(&mut self, rng: &mut ChaCha8Rng) {
         while self.count < AHEAD {
             if self.count == 0 {
                 self.first_position = rng.get_word_pos();
