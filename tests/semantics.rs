@@ -594,6 +594,63 @@ fn a_minimum_over_nothing_is_a_fault_where_the_comparison_reads_it() {
     assert!(format!("{err:?}").contains("no member"), "{err:?}");
 }
 
+/// `src` loaded on `topology`.
+fn load_on(src: &str, topology: &str) -> guarded::load::Instance {
+    let setup = Setup {
+        topology: Some(topology.into()),
+        ..Setup::default()
+    };
+    guarded::load::load(src, &setup, &guarded::load::read_file)
+        .unwrap_or_else(|e| panic!("{src}: {e:?}"))
+}
+
+/// Holds guard `t` to guard `s` (over the variables `decls` declares):
+/// each enables its process exactly where the other does, in every
+/// configuration where both processes' rows are one of `rows`.
+fn guards_agree(decls: &str, t: &str, s: &str, rows: impl Iterator<Item = Vec<i64>>) {
+    let src = format!(
+        "{decls}\nprocess where index == 0 {{\n  t :: {t} -> skip\n}}\n\
+         process where index == 1 {{\n  s :: {s} -> skip\n}}"
+    );
+    let inst = load_on(&src, "chain:2");
+    let rel = inst.step_relation();
+    for row in rows {
+        let cfg = guarded::state::Config {
+            rows: [row.clone(), row.clone()].concat(),
+            chans: Default::default(),
+        };
+        let (ours, theirs) = (rel.first_enabled(&cfg, 0), rel.first_enabled(&cfg, 1));
+        assert_eq!(
+            ours.unwrap().is_some(),
+            theirs.unwrap().is_some(),
+            "{t} against {s} at {row:?}"
+        );
+    }
+}
+
+/// Whether guard `guard` (over `x: 0..1` and a `big` at its largest)
+/// faults at each `x`, one process on its own.
+fn faults_at(guard: &str) -> [bool; 2] {
+    let src =
+        format!("var x: 0..1\nvar big: 0..9223372036854775807\nprocess {{ t :: {guard} -> skip }}");
+    let inst = load_on(&src, "chain:1");
+    let rel = inst.step_relation();
+    [0, 1].map(|x| {
+        let cfg = guarded::state::Config {
+            rows: vec![x, i64::MAX],
+            chans: Default::default(),
+        };
+        match rel.first_enabled(&cfg, 0) {
+            Err(guarded::runtime::step::RunError::Fault { fault, .. }) => {
+                assert_eq!(fault.message, "arithmetic overflow", "{guard} at x = {x}");
+                true
+            }
+            Ok(_) => false,
+            Err(other) => panic!("{guard} at x = {x}: {other:?}"),
+        }
+    })
+}
+
 /// `x op y` for tuples spelled out so that no comparison of tuples is
 /// recognized in it: the reference a tuple comparison is held to.
 fn spelled_out(op: &str, xs: &[&str], ys: &[&str]) -> String {
@@ -633,32 +690,12 @@ fn tuple_comparisons_agree_with_their_spelled_out_form() {
         (&["a", "b", "c"], &["d - 1", "b", "a"]),
         (&["a", "b"], &["d", "c"]),
     ];
+    let decls = "var a: 0..2\nvar b: 0..2\nvar c: 0..2\nvar d: 0..2";
     for (xs, ys) in cases {
         for op in ["==", "!=", "<", "<=", ">", ">="] {
             let tuple = format!("({}) {op} ({})", xs.join(", "), ys.join(", "));
-            let src = format!(
-                "var a: 0..2\nvar b: 0..2\nvar c: 0..2\nvar d: 0..2\n\
-                 process where index == 0 {{\n  t :: {tuple} -> skip\n}}\n\
-                 process where index == 1 {{\n  s :: {} -> skip\n}}",
-                spelled_out(op, xs, ys)
-            );
-            let setup = Setup {
-                topology: Some("chain:2".into()),
-                ..Setup::default()
-            };
-            let inst = guarded::load::load(&src, &setup, &guarded::load::read_file)
-                .unwrap_or_else(|e| panic!("{tuple}: {e:?}"));
-            let rel = inst.step_relation();
-            for code in 0..81 {
-                let row: Vec<i64> = (0..4).map(|k| code / 3_i64.pow(k) % 3).collect();
-                let cfg = guarded::state::Config {
-                    rows: [row.clone(), row.clone()].concat(),
-                    chans: Default::default(),
-                };
-                let fused = rel.first_enabled(&cfg, 0).unwrap().is_some();
-                let spelled = rel.first_enabled(&cfg, 1).unwrap().is_some();
-                assert_eq!(fused, spelled, "{tuple} at a, b, c, d = {row:?}");
-            }
+            let rows = (0..81).map(|code: i64| (0..4).map(|k| code / 3_i64.pow(k) % 3).collect());
+            guards_agree(decls, &tuple, &spelled_out(op, xs, ys), rows);
         }
     }
 }
@@ -667,28 +704,7 @@ fn tuple_comparisons_agree_with_their_spelled_out_form() {
 fn a_tuple_comparison_reads_past_the_first_pair_only_where_it_is_equal() {
     // The second pair overflows: a fault exactly where the first pair
     // does not decide, as in the comparison written out.
-    let src = "var x: 0..1\nvar big: 0..9223372036854775807\n\
-               process { t :: (x, 0) < (0, big + 1) -> skip }";
-    let setup = Setup {
-        topology: Some("chain:1".into()),
-        ..Setup::default()
-    };
-    let inst = guarded::load::load(src, &setup, &guarded::load::read_file).unwrap();
-    let rel = inst.step_relation();
-    for (x, faults) in [(0, true), (1, false)] {
-        let cfg = guarded::state::Config {
-            rows: vec![x, i64::MAX],
-            chans: Default::default(),
-        };
-        match rel.first_enabled(&cfg, 0) {
-            Err(guarded::runtime::step::RunError::Fault { fault, .. }) => {
-                assert!(faults, "x = {x}: {}", fault.message);
-                assert_eq!(fault.message, "arithmetic overflow");
-            }
-            Ok(action) => assert!(!faults && action.is_none(), "x = {x}: {action:?}"),
-            Err(other) => panic!("x = {x}: {other:?}"),
-        }
-    }
+    assert_eq!(faults_at("(x, 0) < (0, big + 1)"), [true, false]);
 }
 
 #[test]
@@ -706,29 +722,10 @@ fn a_negation_means_the_opposite_whatever_it_negates() {
             "a >= b and c < d and f == false",
         ),
     ];
+    let decls = "var a: 0..1\nvar b: 0..1\nvar c: 0..1\nvar d: 0..1\nvar f: bool";
     for (negation, without) in cases {
-        let src = format!(
-            "var a: 0..1\nvar b: 0..1\nvar c: 0..1\nvar d: 0..1\nvar f: bool\n\
-             process where index == 0 {{\n  t :: {negation} -> skip\n}}\n\
-             process where index == 1 {{\n  s :: {without} -> skip\n}}"
-        );
-        let setup = Setup {
-            topology: Some("chain:2".into()),
-            ..Setup::default()
-        };
-        let inst = guarded::load::load(&src, &setup, &guarded::load::read_file)
-            .unwrap_or_else(|e| panic!("{negation}: {e:?}"));
-        let rel = inst.step_relation();
-        for code in 0..32 {
-            let row: Vec<i64> = (0..5).map(|k| code >> k & 1).collect();
-            let cfg = guarded::state::Config {
-                rows: [row.clone(), row.clone()].concat(),
-                chans: Default::default(),
-            };
-            let negated = rel.first_enabled(&cfg, 0).unwrap().is_some();
-            let plain = rel.first_enabled(&cfg, 1).unwrap().is_some();
-            assert_eq!(negated, plain, "{negation} at a, b, c, d, f = {row:?}");
-        }
+        let rows = (0..32).map(|code: i64| (0..5).map(|k| code >> k & 1).collect());
+        guards_agree(decls, negation, without, rows);
     }
 }
 
@@ -736,30 +733,7 @@ fn a_negation_means_the_opposite_whatever_it_negates() {
 fn a_negation_evaluates_what_it_negates_in_order() {
     // The second operand overflows: a fault exactly where the first does
     // not decide the negated `and`, `or` or `=>`.
-    for (guard, faults_at) in [
-        ("not (x == 0 and big + 1 > 0)", 0),
-        ("not (x == 1 or big + 1 > 0)", 0),
-        ("not (x == 1 => big + 1 > 0)", 1),
-    ] {
-        let src = format!(
-            "var x: 0..1\nvar big: 0..9223372036854775807\nprocess {{ t :: {guard} -> skip }}"
-        );
-        let setup = Setup {
-            topology: Some("chain:1".into()),
-            ..Setup::default()
-        };
-        let inst = guarded::load::load(&src, &setup, &guarded::load::read_file).unwrap();
-        let rel = inst.step_relation();
-        for x in 0..2 {
-            let cfg = guarded::state::Config {
-                rows: vec![x, i64::MAX],
-                chans: Default::default(),
-            };
-            let faulted = matches!(
-                rel.first_enabled(&cfg, 0),
-                Err(guarded::runtime::step::RunError::Fault { .. })
-            );
-            assert_eq!(faulted, x == faults_at, "{guard} at x = {x}");
-        }
-    }
+    assert_eq!(faults_at("not (x == 0 and big + 1 > 0)"), [true, false]);
+    assert_eq!(faults_at("not (x == 1 or big + 1 > 0)"), [true, false]);
+    assert_eq!(faults_at("not (x == 1 => big + 1 > 0)"), [false, true]);
 }
