@@ -193,17 +193,8 @@ impl Compiler<'_> {
     /// `a op b`, faulting on overflow and division by zero.
     fn arith(&self, op: Arith, a: &IExpr, b: &IExpr, span: Span) -> IFn {
         // A plain read plus or minus a constant (`level + 1`): one closure.
-        if let (Arith::Add | Arith::Sub, Some(pa), Some(c)) =
-            (op, self.plain(a), const_eval(b, &self.params, self.n))
-        {
-            let c = if op == Arith::Sub {
-                c.checked_neg()
-            } else {
-                Some(c)
-            };
-            if let Some(c) = c {
-                return fused_offset(pa, c, span, self.stride);
-            }
+        if let Some((pa, c)) = self.plain_plus(op, a, b) {
+            return fused_offset(pa, c, span, self.stride);
         }
         let (fa, fb) = (self.iexpr(a), self.iexpr(b));
         match op {

@@ -160,21 +160,31 @@ impl Compiler<'_> {
                 span: Span::default(),
             });
         }
-        let IExpr::Arith(op @ (Arith::Add | Arith::Sub), a, b, span) = e else {
+        let IExpr::Arith(op, a, b, span) = e else {
             return None;
         };
-        let read = self.plain(a)?;
-        let c = const_eval(b, &self.params, self.n)?;
-        let plus = if *op == Arith::Sub {
-            c.checked_neg()?
-        } else {
-            c
-        };
+        let (read, plus) = self.plain_plus(*op, a, b)?;
         Some(Operand {
             read,
             plus,
             span: *span,
         })
+    }
+
+    /// `a op b` as a plain read plus a constant, for `op` a `+` or `-` of
+    /// a constant `b` (a `-` of the most negative constant is not one).
+    pub(super) fn plain_plus(&self, op: Arith, a: &IExpr, b: &IExpr) -> Option<(Plain, i64)> {
+        if !matches!(op, Arith::Add | Arith::Sub) {
+            return None;
+        }
+        let read = self.plain(a)?;
+        let c = const_eval(b, &self.params, self.n)?;
+        let plus = if op == Arith::Sub {
+            c.checked_neg()?
+        } else {
+            c
+        };
+        Some((read, plus))
     }
 
     /// `x` as one closure if it is a comparison of tuples whose components
