@@ -66,14 +66,14 @@ impl Compiler<'_> {
                     let mut k = 0;
                     for q in items {
                         e.locals[slot].set(q);
-                        k += i64::from(body(e)?);
+                        k += i64::from(body.holds(e)?);
                     }
                     Ok(k)
                 })
             }
             IExpr::Cond(c, a, b) => {
                 let (c, a, b) = (self.bexpr(c), self.iexpr(a), self.iexpr(b));
-                Box::new(move |e| if c(e)? { a(e) } else { b(e) })
+                Box::new(move |e| if c.holds(e)? { a(e) } else { b(e) })
             }
             IExpr::Sum(slot, coll, filter, body, span) => {
                 let (slot, span) = (*slot, *span);
@@ -82,7 +82,7 @@ impl Compiler<'_> {
                     let mut total: i64 = 0;
                     for q in items {
                         e.locals[slot].set(q);
-                        if filter(e)? {
+                        if filter.holds(e)? {
                             total = total
                                 .checked_add(body(e)?)
                                 .map_or_else(|| overflow(span), Ok)?;
@@ -94,7 +94,7 @@ impl Compiler<'_> {
             IExpr::Best(b) => self.best(b),
             IExpr::FromBool(b) => {
                 let f = self.bexpr(b);
-                Box::new(move |e| f(e).map(i64::from))
+                Box::new(move |e| f.holds(e).map(i64::from))
             }
             IExpr::Msgs(p, q, kind, span) => self.msgs(p, q, *kind, *span),
             IExpr::Random(lo, hi, span) => self.draw(lo, hi, *span),
@@ -264,7 +264,7 @@ impl Compiler<'_> {
             for q in items {
                 e.locals[slot].set(q);
                 if let Some(f) = &filter {
-                    if !f(e)? {
+                    if !f.holds(e)? {
                         continue;
                     }
                 }
@@ -346,18 +346,18 @@ impl Compiler<'_> {
         match x {
             BExpr::Const(b) => {
                 let b = *b;
-                Box::new(move |_| Ok(b))
+                boolean(move |_| Ok(b))
             }
             BExpr::Var(p, v) => {
                 if let Some(pa) = self.plain(&IExpr::Var(p.clone(), *v)) {
                     return fused_cmp(Cmp::Ne, pa, Plain::Const(0), self.stride);
                 }
                 let f = self.read(p, self.offsets[*v]);
-                Box::new(move |e| Ok(f(e)? != 0))
+                boolean(move |e| Ok(f(e)? != 0))
             }
             BExpr::Elem(p, v, i, span) => {
                 let f = self.elem(p, *v, i, *span);
-                Box::new(move |e| Ok(f(e)? != 0))
+                boolean(move |e| Ok(f(e)? != 0))
             }
             BExpr::ArrayCmp(cmp, pa, va, pb, vb, span) => {
                 self.same_length(*va, *vb, *span);
@@ -366,7 +366,7 @@ impl Compiler<'_> {
                 let (oa, ob) = (self.offsets[*va], self.offsets[*vb]);
                 let (fa, fb) = (self.proc(pa), self.proc(pb));
                 let (stride, in_stmt) = (self.stride, self.in_stmt);
-                Box::new(move |e| {
+                boolean(move |e| {
                     let (qa, qb) = (fa(e)?, fb(e)?);
                     let get = |q: usize, s: usize| {
                         if in_stmt && q == e.me {
@@ -388,11 +388,11 @@ impl Compiler<'_> {
             BExpr::Or(a, b) => self.junction(Junction::Or, a, b),
             BExpr::Implies(a, b) => {
                 let (fa, fb) = (self.bexpr(a), self.bexpr(b));
-                Box::new(move |e| Ok(!fa(e)? || fb(e)?))
+                boolean(move |e| Ok(!fa.holds(e)? || fb.holds(e)?))
             }
             BExpr::BoolEq(eq, a, b) => {
                 let (eq, fa, fb) = (*eq, self.bexpr(a), self.bexpr(b));
-                Box::new(move |e| Ok((fa(e)? == fb(e)?) == eq))
+                boolean(move |e| Ok((fa.holds(e)? == fb.holds(e)?) == eq))
             }
             BExpr::Cmp(op, a, b) => {
                 // Two plain reads (the commonest guard): one closure, not three.
@@ -404,7 +404,7 @@ impl Compiler<'_> {
                     return tuples::fused_tuples(*op, vec![(oa, ob)], self.stride);
                 }
                 let (fa, fb) = (self.iexpr(a), self.iexpr(b));
-                ir::specialize_cmp!(*op, OP => Box::new(move |e| Ok(OP.holds(fa(e)?, fb(e)?))))
+                ir::specialize_cmp!(*op, OP => boolean(move |e| Ok(OP.holds(fa(e)?, fb(e)?))))
             }
             BExpr::Forall(slot, coll, body) | BExpr::Exists(slot, coll, body) => {
                 let slot = *slot;
@@ -413,16 +413,16 @@ impl Compiler<'_> {
                 self.over(coll, move |e, items| {
                     for q in items {
                         e.locals[slot].set(q);
-                        if body(e)? == want {
-                            return Ok(want);
+                        if body.holds(e)? == want {
+                            return Ok(Truth::from(want));
                         }
                     }
-                    Ok(!want)
+                    Ok(Truth::from(!want))
                 })
             }
             BExpr::Enabled(p) => {
                 let f = self.proc(p);
-                Box::new(move |e| Ok(e.enabled.is_enabled(f(e)?)))
+                boolean(move |e| Ok(e.enabled.is_enabled(f(e)?)))
             }
             BExpr::Acyclic(sa, sb, pred) => self.acyclic(*sa, *sb, pred),
         }
@@ -432,7 +432,7 @@ impl Compiler<'_> {
     /// `pred` holds (`sa`, `sb`: the slots of `p` and `q`).
     fn acyclic(&self, sa: usize, sb: usize, pred: &BExpr) -> BFn {
         let pred = self.bexpr(pred);
-        Box::new(move |e| {
+        boolean(move |e| {
             // Iterative depth-first search; 1 = on the stack, 2 = done.
             // Two allocations per evaluation: it runs at every step.
             let n = e.topo.n();
@@ -456,7 +456,7 @@ impl Compiler<'_> {
                     *k += 1;
                     e.locals[sa].set(p as i64);
                     e.locals[sb].set(q as i64);
-                    if !pred(e)? {
+                    if !pred.holds(e)? {
                         continue;
                     }
                     match mark[q] {

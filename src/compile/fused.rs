@@ -270,7 +270,7 @@ impl Plain {
 /// both reads.
 pub(super) fn fused_cmp(op: Cmp, a: Plain, b: Plain, stride: usize) -> BFn {
     fn both<A: PlainRead, B: PlainRead>(op: Cmp, a: A, b: B, stride: usize) -> BFn {
-        ir::specialize_cmp!(op, OP => Box::new(move |e| Ok(OP.holds(a.get(e, stride), b.get(e, stride)))))
+        ir::specialize_cmp!(op, OP => boolean(move |e| Ok(OP.holds(a.get(e, stride), b.get(e, stride)))))
     }
     fn with_a<A: PlainRead>(op: Cmp, a: A, b: Plain, stride: usize) -> BFn {
         with_read!(b, read_b => both(op, a, read_b, stride))

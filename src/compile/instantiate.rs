@@ -264,7 +264,7 @@ impl Instantiation<'_> {
             let env = Env::new(&[], topo, &locals, &no_chans, &no_fx, p);
             matched.clear();
             for (r, s) in selectors.iter().enumerate() {
-                let yes = match s.as_ref().map(|f| f(&env)) {
+                let yes = match s.as_ref().map(|f| f.holds(&env)) {
                     None | Some(Ok(true)) => true,
                     Some(Ok(false)) => false,
                     Some(Err(fault)) => {
@@ -558,7 +558,7 @@ fn initial_values(c: &Compiler) -> Vec<Option<IFn>> {
                 Value::Int(e) => c.iexpr(e),
                 Value::Bool(b) => {
                     let f = c.bexpr(b);
-                    Box::new(move |e: &Env| f(e).map(i64::from)) as IFn
+                    Box::new(move |e: &Env| f.holds(e).map(i64::from)) as IFn
                 }
                 Value::Array(..) => unreachable!("the checker types initial values as scalars"),
             })

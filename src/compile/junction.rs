@@ -47,7 +47,7 @@ impl Compiler<'_> {
             return self.bexpr(&inward);
         }
         let f = self.bexpr(a);
-        Box::new(move |e| Ok(!f(e)?))
+        boolean(move |e| Ok(!f.holds(e)?))
     }
 
     /// `a op b` for `op` a junction, with the whole chain `a` and `b` make.
@@ -58,24 +58,24 @@ impl Compiler<'_> {
         if let [a, b] = parts[..] {
             let (fa, fb) = (self.bexpr(a), self.bexpr(b));
             return match op {
-                Junction::And => Box::new(move |e| Ok(fa(e)? && fb(e)?)),
-                Junction::Or => Box::new(move |e| Ok(fa(e)? || fb(e)?)),
+                Junction::And => boolean(move |e| Ok(fa.holds(e)? && fb.holds(e)?)),
+                Junction::Or => boolean(move |e| Ok(fa.holds(e)? || fb.holds(e)?)),
             };
         }
         let fs: Vec<BFn> = parts.iter().map(|x| self.bexpr(x)).collect();
         // One loop for each operator, so that neither tests which it is.
         match op {
-            Junction::And => Box::new(move |e| {
+            Junction::And => boolean(move |e| {
                 for f in &fs {
-                    if !f(e)? {
+                    if !f.holds(e)? {
                         return Ok(false);
                     }
                 }
                 Ok(true)
             }),
-            Junction::Or => Box::new(move |e| {
+            Junction::Or => boolean(move |e| {
                 for f in &fs {
-                    if f(e)? {
+                    if f.holds(e)? {
                         return Ok(true);
                     }
                 }

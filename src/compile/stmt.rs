@@ -2,6 +2,7 @@
 //! edge variables, domain-checked), sequences, conditionals, loops,
 //! sends; and actions over a collection or on receiving a message.
 
+use super::expr::Members;
 use super::*;
 
 /// One target: where it writes and what.
@@ -83,33 +84,34 @@ impl Compiler<'_> {
         let slot = b.slot;
         let g = Arc::new(self.bexpr(guard));
         let filter = Arc::new(b.filter.as_ref().map(|f| self.bexpr(f)));
-        let (g2, filter2) = (g.clone(), filter.clone());
-        let find = self.over(&b.coll, move |e, items| {
-            for q in items {
-                e.locals[slot].set(q);
-                if filter.as_ref().as_ref().map_or(Ok(true), |f| f(e))? && g(e)? {
-                    return Ok(true);
+        // Whether some member qualifies (binding it): the guard's own
+        // closure and the statement's, so that neither calls the other.
+        let search = |g: Arc<BFn>, filter: Arc<Option<BFn>>| {
+            move |e: &Env, items: &mut Members| -> Res<Truth> {
+                for q in items {
+                    e.locals[slot].set(q);
+                    if filter.as_ref().as_ref().map_or(Ok(true), |f| f.holds(e))? && g.holds(e)? {
+                        return Ok(Truth::from(true));
+                    }
                 }
+                Ok(Truth::from(false))
             }
-            Ok(false)
-        });
+        };
+        let guard = self.over(&b.coll, search(g.clone(), filter.clone()));
+        let find = self.over(&b.coll, search(g.clone(), filter.clone()));
         let members = self.over(&b.coll, move |e, items| {
             let mut out = Vec::new();
             for q in items {
                 e.locals[slot].set(q);
-                if filter2.as_ref().as_ref().map_or(Ok(true), |f| f(e))? && g2(e)? {
+                if filter.as_ref().as_ref().map_or(Ok(true), |f| f.holds(e))? && g.holds(e)? {
                     out.push(q);
                 }
             }
             Ok(out)
         });
-        // The guard and the statement share the search.
-        let find: Arc<AnyFn<bool>> = Arc::new(find);
-        let find2 = find.clone();
         let body: Arc<SFn> = Arc::new(body);
         let at_member = body.clone();
-        let guard: BFn = Box::new(move |e| find2(e));
-        let body: SFn = Box::new(move |e| if find(e)? { body(e) } else { Ok(()) });
+        let body: SFn = Box::new(move |e| if find.holds(e)? { body(e) } else { Ok(()) });
         let binder = CBinder {
             slot,
             members,
@@ -150,7 +152,7 @@ impl Compiler<'_> {
                 for (k, slot) in fields.iter().enumerate() {
                     e.locals[*slot].set(head.fields[k]);
                 }
-                if g(e)? {
+                if g.holds(e)? {
                     best = Some((head.seq, s as usize, arc as usize));
                 }
             }
@@ -166,7 +168,7 @@ impl Compiler<'_> {
         };
         let find = Arc::new(find);
         let find2 = find.clone();
-        let guard: BFn = Box::new(move |e| find(e));
+        let guard: BFn = boolean(move |e| find(e));
         let body: SFn = Box::new(move |e| {
             if find2(e)? {
                 e.fx.received.set(Some(e.locals[from].get() as usize));
@@ -187,7 +189,7 @@ impl Compiler<'_> {
             }
             ir::Stmt::If(c, a, b) => {
                 let (fc, fa, fb) = (self.bexpr(c), self.stmt(a), self.stmt(b));
-                Box::new(move |e| if fc(e)? { fa(e) } else { fb(e) })
+                Box::new(move |e| if fc.holds(e)? { fa(e) } else { fb(e) })
             }
             ir::Stmt::For(b, body) => {
                 let slot = b.slot;
@@ -196,7 +198,7 @@ impl Compiler<'_> {
                 self.over(&b.coll, move |e, items| {
                     for i in items {
                         e.locals[slot].set(i);
-                        if filter.as_ref().map_or(Ok(true), |f| f(e))? {
+                        if filter.as_ref().map_or(Ok(true), |f| f.holds(e))? {
                             body(e)?;
                         }
                     }
@@ -212,7 +214,7 @@ impl Compiler<'_> {
                         Value::Int(x) => self.iexpr(x),
                         Value::Bool(b) => {
                             let f = self.bexpr(b);
-                            Box::new(move |e: &Env| f(e).map(i64::from)) as IFn
+                            Box::new(move |e: &Env| f.holds(e).map(i64::from)) as IFn
                         }
                         Value::Array(..) => unreachable!("the checker types fields as scalars"),
                     })
@@ -366,7 +368,7 @@ impl Compiler<'_> {
             Value::Int(x) => self.iexpr(x),
             Value::Bool(b) => {
                 let f = self.bexpr(b);
-                Box::new(move |e| f(e).map(i64::from))
+                Box::new(move |e| f.holds(e).map(i64::from))
             }
             Value::Array(p, src) => {
                 return Write::Array(

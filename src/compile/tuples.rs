@@ -42,12 +42,12 @@ pub(super) fn fused_tuples(op: Cmp, pairs: Vec<(Operand, Operand)>, stride: usiz
     // a sum compared) without a loop: the loop's closure loads everything
     // any read might need before it starts.
     if let [(a, b)] = pairs[..] {
-        return ir::specialize_cmp!(op, OP => Box::new(move |e| {
+        return ir::specialize_cmp!(op, OP => boolean(move |e| {
             Ok(OP.holds(a.get(e, stride)?, b.get(e, stride)?))
         }));
     }
     if let [(a0, b0), (a1, b1)] = pairs[..] {
-        return ir::specialize_cmp!(op, OP => Box::new(move |e| {
+        return ir::specialize_cmp!(op, OP => boolean(move |e| {
             let (x, y) = (a0.get(e, stride)?, b0.get(e, stride)?);
             if x != y {
                 return Ok(OP.holds(x, y));
@@ -56,7 +56,7 @@ pub(super) fn fused_tuples(op: Cmp, pairs: Vec<(Operand, Operand)>, stride: usiz
         }));
     }
     let pairs: Box<[(Operand, Operand)]> = pairs.into();
-    ir::specialize_cmp!(op, OP => Box::new(move |e| {
+    ir::specialize_cmp!(op, OP => boolean(move |e| {
         for (a, b) in pairs.iter() {
             let (x, y) = (a.get(e, stride)?, b.get(e, stride)?);
             if x != y {

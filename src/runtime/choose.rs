@@ -8,7 +8,7 @@
 //! random with `--choice random`), and draw from their generator. Used by
 //! every path that steps (the engine, the step relation).
 
-use crate::compile::{CRole, Compiled, Env, Fault, NO_ACTION};
+use crate::compile::{CRole, Compiled, Env, Fault, Holds, NO_ACTION};
 use crate::runtime::error::{guard_fault, RunError};
 
 /// One move of a process: which action it runs, for which binder member,
@@ -74,7 +74,7 @@ pub(crate) fn enabled_actions(
         if priority.is_some_and(|p| p != a.priority) {
             break;
         }
-        match (a.guard)(env) {
+        match a.guard.holds(env) {
             Ok(true) => {
                 priority = Some(a.priority);
                 if a.receive_from.is_some() {
@@ -138,7 +138,7 @@ pub(crate) fn first_true(
         if only_timers && !a.reads_timers {
             continue;
         }
-        match (a.guard)(env) {
+        match a.guard.holds(env) {
             Ok(true) if a.receive_from.is_some() => return oldest_receive(role, env, i),
             Ok(true) => return Ok(i as u16),
             Ok(false) => {}
@@ -163,7 +163,7 @@ fn oldest_receive(role: &CRole, env: &Env, first: usize) -> Result<u16, (usize, 
         if a.receive_from.is_none() {
             continue;
         }
-        match (a.guard)(env) {
+        match a.guard.holds(env) {
             Ok(true) => {
                 let seq = head_seq(a, env);
                 if seq < best.0 {
@@ -198,7 +198,7 @@ pub(crate) fn next_in_tick(
     for (i, a) in role.actions.iter().enumerate() {
         let action = i as u32;
         if a.receive_from.is_some() {
-            match (a.guard)(env) {
+            match a.guard.holds(env) {
                 Ok(true) => {
                     return oldest_receive(role, env, i).map(|r| Some((r.into(), None, true)))
                 }
@@ -209,7 +209,7 @@ pub(crate) fn next_in_tick(
         if !done.is_empty() && a.binder.is_none() && done.contains(&(action, None)) {
             continue;
         }
-        if !(a.guard)(env).map_err(|fault| (i, fault))? {
+        if !a.guard.holds(env).map_err(|fault| (i, fault))? {
             continue;
         }
         let Some(b) = &a.binder else {

@@ -2,7 +2,7 @@
 //! relation: the legitimacy predicate and the invariants, evaluated with
 //! every process's first enabled action (for `enabled(p)`).
 
-use crate::compile::NO_ACTION;
+use crate::compile::{Holds, NO_ACTION};
 use crate::runtime::error::PROPERTY;
 use crate::runtime::step::{predicate_fault, RunError, StepRelation, INVARIANT, LEGITIMACY};
 use crate::state::Config;
@@ -30,7 +30,8 @@ impl StepRelation<'_> {
         if let Some(holds) = self.legitimate_by_count(enabled) {
             return Ok(Some(holds));
         }
-        legit(&self.global_env(cfg, chosen))
+        legit
+            .holds(&self.global_env(cfg, chosen))
             .map(Some)
             .map_err(|fault| predicate_fault(0, LEGITIMACY, fault))
     }
@@ -63,7 +64,7 @@ impl StepRelation<'_> {
     ) -> Result<Option<&str>, RunError> {
         let env = self.global_env(cfg, chosen);
         for inv in &self.code.invariants {
-            match (inv.test)(&env) {
+            match inv.test.holds(&env) {
                 Ok(true) => {}
                 Ok(false) => return Ok(Some(&inv.name)),
                 Err(fault) => return Err(predicate_fault(0, INVARIANT, fault)),
@@ -96,7 +97,9 @@ impl StepRelation<'_> {
         chosen: &Vec<u16>,
         j: usize,
     ) -> Result<bool, RunError> {
-        (self.code.invariants[j].test)(&self.global_env(cfg, chosen))
+        self.code.invariants[j]
+            .test
+            .holds(&self.global_env(cfg, chosen))
             .map_err(|fault| predicate_fault(0, INVARIANT, fault))
     }
 
@@ -115,7 +118,7 @@ impl StepRelation<'_> {
         };
         let env = self.global_env(cfg, chosen);
         env.locals[*slot].set(p as i64);
-        body(&env)
+        body.holds(&env)
             .map(Some)
             .map_err(|fault| predicate_fault(0, INVARIANT, fault))
     }
@@ -144,7 +147,10 @@ impl StepRelation<'_> {
         let mut arcs = 0u64;
         for &q in self.topo.nbrs(p) {
             env.locals[*to].set(i64::from(q));
-            if body(&env).map_err(|fault| predicate_fault(0, INVARIANT, fault))? {
+            if body
+                .holds(&env)
+                .map_err(|fault| predicate_fault(0, INVARIANT, fault))?
+            {
                 arcs |= 1u64.checked_shl(q).unwrap_or(0);
             }
         }
@@ -168,7 +174,8 @@ impl StepRelation<'_> {
     ) -> Result<bool, RunError> {
         let env = self.global_env(cfg, chosen);
         env.locals[slot].set(p as i64);
-        body(&env).map_err(|fault| predicate_fault(0, kind, fault))
+        body.holds(&env)
+            .map_err(|fault| predicate_fault(0, kind, fault))
     }
 }
 
@@ -187,6 +194,7 @@ impl StepRelation<'_> {
         if let Some((slot, p)) = each {
             env.locals[slot].set(p as i64);
         }
-        test(&env).map_err(|fault| predicate_fault(0, PROPERTY, fault))
+        test.holds(&env)
+            .map_err(|fault| predicate_fault(0, PROPERTY, fault))
     }
 }

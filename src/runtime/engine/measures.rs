@@ -51,7 +51,7 @@ impl Simulation {
         let fail = move |fault| predicate_fault(step, LEGITIMACY, fault);
         match &self.code.legitimate {
             Some(legit) if self.code.legit_parts.is_empty() => {
-                legit(&self.env(0, &[])).map_err(fail)
+                legit.holds(&self.env(0, &[])).map_err(fail)
             }
             Some(_) => self.legit_parts(full).map_err(fail),
             None => Ok(true),
@@ -64,7 +64,7 @@ impl Simulation {
         self.code
             .legitimate
             .as_ref()
-            .map(|f| f(&self.env(0, &[])))
+            .map(|f| f.holds(&self.env(0, &[])))
             .transpose()
     }
 
@@ -127,7 +127,7 @@ impl Simulation {
         };
         match f {
             crate::compile::GlobalFn::Int(g, _) => g(&env),
-            crate::compile::GlobalFn::Bool(g) => g(&env).map(i64::from),
+            crate::compile::GlobalFn::Bool(g) => g.holds(&env).map(i64::from),
         }
     }
 
@@ -143,7 +143,7 @@ impl Simulation {
         }
         let env = self.env(0, &[]);
         for (i, inv) in self.code.invariants.iter().enumerate() {
-            match (inv.test)(&env) {
+            match inv.test.holds(&env) {
                 Ok(true) => {}
                 Ok(false) => return Ok(Some(i)),
                 Err(fault) => return Err(predicate_fault(self.progress.steps, INVARIANT, fault)),
@@ -235,7 +235,7 @@ impl<'a> Reads<'a> {
         for (i, part) in code.legit_parts.iter().enumerate() {
             let (slot, body) = match part {
                 LegitPart::Whole(f) => {
-                    all &= f(&self.env(progress))?;
+                    all &= f.holds(&self.env(progress))?;
                     continue;
                 }
                 LegitPart::Forall(slot, body) | LegitPart::Count(slot, body, _, _) => (*slot, body),
@@ -245,7 +245,7 @@ impl<'a> Reads<'a> {
                 let env = self.env(progress);
                 let mut eval = |p: usize| -> Result<(), Box<Fault>> {
                     env.locals[slot].set(p as i64);
-                    changes.push((p, body(&env)?));
+                    changes.push((p, body.holds(&env)?));
                     Ok(())
                 };
                 if full {

@@ -5,7 +5,7 @@
 //! re-evaluated, and rounds, legitimacy and stabilization are updated.
 
 use crate::check::ir;
-use crate::compile::{CRole, Compiled, Draws, Effects, Enabledness, Env, Fault, NO_ACTION};
+use crate::compile::{CRole, Compiled, Draws, Effects, Enabledness, Env, Fault, Holds, NO_ACTION};
 use crate::runtime::bits::Bits;
 pub use crate::runtime::daemon::{Daemon, NamedMove, ScheduledStep};
 pub use crate::runtime::record::StepRecord;

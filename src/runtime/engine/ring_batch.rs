@@ -11,6 +11,7 @@ use super::bookkeeping::{refresh_ring, ring_affected};
 use super::fast::{prefetch_moves, set_one, LOOK_AHEAD_ENABLED};
 use super::measures::Reads;
 use super::*;
+use crate::compile::Holds;
 use crate::runtime::ahead::DrawsAhead;
 
 /// What a batch has done so far, and the draws it took ahead.
@@ -43,7 +44,7 @@ fn evaluate_legitimacy(
     affected: &[u32],
 ) -> Result<bool, RunError> {
     let holds = match &reads.code.legitimate {
-        Some(legit) if reads.code.legit_parts.is_empty() => legit(&reads.env(progress)),
+        Some(legit) if reads.code.legit_parts.is_empty() => legit.holds(&reads.env(progress)),
         _ => reads.legit_parts(progress, changes, affected, false),
     };
     let step = progress.steps;
