@@ -737,3 +737,164 @@ fn a_negation_evaluates_what_it_negates_in_order() {
     assert_eq!(faults_at("not (x == 1 or big + 1 > 0)"), [true, false]);
     assert_eq!(faults_at("not (x == 1 => big + 1 > 0)"), [false, true]);
 }
+
+#[test]
+fn a_condition_the_instance_fixes_means_what_it_says() {
+    // On chain:2, `n == 2` holds and `n == 3` does not: an `and` or `or`
+    // with either means the rest of it, or its fixed value.
+    let cases = [
+        ("n == 3 or a < b", "a < b"),
+        ("a < b and n == 2", "a < b"),
+        ("n == 2 => a < b", "a < b"),
+        ("not (n == 3) and (a < b or n != 2)", "a < b"),
+        ("(n == 2 or a < b) and c == d", "c == d"),
+        ("n == 3 and a < b", "a < b and a > b"),
+        ("c == d or (n == 2 and n > 1)", "c == d or a == a"),
+    ];
+    let decls = "var a: 0..1\nvar b: 0..1\nvar c: 0..1\nvar d: 0..1";
+    for (fixed, meant) in cases {
+        let rows = (0..16).map(|code: i64| (0..4).map(|k| code >> k & 1).collect());
+        guards_agree(decls, fixed, meant, rows);
+    }
+}
+
+#[test]
+fn a_condition_the_instance_fixes_decides_only_where_it_comes_first() {
+    // On one process `n == 1` holds. The overflow faults wherever it is
+    // evaluated: not after a fixed operand that decides, still after an
+    // operand evaluated before one.
+    assert_eq!(faults_at("n == 2 and big + 1 > 0"), [false, false]);
+    assert_eq!(faults_at("n == 1 or big + 1 > 0"), [false, false]);
+    assert_eq!(faults_at("big + 1 > 0 and n == 2"), [true, true]);
+    assert_eq!(faults_at("x == 1 or n == 1 or big + 1 > 0"), [false, false]);
+    assert_eq!(
+        faults_at("x == 0 and n == 1 and big + 1 > 0"),
+        [true, false]
+    );
+    assert_eq!(
+        faults_at("(n == 2 and x == 0) or big + 1 > 0"),
+        [true, true]
+    );
+}
+
+#[test]
+fn a_comparison_with_a_minimum_of_pairs_means_the_same_negated_or_not() {
+    // `min(...) < (a, b)` is spelled with a `let` of the neighbour of
+    // least key, a boolean made a number, compared with 0.
+    let decls = "var a: 0..2\nvar b: 0..2";
+    let by_min = "min(q in nbrs : (q.a, q.b)) < (a, b)";
+    let by_exists = "exists(q in nbrs : q.a < a or (q.a == a and q.b < b))";
+    let negated = (format!("not ({by_min})"), format!("not {by_exists}"));
+    for (t, s) in [(by_min.to_string(), by_exists.to_string()), negated] {
+        let program = |guard: &str| format!("{decls}\nprocess {{ t :: {guard} -> skip }}");
+        let ours = load_on(&program(&t), "star:4");
+        let theirs = load_on(&program(&s), "star:4");
+        let (ours, theirs) = (ours.step_relation(), theirs.step_relation());
+        for code in 0..9_i64.pow(4) {
+            let rows = (0..4).flat_map(|p| {
+                let v = code / 9_i64.pow(p) % 9;
+                [v / 3, v % 3]
+            });
+            let cfg = guarded::state::Config {
+                rows: rows.collect(),
+                chans: Default::default(),
+            };
+            for p in 0..4 {
+                assert_eq!(
+                    ours.first_enabled(&cfg, p).unwrap(),
+                    theirs.first_enabled(&cfg, p).unwrap(),
+                    "{t} against {s} at {cfg:?}, process {p}"
+                );
+            }
+        }
+    }
+}
+
+/// What `exists(q in nbrs : ...)` gives at process `p` of star:4 (centre
+/// 0) where each `q` is asked `reads(q)` (whether it goes on to read
+/// `q.parent.x`) and then `holds(q, q.parent.x)`: `None` where a read
+/// reaches a process two hops away (a fault), before any `q` decides.
+fn through_parent(
+    p: usize,
+    parent: &[i64],
+    reads: impl Fn(usize) -> bool,
+    holds: impl Fn(usize, i64) -> bool,
+    x: &[i64],
+) -> Option<bool> {
+    let nbrs: Vec<usize> = if p == 0 { vec![1, 2, 3] } else { vec![0] };
+    for q in nbrs {
+        if !reads(q) {
+            continue;
+        }
+        let r = parent[q] as usize;
+        if r != p && !(p == 0 || r == 0) {
+            return None;
+        }
+        if holds(q, x[r]) {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+#[test]
+fn a_read_through_a_neighbours_node_variable_is_checked_wherever_it_is_compiled() {
+    // The read as an operand of a comparison, of a tuple's second pair
+    // (read only where the first is equal), and inside a sum; each holds
+    // exactly where reading `q.parent.x` directly would, and faults at
+    // the read exactly where `q.parent` is two hops from the reader.
+    type Case = (
+        &'static str,
+        fn(&[i64], usize) -> bool,
+        fn(&[i64], usize, i64) -> bool,
+    );
+    let cases: [Case; 3] = [
+        ("q.parent.x == 1", |_, _| true, |_, _, v| v == 1),
+        (
+            "(q.x, q.parent.x) == (0, 1)",
+            |x, q| x[q] == 0,
+            |_, _, v| v == 1,
+        ),
+        (
+            "q.parent.x + q.x == 2",
+            |_, _| true,
+            |x, q, v| v + x[q] == 2,
+        ),
+    ];
+    for (condition, reads, holds) in cases {
+        let src = format!(
+            "var parent: node\nvar x: 0..1\nprocess {{ t :: exists(q in nbrs : {condition}) -> skip }}"
+        );
+        let inst = load_on(&src, "star:4");
+        let rel = inst.step_relation();
+        let (mut faults, mut enabled) = (0, 0);
+        // Parents: the centre any process, a leaf itself or the centre.
+        for code in 0..4 * 8 * 16_i64 {
+            let leaf = |l: i64| if code >> (l + 1) & 1 == 0 { l } else { 0 };
+            let parent = [code % 4, leaf(1), leaf(2), leaf(3)];
+            let x: Vec<i64> = (0..4).map(|k| code >> (5 + k) & 1).collect();
+            let rows = (0..4).flat_map(|p| [parent[p], x[p]]).collect();
+            let cfg = guarded::state::Config {
+                rows,
+                chans: Default::default(),
+            };
+            for p in 0..4 {
+                let want = through_parent(p, &parent, |q| reads(&x, q), |q, v| holds(&x, q, v), &x);
+                let got = match rel.first_enabled(&cfg, p) {
+                    Ok(a) => Some(a.is_some()),
+                    Err(guarded::runtime::step::RunError::Fault { fault, .. }) => {
+                        let two_hops = format!("process {p} reads process {}", parent[0]);
+                        assert!(fault.message.starts_with(&two_hops), "{}", fault.message);
+                        assert_eq!(&src[fault.span.start..fault.span.end], "q.parent");
+                        None
+                    }
+                    Err(other) => panic!("{condition}: {other:?}"),
+                };
+                assert_eq!(got, want, "{condition}: process {p}, {parent:?} {x:?}");
+                faults += usize::from(got.is_none());
+                enabled += usize::from(got == Some(true));
+            }
+        }
+        assert!(faults > 0 && enabled > 0, "{condition}: {faults} {enabled}");
+    }
+}

@@ -338,6 +338,9 @@ impl Compiler<'_> {
     }
 
     pub(super) fn bexpr(&self, x: &BExpr) -> BFn {
+        if let Some(t) = self.truth_of(x) {
+            return boolean(move |_| Ok(t));
+        }
         if matches!(x, BExpr::Not(_) | BExpr::And(..) | BExpr::Or(..)) {
             if let Some(f) = self.fused_tuple_comparison(x) {
                 return f;
@@ -395,6 +398,13 @@ impl Compiler<'_> {
                 boolean(move |e| Ok((fa.holds(e)? == fb.holds(e)?) == eq))
             }
             BExpr::Cmp(op, a, b) => {
+                // A boolean made a number and compared with 0 (how a
+                // definition with a `let` is spelled): the boolean itself.
+                if let (Cmp::Eq | Cmp::Ne, IExpr::Const(0)) = (op, b) {
+                    if let Some(f) = self.as_truth(a, *op == Cmp::Eq) {
+                        return f;
+                    }
+                }
                 // Two plain reads (the commonest guard): one closure, not three.
                 if let (Some(pa), Some(pb)) = (self.plain(a), self.plain(b)) {
                     return fused_cmp(*op, pa, pb, self.stride);
@@ -425,6 +435,25 @@ impl Compiler<'_> {
                 boolean(move |e| Ok(e.enabled.is_enabled(f(e)?)))
             }
             BExpr::Acyclic(sa, sb, pred) => self.acyclic(*sa, *sb, pred),
+        }
+    }
+
+    /// `x`, a boolean made a number (under `let`s), as that boolean,
+    /// `negate`d if asked: the same values computed in the same order.
+    fn as_truth(&self, x: &IExpr, negate: bool) -> Option<BFn> {
+        match x {
+            IExpr::FromBool(b) if negate => Some(self.negation(b)),
+            IExpr::FromBool(b) => Some(self.bexpr(b)),
+            IExpr::Let(slot, value, body) => {
+                let (slot, value) = (*slot, self.iexpr(value));
+                let body = self.as_truth(body, negate)?;
+                Some(Box::new(move |e| {
+                    let v = value(e)?;
+                    e.locals[slot].set(v);
+                    body(e)
+                }))
+            }
+            _ => None,
         }
     }
 

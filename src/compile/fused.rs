@@ -290,6 +290,15 @@ pub(super) fn fused_assign(slot: usize, a: Plain, stride: usize) -> SFn {
     with_read!(a, read => with(slot, read, stride))
 }
 
+/// Row `slot` of the process plain read `node` names, read through it
+/// (see [`read_through_value`]), as a closure.
+pub(super) fn fused_via(node: Plain, slot: usize, span: Span, stride: usize) -> IFn {
+    fn with<A: PlainRead>(node: A, slot: usize, span: Span, stride: usize) -> IFn {
+        Box::new(move |e| read_through_value(e, node.get(e, stride), slot, stride, span))
+    }
+    with_read!(node, read => with(read, slot, span, stride))
+}
+
 /// The value of plain read `a`, as a closure.
 pub(super) fn fused_read(a: Plain, stride: usize) -> IFn {
     fn with<A: PlainRead>(a: A, stride: usize) -> IFn {

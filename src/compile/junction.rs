@@ -1,8 +1,9 @@
 //! Chains of `and` and of `or`: `a and b and c` however it nests, compiled
 //! as one closure looping over its operands (a call a link costs more than
 //! the loop), evaluated left to right and stopping at the first operand
-//! that decides, as the binary operators do; and `not`, moved inward where
-//! that saves its closure.
+//! that decides, as the binary operators do, without the operands the
+//! instance fixes (a comparison of parameters) where they cannot change
+//! that; and `not`, moved inward where that saves its closure.
 
 use super::*;
 
@@ -55,6 +56,25 @@ impl Compiler<'_> {
         let mut parts = Vec::new();
         op.operands(a, &mut parts);
         op.operands(b, &mut parts);
+        // Operands of a fixed value (`repair == 0` of a parameter): one
+        // that decides before any other is evaluated decides the whole;
+        // one that cannot decide (`true` in an `and`) is left out. One
+        // that decides after others is kept: they still run first.
+        let decides = op == Junction::Or;
+        let mut kept: Vec<&BExpr> = Vec::with_capacity(parts.len());
+        for part in parts {
+            match self.truth_of(part) {
+                Some(t) if t == decides && kept.is_empty() => return boolean(move |_| Ok(decides)),
+                Some(t) if t != decides => {}
+                _ => kept.push(part),
+            }
+        }
+        let parts = kept;
+        match parts[..] {
+            [] => return boolean(move |_| Ok(!decides)),
+            [only] => return self.bexpr(only),
+            _ => {}
+        }
         if let [a, b] = parts[..] {
             let (fa, fb) = (self.bexpr(a), self.bexpr(b));
             return match op {
@@ -81,6 +101,36 @@ impl Compiler<'_> {
                 }
                 Ok(false)
             }),
+        }
+    }
+
+    /// The value of `x` where it is fixed by the instance (constants,
+    /// parameters, `n`), found without evaluating anything that could
+    /// fault: an `and` whose first operand is false is false whatever the
+    /// second; `None` where it depends on the state.
+    pub(super) fn truth_of(&self, x: &BExpr) -> Option<bool> {
+        let both = |a: &BExpr, b: &BExpr| Some((self.truth_of(a)?, self.truth_of(b)?));
+        match x {
+            BExpr::Const(b) => Some(*b),
+            BExpr::Cmp(op, a, b) => Some(op.holds(
+                const_eval(a, &self.params, self.n)?,
+                const_eval(b, &self.params, self.n)?,
+            )),
+            BExpr::Not(a) => self.truth_of(a).map(|t| !t),
+            BExpr::And(a, b) => match self.truth_of(a)? {
+                false => Some(false),
+                true => self.truth_of(b),
+            },
+            BExpr::Or(a, b) => match self.truth_of(a)? {
+                true => Some(true),
+                false => self.truth_of(b),
+            },
+            BExpr::Implies(a, b) => match self.truth_of(a)? {
+                false => Some(true),
+                true => self.truth_of(b),
+            },
+            BExpr::BoolEq(eq, a, b) => both(a, b).map(|(x, y)| (x == y) == *eq),
+            _ => None,
         }
     }
 }

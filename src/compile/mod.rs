@@ -20,7 +20,7 @@ mod stmt;
 mod tuples;
 pub use predicates::{CInvariant, CProperty, LegitPart};
 
-use fused::{fused_cmp, fused_offset, fused_read, Plain};
+use fused::{fused_cmp, fused_offset, fused_read, fused_via, Plain};
 pub use instantiate::instantiate;
 use junction::Junction;
 
@@ -613,6 +613,26 @@ fn overflow<T>(span: Span) -> Res<T> {
         "arithmetic overflow".into(),
         "values are 64-bit integers",
     )
+}
+
+/// Process `me` read through a node value `q` that names neither it nor
+/// a neighbour (`q.parent.x` where `q.parent` is two hops away).
+fn not_a_neighbour<T>(span: Span, me: usize, q: i64) -> Res<T> {
+    fault(
+        span,
+        format!("process {me} reads process {q}, which is not a neighbour"),
+        "a process reads only itself and its neighbours; guard the read, e.g. `q.parent == self and q.parent.x ...`",
+    )
+}
+
+/// Row `slot` of process `q`, read by `e.me` through a node value: a
+/// fault at `span` unless `q` is it or a neighbour.
+#[inline(always)]
+fn read_through_value(e: &Env, q: i64, slot: usize, stride: usize, span: Span) -> Res<i64> {
+    if q < 0 || q as usize >= e.topo.n() || !e.topo.is_self_or_nbr(e.me, q as usize) {
+        return not_a_neighbour(span, e.me, q);
+    }
+    Ok(e.state[q as usize * stride + slot])
 }
 
 fn no_neighbour<T>(span: Span, word: &str, me: usize) -> Res<T> {

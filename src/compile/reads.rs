@@ -165,6 +165,11 @@ impl Compiler<'_> {
             Proc::Through(var) if !self.in_stmt => {
                 fused_read(Plain::Through(self.offsets[*var], slot), stride)
             }
+            // `q.parent.x`, outside statements: one closure, not three.
+            Proc::Via(node, span) if !self.in_stmt && self.plain(node).is_some() => {
+                let node = self.plain(node).expect("plain, as matched");
+                fused_via(node, slot, *span, stride)
+            }
             _ => {
                 let proc = self.proc(p);
                 if self.in_stmt {
@@ -248,11 +253,7 @@ impl Compiler<'_> {
                     let q = f(e)?;
                     if q < 0 || q as usize >= e.topo.n() || !e.topo.is_self_or_nbr(e.me, q as usize)
                     {
-                        return fault(
-                            span,
-                            format!("process {} reads process {q}, which is not a neighbour", e.me),
-                            "a process reads only itself and its neighbours; guard the read, e.g. `q.parent == self and q.parent.x ...`",
-                        );
+                        return not_a_neighbour(span, e.me, q);
                     }
                     Ok(q as usize)
                 })

@@ -11,25 +11,72 @@
 
 use super::*;
 
-/// An operand of a fused comparison: a plain read plus a constant (0 for
-/// none), whose overflow is reported at `span`.
+/// An operand of a fused comparison: a plain read, or a row's slot read
+/// through one (`q.parent.x`: the slot, and the span its fault is
+/// reported at), plus a constant (0 for none), whose overflow is reported
+/// at `span`.
 #[derive(Clone, Copy)]
 pub(super) struct Operand {
+    read: Plain,
+    through: Option<(usize, Span)>,
+    plus: i64,
+    span: Span,
+}
+
+/// An operand read without going through a value: most are, and their
+/// comparisons are compiled without the test for one.
+#[derive(Clone, Copy)]
+struct Direct {
     read: Plain,
     plus: i64,
     span: Span,
 }
 
-impl Operand {
+/// Reading an operand of a fused comparison.
+trait Get: Copy + Send + Sync + 'static {
+    fn get(&self, e: &Env, stride: usize) -> Res<i64>;
+}
+
+/// `value + plus`, its overflow reported at `span`.
+#[inline(always)]
+fn added(value: i64, plus: i64, span: Span) -> Res<i64> {
+    if plus == 0 {
+        return Ok(value);
+    }
+    value.checked_add(plus).map_or_else(|| overflow(span), Ok)
+}
+
+impl Get for Direct {
     #[inline(always)]
     fn get(&self, e: &Env, stride: usize) -> Res<i64> {
-        let value = self.read.get(e, stride);
-        if self.plus == 0 {
-            return Ok(value);
+        added(self.read.get(e, stride), self.plus, self.span)
+    }
+}
+
+impl Get for Operand {
+    #[inline(always)]
+    fn get(&self, e: &Env, stride: usize) -> Res<i64> {
+        let mut value = self.read.get(e, stride);
+        if let Some((slot, span)) = self.through {
+            value = read_through_value(e, value, slot, stride, span)?;
         }
-        value
-            .checked_add(self.plus)
-            .map_or_else(|| overflow(self.span), Ok)
+        added(value, self.plus, self.span)
+    }
+}
+
+impl Operand {
+    /// Whether reading it can fault.
+    fn may_fault(&self) -> bool {
+        self.plus != 0 || self.through.is_some()
+    }
+
+    /// It as a [`Direct`] operand, unless it reads through a value.
+    fn direct(&self) -> Option<Direct> {
+        self.through.is_none().then_some(Direct {
+            read: self.read,
+            plus: self.plus,
+            span: self.span,
+        })
     }
 }
 
@@ -37,6 +84,18 @@ impl Operand {
 /// that differs decides, and equal tuples satisfy `==`, `<=` and `>=`.
 /// Pairs are read in order up to the first that differs.
 pub(super) fn fused_tuples(op: Cmp, pairs: Vec<(Operand, Operand)>, stride: usize) -> BFn {
+    let direct: Option<Vec<(Direct, Direct)>> = pairs
+        .iter()
+        .map(|(a, b)| Some((a.direct()?, b.direct()?)))
+        .collect();
+    match direct {
+        Some(direct) => tuples_of(op, direct, stride),
+        None => tuples_of(op, pairs, stride),
+    }
+}
+
+/// [`fused_tuples`] for one kind of operand.
+fn tuples_of<O: Get>(op: Cmp, pairs: Vec<(O, O)>, stride: usize) -> BFn {
     // `OP.holds` of two different values is what the pair decides, and
     // of two equal ones what equal tuples give. One and two pairs (keys,
     // a sum compared) without a loop: the loop's closure loads everything
@@ -55,7 +114,7 @@ pub(super) fn fused_tuples(op: Cmp, pairs: Vec<(Operand, Operand)>, stride: usiz
             Ok(OP.holds(a1.get(e, stride)?, b1.get(e, stride)?))
         }));
     }
-    let pairs: Box<[(Operand, Operand)]> = pairs.into();
+    let pairs: Box<[(O, O)]> = pairs.into();
     ir::specialize_cmp!(op, OP => boolean(move |e| {
         for (a, b) in pairs.iter() {
             let (x, y) = (a.get(e, stride)?, b.get(e, stride)?);
@@ -150,12 +209,13 @@ fn tuple_comparison(x: &BExpr) -> Option<(Cmp, Vec<Pair<'_>>, bool)> {
 }
 
 impl Compiler<'_> {
-    /// `e` as an operand of a fused comparison: a plain read, or one plus
-    /// or minus a constant.
+    /// `e` as an operand of a fused comparison: a plain read or a read
+    /// through one, or either plus or minus a constant.
     pub(super) fn operand(&self, e: &IExpr) -> Option<Operand> {
-        if let Some(read) = self.plain(e) {
+        if let Some((read, through)) = self.operand_read(e) {
             return Some(Operand {
                 read,
+                through,
                 plus: 0,
                 span: Span::default(),
             });
@@ -163,28 +223,47 @@ impl Compiler<'_> {
         let IExpr::Arith(op, a, b, span) = e else {
             return None;
         };
-        let (read, plus) = self.plain_plus(*op, a, b)?;
+        let (read, through) = self.operand_read(a)?;
         Some(Operand {
             read,
-            plus,
+            through,
+            plus: self.constant_added(*op, b)?,
             span: *span,
         })
+    }
+
+    /// `e` as a plain read, or as a scalar read through one outside
+    /// statements (`q.parent.x`).
+    fn operand_read(&self, e: &IExpr) -> Option<(Plain, Option<(usize, Span)>)> {
+        if let Some(read) = self.plain(e) {
+            return Some((read, None));
+        }
+        let IExpr::Var(Proc::Via(node, span), v) = e else {
+            return None;
+        };
+        let scalar = self.prog.vars[*v].len.is_none() && !self.per_nbr[*v];
+        (scalar && !self.in_stmt)
+            .then(|| Some((self.plain(node)?, Some((self.offsets[*v], *span)))))
+            .flatten()
     }
 
     /// `a op b` as a plain read plus a constant, for `op` a `+` or `-` of
     /// a constant `b` (a `-` of the most negative constant is not one).
     pub(super) fn plain_plus(&self, op: Arith, a: &IExpr, b: &IExpr) -> Option<(Plain, i64)> {
+        Some((self.plain(a)?, self.constant_added(op, b)?))
+    }
+
+    /// What `op b` adds, for `op` a `+` or `-` of a constant `b`.
+    fn constant_added(&self, op: Arith, b: &IExpr) -> Option<i64> {
         if !matches!(op, Arith::Add | Arith::Sub) {
             return None;
         }
-        let read = self.plain(a)?;
         let c = const_eval(b, &self.params, self.n)?;
-        let plus = if op == Arith::Sub {
-            c.checked_neg()?
+        if op == Arith::Sub {
+            c.checked_neg()
         } else {
-            c
-        };
-        Some((read, plus))
+            Some(c)
+        }
     }
 
     /// `x` as one closure if it is a comparison of tuples whose components
@@ -195,13 +274,13 @@ impl Compiler<'_> {
             .iter()
             .map(|(a, b)| Some((self.operand(a)?, self.operand(b)?)))
             .collect::<Option<Vec<_>>>()?;
-        // Plain reads cannot fault, sums can: where the spelling reads a
-        // later pair first, only sums in the first pair keep the order
-        // of faults.
+        // Plain reads cannot fault, sums and reads through a value can:
+        // where the spelling reads a later pair first, only those in the
+        // first pair keep the order of faults.
         if reordered
             && operands[1..]
                 .iter()
-                .any(|(a, b)| a.plus != 0 || b.plus != 0)
+                .any(|(a, b)| a.may_fault() || b.may_fault())
         {
             return None;
         }
