@@ -247,14 +247,45 @@ impl Compiler<'_> {
     /// member with the smallest id (integers: the smallest).
     pub(super) fn best(&self, b: &ir::Best) -> IFn {
         use crate::check::ir::MAX_KEYS;
+        let keys = &b.keys[..b.keys.len().min(MAX_KEYS)];
+        // Keys that are the member's own variables (`Q.key`, outside
+        // statements) are read from its row, not called for.
+        let own: Option<Vec<usize>> = keys
+            .iter()
+            .map(|k| match self.plain(k)? {
+                Plain::Local(offset, local) if local == b.slot => Some(offset),
+                _ => None,
+            })
+            .collect();
+        if let Some(offsets) = own {
+            let stride = self.stride;
+            return self.best_by(b, move |e, q, cur| {
+                for (c, &offset) in cur.iter_mut().zip(&offsets) {
+                    *c = e.state[q as usize * stride + offset];
+                }
+                Ok(())
+            });
+        }
+        let keys: Vec<IFn> = keys.iter().map(|k| self.iexpr(k)).collect();
+        self.best_by(b, move |e, _, cur| {
+            for (c, k) in cur.iter_mut().zip(&keys) {
+                *c = k(e)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// [`Compiler::best`] with `keys` reading member `q`'s keys into the
+    /// slice given (as long as the keys are many), in order.
+    fn best_by(
+        &self,
+        b: &ir::Best,
+        keys: impl Fn(&Env, i64, &mut [i64]) -> Res<()> + Send + Sync + 'static,
+    ) -> IFn {
+        use crate::check::ir::MAX_KEYS;
         let slot = b.slot;
         let filter = b.filter.as_ref().map(|f| self.bexpr(f));
-        let keys: Vec<IFn> = b
-            .keys
-            .iter()
-            .take(MAX_KEYS)
-            .map(|k| self.iexpr(k))
-            .collect();
+        let n = b.keys.len().min(MAX_KEYS);
         let (max, span) = (b.max, b.span);
         let nodes = !matches!(b.coll, Coll::Range(..));
         self.over(&b.coll, move |e, items| {
@@ -268,10 +299,7 @@ impl Compiler<'_> {
                         continue;
                     }
                 }
-                for (c, k) in cur.iter_mut().zip(&keys) {
-                    *c = k(e)?;
-                }
-                let n = keys.len();
+                keys(e, q, &mut cur[..n])?;
                 let better = match best {
                     None => true,
                     Some(b) => {
@@ -312,6 +340,18 @@ impl Compiler<'_> {
     ) -> AnyFn<T> {
         match coll {
             Coll::Procs => Box::new(move |e| f(e, &mut Members::Values(0..=e.topo.n() as i64 - 1))),
+            // The process's own neighbours and a quantified process's:
+            // found without a call.
+            Coll::NbrsOf(Proc::Me) => {
+                Box::new(move |e| f(e, &mut Members::Nodes(e.topo.nbrs(e.me).iter())))
+            }
+            Coll::NbrsOf(Proc::Local(slot)) => {
+                let slot = *slot;
+                Box::new(move |e| {
+                    let q = e.locals[slot].get() as usize;
+                    f(e, &mut Members::Nodes(e.topo.nbrs(q).iter()))
+                })
+            }
             Coll::NbrsOf(p) => {
                 let p = self.proc(p);
                 Box::new(move |e| {
