@@ -628,6 +628,16 @@ fn guards_agree(decls: &str, t: &str, s: &str, rows: impl Iterator<Item = Vec<i6
     }
 }
 
+/// [`guards_agree`] for each pair of `cases`, over the variables `decls`
+/// declares one a line (each `0..1` or `bool`) in every combination.
+fn binary_guards_agree(decls: &str, cases: &[(&str, &str)]) {
+    let vars = decls.lines().count();
+    for (t, s) in cases {
+        let rows = (0..1_i64 << vars).map(|code| (0..vars).map(|k| code >> k & 1).collect());
+        guards_agree(decls, t, s, rows);
+    }
+}
+
 /// Whether guard `guard` (over `x: 0..1` and a `big` at its largest)
 /// faults at each `x`, one process on its own.
 fn faults_at(guard: &str) -> [bool; 2] {
@@ -723,10 +733,7 @@ fn a_negation_means_the_opposite_whatever_it_negates() {
         ),
     ];
     let decls = "var a: 0..1\nvar b: 0..1\nvar c: 0..1\nvar d: 0..1\nvar f: bool";
-    for (negation, without) in cases {
-        let rows = (0..32).map(|code: i64| (0..5).map(|k| code >> k & 1).collect());
-        guards_agree(decls, negation, without, rows);
-    }
+    binary_guards_agree(decls, &cases);
 }
 
 #[test]
@@ -751,11 +758,7 @@ fn a_condition_the_instance_fixes_means_what_it_says() {
         ("n == 3 and a < b", "a < b and a > b"),
         ("c == d or (n == 2 and n > 1)", "c == d or a == a"),
     ];
-    let decls = "var a: 0..1\nvar b: 0..1\nvar c: 0..1\nvar d: 0..1";
-    for (fixed, meant) in cases {
-        let rows = (0..16).map(|code: i64| (0..4).map(|k| code >> k & 1).collect());
-        guards_agree(decls, fixed, meant, rows);
-    }
+    binary_guards_agree("var a: 0..1\nvar b: 0..1\nvar c: 0..1\nvar d: 0..1", &cases);
 }
 
 #[test]
@@ -777,37 +780,88 @@ fn a_condition_the_instance_fixes_decides_only_where_it_comes_first() {
     );
 }
 
+/// Holds guard `t` to guard `s` over `var a: 0..2` and `var b: 0..2` on
+/// star:4: each enables exactly the processes the other does, in every
+/// configuration.
+fn agree_on_star(t: &str, s: &str) {
+    let program =
+        |guard: &str| format!("var a: 0..2\nvar b: 0..2\nprocess {{ t :: {guard} -> skip }}");
+    let ours = load_on(&program(t), "star:4");
+    let theirs = load_on(&program(s), "star:4");
+    let (ours, theirs) = (ours.step_relation(), theirs.step_relation());
+    for code in 0..9_i64.pow(4) {
+        let rows = (0..4).flat_map(|p| {
+            let v = code / 9_i64.pow(p) % 9;
+            [v / 3, v % 3]
+        });
+        let cfg = guarded::state::Config {
+            rows: rows.collect(),
+            chans: Default::default(),
+        };
+        for p in 0..4 {
+            assert_eq!(
+                ours.first_enabled(&cfg, p).unwrap(),
+                theirs.first_enabled(&cfg, p).unwrap(),
+                "{t} against {s} at {cfg:?}, process {p}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_comparison_with_a_minimum_of_pairs_means_the_same_negated_or_not() {
     // `min(...) < (a, b)` is spelled with a `let` of the neighbour of
     // least key, a boolean made a number, compared with 0.
-    let decls = "var a: 0..2\nvar b: 0..2";
     let by_min = "min(q in nbrs : (q.a, q.b)) < (a, b)";
     let by_exists = "exists(q in nbrs : q.a < a or (q.a == a and q.b < b))";
-    let negated = (format!("not ({by_min})"), format!("not {by_exists}"));
-    for (t, s) in [(by_min.to_string(), by_exists.to_string()), negated] {
-        let program = |guard: &str| format!("{decls}\nprocess {{ t :: {guard} -> skip }}");
-        let ours = load_on(&program(&t), "star:4");
-        let theirs = load_on(&program(&s), "star:4");
-        let (ours, theirs) = (ours.step_relation(), theirs.step_relation());
-        for code in 0..9_i64.pow(4) {
-            let rows = (0..4).flat_map(|p| {
-                let v = code / 9_i64.pow(p) % 9;
-                [v / 3, v % 3]
-            });
-            let cfg = guarded::state::Config {
-                rows: rows.collect(),
-                chans: Default::default(),
-            };
-            for p in 0..4 {
-                assert_eq!(
-                    ours.first_enabled(&cfg, p).unwrap(),
-                    theirs.first_enabled(&cfg, p).unwrap(),
-                    "{t} against {s} at {cfg:?}, process {p}"
-                );
-            }
-        }
+    agree_on_star(by_min, by_exists);
+    agree_on_star(&format!("not ({by_min})"), &format!("not {by_exists}"));
+}
+
+#[test]
+fn a_quantifier_over_a_filtered_set_means_what_counting_does() {
+    // Spelled `forall(q in C : f => b)` and `exists(q in C : f and b)`.
+    let cases = [
+        (
+            "forall(q in {r in nbrs : r.a == 1} : q.b < b)",
+            "count(q in nbrs : q.a == 1 and q.b >= b) == 0",
+        ),
+        (
+            "exists(q in {r in nbrs : r.a != b} : q.b < a)",
+            "count(q in nbrs : q.a != b and q.b < a) > 0",
+        ),
+        (
+            "forall(q in nbrs : q.a == a => (q.b == b or q.b == 0))",
+            "count(q in nbrs : q.a == a and q.b != b and q.b != 0) == 0",
+        ),
+        (
+            "exists(q in nbrs : (q.a < a or q.b < b) and q.a == q.b)",
+            "count(q in nbrs : (q.a < a or q.b < b) and q.a == q.b) >= 1",
+        ),
+    ];
+    for (quantifier, counted) in cases {
+        agree_on_star(quantifier, counted);
     }
+}
+
+#[test]
+fn a_quantifier_over_a_filtered_set_evaluates_the_filter_first() {
+    assert_eq!(
+        faults_at("forall(i in 0..0 : x == 1 => big + 1 > 0)"),
+        [false, true]
+    );
+    assert_eq!(
+        faults_at("exists(i in 0..0 : x == 1 and big + 1 > 0)"),
+        [false, true]
+    );
+    assert_eq!(
+        faults_at("exists(i in 0..0 : big + 1 > 0 and x == 1)"),
+        [true, true]
+    );
+    assert_eq!(
+        faults_at("forall(i in 0..0 : big + 1 > 0 => x == 1)"),
+        [true, true]
+    );
 }
 
 /// What `exists(q in nbrs : ...)` gives at process `p` of star:4 (centre

@@ -459,6 +459,9 @@ impl Compiler<'_> {
             BExpr::Forall(slot, coll, body) | BExpr::Exists(slot, coll, body) => {
                 let slot = *slot;
                 let want = matches!(x, BExpr::Exists(..));
+                if let Some(f) = self.filtered_quantifier(slot, coll, want, body) {
+                    return f;
+                }
                 let body = self.bexpr(body);
                 self.over(coll, move |e, items| {
                     for q in items {
@@ -476,6 +479,45 @@ impl Compiler<'_> {
             }
             BExpr::Acyclic(sa, sb, pred) => self.acyclic(*sa, *sb, pred),
         }
+    }
+
+    /// A quantifier over a filtered collection as the checker spells it,
+    /// `forall(q in C : f => b)` or `exists(q in C : f and b)`, with the
+    /// filter and the body called from the quantifier's loop, not through
+    /// a closure joining them: the same operands evaluated in the same
+    /// order. `None` where the body is not so, or where either part is
+    /// fixed by the instance or the whole is a comparison of tuples (which
+    /// compile better whole).
+    fn filtered_quantifier(
+        &self,
+        slot: usize,
+        coll: &Coll,
+        exists: bool,
+        body: &BExpr,
+    ) -> Option<BFn> {
+        let (filter, then) = match body {
+            BExpr::Implies(a, b) if !exists => (a, b),
+            BExpr::And(a, b) if exists => (a, b),
+            _ => return None,
+        };
+        if self.truth_of(filter).is_some()
+            || self.truth_of(then).is_some()
+            || self.fused_tuple_comparison(body).is_some()
+        {
+            return None;
+        }
+        let (filter, then) = (self.bexpr(filter), self.bexpr(then));
+        // A member decides where the filter holds and the body is what
+        // the quantifier looks for: false for `forall`, true for `exists`.
+        Some(self.over(coll, move |e, items| {
+            for q in items {
+                e.locals[slot].set(q);
+                if filter.holds(e)? && then.holds(e)? == exists {
+                    return Ok(Truth::from(exists));
+                }
+            }
+            Ok(Truth::from(!exists))
+        }))
     }
 
     /// `x`, a boolean made a number (under `let`s), as that boolean,
