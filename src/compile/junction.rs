@@ -105,33 +105,10 @@ impl Compiler<'_> {
     }
 
     /// The value of `x` where it is fixed by the instance (constants,
-    /// parameters, `n`), found without evaluating anything that could
-    /// fault: an `and` whose first operand is false is false whatever the
-    /// second; `None` where it depends on the state.
+    /// parameters, `n`; see [`ir::fixed_truth`]); `None` where it depends
+    /// on the state.
     pub(super) fn truth_of(&self, x: &BExpr) -> Option<bool> {
-        let both = |a: &BExpr, b: &BExpr| Some((self.truth_of(a)?, self.truth_of(b)?));
-        match x {
-            BExpr::Const(b) => Some(*b),
-            BExpr::Cmp(op, a, b) => Some(op.holds(
-                const_eval(a, &self.params, self.n)?,
-                const_eval(b, &self.params, self.n)?,
-            )),
-            BExpr::Not(a) => self.truth_of(a).map(|t| !t),
-            BExpr::And(a, b) => match self.truth_of(a)? {
-                false => Some(false),
-                true => self.truth_of(b),
-            },
-            BExpr::Or(a, b) => match self.truth_of(a)? {
-                true => Some(true),
-                false => self.truth_of(b),
-            },
-            BExpr::Implies(a, b) => match self.truth_of(a)? {
-                false => Some(true),
-                true => self.truth_of(b),
-            },
-            BExpr::BoolEq(eq, a, b) => both(a, b).map(|(x, y)| (x == y) == *eq),
-            _ => None,
-        }
+        ir::fixed_truth(x, &|e| const_eval(e, &self.params, self.n))
     }
 }
 

@@ -546,3 +546,30 @@ impl ReadWalk<'_> {
         }
     }
 }
+
+/// The value of `b` where it is known without the configuration, given
+/// the integer expressions known so (`int`): found without evaluating
+/// anything that could fault, as the operators short-circuit (an `and`
+/// whose first operand is false is false whatever the second).
+pub fn fixed_truth(b: &BExpr, int: &dyn Fn(&IExpr) -> Option<i64>) -> Option<bool> {
+    let fixed = |x: &BExpr| fixed_truth(x, int);
+    match b {
+        BExpr::Const(b) => Some(*b),
+        BExpr::Cmp(op, x, y) => Some(op.holds(int(x)?, int(y)?)),
+        BExpr::Not(a) => fixed(a).map(|t| !t),
+        BExpr::And(a, b) => match fixed(a)? {
+            false => Some(false),
+            true => fixed(b),
+        },
+        BExpr::Or(a, b) => match fixed(a)? {
+            true => Some(true),
+            false => fixed(b),
+        },
+        BExpr::Implies(a, b) => match fixed(a)? {
+            false => Some(true),
+            true => fixed(b),
+        },
+        BExpr::BoolEq(eq, a, b) => Some((fixed(a)? == fixed(b)?) == *eq),
+        _ => None,
+    }
+}

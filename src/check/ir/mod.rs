@@ -11,8 +11,8 @@ mod observes;
 mod ops;
 
 pub use analysis::{
-    draws, draws_i, local_arc, local_to, reads_locals, reads_own_edges_only, reads_var_b,
-    state_free,
+    draws, draws_i, fixed_truth, local_arc, local_to, reads_locals, reads_own_edges_only,
+    reads_var_b, state_free,
 };
 pub use exclusive::exclusive;
 pub use observes::observes;

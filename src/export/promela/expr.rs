@@ -84,24 +84,7 @@ impl Tr<'_> {
     /// The value of `e` where it is known without the configuration (it
     /// compares constants, indices and ids of known processes).
     pub(super) fn bconstant(&self, e: &BExpr) -> Option<bool> {
-        match e {
-            BExpr::Const(b) => Some(*b),
-            BExpr::Not(a) => Some(!self.bconstant(a)?),
-            BExpr::And(a, b) => match self.bconstant(a)? {
-                false => Some(false),
-                true => self.bconstant(b),
-            },
-            BExpr::Or(a, b) => match self.bconstant(a)? {
-                true => Some(true),
-                false => self.bconstant(b),
-            },
-            BExpr::Implies(a, b) => match self.bconstant(a)? {
-                false => Some(true),
-                true => self.bconstant(b),
-            },
-            BExpr::Cmp(op, a, b) => Some(op.holds(self.constant(a)?, self.constant(b)?)),
-            _ => None,
-        }
+        crate::check::ir::fixed_truth(e, &|x| self.constant(x))
     }
 
     /// The process `p` refers to.
