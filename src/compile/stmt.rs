@@ -2,7 +2,7 @@
 //! edge variables, domain-checked), sequences, conditionals, loops,
 //! sends; and actions over a collection or on receiving a message.
 
-use super::expr::Members;
+use super::quantifiers::Members;
 use super::*;
 
 /// One target: where it writes and what.
