@@ -253,10 +253,7 @@ impl Compiler<'_> {
             }
         }
         match x {
-            BExpr::Const(b) => {
-                let b = *b;
-                boolean(move |_| Ok(b))
-            }
+            BExpr::Const(_) => unreachable!("fixed conditions fold above"),
             BExpr::Var(p, v) => {
                 if let Some(pa) = self.plain(&IExpr::Var(p.clone(), *v)) {
                     return fused_cmp(Cmp::Ne, pa, Plain::Const(0), self.stride);
