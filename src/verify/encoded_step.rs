@@ -18,7 +18,7 @@
 //! faults there), or a value falls outside the space or a field outside
 //! its domain, the step relation is asked instead, and reports it.
 
-use super::config_arena::{varint, BitWriter, ConfigArena, HOW, PACKED};
+use super::config_arena::{put_low_bytes, varint, BitWriter, ConfigArena, HOW, PACKED};
 use super::view_memo::ViewMemo;
 use crate::runtime::step::{Move, StepRelation};
 use crate::state::channels::Msg;
@@ -74,6 +74,9 @@ pub(super) struct EncodedSteps {
     /// Whether the configuration whose steps are written can be stepped
     /// so; `None` until its first step loads it.
     ready: Option<bool>,
+    /// Its number in the arena, where it is known: it is then loaded
+    /// from its bytes, which hold its code and its messages packed.
+    number: Option<u32>,
     /// A step's movers, each with where the memo keeps what its move
     /// does; its messages sent (channel, word, bits) and heads taken.
     movers: Vec<(usize, (u32, u32))>,
@@ -84,8 +87,17 @@ pub(super) struct EncodedSteps {
 impl EncodedSteps {
     /// The steps written next leave from another configuration: it is
     /// loaded at the first.
+    #[cfg(test)]
     pub(super) fn forget(&mut self) {
         self.ready = None;
+        self.number = None;
+    }
+
+    /// [`EncodedSteps::forget`], the next configuration being number `i`
+    /// of the arena the steps are written for.
+    pub(super) fn forget_for(&mut self, i: u32) {
+        self.ready = None;
+        self.number = Some(i);
     }
 
     /// Appends to `out` the bytes of the configuration the step of
@@ -108,11 +120,28 @@ impl EncodedSteps {
     }
 
     /// Makes `cfg` (canonical, kept in `arena`) ready; whether it is
-    /// (its rows coded, each message packed in a word).
+    /// (its rows coded, each message packed in a word): from its bytes
+    /// where its number is known, else from `cfg` itself.
     // Once a configuration: kept out of the step's own code.
     #[inline(never)]
     fn load(&mut self, arena: &ConfigArena, cfg: &Config) -> bool {
         self.ready = Some(false);
+        let Some(i) = self.number else {
+            return self.load_config(arena, cfg);
+        };
+        self.on_arc.clear();
+        self.on_arc.resize(cfg.chans.queues.len(), 0);
+        let Some(code) = arena.packed_messages(i, &mut self.messages, &mut self.on_arc) else {
+            return false;
+        };
+        self.code = code;
+        self.ready = Some(true);
+        true
+    }
+
+    /// [`EncodedSteps::load`] from `cfg`: its messages packed one by one
+    /// and its rows coded.
+    fn load_config(&mut self, arena: &ConfigArena, cfg: &Config) -> bool {
         let Some((space, _)) = arena.coded() else {
             return false;
         };
@@ -204,7 +233,7 @@ impl EncodedSteps {
         let count = self.messages.len() - heads + self.sent.len();
         let packed = if count > 0 { PACKED } else { 0 };
         varint(out, (count as u64) << HOW | packed);
-        out.extend_from_slice(&code.to_le_bytes()[..width]);
+        put_low_bytes(out, code, width);
         if count == 0 {
             return true;
         }
@@ -248,6 +277,92 @@ process {
     ack :: receive back from q -> c := (c + 2) mod 4
 }
 ";
+
+    /// Messages of more bits than a word: packed, but not a word each.
+    const WIDE: &str = "message big(a: 0..1000000000, b: 0..1000000000, k: 0..3)
+channel capacity 2
+var c: 0..3 = 0
+process {
+    start :: c == 0 and index == 0 -> c := 1; send big(5, 6, 0) to right
+    fwd :: receive big(a, b, k) from q and k < 3 -> c := k; send big(b, a, k + 1) to right
+    stop :: receive big(a, b, k) from q and k == 3 -> c := 3
+}
+";
+
+    /// A configuration kept in the arena is made ready from its bytes
+    /// as from itself: every configuration reached on rings of 3 to 5
+    /// (messages of two types, full channels, a field out of its domain,
+    /// messages wider than a word).
+    #[test]
+    fn configurations_kept_load_from_their_bytes_as_from_themselves() {
+        let (mut loaded, mut unloaded) = (0, 0);
+        let cases = [
+            (PROGRAM, "ring:3"),
+            (PROGRAM, "ring:4"),
+            (PROGRAM, "ring:5"),
+            (WIDE, "ring:3"),
+        ];
+        for (program, topology) in cases {
+            let mut inst = crate::verify::test_instance(program, topology, &[]);
+            let mut start = inst.initial(&InitMode::Declared, &[]).unwrap();
+            start.canonicalize();
+            let mut rel = inst.step_relation();
+            let mut arena = ConfigArena::new(inst.space(), &start, MessageShape::of(&inst));
+            let mut queue = VecDeque::from([start.clone()]);
+            arena.insert(&start);
+            while let Some(cfg) = queue.pop_front() {
+                for p in 0..inst.topo.n() {
+                    let mut moves = Vec::new();
+                    if rel.moves_into(&cfg, p, true, &mut moves).is_err() {
+                        continue;
+                    }
+                    for m in moves {
+                        if let Ok(mut next) = rel.successor_of(&cfg, &[m]) {
+                            next.canonicalize();
+                            if arena.insert(&next) {
+                                queue.push_back(next);
+                            }
+                        }
+                    }
+                }
+            }
+            // A field sent out of its domain: kept unpacked.
+            let mut wild = (0..arena.len() as u32)
+                .map(|i| arena.get(i))
+                .find(|c| c.chans.queues.iter().any(|q| !q.is_empty()))
+                .expect("a message in transit");
+            let queue = wild
+                .chans
+                .queues
+                .iter_mut()
+                .find(|q| !q.is_empty())
+                .unwrap();
+            queue[0].fields[0] = 7;
+            assert!(arena.insert(&wild));
+            for i in 0..arena.len() as u32 {
+                let cfg = arena.get(i);
+                let (mut by_bytes, mut by_config) =
+                    (EncodedSteps::default(), EncodedSteps::default());
+                by_bytes.forget_for(i);
+                by_config.forget();
+                let ready = by_bytes.load(&arena, &cfg);
+                assert_eq!(ready, by_config.load(&arena, &cfg), "{topology}: {cfg:?}");
+                if ready {
+                    assert_eq!(
+                        (by_bytes.code, &by_bytes.messages, &by_bytes.on_arc),
+                        (by_config.code, &by_config.messages, &by_config.on_arc),
+                        "{topology}: {cfg:?}"
+                    );
+                    loaded += 1;
+                } else {
+                    unloaded += 1;
+                }
+            }
+        }
+        // One wild configuration a program, and the wide program's with
+        // messages in transit.
+        assert!(loaded > 500 && unloaded > 4, "{loaded} {unloaded}");
+    }
 
     /// From every configuration reached (breadth first, every move taken
     /// alone), each move whose effect is remembered, and each pair of two

@@ -67,6 +67,9 @@ pub(super) struct Search<'e, 'a> {
     /// The configuration whose steps are listed, and a successor's.
     here: Config,
     next: Config,
+    /// Its processes' chosen actions and the enabled ones, kept from
+    /// configuration to configuration (two allocations each otherwise).
+    chosen: (Vec<u16>, Vec<u32>),
 }
 
 impl<'e, 'a> Search<'e, 'a> {
@@ -105,6 +108,7 @@ impl<'e, 'a> Search<'e, 'a> {
             symmetries: Vec::new(),
             here: Config::default(),
             next: Config::default(),
+            chosen: Default::default(),
         }
     }
 
@@ -195,15 +199,11 @@ impl<'e, 'a> Search<'e, 'a> {
         each: impl FnMut(u32, &[Move], usize),
     ) -> Result<bool, Refusal> {
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
-        let mut chosen = Vec::new();
-        chosen_into(self.views.as_mut(), &mut self.rel, cfg, &mut chosen).map_err(fail)?;
-        let enabled: Vec<u32> = (0..chosen.len() as u32)
-            .filter(|&p| chosen[p as usize] != NO_ACTION)
-            .collect();
-        let every = self.ex.every_move();
-        self.lister
-            .load_seen(&mut self.rel, cfg, &enabled, every, self.views.as_ref())
-            .map_err(fail)?;
+        let (mut chosen, mut enabled) = std::mem::take(&mut self.chosen);
+        let listed = self.list_enabled(cfg, &mut chosen, &mut enabled);
+        let terminal = enabled.is_empty();
+        self.chosen = (chosen, enabled);
+        listed.map_err(fail)?;
         let Search {
             ex,
             daemon,
@@ -219,7 +219,7 @@ impl<'e, 'a> Search<'e, 'a> {
             (States::Reachable { reached, .. }, None) => reached.arena(),
             _ => None,
         };
-        encoded.forget();
+        encoded.forget_for(i);
         batch.clear();
         lister.each_step(daemon, &ex.inst.topo, ex.symmetries(), |moves| {
             // Every mover's move remembered: looked up by the step's
@@ -248,8 +248,24 @@ impl<'e, 'a> Search<'e, 'a> {
         let outside = batch.pass_on(arena, record, each);
         match outside {
             true => Err(super::outside_the_domains()),
-            false => Ok(enabled.is_empty()),
+            false => Ok(terminal),
         }
+    }
+
+    /// Each process's chosen action in `cfg` into `chosen`, the enabled
+    /// ones into `enabled`, and their moves into the lister.
+    fn list_enabled(
+        &mut self,
+        cfg: &Config,
+        chosen: &mut Vec<u16>,
+        enabled: &mut Vec<u32>,
+    ) -> Result<(), crate::runtime::step::RunError> {
+        chosen_into(self.views.as_mut(), &mut self.rel, cfg, chosen)?;
+        enabled.clear();
+        enabled.extend((0..chosen.len() as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
+        let every = self.ex.every_move();
+        self.lister
+            .load_seen(&mut self.rel, cfg, enabled, every, self.views.as_ref())
     }
 
     /// Every step the daemon allows from configuration `i`, into `out`:

@@ -2,8 +2,8 @@
 //! parent module's doc for the encoding), and what an instance's messages
 //! carry.
 
-use super::bytes::{read_varint, unzigzag, zigzag, BitReader};
-use super::{varint, BitWriter};
+use super::bytes::{get_low_bytes, read_varint, unzigzag, zigzag, BitReader};
+use super::{put_low_bytes, varint, BitWriter};
 use crate::runtime::space::Space;
 use crate::state::channels::{Channels, Msg, MAX_FIELDS};
 use crate::state::Config;
@@ -115,7 +115,7 @@ impl Encoding {
         {
             Some((code, width)) => {
                 varint(out, (count as u64) << HOW);
-                out.extend_from_slice(&code.to_le_bytes()[..width]);
+                put_low_bytes(out, code, width);
             }
             None => {
                 varint(out, (count as u64) << HOW | UNCODED);
@@ -264,16 +264,60 @@ impl Encoding {
         true
     }
 
+    /// What a step written as bytes needs of the configuration `bytes`
+    /// begin with (see [`Encoding::decode`]), read from them: its rows'
+    /// code, returned, and its messages in the order they were sent,
+    /// each's channel, word and bits as [`Encoding::word`] gives them,
+    /// into `messages`, with how many each channel holds added to
+    /// `on_arc`; `None` where its rows are not coded or its messages not
+    /// packed a word each.
+    pub(super) fn packed_messages(
+        &self,
+        bytes: &[u8],
+        messages: &mut Vec<(u32, u64, u32)>,
+        on_arc: &mut [u32],
+    ) -> Option<u64> {
+        let mut at = 0;
+        let how = read_varint(bytes, &mut at);
+        let (_, width) = self.coded.as_ref().filter(|_| how & UNCODED == 0)?;
+        let code = get_low_bytes(bytes, at, *width);
+        messages.clear();
+        let count = how >> HOW;
+        if count == 0 {
+            return Some(code);
+        }
+        if !self.words || how & PACKED == 0 {
+            return None;
+        }
+        let (arc_bits, kind_bits) = self.bits;
+        let mut bits = BitReader::new(&bytes[at + *width..]);
+        for _ in 0..count {
+            let arc = bits.take(arc_bits);
+            let kind = bits.take(kind_bits);
+            let fields: u32 = self
+                .messages
+                .domains
+                .get(kind as usize)?
+                .iter()
+                .map(|f| f.1)
+                .sum();
+            let head = arc_bits + kind_bits;
+            let word = arc | kind << arc_bits | bits.take(fields).checked_shl(head).unwrap_or(0);
+            *on_arc.get_mut(arc as usize)? += 1;
+            messages.push((arc as u32, word, head + fields));
+        }
+        Some(code)
+    }
+
     /// Overwrites `cfg` (a configuration of the same instance) with the
-    /// one `bytes` encode.
+    /// one `bytes` begin with: what they encode says where it ends, and
+    /// the bytes after, if any, are read (eight at a time) but not used.
     pub(super) fn decode(&self, bytes: &[u8], cfg: &mut Config) {
         let mut at = 0;
         let how = read_varint(bytes, &mut at);
         match (&self.coded, how & UNCODED) {
             (Some((space, width)), 0) => {
-                let mut word = [0u8; 16];
-                word[..*width].copy_from_slice(&bytes[at..at + *width]);
-                space.decode_into(u128::from_le_bytes(word) as u64, cfg);
+                space.decode_into(get_low_bytes(bytes, at, *width), cfg);
                 at += *width;
             }
             _ => {

@@ -24,8 +24,8 @@ use super::bits_for;
 use crate::runtime::space::Space;
 use crate::state::channels::Msg;
 use crate::state::Config;
-use bytes::hash;
-pub(super) use bytes::{varint, BitWriter};
+use bytes::{hash, same_bytes};
+pub(super) use bytes::{put_low_bytes, varint, BitWriter};
 use encoding::Encoding;
 pub(crate) use encoding::MessageShape;
 pub(super) use encoding::{HOW, PACKED};
@@ -120,7 +120,10 @@ impl ConfigArena {
         {
             cfg.clone_from(&self.like);
         }
-        self.encoding.decode(self.at(i), cfg);
+        // The bytes from its start on: decoding reads only its own, but
+        // may then read them eight at a time up to its last.
+        self.encoding
+            .decode(&self.bytes[self.starts.get(i as usize)..], cfg);
     }
 
     /// Configuration number `i`.
@@ -166,7 +169,9 @@ impl ConfigArena {
         loop {
             match self.table[s] {
                 EMPTY => return s,
-                e if self.tag_matches(e, h) && self.at(self.number(e)) == bytes => return s,
+                e if self.tag_matches(e, h) && same_bytes(self.at(self.number(e)), bytes) => {
+                    return s
+                }
                 _ => s = (s + 1) & mask,
             }
         }
@@ -248,6 +253,18 @@ impl ConfigArena {
             .coded
             .as_ref()
             .map(|(space, width)| (space, *width))
+    }
+
+    /// Configuration `i`'s rows' code and its messages packed, as
+    /// [`Encoding::packed_messages`] reads them from its bytes.
+    pub(super) fn packed_messages(
+        &self,
+        i: u32,
+        messages: &mut Vec<(u32, u64, u32)>,
+        on_arc: &mut [u32],
+    ) -> Option<u64> {
+        let from = &self.bytes[self.starts.get(i as usize)..];
+        self.encoding.packed_messages(from, messages, on_arc)
     }
 
     /// Whether messages are packed a word each (in rounds, each type's

@@ -278,7 +278,7 @@ impl<'i> Expander<'i> {
             self.views.as_mut(),
         )?;
         match self.listed {
-            Some(every) => self.push_listed(daemon, source, &evaluated, every, steps)?,
+            Some(every) => self.push_listed(daemon, (source, i), &evaluated, every, steps)?,
             None => self.push_steps(daemon, source, i, &evaluated, None, steps)?,
         }
         Ok(evaluated)
@@ -433,12 +433,12 @@ impl<'i> Expander<'i> {
 
 impl Expander<'_> {
     /// [`Expander::push_steps`] where they are listed move by move (the
-    /// configuration decoded already, no memo), with every move of each
-    /// mover if `every`.
+    /// configuration, number `i` of `source`, decoded already, no memo),
+    /// with every move of each mover if `every`.
     fn push_listed<S: Configs>(
         &mut self,
         daemon: &Daemon,
-        source: &S,
+        (source, i): (&S, u32),
         evaluated: &Evaluated,
         every: bool,
         steps: &mut Steps,
@@ -467,7 +467,7 @@ impl Expander<'_> {
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
         let symmetries = symmetry.map_or(1, Symmetry::order);
         let arena = source.store().and_then(Reached::arena);
-        encoded.forget();
+        encoded.forget_for(i);
         lister.each_step(daemon, &inst.topo, symmetries, |moves| {
             // Every mover's move remembered: the step written as bytes.
             if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
