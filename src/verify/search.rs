@@ -70,7 +70,16 @@ pub(super) struct Search<'e, 'a> {
     /// Its processes' chosen actions and the enabled ones, kept from
     /// configuration to configuration (two allocations each otherwise).
     chosen: (Vec<u16>, Vec<u32>),
+    /// Where the program has channels: the views of configurations
+    /// listed lately (see [`ViewMemo::loaded`]), a slot each by number,
+    /// so that a configuration reached from one of them keeps the views
+    /// its step did not touch (the walk opens a configuration from the
+    /// one on top of its stack, listed not long before).
+    views_seen: Vec<(u32, Vec<u32>)>,
 }
+
+/// How many configurations' views the search keeps at once.
+const VIEWS_SEEN: usize = 64;
 
 impl<'e, 'a> Search<'e, 'a> {
     pub(super) fn new(ex: &'e Explorer<'a>, daemon: &'e Daemon, fairness: Fairness) -> Self {
@@ -109,6 +118,7 @@ impl<'e, 'a> Search<'e, 'a> {
             here: Config::default(),
             next: Config::default(),
             chosen: Default::default(),
+            views_seen: Vec::new(),
         }
     }
 
@@ -154,7 +164,7 @@ impl<'e, 'a> Search<'e, 'a> {
     /// [`Search::edges`], and whether no process is enabled there.
     fn edges_and_terminal(&mut self, i: u32) -> Result<(Vec<Edge>, bool), Refusal> {
         let mut out = Vec::new();
-        let terminal = self.each_edge(i, |to, moves, _| {
+        let terminal = self.each_edge((i, None), |to, moves, _| {
             out.push(Edge {
                 to,
                 moves: moves.to_vec(),
@@ -168,7 +178,7 @@ impl<'e, 'a> Search<'e, 'a> {
     /// in order; whether no process is enabled there.
     fn each_edge(
         &mut self,
-        i: u32,
+        (i, from): (u32, Option<(u32, u64)>),
         each: impl FnMut(u32, &[Move], usize),
     ) -> Result<bool, Refusal> {
         // From a start, a run stops where an invariant fails.
@@ -184,7 +194,7 @@ impl<'e, 'a> Search<'e, 'a> {
             self.ex.states.config_into(i, &mut cfg);
         }
         let mut next = std::mem::take(&mut self.next);
-        let found = self.each_edge_from(i, &cfg, &mut next, each);
+        let found = self.each_edge_from((i, from), &cfg, &mut next, each);
         (self.here, self.next) = (cfg, next);
         found
     }
@@ -193,14 +203,14 @@ impl<'e, 'a> Search<'e, 'a> {
     /// built in `next`.
     fn each_edge_from(
         &mut self,
-        i: u32,
+        (i, from): (u32, Option<(u32, u64)>),
         cfg: &Config,
         next: &mut Config,
         each: impl FnMut(u32, &[Move], usize),
     ) -> Result<bool, Refusal> {
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
         let (mut chosen, mut enabled) = std::mem::take(&mut self.chosen);
-        let listed = self.list_enabled(cfg, &mut chosen, &mut enabled);
+        let listed = self.list_enabled((i, from), cfg, &mut chosen, &mut enabled);
         let terminal = enabled.is_empty();
         self.chosen = (chosen, enabled);
         listed.map_err(fail)?;
@@ -252,15 +262,36 @@ impl<'e, 'a> Search<'e, 'a> {
         }
     }
 
-    /// Each process's chosen action in `cfg` into `chosen`, the enabled
-    /// ones into `enabled`, and their moves into the lister.
+    /// Each process's chosen action in `cfg`, configuration `i` (reached
+    /// from `from`, see [`Search::successors_from`]), into `chosen`, the
+    /// enabled ones into `enabled`, and their moves into the lister.
     fn list_enabled(
         &mut self,
+        (i, from): (u32, Option<(u32, u64)>),
         cfg: &Config,
         chosen: &mut Vec<u16>,
         enabled: &mut Vec<u32>,
     ) -> Result<(), crate::runtime::step::RunError> {
-        chosen_into(self.views.as_mut(), &mut self.rel, cfg, chosen)?;
+        match self.views.as_mut() {
+            Some(views) => {
+                if self.views_seen.is_empty() {
+                    self.views_seen = vec![(u32::MAX, Vec::new()); VIEWS_SEEN];
+                }
+                let before = from.and_then(|(parent, movers)| {
+                    let (seen, before) = &self.views_seen[parent as usize % VIEWS_SEEN];
+                    (*seen == parent).then_some((before.as_slice(), movers))
+                });
+                match before {
+                    Some(before) => views.chosen_into_after(&mut self.rel, cfg, chosen, before)?,
+                    None => views.chosen_into(&mut self.rel, cfg, chosen)?,
+                }
+                let (seen, kept) = &mut self.views_seen[i as usize % VIEWS_SEEN];
+                *seen = i;
+                kept.clear();
+                kept.extend_from_slice(views.loaded());
+            }
+            None => chosen_into(None, &mut self.rel, cfg, chosen)?,
+        }
         enabled.clear();
         enabled.extend((0..chosen.len() as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
         let every = self.ex.every_move();
@@ -298,7 +329,7 @@ impl<'e, 'a> Search<'e, 'a> {
         out.clear();
         let mut symmetries = std::mem::take(&mut self.symmetries);
         symmetries.clear();
-        let terminal = self.each_edge(i, |to, moves, symmetry| {
+        let terminal = self.each_edge((i, from), |to, moves, symmetry| {
             symmetries.push(symmetry);
             out.push(Succ {
                 to,

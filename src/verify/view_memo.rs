@@ -64,6 +64,9 @@ pub(super) struct ViewMemo {
     every: bool,
     /// Per process: the processes whose rows it reads, in increasing order.
     rows_read: Vec<Box<[u32]>>,
+    /// Per process (with at most 64): those that read its row, itself
+    /// included, as bits.
+    readers_of: Vec<u64>,
     /// Per process: the channels into it.
     arcs_into: Vec<Box<[u32]>>,
     /// Per message type: how many fields it has.
@@ -110,10 +113,17 @@ impl ViewMemo {
             .collect();
         let arcs_into: Vec<Box<[u32]>> = (0..topo.n()).map(|p| topo.arcs_into(p).into()).collect();
         let packing = ViewPacking::new(inst, &rows_read, &arcs_into);
+        let mut readers_of = vec![0u64; if topo.n() <= 64 { topo.n() } else { 0 }];
+        for (q, read) in rows_read.iter().enumerate().filter(|_| topo.n() <= 64) {
+            for &r in read.iter() {
+                readers_of[r as usize] |= 1 << q;
+            }
+        }
         Some(ViewMemo {
             stride: inst.code.stride,
             every,
             rows_read,
+            readers_of,
             arcs_into,
             arity: inst.prog.messages.iter().map(|m| m.fields.len()).collect(),
             numbers: FxHashMap::default(),
@@ -208,62 +218,117 @@ impl ViewMemo {
         self.loaded.clear();
         self.packing.rows_into(cfg, &mut self.row_words);
         for p in 0..cfg.rows.len() / self.stride.max(1) {
-            let packed = self.packing.pack(
-                cfg,
-                &self.row_words,
-                p,
-                &self.rows_read[p],
-                &self.arcs_into[p],
-            );
-            let known = match packed {
-                Some(key) => self.packed.get(&key),
-                None => {
-                    self.view(cfg, p);
-                    self.numbers.get(&self.key[..])
-                }
-            };
-            if let Some(&k) = known {
-                chosen.push(self.remembered[k as usize].first);
-                self.loaded.push(k);
-                continue;
-            }
-            let first = rel.first_enabled(cfg, p)?.map_or(NO_ACTION, |a| a as u16);
+            let (first, k) = self.chosen_one(rel, cfg, p)?;
             chosen.push(first);
-            if self.remembered.len() >= MOST_VIEWS {
-                self.loaded.push(u32::MAX);
-                continue;
-            }
-            let moves: Option<Box<[Move]>> = match first {
-                NO_ACTION => Some(Box::default()),
-                _ => rel
-                    .moves_into(cfg, p, self.every, &mut self.one)
-                    .ok()
-                    .map(|()| self.one.as_slice().into()),
-            };
-            let effects = match (&moves, self.stepped.as_mut()) {
-                (Some(moves), Some(next)) => moves
-                    .iter()
-                    .map(|m| {
-                        rel.successor_of_into(cfg, std::slice::from_ref(m), next)
-                            .ok()?;
-                        Effect::of_last_step(rel, rel.topology())
-                    })
-                    .collect(),
-                _ => None,
-            };
-            let k = self.remembered.len() as u32;
-            self.remembered.push(Remembered {
-                first,
-                moves,
-                effects,
-            });
-            match packed {
-                Some(key) => self.packed.insert(key, k),
-                None => self.numbers.insert(self.key.as_slice().into(), k),
-            };
             self.loaded.push(k);
         }
         Ok(())
+    }
+
+    /// [`ViewMemo::chosen_into`] of a configuration reached by a step of
+    /// the processes `movers` (as bits; at most 64 processes) from one
+    /// whose views were `before` (as [`ViewMemo::loaded`] gave them): a
+    /// process that reads no mover's row (nor so any channel out of a
+    /// mover, whose senders it reads) sees what it saw, and keeps its
+    /// view without packing it again.
+    pub(super) fn chosen_into_after(
+        &mut self,
+        rel: &mut StepRelation,
+        cfg: &Config,
+        chosen: &mut Vec<u16>,
+        (before, movers): (&[u32], u64),
+    ) -> Result<(), RunError> {
+        // Past 64 processes, movers are not all in the bits.
+        if self.readers_of.is_empty() {
+            return self.chosen_into(rel, cfg, chosen);
+        }
+        chosen.clear();
+        self.loaded.clear();
+        self.packing.rows_into(cfg, &mut self.row_words);
+        let (mut touched, mut left) = (0u64, movers);
+        while left != 0 {
+            let m = left.trailing_zeros() as usize;
+            touched |= self.readers_of.get(m).copied().unwrap_or(u64::MAX);
+            left &= left - 1;
+        }
+        for p in 0..cfg.rows.len() / self.stride.max(1) {
+            let kept = before.get(p).copied().filter(|&k| k != u32::MAX);
+            let (first, k) = match kept {
+                Some(k) if touched >> p & 1 == 0 => (self.remembered[k as usize].first, k),
+                _ => self.chosen_one(rel, cfg, p)?,
+            };
+            chosen.push(first);
+            self.loaded.push(k);
+        }
+        Ok(())
+    }
+
+    /// The views of the configuration loaded last, by process: each one's
+    /// number (`u32::MAX`: interpreted).
+    pub(super) fn loaded(&self) -> &[u32] {
+        &self.loaded
+    }
+
+    /// Process `p`'s first enabled action in `cfg` and its view's number
+    /// (`u32::MAX`: interpreted, the memo being full), its view looked up
+    /// or else interpreted and remembered; `cfg`'s rows gathered in
+    /// `row_words` already.
+    fn chosen_one(
+        &mut self,
+        rel: &mut StepRelation,
+        cfg: &Config,
+        p: usize,
+    ) -> Result<(u16, u32), RunError> {
+        let packed = self.packing.pack(
+            cfg,
+            &self.row_words,
+            p,
+            &self.rows_read[p],
+            &self.arcs_into[p],
+        );
+        let known = match packed {
+            Some(key) => self.packed.get(&key),
+            None => {
+                self.view(cfg, p);
+                self.numbers.get(&self.key[..])
+            }
+        };
+        if let Some(&k) = known {
+            return Ok((self.remembered[k as usize].first, k));
+        }
+        let first = rel.first_enabled(cfg, p)?.map_or(NO_ACTION, |a| a as u16);
+        if self.remembered.len() >= MOST_VIEWS {
+            return Ok((first, u32::MAX));
+        }
+        let moves: Option<Box<[Move]>> = match first {
+            NO_ACTION => Some(Box::default()),
+            _ => rel
+                .moves_into(cfg, p, self.every, &mut self.one)
+                .ok()
+                .map(|()| self.one.as_slice().into()),
+        };
+        let effects = match (&moves, self.stepped.as_mut()) {
+            (Some(moves), Some(next)) => moves
+                .iter()
+                .map(|m| {
+                    rel.successor_of_into(cfg, std::slice::from_ref(m), next)
+                        .ok()?;
+                    Effect::of_last_step(rel, rel.topology())
+                })
+                .collect(),
+            _ => None,
+        };
+        let k = self.remembered.len() as u32;
+        self.remembered.push(Remembered {
+            first,
+            moves,
+            effects,
+        });
+        match packed {
+            Some(key) => self.packed.insert(key, k),
+            None => self.numbers.insert(self.key.as_slice().into(), k),
+        };
+        Ok((first, k))
     }
 
     /// Process `p`'s moves in the configuration of the last
@@ -403,5 +468,81 @@ process {
             let (numbers, lists) = (memo.packed.len(), memo.numbers.len());
             assert_eq!((numbers > 0, lists > 0), (packed, !packed), "{topology}");
         }
+    }
+
+    /// A configuration a step away from one whose views are known says,
+    /// keeping the views the step did not touch, what it says looked at
+    /// afresh (the first fault included): from every configuration
+    /// reached on rings of 3 to 5, for every move alone and every two
+    /// processes' moves together.
+    #[test]
+    fn views_kept_from_a_step_before_are_those_looked_at_afresh() {
+        let (mut kept, mut changed, mut steps) = (0, 0, 0);
+        for topology in ["ring:3", "ring:4", "ring:5"] {
+            let mut inst = crate::verify::test_instance(PROGRAM, topology, &[]);
+            let mut start = inst.initial(&InitMode::Declared, &[]).unwrap();
+            let mut rel = inst.step_relation();
+            let mut memo = ViewMemo::new(&inst, true).expect("a program with channels");
+            start.canonicalize();
+            let mut seen = HashSet::from([start.clone()]);
+            let mut queue = VecDeque::from([start]);
+            let mut chosen = Vec::new();
+            while let Some(cfg) = queue.pop_front() {
+                if memo.chosen_into(&mut rel, &cfg, &mut chosen).is_err() {
+                    continue;
+                }
+                let before = memo.loaded().to_vec();
+                let mut every = Vec::new();
+                for (p, _) in chosen.iter().enumerate().filter(|c| *c.1 != NO_ACTION) {
+                    let mut moves = Vec::new();
+                    if memo.moves_into(&mut rel, &cfg, p, &mut moves).is_ok() {
+                        every.extend(moves);
+                    }
+                }
+                let alone = every.iter().map(|m| vec![m.clone()]);
+                let pairs = every.iter().flat_map(|a| {
+                    every
+                        .iter()
+                        .filter(|b| b.process > a.process)
+                        .map(|b| vec![a.clone(), b.clone()])
+                });
+                for step in alone.chain(pairs).collect::<Vec<_>>() {
+                    let Ok(mut next) = rel.successor_of(&cfg, &step) else {
+                        continue;
+                    };
+                    next.canonicalize();
+                    let movers =
+                        super::super::process_bits::as_bits(step.iter().map(|m| &m.process));
+                    let mut after = Vec::new();
+                    let got = memo
+                        .chosen_into_after(&mut rel, &next, &mut after, (&before, movers))
+                        .map(|()| (after, memo.loaded().to_vec()));
+                    let mut afresh = Vec::new();
+                    let want = memo
+                        .chosen_into(&mut rel, &next, &mut afresh)
+                        .map(|()| (afresh, memo.loaded().to_vec()));
+                    assert_eq!(
+                        format!("{got:?}"),
+                        format!("{want:?}"),
+                        "{topology}: {next:?}"
+                    );
+                    let same = before
+                        .iter()
+                        .zip(memo.loaded())
+                        .filter(|(a, b)| a == b)
+                        .count();
+                    (kept, changed) = (kept + same, changed + before.len() - same);
+                    steps += 1;
+                    if step.len() == 1 && seen.len() < 20_000 && seen.insert(next.clone()) {
+                        queue.push_back(next);
+                    }
+                }
+            }
+        }
+        // Views the steps kept, and views they changed.
+        assert!(
+            steps > 1000 && kept > 0 && changed > 0,
+            "{steps} {kept} {changed}"
+        );
     }
 }
