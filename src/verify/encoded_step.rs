@@ -278,6 +278,19 @@ process {
 }
 ";
 
+    /// Every move of `every` alone, then every two of different
+    /// processes together.
+    pub(crate) fn alone_and_in_pairs(every: &[Move]) -> Vec<Vec<Move>> {
+        let alone = every.iter().map(|m| vec![m.clone()]);
+        let pairs = every.iter().flat_map(|a| {
+            every
+                .iter()
+                .filter(|b| b.process > a.process)
+                .map(|b| vec![a.clone(), b.clone()])
+        });
+        alone.chain(pairs).collect()
+    }
+
     /// Messages of more bits than a word: packed, but not a word each.
     const WIDE: &str = "message big(a: 0..1000000000, b: 0..1000000000, k: 0..3)
 channel capacity 2
@@ -397,14 +410,7 @@ process {
                     views.moves_into(&mut rel, &cfg, p, &mut moves).unwrap();
                     every.extend(moves);
                 }
-                let alone = every.iter().map(|m| vec![m.clone()]);
-                let pairs = every.iter().flat_map(|a| {
-                    every
-                        .iter()
-                        .filter(|b| b.process > a.process)
-                        .map(|b| vec![a.clone(), b.clone()])
-                });
-                for (k, step) in alone.chain(pairs).enumerate() {
+                for (k, step) in alone_and_in_pairs(&every).into_iter().enumerate() {
                     let next = rel.successor_of(&cfg, &step);
                     let mut bytes = Vec::new();
                     let stride = inst.code.stride;

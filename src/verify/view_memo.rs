@@ -499,14 +499,8 @@ process {
                         every.extend(moves);
                     }
                 }
-                let alone = every.iter().map(|m| vec![m.clone()]);
-                let pairs = every.iter().flat_map(|a| {
-                    every
-                        .iter()
-                        .filter(|b| b.process > a.process)
-                        .map(|b| vec![a.clone(), b.clone()])
-                });
-                for step in alone.chain(pairs).collect::<Vec<_>>() {
+                let steps_from = crate::verify::encoded_step::tests::alone_and_in_pairs(&every);
+                for step in steps_from {
                     let Ok(mut next) = rel.successor_of(&cfg, &step) else {
                         continue;
                     };

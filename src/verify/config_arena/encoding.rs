@@ -95,6 +95,8 @@ pub(super) struct Encoding {
     /// Whether messages are packed a word each (see
     /// [`Encoding::pack_words`]): in rounds, each type's bits fitting a word.
     pub(super) words: bool,
+    /// Per message type: the bits of its fields, packed.
+    pub(super) fields_bits: Vec<u32>,
 }
 
 impl Encoding {
@@ -290,19 +292,14 @@ impl Encoding {
             return None;
         }
         let (arc_bits, kind_bits) = self.bits;
+        let head = arc_bits + kind_bits;
         let mut bits = BitReader::new(&bytes[at + *width..]);
         for _ in 0..count {
-            let arc = bits.take(arc_bits);
-            let kind = bits.take(kind_bits);
-            let fields: u32 = self
-                .messages
-                .domains
-                .get(kind as usize)?
-                .iter()
-                .map(|f| f.1)
-                .sum();
-            let head = arc_bits + kind_bits;
-            let word = arc | kind << arc_bits | bits.take(fields).checked_shl(head).unwrap_or(0);
+            // The channel and the type in one read, the fields in another.
+            let arc_kind = bits.take(head);
+            let arc = arc_kind & ((1 << arc_bits) - 1);
+            let fields = *self.fields_bits.get((arc_kind >> arc_bits) as usize)?;
+            let word = arc_kind | bits.take(fields).checked_shl(head).unwrap_or(0);
             *on_arc.get_mut(arc as usize)? += 1;
             messages.push((arc as u32, word, head + fields));
         }
@@ -333,8 +330,10 @@ impl Encoding {
             let (arc_bits, kind_bits) = self.bits;
             let mut bits = BitReader::new(&bytes[at..]);
             for seq in 0..count {
-                let arc = bits.take(arc_bits) as usize;
-                let kind = bits.take(kind_bits) as u16;
+                // The channel and the type in one read.
+                let arc_kind = bits.take(arc_bits + kind_bits);
+                let arc = (arc_kind & ((1 << arc_bits) - 1)) as usize;
+                let kind = (arc_kind >> arc_bits) as u16;
                 let mut fields = [0i64; MAX_FIELDS];
                 for (f, &(lo, width)) in fields
                     .iter_mut()

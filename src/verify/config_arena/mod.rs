@@ -85,6 +85,9 @@ impl ConfigArena {
             encoding: Encoding {
                 coded: coded.then_some((space, (width as usize).max(1))),
                 words: !messages.timed && messages.fits_words(bits),
+                fields_bits: (messages.domains.iter())
+                    .map(|fields| fields.iter().map(|f| f.1).sum())
+                    .collect(),
                 messages,
                 bits,
             },
