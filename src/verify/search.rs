@@ -74,7 +74,7 @@ pub(super) struct Search<'e, 'a> {
     /// listed lately (see [`ViewMemo::loaded`]), a slot each by number,
     /// so that a configuration reached from one of them keeps the views
     /// its step did not touch (the walk opens a configuration from the
-    /// one on top of its stack, listed not long before).
+    /// one on top of its stack, listed not long before); not by orbits.
     views_seen: Vec<(u32, Vec<u32>)>,
 }
 
@@ -277,7 +277,10 @@ impl<'e, 'a> Search<'e, 'a> {
                 if self.views_seen.is_empty() {
                     self.views_seen = vec![(u32::MAX, Vec::new()); VIEWS_SEEN];
                 }
-                let before = from.and_then(|(parent, movers)| {
+                // By orbits, a step leads to the configuration standing
+                // for where it leads, whose processes may be others.
+                let by_orbits = self.ex.symmetries() > 1;
+                let before = from.filter(|_| !by_orbits).and_then(|(parent, movers)| {
                     let (seen, before) = &self.views_seen[parent as usize % VIEWS_SEEN];
                     (*seen == parent).then_some((before.as_slice(), movers))
                 });
