@@ -77,6 +77,30 @@ process {
 legitimate: min(p in procs : p.x) == max(p in procs : p.x)
 ";
 
+/// Guards that read different variables, at their own process, at
+/// neighbours and through a node variable, so that a single move leaves
+/// some alone (those reading nothing it changed); actions of two
+/// priorities; a guard that faults (a division by zero) where the guards
+/// before it are false, its `y` and `z[1]` are 1 and 3 and a neighbour has
+/// `w` at 3, which only moves reach.
+const PARTIAL_READS: &str = "
+var x: 0..3
+var y: 0..2
+var z: array[2] of 0..4
+var w: 0..3 random 0..2
+var aim: node
+process {
+    reset priority 1 :: y == 2 and z[0] == 4 -> y := 0; z[0] := 0
+    climb :: exists(q in nbrs : x < q.x) and z[1] != 2 -> x := x + 1
+    follow :: aim.y > y and z[1] < 4 -> y := y + 1; z[1] := z[1] + 1
+    own :: z[0] < 4 and x == 0 -> z[0] := z[0] + 1
+    fragile :: y == 1 and z[1] == 3 and 12 / (3 - max(q in nbrs : q.w)) > 5 -> x := 0; w := (w + 1) mod 4
+    point :: forall(q in nbrs : q.x == x) and aim != self -> aim := self
+    drop :: z[1] == 4 and exists(q in nbrs : q.aim == self) -> z[1] := 0; aim := argmin(q in nbrs : q.x)
+    spin :: x == 3 and forall(q in nbrs : q.x >= 2) -> x := 0; y := (y + 1) mod 3
+}
+";
+
 fn start(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, lean: bool) -> Simulation {
     start_from(
         src,
@@ -268,6 +292,31 @@ fn johnen_and_ssle_until_silent() {
     assert!(steps > 1000, "the runs took {steps} steps in all");
 }
 
+/// Single moves leave alone the guards that read nothing the move
+/// changed; the general step evaluates them: the runs must still be the
+/// same, faults included.
+#[test]
+fn guards_left_alone_give_the_runs_of_guards_evaluated() {
+    let (mut steps, mut faults) = (0, 0);
+    for topology in [
+        "ring:3",
+        "ring:4",
+        "ring:9",
+        "chain:6",
+        "random:12",
+        "grid:4x4",
+    ] {
+        for seed in 0..6 {
+            let taken = same_runs(PARTIAL_READS, topology, &[], seed, 3000, Ids::Index);
+            steps += taken;
+            faults += usize::from(taken < 3000);
+        }
+    }
+    // Long runs, some ended by the fault.
+    assert!(steps > 20_000, "{steps} steps in all");
+    assert!(faults > 0, "no run faulted");
+}
+
 #[test]
 fn faults_are_reported_as_by_the_general_step() {
     for src in FAULTY {
@@ -369,6 +418,9 @@ fn batches_of_single_moves_take_the_steps_one_by_one_would() {
         (JOHNEN, "uring:9".into(), vec![("k", 1)]),
         (SSLE, "random:12".into(), vec![]),
         (invariant, "ring:5".into(), vec![]),
+        // Guards left alone, with rows of several slots.
+        (PARTIAL_READS, "ring:4".into(), vec![]),
+        (PARTIAL_READS, "ring:9".into(), vec![]),
     ];
     for src in [
         RIGHT_READER,

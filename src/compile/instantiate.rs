@@ -395,6 +395,7 @@ impl Instantiation<'_> {
                     body,
                     span: a.span,
                     reads_timers,
+                    guard_reads: c.guard_reads(a),
                     receive_from: a.receive.as_ref().map(|r| r.1),
                     binder,
                     draws: ir::draws(a),

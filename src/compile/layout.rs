@@ -260,3 +260,33 @@ impl Instantiation<'_> {
         }
     }
 }
+
+impl Compiler<'_> {
+    /// The slots of a row `action`'s guard reads (see
+    /// [`CAction::guard_reads`]).
+    pub(super) fn guard_reads(&self, action: &ir::Action) -> ir::GuardReads {
+        match &action.receive {
+            // It reads a channel: no mask of slots says it all.
+            Some(_) => ir::GuardReads::ALL,
+            None => self.slots_of(ir::guard_reads(&action.guard, action.binder.as_ref())),
+        }
+    }
+
+    /// `reads` (by variable, as [`ir::var_bit`] has them) by the slots of a
+    /// row the variables take, slots from 63 on sharing bit 63.
+    fn slots_of(&self, reads: ir::GuardReads) -> ir::GuardReads {
+        let slots = |vars: u64| {
+            if vars == u64::MAX {
+                return u64::MAX;
+            }
+            (self.offsets.iter().zip(&self.lens).enumerate())
+                .filter(|&(v, _)| vars & ir::var_bit(v) != 0)
+                .flat_map(|(_, (&first, &len))| first..first + len)
+                .fold(0, |m, slot| m | 1 << slot.min(63))
+        };
+        ir::GuardReads {
+            anywhere: slots(reads.anywhere),
+            others: slots(reads.others),
+        }
+    }
+}

@@ -62,8 +62,9 @@ impl DrawsAhead {
 
     /// An index below `len` (at least 1): what `rng.gen_range(0..len)`
     /// draws from the same stream (rand's widening multiplication, with
-    /// its rejection zone).
-    #[inline]
+    /// its rejection zone). Always in line: the central batches call it
+    /// once a step.
+    #[inline(always)]
     pub(crate) fn index(&mut self, rng: &mut ChaCha8Rng, len: usize) -> usize {
         if self.count == 0 {
             // Nothing drawn ahead (the usual case where steps do not look

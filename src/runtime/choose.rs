@@ -148,6 +148,44 @@ pub(crate) fn first_true(
     Ok(NO_ACTION)
 }
 
+/// [`first_true`] for a process whose first enabled action was `before`
+/// (`NO_ACTION`: none) until a move changed the variables in `changed`
+/// (bits as [`crate::check::ir::GuardReads`] has them), at the process
+/// itself when `own`, else at another it may read. A guard that reads none
+/// of them has its value still: those before `before` are false, `before`
+/// is enabled, and neither is evaluated. Gives what [`first_true`] gives,
+/// faults included: a guard left alone would give again what it gave, and
+/// without a fault. Not for roles with receive actions (the oldest
+/// message, not program order, chooses among them).
+#[inline]
+pub(crate) fn first_true_after(
+    role: &CRole,
+    env: &Env,
+    before: u16,
+    (changed, own): (u64, bool),
+) -> Result<u16, (usize, Box<Fault>)> {
+    for (i, a) in role.actions.iter().enumerate() {
+        let reads = if own {
+            a.guard_reads.anywhere
+        } else {
+            a.guard_reads.others
+        };
+        if reads & changed == 0 {
+            match (i as u16).cmp(&before) {
+                std::cmp::Ordering::Less => continue,
+                std::cmp::Ordering::Equal => return Ok(before),
+                std::cmp::Ordering::Greater => {}
+            }
+        }
+        match a.guard.holds(env) {
+            Ok(true) => return Ok(i as u16),
+            Ok(false) => {}
+            Err(fault) => return Err((i, fault)),
+        }
+    }
+    Ok(NO_ACTION)
+}
+
 /// Among the enabled receive actions of the priority of action `first`
 /// (enabled, a receive), the one whose message is oldest: the process
 /// takes its messages oldest first whichever action takes them, so that

@@ -387,6 +387,8 @@ pub fn reads_locals(b: &BExpr, slots: &[usize]) -> bool {
 pub(super) enum Part<'e> {
     Int(&'e IExpr),
     Proc(&'e Proc),
+    /// `enabled(q)`: whether a process is enabled, which is no variable.
+    Enabled,
 }
 
 /// Calls `visit` with every variable read's process, variable and index
@@ -415,7 +417,12 @@ impl ReadWalk<'_> {
                 self.coll(coll);
                 self.b(body);
             }
-            BExpr::Enabled(p) => self.proc(p),
+            BExpr::Enabled(p) => {
+                if let Some(each) = self.each.as_mut() {
+                    each(Part::Enabled);
+                }
+                self.proc(p)
+            }
             BExpr::Elem(p, v, i, _) => {
                 self.read(p, *v, Some(i));
                 self.i(i);

@@ -7,6 +7,7 @@ use crate::span::Span;
 
 mod analysis;
 mod exclusive;
+mod guard_reads;
 mod observes;
 mod ops;
 
@@ -15,6 +16,7 @@ pub use analysis::{
     reads_var_b, state_free,
 };
 pub use exclusive::exclusive;
+pub use guard_reads::{guard_reads, var_bit, GuardReads};
 pub use observes::observes;
 pub(crate) use ops::specialize_cmp;
 pub use ops::{absolute, negate, Arith, Cmp};

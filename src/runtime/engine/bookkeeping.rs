@@ -4,6 +4,7 @@
 //! (and the timers that advance when one ends).
 
 use super::*;
+use crate::runtime::choose::first_true_after;
 
 /// Adds `q` to the processes a step affects unless it is there already:
 /// searched for in the list when there are `few`, else marked in `marks`.
@@ -48,10 +49,29 @@ pub(super) fn refresh_in(
     env: &mut Env,
     q: u32,
 ) -> Result<(), RunError> {
+    refresh_after(code, progress, env, q, None)
+}
+
+/// [`refresh_in`] after a single move that changed the variables
+/// `changed` (slots of a row, when given: see [`first_true_after`]) of `q` itself when `own`,
+/// else of a process `q` reads: the guards that read none of them are left
+/// alone.
+#[inline(always)]
+pub(super) fn refresh_after(
+    code: &Compiled,
+    progress: &mut Progress,
+    env: &mut Env,
+    q: u32,
+    changed: Option<(u64, bool)>,
+) -> Result<(), RunError> {
     env.me = q as usize;
     let info = &mut progress.procs[q as usize];
     let role = &code.roles[info.role as usize];
-    let a = match first_true(role, env, false) {
+    let first = match changed {
+        None => first_true(role, env, false),
+        Some(changed) => first_true_after(role, env, info.chosen, changed),
+    };
+    let a = match first {
         Ok(a) => a,
         Err((i, fault)) => return Err(guard_fault(role, q as usize, i, progress.steps, fault)),
     };
@@ -82,17 +102,20 @@ pub(super) fn refresh_ring(
     env: &mut Env,
     (p, n): (usize, usize),
     readers: (bool, bool),
+    changed: Option<u64>,
 ) -> Result<(), RunError> {
     let (p, n) = (p as u32, n as u32);
     let before = if p == 0 { n - 1 } else { p - 1 };
     let after = if p + 1 == n { 0 } else { p + 1 };
-    refresh_in(code, progress, env, p)?;
+    let own = changed.map(|vars| (vars, true));
+    let others = changed.map(|vars| (vars, false));
+    refresh_after(code, progress, env, p, own)?;
     match readers {
-        (true, false) => refresh_in(code, progress, env, after)?,
-        (false, true) => refresh_in(code, progress, env, before)?,
+        (true, false) => refresh_after(code, progress, env, after, others)?,
+        (false, true) => refresh_after(code, progress, env, before, others)?,
         (true, true) => {
-            refresh_in(code, progress, env, before.min(after))?;
-            refresh_in(code, progress, env, before.max(after))?;
+            refresh_after(code, progress, env, before.min(after), others)?;
+            refresh_after(code, progress, env, before.max(after), others)?;
         }
         (false, false) => {}
     }
@@ -227,10 +250,20 @@ impl Simulation {
     /// whether a process is enabled, so one environment serves them all.
     #[inline]
     pub(super) fn refresh_affected(&mut self) -> Result<(), RunError> {
+        self.refresh_affected_after(None)
+    }
+
+    /// [`Simulation::refresh_affected`], where the step was a single move
+    /// by the first affected process that changed the variables `changed`
+    /// (slots of a row, when given): the guards that read none of
+    /// them are left alone.
+    #[inline]
+    pub(super) fn refresh_affected_after(&mut self, changed: Option<u64>) -> Result<(), RunError> {
         let b = &self.buf;
         let mut env = Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, 0);
-        for &q in &self.affected {
-            refresh_in(&self.code, &mut self.progress, &mut env, q)?;
+        for (k, &q) in self.affected.iter().enumerate() {
+            let changed = changed.map(|vars| (vars, k == 0));
+            refresh_after(&self.code, &mut self.progress, &mut env, q, changed)?;
         }
         Ok(())
     }

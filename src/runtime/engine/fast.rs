@@ -6,6 +6,7 @@
 //! what the next steps will read; and synchronous steps column by column.
 
 use super::bookkeeping::{refresh_ring, ring_affected};
+use super::unread_guards::changed_slots;
 use super::*;
 use crate::runtime::cache::prefetch;
 
@@ -261,6 +262,7 @@ impl Simulation {
             last.after.extend(self.buf.scratch.iter().map(Cell::get));
             row.copy_from_slice(&last.after);
         }
+        let changed = (self.leaves_guards_alone).then(|| changed_slots(&last.before, &last.after));
         last.whole = false;
         last.tick = false;
         self.progress.steps += 1;
@@ -277,7 +279,7 @@ impl Simulation {
                     let mut env =
                         Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, p);
                     let (code, progress) = (&self.code, &mut self.progress);
-                    refresh_ring(code, progress, &mut env, (p, n), readers)?;
+                    refresh_ring(code, progress, &mut env, (p, n), readers, changed)?;
                     return self.finish_single(p);
                 }
                 // Legitimacy's local conjuncts are evaluated again where
@@ -295,7 +297,7 @@ impl Simulation {
                 }
             }
         }
-        self.refresh_affected()?;
+        self.refresh_affected_after(changed)?;
         self.finish_single(p)
     }
 

@@ -33,6 +33,7 @@ mod general;
 mod measures;
 mod ring_batch;
 mod ticks;
+mod unread_guards;
 
 /// How many processes a synchronous step evaluates column by column at once.
 pub use crate::compile::columns::CHUNK as COLUMN_CHUNK;
@@ -131,6 +132,9 @@ pub struct Simulation {
     /// On a ring: whether a move can change the guards of the process
     /// after the mover, and of the one before it (those that read it).
     ring_guard_readers: Option<(bool, bool)>,
+    /// Whether single moves leave alone the guards that read nothing they
+    /// changed ([`unread_guards::guards_may_be_left_alone`]).
+    leaves_guards_alone: bool,
     column_steps: u64,
     /// Where each role's actions begin in [`Progress::moved`].
     first_action: Vec<u32>,
@@ -261,6 +265,7 @@ impl Simulation {
         let procs = code.role_of.iter().map(ProcInfo::of_role).collect();
         let role_runs = code.role_of.runs().count().max(1);
         let buf = StepBuffers::new(&code);
+        let leaves_guards_alone = unread_guards::guards_may_be_left_alone(&code);
         if code.has_random {
             // Draws have a stream of their own: the daemon's choices are
             // those of the same seed in a program that does not draw.
@@ -314,6 +319,7 @@ impl Simulation {
             single_move_path: true,
             look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
             ring_guard_readers: None,
+            leaves_guards_alone,
             column_steps: 0,
             first_action,
             tick_buf: Default::default(),

@@ -91,7 +91,13 @@ impl Simulation {
         until_legitimate: bool,
     ) -> Result<u64, RunError> {
         let mut batch = Batch::default();
-        let outcome = self.ring_batch_steps(readers, budget, until_legitimate, &mut batch);
+        // Compiled twice, so that programs whose guards all read every
+        // variable test nothing for it.
+        let outcome = if self.leaves_guards_alone {
+            self.ring_batch_steps::<true>(readers, budget, until_legitimate, &mut batch)
+        } else {
+            self.ring_batch_steps::<false>(readers, budget, until_legitimate, &mut batch)
+        };
         batch.draws.give_back(&mut self.rng);
         if let Some(step) = batch.last {
             self.record_ring_step(step);
@@ -102,8 +108,11 @@ impl Simulation {
     /// The loop of [`Simulation::ring_batch`], which counts the steps in
     /// `batch` and leaves there the last whose statement ran, also when a
     /// guard faults after it. The simulation is taken apart so that what
-    /// the loop reads stays where it is while it writes the rest.
-    fn ring_batch_steps(
+    /// the loop reads stays where it is while it writes the rest. In line,
+    /// as the loop was before it had two forms (7 instructions a step
+    /// fewer on Dijkstra's ring of 1000).
+    #[inline(always)]
+    fn ring_batch_steps<const UNREAD_GUARDS: bool>(
         &mut self,
         readers: (bool, bool),
         budget: u64,
@@ -167,17 +176,30 @@ impl Simulation {
                 set_one(&mut progress.last.movers, p as u32);
                 return Err(self.single_move_fault(p, info, fault));
             }
+            // The slots the move changed, where guards that read none of
+            // them are left alone.
+            let mut changed = 0;
             if stride == 1 {
-                state[p] = b.scratch[0].get();
+                let after = b.scratch[0].get();
+                changed = u64::from(before != after);
+                state[p] = after;
             } else {
                 let row = &mut state[p * stride..(p + 1) * stride];
                 let record = &mut progress.last.before;
                 record.clear();
                 record.extend_from_slice(row);
-                for (v, c) in row.iter_mut().zip(b.scratch.iter()) {
-                    *v = c.get();
+                if UNREAD_GUARDS {
+                    for (k, (v, c)) in row.iter_mut().zip(b.scratch.iter()).enumerate() {
+                        changed |= u64::from(*v != c.get()) << k.min(63);
+                        *v = c.get();
+                    }
+                } else {
+                    for (v, c) in row.iter_mut().zip(b.scratch.iter()) {
+                        *v = c.get();
+                    }
                 }
             }
+            let changed = UNREAD_GUARDS.then_some(changed);
             progress.moved[action.place as usize] += 1;
             progress.steps += 1;
             progress.moves += 1;
@@ -190,7 +212,7 @@ impl Simulation {
             // The mover, then the neighbours that read it in index order,
             // as `single_move` refreshes them.
             let mut env = Env::new(state, topo, &b.locals, chans, &b.fx, p);
-            refresh_ring(code, progress, &mut env, (p, n), readers)?;
+            refresh_ring(code, progress, &mut env, (p, n), readers, changed)?;
             // Rounds and legitimacy, as `finish_single` keeps them (with
             // timers left out).
             progress.single_mover_done(p);

@@ -1,0 +1,69 @@
+//! Which variables a guard reads, at its own process and at others: what
+//! a single move's bookkeeping needs to leave alone the guards the move
+//! cannot have changed.
+
+use super::analysis::{Part, ReadWalk};
+use super::*;
+
+/// The variables a guard reads, as masks with bit `v` for variable `v`
+/// (variables from 63 on share bit 63).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GuardReads {
+    /// Variables read anywhere: at the guard's own process (`x`,
+    /// `self.x`) or at others.
+    pub anywhere: u64,
+    /// Variables read at a process that may be another: a neighbour, the
+    /// one a node variable names (which may be its own process).
+    pub others: u64,
+}
+
+impl GuardReads {
+    /// What a guard counts as that reads more than variables (whether
+    /// processes are enabled, channels): everything, everywhere.
+    pub const ALL: GuardReads = GuardReads {
+        anywhere: u64::MAX,
+        others: u64::MAX,
+    };
+}
+
+/// The bit of variable `v` in a [`GuardReads`] mask.
+pub fn var_bit(v: usize) -> u64 {
+    1 << v.min(63)
+}
+
+/// What `guard` reads, with the binder's collection and filter where the
+/// action has one (they decide whether it is enabled too).
+pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
+    let mut reads = GuardReads {
+        anywhere: 0,
+        others: 0,
+    };
+    let mut beyond_variables = false;
+    {
+        let mut visit = |at: &Proc, v: usize, _: Option<&IExpr>| {
+            reads.anywhere |= var_bit(v);
+            if !matches!(at, Proc::Me) {
+                reads.others |= var_bit(v);
+            }
+        };
+        let mut each = |part: Part| {
+            beyond_variables |= matches!(
+                part,
+                Part::Enabled | Part::Int(IExpr::Msgs(..) | IExpr::Random(..))
+            )
+        };
+        let mut walk = ReadWalk {
+            visit: &mut visit,
+            each: Some(&mut each),
+        };
+        walk.b(guard);
+        if let Some(binder) = binder {
+            walk.binder(binder);
+        }
+    }
+    if beyond_variables {
+        GuardReads::ALL
+    } else {
+        reads
+    }
+}

@@ -1,0 +1,34 @@
+//! The guards a single move leaves alone: those that read none of the
+//! slots of the row it changed keep their values, so the bookkeeping after
+//! the move evaluates only the others (see
+//! [`crate::runtime::choose::first_true_after`]). tests/single_move.rs
+//! holds the moves taken so to the general step, which evaluates every
+//! guard it needs.
+
+use super::*;
+
+/// Whether single moves may leave guards alone: some guard misses some
+/// slot of a row (at its own process or at others), no role receives
+/// messages (the oldest message, not program order, chooses among
+/// receives) and no timer runs (rounds change them outside moves).
+pub(super) fn guards_may_be_left_alone(code: &Compiled) -> bool {
+    let every = changed_slots(&vec![0; code.stride], &vec![1; code.stride]);
+    let actions = || code.roles.iter().flat_map(|r| &r.actions);
+    let misses = |reads: u64| reads & every != every;
+    let some_missed =
+        actions().any(|a| misses(a.guard_reads.anywhere) || misses(a.guard_reads.others));
+    let receives = actions().any(|a| a.receive_from.is_some());
+    some_missed && !receives && code.timers.is_empty()
+}
+
+/// The slots that differ between a row `before` and `after` (bit `k` for
+/// slot `k`, slots from 63 on sharing bit 63), as guards' reads are kept
+/// ([`crate::compile::CAction::guard_reads`]).
+#[inline]
+pub(super) fn changed_slots(before: &[i64], after: &[i64]) -> u64 {
+    let mut changed = 0;
+    for (k, (b, a)) in before.iter().zip(after).enumerate() {
+        changed |= u64::from(b != a) << k.min(63);
+    }
+    changed
+}
