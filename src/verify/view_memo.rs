@@ -214,15 +214,7 @@ impl ViewMemo {
         cfg: &Config,
         chosen: &mut Vec<u16>,
     ) -> Result<(), RunError> {
-        chosen.clear();
-        self.loaded.clear();
-        self.packing.rows_into(cfg, &mut self.row_words);
-        for p in 0..cfg.rows.len() / self.stride.max(1) {
-            let (first, k) = self.chosen_one(rel, cfg, p)?;
-            chosen.push(first);
-            self.loaded.push(k);
-        }
-        Ok(())
+        self.chosen_keeping(rel, cfg, chosen, (&[], u64::MAX))
     }
 
     /// [`ViewMemo::chosen_into`] of a configuration reached by a step of
@@ -242,15 +234,28 @@ impl ViewMemo {
         if self.readers_of.is_empty() {
             return self.chosen_into(rel, cfg, chosen);
         }
-        chosen.clear();
-        self.loaded.clear();
-        self.packing.rows_into(cfg, &mut self.row_words);
         let (mut touched, mut left) = (0u64, movers);
         while left != 0 {
             let m = left.trailing_zeros() as usize;
             touched |= self.readers_of.get(m).copied().unwrap_or(u64::MAX);
             left &= left - 1;
         }
+        self.chosen_keeping(rel, cfg, chosen, (before, touched))
+    }
+
+    /// [`ViewMemo::chosen_into`], keeping the views `before` of the
+    /// processes not in `touched` (bits; `before` is empty past 64
+    /// processes).
+    fn chosen_keeping(
+        &mut self,
+        rel: &mut StepRelation,
+        cfg: &Config,
+        chosen: &mut Vec<u16>,
+        (before, touched): (&[u32], u64),
+    ) -> Result<(), RunError> {
+        chosen.clear();
+        self.loaded.clear();
+        self.packing.rows_into(cfg, &mut self.row_words);
         for p in 0..cfg.rows.len() / self.stride.max(1) {
             let kept = before.get(p).copied().filter(|&k| k != u32::MAX);
             let (first, k) = match kept {
