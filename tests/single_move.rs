@@ -130,8 +130,10 @@ fn start_from(
         daemon: Daemon::Central,
     };
     let mut sim = simulation(src, topology, start);
+    // The full side evaluates every guard it needs after each step.
     sim.set_fast_paths(FastPaths {
         single_move: lean,
+        guards_left_alone: lean,
         ..FastPaths::default()
     });
     sim
@@ -315,6 +317,60 @@ fn guards_left_alone_give_the_runs_of_guards_evaluated() {
     // Long runs, some ended by the fault.
     assert!(steps > 20_000, "{steps} steps in all");
     assert!(faults > 0, "no run faulted");
+}
+
+/// General steps (several movers, or a random choice among a mover's
+/// actions) leave alone the guards that read nothing their movers changed:
+/// the same runs as with every guard evaluated, under every daemon.
+#[test]
+fn general_steps_leaving_guards_alone_take_the_steps_of_guards_evaluated() {
+    use guarded::load::simulate;
+    use guarded::runtime::engine::Choice;
+    let daemons = [
+        (Daemon::Central, Choice::Random),
+        (Daemon::Distributed, Choice::First),
+        (Daemon::Distributed, Choice::Random),
+        (Daemon::LocallyCentral, Choice::First),
+        (Daemon::Synchronous, Choice::First),
+    ];
+    let mut steps = 0;
+    for (src, topology, params) in [
+        (PARTIAL_READS, "ring:9", vec![]),
+        (PARTIAL_READS, "random:12", vec![]),
+        (SSLE, "random:12", vec![("repair", 1)]),
+        (SSLE, "ring:7", vec![("repair", 1)]),
+    ] {
+        for (daemon, choice) in &daemons {
+            for seed in 0..3 {
+                let what = format!("{topology} {} {choice:?} seed {seed}", daemon.name());
+                let mut setup = common::random_setup(topology, daemon, *choice, seed);
+                setup.params = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+                let start = |alone: bool| {
+                    let mut sim = simulate(src, &setup).unwrap_or_else(|e| panic!("{e}"));
+                    sim.set_fast_paths(FastPaths {
+                        // The column path takes synchronous steps whole.
+                        columns: false,
+                        guards_left_alone: alone,
+                        ..FastPaths::default()
+                    });
+                    sim
+                };
+                let (mut alone, mut evaluated) = (start(true), start(false));
+                for k in 0..400 {
+                    let (a, b) = (alone.step(), evaluated.step());
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{what}: step {k}");
+                    if !matches!(a, Ok(Outcome::Moved)) {
+                        break;
+                    }
+                    steps += 1;
+                    assert_eq!(alone.rows(), evaluated.rows(), "{what}: step {k}");
+                    assert_eq!(alone.enabled(), evaluated.enabled(), "{what}: step {k}");
+                    assert_eq!(alone.now(), evaluated.now(), "{what}: step {k}");
+                }
+            }
+        }
+    }
+    assert!(steps > 5_000, "{steps} steps in all");
 }
 
 #[test]

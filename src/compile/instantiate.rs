@@ -418,9 +418,10 @@ impl Instantiation<'_> {
             let at = |k: usize| order.iter().position(|&o| o == k).expect("a permutation") as u32;
             let overlaps = overlaps.iter().map(|&(i, j)| (at(i), at(j))).collect();
             let mut slots: Vec<Option<CAction>> = actions.into_iter().map(Some).collect();
-            let actions = order.iter().filter_map(|&k| slots[k].take()).collect();
+            let actions: Vec<_> = order.iter().filter_map(|&k| slots[k].take()).collect();
             orders.push(order);
             roles.push(CRole {
+                leaves_guards_alone: c.worth_leaving_alone(&actions),
                 actions,
                 may_choose,
                 overlaps,

@@ -287,6 +287,18 @@ impl Compiler<'_> {
         ir::GuardReads {
             anywhere: slots(reads.anywhere),
             others: slots(reads.others),
+            cost: reads.cost,
         }
+    }
+
+    /// Whether a role of `actions` gains by leaving alone the guards that
+    /// read nothing a move changed (see [`CRole::leaves_guards_alone`]).
+    pub(super) fn worth_leaving_alone(&self, actions: &[CAction]) -> bool {
+        let every = (0..self.stride).fold(0u64, |m, slot| m | 1 << slot.min(63));
+        let misses = |reads: u64| reads & every != every;
+        actions.iter().any(|a| {
+            let reads = a.guard_reads;
+            reads.cost >= 4 && (misses(reads.anywhere) || misses(reads.others))
+        })
     }
 }

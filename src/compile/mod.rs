@@ -291,6 +291,10 @@ pub struct CRole {
     /// The pairs of actions (indices into `actions`) of one priority that
     /// may be enabled together: their guards are not proved exclusive.
     pub overlaps: Vec<(u32, u32)>,
+    /// Whether a step leaves alone the guards of its processes that read
+    /// nothing the step changed: where some guard that costs more than a
+    /// read or two may be left alone.
+    pub leaves_guards_alone: bool,
 }
 
 /// A program instantiated on a topology and compiled.

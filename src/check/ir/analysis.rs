@@ -389,6 +389,8 @@ pub(super) enum Part<'e> {
     Proc(&'e Proc),
     /// `enabled(q)`: whether a process is enabled, which is no variable.
     Enabled,
+    /// A `forall` or `exists`.
+    Quantifier,
 }
 
 /// Calls `visit` with every variable read's process, variable and index
@@ -414,6 +416,9 @@ impl ReadWalk<'_> {
                 self.i(c);
             }
             BExpr::Forall(_, coll, body) | BExpr::Exists(_, coll, body) => {
+                if let Some(each) = self.each.as_mut() {
+                    each(Part::Quantifier);
+                }
                 self.coll(coll);
                 self.b(body);
             }

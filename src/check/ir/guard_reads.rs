@@ -15,6 +15,10 @@ pub struct GuardReads {
     /// Variables read at a process that may be another: a neighbour, the
     /// one a node variable names (which may be its own process).
     pub others: u64,
+    /// What evaluating it costs, roughly: its reads, and four more for
+    /// each quantifier (left alone, a guard of one or two reads saves
+    /// less than telling whether it may be).
+    pub cost: u32,
 }
 
 impl GuardReads {
@@ -23,6 +27,7 @@ impl GuardReads {
     pub const ALL: GuardReads = GuardReads {
         anywhere: u64::MAX,
         others: u64::MAX,
+        cost: u32::MAX,
     };
 }
 
@@ -37,11 +42,14 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
     let mut reads = GuardReads {
         anywhere: 0,
         others: 0,
+        cost: 0,
     };
+    let mut quantifiers = 0;
     let mut beyond_variables = false;
     {
         let mut visit = |at: &Proc, v: usize, _: Option<&IExpr>| {
             reads.anywhere |= var_bit(v);
+            reads.cost += 1;
             if !matches!(at, Proc::Me) {
                 reads.others |= var_bit(v);
             }
@@ -50,7 +58,12 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
             beyond_variables |= matches!(
                 part,
                 Part::Enabled | Part::Int(IExpr::Msgs(..) | IExpr::Random(..))
-            )
+            );
+            let quantifier = matches!(
+                part,
+                Part::Quantifier | Part::Int(IExpr::Count(..) | IExpr::Sum(..) | IExpr::Best(_))
+            );
+            quantifiers += u32::from(quantifier);
         };
         let mut walk = ReadWalk {
             visit: &mut visit,
@@ -62,8 +75,8 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
         }
     }
     if beyond_variables {
-        GuardReads::ALL
-    } else {
-        reads
+        return GuardReads::ALL;
     }
+    reads.cost += 4 * quantifiers;
+    reads
 }

@@ -18,6 +18,9 @@ pub struct FastPaths {
     /// The shortest average run of consecutive processes with one role for
     /// which the column path is taken (kernels are dispatched once per run).
     pub column_min_run: usize,
+    /// After a step, the guards that read nothing it changed are left
+    /// alone (programs without messages, timers or effects).
+    pub guards_left_alone: bool,
 }
 
 impl Default for FastPaths {
@@ -26,6 +29,7 @@ impl Default for FastPaths {
             single_move: true,
             columns: true,
             column_min_run: 8,
+            guards_left_alone: true,
         }
     }
 }
@@ -117,6 +121,7 @@ impl Simulation {
             single_move: self.single_move_path,
             columns: self.column_path,
             column_min_run: self.column_min_run,
+            guards_left_alone: self.guards_left_alone_path,
         }
     }
 
@@ -125,6 +130,9 @@ impl Simulation {
         self.single_move_path = paths.single_move;
         self.column_path = paths.columns;
         self.column_min_run = paths.column_min_run;
+        self.guards_left_alone_path = paths.guards_left_alone;
+        self.leaves_guards_alone =
+            paths.guards_left_alone && unread_guards::guards_may_be_left_alone(&self.code);
     }
 
     /// Fault injection: each of `procs` gets arbitrary values in every

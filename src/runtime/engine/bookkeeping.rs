@@ -68,8 +68,10 @@ pub(super) fn refresh_after(
     let info = &mut progress.procs[q as usize];
     let role = &code.roles[info.role as usize];
     let first = match changed {
-        None => first_true(role, env, false),
-        Some(changed) => first_true_after(role, env, info.chosen, changed),
+        Some(changed) if role.leaves_guards_alone => {
+            first_true_after(role, env, info.chosen, changed)
+        }
+        _ => first_true(role, env, false),
     };
     let a = match first {
         Ok(a) => a,
@@ -248,22 +250,33 @@ impl Simulation {
     /// updates their chosen actions and the enabled set; the processes it
     /// disables leave the round (neutralized). Guards cannot read
     /// whether a process is enabled, so one environment serves them all.
+    /// Where the step's movers changed only the slots `changed` of their
+    /// rows (when given), the guards that read none of them are left
+    /// alone: with `one_mover`, the first affected process is the step's
+    /// one mover, and the others see only what it changed of a process
+    /// they read; else every affected process counts as a mover.
     #[inline]
-    pub(super) fn refresh_affected(&mut self) -> Result<(), RunError> {
-        self.refresh_affected_after(None)
-    }
-
-    /// [`Simulation::refresh_affected`], where the step was a single move
-    /// by the first affected process that changed the variables `changed`
-    /// (slots of a row, when given): the guards that read none of
-    /// them are left alone.
-    #[inline]
-    pub(super) fn refresh_affected_after(&mut self, changed: Option<u64>) -> Result<(), RunError> {
+    pub(super) fn refresh_affected(
+        &mut self,
+        changed: Option<u64>,
+        one_mover: bool,
+    ) -> Result<(), RunError> {
         let b = &self.buf;
         let mut env = Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, 0);
-        for (k, &q) in self.affected.iter().enumerate() {
-            let changed = changed.map(|vars| (vars, k == 0));
-            refresh_after(&self.code, &mut self.progress, &mut env, q, changed)?;
+        let (code, progress) = (&self.code, &mut self.progress);
+        // Two loops, so that every guard evaluated tests nothing for it.
+        match changed {
+            None => {
+                for &q in &self.affected {
+                    refresh_in(code, progress, &mut env, q)?;
+                }
+            }
+            Some(vars) => {
+                for (k, &q) in self.affected.iter().enumerate() {
+                    let changed = Some((vars, k == 0 || !one_mover));
+                    refresh_after(code, progress, &mut env, q, changed)?;
+                }
+            }
         }
         Ok(())
     }

@@ -297,7 +297,7 @@ impl Simulation {
                 }
             }
         }
-        self.refresh_affected_after(changed)?;
+        self.refresh_affected(changed, true)?;
         self.finish_single(p)
     }
 

@@ -3,6 +3,7 @@
 //! ([`crate::runtime::step`]) evaluates and lands it; then the bookkeeping
 //! is brought up to date.
 
+use super::unread_guards::changed_slots;
 use super::*;
 
 impl Simulation {
@@ -186,8 +187,26 @@ impl Simulation {
                 self.marks.take(q as usize);
             }
         }
-        self.refresh_affected()?;
+        let changed = self.changed_by_movers();
+        let one_mover = self.progress.last.movers.len() == 1;
+        self.refresh_affected(changed, one_mover)?;
         self.finish_step()
+    }
+
+    /// The slots of a row the last step's movers changed, where the
+    /// guards that read none of them are left alone: a program whose
+    /// statements write their own rows only (no effects).
+    fn changed_by_movers(&self) -> Option<u64> {
+        if !self.leaves_guards_alone || self.code.has_effects {
+            return None;
+        }
+        let (last, stride) = (&self.progress.last, self.code.stride.max(1));
+        let rows = last.before.chunks(stride).zip(last.after.chunks(stride));
+        let changed = rows.fold(0, |m, (before, after)| m | changed_slots(before, after));
+        // Where every slot changed (as with many movers), no guard is left
+        // alone: the plain loop, which tests nothing for it.
+        let every = changed_slots(&[0; 64][..stride.min(64)], &[1; 64][..stride.min(64)]);
+        (changed != every).then_some(changed)
     }
 }
 

@@ -132,9 +132,11 @@ pub struct Simulation {
     /// On a ring: whether a move can change the guards of the process
     /// after the mover, and of the one before it (those that read it).
     ring_guard_readers: Option<(bool, bool)>,
-    /// Whether single moves leave alone the guards that read nothing they
-    /// changed ([`unread_guards::guards_may_be_left_alone`]).
+    /// Whether steps leave alone the guards that read nothing they changed
+    /// ([`unread_guards::guards_may_be_left_alone`], where that path is on).
     leaves_guards_alone: bool,
+    /// Whether that path is on ([`FastPaths::guards_left_alone`]).
+    guards_left_alone_path: bool,
     column_steps: u64,
     /// Where each role's actions begin in [`Progress::moved`].
     first_action: Vec<u32>,
@@ -320,6 +322,7 @@ impl Simulation {
             look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
             ring_guard_readers: None,
             leaves_guards_alone,
+            guards_left_alone_path: true,
             column_steps: 0,
             first_action,
             tick_buf: Default::default(),

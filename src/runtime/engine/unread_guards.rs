@@ -7,18 +7,15 @@
 
 use super::*;
 
-/// Whether single moves may leave guards alone: some guard misses some
-/// slot of a row (at its own process or at others), no role receives
+/// Whether steps may leave guards alone: some role would
+/// ([`crate::compile::CRole::leaves_guards_alone`]), no role receives
 /// messages (the oldest message, not program order, chooses among
 /// receives) and no timer runs (rounds change them outside moves).
 pub(super) fn guards_may_be_left_alone(code: &Compiled) -> bool {
-    let every = changed_slots(&vec![0; code.stride], &vec![1; code.stride]);
+    let some_role = code.roles.iter().any(|r| r.leaves_guards_alone);
     let actions = || code.roles.iter().flat_map(|r| &r.actions);
-    let misses = |reads: u64| reads & every != every;
-    let some_missed =
-        actions().any(|a| misses(a.guard_reads.anywhere) || misses(a.guard_reads.others));
     let receives = actions().any(|a| a.receive_from.is_some());
-    some_missed && !receives && code.timers.is_empty()
+    some_role && !receives && code.timers.is_empty()
 }
 
 /// The slots that differ between a row `before` and `after` (bit `k` for
