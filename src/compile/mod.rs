@@ -249,9 +249,9 @@ pub struct CAction {
     /// Whether its guard reads a timer (so a round's end can enable it).
     pub reads_timers: bool,
     /// The slots of a row its guard reads, at its own process and at
-    /// others (bit `k` for slot `k`, slots from 63 on sharing bit 63): a
-    /// single move's bookkeeping leaves alone the guards that read nothing
-    /// the move changed.
+    /// others (bit `k` for slot `k`, slots from 63 on sharing bit 63): the
+    /// bookkeeping after a step leaves alone the guards that read nothing
+    /// the step changed.
     pub guard_reads: crate::check::ir::GuardReads,
     /// For `receive ... from q`: the local slot the guard binds the sender
     /// to (the channel whose head it would take).

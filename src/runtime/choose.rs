@@ -149,9 +149,9 @@ pub(crate) fn first_true(
 }
 
 /// [`first_true`] for a process whose first enabled action was `before`
-/// (`NO_ACTION`: none) until a move changed the variables in `changed`
-/// (bits as [`crate::check::ir::GuardReads`] has them), at the process
-/// itself when `own`, else at another it may read. A guard that reads none
+/// (`NO_ACTION`: none) until a step changed the slots of a row in
+/// `changed` (bits as [`crate::compile::CAction::guard_reads`] has them),
+/// at the process itself when `own`, else at another it may read. A guard that reads none
 /// of them has its value still: those before `before` are false, `before`
 /// is enabled, and neither is evaluated. Gives what [`first_true`] gives,
 /// faults included: a guard left alone would give again what it gave, and

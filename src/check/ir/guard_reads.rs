@@ -1,6 +1,6 @@
-//! Which variables a guard reads, at its own process and at others: what
-//! a single move's bookkeeping needs to leave alone the guards the move
-//! cannot have changed.
+//! Which variables a guard reads, at its own process and at others, and
+//! roughly what evaluating it costs: what the bookkeeping after a step
+//! needs to leave alone the guards the step cannot have changed.
 
 use super::analysis::{Part, ReadWalk};
 use super::*;

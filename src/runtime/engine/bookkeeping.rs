@@ -52,10 +52,10 @@ pub(super) fn refresh_in(
     refresh_after(code, progress, env, q, None)
 }
 
-/// [`refresh_in`] after a single move that changed the variables
-/// `changed` (slots of a row, when given: see [`first_true_after`]) of `q` itself when `own`,
-/// else of a process `q` reads: the guards that read none of them are left
-/// alone.
+/// [`refresh_in`] after a step that changed the slots `changed` (when
+/// given, and where `q`'s role leaves guards alone: see
+/// [`first_true_after`]) of `q`'s own row when `own`, else of a process `q`
+/// reads: the guards that read none of them are left alone.
 #[inline(always)]
 pub(super) fn refresh_after(
     code: &Compiled,

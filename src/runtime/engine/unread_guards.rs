@@ -1,9 +1,9 @@
-//! The guards a single move leaves alone: those that read none of the
-//! slots of the row it changed keep their values, so the bookkeeping after
-//! the move evaluates only the others (see
+//! The guards a step leaves alone: those that read none of the slots of
+//! the rows its movers changed keep their values, so the bookkeeping after
+//! it evaluates only the others (see
 //! [`crate::runtime::choose::first_true_after`]). tests/single_move.rs
-//! holds the moves taken so to the general step, which evaluates every
-//! guard it needs.
+//! holds the steps taken so to steps that evaluate every guard they need
+//! ([`super::FastPaths::guards_left_alone`] off).
 
 use super::*;
 
