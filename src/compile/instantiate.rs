@@ -396,6 +396,7 @@ impl Instantiation<'_> {
                     span: a.span,
                     reads_timers,
                     guard_reads: c.guard_reads(a),
+                    writes: c.slots_written(a),
                     receive_from: a.receive.as_ref().map(|r| r.1),
                     binder,
                     draws: ir::draws(a),
@@ -421,16 +422,14 @@ impl Instantiation<'_> {
             let actions: Vec<_> = order.iter().filter_map(|&k| slots[k].take()).collect();
             orders.push(order);
             roles.push(CRole {
-                leaves_guards_alone: c.worth_leaving_alone(&actions),
+                // Decided below, with every role's writes.
+                leaves_guards_alone: false,
                 actions,
                 may_choose,
                 overlaps,
             });
         }
-        let places = roles.iter_mut().flat_map(|r| r.actions.iter_mut());
-        for (k, action) in places.enumerate() {
-            action.place = k as u32;
-        }
+        c.finish_roles(&mut roles);
         (roles, orders)
     }
 

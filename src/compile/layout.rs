@@ -291,14 +291,38 @@ impl Compiler<'_> {
         }
     }
 
-    /// Whether a role of `actions` gains by leaving alone the guards that
-    /// read nothing a move changed (see [`CRole::leaves_guards_alone`]).
-    pub(super) fn worth_leaving_alone(&self, actions: &[CAction]) -> bool {
-        let every = (0..self.stride).fold(0u64, |m, slot| m | 1 << slot.min(63));
-        let misses = |reads: u64| reads & every != every;
-        actions.iter().any(|a| {
-            let reads = a.guard_reads;
-            reads.cost >= 4 && (misses(reads.anywhere) || misses(reads.others))
+    /// The slots of its own row `action`'s statement may write.
+    pub(super) fn slots_written(&self, action: &ir::Action) -> u64 {
+        let writes = ir::writes(&action.body);
+        self.slots_of(ir::GuardReads {
+            anywhere: writes,
+            others: 0,
+            cost: 0,
         })
+        .anywhere
+    }
+
+    /// Numbers every role's actions in one sequence (their places), and
+    /// says which roles leave guards alone (see
+    /// [`CRole::leaves_guards_alone`]): a guard that costs more than a read
+    /// or two and that reads, at other processes, nothing some action
+    /// writes (Dijkstra's guards cost a read or two; a guard that reads
+    /// a variable every action writes is never left alone).
+    pub(super) fn finish_roles(&self, roles: &mut [CRole]) {
+        let places = roles.iter_mut().flat_map(|r| r.actions.iter_mut());
+        for (k, action) in places.enumerate() {
+            action.place = k as u32;
+        }
+        let writes: Vec<u64> = roles
+            .iter()
+            .flat_map(|r| &r.actions)
+            .map(|a| a.writes)
+            .collect();
+        for role in roles {
+            role.leaves_guards_alone = role.actions.iter().any(|a| {
+                let reads = a.guard_reads;
+                reads.cost >= 4 && writes.iter().any(|w| reads.others & w == 0)
+            });
+        }
     }
 }

@@ -253,6 +253,9 @@ pub struct CAction {
     /// bookkeeping after a step leaves alone the guards that read nothing
     /// the step changed.
     pub guard_reads: crate::check::ir::GuardReads,
+    /// The slots of its own row its statement may write (bits as in
+    /// `guard_reads`).
+    pub writes: u64,
     /// For `receive ... from q`: the local slot the guard binds the sender
     /// to (the channel whose head it would take).
     pub receive_from: Option<usize>,
@@ -293,7 +296,7 @@ pub struct CRole {
     pub overlaps: Vec<(u32, u32)>,
     /// Whether a step leaves alone the guards of its processes that read
     /// nothing the step changed: where some guard that costs more than a
-    /// read or two may be left alone.
+    /// read or two reads at other processes nothing some action writes.
     pub leaves_guards_alone: bool,
 }
 

@@ -80,3 +80,15 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
     reads.cost += 4 * quantifiers;
     reads
 }
+
+/// The variables `s` may assign (bits as [`var_bit`] gives them): of its
+/// own process, the only ones a statement without effects writes.
+pub fn writes(s: &Stmt) -> u64 {
+    match s {
+        Stmt::Skip | Stmt::Send(..) => 0,
+        Stmt::Assign(targets, _) => targets.iter().fold(0, |m, t| m | var_bit(t.var)),
+        Stmt::For(_, body) => writes(body),
+        Stmt::Seq(list) => list.iter().fold(0, |m, s| m | writes(s)),
+        Stmt::If(_, then, otherwise) => writes(then) | writes(otherwise),
+    }
+}

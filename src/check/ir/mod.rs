@@ -16,7 +16,7 @@ pub use analysis::{
     reads_var_b, state_free,
 };
 pub use exclusive::exclusive;
-pub use guard_reads::{guard_reads, var_bit, GuardReads};
+pub use guard_reads::{guard_reads, var_bit, writes, GuardReads};
 pub use observes::observes;
 pub(crate) use ops::specialize_cmp;
 pub use ops::{absolute, negate, Arith, Cmp};
