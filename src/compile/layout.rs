@@ -261,6 +261,22 @@ impl Instantiation<'_> {
     }
 }
 
+/// The bit of slot `slot` of a row in the masks of slots that
+/// [`CAction::guard_reads`] and [`CAction::writes`] keep: slots from 63 on
+/// share bit 63.
+#[inline(always)]
+pub fn slot_bit(slot: usize) -> u64 {
+    1 << slot.min(63)
+}
+
+/// Every slot of a row of `stride` slots, as a mask of [`slot_bit`]s.
+pub fn every_slot(stride: usize) -> u64 {
+    match stride {
+        64.. => u64::MAX,
+        _ => (1 << stride) - 1,
+    }
+}
+
 impl Compiler<'_> {
     /// The slots of a row `action`'s guard reads (see
     /// [`CAction::guard_reads`]).
@@ -272,34 +288,30 @@ impl Compiler<'_> {
         }
     }
 
-    /// `reads` (by variable, as [`ir::var_bit`] has them) by the slots of a
-    /// row the variables take, slots from 63 on sharing bit 63.
+    /// `reads` (by variable) by the slots of a row the variables take.
     fn slots_of(&self, reads: ir::GuardReads) -> ir::GuardReads {
-        let slots = |vars: u64| {
-            if vars == u64::MAX {
-                return u64::MAX;
-            }
-            (self.offsets.iter().zip(&self.lens).enumerate())
-                .filter(|&(v, _)| vars & ir::var_bit(v) != 0)
-                .flat_map(|(_, (&first, &len))| first..first + len)
-                .fold(0, |m, slot| m | 1 << slot.min(63))
-        };
         ir::GuardReads {
-            anywhere: slots(reads.anywhere),
-            others: slots(reads.others),
+            anywhere: self.slots_of_vars(reads.anywhere),
+            others: self.slots_of_vars(reads.others),
             cost: reads.cost,
         }
     }
 
+    /// The slots (bits as [`slot_bit`] gives them) of the variables
+    /// `vars` (bits as [`ir::var_bit`] gives them).
+    fn slots_of_vars(&self, vars: u64) -> u64 {
+        if vars == u64::MAX {
+            return u64::MAX;
+        }
+        (self.offsets.iter().zip(&self.lens).enumerate())
+            .filter(|&(v, _)| vars & ir::var_bit(v) != 0)
+            .flat_map(|(_, (&first, &len))| first..first + len)
+            .fold(0, |m, slot| m | slot_bit(slot))
+    }
+
     /// The slots of its own row `action`'s statement may write.
     pub(super) fn slots_written(&self, action: &ir::Action) -> u64 {
-        let writes = ir::writes(&action.body);
-        self.slots_of(ir::GuardReads {
-            anywhere: writes,
-            others: 0,
-            cost: 0,
-        })
-        .anywhere
+        self.slots_of_vars(ir::writes(&action.body))
     }
 
     /// Numbers every role's actions in one sequence (their places), and

@@ -13,6 +13,7 @@ mod fused;
 mod instantiate;
 mod junction;
 mod layout;
+pub use layout::{every_slot, slot_bit};
 mod overlaps;
 pub use overlaps::overlapping_actions;
 mod predicates;

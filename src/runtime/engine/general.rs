@@ -205,8 +205,7 @@ impl Simulation {
         let changed = rows.fold(0, |m, (before, after)| m | changed_slots(before, after));
         // Where every slot changed (as with many movers), no guard is left
         // alone: the plain loop, which tests nothing for it.
-        let every = changed_slots(&[0; 64][..stride.min(64)], &[1; 64][..stride.min(64)]);
-        (changed != every).then_some(changed)
+        (changed != crate::compile::every_slot(stride)).then_some(changed)
     }
 }
 

@@ -11,7 +11,7 @@ use super::bookkeeping::{refresh_ring, ring_affected};
 use super::fast::{prefetch_moves, set_one, LOOK_AHEAD_ENABLED};
 use super::measures::Reads;
 use super::*;
-use crate::compile::Holds;
+use crate::compile::{slot_bit, Holds};
 use crate::runtime::ahead::DrawsAhead;
 
 /// What a batch has done so far, and the draws it took ahead.
@@ -176,8 +176,7 @@ impl Simulation {
                 set_one(&mut progress.last.movers, p as u32);
                 return Err(self.single_move_fault(p, info, fault));
             }
-            // The slots the move changed, where guards that read none of
-            // them are left alone.
+            // The slots the move changed (guards reading none are left alone).
             let mut changed = 0;
             if stride == 1 {
                 let after = b.scratch[0].get();
@@ -190,7 +189,8 @@ impl Simulation {
                 record.extend_from_slice(row);
                 if UNREAD_GUARDS {
                     for (k, (v, c)) in row.iter_mut().zip(b.scratch.iter()).enumerate() {
-                        changed |= u64::from(*v != c.get()) << k.min(63);
+                        // As `changed_slots` does, in the copy (50 fewer a step on SSLE).
+                        changed |= u64::from(*v != c.get()) * slot_bit(k);
                         *v = c.get();
                     }
                 } else {

@@ -6,6 +6,7 @@
 //! ([`super::FastPaths::guards_left_alone`] off).
 
 use super::*;
+use crate::compile::slot_bit;
 
 /// Whether steps may leave guards alone: the roles of at least half the
 /// processes would ([`crate::compile::CRole::leaves_guards_alone`]; else
@@ -32,7 +33,7 @@ pub(super) fn guards_may_be_left_alone(code: &Compiled) -> bool {
 pub(super) fn changed_slots(before: &[i64], after: &[i64]) -> u64 {
     let mut changed = 0;
     for (k, (b, a)) in before.iter().zip(after).enumerate() {
-        changed |= u64::from(b != a) << k.min(63);
+        changed |= u64::from(b != a) * slot_bit(k);
     }
     changed
 }
