@@ -227,8 +227,12 @@ impl EncodedSteps {
             return false;
         };
         self.heads.clear();
-        self.heads
-            .extend(movers.iter().filter_map(|&(_, e)| effect(e).taken));
+        // A loop of pushes: `extend` from a filter sizes its buffer at each.
+        for &(_, e) in movers {
+            if let Some(arc) = effect(e).taken {
+                self.heads.push(arc);
+            }
+        }
         let heads = self.heads.len();
         let count = self.messages.len() - heads + self.sent.len();
         let packed = if count > 0 { PACKED } else { 0 };
@@ -239,12 +243,32 @@ impl EncodedSteps {
         }
         let mut bits = BitWriter::new(out);
         // Each channel's head taken is its oldest message, the first met.
-        for &(arc, word, width) in &self.messages {
-            if let Some(at) = self.heads.iter().position(|&h| h == arc) {
-                self.heads.swap_remove(at);
-                continue;
+        // No head or one (every central step) without a search per message.
+        match self.heads[..] {
+            [] => {
+                for &(_, word, width) in &self.messages {
+                    bits.put(word, width);
+                }
             }
-            bits.put(word, width);
+            [head] => {
+                let mut taken = false;
+                for &(arc, word, width) in &self.messages {
+                    if arc == head && !taken {
+                        taken = true;
+                        continue;
+                    }
+                    bits.put(word, width);
+                }
+            }
+            _ => {
+                for &(arc, word, width) in &self.messages {
+                    if let Some(at) = self.heads.iter().position(|&h| h == arc) {
+                        self.heads.swap_remove(at);
+                        continue;
+                    }
+                    bits.put(word, width);
+                }
+            }
         }
         for &(_, word, width) in &self.sent {
             bits.put(word, width);

@@ -13,13 +13,25 @@ use crate::runtime::step::{Move, RunError, StepRelation};
 use crate::state::Config;
 use crate::topology::Topology;
 
+/// Where a listed move is: in the view memo the lister was loaded from
+/// (a view's number and the move's place among its moves, see
+/// [`ViewMemo::remembered_moves`]), or at this place of the lister's own
+/// moves (the view `INTERPRETED`).
+type MoveAt = (u32, u32);
+
+/// The view of a [`MoveAt`] in the lister's own moves.
+const INTERPRETED: u32 = u32::MAX;
+
 /// A configuration's moves, listed, and the buffers they are listed in.
 #[derive(Default)]
 pub(super) struct Lister {
     /// Every enabled process's moves, a process's together, processes in
-    /// increasing order.
+    /// increasing order: where each is, where moves a view memo remembers
+    /// are not copied (else empty).
+    at: Vec<MoveAt>,
+    /// The moves interpreted, not found in a memo (else every move).
     moves: Vec<Move>,
-    /// The process of each of `moves`.
+    /// The process of each move listed.
     owners: Vec<u32>,
     /// One process's moves.
     one: Vec<Move>,
@@ -38,25 +50,42 @@ impl Lister {
         enabled: &[u32],
         every: bool,
     ) -> Result<(), RunError> {
-        self.load_seen(rel, cfg, enabled, every, None)
+        self.load_seen(rel, cfg, enabled, every, (None, false))
     }
 
     /// [`Lister::load`], each process's moves taken from `views` where
-    /// there is one (loaded with `cfg`'s views, of `every` move or not).
+    /// there is one (loaded with `cfg`'s views, of `every` move or not):
+    /// with `one_mover` (steps of one mover each, which
+    /// [`Lister::each_step`] passes on as listed), the moves it remembers
+    /// are not copied, only where they are (steps of several movers copy
+    /// their moves anyway, from one list faster).
     pub(super) fn load_seen(
         &mut self,
         rel: &mut StepRelation,
         cfg: &Config,
         enabled: &[u32],
         every: bool,
-        views: Option<&ViewMemo>,
+        (views, one_mover): (Option<&ViewMemo>, bool),
     ) -> Result<(), RunError> {
+        self.at.clear();
         self.moves.clear();
         self.owners.clear();
         for &p in enabled {
+            let remembered = views.filter(|_| one_mover);
+            if let Some((k, moves)) = remembered.and_then(|v| v.remembered_moves(p as usize)) {
+                let count = moves.len() as u32;
+                self.at.extend((0..count).map(|j| (k, j)));
+                self.owners.extend(std::iter::repeat_n(p, count as usize));
+                continue;
+            }
             match views {
                 Some(views) => views.moves_into(rel, cfg, p as usize, &mut self.one)?,
                 None => rel.moves_into(cfg, p as usize, every, &mut self.one)?,
+            }
+            if one_mover {
+                let first = self.moves.len() as u32;
+                self.at
+                    .extend((first..).take(self.one.len()).map(|j| (INTERPRETED, j)));
             }
             self.owners.extend(self.one.iter().map(|m| m.process));
             self.moves.append(&mut self.one);
@@ -67,24 +96,43 @@ impl Lister {
     /// Calls `each` with every step `daemon` allows from the configuration
     /// loaded (its moves, movers in increasing order), in order; where
     /// each step's configuration is then compared under `symmetries`
-    /// symmetries, fewer steps are listed (see [`steps_listed`]).
+    /// symmetries, fewer steps are listed (see [`steps_listed`]). `views`
+    /// is the memo the lister was loaded from, if any.
     pub(super) fn each_step(
         &mut self,
         daemon: &Daemon,
         topo: &Topology,
         symmetries: usize,
+        views: Option<&ViewMemo>,
         mut each: impl FnMut(&[Move]),
     ) -> Result<(), Refusal> {
         within_steps_listed(daemon, self.owners.iter().copied(), topo, symmetries)?;
         let Lister {
+            at,
             moves,
             owners,
             step,
             ..
         } = self;
+        // Without `at` (not loaded by reference), every move is in `moves`.
+        let listed = |k: usize| -> &Move {
+            if at.is_empty() {
+                return &moves[k];
+            }
+            match at[k] {
+                (INTERPRETED, j) => &moves[j as usize],
+                (view, j) => views
+                    .and_then(|v| v.remembered_move(view, j))
+                    .expect("a move listed from this memo"),
+            }
+        };
         daemon.each_choice_set(owners, topo, |places| {
+            // One mover (every central step): its move as listed, not a copy.
+            if let [k] = *places {
+                return each(std::slice::from_ref(listed(k)));
+            }
             step.clear();
-            step.extend(places.iter().map(|&k| moves[k].clone()));
+            step.extend(places.iter().map(|&k| listed(k).clone()));
             each(step);
         });
         Ok(())
@@ -99,7 +147,7 @@ impl Lister {
         symmetries: usize,
     ) -> Result<Vec<Vec<Move>>, Refusal> {
         let mut out = Vec::new();
-        self.each_step(daemon, topo, symmetries, |m| out.push(m.to_vec()))?;
+        self.each_step(daemon, topo, symmetries, None, |m| out.push(m.to_vec()))?;
         Ok(out)
     }
 }

@@ -164,22 +164,24 @@ impl<'e, 'a> Search<'e, 'a> {
     /// [`Search::edges`], and whether no process is enabled there.
     fn edges_and_terminal(&mut self, i: u32) -> Result<(Vec<Edge>, bool), Refusal> {
         let mut out = Vec::new();
-        let terminal = self.each_edge((i, None), |to, moves, _| {
+        let terminal = self.each_edge((i, None), true, |to, step, _| {
             out.push(Edge {
                 to,
-                moves: moves.to_vec(),
+                moves: step.moves.to_vec(),
             })
         })?;
         Ok((out, terminal))
     }
 
     /// Calls `each` with every step the daemon allows from configuration
-    /// `i` (where it leads, its moves, the symmetry that takes it there),
-    /// in order; whether no process is enabled there.
+    /// `i` (where it leads, the step, with its moves where `keep_moves`
+    /// asks for them, and the symmetry that takes it there), in order;
+    /// whether no process is enabled there.
     fn each_edge(
         &mut self,
         (i, from): (u32, Option<(u32, u64)>),
-        each: impl FnMut(u32, &[Move], usize),
+        keep_moves: bool,
+        each: impl FnMut(u32, batch::Passed, usize),
     ) -> Result<bool, Refusal> {
         // From a start, a run stops where an invariant fails.
         if self.ex.states.reached_from_a_start() && self.ex.stops_at(i) {
@@ -194,7 +196,7 @@ impl<'e, 'a> Search<'e, 'a> {
             self.ex.states.config_into(i, &mut cfg);
         }
         let mut next = std::mem::take(&mut self.next);
-        let found = self.each_edge_from((i, from), &cfg, &mut next, each);
+        let found = self.each_edge_from((i, from), &cfg, (&mut next, keep_moves), each);
         (self.here, self.next) = (cfg, next);
         found
     }
@@ -205,8 +207,8 @@ impl<'e, 'a> Search<'e, 'a> {
         &mut self,
         (i, from): (u32, Option<(u32, u64)>),
         cfg: &Config,
-        next: &mut Config,
-        each: impl FnMut(u32, &[Move], usize),
+        (next, keep_moves): (&mut Config, bool),
+        each: impl FnMut(u32, batch::Passed, usize),
     ) -> Result<bool, Refusal> {
         let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
         let (mut chosen, mut enabled) = std::mem::take(&mut self.chosen);
@@ -230,8 +232,9 @@ impl<'e, 'a> Search<'e, 'a> {
             _ => None,
         };
         encoded.forget_for(i);
-        batch.clear();
-        lister.each_step(daemon, &ex.inst.topo, ex.symmetries(), |moves| {
+        batch.clear(keep_moves);
+        let memo = views.as_ref();
+        lister.each_step(daemon, &ex.inst.topo, ex.symmetries(), memo, |moves| {
             // Every mover's move remembered: looked up by the step's
             // bytes, with the others' once all are listed.
             if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
@@ -241,7 +244,7 @@ impl<'e, 'a> Search<'e, 'a> {
                 }
             }
             let listed = match rel.successor_of_into(cfg, moves, next) {
-                Err(e) => batch::Listed::Faults(Box::new(e)),
+                Err(e) => batch::Listed::Faults(Box::new((e, moves.to_vec()))),
                 Ok(()) => match ex.number_of(next) {
                     Some((to, symmetry)) => batch::Listed::Found(to, symmetry),
                     None => batch::Listed::Outside,
@@ -252,8 +255,9 @@ impl<'e, 'a> Search<'e, 'a> {
         // A faulting step is a counterexample of its own, and not followed
         // (from a start, the search that reached the configurations
         // recorded it already).
-        let record = |e: Box<_>, moves: &[Move]| {
-            fault.get_or_insert_with(|| (*e, i, moves.to_vec()));
+        let record = |e: Box<(_, Vec<Move>)>| {
+            let (e, moves) = *e;
+            fault.get_or_insert_with(|| (e, i, moves));
         };
         let outside = batch.pass_on(arena, record, each);
         match outside {
@@ -298,8 +302,14 @@ impl<'e, 'a> Search<'e, 'a> {
         enabled.clear();
         enabled.extend((0..chosen.len() as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
         let every = self.ex.every_move();
-        self.lister
-            .load_seen(&mut self.rel, cfg, enabled, every, self.views.as_ref())
+        let one_mover = matches!(self.daemon, Daemon::Central);
+        self.lister.load_seen(
+            &mut self.rel,
+            cfg,
+            enabled,
+            every,
+            (self.views.as_ref(), one_mover),
+        )
     }
 
     /// Every step the daemon allows from configuration `i`, into `out`:
@@ -332,12 +342,12 @@ impl<'e, 'a> Search<'e, 'a> {
         out.clear();
         let mut symmetries = std::mem::take(&mut self.symmetries);
         symmetries.clear();
-        let terminal = self.each_edge((i, from), |to, moves, symmetry| {
+        let terminal = self.each_edge((i, from), false, |to, step, symmetry| {
             symmetries.push(symmetry);
             out.push(Succ {
                 to,
-                moves: moves.len() as u32,
-                movers: super::successors::as_bits(moves.iter().map(|m| &m.process)),
+                moves: step.count,
+                movers: step.movers,
             });
         });
         self.symmetries = symmetries;

@@ -337,6 +337,21 @@ impl ViewMemo {
     }
 
     /// Process `p`'s moves in the configuration of the last
+    /// [`ViewMemo::chosen_into`], where they are remembered: its view's
+    /// number and the moves, as [`StepRelation::moves_into`] lists them.
+    pub(super) fn remembered_moves(&self, p: usize) -> Option<(u32, &[Move])> {
+        let k = *self.loaded.get(p)?;
+        let moves = self.remembered.get(k as usize)?.moves.as_deref()?;
+        Some((k, moves))
+    }
+
+    /// Move `j` of those [`ViewMemo::remembered_moves`] gives for view `k`.
+    pub(super) fn remembered_move(&self, k: u32, j: u32) -> Option<&Move> {
+        let moves = self.remembered.get(k as usize)?.moves.as_deref()?;
+        moves.get(j as usize)
+    }
+
+    /// Process `p`'s moves in the configuration of the last
     /// [`ViewMemo::chosen_into`], `cfg`, into `out`, as
     /// [`StepRelation::moves_into`] lists them (`every` as this memo's).
     pub(super) fn moves_into(

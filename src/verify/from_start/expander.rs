@@ -463,12 +463,18 @@ impl Expander<'_> {
             ..
         } = self;
         lister
-            .load_seen(rel, cfg, enabled, every, views.as_ref())
+            .load_seen(
+                rel,
+                cfg,
+                enabled,
+                every,
+                (views.as_ref(), matches!(daemon, Daemon::Central)),
+            )
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
         let symmetries = symmetry.map_or(1, Symmetry::order);
         let arena = source.store().and_then(Reached::arena);
         encoded.forget_for(i);
-        lister.each_step(daemon, &inst.topo, symmetries, |moves| {
+        lister.each_step(daemon, &inst.topo, symmetries, views.as_ref(), |moves| {
             // Every mover's move remembered: the step written as bytes.
             if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
                 let stride = inst.code.stride;

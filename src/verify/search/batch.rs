@@ -14,8 +14,9 @@ pub(super) enum Listed {
     Written,
     /// It leads to this configuration, under this symmetry.
     Found(u32, usize),
-    /// It raises this runtime error (boxed: the others are small).
-    Faults(Box<RunError>),
+    /// It raises this runtime error with these moves (boxed: the others
+    /// are small).
+    Faults(Box<(RunError, Vec<Move>)>),
     /// It leads outside the configurations kept.
     Outside,
 }
@@ -28,20 +29,37 @@ pub(super) struct StepBatch {
     pub(super) bytes: Vec<u8>,
     ends: Vec<usize>,
     listed: Vec<Listed>,
-    /// Each step's moves, one after the other, and where each ends.
+    /// Each step's moves, one after the other, and where each ends, where
+    /// they are kept (see [`StepBatch::keep_moves`]).
     moves: Vec<Move>,
     move_ends: Vec<usize>,
+    /// Each step's number of moves and its movers as bits (see
+    /// [`crate::verify::process_bits::as_bits`]).
+    counts: Vec<(u32, u64)>,
+    keeps_moves: bool,
     found: Vec<Option<u32>>,
 }
 
+/// A step as [`StepBatch::pass_on`] passes it on: its moves (none where
+/// they are not kept), how many there are, and its movers as bits.
+pub(super) struct Passed<'m> {
+    pub(super) moves: &'m [Move],
+    pub(super) count: u32,
+    pub(super) movers: u64,
+}
+
 impl StepBatch {
-    /// Empties the batch for another configuration's steps.
-    pub(super) fn clear(&mut self) {
+    /// Empties the batch for another configuration's steps, whose moves
+    /// it keeps if asked (else it passes on only their number and movers:
+    /// a copy of every move is a tenth of a search with channels).
+    pub(super) fn clear(&mut self, keep_moves: bool) {
         self.bytes.clear();
         self.ends.clear();
         self.listed.clear();
         self.moves.clear();
         self.move_ends.clear();
+        self.counts.clear();
+        self.keeps_moves = keep_moves;
     }
 
     /// Adds a step of `moves`: `Written` where its bytes were appended to
@@ -51,19 +69,24 @@ impl StepBatch {
             self.ends.push(self.bytes.len());
         }
         self.listed.push(listed);
-        self.moves.extend_from_slice(moves);
-        self.move_ends.push(self.moves.len());
+        let movers = crate::verify::process_bits::as_bits(moves.iter().map(|m| &m.process));
+        self.counts.push((moves.len() as u32, movers));
+        if self.keeps_moves {
+            self.moves.extend_from_slice(moves);
+            self.move_ends.push(self.moves.len());
+        }
     }
 
     /// Passes the steps on in the order listed, as one at a time would
-    /// have: `each` with where a step leads, its moves and the symmetry;
-    /// a fault recorded by `fault` unless one was; and at a step leading
-    /// outside what `arena` keeps, nothing more. Whether one did.
+    /// have: `each` with where a step leads, the step and the symmetry;
+    /// a fault recorded by `fault` (with its moves) unless one was; and at
+    /// a step leading outside what `arena` keeps, nothing more. Whether
+    /// one did.
     pub(super) fn pass_on(
         &mut self,
         arena: Option<&ConfigArena>,
-        mut fault: impl FnMut(Box<RunError>, &[Move]),
-        mut each: impl FnMut(u32, &[Move], usize),
+        mut fault: impl FnMut(Box<(RunError, Vec<Move>)>),
+        mut each: impl FnMut(u32, Passed, usize),
     ) -> bool {
         self.found.clear();
         if let Some(arena) = arena.filter(|_| !self.ends.is_empty()) {
@@ -71,16 +94,24 @@ impl StepBatch {
         }
         let mut found = self.found.iter();
         let mut from = 0;
-        for (listed, &to) in self.listed.drain(..).zip(&self.move_ends) {
-            let moves = &self.moves[from..to];
-            from = to;
+        for (k, listed) in self.listed.drain(..).enumerate() {
+            let (count, movers) = self.counts[k];
+            let moves = match self.move_ends.get(k) {
+                Some(&to) => &self.moves[std::mem::replace(&mut from, to)..to],
+                None => &[],
+            };
+            let step = Passed {
+                moves,
+                count,
+                movers,
+            };
             match listed {
                 Listed::Written => match found.next().copied().flatten() {
-                    Some(next) => each(next, moves, 0),
+                    Some(next) => each(next, step, 0),
                     None => return true,
                 },
-                Listed::Found(next, symmetry) => each(next, moves, symmetry),
-                Listed::Faults(e) => fault(e, moves),
+                Listed::Found(next, symmetry) => each(next, step, symmetry),
+                Listed::Faults(e) => fault(e),
                 Listed::Outside => return true,
             }
         }
