@@ -18,7 +18,7 @@
 //! faults there), or a value falls outside the space or a field outside
 //! its domain, the step relation is asked instead, and reports it.
 
-use super::config_arena::{put_low_bytes, varint, BitWriter, ConfigArena, HOW, PACKED};
+use super::config_arena::{put_low_bytes, varint, BitWriter, ConfigArena, Packed, HOW, PACKED};
 use super::view_memo::ViewMemo;
 use crate::runtime::step::{Move, StepRelation};
 use crate::state::channels::Msg;
@@ -77,6 +77,9 @@ pub(super) struct EncodedSteps {
     /// Its number in the arena, where it is known: it is then loaded
     /// from its bytes, which hold its code and its messages packed.
     number: Option<u32>,
+    /// The configuration whose code and messages were read as it was
+    /// decoded (see [`EncodedSteps::decoded`]), and its code.
+    decoded: Option<(u32, u64)>,
     /// A step's movers, each with where the memo keeps what its move
     /// does; its messages sent (channel, word, bits) and heads taken.
     movers: Vec<(usize, (u32, u32))>,
@@ -91,13 +94,37 @@ impl EncodedSteps {
     pub(super) fn forget(&mut self) {
         self.ready = None;
         self.number = None;
+        self.decoded = None;
     }
 
     /// [`EncodedSteps::forget`], the next configuration being number `i`
-    /// of the arena the steps are written for.
+    /// of the arena the steps are written for: ready already where it was
+    /// [`EncodedSteps::decoded`] last.
     pub(super) fn forget_for(&mut self, i: u32) {
-        self.ready = None;
         self.number = Some(i);
+        self.ready = match self.decoded {
+            Some((j, code)) if j == i => {
+                self.code = code;
+                Some(true)
+            }
+            _ => None,
+        };
+    }
+
+    /// Configuration `i`, with `arcs` channels, decoded by `decode`, which
+    /// also gives what [`ConfigArena::packed_messages`] gives (see
+    /// [`ConfigArena::get_into_packing`]): its steps are then written
+    /// without reading its bytes again.
+    pub(super) fn decoded(
+        &mut self,
+        i: u32,
+        arcs: usize,
+        decode: impl FnOnce(Packed) -> Option<u64>,
+    ) {
+        self.on_arc.clear();
+        self.on_arc.resize(arcs, 0);
+        let code = decode((&mut self.messages, &mut self.on_arc));
+        self.decoded = code.map(|code| (i, code));
     }
 
     /// Appends to `out` the bytes of the configuration the step of
@@ -126,6 +153,8 @@ impl EncodedSteps {
     #[inline(never)]
     fn load(&mut self, arena: &ConfigArena, cfg: &Config) -> bool {
         self.ready = Some(false);
+        // Its buffers are another configuration's from now on.
+        self.decoded = None;
         let Some(i) = self.number else {
             return self.load_config(arena, cfg);
         };
@@ -384,9 +413,31 @@ process {
                 by_config.forget();
                 let ready = by_bytes.load(&arena, &cfg);
                 assert_eq!(ready, by_config.load(&arena, &cfg), "{topology}: {cfg:?}");
+                // Read as it is decoded, into a configuration holding another.
+                let mut by_decoding = EncodedSteps::default();
+                let mut decoded = arena.get((i + 1) % arena.len() as u32);
+                let arcs = cfg.chans.queues.len();
+                by_decoding.decoded(i, arcs, |packed| {
+                    arena.get_into_packing(i, &mut decoded, packed)
+                });
+                // Ready for configuration `i` only.
+                by_decoding.forget_for((i + 1) % arena.len() as u32);
+                assert!(arena.len() == 1 || by_decoding.ready.is_none());
+                by_decoding.forget_for(i);
+                assert_eq!(decoded, cfg, "{topology}");
+                assert_eq!(
+                    by_decoding.ready == Some(true),
+                    ready,
+                    "{topology}: {cfg:?}"
+                );
                 if ready {
                     assert_eq!(
                         (by_bytes.code, &by_bytes.messages, &by_bytes.on_arc),
+                        (by_config.code, &by_config.messages, &by_config.on_arc),
+                        "{topology}: {cfg:?}"
+                    );
+                    assert_eq!(
+                        (by_decoding.code, &by_decoding.messages, &by_decoding.on_arc),
                         (by_config.code, &by_config.messages, &by_config.on_arc),
                         "{topology}: {cfg:?}"
                     );

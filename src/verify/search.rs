@@ -190,8 +190,18 @@ impl<'e, 'a> Search<'e, 'a> {
         // Buffers kept from call to call: a configuration with channels
         // has a queue for each, which a copy would allocate anew.
         let mut cfg = std::mem::take(&mut self.here);
+        let arena = match (&self.ex.states, &self.ex.symmetry) {
+            (States::Reachable { reached, .. }, None) => reached.arena(),
+            _ => None,
+        };
         if cfg.rows.is_empty() {
             cfg = self.config(i);
+        } else if let Some(arena) = arena.filter(|_| self.views.is_some()) {
+            // What its steps are written from, read with it.
+            let arcs = cfg.chans.queues.len();
+            (self.encoded).decoded(i, arcs, |packed| {
+                arena.get_into_packing(i, &mut cfg, packed)
+            });
         } else {
             self.ex.states.config_into(i, &mut cfg);
         }

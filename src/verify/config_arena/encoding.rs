@@ -310,36 +310,67 @@ impl Encoding {
     /// one `bytes` begin with: what they encode says where it ends, and
     /// the bytes after, if any, are read (eight at a time) but not used.
     pub(super) fn decode(&self, bytes: &[u8], cfg: &mut Config) {
+        self.decode_packing(bytes, cfg, None);
+    }
+
+    /// [`Encoding::decode`], and where `packed` asks, what
+    /// [`Encoding::packed_messages`] gives too (its messages into the
+    /// first, their count by channel added to the second, and the rows'
+    /// code returned), from one reading of the bytes; `None` where it
+    /// gives `None` (the messages packed then left unfinished).
+    pub(super) fn decode_packing(
+        &self,
+        bytes: &[u8],
+        cfg: &mut Config,
+        mut packed: Option<Packed>,
+    ) -> Option<u64> {
         let mut at = 0;
         let how = read_varint(bytes, &mut at);
-        match (&self.coded, how & UNCODED) {
+        let code = match (&self.coded, how & UNCODED) {
             (Some((space, width)), 0) => {
-                space.decode_into(get_low_bytes(bytes, at, *width), cfg);
+                let code = get_low_bytes(bytes, at, *width);
+                space.decode_into(code, cfg);
                 at += *width;
+                Some(code)
             }
             _ => {
                 for v in cfg.rows.iter_mut() {
                     *v = unzigzag(read_varint(bytes, &mut at));
                 }
+                None
             }
-        }
+        };
         cfg.chans.queues.iter_mut().for_each(|q| q.clear());
         let count = how >> HOW;
         cfg.chans.next_seq = count;
+        if let Some((messages, _)) = packed.as_mut() {
+            messages.clear();
+        }
+        // As `packed_messages`: a word a message, where each takes one.
+        if count > 0 && !(self.words && how & PACKED != 0) {
+            packed = None;
+        }
         if how & PACKED != 0 {
             let (arc_bits, kind_bits) = self.bits;
+            let head = arc_bits + kind_bits;
             let mut bits = BitReader::new(&bytes[at..]);
             for seq in 0..count {
                 // The channel and the type in one read.
-                let arc_kind = bits.take(arc_bits + kind_bits);
+                let arc_kind = bits.take(head);
                 let arc = (arc_kind & ((1 << arc_bits) - 1)) as usize;
                 let kind = (arc_kind >> arc_bits) as u16;
                 let mut fields = [0i64; MAX_FIELDS];
+                // The fields' bits as read, in order: the message's word
+                // past its head.
+                let (mut word, mut held) = (0u64, 0u32);
                 for (f, &(lo, width)) in fields
                     .iter_mut()
                     .zip(&self.messages.domains[usize::from(kind)])
                 {
-                    *f = lo.wrapping_add(bits.take(width) as i64);
+                    let raw = bits.take(width);
+                    *f = lo.wrapping_add(raw as i64);
+                    word |= raw.checked_shl(held).unwrap_or(0);
+                    held += width;
                 }
                 cfg.chans.queues[arc].push_back(Msg {
                     kind,
@@ -347,8 +378,14 @@ impl Encoding {
                     fields,
                     due: 0,
                 });
+                if let Some((messages, on_arc)) = packed.as_mut() {
+                    // `on_arc` has a place per channel, as `cfg` a queue.
+                    on_arc[arc] += 1;
+                    let word = arc_kind | word.checked_shl(head).unwrap_or(0);
+                    messages.push((arc as u32, word, head + held));
+                }
             }
-            return;
+            return packed.and(code);
         }
         for seq in 0..count {
             let arc = read_varint(bytes, &mut at) as usize;
@@ -369,8 +406,14 @@ impl Encoding {
             });
         }
         cfg.chans.next_seq = count;
+        packed.and(code)
     }
 }
+
+/// Where a configuration's messages are read packed, as
+/// [`Encoding::packed_messages`] gives them: each's channel, word and bits,
+/// and how many each channel holds.
+pub(in crate::verify) type Packed<'p> = (&'p mut Vec<(u32, u64, u32)>, &'p mut [u32]);
 
 /// The first `count` places of `few`, or where they are too few, of
 /// `many` grown to `count`: a buffer that allocates only when large.

@@ -28,6 +28,7 @@ use bytes::{hash, same_bytes};
 pub(super) use bytes::{put_low_bytes, varint, BitWriter};
 use encoding::Encoding;
 pub(crate) use encoding::MessageShape;
+pub(super) use encoding::Packed;
 pub(super) use encoding::{HOW, PACKED};
 use starts::Starts;
 
@@ -127,6 +128,19 @@ impl ConfigArena {
         // may then read them eight at a time up to its last.
         self.encoding
             .decode(&self.bytes[self.starts.get(i as usize)..], cfg);
+    }
+
+    /// [`ConfigArena::get_into`], and what
+    /// [`ConfigArena::packed_messages`] gives into `packed`, from one
+    /// reading of its bytes (see [`Encoding::decode_packing`]).
+    pub(super) fn get_into_packing(&self, i: u32, cfg: &mut Config, packed: Packed) -> Option<u64> {
+        if cfg.rows.len() != self.like.rows.len()
+            || cfg.chans.queues.len() != self.like.chans.queues.len()
+        {
+            cfg.clone_from(&self.like);
+        }
+        let bytes = &self.bytes[self.starts.get(i as usize)..];
+        self.encoding.decode_packing(bytes, cfg, Some(packed))
     }
 
     /// Configuration number `i`.

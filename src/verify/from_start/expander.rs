@@ -284,9 +284,20 @@ impl<'i> Expander<'i> {
         Ok(evaluated)
     }
 
-    /// Decodes configuration `i` of `source` into `cfg`, unless it is.
+    /// Decodes configuration `i` of `source` into `cfg`, unless it is;
+    /// where its steps are written as bytes, with what they are written
+    /// from (see [`EncodedSteps::decoded`]).
     fn load<S: Configs>(&mut self, source: &S, i: u32) {
-        load_into(source, i, &mut self.cfg, &mut self.loaded);
+        let arena = source.store().and_then(Reached::arena);
+        match arena.filter(|_| self.views.is_some() && !self.loaded) {
+            Some(arena) => {
+                let Expander { cfg, encoded, .. } = self;
+                let arcs = cfg.chans.queues.len();
+                encoded.decoded(i, arcs, |packed| arena.get_into_packing(i, cfg, packed));
+                self.loaded = true;
+            }
+            None => load_into(source, i, &mut self.cfg, &mut self.loaded),
+        }
     }
 
     /// What configuration `i` of `source` (of code `code`) says, from the
