@@ -18,8 +18,10 @@ impl<'a> BitWriter<'a> {
         }
     }
 
-    /// Appends the low `width` bits of `v` (at most 64).
-    #[inline]
+    /// Appends the low `width` bits of `v` (at most 64). Always in line:
+    /// a step's bytes call it from three loops, where it was left a call
+    /// (1% of a search with channels).
+    #[inline(always)]
     pub(in crate::verify) fn put(&mut self, v: u64, width: u32) {
         self.pending |= u128::from(v) << self.held;
         self.held += width;
