@@ -30,6 +30,10 @@ use crate::topology::Topology;
 pub(super) struct Effect {
     /// The mover's row after.
     row: Box<[i64]>,
+    /// What the move adds to a configuration's code, worked out at its
+    /// first step written (`None`: a value the code does not take). The
+    /// same at every step: the mover and its row before are in its view.
+    code_delta: std::cell::OnceCell<Option<i128>>,
     /// The channel whose head it took.
     taken: Option<u32>,
     /// What it sent, in order, each with its channel.
@@ -56,6 +60,7 @@ impl Effect {
             .collect::<Option<_>>()?;
         Some(Effect {
             row: record.after.as_slice().into(),
+            code_delta: std::cell::OnceCell::new(),
             taken,
             sent,
         })
@@ -244,12 +249,17 @@ impl EncodedSteps {
         // The movers' rows are apart: each changed cell adds its own part.
         let mut code = i128::from(self.code);
         for &(p, e) in movers {
-            let before = &cfg.rows[p * stride..(p + 1) * stride];
-            for (j, (&old, &new)) in before.iter().zip(effect(e).row.iter()).enumerate() {
-                match space.delta(p * stride + j, old, new) {
-                    Some(d) => code += d,
-                    None => return false,
-                }
+            let effect = effect(e);
+            let delta = effect.code_delta.get_or_init(|| {
+                let before = &cfg.rows[p * stride..(p + 1) * stride];
+                let mut cells = before.iter().zip(effect.row.iter()).enumerate();
+                cells.try_fold(0, |sum, (j, (&old, &new))| {
+                    Some(sum + space.delta(p * stride + j, old, new)?)
+                })
+            });
+            match delta {
+                Some(d) => code += d,
+                None => return false,
             }
         }
         let Ok(code) = u64::try_from(code) else {
