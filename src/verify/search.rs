@@ -38,6 +38,15 @@ struct Longest {
     cycle: Option<(u32, usize)>,
 }
 
+/// Where steps are written as bytes and looked up: the arena of the
+/// configurations reached from a start, unless they stand for orbits.
+fn arena_of<'x>(ex: &'x Explorer) -> Option<&'x super::config_arena::ConfigArena> {
+    match (&ex.states, &ex.symmetry) {
+        (States::Reachable { reached, .. }, None) => reached.arena(),
+        _ => None,
+    }
+}
+
 pub(super) struct Search<'e, 'a> {
     ex: &'e Explorer<'a>,
     daemon: &'e Daemon,
@@ -190,10 +199,7 @@ impl<'e, 'a> Search<'e, 'a> {
         // Buffers kept from call to call: a configuration with channels
         // has a queue for each, which a copy would allocate anew.
         let mut cfg = std::mem::take(&mut self.here);
-        let arena = match (&self.ex.states, &self.ex.symmetry) {
-            (States::Reachable { reached, .. }, None) => reached.arena(),
-            _ => None,
-        };
+        let arena = arena_of(self.ex);
         if cfg.rows.is_empty() {
             cfg = self.config(i);
         } else if let Some(arena) = arena.filter(|_| self.views.is_some()) {
@@ -237,10 +243,7 @@ impl<'e, 'a> Search<'e, 'a> {
             batch,
             ..
         } = self;
-        let arena = match (&ex.states, &ex.symmetry) {
-            (States::Reachable { reached, .. }, None) => reached.arena(),
-            _ => None,
-        };
+        let arena = arena_of(ex);
         encoded.forget_for(i);
         batch.clear(keep_moves);
         let memo = views.as_ref();

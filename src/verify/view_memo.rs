@@ -341,14 +341,17 @@ impl ViewMemo {
     /// number and the moves, as [`StepRelation::moves_into`] lists them.
     pub(super) fn remembered_moves(&self, p: usize) -> Option<(u32, &[Move])> {
         let k = *self.loaded.get(p)?;
-        let moves = self.remembered.get(k as usize)?.moves.as_deref()?;
-        Some((k, moves))
+        Some((k, self.moves_of(k)?))
     }
 
     /// Move `j` of those [`ViewMemo::remembered_moves`] gives for view `k`.
     pub(super) fn remembered_move(&self, k: u32, j: u32) -> Option<&Move> {
-        let moves = self.remembered.get(k as usize)?.moves.as_deref()?;
-        moves.get(j as usize)
+        self.moves_of(k)?.get(j as usize)
+    }
+
+    /// The moves remembered for view `k`, where listing them did not fault.
+    fn moves_of(&self, k: u32) -> Option<&[Move]> {
+        self.remembered.get(k as usize)?.moves.as_deref()
     }
 
     /// Process `p`'s moves in the configuration of the last
@@ -361,13 +364,8 @@ impl ViewMemo {
         p: usize,
         out: &mut Vec<Move>,
     ) -> Result<(), RunError> {
-        let remembered = self
-            .loaded
-            .get(p)
-            .and_then(|&k| self.remembered.get(k as usize))
-            .and_then(|r| r.moves.as_deref());
-        match remembered {
-            Some(moves) => {
+        match self.remembered_moves(p) {
+            Some((_, moves)) => {
                 out.clear();
                 out.extend_from_slice(moves);
                 Ok(())

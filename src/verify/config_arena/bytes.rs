@@ -64,7 +64,7 @@ impl<'a> BitReader<'a> {
         if self.held < width {
             // Eight bytes at once where there are (`held` is under 64):
             // a reader given the bytes past its string's end (see
-            // `Encoding::decode`) finds them nearly always.
+            // `Encoding::decode_packing`) finds them nearly always.
             if let Some(word) = self.bytes.get(self.at..self.at + 8) {
                 let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
                 self.pending |= u128::from(word) << self.held;

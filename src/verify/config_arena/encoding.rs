@@ -267,7 +267,7 @@ impl Encoding {
     }
 
     /// What a step written as bytes needs of the configuration `bytes`
-    /// begin with (see [`Encoding::decode`]), read from them: its rows'
+    /// begin with (see [`Encoding::decode_packing`]), read from them: its rows'
     /// code, returned, and its messages in the order they were sent,
     /// each's channel, word and bits as [`Encoding::word`] gives them,
     /// into `messages`, with how many each channel holds added to
@@ -309,15 +309,11 @@ impl Encoding {
     /// Overwrites `cfg` (a configuration of the same instance) with the
     /// one `bytes` begin with: what they encode says where it ends, and
     /// the bytes after, if any, are read (eight at a time) but not used.
-    pub(super) fn decode(&self, bytes: &[u8], cfg: &mut Config) {
-        self.decode_packing(bytes, cfg, None);
-    }
-
-    /// [`Encoding::decode`], and where `packed` asks, what
-    /// [`Encoding::packed_messages`] gives too (its messages into the
-    /// first, their count by channel added to the second, and the rows'
-    /// code returned), from one reading of the bytes; `None` where it
-    /// gives `None` (the messages packed then left unfinished).
+    /// Where `packed` asks, also what [`Encoding::packed_messages`] gives
+    /// (its messages into the first, their count by channel added to the
+    /// second, and the rows' code returned), from the same reading;
+    /// `None` where it gives `None` (the messages packed then left
+    /// unfinished) or nothing is asked.
     pub(super) fn decode_packing(
         &self,
         bytes: &[u8],

@@ -119,6 +119,19 @@ impl ConfigArena {
     /// Overwrites `cfg` (a configuration of the same instance) with number
     /// `i`.
     pub(super) fn get_into(&self, i: u32, cfg: &mut Config) {
+        self.decode_into(i, cfg, None);
+    }
+
+    /// [`ConfigArena::get_into`], and what
+    /// [`ConfigArena::packed_messages`] gives into `packed`, from one
+    /// reading of its bytes (see [`Encoding::decode_packing`]).
+    pub(super) fn get_into_packing(&self, i: u32, cfg: &mut Config, packed: Packed) -> Option<u64> {
+        self.decode_into(i, cfg, Some(packed))
+    }
+
+    /// Number `i` decoded into `cfg`, reshaped first if it is not one of
+    /// this instance's, with what `packed` asks for.
+    fn decode_into(&self, i: u32, cfg: &mut Config, packed: Option<Packed>) -> Option<u64> {
         if cfg.rows.len() != self.like.rows.len()
             || cfg.chans.queues.len() != self.like.chans.queues.len()
         {
@@ -126,21 +139,8 @@ impl ConfigArena {
         }
         // The bytes from its start on: decoding reads only its own, but
         // may then read them eight at a time up to its last.
-        self.encoding
-            .decode(&self.bytes[self.starts.get(i as usize)..], cfg);
-    }
-
-    /// [`ConfigArena::get_into`], and what
-    /// [`ConfigArena::packed_messages`] gives into `packed`, from one
-    /// reading of its bytes (see [`Encoding::decode_packing`]).
-    pub(super) fn get_into_packing(&self, i: u32, cfg: &mut Config, packed: Packed) -> Option<u64> {
-        if cfg.rows.len() != self.like.rows.len()
-            || cfg.chans.queues.len() != self.like.chans.queues.len()
-        {
-            cfg.clone_from(&self.like);
-        }
         let bytes = &self.bytes[self.starts.get(i as usize)..];
-        self.encoding.decode_packing(bytes, cfg, Some(packed))
+        self.encoding.decode_packing(bytes, cfg, packed)
     }
 
     /// Configuration number `i`.
