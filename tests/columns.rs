@@ -432,3 +432,111 @@ fn programs_without_variables_run_column_by_column() {
     let src = "process {\n    tick :: index mod 3 != 1 -> skip\n}\n";
     assert!(same_runs(src, "ring:3000", &[], 1, 5) > 0);
 }
+
+/// Watches every step, so the run loop takes them one by one.
+struct EveryStep;
+
+impl guarded::runtime::run::Observer for EveryStep {}
+
+/// Everything a run's end shows: its stop, configuration, last step,
+/// measures, enabled processes and legitimacy.
+fn end_of(sim: &Simulation, stop: &guarded::runtime::run::Stop) -> String {
+    use guarded::runtime::run::Stop;
+    // A failed step's record names its movers, not rows.
+    let last = match stop {
+        Stop::Error(_) => format!("{:?} {:?}", sim.last().movers(), sim.last().actions()),
+        _ => format!("{:?}", moves(sim)),
+    };
+    format!(
+        "{stop:?}\n{:?}\n{last}\n{:?} {} column steps\n{:?}\n{:?} {:?} {:?}\n{:?}",
+        sim.rows(),
+        sim.now(),
+        sim.column_steps(),
+        enabled(sim),
+        sim.legitimate(),
+        sim.stabilized_at(),
+        sim.legitimacy_losses(),
+        sim.moves_per_action()
+            .map(<[u64]>::to_vec)
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// The run loop takes synchronous column steps in batches over the
+/// configuration narrowed to 32-bit values where nothing watches the steps
+/// (`Simulation::column_moves`): the same run, stop, last step and
+/// measures as one step at a time (column by column on the configuration
+/// as it is), whatever stops it (the step or move budget, legitimacy, a
+/// kernel that may fault, a value out of its domain, too few enabled for
+/// column steps); and no batch where a value could not be narrowed or
+/// legitimacy reads the configuration.
+#[test]
+fn batches_on_the_configuration_narrowed_take_the_steps_one_by_one_would() {
+    use guarded::runtime::run::{run, Limits, Unobserved};
+    let no_legit = RICH.replace("legitimate: forall(p in procs : not p.b)", "");
+    let negative = "var x: -6..5 = 0\nprocess {\n    a :: x < left.x -> x := left.x - 1\n    b :: x > right.x + 2 -> x := -x\n}\n";
+    // From its declared start, everyone moves at every step, and the
+    // sixth takes `c` out of its domain.
+    let out_of_domain = "var x: 0..1 = index mod 2\nvar c: 0..5 = 0\nprocess {\n    a :: x != left.x -> x := left.x; c := c + 1\n}\n";
+    let wide = "var x: 0..5000000000 = 0\nprocess {\n    a :: x != left.x -> x := left.x\n}\n";
+    // From its declared start, two column steps, then a division by a
+    // process's `y` of 0 that it does not run, in a kernel: given up.
+    let late = "var x: 0..5 = index mod 6\nvar y: 0..3 = 3 - index mod 2\nprocess {\n    a :: y > 0 and x != left.x -> x := (x + 12 / y) mod 6; y := y - 1\n}\n";
+    let k = |n: i64| vec![("K", n)];
+    // (program, ring, parameters, whether batches narrow it)
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, i64)>, bool);
+    let cases: Vec<Case> = vec![
+        (DIJKSTRA, "ring:40", k(40), true),
+        (DIJKSTRA, "ring:2125", k(2125), true),
+        (DIJKSTRA, "ring:140000", k(140000), true),
+        (&no_legit, "ring:90", vec![], true),
+        (&no_legit, "ring:2100", vec![], true),
+        (negative, "ring:1500", vec![], true),
+        // Every column step given up.
+        (MAY_FAULT, "ring:300", vec![], false),
+        (MAY_FAULT, "ring:140000", vec![], false),
+        (late, "ring:300", vec![], true),
+        (out_of_domain, "ring:50", vec![], true),
+        (RICH, "ring:90", vec![], false),
+        (wide, "ring:3000", vec![], false),
+    ];
+    for (src, ring, params, narrows) in &cases {
+        let large = ring.ends_with("140000");
+        let mut budgets = vec![(1, None, false), (3, None, false)];
+        if !large {
+            budgets.extend([
+                (37, None, false),
+                (500, Some(40_000), false),
+                (5000, None, true),
+            ]);
+        }
+        let mut narrowed = 0;
+        for (steps, moves, until_legitimate) in budgets {
+            let limits = Limits {
+                steps,
+                moves,
+                until_legitimate,
+                invariants: true,
+            };
+            let what = format!("{ring} {limits:?}:\n{src}");
+            let init = match [late, out_of_domain].contains(src) {
+                true => InitMode::Declared,
+                false => InitMode::Random,
+            };
+            let make = || start_from(src, ring, params, 3, true, init.clone(), Ids::Index);
+            let (mut batched, mut one_by_one) = (make(), make());
+            let stop = run(&mut batched, &limits, &mut Unobserved);
+            let other = run(&mut one_by_one, &limits, &mut EveryStep);
+            let (a, b) = (end_of(&batched, &stop), end_of(&one_by_one, &other));
+            // The first line that differs, shortened: rows are long.
+            if let Some((x, y)) = a.lines().zip(b.lines()).find(|(x, y)| x != y) {
+                let cut = |l: &str| l.chars().take(300).collect::<String>();
+                panic!("{what}\nbatched:     {}\none by one: {}", cut(x), cut(y));
+            }
+            assert_eq!(a, b, "{what}");
+            assert_eq!(one_by_one.narrowed_steps(), 0);
+            narrowed += batched.narrowed_steps();
+        }
+        assert_eq!(narrowed > 0, *narrows, "{ring}:\n{src}");
+    }
+}

@@ -337,6 +337,7 @@ pub(super) fn run(a: &RunArgs) -> i32 {
             moves: sim.now().moves - start_point.moves,
             bytes: sim.memory_bytes(),
             column_steps: sim.column_steps(),
+            narrowed_steps: sim.narrowed_steps(),
         }),
         tally: Some(&tally),
     };

@@ -91,6 +91,8 @@ pub struct Stats {
     pub bytes: usize,
     /// Steps of the run evaluated column by column (synchronous fast path).
     pub column_steps: u64,
+    /// How many of them ran on the configuration narrowed to 32-bit values.
+    pub narrowed_steps: u64,
 }
 
 impl Stats {
@@ -389,6 +391,7 @@ impl<'a> Summary<'a> {
                 "bytes": st.bytes,
                 "bytes_per_process": st.bytes as f64 / self.processes as f64,
                 "column_steps": st.column_steps,
+                "narrowed_steps": st.narrowed_steps,
             });
         }
         if info.show_final {
@@ -409,10 +412,10 @@ fn speed_text(st: &Stats) -> String {
         Stats::rate(st.moves, st.seconds),
         st.steps,
         Stats::duration(st.seconds),
-        if st.column_steps > 0 {
-            format!(", {} column by column", st.column_steps)
-        } else {
-            String::new()
+        match (st.column_steps, st.narrowed_steps) {
+            (0, _) => String::new(),
+            (all, 0) => format!(", {all} column by column"),
+            (all, narrowed) => format!(", {all} column by column, {narrowed} on 32-bit values"),
         }
     )
 }

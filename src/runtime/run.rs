@@ -161,7 +161,16 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
                 .moves
                 .map_or(left, |m| left.min(m - (now.moves - start.moves)))
                 .min(BATCH_STEPS);
-            match sim.single_moves(budget, limits.until_legitimate) {
+            let batch = match sim.single_moves(budget, limits.until_legitimate) {
+                Ok(0) => {
+                    // Steps of many moves each: the moves left bound them too.
+                    let moves = limits.moves.map(|m| m - (now.moves - start.moves));
+                    let steps = left.min(BATCH_STEPS);
+                    sim.column_moves(steps, moves, limits.until_legitimate)
+                }
+                taken => taken,
+            };
+            match batch {
                 Ok(0) => {}
                 Ok(_) => {
                     idle = 0;

@@ -100,11 +100,18 @@ pub(in crate::compile) fn compile(c: &Compiler, roles: &[Vec<&ir::Action>]) -> O
             }
         }
     }
+    let narrow = |d: &VarDomain| match *d {
+        VarDomain::Range(lo, hi) => i32::try_from(lo).is_ok() && i32::try_from(hi).is_ok(),
+        VarDomain::Bool => true,
+        VarDomain::Enum(k) => i32::try_from(k).is_ok(),
+        VarDomain::Node => false,
+    };
     Some(ColumnCode {
         roles: out,
         registers: b.constants.len() + b.most,
         constants: b.constants,
         stride: c.stride,
+        narrows: c.domains.iter().all(narrow),
     })
 }
 

@@ -1,6 +1,7 @@
 //! The kernels: tight loops over a chunk of processes, one per operation,
-//! built for several instruction sets; and the column copies, which go
-//! through a small buffer on the stack when stores would alias loads.
+//! built for several instruction sets; the column copies, which go
+//! through a small buffer on the stack when stores would alias loads; and
+//! the two ways values are kept ([`ColumnValue`]).
 
 use super::*;
 
@@ -8,8 +9,160 @@ use super::*;
 /// goes through the stack.
 const BOUNCE: usize = 128;
 
+/// How kernels keep a configuration's values: as they are (`i64`), or
+/// narrowed to `i32` where every variable's domain fits (see
+/// [`ColumnCode::narrows`]), which halves the bytes a step over a large
+/// ring moves through memory, what bounds it there. Registers are `i64`
+/// either way: values are widened as they are read and narrowed as they
+/// are written.
+pub trait ColumnValue: Copy + Default + 'static {
+    /// `values` as they are, where they are `i64` already.
+    fn as_wide(values: &[Self]) -> Option<&[i64]>;
+    /// One value, widened.
+    fn widen(self) -> i64;
+    /// `v`, which fits: it lies in its variable's domain.
+    fn narrow(v: i64) -> Self;
+    /// `dst[i] = src[i]` widened (of the same length).
+    fn widen_into(dst: &mut [i64], src: &[Self]);
+    /// `dst[i] = src[i]` narrowed (of the same length).
+    fn narrow_from(dst: &mut [Self], src: &[i64]);
+    /// `dst[i] = src[i]` narrowed where `chosen[i] == a`.
+    fn write_where(dst: &mut [Self], src: &[i64], chosen: &[u16], a: u16);
+    /// `dst[i] = src[i]` where `chosen[i] == a`, `src` a column of the
+    /// configuration (see [`write_blocks`]).
+    fn copy_where(dst: &mut [Self], src: &[Self], chosen: &[u16], a: u16);
+    /// [`choose_where`] on values kept so.
+    fn choose_where(cmp: Cmp, first: bool, a: u16, x: &[Self], y: &[Self], out: &mut [u16]);
+}
+
+impl ColumnValue for i64 {
+    fn as_wide(values: &[i64]) -> Option<&[i64]> {
+        Some(values)
+    }
+    fn widen(self) -> i64 {
+        self
+    }
+    fn narrow(v: i64) -> i64 {
+        v
+    }
+    fn widen_into(dst: &mut [i64], src: &[i64]) {
+        dst.copy_from_slice(src);
+    }
+    fn narrow_from(dst: &mut [i64], src: &[i64]) {
+        copy_column(dst, src);
+    }
+    fn write_where(dst: &mut [i64], src: &[i64], chosen: &[u16], a: u16) {
+        write_where(dst, src, chosen, a);
+    }
+    fn copy_where(dst: &mut [i64], src: &[i64], chosen: &[u16], a: u16) {
+        write_where(dst, src, chosen, a);
+    }
+    fn choose_where(cmp: Cmp, first: bool, a: u16, x: &[i64], y: &[i64], out: &mut [u16]) {
+        choose_where(cmp, first, a, x, y, out);
+    }
+}
+
+impl ColumnValue for i32 {
+    fn as_wide(_: &[i32]) -> Option<&[i64]> {
+        None
+    }
+    fn widen(self) -> i64 {
+        i64::from(self)
+    }
+    fn narrow(v: i64) -> i32 {
+        v as i32
+    }
+    fn widen_into(dst: &mut [i64], src: &[i32]) {
+        widen_i32(dst, src);
+    }
+    fn narrow_from(dst: &mut [i32], src: &[i64]) {
+        narrow_i32(dst, src);
+    }
+    fn write_where(dst: &mut [i32], src: &[i64], chosen: &[u16], a: u16) {
+        write_where_i32(dst, src, chosen, a);
+    }
+    fn copy_where(dst: &mut [i32], src: &[i32], chosen: &[u16], a: u16) {
+        copy_where_i32(dst, src, chosen, a);
+    }
+    fn choose_where(cmp: Cmp, first: bool, a: u16, x: &[i32], y: &[i32], out: &mut [u16]) {
+        choose_where_i32(cmp, first, a, x, y, out);
+    }
+}
+
+#[multiversion(targets = "simd")]
+fn widen_i32(dst: &mut [i64], src: &[i32]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = i64::from(s);
+    }
+}
+
+#[multiversion(targets = "simd")]
+fn narrow_i32(dst: &mut [i32], src: &[i64]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = s as i32;
+    }
+}
+
+/// As [`write_where`], narrowing; `src` is a register or a buffer, never
+/// the configuration, so no store aliases a load.
+#[multiversion(targets = "simd")]
+fn write_where_i32(dst: &mut [i32], src: &[i64], chosen: &[u16], a: u16) {
+    for ((cell, &c), &x) in dst.iter_mut().zip(chosen).zip(src) {
+        let take = -i32::from(c == a);
+        *cell = (*cell & !take) | (x as i32 & take);
+    }
+}
+
+/// As [`write_where`], on narrowed values.
+#[multiversion(targets = "simd")]
+fn copy_where_i32(dst: &mut [i32], src: &[i32], chosen: &[u16], a: u16) {
+    write_blocks(dst, src, |dst, src, at| {
+        let chosen = &chosen[at..at + src.len()];
+        for ((cell, &c), &x) in dst.iter_mut().zip(chosen).zip(src) {
+            let take = -i32::from(c == a);
+            *cell = (*cell & !take) | (x & take);
+        }
+    });
+}
+
+/// As [`choose_where`], on narrowed values.
+#[multiversion(targets = "simd")]
+fn choose_where_i32(cmp: Cmp, first: bool, a: u16, x: &[i32], y: &[i32], out: &mut [u16]) {
+    ir::specialize_cmp!(cmp, OP => {
+        let holds = |x: i32, y: i32| OP.holds(i64::from(x), i64::from(y));
+        if first {
+            for ((c, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                *c = if holds(x, y) { a } else { NO_ACTION };
+            }
+        } else {
+            for ((c, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                *c = if *c == NO_ACTION && holds(x, y) { a } else { *c };
+            }
+        }
+    })
+}
+
+/// The values of `src` for processes `lo..lo + len` as the rows keep
+/// them, where they lie side by side (one value a process, and no wrap
+/// around the ring).
+pub(super) fn side<'a, T: ColumnValue>(
+    stride: usize,
+    src: Src,
+    rows: &Rows<'a, T>,
+    lo: usize,
+    len: usize,
+) -> Option<&'a [T]> {
+    match src {
+        _ if stride != 1 => None,
+        Src::Own(_) => Some(&rows.own[..len]),
+        Src::Left(_) if lo >= 1 => Some(&rows.state[lo - 1..lo - 1 + len]),
+        Src::Right(_) if lo + len < rows.n => Some(&rows.state[lo + 1..lo + 1 + len]),
+        _ => None,
+    }
+}
+
 /// Copies `src` into `dst` (of the same length), see [`write_blocks`].
-pub(super) fn copy_column(dst: &mut [i64], src: &[i64]) {
+pub(super) fn copy_column<T: Copy + Default>(dst: &mut [T], src: &[T]) {
     write_blocks(dst, src, |dst, src, _| dst.copy_from_slice(src));
 }
 
@@ -36,7 +189,7 @@ pub(super) fn write_where(dst: &mut [i64], src: &[i64], chosen: &[u16], a: u16) 
 /// low 12 address bits. The processor then takes loads to depend on the
 /// stores before them and stalls: on this machine a direct copy ran at a
 /// tenth of the speed of one through the stack.
-fn stores_alias_loads(dst: &[i64], src: &[i64]) -> bool {
+fn stores_alias_loads<T>(dst: &[T], src: &[T]) -> bool {
     let ahead = (dst.as_ptr() as usize).wrapping_sub(src.as_ptr() as usize) % 4096;
     (1..1024).contains(&ahead)
 }
@@ -45,13 +198,17 @@ fn stores_alias_loads(dst: &[i64], src: &[i64]) -> bool {
 /// same length): in one call on the slices themselves, or, when stores
 /// to `dst` would alias loads from `src` (see [`stores_alias_loads`]),
 /// block by block, each block of `src` first copied to the stack.
-fn write_blocks(dst: &mut [i64], src: &[i64], mut write: impl FnMut(&mut [i64], &[i64], usize)) {
+fn write_blocks<T: Copy + Default>(
+    dst: &mut [T],
+    src: &[T],
+    mut write: impl FnMut(&mut [T], &[T], usize),
+) {
     debug_assert_eq!(dst.len(), src.len());
     if !stores_alias_loads(dst, src) {
         write(dst, src, 0);
         return;
     }
-    let mut buf = [0i64; BOUNCE];
+    let mut buf = [T::default(); BOUNCE];
     for (k, (d, s)) in dst.chunks_mut(BOUNCE).zip(src.chunks(BOUNCE)).enumerate() {
         let b = &mut buf[..s.len()];
         b.copy_from_slice(s);
@@ -87,10 +244,10 @@ pub fn count_equal(chosen: &[u16], a: u16) -> usize {
 
 /// The values of `src` for processes `lo..lo + len`: a slice of the rows
 /// when they lie side by side, else gathered into `buf`.
-pub(super) fn view<'a>(
+pub(super) fn view<'a, T: ColumnValue>(
     stride: usize,
     src: Src,
-    rows: &Rows<'a>,
+    rows: &Rows<'a, T>,
     lo: usize,
     len: usize,
     regs: &'a [Vec<i64>],
@@ -99,23 +256,31 @@ pub(super) fn view<'a>(
     // Not the rows' length over the stride: a program without variables has
     // empty rows.
     let n = rows.n;
+    if let Some(values) = side(stride, src, rows, lo, len) {
+        // In place when they are `i64`, else widened.
+        return match T::as_wide(values) {
+            Some(values) => values,
+            None => {
+                let buf = &mut buf[..len];
+                T::widen_into(buf, values);
+                buf
+            }
+        };
+    }
     match src {
         Src::Reg(r) => &regs[r][..len],
         Src::Id if !rows.ids.is_empty() => &rows.ids[lo..lo + len],
-        Src::Own(_) if stride == 1 => &rows.own[..len],
-        Src::Left(_) if stride == 1 && lo >= 1 => &rows.state[lo - 1..lo - 1 + len],
-        Src::Right(_) if stride == 1 && lo + len < n => &rows.state[lo + 1..lo + 1 + len],
         _ => {
             let buf = &mut buf[..len];
             for (i, b) in buf.iter_mut().enumerate() {
                 let p = lo + i;
                 *b = match src {
-                    Src::Own(slot) => rows.own[i * stride + slot],
+                    Src::Own(slot) => rows.own[i * stride + slot].widen(),
                     Src::Left(slot) => {
-                        rows.state[(if p == 0 { n - 1 } else { p - 1 }) * stride + slot]
+                        rows.state[(if p == 0 { n - 1 } else { p - 1 }) * stride + slot].widen()
                     }
                     Src::Right(slot) => {
-                        rows.state[(if p + 1 == n { 0 } else { p + 1 }) * stride + slot]
+                        rows.state[(if p + 1 == n { 0 } else { p + 1 }) * stride + slot].widen()
                     }
                     // Ids that are the indices are kept as none.
                     Src::Index | Src::Id => p as i64,

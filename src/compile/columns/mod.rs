@@ -24,8 +24,8 @@ mod build;
 mod kernels;
 
 pub(in crate::compile) use build::compile;
-pub use kernels::count_equal;
-use kernels::{choose_where, copy_column, kernel, view, write_where};
+use kernels::{choose_where, copy_column, kernel, side, view};
+pub use kernels::{count_equal, ColumnValue};
 
 /// Processes evaluated together: small enough that every register stays in
 /// the first-level cache.
@@ -130,6 +130,8 @@ pub struct ColumnCode {
     /// Registers in all.
     registers: usize,
     stride: usize,
+    /// Whether every variable's values fit `i32` (see [`ColumnValue`]).
+    narrows: bool,
 }
 
 /// The registers kernels compute into; made once, reused every step.
@@ -145,14 +147,14 @@ impl Scratch {
     }
 }
 
-/// What kernels read: the configuration for neighbours (its length gives
-/// the ring's size), the rows for the process itself (the same in guards;
-/// the rows updated so far in statements), and ids.
-pub struct Rows<'a> {
+/// What kernels read: the configuration for neighbours, the rows for the
+/// process itself (the same in guards; the rows updated so far in
+/// statements), and ids; values kept as `T` (see [`ColumnValue`]).
+pub struct Rows<'a, T = i64> {
     /// The configuration neighbours are read from.
-    pub state: &'a [i64],
+    pub state: &'a [T],
     /// Where own reads come from: the chunk's rows, `stride` values each.
-    pub own: &'a [i64],
+    pub own: &'a [T],
     /// Process ids, or none where every id is its process's index.
     pub ids: &'a [i64],
     /// The number of processes.
@@ -164,6 +166,13 @@ pub struct Rows<'a> {
 pub struct MayFault;
 
 impl ColumnCode {
+    /// Whether every variable's domain fits `i32`, so that kernels can
+    /// keep the configuration narrowed (values read from it or written to
+    /// it lie in their domains: writes outside are caught first).
+    pub fn narrows(&self) -> bool {
+        self.narrows
+    }
+
     /// Whether some guard reads the left neighbour, and whether some reads
     /// the right one: a move changes only the guards of the processes
     /// that read it.
@@ -204,10 +213,10 @@ impl ColumnCode {
     /// Chooses for processes `lo..lo + out.len()` of role `role` their
     /// first action whose guard holds (`NO_ACTION` when none), reading
     /// `rows.own` as the rows of exactly those processes.
-    pub fn choose(
+    pub fn choose<T: ColumnValue>(
         &self,
         role: usize,
-        rows: &Rows,
+        rows: &Rows<T>,
         lo: usize,
         out: &mut [u16],
         s: &mut Scratch,
@@ -250,6 +259,15 @@ impl ColumnCode {
                 }
                 continue;
             };
+            // Compared as the rows keep them where both lie side by side.
+            let (sx, sy) = (
+                side(self.stride, x, rows, lo, len),
+                side(self.stride, y, rows, lo, len),
+            );
+            if let (Some(x), Some(y)) = (sx, sy) {
+                T::choose_where(cmp, first, a, x, y, out);
+                continue;
+            }
             let x = view(self.stride, x, rows, lo, len, regs, &mut s0[0]);
             let y = view(self.stride, y, rows, lo, len, regs, &mut s1[0]);
             choose_where(cmp, first, a, x, y, out);
@@ -262,13 +280,13 @@ impl ColumnCode {
     /// the step into `next`; reads neighbours in `before.state` (`before.own`
     /// is not read). Adds to `moved[a]` the processes that ran action `a`.
     #[allow(clippy::too_many_arguments)]
-    pub fn execute(
+    pub fn execute<T: ColumnValue>(
         &self,
         role: usize,
-        before: &Rows,
+        before: &Rows<T>,
         lo: usize,
         chosen: &[u16],
-        next: &mut [i64],
+        next: &mut [T],
         s: &mut Scratch,
         moved: &mut [u64],
     ) -> Result<(), MayFault> {
@@ -313,6 +331,18 @@ impl ColumnCode {
                 // Every value is in a register or in the old configuration,
                 // so writes cannot disturb the values still to land.
                 for w in &group.writes {
+                    // A neighbour's value that needs no check, copied as
+                    // the rows keep it.
+                    let neighbour = matches!(w.value, Src::Left(_) | Src::Right(_));
+                    if let (true, None) = (neighbour, w.range) {
+                        if let Some(v) = side(stride, w.value, before, lo, len) {
+                            match everyone {
+                                true => copy_column(next, v),
+                                false => T::copy_where(next, v, chosen, a),
+                            }
+                            continue;
+                        }
+                    }
                     let v = view(stride, w.value, before, lo, len, &s.regs, &mut s.gather[0]);
                     if let Some((lo, hi)) = w.range {
                         let outside = chosen.iter().zip(v).fold(false, |o, (&c, &x)| {
@@ -324,12 +354,12 @@ impl ColumnCode {
                     }
                     let cells = next[w.slot..].iter_mut().step_by(stride);
                     match (everyone, stride) {
-                        (true, 1) => copy_column(next, v),
-                        (true, _) => cells.zip(v).for_each(|(cell, &x)| *cell = x),
-                        (false, 1) => write_where(next, v, chosen, a),
+                        (true, 1) => T::narrow_from(next, v),
+                        (true, _) => cells.zip(v).for_each(|(cell, &x)| *cell = T::narrow(x)),
+                        (false, 1) => T::write_where(next, v, chosen, a),
                         (false, _) => {
                             for ((cell, &c), &x) in cells.zip(chosen).zip(v) {
-                                *cell = if c == a { x } else { *cell };
+                                *cell = if c == a { T::narrow(x) } else { *cell };
                             }
                         }
                     }
@@ -340,7 +370,14 @@ impl ColumnCode {
     }
 
     /// Runs one operation; whether it may have faulted.
-    fn run(&self, op: &Op, rows: &Rows, lo: usize, len: usize, s: &mut Scratch) -> bool {
+    fn run<T: ColumnValue>(
+        &self,
+        op: &Op,
+        rows: &Rows<T>,
+        lo: usize,
+        len: usize,
+        s: &mut Scratch,
+    ) -> bool {
         let (a, b, o) = op.operands();
         // The output register is taken out so operands can borrow the rest.
         let mut out = std::mem::take(&mut s.regs[o]);

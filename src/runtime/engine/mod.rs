@@ -28,6 +28,7 @@ mod procs;
 use counts::first_actions;
 pub(crate) use procs::ProcInfo;
 use procs::{Chosen, Dense, EnabledSet};
+mod column_steps;
 mod fast;
 mod general;
 mod measures;
@@ -39,7 +40,8 @@ mod unread_guards;
 pub use crate::compile::columns::CHUNK as COLUMN_CHUNK;
 pub use access::FastPaths;
 use bookkeeping::affect;
-use fast::{ColumnBuffers, LOOK_AHEAD_BYTES};
+use column_steps::ColumnBuffers;
+use fast::LOOK_AHEAD_BYTES;
 
 /// Which move a process makes when it has several: several enabled
 /// actions of the most urgent priority, or several members of its action's
@@ -138,6 +140,8 @@ pub struct Simulation {
     /// Whether that path is on ([`FastPaths::guards_left_alone`]).
     guards_left_alone_path: bool,
     column_steps: u64,
+    /// How many of them ran on the configuration narrowed.
+    narrowed_steps: u64,
     /// Where each role's actions begin in [`Progress::moved`].
     first_action: Vec<u32>,
     /// What a tick works in (programs that run in ticks).
@@ -324,6 +328,7 @@ impl Simulation {
             leaves_guards_alone,
             guards_left_alone_path: true,
             column_steps: 0,
+            narrowed_steps: 0,
             first_action,
             tick_buf: Default::default(),
         };
@@ -434,6 +439,13 @@ impl Simulation {
     /// How many steps were evaluated column by column.
     pub fn column_steps(&self) -> u64 {
         self.column_steps
+    }
+
+    /// How many of the steps evaluated column by column ran on the
+    /// configuration narrowed to 32-bit values (see
+    /// [`Simulation::column_moves`]).
+    pub fn narrowed_steps(&self) -> u64 {
+        self.narrowed_steps
     }
 
     /// The rows of the last step's `k`-th mover before and after the step.
@@ -549,14 +561,7 @@ impl Simulation {
         // Column by column when the daemon moves everyone and enough are
         // enabled that visiting every process is cheaper than visiting
         // the movers and their readers one by one.
-        let n = self.topo.n();
-        if count > 0
-            && count * 32 >= n
-            && self.role_runs * self.column_min_run <= n
-            && self.column_path
-            && matches!(self.daemon, Daemon::Synchronous)
-            && self.choice == Choice::First
-        {
+        if self.column_step_due() {
             if let Some(outcome) = self.column_step()? {
                 return Ok(outcome);
             }
