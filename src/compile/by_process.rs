@@ -81,10 +81,25 @@ impl super::Compiler<'_> {
                 if !local(slot, body) {
                     return None;
                 }
-                // The comparison at each count, by the constant folder.
-                let holds = (0..=self.n.n)
-                    .map(|c| Some(op.holds(konst(a, c)?, konst(b, c)?)))
-                    .collect::<Option<Vec<bool>>>()?;
+                let counts = 0..=self.n.n;
+                let fixed = |e: &IExpr| const_eval(e, &self.params, self.n);
+                let holds = match (a, b) {
+                    // A count against a constant (`count(...) == 1`): one
+                    // comparison a count, not a walk of the expressions
+                    // (a million of them on a ring of 10^6).
+                    (IExpr::Count(..), k) if fixed(k).is_some() => {
+                        let k = fixed(k)?;
+                        counts.map(|c| op.holds(c, k)).collect()
+                    }
+                    (k, IExpr::Count(..)) if fixed(k).is_some() => {
+                        let k = fixed(k)?;
+                        counts.map(|c| op.holds(k, c)).collect()
+                    }
+                    // Else the comparison at each count, by the constant folder.
+                    _ => counts
+                        .map(|c| Some(op.holds(konst(a, c)?, konst(b, c)?)))
+                        .collect::<Option<Vec<bool>>>()?,
+                };
                 ByProcess::Count(slot, self.bexpr(body), holds)
             }
             _ => return None,
