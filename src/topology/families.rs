@@ -10,21 +10,49 @@ use rand_chacha::ChaCha8Rng;
 /// A ring of `n` processes: undirected (`ring`, both neighbours) or
 /// directed (`uring`, each process reads its predecessor).
 pub(super) fn ring(name: String, n: usize, undirected: bool) -> Topology {
-    let mut g = Arcs::new(n);
-    for i in 0..n {
-        let j = (i + 1) % n;
-        if undirected {
-            g.edge(i, j);
-        } else {
-            g.arc(i, j);
+    let mut t = if n >= 3 {
+        ring_rows(name, n, undirected)
+    } else {
+        let mut g = Arcs::new(n);
+        for i in 0..n {
+            let j = (i + 1) % n;
+            if undirected {
+                g.edge(i, j);
+            } else {
+                g.arc(i, j);
+            }
         }
-    }
-    let mut t = Topology::freeze(name, g);
+        Topology::freeze(name, g)
+    };
     t.has_left = true;
     t.has_right = undirected;
     t.regular_ring = Some(undirected);
     t.sides = Sides::Ring;
     t
+}
+
+/// The rows [`Topology::freeze`] makes of a ring of at least three
+/// processes, written as they are rather than listed as arcs and sorted
+/// (a quarter of a ring of 10^6's set-up): each process's neighbours are
+/// the one before it and, undirected, the one after, in increasing order;
+/// on `uring` its reader is the one after it.
+fn ring_rows(name: String, n: usize, undirected: bool) -> Topology {
+    let before = |p: usize| (if p == 0 { n - 1 } else { p - 1 }) as u32;
+    let after = |p: usize| (if p + 1 == n { 0 } else { p + 1 }) as u32;
+    if undirected {
+        let nbr = (0..n)
+            .flat_map(|p| {
+                let (b, a) = (before(p), after(p));
+                [b.min(a), b.max(a)]
+            })
+            .collect();
+        let readers = (Vec::new(), Vec::new());
+        Topology::of_rows(name, n, (Vec::new(), 2, nbr), readers, true)
+    } else {
+        let nbr = (0..n).map(before).collect();
+        let readers = ((0..=n as u32).collect(), (0..n).map(after).collect());
+        Topology::of_rows(name, n, (Vec::new(), 1, nbr), readers, false)
+    }
 }
 
 /// A chain: process 0 has no `left`, the last no `right`.
@@ -152,4 +180,32 @@ pub(super) fn random(name: String, n: usize, p: Option<f64>, rng: &mut ChaCha8Rn
         }
     }
     Topology::freeze(name, g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rings written row by row are the topologies their arcs freeze into.
+    #[test]
+    fn rings_written_as_rows_are_their_arcs_frozen() {
+        for n in (3..40).chain([1000, 4099]) {
+            for undirected in [true, false] {
+                let mut g = Arcs::new(n);
+                for i in 0..n {
+                    match undirected {
+                        true => g.edge(i, (i + 1) % n),
+                        false => g.arc(i, (i + 1) % n),
+                    }
+                }
+                let frozen = Topology::freeze("r".into(), g);
+                let written = ring_rows("r".into(), n, undirected);
+                assert_eq!(
+                    format!("{written:?}"),
+                    format!("{frozen:?}"),
+                    "{n} {undirected}"
+                );
+            }
+        }
+    }
 }

@@ -310,6 +310,20 @@ impl Topology {
             nbr_start = Vec::new();
         }
         drop(built);
+        let rows = (nbr_start, degree, nbr);
+        Topology::of_rows(name, n, rows, (rdr_start, rdr), undirected)
+    }
+
+    /// A topology of `n` processes with no sides, ids or attributes, from
+    /// its neighbours' rows as [`Topology::freeze`] keeps them (where each
+    /// begins, or none and the one degree; the rows) and its readers'.
+    fn of_rows(
+        name: String,
+        n: usize,
+        (nbr_start, degree, nbr): (Vec<u32>, usize, Vec<u32>),
+        (rdr_start, rdr): (Vec<u32>, Vec<u32>),
+        undirected: bool,
+    ) -> Topology {
         Topology {
             name,
             nbr_start,
