@@ -101,8 +101,10 @@ fn exercise(program: &str, rng: &mut ChaCha8Rng, dir: &Path) -> Result<bool, Str
         .map_err(|why| format!("check: {why}"))?
         == 0;
     let daemons = ["central", "synchronous", "distributed", "locally-central"];
+    // A ring of 40 is one where synchronous steps can run column by column
+    // (runs of one role of 8 and more), in batches when nothing watches.
     let topologies = [
-        "ring:4", "chain:3", "uring:5", "star:4", "grid:2x3", "tree:6", "random:6",
+        "ring:4", "chain:3", "uring:5", "star:4", "grid:2x3", "tree:6", "random:6", "ring:40",
     ];
     for _ in 0..2 {
         let daemon = daemons.choose(rng).unwrap();
