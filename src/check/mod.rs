@@ -240,6 +240,10 @@ struct Checker {
     too_deep: bool,
     /// Definition uses expanded so far, against [`MAX_EXPANSIONS`].
     expansions: usize,
+    /// Where unknown names were reported (start and end): a definition
+    /// expanded many times meets the same one at each use, and the
+    /// suggestion for a long name takes time (reported once either way).
+    unknown_at: HashSet<(usize, usize)>,
     /// Whether an action's statement is being checked (random draws are
     /// allowed there only).
     in_statement: bool,

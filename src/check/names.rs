@@ -357,6 +357,9 @@ impl Checker {
             }
             _ => {}
         }
+        if !self.unknown_at.insert((id.span.start, id.span.end)) {
+            return None;
+        }
         let mut candidates: Vec<&str> = self
             .locals
             .iter()
