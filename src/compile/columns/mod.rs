@@ -276,16 +276,18 @@ impl ColumnCode {
     }
 
     /// Runs the statements of processes `lo..` of role `role`, each the
-    /// one `chosen` names (none for `NO_ACTION`), writing their rows after
-    /// the step into `next`; reads neighbours in `before.state` (`before.own`
-    /// is not read). Adds to `moved[a]` the processes that ran action `a`.
+    /// one `chosen` names (none for `NO_ACTION`; with the action all of them
+    /// chose, where that is known, so that the column is not read for
+    /// it), writing their rows after the step into `next`; reads neighbours
+    /// in `before.state` (`before.own` is not read). Adds to `moved[a]` the
+    /// processes that ran action `a`.
     #[allow(clippy::too_many_arguments)]
     pub fn execute<T: ColumnValue>(
         &self,
         role: usize,
         before: &Rows<T>,
         lo: usize,
-        chosen: &[u16],
+        (chosen, all_chose): (&[u16], Option<u16>),
         next: &mut [T],
         s: &mut Scratch,
         moved: &mut [u64],
@@ -294,8 +296,13 @@ impl ColumnCode {
         let stride = self.stride;
         let old = &before.state[lo * stride..(lo + len) * stride];
         // The common synchronous case: the whole chunk runs one action.
-        let first = chosen.first().copied().unwrap_or(NO_ACTION);
-        let uniform = count_equal(chosen, first) == len;
+        let (first, uniform) = match all_chose {
+            Some(a) => (a, true),
+            None => {
+                let first = chosen.first().copied().unwrap_or(NO_ACTION);
+                (first, count_equal(chosen, first) == len)
+            }
+        };
         // Rows start as they were, unless that action rewrites whole rows
         // without reading them.
         if !(uniform && first != NO_ACTION && self.roles[role][first as usize].rewrites_row) {

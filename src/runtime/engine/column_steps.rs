@@ -47,6 +47,9 @@ struct ColumnStep {
     before: (Vec<u16>, usize),
     was_dense: bool,
     after: Vec<u16>,
+    /// What the chunks of `before` and of `after` each all chose, where
+    /// known (see [`Dense::uniform`]).
+    uniform: (Vec<Option<u16>>, Vec<Option<u16>>),
 }
 
 /// What a synchronous step evaluated column by column works in.
@@ -59,6 +62,8 @@ pub(super) struct ColumnBuffers {
     pub(super) spare: Vec<i64>,
     /// Columns of chosen actions to reuse.
     pub(super) spare_columns: Vec<Vec<u16>>,
+    /// A column of what chunks all chose (see [`Dense::uniform`]) to reuse.
+    spare_uniform: Vec<Option<u16>>,
     /// The step's moves per role and action (as [`Progress::moved`]),
     /// counted by the kernels as they run each action and added to the
     /// run's once the step has succeeded; zero between steps.
@@ -90,6 +95,7 @@ impl ColumnBuffers {
             chunks,
             spare: Vec::new(),
             spare_columns: Vec::new(),
+            spare_uniform: Vec::new(),
             moves: vec![0; actions],
             narrowed: Narrowed::default(),
         }
@@ -295,8 +301,8 @@ impl Simulation {
         };
         // What everyone runs in this step, as a column.
         let was_dense = self.progress.dense.is_some();
-        let (before, moving) = match self.progress.dense.take() {
-            Some(d) => (d.chosen, d.count),
+        let (before, moving, uniform_before) = match self.progress.dense.take() {
+            Some(d) => (d.chosen, d.count, d.uniform),
             None => {
                 let mut c = buf.column(n);
                 c.extend(self.progress.procs.iter().map(|i| i.chosen));
@@ -305,9 +311,12 @@ impl Simulation {
                 if self.gives_back_bookkeeping() {
                     self.progress.procs = Vec::new();
                 }
-                (c, self.progress.enabled.list.len())
+                (c, self.progress.enabled.list.len(), Vec::new())
             }
         };
+        let mut uniform_after = std::mem::take(&mut buf.spare_uniform);
+        uniform_after.clear();
+        uniform_after.resize(buf.chunks.len(), None);
         let mut after = std::mem::take(&mut self.progress.last.chosen_before);
         if after.capacity() < n {
             after = buf.column(n);
@@ -318,6 +327,7 @@ impl Simulation {
             before: (before, moving),
             was_dense,
             after,
+            uniform: (uniform_before, uniform_after),
         })
     }
 
@@ -339,6 +349,7 @@ impl Simulation {
             buf,
             before: (before, _),
             after,
+            uniform: (uniform_before, uniform_after),
             ..
         } = step;
         let ColumnBuffers {
@@ -359,7 +370,14 @@ impl Simulation {
             };
             let chosen = &mut after[lo..hi];
             code.choose(role, &rows, lo, chosen, scratch)?;
-            enabled += chosen.len() - count_equal(chosen, NO_ACTION);
+            // Counted while the chunk is in the cache, for the next step.
+            let idle = count_equal(chosen, NO_ACTION);
+            enabled += chosen.len() - idle;
+            uniform_after[k] = match chosen.first() {
+                _ if idle == chosen.len() => Some(NO_ACTION),
+                Some(&a) if count_equal(chosen, a) == chosen.len() => Some(a),
+                _ => None,
+            };
             Ok(())
         };
         let ok = (|| {
@@ -373,7 +391,9 @@ impl Simulation {
                 };
                 let rows = &mut next[lo * stride..hi * stride];
                 let moved = &mut moves[first_action[role] as usize..];
-                code.execute(role, &old, lo, &before[lo..hi], rows, scratch, moved)?;
+                let uniform = uniform_before.get(k).copied().flatten();
+                let chosen = (&before[lo..hi], uniform);
+                code.execute(role, &old, lo, chosen, rows, scratch, moved)?;
                 if k >= 2 {
                     choose(k - 1, next, scratch)?;
                 }
@@ -406,8 +426,10 @@ impl Simulation {
             mut buf,
             before: (before, moving),
             after,
+            uniform: (uniform_before, uniform_after),
             ..
         } = step;
+        buf.spare_uniform = uniform_before;
         for (total, step) in self.progress.moved.iter_mut().zip(&mut buf.moves) {
             *total += std::mem::take(step);
         }
@@ -431,6 +453,7 @@ impl Simulation {
             chosen: after,
             count: enabled,
             list: OnceCell::new(),
+            uniform: uniform_after,
         });
         // While the chosen actions are a column, the per-process
         // bookkeeping and the enabled list are out of date: large ones give
@@ -465,7 +488,9 @@ impl Simulation {
             before: (before, moving),
             was_dense,
             after,
+            uniform: (uniform_before, uniform_after),
         } = step;
+        buf.spare_uniform = uniform_after;
         if let Some(next) = next {
             buf.spare = next;
         }
@@ -482,6 +507,7 @@ impl Simulation {
                 chosen: before,
                 count: moving,
                 list: OnceCell::new(),
+                uniform: uniform_before,
             });
         } else {
             if self.progress.procs.is_empty() {

@@ -14,6 +14,11 @@ pub(super) struct Dense {
     pub(super) count: usize,
     /// Their list, in index order, when asked for.
     pub(super) list: OnceCell<Vec<u32>>,
+    /// Per chunk of the column kernels, the action every process of it
+    /// chose (`NO_ACTION` where none chose one), where they all chose the
+    /// same: the next column step runs such a chunk without reading its
+    /// part of the column.
+    pub(super) uniform: Vec<Option<u16>>,
 }
 
 /// The runtime's bookkeeping of one process, kept together so a step
