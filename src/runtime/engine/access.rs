@@ -172,9 +172,13 @@ impl Simulation {
             if p.last.whole {
                 buf.spare = std::mem::take(&mut p.last.before);
             }
+            let dense = p.dense.take().map(|d| {
+                buf.keep_uniform(d.uniform);
+                d.chosen
+            });
             let columns = [
                 std::mem::take(&mut p.last.chosen_before),
-                p.dense.take().map(|d| d.chosen).unwrap_or_default(),
+                dense.unwrap_or_default(),
             ];
             buf.spare_columns
                 .extend(columns.into_iter().filter(|c| c.capacity() > 0));
@@ -249,7 +253,8 @@ impl Simulation {
         p.in_round.clear_all();
         // The legitimacy conjuncts' tables are evaluated again in full below.
         if let (Some(dense), Some(columns)) = (p.dense.take(), self.columns.as_mut()) {
-            // A column for the next column step to reuse.
+            // Columns for the next column step to reuse.
+            columns.keep_uniform(dense.uniform);
             columns.spare_columns.push(dense.chosen);
         }
         p.pending = 0;

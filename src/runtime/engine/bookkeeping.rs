@@ -159,6 +159,9 @@ impl Simulation {
         let Some(dense) = progress.dense.take() else {
             return;
         };
+        if let Some(buf) = self.columns.as_mut() {
+            buf.keep_uniform(dense.uniform);
+        }
         if progress.procs.is_empty() {
             progress.procs = self.code.role_of.iter().map(ProcInfo::of_role).collect();
         }

@@ -62,8 +62,9 @@ pub(super) struct ColumnBuffers {
     pub(super) spare: Vec<i64>,
     /// Columns of chosen actions to reuse.
     pub(super) spare_columns: Vec<Vec<u16>>,
-    /// A column of what chunks all chose (see [`Dense::uniform`]) to reuse.
-    spare_uniform: Vec<Option<u16>>,
+    /// Columns of what chunks all chose (see [`Dense::uniform`]) to
+    /// reuse: a step holds two, the one it reads and the one it writes.
+    spare_uniform: Vec<Vec<Option<u16>>>,
     /// The step's moves per role and action (as [`Progress::moved`]),
     /// counted by the kernels as they run each action and added to the
     /// run's once the step has succeeded; zero between steps.
@@ -103,6 +104,11 @@ impl ColumnBuffers {
 
     pub(super) fn bytes(&self) -> usize {
         self.narrowed.bytes()
+            + self
+                .spare_uniform
+                .iter()
+                .map(|u| u.capacity() * 4)
+                .sum::<usize>()
             + self.moves.capacity() * 8
             + self.scratch.bytes()
             + self.chunks.capacity() * 24
@@ -112,6 +118,14 @@ impl ColumnBuffers {
                 .iter()
                 .map(|c| c.capacity() * 2)
                 .sum::<usize>()
+    }
+
+    /// Keeps `uniform`'s buffer (see [`Dense::uniform`]) for a later
+    /// column step, up to the two a step holds.
+    pub(super) fn keep_uniform(&mut self, uniform: Vec<Option<u16>>) {
+        if uniform.capacity() > 0 && self.spare_uniform.len() < 2 {
+            self.spare_uniform.push(uniform);
+        }
     }
 
     /// A column for `n` processes, reused when one is at hand.
@@ -314,7 +328,7 @@ impl Simulation {
                 (c, self.progress.enabled.list.len(), Vec::new())
             }
         };
-        let mut uniform_after = std::mem::take(&mut buf.spare_uniform);
+        let mut uniform_after = buf.spare_uniform.pop().unwrap_or_default();
         uniform_after.clear();
         uniform_after.resize(buf.chunks.len(), None);
         let mut after = std::mem::take(&mut self.progress.last.chosen_before);
@@ -429,7 +443,7 @@ impl Simulation {
             uniform: (uniform_before, uniform_after),
             ..
         } = step;
-        buf.spare_uniform = uniform_before;
+        buf.keep_uniform(uniform_before);
         for (total, step) in self.progress.moved.iter_mut().zip(&mut buf.moves) {
             *total += std::mem::take(step);
         }
@@ -490,7 +504,7 @@ impl Simulation {
             after,
             uniform: (uniform_before, uniform_after),
         } = step;
-        buf.spare_uniform = uniform_after;
+        buf.keep_uniform(uniform_after);
         if let Some(next) = next {
             buf.spare = next;
         }

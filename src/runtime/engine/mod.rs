@@ -397,7 +397,9 @@ impl Simulation {
             + (p.last.movers.capacity() + p.last.actions.capacity()) * 4
             + p.last.chosen_before.capacity() * 2
             + p.dense.as_ref().map_or(0, |d| {
-                d.chosen.capacity() * 2 + d.list.get().map_or(0, |l| l.capacity() * 4)
+                d.chosen.capacity() * 2
+                    + d.uniform.capacity() * 4
+                    + d.list.get().map_or(0, |l| l.capacity() * 4)
             })
             + (p.last.before.capacity() + p.last.after.capacity()) * 8
             + self.columns.as_ref().map_or(0, |c| c.bytes())
