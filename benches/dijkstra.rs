@@ -12,7 +12,7 @@
 
 use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
 use guarded::load::{simulate, Setup};
-use guarded::runtime::engine::{Daemon, Simulation};
+use guarded::runtime::engine::{Daemon, Simulation, Snapshot};
 use guarded::runtime::init::InitMode;
 use guarded::runtime::run::{run, Limits, Stop, Unobserved};
 use rand::{Rng, SeedableRng};
@@ -116,6 +116,21 @@ fn interpreter(n: usize, seed: u64, daemon: Daemon) -> Simulation {
 }
 
 const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
+
+/// `iters` runs of the run loop within `limits`, each from `start`, as
+/// `guarded run` takes the steps (in batches inside the engine when
+/// nothing watches them); only the runs are timed.
+fn timed_runs(sim: &mut Simulation, start: &Snapshot, limits: &Limits, iters: u64) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        sim.restore(start.clone());
+        let t = Instant::now();
+        let stop = run(sim, limits, &mut Unobserved);
+        total += t.elapsed();
+        assert!(matches!(stop, Stop::StepLimit), "{stop:?}");
+    }
+    total
+}
 const CENTRAL_BUDGET: u64 = 100_000;
 const SYNC_STEPS: usize = 100;
 
@@ -167,17 +182,7 @@ fn central(c: &mut Criterion) {
                 ..Limits::default()
             };
             g.bench_with_input(BenchmarkId::new("guarded", n), &n, |b, _| {
-                b.iter_custom(|iters| {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        sim.restore(start.clone());
-                        let t = Instant::now();
-                        let stop = run(&mut sim, &limits, &mut Unobserved);
-                        total += t.elapsed();
-                        assert!(matches!(stop, Stop::StepLimit), "{stop:?}");
-                    }
-                    total
-                })
+                b.iter_custom(|iters| timed_runs(&mut sim, &start, &limits, iters))
             });
         }
         g.finish();
@@ -214,17 +219,7 @@ fn synchronous(c: &mut Criterion) {
             ..Limits::default()
         };
         g.bench_with_input(BenchmarkId::new("guarded", n), &n, |b, _| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    sim.restore(start.clone());
-                    let t = Instant::now();
-                    let stop = run(&mut sim, &limits, &mut Unobserved);
-                    total += t.elapsed();
-                    assert!(matches!(stop, Stop::StepLimit), "{stop:?}");
-                }
-                total
-            })
+            b.iter_custom(|iters| timed_runs(&mut sim, &start, &limits, iters))
         });
     }
     g.finish();
