@@ -540,3 +540,50 @@ fn batches_on_the_configuration_narrowed_take_the_steps_one_by_one_would() {
         assert_eq!(narrowed > 0, *narrows, "{ring}:\n{src}");
     }
 }
+
+/// Going back (`Simulation::restore`) to a configuration reached by
+/// column steps, after the run went elsewhere (batches over 32-bit values,
+/// a step of one chosen mover), then on by batches or by single steps:
+/// the same steps as the first time, and as process by process (the
+/// chunks' notes of what they all chose go back with the column they
+/// describe).
+#[test]
+fn going_back_after_column_steps_takes_the_same_steps_again() {
+    use guarded::runtime::run::{run, Limits, Unobserved};
+    let limits = |steps| Limits {
+        steps,
+        ..Limits::default()
+    };
+    let seen = |s: &Simulation| {
+        let rows = s.rows().to_vec();
+        (rows, moves(s), s.now(), enabled(s), s.legitimate())
+    };
+    for ring in ["ring:2125", "ring:140000"] {
+        let n: i64 = ring[5..].parse().unwrap();
+        // The steps taken process by process, for reference.
+        let mut slow = start(DIJKSTRA, ring, &[("K", n)], 7, false);
+        for _ in 0..8 {
+            slow.step().unwrap();
+        }
+        let there = seen(&slow);
+        let mut sim = start(DIJKSTRA, ring, &[("K", n)], 7, true);
+        run(&mut sim, &limits(3), &mut Unobserved);
+        let back = sim.snapshot();
+        run(&mut sim, &limits(5), &mut Unobserved);
+        assert_eq!(seen(&sim), there, "{ring}");
+        assert!(sim.narrowed_steps() >= 8, "{ring}");
+        let elsewhere = enabled(&sim)[0];
+        sim.step_with(&[elsewhere], None).unwrap();
+        for by_batches in [false, true] {
+            sim.restore(back.clone());
+            if by_batches {
+                run(&mut sim, &limits(5), &mut Unobserved);
+            } else {
+                for _ in 0..5 {
+                    sim.step().unwrap();
+                }
+            }
+            assert_eq!(seen(&sim), there, "{ring}, by batches: {by_batches}");
+        }
+    }
+}
