@@ -160,8 +160,8 @@ impl Simulation {
     /// than `moves` moves, if given, are made), exactly the
     /// steps [`Simulation::step`] would take one by one while it takes them
     /// so, without returning to the caller between them, on the
-    /// configuration narrowed to `i32` (see [`ColumnValue`]): where every
-    /// variable's domain fits and nothing reads it between steps (no
+    /// configuration narrowed to `i32` (see `ColumnValue` in the column
+    /// kernels): where every variable's domain fits and nothing reads it between steps (no
     /// timers; legitimacy, if declared, a count of enabled processes).
     /// Neighbours' values compared or copied as they are, it moves half
     /// the bytes (what bounds a step over a large ring) in vectors of
