@@ -26,13 +26,33 @@ pub enum ByProcess {
     /// `exists(p in procs : body)`.
     Exists(usize, BFn),
     /// A comparison of constants and one `count(p in procs : body)`:
-    /// the slot, the body, and per number of processes the body holds at
-    /// (0 to n), whether the comparison holds.
-    Count(usize, BFn, Vec<bool>),
+    /// the slot, the body, and by the number of processes the body holds
+    /// at, whether the comparison holds.
+    Count(usize, BFn, AtCount),
     /// In a property said of each process, a predicate local to that
     /// process: its slot and the predicate, which holds or not at the
     /// process the property is asked of.
     At(usize, BFn),
+}
+
+/// Whether a comparison with one `count(...)` holds, by the count.
+pub enum AtCount {
+    /// `count(...) op k`, or with `true`, `k op count(...)`: kept as the
+    /// comparison (a table would take a byte a process, for every run).
+    Compared(ir::Cmp, i64, bool),
+    /// Else, from 0 to n, as the constant folder works it out.
+    Table(Vec<bool>),
+}
+
+impl AtCount {
+    /// Whether the comparison holds where the count is `c`.
+    pub fn holds(&self, c: usize) -> bool {
+        match self {
+            AtCount::Compared(op, k, false) => op.holds(c as i64, *k),
+            AtCount::Compared(op, k, true) => op.holds(*k, c as i64),
+            AtCount::Table(holds) => holds.get(c) == Some(&true),
+        }
+    }
 }
 
 impl super::Compiler<'_> {
@@ -81,24 +101,23 @@ impl super::Compiler<'_> {
                 if !local(slot, body) {
                     return None;
                 }
-                let counts = 0..=self.n.n;
                 let fixed = |e: &IExpr| const_eval(e, &self.params, self.n);
                 let holds = match (a, b) {
-                    // A count against a constant (`count(...) == 1`): one
-                    // comparison a count, not a walk of the expressions
-                    // (a million of them on a ring of 10^6).
+                    // A count against a constant (`count(...) == 1`): the
+                    // comparison, not a walk of the expressions a count (a
+                    // million of them on a ring of 10^6).
                     (IExpr::Count(..), k) if fixed(k).is_some() => {
-                        let k = fixed(k)?;
-                        counts.map(|c| op.holds(c, k)).collect()
+                        AtCount::Compared(*op, fixed(k)?, false)
                     }
                     (k, IExpr::Count(..)) if fixed(k).is_some() => {
-                        let k = fixed(k)?;
-                        counts.map(|c| op.holds(k, c)).collect()
+                        AtCount::Compared(*op, fixed(k)?, true)
                     }
                     // Else the comparison at each count, by the constant folder.
-                    _ => counts
-                        .map(|c| Some(op.holds(konst(a, c)?, konst(b, c)?)))
-                        .collect::<Option<Vec<bool>>>()?,
+                    _ => AtCount::Table(
+                        (0..=self.n.n)
+                            .map(|c| Some(op.holds(konst(a, c)?, konst(b, c)?)))
+                            .collect::<Option<Vec<bool>>>()?,
+                    ),
                 };
                 ByProcess::Count(slot, self.bexpr(body), holds)
             }

@@ -17,7 +17,7 @@ impl Session {
             .map_err(|ps| render(&ps, name, text, !self.color))?;
         let channels = init::parse_channels(&sim.prog, &sim.code, &sim.topo, text)
             .map_err(|ps| render(&ps, name, text, !self.color))?;
-        let mut cells: Vec<Option<i64>> = sim.state.iter().map(|v| Some(*v)).collect();
+        let mut cells = init::PartialState::full(sim.state.clone());
         init::apply(&sim.prog, &sim.code, &sim.topo, &mut cells, &list)
             .map_err(|ps| render(&ps, name, text, !self.color))?;
         self.remember();
@@ -25,7 +25,7 @@ impl Session {
             self.sim.chans.queues.iter_mut().for_each(|q| q.clear());
         }
         init::apply_channels(&mut self.sim.chans, &self.sim.topo, &channels);
-        let new: Vec<i64> = cells.into_iter().map(|v| v.unwrap_or(0)).collect();
+        let new = cells.into_values().expect("every slot was set");
         let result = self.sim.change_state(|s| s.copy_from_slice(&new));
         if let Err(e) = result {
             let snap = self.undo.pop_back().expect("remembered above");

@@ -477,7 +477,7 @@ pub(crate) fn apply(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,
-    state: &mut [Option<i64>],
+    state: &mut super::PartialState,
     list: &[Assignment],
 ) -> Result<(), Vec<Problem>> {
     let stride = code.stride;
@@ -529,13 +529,13 @@ pub(crate) fn apply(
                     );
                     break 'each;
                 }
-                state[p * stride + a.slot + i] = Some(value);
+                state.put(p * stride + a.slot + i, value);
                 // The other end of an edge variable gets the same value.
                 if prog.vars[a.var].kind == crate::check::ir::VarKind::Edge {
                     let k = a.slot + i - code.offsets[a.var];
                     if let Some(&q) = topo.nbrs(p).get(k) {
                         if let Some(j) = topo.nbr_pos(q as usize, p) {
-                            state[q as usize * stride + code.offsets[a.var] + j] = Some(value);
+                            state.put(q as usize * stride + code.offsets[a.var] + j, value);
                         }
                     }
                 }

@@ -15,6 +15,9 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 
 mod file;
+mod partial;
+
+pub(crate) use partial::PartialState;
 
 pub(crate) use file::{
     apply, apply_channels, format_config, msg_text, parse_assignments, parse_channels,
@@ -140,7 +143,7 @@ pub(crate) fn initial_state(
 ) -> Result<(Vec<i64>, Channels), ConfigError> {
     let n = topo.n();
     let stride = code.stride;
-    let mut state: Vec<Option<i64>> = vec![None; n * stride];
+    let mut state = PartialState::unset(n * stride);
     let here = |problems: Vec<Problem>, origin: &str, text: &str| ConfigError {
         origin: origin.to_string(),
         text: text.to_string(),
@@ -149,7 +152,7 @@ pub(crate) fn initial_state(
     if *mode == InitMode::Random {
         for p in 0..n {
             for (slot, v) in random_values(prog, code, topo, p, rng).enumerate() {
-                state[p * stride + slot] = Some(v);
+                state.put(p * stride + slot, v);
             }
         }
     } else {
@@ -200,8 +203,8 @@ pub(crate) fn initial_state(
     if !per_nbr_slots.is_empty() {
         for p in 0..n {
             for &(slot, k, d) in &per_nbr_slots {
-                if k >= topo.nbrs(p).len() && state[p * stride + slot].is_none() {
-                    state[p * stride + slot] = Some(unused_value(d, p));
+                if k >= topo.nbrs(p).len() && state.get(p * stride + slot).is_none() {
+                    state.put(p * stride + slot, unused_value(d, p));
                 }
             }
         }
@@ -226,7 +229,7 @@ pub(crate) fn initial_state(
         let lines = parse_channels(prog, code, topo, text).map_err(|ps| here(ps, origin, text))?;
         apply_channels(&mut chans, topo, &lines);
     }
-    Ok((every_value_set(prog, code, &state, mode)?, chans))
+    Ok((every_value_set(prog, code, state, mode)?, chans))
 }
 
 /// A problem in the program's declarations, found while building a configuration.
@@ -243,7 +246,7 @@ fn declared_values(
     prog: &ir::Program,
     code: &Compiled,
     topo: &Topology,
-    state: &mut [Option<i64>],
+    state: &mut PartialState,
 ) -> Result<(), ConfigError> {
     let (n, stride) = (topo.n(), code.stride);
     let locals = vec![Cell::new(0); code.max_locals];
@@ -275,7 +278,7 @@ fn declared_values(
                     .help(format!("`{}` ranges over {}", v.name, code.domains[slot].describe()))]));
             }
             for s in code.slots(var) {
-                state[p * stride + s] = Some(value);
+                state.put(p * stride + s, value);
             }
         }
     }
@@ -314,42 +317,33 @@ fn random_channels(code: &Compiled, topo: &Topology, chans: &mut Channels, rng: 
 fn every_value_set(
     prog: &ir::Program,
     code: &Compiled,
-    state: &[Option<i64>],
+    state: PartialState,
     mode: &InitMode,
 ) -> Result<Vec<i64>, ConfigError> {
     let stride = code.stride;
-    let mut out = Vec::with_capacity(state.len());
-    for (k, v) in state.iter().enumerate() {
-        match v {
-            Some(v) => out.push(*v),
-            None => {
-                let var = &prog.vars[code.var_of_slot(k % stride).0];
-                let from = match mode {
-                    InitMode::File(name, _) => format!(" and {name} does not set it"),
-                    _ => String::new(),
-                };
-                return Err(program_error(
-                    vec![Problem::new(
-                        "guarded::config::no_initial_value",
-                        format!("process {} has no initial value for `{}`{from}", k / stride, var.name),
-                    )
-                    .label(var.span, "declared without `= value`")
-                    .help(format!(
-                        "declare one (`var {}: ... = VALUE`), set it (`--set {}.{}=VALUE` or an --init file), or start from `--init random`",
-                        var.name,
-                        k / stride,
-                        var.name
-                    ))],
-                ));
-            }
-        }
-    }
-    Ok(out)
+    state.into_values().map_err(|k| {
+        let var = &prog.vars[code.var_of_slot(k % stride).0];
+        let from = match mode {
+            InitMode::File(name, _) => format!(" and {name} does not set it"),
+            _ => String::new(),
+        };
+        program_error(vec![Problem::new(
+            "guarded::config::no_initial_value",
+            format!("process {} has no initial value for `{}`{from}", k / stride, var.name),
+        )
+        .label(var.span, "declared without `= value`")
+        .help(format!(
+            "declare one (`var {}: ... = VALUE`), set it (`--set {}.{}=VALUE` or an --init file), or start from `--init random`",
+            var.name,
+            k / stride,
+            var.name
+        ))])
+    })
 }
 
 /// Both ends of an edge see one value of each edge variable: the smaller
 /// index's (declared values such as `self` differ at the two ends).
-fn mirror_edges(prog: &ir::Program, code: &Compiled, topo: &Topology, state: &mut [Option<i64>]) {
+fn mirror_edges(prog: &ir::Program, code: &Compiled, topo: &Topology, state: &mut PartialState) {
     let stride = code.stride;
     for (v, var) in prog.vars.iter().enumerate() {
         if var.kind != crate::check::ir::VarKind::Edge {
@@ -359,8 +353,11 @@ fn mirror_edges(prog: &ir::Program, code: &Compiled, topo: &Topology, state: &mu
             for (k, &q) in topo.nbrs(p).iter().enumerate() {
                 let q = q as usize;
                 if let (true, Some(j)) = (q < p, topo.nbr_pos(q, p)) {
-                    state[p * stride + code.offsets[v] + k] =
-                        state[q * stride + code.offsets[v] + j];
+                    let (from, to) = (
+                        q * stride + code.offsets[v] + j,
+                        p * stride + code.offsets[v] + k,
+                    );
+                    state.copy(from, to);
                 }
             }
         }

@@ -57,7 +57,7 @@ pub(super) fn set_of(
         ByProcess::Count(slot, body, holds_at_count) => {
             let mut out = enc.falsity();
             for (c, set) in exactly(enc, &holds(*slot, body)?)?.iter().enumerate() {
-                if holds_at_count.get(c) == Some(&true) {
+                if holds_at_count.holds(c) {
                     out = out.or(set).map_err(oom)?;
                 }
             }
