@@ -17,7 +17,7 @@ use crate::topology::Topology;
 /// (a view's number and the move's place among its moves, see
 /// [`ViewMemo::remembered_moves`]), or at this place of the lister's own
 /// moves (the view `INTERPRETED`).
-type MoveAt = (u32, u32);
+pub(super) type MoveAt = (u32, u32);
 
 /// The view of a [`MoveAt`] in the lister's own moves.
 const INTERPRETED: u32 = u32::MAX;
@@ -37,6 +37,8 @@ pub(super) struct Lister {
     one: Vec<Move>,
     /// The step being passed on.
     step: Vec<Move>,
+    /// Where its moves are listed (see `at`), if `at` says.
+    step_at: Vec<MoveAt>,
 }
 
 impl Lister {
@@ -50,29 +52,27 @@ impl Lister {
         enabled: &[u32],
         every: bool,
     ) -> Result<(), RunError> {
-        self.load_seen(rel, cfg, enabled, every, (None, false))
+        self.load_seen(rel, cfg, enabled, every, None)
     }
 
     /// [`Lister::load`], each process's moves taken from `views` where
     /// there is one (loaded with `cfg`'s views, of `every` move or not):
-    /// with `one_mover` (steps of one mover each, which
-    /// [`Lister::each_step`] passes on as listed), the moves it remembers
-    /// are not copied, only where they are (steps of several movers copy
-    /// their moves anyway, from one list faster).
+    /// the moves it remembers are not copied, only where they are, which
+    /// [`Lister::each_step`] passes on with each step (so that what each
+    /// move does is not searched for in the memo).
     pub(super) fn load_seen(
         &mut self,
         rel: &mut StepRelation,
         cfg: &Config,
         enabled: &[u32],
         every: bool,
-        (views, one_mover): (Option<&ViewMemo>, bool),
+        views: Option<&ViewMemo>,
     ) -> Result<(), RunError> {
         self.at.clear();
         self.moves.clear();
         self.owners.clear();
         for &p in enabled {
-            let remembered = views.filter(|_| one_mover);
-            if let Some((k, moves)) = remembered.and_then(|v| v.remembered_moves(p as usize)) {
+            if let Some((k, moves)) = views.and_then(|v| v.remembered_moves(p as usize)) {
                 let count = moves.len() as u32;
                 self.at.extend((0..count).map(|j| (k, j)));
                 self.owners.extend(std::iter::repeat_n(p, count as usize));
@@ -82,7 +82,7 @@ impl Lister {
                 Some(views) => views.moves_into(rel, cfg, p as usize, &mut self.one)?,
                 None => rel.moves_into(cfg, p as usize, every, &mut self.one)?,
             }
-            if one_mover {
+            if views.is_some() {
                 let first = self.moves.len() as u32;
                 self.at
                     .extend((first..).take(self.one.len()).map(|j| (INTERPRETED, j)));
@@ -94,7 +94,8 @@ impl Lister {
     }
 
     /// Calls `each` with every step `daemon` allows from the configuration
-    /// loaded (its moves, movers in increasing order), in order; where
+    /// loaded (its moves, movers in increasing order, and where the memo
+    /// the lister was loaded from keeps them, or none), in order; where
     /// each step's configuration is then compared under `symmetries`
     /// symmetries, fewer steps are listed (see [`steps_listed`]). `views`
     /// is the memo the lister was loaded from, if any.
@@ -104,7 +105,7 @@ impl Lister {
         topo: &Topology,
         symmetries: usize,
         views: Option<&ViewMemo>,
-        mut each: impl FnMut(&[Move]),
+        mut each: impl FnMut(&[Move], &[MoveAt]),
     ) -> Result<(), Refusal> {
         within_steps_listed(daemon, self.owners.iter().copied(), topo, symmetries)?;
         let Lister {
@@ -112,6 +113,7 @@ impl Lister {
             moves,
             owners,
             step,
+            step_at,
             ..
         } = self;
         // Without `at` (not loaded by reference), every move is in `moves`.
@@ -129,11 +131,16 @@ impl Lister {
         daemon.each_choice_set(owners, topo, |places| {
             // One mover (every central step): its move as listed, not a copy.
             if let [k] = *places {
-                return each(std::slice::from_ref(listed(k)));
+                let at = at.get(k).map_or(&[][..], std::slice::from_ref);
+                return each(std::slice::from_ref(listed(k)), at);
             }
             step.clear();
             step.extend(places.iter().map(|&k| listed(k).clone()));
-            each(step);
+            step_at.clear();
+            if !at.is_empty() {
+                step_at.extend(places.iter().map(|&k| at[k]));
+            }
+            each(step, step_at);
         });
         Ok(())
     }
@@ -147,7 +154,7 @@ impl Lister {
         symmetries: usize,
     ) -> Result<Vec<Vec<Move>>, Refusal> {
         let mut out = Vec::new();
-        self.each_step(daemon, topo, symmetries, None, |m| out.push(m.to_vec()))?;
+        self.each_step(daemon, topo, symmetries, None, |m, _| out.push(m.to_vec()))?;
         Ok(out)
     }
 }

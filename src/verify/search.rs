@@ -247,12 +247,12 @@ impl<'e, 'a> Search<'e, 'a> {
         encoded.forget_for(i);
         batch.clear(keep_moves);
         let memo = views.as_ref();
-        lister.each_step(daemon, &ex.inst.topo, ex.symmetries(), memo, |moves| {
+        lister.each_step(daemon, &ex.inst.topo, ex.symmetries(), memo, |moves, at| {
             // Every mover's move remembered: looked up by the step's
             // bytes, with the others' once all are listed.
             if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
                 let stride = ex.inst.code.stride;
-                if encoded.write((arena, views), cfg, stride, moves, &mut batch.bytes) {
+                if encoded.write((arena, views), cfg, stride, (moves, at), &mut batch.bytes) {
                     return batch.push(batch::Listed::Written, moves);
                 }
             }
@@ -315,14 +315,7 @@ impl<'e, 'a> Search<'e, 'a> {
         enabled.clear();
         enabled.extend((0..chosen.len() as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
         let every = self.ex.every_move();
-        let one_mover = matches!(self.daemon, Daemon::Central);
-        self.lister.load_seen(
-            &mut self.rel,
-            cfg,
-            enabled,
-            every,
-            (self.views.as_ref(), one_mover),
-        )
+        (self.lister).load_seen(&mut self.rel, cfg, enabled, every, self.views.as_ref())
     }
 
     /// Every step the daemon allows from configuration `i`, into `out`:

@@ -158,6 +158,33 @@ impl ViewMemo {
         Some((k, at as u32))
     }
 
+    /// [`ViewMemo::effects_into`] for moves listed from this memo, `at`
+    /// giving where each is (see [`ViewMemo::remembered_move`]), as a
+    /// [`super::moves::Lister`] lists them: else searched for.
+    pub(super) fn effects_at(
+        &self,
+        moves: &[Move],
+        at: &[(u32, u32)],
+        out: &mut Vec<(usize, (u32, u32))>,
+    ) -> bool {
+        if at.len() != moves.len() {
+            return self.effects_into(moves, out);
+        }
+        out.clear();
+        for (m, &(k, j)) in moves.iter().zip(at) {
+            // A move interpreted (its view's number past the memo's) has no effect kept.
+            let kept = self
+                .remembered
+                .get(k as usize)
+                .and_then(|r| r.effects.as_deref());
+            if kept.is_none_or(|effects| effects.len() <= j as usize) {
+                return false;
+            }
+            out.push((m.process as usize, (k, j)));
+        }
+        true
+    }
+
     /// What the move at `place` (see [`ViewMemo::effects_into`]) does.
     pub(super) fn effect(&self, (k, at): (u32, u32)) -> &Effect {
         let effects = self.remembered[k as usize].effects.as_deref();

@@ -474,41 +474,41 @@ impl Expander<'_> {
             ..
         } = self;
         lister
-            .load_seen(
-                rel,
-                cfg,
-                enabled,
-                every,
-                (views.as_ref(), matches!(daemon, Daemon::Central)),
-            )
+            .load_seen(rel, cfg, enabled, every, views.as_ref())
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?;
         let symmetries = symmetry.map_or(1, Symmetry::order);
         let arena = source.store().and_then(Reached::arena);
         encoded.forget_for(i);
-        lister.each_step(daemon, &inst.topo, symmetries, views.as_ref(), |moves| {
-            // Every mover's move remembered: the step written as bytes.
-            if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
-                let stride = inst.code.stride;
-                if encoded.write((arena, views), cfg, stride, moves, &mut steps.encoded) {
-                    steps.codes.push(ASIDE);
-                    steps.aside.push(Aside::Encoded(steps.encoded.len() as u32));
-                    return;
+        lister.each_step(
+            daemon,
+            &inst.topo,
+            symmetries,
+            views.as_ref(),
+            |moves, at| {
+                // Every mover's move remembered: the step written as bytes.
+                if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
+                    let stride = inst.code.stride;
+                    if encoded.write((arena, views), cfg, stride, (moves, at), &mut steps.encoded) {
+                        steps.codes.push(ASIDE);
+                        steps.aside.push(Aside::Encoded(steps.encoded.len() as u32));
+                        return;
+                    }
                 }
-            }
-            let set_aside = match rel.successor_of_into(cfg, moves, next) {
-                Err(err) => Aside::Fault(Box::new((err, moves.to_vec()))),
-                Ok(()) => match source.unkept(
-                    Symmetry::orbit(*symmetry, next, canonical),
-                    &mut steps.encoded,
-                ) {
-                    Some(Unkept::Code(code)) => return steps.codes.push(code),
-                    Some(Unkept::Encoded) => Aside::Encoded(steps.encoded.len() as u32),
-                    None => Aside::Outside,
-                },
-            };
-            steps.codes.push(ASIDE);
-            steps.aside.push(set_aside);
-        })
+                let set_aside = match rel.successor_of_into(cfg, moves, next) {
+                    Err(err) => Aside::Fault(Box::new((err, moves.to_vec()))),
+                    Ok(()) => match source.unkept(
+                        Symmetry::orbit(*symmetry, next, canonical),
+                        &mut steps.encoded,
+                    ) {
+                        Some(Unkept::Code(code)) => return steps.codes.push(code),
+                        Some(Unkept::Encoded) => Aside::Encoded(steps.encoded.len() as u32),
+                        None => Aside::Outside,
+                    },
+                };
+                steps.codes.push(ASIDE);
+                steps.aside.push(set_aside);
+            },
+        )
     }
 }
 
