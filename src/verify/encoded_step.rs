@@ -301,13 +301,14 @@ fn put_but_heads(messages: &[(u32, u64, u32)], heads: &mut Vec<u32>, bits: &mut 
                 bits.put(word, width);
             }
         }
+        // Those before the head and after it, without a test at each.
         [head] => {
-            let mut taken = false;
-            for &(arc, word, width) in messages {
-                if arc == head && !taken {
-                    taken = true;
-                    continue;
-                }
+            let at = messages.iter().position(|m| m.0 == head);
+            let (before, after) = messages.split_at(at.unwrap_or(messages.len()));
+            for &(_, word, width) in before {
+                bits.put(word, width);
+            }
+            for &(_, word, width) in after.get(1..).unwrap_or_default() {
                 bits.put(word, width);
             }
         }

@@ -5,7 +5,7 @@
 /// significant bits first.
 pub(in crate::verify) struct BitWriter<'a> {
     out: &'a mut Vec<u8>,
-    pending: u128,
+    pending: u64,
     held: u32,
 }
 
@@ -23,21 +23,24 @@ impl<'a> BitWriter<'a> {
     /// (1% of a search with channels).
     #[inline(always)]
     pub(in crate::verify) fn put(&mut self, v: u64, width: u32) {
-        self.pending |= u128::from(v) << self.held;
-        self.held += width;
-        // Eight bytes at once: `held` stays under 64 + 64.
-        if self.held >= 64 {
-            self.out
-                .extend_from_slice(&(self.pending as u64).to_le_bytes());
-            self.pending >>= 64;
-            self.held -= 64;
+        // `held` stays under 64: no shift past a word (a 128-bit word's
+        // shifts cost more instructions).
+        self.pending |= v << self.held;
+        let held = self.held + width;
+        if held >= 64 {
+            // Eight bytes at once, then the bits of `v` that did not fit.
+            self.out.extend_from_slice(&self.pending.to_le_bytes());
+            self.pending = v.checked_shr(64 - self.held).unwrap_or(0);
+            self.held = held - 64;
+        } else {
+            self.held = held;
         }
     }
 
     /// Writes the last bits (the rest of their byte 0).
     pub(in crate::verify) fn finish(self) {
         let bytes = self.held.div_ceil(8) as usize;
-        put_low_bytes(self.out, self.pending as u64, bytes);
+        put_low_bytes(self.out, self.pending, bytes);
     }
 }
 
