@@ -52,7 +52,13 @@ impl PartialState {
 
     /// The values, every slot set; else the first slot not set.
     pub(crate) fn into_values(self) -> Result<Vec<i64>, usize> {
-        match (0..self.values.len()).find(|&k| !self.set.get(k)) {
+        // A word of bits at a time (ten million slots in a large set-up).
+        let mut words = self.set.0.iter().enumerate();
+        let unset = words
+            .find(|(_, &w)| w != u64::MAX)
+            .map(|(i, w)| i * 64 + w.trailing_ones() as usize)
+            .filter(|&k| k < self.values.len());
+        match unset {
             Some(k) => Err(k),
             None => Ok(self.values),
         }
@@ -75,6 +81,15 @@ mod tests {
         s.copy(0, 64);
         assert_eq!(s.get(64), None);
         assert_eq!(s.into_values(), Err(0));
+        // The first unset past whole words set; none past the last slot.
+        let mut most = PartialState::unset(200);
+        (0..200)
+            .filter(|&k| k != 131)
+            .for_each(|k| most.put(k, k as i64));
+        assert_eq!(most.into_values(), Err(131));
+        let mut all = PartialState::unset(130);
+        (0..130).for_each(|k| all.put(k, 1));
+        assert_eq!(all.into_values().map(|v| v.len()), Ok(130));
         let mut full = PartialState::full(vec![1, 2, 3]);
         full.copy(0, 2);
         assert_eq!(full.into_values(), Ok(vec![1, 2, 1]));
