@@ -39,6 +39,8 @@ pub(super) struct Lister {
     step: Vec<Move>,
     /// Where its moves are listed (see `at`), if `at` says.
     step_at: Vec<MoveAt>,
+    /// The places (in the list) of the step's moves.
+    step_places: Vec<usize>,
 }
 
 impl Lister {
@@ -114,8 +116,13 @@ impl Lister {
             owners,
             step,
             step_at,
+            step_places,
             ..
         } = self;
+        // The moves copied for steps of several movers are another
+        // configuration's.
+        step.clear();
+        step_places.clear();
         // Without `at` (not loaded by reference), every move is in `moves`.
         let listed = |k: usize| -> &Move {
             if at.is_empty() {
@@ -134,8 +141,18 @@ impl Lister {
                 let at = at.get(k).map_or(&[][..], std::slice::from_ref);
                 return each(std::slice::from_ref(listed(k)), at);
             }
-            step.clear();
-            step.extend(places.iter().map(|&k| listed(k).clone()));
+            // Copied past the moves the step before had at the same places
+            // (steps come in the daemon's order, most changing the last
+            // movers' moves only).
+            let same = step_places
+                .iter()
+                .zip(places)
+                .take_while(|(a, b)| a == b)
+                .count();
+            step.truncate(same);
+            step_places.truncate(same);
+            step.extend(places[same..].iter().map(|&k| listed(k).clone()));
+            step_places.extend_from_slice(&places[same..]);
             step_at.clear();
             if !at.is_empty() {
                 step_at.extend(places.iter().map(|&k| at[k]));
