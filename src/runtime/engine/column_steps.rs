@@ -387,9 +387,10 @@ impl Simulation {
             // Counted while the chunk is in the cache, for the next step.
             let idle = count_equal(chosen, NO_ACTION);
             enabled += chosen.len() - idle;
+            // (A chunk that starts idle but is not all idle is counted once.)
             uniform_after[k] = match chosen.first() {
                 _ if idle == chosen.len() => Some(NO_ACTION),
-                Some(&a) if count_equal(chosen, a) == chosen.len() => Some(a),
+                Some(&a) if a != NO_ACTION && count_equal(chosen, a) == chosen.len() => Some(a),
                 _ => None,
             };
             Ok(())
