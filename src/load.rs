@@ -257,6 +257,11 @@ impl Checked {
         topology::assign_ids(&mut topo, &setup.ids, &mut rng).map_err(LoadError::Usage)?;
         let params = params_for(setup, topo.n()).map_err(LoadError::Usage)?;
         let code = Arc::new(compile::instantiate(prog, &topo, &params).map_err(program_problems)?);
+        if code.capacity.is_some() || code.per_nbr.contains(&true) {
+            // Channels are numbered along the rows.
+            topo.want_rows();
+        }
+        topo.keep_rows_made();
         // No draw so far: another seed would build the same topology and code.
         let seed_free = rng.get_word_pos() == 0;
         Ok(Instance {
@@ -390,10 +395,13 @@ impl Instance {
                     .help("see \"Time in ticks\" in docs/language.md")],
             })?;
         let start: (Vec<i64>, Channels) = (start.rows, start.chans);
-        Simulation::new(
-            self.prog, self.code, self.topo, start, daemon, choice, self.rng,
-        )
-        .map_err(LoadError::Runtime)
+        let mut topo = self.topo;
+        if daemon == Daemon::LocallyCentral {
+            topo.want_rows();
+            topo.keep_rows_made();
+        }
+        Simulation::new(self.prog, self.code, topo, start, daemon, choice, self.rng)
+            .map_err(LoadError::Runtime)
     }
 
     /// A warning for each pair of actions of one role and one priority that

@@ -366,6 +366,9 @@ impl Compiler<'_> {
     /// `acyclic(p -> q : pred)`: no directed cycle among the arcs where
     /// `pred` holds (`sa`, `sb`: the slots of `p` and `q`).
     fn acyclic(&self, sa: usize, sb: usize, pred: &BExpr) -> BFn {
+        if let Some(topo) = self.topo {
+            topo.want_rows();
+        }
         let pred = self.bexpr(pred);
         boolean(move |e| {
             // Iterative depth-first search; 1 = on the stack, 2 = done.

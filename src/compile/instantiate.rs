@@ -440,7 +440,7 @@ impl Instantiation<'_> {
         let topo = self.topo;
         let mine = || (0..topo.n()).filter(|&p| role_of[p] as usize == r);
         let several_members = |b: &ir::Binder| match &b.coll {
-            Coll::NbrsOf(Proc::Me) => mine().any(|p| topo.nbrs(p).len() >= 2),
+            Coll::NbrsOf(Proc::Me) => mine().any(|p| topo.nbr_count(p) >= 2),
             Coll::Procs => topo.n() >= 2,
             Coll::Range(lo, hi, _) => match (self.eval(lo), self.eval(hi)) {
                 (Some(lo), Some(hi)) => hi > lo,

@@ -221,7 +221,7 @@ impl VarDomain {
             VarDomain::Bool => 2,
             VarDomain::Range(lo, hi) => (i128::from(hi) - i128::from(lo) + 1).max(0) as u128,
             VarDomain::Enum(len) => len as u128,
-            VarDomain::Node => topo.nbrs(me).len() as u128 + 1,
+            VarDomain::Node => topo.nbr_count(me) as u128 + 1,
         }
     }
     /// The domain as a user writes it.
@@ -406,7 +406,19 @@ impl Compiled {
     }
 
     /// A row's values as traces print them, one per variable: `x=3`.
-    pub fn value_texts(&self, prog: &ir::Program, nbrs: &[u32], row: &[i64]) -> Vec<String> {
+    pub fn value_texts(
+        &self,
+        prog: &ir::Program,
+        topo: &Topology,
+        p: usize,
+        row: &[i64],
+    ) -> Vec<String> {
+        // Neighbours are asked for only where a value is kept per
+        // neighbour: a ring makes its rows on demand.
+        let nbrs = match self.per_nbr.contains(&true) {
+            true => topo.nbrs(p),
+            false => &[],
+        };
         (0..prog.vars.len())
             .map(|v| {
                 format!(

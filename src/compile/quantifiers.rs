@@ -100,6 +100,9 @@ impl Compiler<'_> {
         coll: &Coll,
         f: impl Fn(&Env, &mut Members) -> Res<T> + Send + Sync + 'static,
     ) -> AnyFn<T> {
+        if let (Coll::NbrsOf(_), Some(topo)) = (coll, self.topo) {
+            topo.want_rows();
+        }
         match coll {
             Coll::Procs => Box::new(move |e| f(e, &mut Members::Values(0..=e.topo.n() as i64 - 1))),
             // The process's own neighbours and a quantified process's:

@@ -273,7 +273,7 @@ pub fn configuration(s: &Scene) -> String {
             };
             // Edge variables are drawn on their edges.
             let own = code
-                .value_texts(prog, topo.nbrs(p), row)
+                .value_texts(prog, topo, p, row)
                 .into_iter()
                 .zip(&prog.vars)
                 .filter(|(_, v)| v.kind != VarKind::Edge)
@@ -454,7 +454,7 @@ pub fn run_chain(
                     .map(|p| {
                         format!(
                             "{p}: {}",
-                            code.value_texts(prog, topo.nbrs(p), c.row(p, code.stride))
+                            code.value_texts(prog, topo, p, c.row(p, code.stride))
                                 .join(" ")
                         )
                     })

@@ -146,7 +146,7 @@ impl Recorder {
             .map(|p| {
                 (
                     p as u32,
-                    code.value_texts(prog, topo.nbrs(p), config.row(p, stride)),
+                    code.value_texts(prog, topo, p, config.row(p, stride)),
                 )
             })
             .collect();

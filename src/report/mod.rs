@@ -43,9 +43,7 @@ pub fn counted(n: u64, noun: &str) -> String {
 
 /// Process `p`'s row as `x=3 b=true`.
 pub fn row_text(sim: &Simulation, p: usize, row: &[i64]) -> String {
-    sim.code
-        .value_texts(&sim.prog, sim.topo.nbrs(p), row)
-        .join(" ")
+    sim.code.value_texts(&sim.prog, &sim.topo, p, row).join(" ")
 }
 
 /// A message as `find(3)`.
@@ -56,6 +54,10 @@ pub fn msg_text(sim: &Simulation, m: &Msg) -> String {
 /// The non-empty channels: sender, receiver, and the messages, head first.
 pub fn nonempty_channels(sim: &Simulation) -> Vec<(usize, u32, Vec<String>)> {
     let mut out = Vec::new();
+    if sim.chans.all_empty() {
+        // Nothing to list, and no neighbours asked for (see `Topology::nbrs`).
+        return out;
+    }
     for p in 0..sim.n() {
         for &q in sim.topo.nbrs(p) {
             match sim.chans.between(&sim.topo, p, q as usize) {

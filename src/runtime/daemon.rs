@@ -520,6 +520,7 @@ fn extend_choice(
 
 /// The processes that count as `p`'s neighbours for the locally-central
 /// daemon: those it reads and those that read it.
+#[inline(always)]
 fn neighbourhood(topo: &Topology, p: usize) -> impl Iterator<Item = &u32> {
     topo.nbrs(p).iter().chain(topo.readers(p))
 }

@@ -138,7 +138,7 @@ impl Space {
                 let (v, k) = code.var_of_slot(slot);
                 let nbr = k.filter(|_| code.per_nbr[v]);
                 match nbr {
-                    Some(k) if k >= topo.nbrs(p).len() => {
+                    Some(k) if k >= topo.nbr_count(p) => {
                         // The same filler whatever the values drawn from.
                         base[at] = crate::runtime::init::unused_value(&code.domains[slot], p);
                     }

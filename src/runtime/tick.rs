@@ -214,7 +214,7 @@ pub(crate) fn timer_slots(
 ) -> usize {
     let (v, _) = code.var_of_slot(first);
     if code.per_nbr[v] {
-        topo.nbrs(p).len().min(len)
+        topo.nbr_count(p).min(len)
     } else {
         len
     }

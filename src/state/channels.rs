@@ -195,6 +195,12 @@ impl Channels {
         }
     }
 
+    /// Whether every channel is empty (as they all are where the program
+    /// declares no messages).
+    pub fn all_empty(&self) -> bool {
+        self.queues.iter().all(VecDeque::is_empty)
+    }
+
     /// Whether a message is on its way that has not arrived.
     pub fn in_transit(&self) -> bool {
         self.queues.iter().flatten().any(|m| m.due > 0)

@@ -2,7 +2,7 @@
 //! frozen into adjacency arrays; rings and chains also get their `left` and
 //! `right` neighbours, trees their parents.
 
-use super::{Arcs, Sides, Topology, NONE};
+use super::{Arcs, Sides, Topology, NONE, RINGS_ROWS_ON_DEMAND};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -40,19 +40,33 @@ fn ring_rows(name: String, n: usize, undirected: bool) -> Topology {
     let before = |p: usize| (if p == 0 { n - 1 } else { p - 1 }) as u32;
     let after = |p: usize| (if p + 1 == n { 0 } else { p + 1 }) as u32;
     if undirected {
-        let nbr = (0..n)
-            .flat_map(|p| {
-                let (b, a) = (before(p), after(p));
-                [b.min(a), b.max(a)]
-            })
-            .collect();
         let readers = (Vec::new(), Vec::new());
-        Topology::of_rows(name, n, (Vec::new(), 2, nbr), readers, true)
+        if n < RINGS_ROWS_ON_DEMAND {
+            let rows = (Vec::new(), 2, ring_nbr_rows(n));
+            return Topology::of_rows(name, n, rows, readers, true);
+        }
+        let mut t = Topology::of_rows(name, n, (Vec::new(), 2, Vec::new()), readers, true);
+        t.rows_on_demand = Some(std::sync::OnceLock::new());
+        t
     } else {
         let nbr = (0..n).map(before).collect();
         let readers = ((0..=n as u32).collect(), (0..n).map(after).collect());
         Topology::of_rows(name, n, (Vec::new(), 1, nbr), readers, false)
     }
+}
+
+/// The neighbours' rows of an undirected ring of `n >= 3` processes: each
+/// process's neighbours are the one before it and the one after, in
+/// increasing order.
+pub(super) fn ring_nbr_rows(n: usize) -> Vec<u32> {
+    let before = |p: usize| (if p == 0 { n - 1 } else { p - 1 }) as u32;
+    let after = |p: usize| (if p + 1 == n { 0 } else { p + 1 }) as u32;
+    (0..n)
+        .flat_map(|p| {
+            let (b, a) = (before(p), after(p));
+            [b.min(a), b.max(a)]
+        })
+        .collect()
 }
 
 /// A chain: process 0 has no `left`, the last no `right`.
@@ -186,10 +200,29 @@ pub(super) fn random(name: String, n: usize, p: Option<f64>, rng: &mut ChaCha8Rn
 mod tests {
     use super::*;
 
+    /// A large ring makes its rows when first asked for; once made (as
+    /// compiling a program that reads neighbour lists makes them), they
+    /// are kept as rows made when built.
+    #[test]
+    fn large_rings_make_their_rows_on_demand() {
+        let n = RINGS_ROWS_ON_DEMAND + 1;
+        let mut t = ring("r".into(), n, true);
+        assert_eq!(t.memory_bytes(), 0);
+        t.keep_rows_made();
+        assert!(t.nbr.is_empty() && t.rows_on_demand.is_some());
+        assert_eq!(t.nbrs(0), [1, n as u32 - 1]);
+        assert_eq!(t.readers(7), [6, 8]);
+        assert_eq!(t.memory_bytes(), n * 8);
+        t.keep_rows_made();
+        assert!(t.rows_on_demand.is_none() && t.nbr.len() == 2 * n);
+        assert_eq!(t.nbrs(n - 1), [0, n as u32 - 2]);
+        assert_eq!(t.memory_bytes(), n * 8);
+    }
+
     /// Rings written row by row are the topologies their arcs freeze into.
     #[test]
     fn rings_written_as_rows_are_their_arcs_frozen() {
-        for n in (3..40).chain([1000, 4099]) {
+        for n in (3..40).chain([1000, 4099, RINGS_ROWS_ON_DEMAND]) {
             for undirected in [true, false] {
                 let mut g = Arcs::new(n);
                 for i in 0..n {
@@ -199,7 +232,16 @@ mod tests {
                     }
                 }
                 let frozen = Topology::freeze("r".into(), g);
-                let written = ring_rows("r".into(), n, undirected);
+                let mut written = ring_rows("r".into(), n, undirected);
+                // Undirected, the rows are made when first asked for.
+                let on_demand = |t: &Topology| t.rows_on_demand.as_ref().map(|r| r.get().is_some());
+                let large = n >= RINGS_ROWS_ON_DEMAND;
+                assert_eq!(on_demand(&written), (undirected && large).then_some(false));
+                assert_eq!(written.arcs(), frozen.arcs());
+                written.nbrs(0);
+                if let Some(rows) = written.rows_on_demand.take() {
+                    written.nbr = rows.into_inner().expect("made");
+                }
                 assert_eq!(
                     format!("{written:?}"),
                     format!("{frozen:?}"),

@@ -19,6 +19,12 @@ pub use ids::{assign_ids, Ids};
 use petgraph::graph::{DiGraph, NodeIndex};
 use rand_chacha::ChaCha8Rng;
 
+/// The number of processes from which an undirected ring makes its
+/// neighbours' rows only when first asked for: where the table would take
+/// 256 KB. Smaller ones keep the rows, so that a step that reads them
+/// (verify's, on small instances) takes no detour.
+pub const RINGS_ROWS_ON_DEMAND: usize = 1 << 15;
+
 /// Marks a missing `left`/`right`/`parent`.
 pub const NONE: u32 = u32::MAX;
 
@@ -31,7 +37,13 @@ pub struct Topology {
     /// process has `degree` of them (no table of 4 bytes a process).
     nbr_start: Vec<u32>,
     degree: usize,
+    /// The neighbours' rows; empty on large rings (see
+    /// [`RINGS_ROWS_ON_DEMAND`]), whose rows are made in `rows_on_demand`
+    /// when first asked for (a run on a ring computes its neighbours and,
+    /// under the common daemons, never asks: no table of 8 bytes a
+    /// process).
     nbr: Vec<u32>,
+    rows_on_demand: Option<std::sync::OnceLock<Vec<u32>>>,
     /// Who reads each process; empty where every arc has its reverse
     /// (`undirected`): then the readers are the neighbours.
     rdr_start: Vec<u32>,
@@ -152,6 +164,11 @@ impl Topology {
     pub fn memory_bytes(&self) -> usize {
         let words = self.nbr_start.capacity()
             + self.nbr.capacity()
+            + self
+                .rows_on_demand
+                .as_ref()
+                .and_then(|rows| rows.get())
+                .map_or(0, Vec::capacity)
             + self.rdr_start.capacity()
             + self.rdr.capacity()
             + self.left.capacity()
@@ -182,10 +199,50 @@ impl Topology {
         self.n
     }
     /// The processes whose variables `p` may read, in increasing index order.
-    #[inline]
+    #[inline(always)]
     pub fn nbrs(&self, p: usize) -> &[u32] {
         let (from, to) = self.nbr_span(p);
-        &self.nbr[from..to]
+        // The bounds check indexing makes anyway tells rows made on
+        // demand: the kept ones cost nothing more.
+        match self.nbr.get(from..to) {
+            Some(row) => row,
+            None => self.row_on_demand(from, to),
+        }
+    }
+    /// Makes the rows made on demand now: what will read neighbour lists
+    /// at every step says so (a quantifier over neighbours, the
+    /// locally-central daemon), so that [`Topology::keep_rows_made`] keeps
+    /// them.
+    pub fn want_rows(&self) {
+        if self.n > 0 {
+            self.nbrs(0);
+        }
+    }
+
+    /// Keeps the rows made on demand as rows made when built, where they
+    /// have been made ([`Topology::want_rows`]; `nbrs` takes a detour to
+    /// reach the others): called once the program is compiled and once
+    /// the daemon is known.
+    pub fn keep_rows_made(&mut self) {
+        if let Some(rows) = self.rows_on_demand.take() {
+            match rows.into_inner() {
+                Some(made) => self.nbr = made,
+                None => self.rows_on_demand = Some(std::sync::OnceLock::new()),
+            }
+        }
+    }
+    /// `nbr[from..to]` of the rows made on demand, made now if need be.
+    #[cold]
+    #[inline(never)]
+    fn row_on_demand(&self, from: usize, to: usize) -> &[u32] {
+        let rows = self.rows_on_demand.as_ref().expect("rows made on demand");
+        &rows.get_or_init(|| families::ring_nbr_rows(self.n))[from..to]
+    }
+    /// How many neighbours `p` has.
+    #[inline]
+    pub fn nbr_count(&self, p: usize) -> usize {
+        let (from, to) = self.nbr_span(p);
+        to - from
     }
     /// Where `p`'s neighbours begin and end in the flat list.
     #[inline]
@@ -241,7 +298,10 @@ impl Topology {
     }
     /// The number of channels (entries of all neighbour lists).
     pub fn arcs(&self) -> usize {
-        self.nbr.len()
+        match self.nbr_start.last() {
+            Some(&end) => end as usize,
+            None => self.n * self.degree,
+        }
     }
 
     /// The graph's edges: a pair of processes that read each other counts
@@ -258,7 +318,10 @@ impl Topology {
 
     /// The largest number of neighbours of any process.
     pub fn max_degree(&self) -> usize {
-        (0..self.n()).map(|p| self.nbrs(p).len()).max().unwrap_or(0)
+        match self.nbr_start.is_empty() {
+            true if self.n > 0 => self.degree,
+            _ => (0..self.n()).map(|p| self.nbr_count(p)).max().unwrap_or(0),
+        }
     }
     /// Whether `q` is `p` or one of `p`'s neighbours.
     pub fn is_self_or_nbr(&self, p: usize, q: usize) -> bool {
@@ -329,6 +392,7 @@ impl Topology {
             nbr_start,
             degree,
             nbr,
+            rows_on_demand: None,
             rdr_start,
             rdr,
             undirected,

@@ -3,6 +3,7 @@
 //! over a configuration kept narrowed where that halves what a step over
 //! a large ring moves through memory.
 
+use super::narrow::{as_narrowed, narrow_in_place, widen_in_place};
 use super::*;
 use crate::compile::columns::{count_equal, ColumnValue, MayFault, Rows, Scratch};
 
@@ -13,30 +14,12 @@ use crate::compile::columns::{count_equal, ColumnValue, MayFault, Rows, Scratch}
 /// (sweeps of many short runs) allocate nothing once warmed up.
 pub(super) const GIVE_BACK_BYTES: usize = 1 << 18;
 
-/// A configuration narrowed to `i32` values (see [`ColumnValue`]), and
-/// the one before the last step, while a batch of column steps runs.
-#[derive(Default)]
-pub(super) struct Narrowed {
-    now: Vec<i32>,
-    before: Vec<i32>,
-}
-
-impl Narrowed {
-    /// Takes `state` narrowed; whether every value fits.
-    fn narrow(&mut self, state: &[i64]) -> bool {
-        self.now.clear();
-        // One pass with no early exit, so that it vectorizes.
-        let mut fits = true;
-        self.now.extend(state.iter().map(|&v| {
-            fits &= i64::from(v as i32) == v;
-            v as i32
-        }));
-        fits
-    }
-
-    fn bytes(&self) -> usize {
-        (self.now.capacity() + self.before.capacity()) * 4
-    }
+/// The configuration and the one before the last step while a batch of
+/// column steps runs, narrowed to `i32` values (see [`ColumnValue`]) in the
+/// buffers that hold them as `i64` between batches (see [`super::narrow`]).
+struct Narrowed {
+    now: Vec<i64>,
+    before: Vec<i64>,
 }
 
 /// What a column step holds while it runs: its buffers, the chosen
@@ -69,9 +52,6 @@ pub(super) struct ColumnBuffers {
     /// counted by the kernels as they run each action and added to the
     /// run's once the step has succeeded; zero between steps.
     pub(super) moves: Vec<u64>,
-    /// Buffers for batches over the configuration narrowed, kept from one
-    /// to the next where the bookkeeping is kept (small instances).
-    narrowed: Narrowed,
 }
 
 impl ColumnBuffers {
@@ -98,17 +78,14 @@ impl ColumnBuffers {
             spare_columns: Vec::new(),
             spare_uniform: Vec::new(),
             moves: vec![0; actions],
-            narrowed: Narrowed::default(),
         }
     }
 
     pub(super) fn bytes(&self) -> usize {
-        self.narrowed.bytes()
-            + self
-                .spare_uniform
-                .iter()
-                .map(|u| u.capacity() * 4)
-                .sum::<usize>()
+        self.spare_uniform
+            .iter()
+            .map(|u| u.capacity() * 4)
+            .sum::<usize>()
             + self.moves.capacity() * 8
             + self.scratch.bytes()
             + self.chunks.capacity() * 24
@@ -178,29 +155,44 @@ impl Simulation {
         moves: Option<u64>,
         until_legitimate: bool,
     ) -> Result<u64, RunError> {
+        // Asked before every step the run loop takes: where no batch
+        // applies, the answer costs a few instructions.
         if !self.narrow_batches() {
             return Ok(0);
         }
-        let large = self.gives_back_bookkeeping();
-        let mut narrowed = match self.columns.as_mut() {
-            Some(buf) => std::mem::take(&mut buf.narrowed),
-            None => Narrowed::default(),
+        self.column_batch(budget, moves, until_legitimate)
+    }
+
+    /// [`Simulation::column_moves`] where a batch may apply.
+    #[inline(never)]
+    fn column_batch(
+        &mut self,
+        budget: u64,
+        moves: Option<u64>,
+        until_legitimate: bool,
+    ) -> Result<u64, RunError> {
+        let due = |sim: &Self, taken: u64, moves_before: u64| {
+            taken < budget
+                && moves.is_none_or(|m| sim.progress.moves - moves_before < m)
+                && !(until_legitimate && sim.progress.legit_now == Some(true))
+                && sim.column_step_due()
         };
-        if !narrowed.narrow(&self.state) {
-            self.keep_narrowed(narrowed, large);
+        let moves_before = self.progress.moves;
+        if !due(self, 0, moves_before) {
             return Ok(0);
         }
-        // The configuration as it is, and the rows the record keeps, are
-        // read by nothing until the batch ends: left as they are, and
-        // written again then (in buffers that hold them already, so that
-        // a batch makes no new pages of them).
+        // The configuration, and the record's rows before the last step,
+        // are read by nothing until the batch ends: their buffers hold them
+        // narrowed meanwhile, and hold them as they are again then.
+        let mut now = std::mem::take(&mut self.state);
+        if !narrow_in_place(&mut now) {
+            self.state = now;
+            return Ok(0);
+        }
+        let before = std::mem::take(&mut self.progress.last.before);
+        let mut narrowed = Narrowed { now, before };
         let (mut taken, mut given_up, mut outcome) = (0, false, Ok(()));
-        let moves_before = self.progress.moves;
-        while taken < budget
-            && moves.is_none_or(|m| self.progress.moves - moves_before < m)
-            && !(until_legitimate && self.progress.legit_now == Some(true))
-            && self.column_step_due()
-        {
+        while due(self, taken, moves_before) {
             match self.narrowed_column_step(&mut narrowed) {
                 Ok(Some(_)) => taken += 1,
                 Ok(None) => {
@@ -213,16 +205,19 @@ impl Simulation {
                 }
             }
         }
-        // The rows before the last step in the record, where it keeps them.
-        if taken > 0 {
-            let before = &mut self.progress.last.before;
-            before.clear();
-            before.extend(narrowed.before.iter().map(|&v| i64::from(v)));
+        let Narrowed {
+            mut now,
+            mut before,
+        } = narrowed;
+        widen_in_place(&mut now);
+        self.state = now;
+        // A step that failed after landing (legitimacy's evaluation) has
+        // its rows before in the record too; one given up has none, and
+        // the step taken one by one next writes the record anew.
+        if taken > 0 || outcome.is_err() {
+            widen_in_place(&mut before);
         }
-        self.state.clear();
-        self.state
-            .extend(narrowed.now.iter().map(|&v| i64::from(v)));
-        self.keep_narrowed(narrowed, large);
+        self.progress.last.before = before;
         self.narrowed_steps += taken;
         outcome?;
         if given_up {
@@ -232,14 +227,8 @@ impl Simulation {
         Ok(taken)
     }
 
-    /// Keeps a batch's buffers for the next, unless `large`.
-    fn keep_narrowed(&mut self, narrowed: Narrowed, large: bool) {
-        if let (false, Some(buf)) = (large, self.columns.as_mut()) {
-            buf.narrowed = narrowed;
-        }
-    }
-
     /// Whether [`Simulation::column_moves`] takes a batch now.
+    #[inline]
     fn narrow_batches(&self) -> bool {
         let code = &self.code;
         code.columns.as_ref().is_some_and(|c| c.narrows())
@@ -286,8 +275,10 @@ impl Simulation {
             return Ok(None);
         };
         let Narrowed { now, before } = narrowed;
+        // After the step's start, which gives back what the step does
+        // not need: never held with it.
         before.resize(now.len(), 0);
-        match self.column_kernels(&mut step, now, before) {
+        match self.column_kernels(&mut step, as_narrowed(now), as_narrowed(before)) {
             Some(enabled) => {
                 std::mem::swap(now, before);
                 self.land_column_step(step, None, enabled)
@@ -320,12 +311,19 @@ impl Simulation {
             None => {
                 let mut c = buf.column(n);
                 c.extend(self.progress.procs.iter().map(|i| i.chosen));
+                let moving = self.progress.enabled.list.len();
                 // Given back before the next configuration is made, so
-                // that the step never holds both (see `land_column_step`).
+                // that the step never holds both (see `land_column_step`):
+                // the enabled list too where it is in increasing order, as
+                // the chosen actions can list it again.
                 if self.gives_back_bookkeeping() {
                     self.progress.procs = Vec::new();
+                    let list = &mut self.progress.enabled.list;
+                    if list.is_sorted() {
+                        *list = Vec::new();
+                    }
                 }
-                (c, self.progress.enabled.list.len(), Vec::new())
+                (c, moving, Vec::new())
             }
         };
         let mut uniform_after = buf.spare_uniform.pop().unwrap_or_default();
@@ -527,7 +525,13 @@ impl Simulation {
         } else {
             if self.progress.procs.is_empty() {
                 // Given back at the step's start: the chosen actions are
-                // in `before`, the places in the enabled list (kept).
+                // in `before`, the places in the enabled list (kept, or
+                // given back where it was in increasing order).
+                let list = &mut self.progress.enabled.list;
+                if list.len() != moving {
+                    list.clear();
+                    crate::runtime::record::append_chosen(&before, 0, list, None);
+                }
                 let procs = &mut self.progress.procs;
                 procs.extend(self.code.role_of.iter().map(ProcInfo::of_role));
                 for (info, &chosen) in procs.iter_mut().zip(&before) {

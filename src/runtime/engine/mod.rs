@@ -32,6 +32,7 @@ mod column_steps;
 mod fast;
 mod general;
 mod measures;
+mod narrow;
 mod ring_batch;
 mod ticks;
 mod unread_guards;

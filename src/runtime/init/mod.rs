@@ -66,7 +66,7 @@ fn random_values<'a>(
         }
         match (code.per_nbr[v], k) {
             // The filler the state space has, whatever the range drawn from.
-            (true, Some(k)) if k >= topo.nbrs(p).len() => unused_value(&code.domains[slot], p),
+            (true, Some(k)) if k >= topo.nbr_count(p) => unused_value(&code.domains[slot], p),
             (true, Some(k)) if edge(v) && *d == VarDomain::Node => {
                 if rng.gen::<bool>() {
                     p as i64
@@ -203,7 +203,7 @@ pub(crate) fn initial_state(
     if !per_nbr_slots.is_empty() {
         for p in 0..n {
             for &(slot, k, d) in &per_nbr_slots {
-                if k >= topo.nbrs(p).len() && state.get(p * stride + slot).is_none() {
+                if k >= topo.nbr_count(p) && state.get(p * stride + slot).is_none() {
                     state.put(p * stride + slot, unused_value(d, p));
                 }
             }
