@@ -527,6 +527,15 @@ fn batches_on_the_configuration_narrowed_take_the_steps_one_by_one_would() {
             let make = || start_from(src, ring, params, 3, true, init.clone(), Ids::Index);
             let (mut batched, mut one_by_one) = (make(), make());
             let stop = run(&mut batched, &limits, &mut Unobserved);
+            if large && *src == DIJKSTRA {
+                // After a batch, before anyone asks for the movers or the
+                // enabled list: the configuration and the one before (8 +
+                // 8) and the chosen actions before and after (2 + 2),
+                // narrowed in their own buffers (no 32-bit copies kept),
+                // and no table of the ring's neighbours.
+                let held = batched.memory_bytes() as f64 / batched.n() as f64;
+                assert!(held < 23.0, "{ring} {limits:?}: {held} bytes a process");
+            }
             let other = run(&mut one_by_one, &limits, &mut EveryStep);
             let (a, b) = (end_of(&batched, &stop), end_of(&one_by_one, &other));
             // The first line that differs, shortened: rows are long.

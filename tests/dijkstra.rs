@@ -24,6 +24,33 @@ fn step(sim: &mut Simulation) {
     assert_eq!(sim.step().expect("no runtime error"), Outcome::Moved);
 }
 
+/// A run on a large ring holds what its steps need and no more: under
+/// the central daemon the configuration (8 bytes a process), the
+/// per-process bookkeeping (8) and the enabled list (4); the ring computes
+/// its neighbours, so no table of them (8) is made. The locally-central
+/// daemon reads them: it makes the table.
+#[test]
+fn a_run_on_a_large_ring_makes_no_table_of_neighbours() {
+    use guarded::runtime::run::{run, Limits, Unobserved};
+    let n = 40_000;
+    let limits = Limits {
+        steps: 5_000,
+        ..Limits::default()
+    };
+    let held = |daemon| {
+        let mut sim = ring(n, n as i64, 1, InitMode::Random, daemon);
+        run(&mut sim, &limits, &mut Unobserved);
+        sim.memory_bytes() as f64 / n as f64
+    };
+    let central = held(Daemon::Central);
+    assert!(central < 23.0, "{central} bytes a process");
+    let locally_central = held(Daemon::LocallyCentral);
+    assert!(
+        locally_central > central + 7.9,
+        "{locally_central} against {central}"
+    );
+}
+
 /// The paper's theorem: K >= N (= n - 1 for n machines), central demon,
 /// any start: exactly one privilege within finitely many moves, and then
 /// forever (closure), checked here for 10·n further steps.
