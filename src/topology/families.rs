@@ -2,7 +2,7 @@
 //! frozen into adjacency arrays; rings and chains also get their `left` and
 //! `right` neighbours, trees their parents.
 
-use super::{Arcs, Sides, Topology, NONE, RINGS_ROWS_ON_DEMAND};
+use super::{Arcs, Rows, Sides, Topology, NONE, RINGS_ROWS_ON_DEMAND};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -33,40 +33,46 @@ pub(super) fn ring(name: String, n: usize, undirected: bool) -> Topology {
 
 /// The rows [`Topology::freeze`] makes of a ring of at least three
 /// processes, written as they are rather than listed as arcs and sorted
-/// (a quarter of a ring of 10^6's set-up): each process's neighbours are
-/// the one before it and, undirected, the one after, in increasing order;
-/// on `uring` its reader is the one after it.
+/// (a quarter of a ring of 10^6's set-up); on a ring of
+/// [`RINGS_ROWS_ON_DEMAND`] processes or more, made when first asked for.
 fn ring_rows(name: String, n: usize, undirected: bool) -> Topology {
+    let degree = if undirected { 2 } else { 1 };
+    if n >= RINGS_ROWS_ON_DEMAND {
+        let none = (Vec::new(), Vec::new());
+        let mut t = Topology::of_rows(name, n, (Vec::new(), degree, Vec::new()), none, undirected);
+        t.rows_on_demand = Some(std::sync::OnceLock::new());
+        return t;
+    }
+    let rows = ring_rows_made(n, undirected);
+    let readers = (rows.rdr_start, rows.rdr);
+    Topology::of_rows(name, n, (Vec::new(), degree, rows.nbr), readers, undirected)
+}
+
+/// The rows of a ring of `n >= 3` processes: each process's neighbours
+/// are the one before it and, undirected, the one after, in increasing
+/// order; directed, its reader is the one after it (undirected, the
+/// readers are the neighbours: no rows of their own).
+pub(super) fn ring_rows_made(n: usize, undirected: bool) -> Rows {
     let before = |p: usize| (if p == 0 { n - 1 } else { p - 1 }) as u32;
     let after = |p: usize| (if p + 1 == n { 0 } else { p + 1 }) as u32;
     if undirected {
-        let readers = (Vec::new(), Vec::new());
-        if n < RINGS_ROWS_ON_DEMAND {
-            let rows = (Vec::new(), 2, ring_nbr_rows(n));
-            return Topology::of_rows(name, n, rows, readers, true);
+        let nbr = (0..n)
+            .flat_map(|p| {
+                let (b, a) = (before(p), after(p));
+                [b.min(a), b.max(a)]
+            })
+            .collect();
+        Rows {
+            nbr,
+            ..Rows::default()
         }
-        let mut t = Topology::of_rows(name, n, (Vec::new(), 2, Vec::new()), readers, true);
-        t.rows_on_demand = Some(std::sync::OnceLock::new());
-        t
     } else {
-        let nbr = (0..n).map(before).collect();
-        let readers = ((0..=n as u32).collect(), (0..n).map(after).collect());
-        Topology::of_rows(name, n, (Vec::new(), 1, nbr), readers, false)
+        Rows {
+            nbr: (0..n).map(before).collect(),
+            rdr_start: (0..=n as u32).collect(),
+            rdr: (0..n).map(after).collect(),
+        }
     }
-}
-
-/// The neighbours' rows of an undirected ring of `n >= 3` processes: each
-/// process's neighbours are the one before it and the one after, in
-/// increasing order.
-pub(super) fn ring_nbr_rows(n: usize) -> Vec<u32> {
-    let before = |p: usize| (if p == 0 { n - 1 } else { p - 1 }) as u32;
-    let after = |p: usize| (if p + 1 == n { 0 } else { p + 1 }) as u32;
-    (0..n)
-        .flat_map(|p| {
-            let (b, a) = (before(p), after(p));
-            [b.min(a), b.max(a)]
-        })
-        .collect()
 }
 
 /// A chain: process 0 has no `left`, the last no `right`.
@@ -200,23 +206,38 @@ pub(super) fn random(name: String, n: usize, p: Option<f64>, rng: &mut ChaCha8Rn
 mod tests {
     use super::*;
 
-    /// A large ring makes its rows when first asked for; once made (as
-    /// compiling a program that reads neighbour lists makes them), they
-    /// are kept as rows made when built.
+    /// A large ring makes its rows when first asked for, its neighbours'
+    /// or (directed) its readers'; once made (as compiling a program that
+    /// reads neighbour lists makes them), they are kept as rows made when
+    /// built.
     #[test]
     fn large_rings_make_their_rows_on_demand() {
         let n = RINGS_ROWS_ON_DEMAND + 1;
-        let mut t = ring("r".into(), n, true);
-        assert_eq!(t.memory_bytes(), 0);
-        t.keep_rows_made();
-        assert!(t.nbr.is_empty() && t.rows_on_demand.is_some());
-        assert_eq!(t.nbrs(0), [1, n as u32 - 1]);
-        assert_eq!(t.readers(7), [6, 8]);
-        assert_eq!(t.memory_bytes(), n * 8);
-        t.keep_rows_made();
-        assert!(t.rows_on_demand.is_none() && t.nbr.len() == 2 * n);
-        assert_eq!(t.nbrs(n - 1), [0, n as u32 - 2]);
-        assert_eq!(t.memory_bytes(), n * 8);
+        let last = n as u32 - 1;
+        for undirected in [true, false] {
+            for readers_first in [true, false] {
+                let mut t = ring("r".into(), n, undirected);
+                assert_eq!(t.memory_bytes(), 0);
+                t.keep_rows_made();
+                assert!(t.nbr.is_empty() && t.rows_on_demand.is_some());
+                let (nbrs, readers): (&[u32], &[u32]) = match undirected {
+                    true => (&[1, last], &[1, last]),
+                    false => (&[last], &[1]),
+                };
+                if readers_first {
+                    assert_eq!(t.readers(0), readers);
+                }
+                assert_eq!(t.nbrs(0), nbrs);
+                assert_eq!(t.readers(0), readers);
+                let bytes = if undirected { n * 8 } else { n * 12 + 4 };
+                assert_eq!(t.memory_bytes(), bytes);
+                t.keep_rows_made();
+                assert!(t.rows_on_demand.is_none() && t.nbr.len() == nbrs.len() * n);
+                assert_eq!(t.nbrs(0), nbrs);
+                assert_eq!(t.readers(0), readers);
+                assert_eq!(t.memory_bytes(), bytes);
+            }
+        }
     }
 
     /// Rings written row by row are the topologies their arcs freeze into.
@@ -233,15 +254,16 @@ mod tests {
                 }
                 let frozen = Topology::freeze("r".into(), g);
                 let mut written = ring_rows("r".into(), n, undirected);
-                // Undirected, the rows are made when first asked for.
+                // Large, the rows are made when first asked for.
                 let on_demand = |t: &Topology| t.rows_on_demand.as_ref().map(|r| r.get().is_some());
                 let large = n >= RINGS_ROWS_ON_DEMAND;
-                assert_eq!(on_demand(&written), (undirected && large).then_some(false));
+                assert_eq!(on_demand(&written), large.then_some(false));
                 assert_eq!(written.arcs(), frozen.arcs());
-                written.nbrs(0);
-                if let Some(rows) = written.rows_on_demand.take() {
-                    written.nbr = rows.into_inner().expect("made");
+                for p in 0..n {
+                    assert_eq!(written.readers(p), frozen.readers(p));
+                    assert_eq!(written.nbrs(p), frozen.nbrs(p));
                 }
+                written.keep_rows_made();
                 assert_eq!(
                     format!("{written:?}"),
                     format!("{frozen:?}"),

@@ -41,11 +41,13 @@ pub struct Topology {
     /// [`RINGS_ROWS_ON_DEMAND`]), whose rows are made in `rows_on_demand`
     /// when first asked for (a run on a ring computes its neighbours and,
     /// under the common daemons, never asks: no table of 8 bytes a
-    /// process).
+    /// process, 12 on a directed ring).
     nbr: Vec<u32>,
-    rows_on_demand: Option<std::sync::OnceLock<Vec<u32>>>,
-    /// Who reads each process; empty where every arc has its reverse
-    /// (`undirected`): then the readers are the neighbours.
+    rows_on_demand: Option<std::sync::OnceLock<Rows>>,
+    /// Who reads each process, as `nbr_start` and `nbr` (but `rdr_start`
+    /// is always listed where there are readers' rows); empty where every
+    /// arc has its reverse (`undirected`): then the readers are the
+    /// neighbours. Empty too on large directed rings, as `nbr`.
     rdr_start: Vec<u32>,
     rdr: Vec<u32>,
     undirected: bool,
@@ -76,6 +78,16 @@ pub struct Topology {
     /// readers' order): made when a program with messages first asks, so
     /// that one without pays nothing for it.
     into: std::sync::OnceLock<Vec<u32>>,
+}
+
+/// A ring's rows, made on demand (see [`RINGS_ROWS_ON_DEMAND`]): the
+/// neighbours', and on a directed ring where each process's readers begin
+/// and the readers'.
+#[derive(Clone, Debug, Default)]
+struct Rows {
+    nbr: Vec<u32>,
+    rdr_start: Vec<u32>,
+    rdr: Vec<u32>,
 }
 
 /// Where a topology's `left` and `right` neighbours come from: computed on
@@ -168,7 +180,9 @@ impl Topology {
                 .rows_on_demand
                 .as_ref()
                 .and_then(|rows| rows.get())
-                .map_or(0, Vec::capacity)
+                .map_or(0, |r| {
+                    r.nbr.capacity() + r.rdr_start.capacity() + r.rdr.capacity()
+                })
             + self.rdr_start.capacity()
             + self.rdr.capacity()
             + self.left.capacity()
@@ -199,7 +213,7 @@ impl Topology {
         self.n
     }
     /// The processes whose variables `p` may read, in increasing index order.
-    #[inline(always)]
+    #[inline]
     pub fn nbrs(&self, p: usize) -> &[u32] {
         let (from, to) = self.nbr_span(p);
         // The bounds check indexing makes anyway tells rows made on
@@ -226,17 +240,40 @@ impl Topology {
     pub fn keep_rows_made(&mut self) {
         if let Some(rows) = self.rows_on_demand.take() {
             match rows.into_inner() {
-                Some(made) => self.nbr = made,
+                Some(made) => {
+                    (self.nbr, self.rdr_start, self.rdr) = (made.nbr, made.rdr_start, made.rdr)
+                }
                 None => self.rows_on_demand = Some(std::sync::OnceLock::new()),
             }
         }
     }
-    /// `nbr[from..to]` of the rows made on demand, made now if need be.
+    /// The rows made on demand, made now if need be.
+    fn rows_made(&self) -> &Rows {
+        let rows = self.rows_on_demand.as_ref().expect("rows made on demand");
+        rows.get_or_init(|| families::ring_rows_made(self.n, self.undirected))
+    }
+    /// `nbr[from..to]` of the rows made on demand.
     #[cold]
     #[inline(never)]
     fn row_on_demand(&self, from: usize, to: usize) -> &[u32] {
-        let rows = self.rows_on_demand.as_ref().expect("rows made on demand");
-        &rows.get_or_init(|| families::ring_nbr_rows(self.n))[from..to]
+        &self.rows_made().nbr[from..to]
+    }
+    /// Where `p`'s readers begin and end in `rdr`, and `rdr`, on a
+    /// directed topology.
+    #[inline]
+    fn readers_span(&self, p: usize) -> (usize, usize, &[u32]) {
+        match self.rdr_start.get(p..p + 2) {
+            Some(&[from, to]) => (from as usize, to as usize, &self.rdr),
+            _ => self.readers_span_on_demand(p),
+        }
+    }
+    /// [`Topology::readers_span`] in the rows made on demand.
+    #[cold]
+    #[inline(never)]
+    fn readers_span_on_demand(&self, p: usize) -> (usize, usize, &[u32]) {
+        let rows = self.rows_made();
+        let (from, to) = (rows.rdr_start[p], rows.rdr_start[p + 1]);
+        (from as usize, to as usize, &rows.rdr)
     }
     /// How many neighbours `p` has.
     #[inline]
@@ -261,7 +298,8 @@ impl Topology {
             // The same lists: no second table.
             return self.nbrs(p);
         }
-        &self.rdr[self.rdr_start[p] as usize..self.rdr_start[p + 1] as usize]
+        let (from, to, rdr) = self.readers_span(p);
+        &rdr[from..to]
     }
     /// The position of `q` in `p`'s neighbour list.
     #[inline]
@@ -292,7 +330,8 @@ impl Topology {
         let (from, to) = if self.undirected {
             self.nbr_span(p)
         } else {
-            (self.rdr_start[p] as usize, self.rdr_start[p + 1] as usize)
+            let (from, to, _) = self.readers_span(p);
+            (from, to)
         };
         &into[from..to]
     }
