@@ -1,7 +1,8 @@
 //! Topologies read from files: an edge list, and the graph a DOT file's
 //! nodes and arcs make; either, when it is one cycle, oriented as a ring.
 
-use super::{Arcs, Sides, Topology, BYTES_PER_ARC, BYTES_PER_PROCESS, MAX_PROCESSES, NONE};
+use super::spec::{BYTES_PER_ARC, BYTES_PER_PROCESS};
+use super::{Arcs, Sides, Topology, MAX_PROCESSES, NONE};
 
 /// Gives a graph read from a file `left`/`right` neighbours when it is a
 /// ring: a directed cycle gets `left` (the process it reads), an undirected
