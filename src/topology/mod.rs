@@ -230,8 +230,8 @@ impl Topology {
     /// locally-central daemon), so that [`Topology::keep_rows_made`] keeps
     /// them.
     pub fn want_rows(&self) {
-        if self.n > 0 {
-            self.nbrs(0);
+        if self.rows_on_demand.is_some() {
+            self.rows_made();
         }
     }
 

@@ -315,7 +315,8 @@ impl<'e, 'a> Search<'e, 'a> {
         enabled.clear();
         enabled.extend((0..chosen.len() as u32).filter(|&p| chosen[p as usize] != NO_ACTION));
         let every = self.ex.every_move();
-        (self.lister).load_seen(&mut self.rel, cfg, enabled, every, self.views.as_ref())
+        self.lister
+            .load_seen(&mut self.rel, cfg, enabled, every, self.views.as_ref())
     }
 
     /// Every step the daemon allows from configuration `i`, into `out`:
