@@ -77,6 +77,28 @@ fn a_multiple_assignment_evaluates_every_value_first() {
 }
 
 #[test]
+fn a_multiple_assignment_repeating_an_expression_gives_it_one_value_and_draws_each_time() {
+    // The minimum and the maximum are each written twice (and computed
+    // once a run of the assignment); each sum draws its own value.
+    let src = "var x: 0..9 = (index * 7) mod 10\nvar lo: 0..9 = 0\nvar hi: 0..9 = 0\nvar lo2: 0..9 = 0\nvar hi2: 0..9 = 0\nvar d1: 0..1009 = 0\nvar d2: 0..1009 = 0\nvar go: bool = true\nprocess { a :: go -> lo, hi, lo2, hi2, d1, d2, go := min(q in nbrs : q.x), max(q in nbrs : q.x), min(q in nbrs : q.x), max(q in nbrs : q.x), min(q in nbrs : q.x) + random(0..1000), min(q in nbrs : q.x) + random(0..1000), false }";
+    for daemon in [Daemon::Synchronous, Daemon::Central] {
+        let mut s = sim(src, "ring:6", daemon, 7);
+        while s.step().unwrap() == Outcome::Moved {}
+        let rows: Vec<Vec<i64>> = values(&s).chunks(8).map(<[i64]>::to_vec).collect();
+        let x = |p: usize| rows[p][0];
+        let mut draws_differ = false;
+        for (p, row) in rows.iter().enumerate() {
+            let nbrs = [x((p + 5) % 6), x((p + 1) % 6)];
+            let (lo, hi) = (nbrs[0].min(nbrs[1]), nbrs[0].max(nbrs[1]));
+            assert_eq!(&row[1..5], &[lo, hi, lo, hi], "process {p}: {row:?}");
+            assert!((0..=1000).contains(&(row[5] - lo)) && (0..=1000).contains(&(row[6] - lo)));
+            draws_differ |= row[5] != row[6];
+        }
+        assert!(draws_differ, "{rows:?}");
+    }
+}
+
+#[test]
 fn the_most_urgent_enabled_action_runs_then_program_order() {
     let src = "var x: 0..9 = 0\nprocess {\n late priority 2 :: x == 0 -> x := 2\n first priority 1 :: x == 0 -> x := 1\n second priority 1 :: x == 0 -> x := 3\n}";
     let mut s = sim(src, "chain:1", Daemon::Central, 0);

@@ -2,6 +2,7 @@
 //! and `min`/`argmin` over collections, and the legitimacy predicate cut
 //! into conjuncts that can be kept up to date process by process.
 
+use super::shared::{shared_bool, shared_int, Shared};
 use super::*;
 
 impl Compiler<'_> {
@@ -12,6 +13,14 @@ impl Compiler<'_> {
         if let Some(f) = self.evaluated_once(x) {
             return f;
         }
+        if let Some(k) = self.shared_index(|s| matches!(s, Shared::Int(i) if i == x)) {
+            return shared_int(k, self.iexpr_here(x));
+        }
+        self.iexpr_here(x)
+    }
+
+    /// [`Compiler::iexpr`] of `x` where it is neither constant nor shared.
+    fn iexpr_here(&self, x: &IExpr) -> IFn {
         match x {
             IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => {
                 unreachable!("constants fold above")
@@ -173,8 +182,10 @@ impl Compiler<'_> {
     fn state_free(&self, x: &IExpr) -> Option<IFn> {
         let stateless = matches!(x, IExpr::Best(_) | IExpr::Let(..)) && ir::state_free(x);
         (self.topo.is_some() && stateless).then(|| {
+            // Evaluated on its own, away from any assignment's cells.
             Compiler {
                 topo: None,
+                shared: Rc::from([]),
                 ..self.clone()
             }
             .iexpr(x)
@@ -247,6 +258,19 @@ impl Compiler<'_> {
         if let Some(t) = self.truth_of(x) {
             return boolean(move |_| Ok(t));
         }
+        if let Some(k) = self.shared_index(|s| matches!(s, Shared::Bool(b) if b == x)) {
+            return shared_bool(k, self.bexpr_here(x));
+        }
+        self.bexpr_here(x)
+    }
+
+    /// Which of the shared subexpressions `is` picks out, if any.
+    fn shared_index(&self, is: impl Fn(&Shared) -> bool) -> Option<usize> {
+        self.shared.iter().position(is)
+    }
+
+    /// [`Compiler::bexpr`] of `x` where it is neither fixed nor shared.
+    fn bexpr_here(&self, x: &BExpr) -> BFn {
         if matches!(x, BExpr::Not(_) | BExpr::And(..) | BExpr::Or(..)) {
             if let Some(f) = self.fused_tuple_comparison(x) {
                 return f;

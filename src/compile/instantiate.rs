@@ -75,6 +75,7 @@ pub fn instantiate(
         regular_ring: topo.regular_ring.is_some(),
         message_domains: channels.message_domains.clone(),
         problems: Rc::new(RefCell::new(Vec::new())),
+        shared: Rc::from([]),
     };
     inst.constants_in_domains(&c, &layout);
     inst.topology_checks();

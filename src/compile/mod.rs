@@ -5,8 +5,10 @@
 
 pub mod by_process;
 mod closures;
+mod env;
 pub use closures::{boolean, AnyFn, BFn, Fault, Holds, IFn, Res, SFn, Truth};
 use closures::{fault, CheckFn, PFn};
+pub use env::{Draws, Effects, Enabledness, Env, NoneEnabled};
 pub mod columns;
 mod expr;
 mod fused;
@@ -20,6 +22,7 @@ mod predicates;
 mod quantifiers;
 mod reads;
 mod role_map;
+mod shared;
 pub use role_map::RoleMap;
 mod stmt;
 mod tuples;
@@ -38,141 +41,8 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// What a closure sees while it runs.
-pub struct Env<'a> {
-    /// The configuration before the step: `stride` values per process.
-    pub state: &'a [i64],
-    /// The process whose guard or statement runs (unused in global predicates).
-    pub me: usize,
-    /// The mover's own row while its statement runs; its writes land here.
-    pub scratch: &'a [Cell<i64>],
-    /// The topology.
-    pub topo: &'a Topology,
-    /// Quantifier variables.
-    pub locals: &'a [Cell<i64>],
-    /// Which processes are enabled (for `enabled(p)`).
-    pub enabled: &'a dyn Enabledness,
-    /// How many processes are enabled (so `count(p in procs : enabled(p))` costs O(1)).
-    pub enabled_count: usize,
-    /// The channels (read by `receive` guards and `msgs`).
-    pub chans: &'a Channels,
-    /// What the running statement does besides writing its own row.
-    pub fx: &'a Effects,
-}
-
-impl<'a> Env<'a> {
-    /// The environment process `me`'s guards are evaluated in: the
-    /// configuration `state`, no statement running (`scratch` empty), and
-    /// no process enabled (guards cannot ask; global predicates that do
-    /// get their own `enabled`, and a statement its `scratch`, by struct
-    /// update).
-    pub fn new(
-        state: &'a [i64],
-        topo: &'a Topology,
-        locals: &'a [Cell<i64>],
-        chans: &'a Channels,
-        fx: &'a Effects,
-        me: usize,
-    ) -> Self {
-        Env {
-            state,
-            me,
-            scratch: &[],
-            topo,
-            locals,
-            enabled: &NoneEnabled,
-            enabled_count: 0,
-            chans,
-            fx,
-        }
-    }
-}
-
-/// Which processes are enabled, as global predicates (`enabled(p)`) read
-/// it: the runtime answers from its bookkeeping, an explorer from a column.
-pub trait Enabledness {
-    /// Whether process `p` has an enabled action.
-    fn is_enabled(&self, p: usize) -> bool;
-}
-
-/// For guards and statements, which cannot ask whether a process is enabled.
-pub struct NoneEnabled;
-
-impl Enabledness for NoneEnabled {
-    fn is_enabled(&self, _: usize) -> bool {
-        false
-    }
-}
-
-/// A column of chosen actions, one per process.
-impl Enabledness for Vec<u16> {
-    fn is_enabled(&self, p: usize) -> bool {
-        self[p] != NO_ACTION
-    }
-}
-
 /// The chosen action of a process with no enabled action.
 pub const NO_ACTION: u16 = u16::MAX;
-
-/// A message a statement sends: destination, type, fields, the `send`'s span.
-pub type Sent = (usize, u16, [i64; MAX_FIELDS], Span);
-
-/// What a statement does besides writing its own row: messages sent, edge
-/// variables written (which also land at the other end), the message taken.
-#[derive(Default, Debug)]
-pub struct Effects {
-    /// Messages sent.
-    pub sends: RefCell<Vec<Sent>>,
-    /// (the edge's other end, variable, value, the assignment's span).
-    pub edge_writes: RefCell<Vec<(usize, usize, i64, Span)>>,
-    /// The sender whose channel's head this action takes.
-    pub received: Cell<Option<usize>>,
-    /// Where `random(...)` takes its values.
-    pub draws: RefCell<Draws>,
-}
-
-/// Where `random(...)` takes its values.
-#[derive(Clone, Debug, Default)]
-pub enum Draws {
-    /// Nowhere: a draw is a fault.
-    #[default]
-    None,
-    /// The run's generator, in a run of a program that draws (a stream of
-    /// the run's seed of its own, so that the daemon's choices stay those
-    /// of the same seed without draws). Boxed: the generator is large.
-    Generator(Box<rand_chacha::ChaCha8Rng>),
-    /// Values given in order (by a schedule, or by the verifier, which
-    /// tries every value of every draw); a draw past them takes the lowest
-    /// value of its range. Every draw's range is recorded.
-    Given {
-        /// The values.
-        values: Vec<i64>,
-        /// How many draws were made.
-        made: usize,
-        /// Each draw's range, `lo..=hi`.
-        ranges: Vec<(i64, i64)>,
-    },
-}
-
-impl Draws {
-    /// Values to give, in order, recording the ranges.
-    pub fn given(values: Vec<i64>) -> Self {
-        Draws::Given {
-            values,
-            made: 0,
-            ranges: Vec::new(),
-        }
-    }
-}
-
-impl Effects {
-    /// Forgets everything recorded.
-    pub fn clear(&self) {
-        self.sends.borrow_mut().clear();
-        self.edge_writes.borrow_mut().clear();
-        self.received.set(None);
-    }
-}
 
 /// The most values a quantifier or `for` loop over a range goes through in
 /// one evaluation: past it the evaluation is a runtime error, not a hang.
@@ -515,6 +385,7 @@ pub fn compile_global(
         regular_ring: code.regular_ring,
         message_domains: code.message_domains.clone(),
         problems: Rc::new(RefCell::new(Vec::new())),
+        shared: Rc::from([]),
     };
     let f = c.global(e);
     let problems = c.problems.take();
@@ -556,9 +427,10 @@ struct Compiler<'a> {
     message_domains: Vec<Vec<VarDomain>>,
     /// Problems found while compiling (constant indices out of range).
     problems: Rc<RefCell<Vec<Problem>>>,
+    /// The subexpressions read from [`Effects::shared`]: those the
+    /// assignment being compiled shares; none elsewhere.
+    shared: Rc<[shared::Shared]>,
 }
-
-impl Compiler<'_> {}
 
 fn overflow<T>(span: Span) -> Res<T> {
     fault(

@@ -3,6 +3,7 @@
 //! sends; and actions over a collection or on receiving a message.
 
 use super::quantifiers::Members;
+use super::shared::with_cleared_cells;
 use super::*;
 
 /// One target: where it writes and what.
@@ -264,6 +265,18 @@ impl Compiler<'_> {
     }
 
     pub(super) fn assign(&self, targets: &[ir::Target], values: &[Value]) -> SFn {
+        match self.sharing(targets, values) {
+            Some(sharing) => {
+                let count = sharing.shared.len();
+                with_cleared_cells(count, sharing.assign_here(targets, values))
+            }
+            None => self.assign_here(targets, values),
+        }
+    }
+
+    /// [`Compiler::assign`], the subexpressions it shares (if any) read
+    /// from [`Effects::shared`].
+    fn assign_here(&self, targets: &[ir::Target], values: &[Value]) -> SFn {
         let writes: Vec<Write> = targets
             .iter()
             .zip(values)
