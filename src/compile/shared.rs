@@ -364,42 +364,38 @@ mod tests {
 
     const VARS: &str = "var x: 0..9\nvar a: 0..99\nvar b: 0..99\nvar c: 0..99\n";
 
+    /// The one subexpression shared by `assignment`, an action's statement.
+    fn the_one_shared(assignment: &str) -> Shared {
+        let shared = shared_in(&format!("{VARS}process {{ t :: true -> {assignment} }}"));
+        assert_eq!(shared.len(), 1, "{shared:?}");
+        shared.into_iter().next().expect("one")
+    }
+
     #[test]
     fn a_collection_read_twice_is_shared() {
-        let src = format!(
-            "{VARS}process {{ t :: true -> a, b := min(q in nbrs : q.x), min(q in nbrs : q.x) + 1 }}"
-        );
-        let shared = shared_in(&src);
-        assert_eq!(shared.len(), 1, "{shared:?}");
+        let shared = the_one_shared("a, b := min(q in nbrs : q.x), min(q in nbrs : q.x) + 1");
         // `min` is the best member's key: its choice and its key read.
-        assert!(
-            matches!(&shared[0], Shared::Int(IExpr::Let(..))),
-            "{shared:?}"
-        );
+        assert!(matches!(shared, Shared::Int(IExpr::Let(..))), "{shared:?}");
     }
 
     #[test]
     fn the_largest_repeated_part_is_shared_not_what_it_contains() {
-        let src = format!(
-            "{VARS}process {{ t :: true -> a, b, c := min(q in nbrs : q.x) + 1, min(q in nbrs : q.x) + 1, max(q in nbrs : q.x) }}"
+        let shared = the_one_shared(
+            "a, b, c := min(q in nbrs : q.x) + 1, min(q in nbrs : q.x) + 1, max(q in nbrs : q.x)",
         );
-        let shared = shared_in(&src);
-        assert_eq!(shared.len(), 1);
-        assert!(matches!(&shared[0], Shared::Int(IExpr::Arith(..))));
+        assert!(
+            matches!(shared, Shared::Int(IExpr::Arith(..))),
+            "{shared:?}"
+        );
     }
 
     #[test]
     fn draws_are_never_shared() {
-        let src = format!(
-            "{VARS}process {{ t :: true -> a, b := min(q in nbrs : q.x) + random(0..9), min(q in nbrs : q.x) + random(0..9) }}"
-        );
-        let shared = shared_in(&src);
         // The minimum is; each sum with its draw is not.
-        assert_eq!(shared.len(), 1, "{shared:?}");
-        assert!(
-            matches!(&shared[0], Shared::Int(IExpr::Let(..))),
-            "{shared:?}"
+        let shared = the_one_shared(
+            "a, b := min(q in nbrs : q.x) + random(0..9), min(q in nbrs : q.x) + random(0..9)",
         );
+        assert!(matches!(shared, Shared::Int(IExpr::Let(..))), "{shared:?}");
     }
 
     #[test]
