@@ -3,7 +3,7 @@
 //! variables, which processes are enabled, the channels, and what a
 //! statement does besides writing its row ([`Effects`]).
 
-use super::shared::MAX_SHARED;
+use super::shared::SharedValues;
 use super::NO_ACTION;
 use crate::span::Span;
 use crate::state::channels::{Channels, MAX_FIELDS};
@@ -87,7 +87,8 @@ impl Enabledness for Vec<u16> {
 pub type Sent = (usize, u16, [i64; MAX_FIELDS], Span);
 
 /// What a statement does besides writing its own row: messages sent, edge
-/// variables written (which also land at the other end), the message taken.
+/// variables written (which also land at the other end), the message taken;
+/// and the values its assignment's repeated subexpressions took.
 #[derive(Default, Debug)]
 pub struct Effects {
     /// Messages sent.
@@ -99,9 +100,9 @@ pub struct Effects {
     /// Where `random(...)` takes its values.
     pub draws: RefCell<Draws>,
     /// The values of the subexpressions the running multiple assignment
-    /// shares (see `shared.rs`): cleared as it starts, each filled when
+    /// shares (see `shared.rs`): forgotten as it starts, each kept when
     /// first computed.
-    pub shared: [Cell<Option<i64>>; MAX_SHARED],
+    pub shared: SharedValues,
 }
 
 /// Where `random(...)` takes its values.

@@ -5,13 +5,13 @@
 //! finds the best neighbour three times (the parent, and the two parts of
 //! its key). The assignment evaluates every right-hand side before it
 //! writes anything, so all of them see one configuration; each run clears
-//! its cells ([`super::Effects::shared`]) first, and a shared
-//! subexpression fills its cell the first time and reads it after.
+//! the values it kept ([`super::Effects::shared`]) first, and a shared
+//! subexpression keeps its value the first time and reads it after.
 //!
 //! A shared subexpression reads no variable bound outside it (so its value
 //! is the same wherever it stands), draws nothing (two draws are two
 //! values) and does not ask which processes are enabled. Its first
-//! evaluation is the one made first without cells, so a fault is raised
+//! evaluation is the one made first without sharing, so a fault is raised
 //! where it always was; later ones give the value the first gave, as
 //! evaluating again would. Equal means equal up to where in the source a
 //! part was written ([`crate::span::Span`]s compare equal), which says
@@ -20,19 +20,49 @@
 
 use super::{boolean, BFn, Compiler, Env, IFn, SFn};
 use crate::check::ir::{self, BExpr, Coll, IExpr, Proc, Value};
+use std::cell::Cell;
 use std::rc::Rc;
 
-/// The most subexpressions one assignment shares: its cells are made
-/// each time it runs, so they stay few.
-pub const MAX_SHARED: usize = 8;
+/// The most subexpressions one assignment shares: the values are kept
+/// beside every statement's effects, so they stay few.
+const MAX_SHARED: usize = 8;
 
 /// The fewest parts (expressions, processes named) a shared subexpression
-/// has: below it, reading the cell costs about what computing it does.
+/// has: below it, reading the kept value costs about what computing it does.
 const SMALLEST: usize = 5;
 
 /// The most candidates [`shared_parts`] counts, the largest: it compares
 /// each with every part of every right-hand side.
 const MOST_TRIED: usize = 128;
+
+/// The values of the subexpressions the running assignment shares: which
+/// are known (bits), and those values.
+#[derive(Default, Debug)]
+pub struct SharedValues {
+    known: Cell<u32>,
+    values: [Cell<i64>; MAX_SHARED],
+}
+
+impl SharedValues {
+    /// Forgets every value (an assignment starts).
+    #[inline(always)]
+    fn clear(&self) {
+        self.known.set(0);
+    }
+
+    /// Value `k`, if known.
+    #[inline(always)]
+    fn get(&self, k: usize) -> Option<i64> {
+        (self.known.get() >> k & 1 != 0).then(|| self.values[k].get())
+    }
+
+    /// Value `k` is `v`.
+    #[inline(always)]
+    fn set(&self, k: usize, v: i64) {
+        self.values[k].set(v);
+        self.known.set(self.known.get() | 1 << k);
+    }
+}
 
 /// A shared subexpression of either type.
 #[derive(Clone, Debug, PartialEq)]
@@ -272,7 +302,7 @@ fn collect<'e>(part: Part<'e>, found: &mut Vec<(Part<'e>, usize)>) {
 impl<'a> Compiler<'a> {
     /// This compiler reading from [`super::Effects::shared`] the subexpressions that
     /// `targets := values` shares, if it shares any (and is not compiled
-    /// inside another assignment's cells already).
+    /// as part of another assignment's sharing already).
     pub(super) fn sharing(&self, targets: &[ir::Target], values: &[Value]) -> Option<Compiler<'a>> {
         if !self.shared.is_empty() {
             return None;
@@ -298,39 +328,35 @@ impl<'a> Compiler<'a> {
     }
 }
 
-/// `body` run with the cells of its `count` shared subexpressions
-/// cleared first.
-pub(super) fn with_cleared_cells(count: usize, body: SFn) -> SFn {
+/// `body` run with the values of its shared subexpressions forgotten
+/// first.
+pub(super) fn forgetting_shared(body: SFn) -> SFn {
     Box::new(move |e: &Env| {
-        for cell in &e.fx.shared[..count] {
-            cell.set(None);
-        }
+        e.fx.shared.clear();
         body(e)
     })
 }
 
-/// `f`, its value kept in cell `k` of the evaluation's shared cells.
+/// `f`, its value kept as shared value `k` of the running assignment.
 pub(super) fn shared_int(k: usize, f: IFn) -> IFn {
     Box::new(move |e: &Env| {
-        let cell = &e.fx.shared[k];
-        if let Some(v) = cell.get() {
+        if let Some(v) = e.fx.shared.get(k) {
             return Ok(v);
         }
         let v = f(e)?;
-        cell.set(Some(v));
+        e.fx.shared.set(k, v);
         Ok(v)
     })
 }
 
-/// `f`, its value kept in cell `k` of the evaluation's shared cells.
+/// `f`, its value kept as shared value `k` of the running assignment.
 pub(super) fn shared_bool(k: usize, f: BFn) -> BFn {
     boolean(move |e: &Env| {
-        let cell = &e.fx.shared[k];
-        if let Some(v) = cell.get() {
+        if let Some(v) = e.fx.shared.get(k) {
             return Ok(v != 0);
         }
         let v = f(e)?.holds();
-        cell.set(Some(i64::from(v)));
+        e.fx.shared.set(k, i64::from(v));
         Ok(v)
     })
 }

@@ -3,7 +3,7 @@
 //! sends; and actions over a collection or on receiving a message.
 
 use super::quantifiers::Members;
-use super::shared::with_cleared_cells;
+use super::shared::forgetting_shared;
 use super::*;
 
 /// One target: where it writes and what.
@@ -266,10 +266,7 @@ impl Compiler<'_> {
 
     pub(super) fn assign(&self, targets: &[ir::Target], values: &[Value]) -> SFn {
         match self.sharing(targets, values) {
-            Some(sharing) => {
-                let count = sharing.shared.len();
-                with_cleared_cells(count, sharing.assign_here(targets, values))
-            }
+            Some(sharing) => forgetting_shared(sharing.assign_here(targets, values)),
             None => self.assign_here(targets, values),
         }
     }
