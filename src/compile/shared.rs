@@ -27,8 +27,9 @@ use std::rc::Rc;
 /// beside every statement's effects, so they stay few.
 const MAX_SHARED: usize = 8;
 
-/// The fewest parts (expressions, processes named) a shared subexpression
-/// has: below it, reading the kept value costs about what computing it does.
+/// The fewest parts (expressions, processes named, collections) a shared
+/// subexpression has: below it, reading the kept value costs about what
+/// computing it does.
 const SMALLEST: usize = 5;
 
 /// The most candidates [`shared_parts`] counts, the largest: it compares
@@ -196,9 +197,10 @@ fn each_child<'e>(part: Part<'e>, f: &mut dyn FnMut(Part<'e>, &[usize])) {
     }
 }
 
-/// What [`survey`] finds of a part: its size in parts, and whether it may
-/// be shared (reads only slots bound inside it, draws nothing, asks no
-/// process whether it is enabled).
+/// What [`survey`] finds of a part: its size in parts, whether it may be
+/// shared (reads only slots bound inside it, draws nothing, asks no
+/// process whether it is enabled), and whether it costs enough to (goes
+/// through a collection or a node variable's process).
 struct Survey {
     size: usize,
     closed: bool,
