@@ -134,8 +134,22 @@ impl Simulation {
         } = self;
         let code = &**code;
         let (topo, chans, b, look_ahead) = (&*topo, &*chans, &*buf, *look_ahead);
+        // A slice, not the vector: its start and length stay in the loop's
+        // registers rather than being loaded again after each call.
+        let state: &mut [i64] = state;
         let stride = code.stride;
         let n = topo.n();
+        let legit_count = code.legit_enabled_count;
+        // With one value a process, its cell of the statement's row.
+        let own_cell = b.scratch.first().filter(|_| stride == 1);
+        let evaluates_legitimacy = code.legitimate.is_some();
+        // One environment a step: made after the step's write, it serves
+        // the refreshes and then the next step's statement (guards do not
+        // read `scratch`), and is made again once that statement has run.
+        let mut env = Env {
+            scratch: &b.scratch,
+            ..Env::new(state, topo, &b.locals, chans, &b.fx, 0)
+        };
         while *taken < budget {
             let len = progress.enabled.list.len();
             if len == 0 || (until_legitimate && progress.legit_now == Some(true)) {
@@ -158,19 +172,16 @@ impl Simulation {
             let info = progress.procs[p];
             let action = &code.roles[info.role as usize].actions[info.chosen as usize];
             let mut before = 0;
-            if stride == 1 {
+            if let Some(cell) = own_cell {
                 before = state[p];
-                b.scratch[0].set(before);
+                cell.set(before);
             } else {
                 let row = &state[p * stride..(p + 1) * stride];
                 for (c, v) in b.scratch.iter().zip(row) {
                     c.set(*v);
                 }
             }
-            let env = Env {
-                scratch: &b.scratch,
-                ..Env::new(state, topo, &b.locals, chans, &b.fx, p)
-            };
+            env.me = p;
             if let Err(fault) = (action.body)(&env) {
                 *last = None;
                 set_one(&mut progress.last.movers, p as u32);
@@ -178,8 +189,8 @@ impl Simulation {
             }
             // The slots the move changed (guards reading none are left alone).
             let mut changed = 0;
-            if stride == 1 {
-                let after = b.scratch[0].get();
+            if let Some(cell) = own_cell {
+                let after = cell.get();
                 changed = u64::from(before != after);
                 state[p] = after;
             } else {
@@ -211,14 +222,17 @@ impl Simulation {
             });
             // The mover, then the neighbours that read it in index order,
             // as `single_move` refreshes them.
-            let mut env = Env::new(state, topo, &b.locals, chans, &b.fx, p);
+            env = Env {
+                scratch: &b.scratch,
+                ..Env::new(state, topo, &b.locals, chans, &b.fx, p)
+            };
             refresh_ring(code, progress, &mut env, (p, n), readers, changed)?;
             // Rounds and legitimacy, as `finish_single` keeps them (with
             // timers left out).
             progress.single_mover_done(p);
-            let holds = match code.legit_enabled_count {
+            let holds = match legit_count {
                 Some((op, k)) => op.holds(progress.enabled.list.len() as i64, k),
-                None if code.legitimate.is_some() => {
+                None if evaluates_legitimacy => {
                     let reads = Reads::of(code, topo, state, chans, b);
                     let (affected, count) = ring_affected(p as u32, n as u32, readers);
                     evaluate_legitimacy(&reads, progress, legit_changes, &affected[..count])?
