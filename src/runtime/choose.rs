@@ -134,6 +134,16 @@ pub(crate) fn first_true(
     env: &Env,
     only_timers: bool,
 ) -> Result<u16, (usize, Box<Fault>)> {
+    // A role of one plain action (Dijkstra's ring has two): no loop.
+    if let [a] = &role.actions[..] {
+        if a.receive_from.is_none() && !only_timers {
+            return match a.guard.holds(env) {
+                Ok(true) => Ok(0),
+                Ok(false) => Ok(NO_ACTION),
+                Err(fault) => Err((0, fault)),
+            };
+        }
+    }
     for (i, a) in role.actions.iter().enumerate() {
         if only_timers && !a.reads_timers {
             continue;
