@@ -364,7 +364,9 @@ impl Topology {
             _ => (0..self.n()).map(|p| self.nbr_count(p)).max().unwrap_or(0),
         }
     }
-    /// Whether `q` is `p` or one of `p`'s neighbours.
+    /// Whether `q` is `p` or one of `p`'s neighbours. In line: every read
+    /// through a node variable asks it.
+    #[inline]
     pub fn is_self_or_nbr(&self, p: usize, q: usize) -> bool {
         p == q || self.nbrs(p).binary_search(&(q as u32)).is_ok()
     }
