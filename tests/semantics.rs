@@ -458,6 +458,72 @@ fn min_compares_keys_of_up_to_32_components() {
 }
 
 #[test]
+fn argmin_and_argmax_of_one_to_six_keys_choose_the_best_member_ties_by_id() {
+    // Keys from a small domain, so that members often tie on all of them;
+    // the member with the smallest id wins a tie. Each number of keys has
+    // its own search (arrays of the keys' size up to four), checked here
+    // against the order written out.
+    for keys in 1..=6 {
+        // Each key a different pattern over the processes, ties left.
+        let vars: String = (0..keys)
+            .map(|k| {
+                format!(
+                    "var k{k}: 0..1 = (index * {} + index / {}) mod 2\n",
+                    k + 1,
+                    k + 2
+                )
+            })
+            .collect();
+        let tuple = (0..keys).map(|k| format!("q.k{k}")).collect::<Vec<_>>();
+        let tuple = if keys == 1 {
+            tuple[0].clone()
+        } else {
+            format!("({})", tuple.join(", "))
+        };
+        let src = format!(
+            "{vars}var lo: node = self\nvar hi: node = self\nvar go: bool = true\n\
+             process {{ pick :: go -> lo, hi, go := argmin(q in nbrs : {tuple}), argmax(q in nbrs : {tuple}), false }}\n"
+        );
+        for seed in 0..20 {
+            let setup = Setup {
+                topology: Some("random:9".into()),
+                daemon: Daemon::Synchronous,
+                seed,
+                ..Setup::default()
+            };
+            let mut s = simulate(&src, &setup).unwrap_or_else(|e| panic!("{e}"));
+            let key = |s: &Simulation, q: usize| -> Vec<i64> {
+                (0..keys)
+                    .map(|k| s.value(q, &format!("k{k}")).unwrap())
+                    .collect()
+            };
+            let before: Vec<Vec<i64>> = (0..9).map(|q| key(&s, q)).collect();
+            s.step().unwrap();
+            for p in 0..9 {
+                let nbrs = s.topology().nbrs(p).to_vec();
+                if nbrs.is_empty() {
+                    continue;
+                }
+                let id = |q: u32| s.topology().id(q as usize);
+                let lo = nbrs.iter().copied().min_by(|&a, &b| {
+                    before[a as usize]
+                        .cmp(&before[b as usize])
+                        .then(id(a).cmp(&id(b)))
+                });
+                let hi = nbrs.iter().copied().min_by(|&a, &b| {
+                    before[b as usize]
+                        .cmp(&before[a as usize])
+                        .then(id(a).cmp(&id(b)))
+                });
+                let what = format!("{keys} keys, seed {seed}, process {p}");
+                assert_eq!(s.value(p, "lo"), lo.map(i64::from), "argmin, {what}");
+                assert_eq!(s.value(p, "hi"), hi.map(i64::from), "argmax, {what}");
+            }
+        }
+    }
+}
+
+#[test]
 fn a_process_takes_its_oldest_message_whichever_action_takes_it() {
     // `ra` comes first in program order, but the `b` from 2 is older than the
     // `a`s from 0: it is taken first, and no channel starves the other.

@@ -45,15 +45,34 @@ impl Compiler<'_> {
         keys: impl Fn(&Env, i64, &mut [i64]) -> Res<()> + Send + Sync + 'static,
     ) -> IFn {
         use crate::check::ir::MAX_KEYS;
+        // Few keys (SSLE's are two) kept in arrays of their own size: a
+        // better member's keys are then copied without a call of `memcpy`,
+        // and no array of `MAX_KEYS` is cleared for each search.
+        match b.keys.len() {
+            1 => self.best_by_in::<1>(b, keys),
+            2 => self.best_by_in::<2>(b, keys),
+            3 => self.best_by_in::<3>(b, keys),
+            4 => self.best_by_in::<4>(b, keys),
+            _ => self.best_by_in::<MAX_KEYS>(b, keys),
+        }
+    }
+
+    /// [`Compiler::best_by`] with the keys in arrays of `N` (at least as
+    /// many as the keys, but `MAX_KEYS`).
+    fn best_by_in<const N: usize>(
+        &self,
+        b: &ir::Best,
+        keys: impl Fn(&Env, i64, &mut [i64]) -> Res<()> + Send + Sync + 'static,
+    ) -> IFn {
         let slot = b.slot;
         let filter = b.filter.as_ref().map(|f| self.bexpr(f));
-        let n = b.keys.len().min(MAX_KEYS);
+        let n = b.keys.len().min(N);
         let (max, span) = (b.max, b.span);
         let nodes = !matches!(b.coll, Coll::Range(..));
         self.over(&b.coll, move |e, items| {
             let mut best: Option<i64> = None;
-            let mut best_keys = [0i64; MAX_KEYS];
-            let mut cur = [0i64; MAX_KEYS];
+            let mut best_keys = [0i64; N];
+            let mut cur = [0i64; N];
             for q in items {
                 e.locals[slot].set(q);
                 if let Some(f) = &filter {
@@ -78,7 +97,7 @@ impl Compiler<'_> {
                 };
                 if better {
                     best = Some(q);
-                    best_keys[..n].copy_from_slice(&cur[..n]);
+                    best_keys = cur;
                 }
             }
             best.map_or_else(
