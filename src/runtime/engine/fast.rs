@@ -184,11 +184,21 @@ impl Simulation {
             set_one(&mut last.after, after);
         } else {
             let row = &mut self.state[p * stride..(p + 1) * stride];
-            last.before.clear();
-            last.after.clear();
-            last.before.extend_from_slice(row);
-            last.after.extend(self.buf.scratch.iter().map(Cell::get));
-            row.copy_from_slice(&last.after);
+            for record in [&mut last.before, &mut last.after] {
+                if record.len() != stride {
+                    record.clear();
+                    record.resize(stride, 0);
+                }
+            }
+            // One loop for the record and the write (calls of `memcpy`
+            // otherwise).
+            let cells = row.iter_mut().zip(self.buf.scratch.iter());
+            for ((v, c), (before, after)) in cells.zip(last.before.iter_mut().zip(&mut last.after))
+            {
+                *before = *v;
+                *after = c.get();
+                *v = c.get();
+            }
         }
         let changed = (self.leaves_guards_alone).then(|| changed_slots(&last.before, &last.after));
         last.whole = false;
