@@ -51,6 +51,28 @@ fn evaluate_legitimacy(
     holds.map_err(|fault| predicate_fault(step, LEGITIMACY, fault))
 }
 
+/// Asks the cache for what the steps after the next will read: as
+/// `prefetch_next_move`, one step further ahead (the step after this one
+/// was asked for by the step before), and from words drawn ahead instead
+/// of a clone of the generator (which copies its buffer: a fifth of the
+/// samples at a million processes), the guesses in one pass over them.
+/// Further still was slower: the list slot read for the guess then
+/// misses; with guesses this cheap, three and four ahead were no faster
+/// (alternated on ring:10^6).
+#[inline(always)]
+fn prefetch_ahead(
+    draws: &mut DrawsAhead,
+    rng: &mut ChaCha8Rng,
+    progress: &Progress,
+    state: &[i64],
+    stride: usize,
+) {
+    let len = progress.enabled.list.len();
+    if let Some([second, third]) = draws.guess_after_next(rng, len) {
+        prefetch_moves(progress, state, stride, second, third);
+    }
+}
+
 impl Progress {
     /// Rounds after a step whose one mover was `p`, where no timer runs:
     /// the mover has left the round, which ends if no process is left in
@@ -108,9 +130,18 @@ impl Simulation {
     /// The loop of [`Simulation::ring_batch`], which counts the steps in
     /// `batch` and leaves there the last whose statement ran, also when a
     /// guard faults after it. The simulation is taken apart so that what
-    /// the loop reads stays where it is while it writes the rest. In line,
-    /// as the loop was before it had two forms (7 instructions a step
-    /// fewer on Dijkstra's ring of 1000).
+    /// the loop reads stays where it is while it writes the rest, and the
+    /// configuration is held as a slice, not the vector, so that its start
+    /// and length stay in registers rather than being loaded again after
+    /// each call. One environment serves a step: made after the step's
+    /// write, it serves the refreshes (the mover, then the neighbours that
+    /// read it in index order, as `single_move` refreshes them) and then
+    /// the next step's statement (guards do not read `scratch`), and is
+    /// made again once that statement has run. A row of several values is
+    /// kept in the record in the loop that writes it (a call of `memcpy` a
+    /// step otherwise). Rounds and legitimacy are kept as `finish_single`
+    /// keeps them, timers left out. In line, as the loop was before it had
+    /// two forms (7 instructions a step fewer on Dijkstra's ring of 1000).
     #[inline(always)]
     fn ring_batch_steps<const UNREAD_GUARDS: bool>(
         &mut self,
@@ -134,8 +165,6 @@ impl Simulation {
         } = self;
         let code = &**code;
         let (topo, chans, b, look_ahead) = (&*topo, &*chans, &*buf, *look_ahead);
-        // A slice, not the vector: its start and length stay in the loop's
-        // registers rather than being loaded again after each call.
         let state: &mut [i64] = state;
         let stride = code.stride;
         let n = topo.n();
@@ -143,9 +172,6 @@ impl Simulation {
         // With one value a process, its cell of the statement's row.
         let own_cell = b.scratch.first().filter(|_| stride == 1);
         let evaluates_legitimacy = code.legitimate.is_some();
-        // One environment a step: made after the step's write, it serves
-        // the refreshes and then the next step's statement (guards do not
-        // read `scratch`), and is made again once that statement has run.
         let mut env = Env {
             scratch: &b.scratch,
             ..Env::new(state, topo, &b.locals, chans, &b.fx, 0)
@@ -157,17 +183,7 @@ impl Simulation {
             }
             let p = progress.enabled.list[draws.index(rng, len)] as usize;
             if look_ahead && len >= LOOK_AHEAD_ENABLED {
-                // As `prefetch_next_move`, one step further ahead (the
-                // step after this one was asked for by the step before),
-                // and from words drawn ahead instead of a clone of the
-                // generator (which copies its buffer: a fifth of the
-                // samples at a million processes), the guesses in one pass
-                // over them. Further still was slower: the list slot read
-                // for the guess then misses; with guesses this cheap, three
-                // and four ahead were no faster (alternated on ring:10^6).
-                if let Some([second, third]) = draws.guess_after_next(rng, len) {
-                    prefetch_moves(progress, state, stride, second, third);
-                }
+                prefetch_ahead(draws, rng, progress, state, stride);
             }
             let info = progress.procs[p];
             let action = &code.roles[info.role as usize].actions[info.chosen as usize];
@@ -200,8 +216,6 @@ impl Simulation {
                     record.clear();
                     record.resize(stride, 0);
                 }
-                // The row before kept in the copy's own loop (a call of
-                // `memcpy` a step otherwise).
                 let cells = row.iter_mut().zip(b.scratch.iter()).zip(record.iter_mut());
                 if UNREAD_GUARDS {
                     for (k, ((v, c), kept)) in cells.enumerate() {
@@ -227,15 +241,11 @@ impl Simulation {
                 action: info.chosen,
                 before,
             });
-            // The mover, then the neighbours that read it in index order,
-            // as `single_move` refreshes them.
             env = Env {
                 scratch: &b.scratch,
                 ..Env::new(state, topo, &b.locals, chans, &b.fx, p)
             };
             refresh_ring(code, progress, &mut env, (p, n), readers, changed)?;
-            // Rounds and legitimacy, as `finish_single` keeps them (with
-            // timers left out).
             progress.single_mover_done(p);
             let holds = match legit_count {
                 Some((op, k)) => op.holds(progress.enabled.list.len() as i64, k),
