@@ -224,37 +224,56 @@ impl ConfigArena {
         /// its misses busy, few enough that what they ask for stays.
         const TOGETHER: usize = 16;
         let range = |k: usize| &bytes[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
+        /// No number in the first slot (empty, or another tag).
+        const NO_FIRST: usize = usize::MAX;
         let mask = self.table.len() - 1;
-        // The number in the first slot probed, where its tag matches.
-        let first = |h: u64| {
-            let e = self.table[h as usize & mask];
-            (e != EMPTY && self.tag_matches(e, h)).then(|| self.number(e) as usize)
-        };
         out.clear();
         let mut hashes = [0u64; TOGETHER];
+        // Per look-up: the number the first slot names (its tag matching),
+        // then where its bytes start; each read once, as the cache is asked.
+        let mut firsts = [NO_FIRST; TOGETHER];
+        let mut starts = [0usize; TOGETHER];
         for from in (0..ends.len()).step_by(TOGETHER) {
-            let some = &mut hashes[..TOGETHER.min(ends.len() - from)];
-            for (j, h) in some.iter_mut().enumerate() {
+            let len = TOGETHER.min(ends.len() - from);
+            for (j, h) in hashes[..len].iter_mut().enumerate() {
                 *h = hash(range(from + j));
+                prefetch(&self.table[*h as usize & mask]);
             }
-            let some = &*some;
-            for &h in some {
-                prefetch(&self.table[h as usize & mask]);
+            for (&h, first) in hashes[..len].iter().zip(&mut firsts) {
+                let e = self.table[h as usize & mask];
+                *first = match e != EMPTY && self.tag_matches(e, h) {
+                    true => {
+                        let i = self.number(e) as usize;
+                        self.starts.prefetch(i);
+                        i
+                    }
+                    false => NO_FIRST,
+                };
             }
-            for &h in some {
-                if let Some(i) = first(h) {
-                    self.starts.prefetch(i);
+            for (&i, start) in firsts[..len].iter().zip(&mut starts) {
+                if i != NO_FIRST {
+                    *start = self.starts.get(i);
+                    if let Some(at) = self.bytes.get(*start) {
+                        prefetch(at);
+                    }
                 }
             }
-            for &h in some {
-                if let Some(at) = first(h).and_then(|i| self.bytes.get(self.starts.get(i))) {
-                    prefetch(at);
-                }
+            for j in 0..len {
+                let (bytes, h, i) = (range(from + j), hashes[j], firsts[j]);
+                // Mostly the first slot answers: the bytes it names are
+                // these, or it is empty.
+                let found = if i != NO_FIRST
+                    && same_bytes(&self.bytes[starts[j]..self.starts.get(i + 1)], bytes)
+                {
+                    Some(i as u32)
+                } else if self.table[h as usize & mask] == EMPTY {
+                    None
+                } else {
+                    let e = self.table[self.slot_hashed(bytes, h)];
+                    (e != EMPTY).then(|| self.number(e))
+                };
+                out.push(found);
             }
-            out.extend(some.iter().enumerate().map(|(j, &h)| {
-                let e = self.table[self.slot_hashed(range(from + j), h)];
-                (e != EMPTY).then(|| self.number(e))
-            }));
         }
     }
 
