@@ -18,7 +18,7 @@
 
 use super::encoded_step::Effect;
 use super::view_key::ViewPacking;
-use crate::check::ir::VarKind;
+use crate::check::ir::{reads_own_variables_only, VarKind};
 use crate::compile::NO_ACTION;
 use crate::load::Instance;
 use crate::runtime::step::{Move, RunError, StepRelation};
@@ -64,8 +64,9 @@ pub(super) struct ViewMemo {
     every: bool,
     /// Per process: the processes whose rows it reads, in increasing order.
     rows_read: Vec<Box<[u32]>>,
-    /// Per process (with at most 64): those that read its row, itself
-    /// included, as bits.
+    /// Per process (with at most 64): those whose views its move may
+    /// change, as bits: those that read its row, itself included, and
+    /// those it sends to.
     readers_of: Vec<u64>,
     /// Per process: the channels into it.
     arcs_into: Vec<Box<[u32]>>,
@@ -101,11 +102,24 @@ impl ViewMemo {
             return None;
         }
         let topo = &inst.topo;
+        // A program whose actions read their own process's variables only
+        // (and no edge variable, which a neighbour's move may write) sees
+        // its own row alone: views then are fewer, and a move changes
+        // fewer of them.
+        let prog = &inst.prog;
+        let own_rows_only = prog.vars.iter().all(|v| v.kind != VarKind::Edge)
+            && prog
+                .roles
+                .iter()
+                .flat_map(|r| &r.actions)
+                .all(reads_own_variables_only);
         let rows_read: Vec<Box<[u32]>> = (0..topo.n())
             .map(|p| {
-                let mut read: Vec<u32> = topo.nbrs(p).to_vec();
-                read.extend_from_slice(topo.readers(p));
-                read.push(p as u32);
+                let mut read = vec![p as u32];
+                if !own_rows_only {
+                    read.extend_from_slice(topo.nbrs(p));
+                    read.extend_from_slice(topo.readers(p));
+                }
                 read.sort_unstable();
                 read.dedup();
                 read.into_boxed_slice()
@@ -113,9 +127,11 @@ impl ViewMemo {
             .collect();
         let arcs_into: Vec<Box<[u32]>> = (0..topo.n()).map(|p| topo.arcs_into(p).into()).collect();
         let packing = ViewPacking::new(inst, &rows_read, &arcs_into);
+        // Whom a move of a process may show something new: those reading
+        // its row, and those it sends to (its channels' heads).
         let mut readers_of = vec![0u64; if topo.n() <= 64 { topo.n() } else { 0 }];
         for (q, read) in rows_read.iter().enumerate().filter(|_| topo.n() <= 64) {
-            for &r in read.iter() {
+            for &r in read.iter().chain(topo.readers(q)) {
                 readers_of[r as usize] |= 1 << q;
             }
         }
@@ -247,9 +263,8 @@ impl ViewMemo {
     /// [`ViewMemo::chosen_into`] of a configuration reached by a step of
     /// the processes `movers` (as bits; at most 64 processes) from one
     /// whose views were `before` (as [`ViewMemo::loaded`] gave them): a
-    /// process that reads no mover's row (nor so any channel out of a
-    /// mover, whose senders it reads) sees what it saw, and keeps its
-    /// view without packing it again.
+    /// process that reads no mover's row and receives from no mover sees
+    /// what it saw, and keeps its view without packing it again.
     pub(super) fn chosen_into_after(
         &mut self,
         rel: &mut StepRelation,
@@ -427,6 +442,37 @@ process {
 }
 ";
 
+    /// [`PROGRAM`] with its guards reading their own rows only: each
+    /// view is then a process's own row and the heads into it.
+    const OWN_ROWS_PROGRAM: &str = "message ping(k: 0..2)
+message pong(k: 0..2)
+channel capacity 2
+var hops: 0..3 = 0
+var mode: 0..1 = 0
+process {
+    go priority 1 :: hops == 0 -> hops := 1; send ping(0) to right; send pong(1) to left
+    a :: receive ping(k) from q and k != 1 -> hops := (hops + 1) mod 4; send pong((k + 1) mod 3) to q
+    b :: receive pong(k) from q and mode == 0 and hops < 3 -> mode := random(0..1); if k < 2 { send ping(k + 1) to q }
+    c :: receive pong(k) from q and mode == 1 -> mode := 0
+    e for q in nbrs :: hops == 3 and mode == 1 -> hops := 2
+    d priority 2 :: receive ping(k) from q and 6 / (k - 1) > 1 -> skip
+}
+";
+
+    /// A memo of `src`'s instance on `topology`, its views of own rows
+    /// only as `own` says.
+    fn memo_of(src: &str, topology: &str, every: bool, own: bool) -> (Instance, ViewMemo) {
+        let inst = crate::verify::test_instance(src, topology, &[]);
+        let memo = ViewMemo::new(&inst, every).expect("a program with channels");
+        let own_rows = memo
+            .rows_read
+            .iter()
+            .enumerate()
+            .all(|(p, r)| r[..] == [p as u32]);
+        assert_eq!(own_rows, own, "{src}");
+        (inst, memo)
+    }
+
     /// What `chosen` (each process's first action, or the first fault)
     /// and each enabled process's moves say.
     fn said(
@@ -469,11 +515,15 @@ process {
     fn remembered_views_say_what_the_interpreter_says() {
         const MOST: usize = 20_000;
         let cases = [("ring:4", true), ("ring:3", false), ("ring:5", true)];
-        for ((topology, every), packed) in cases.into_iter().flat_map(|c| [(c, true), (c, false)]) {
-            let mut inst = crate::verify::test_instance(PROGRAM, topology, &[]);
+        let cases = cases.into_iter().flat_map(|c| [(c, true), (c, false)]);
+        let programs = [(PROGRAM, false), (OWN_ROWS_PROGRAM, true)];
+        for ((src, own), ((topology, every), packed)) in programs
+            .into_iter()
+            .flat_map(|p| cases.clone().map(move |c| (p, c)))
+        {
+            let (mut inst, mut memo) = memo_of(src, topology, every, own);
             let mut start = inst.initial(&InitMode::Declared, &[]).unwrap();
             let mut rel = inst.step_relation();
-            let mut memo = ViewMemo::new(&inst, every).expect("a program with channels");
             if !packed {
                 memo.packing.pack_none();
             }
@@ -523,11 +573,15 @@ process {
     #[test]
     fn views_kept_from_a_step_before_are_those_looked_at_afresh() {
         let (mut kept, mut changed, mut steps) = (0, 0, 0);
-        for topology in ["ring:3", "ring:4", "ring:5"] {
-            let mut inst = crate::verify::test_instance(PROGRAM, topology, &[]);
+        let programs = [(PROGRAM, false), (OWN_ROWS_PROGRAM, true)];
+        let topologies = ["ring:3", "ring:4", "ring:5"];
+        for ((src, own), topology) in programs
+            .into_iter()
+            .flat_map(|p| topologies.map(move |t| (p, t)))
+        {
+            let (mut inst, mut memo) = memo_of(src, topology, true, own);
             let mut start = inst.initial(&InitMode::Declared, &[]).unwrap();
             let mut rel = inst.step_relation();
-            let mut memo = ViewMemo::new(&inst, true).expect("a program with channels");
             start.canonicalize();
             let mut seen = HashSet::from([start.clone()]);
             let mut queue = VecDeque::from([start]);

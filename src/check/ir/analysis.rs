@@ -338,6 +338,38 @@ pub fn reads_own_edges_only(action: &Action, edge_var: &dyn Fn(usize) -> bool) -
     ok
 }
 
+/// Whether `action` (guard, binder, priority and statement) reads no
+/// variable but its own process's, nor whether a process is enabled, nor
+/// a channel's length: what it does is then a function of its own row
+/// and of the messages it receives.
+pub fn reads_own_variables_only(action: &Action) -> bool {
+    let mut own = true;
+    {
+        let mut visit = |at: &Proc, _: usize, _: Option<&IExpr>| {
+            own &= matches!(at, Proc::Me);
+        };
+        let mut beyond = false;
+        let mut each = |part: Part| {
+            beyond |= matches!(part, Part::Enabled | Part::Int(IExpr::Msgs(..)));
+        };
+        let mut walk = ReadWalk {
+            visit: &mut visit,
+            each: Some(&mut each),
+        };
+        walk.b(&action.guard);
+        walk.stmt(&action.body);
+        if let Some(binder) = &action.binder {
+            walk.binder(binder);
+        }
+        if let Some((priority, _)) = &action.priority {
+            walk.i(priority);
+        }
+        drop(walk);
+        own &= !beyond;
+    }
+    own
+}
+
 /// Whether `action`'s statement draws at random (`random(...)`).
 pub fn draws(action: &Action) -> bool {
     finds_draw(|walk| walk.stmt(&action.body))

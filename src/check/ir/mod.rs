@@ -13,7 +13,7 @@ mod ops;
 
 pub use analysis::{
     draws, draws_i, fixed_truth, local_arc, local_to, reads_locals, reads_own_edges_only,
-    reads_var_b, state_free,
+    reads_own_variables_only, reads_var_b, state_free,
 };
 pub use exclusive::exclusive;
 pub use guard_reads::{guard_reads, var_bit, writes, GuardReads};
