@@ -243,13 +243,17 @@ impl EncodedSteps {
             if let Some(arc) = effect.taken {
                 self.heads.push(arc);
             }
-            let delta = effect.code_delta.get_or_init(|| {
-                let before = &cfg.rows[p * stride..(p + 1) * stride];
-                let mut cells = before.iter().zip(effect.row.iter()).enumerate();
-                cells.try_fold(0, |sum, (j, (&old, &new))| {
-                    Some(sum + space.delta(p * stride + j, old, new)?)
-                })
-            });
+            // Known but at a move's first step: its closure's setup only then.
+            let delta = match effect.code_delta.get() {
+                Some(delta) => *delta,
+                None => *effect.code_delta.get_or_init(|| {
+                    let before = &cfg.rows[p * stride..(p + 1) * stride];
+                    let mut cells = before.iter().zip(effect.row.iter()).enumerate();
+                    cells.try_fold(0, |sum, (j, (&old, &new))| {
+                        Some(sum + space.delta(p * stride + j, old, new)?)
+                    })
+                }),
+            };
             match delta {
                 Some(d) => code += d,
                 None => return false,
