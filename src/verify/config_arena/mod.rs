@@ -233,10 +233,13 @@ impl ConfigArena {
         // then where its bytes start; each read once, as the cache is asked.
         let mut firsts = [NO_FIRST; TOGETHER];
         let mut starts = [0usize; TOGETHER];
+        // Each look-up's bytes, found once.
+        let mut keys: [&[u8]; TOGETHER] = [&[]; TOGETHER];
         for from in (0..ends.len()).step_by(TOGETHER) {
             let len = TOGETHER.min(ends.len() - from);
-            for (j, h) in hashes[..len].iter_mut().enumerate() {
-                *h = hash(range(from + j));
+            for (j, (h, key)) in hashes[..len].iter_mut().zip(&mut keys).enumerate() {
+                *key = range(from + j);
+                *h = hash(key);
                 prefetch(&self.table[*h as usize & mask]);
             }
             for (&h, first) in hashes[..len].iter().zip(&mut firsts) {
@@ -259,7 +262,7 @@ impl ConfigArena {
                 }
             }
             for j in 0..len {
-                let (bytes, h, i) = (range(from + j), hashes[j], firsts[j]);
+                let (bytes, h, i) = (keys[j], hashes[j], firsts[j]);
                 // Mostly the first slot answers: the bytes it names are
                 // these, or it is empty.
                 let found = if i != NO_FIRST
