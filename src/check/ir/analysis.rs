@@ -343,12 +343,11 @@ pub fn reads_own_edges_only(action: &Action, edge_var: &dyn Fn(usize) -> bool) -
 /// a channel's length: what it does is then a function of its own row
 /// and of the messages it receives.
 pub fn reads_own_variables_only(action: &Action) -> bool {
-    let mut own = true;
+    let (mut own, mut beyond) = (true, false);
     {
         let mut visit = |at: &Proc, _: usize, _: Option<&IExpr>| {
             own &= matches!(at, Proc::Me);
         };
-        let mut beyond = false;
         let mut each = |part: Part| {
             beyond |= matches!(part, Part::Enabled | Part::Int(IExpr::Msgs(..)));
         };
@@ -364,10 +363,8 @@ pub fn reads_own_variables_only(action: &Action) -> bool {
         if let Some((priority, _)) = &action.priority {
             walk.i(priority);
         }
-        drop(walk);
-        own &= !beyond;
     }
-    own
+    own && !beyond
 }
 
 /// Whether `action`'s statement draws at random (`random(...)`).
