@@ -308,65 +308,6 @@ fn local_i(
     }
 }
 
-/// Whether `action` reads an edge variable (`edge_var(v)`) only at its own
-/// process (`edge(q).x`, `x[q]`) or as a neighbour's copy of their shared
-/// edge (`q.x[self]`): then its guard and move depend on no edge but its
-/// own, and a table of what it does need not range over its neighbours'
-/// other edges.
-pub fn reads_own_edges_only(action: &Action, edge_var: &dyn Fn(usize) -> bool) -> bool {
-    let mut ok = true;
-    {
-        let mut visit = |at: &Proc, v: usize, index: Option<&IExpr>| {
-            let shared = matches!(index, Some(IExpr::NodeOf(Proc::Me)));
-            if edge_var(v) && !matches!(at, Proc::Me) && !shared {
-                ok = false;
-            }
-        };
-        let mut walk = ReadWalk {
-            visit: &mut visit,
-            each: None,
-        };
-        walk.b(&action.guard);
-        walk.stmt(&action.body);
-        if let Some(binder) = &action.binder {
-            walk.binder(binder);
-        }
-        if let Some((priority, _)) = &action.priority {
-            walk.i(priority);
-        }
-    }
-    ok
-}
-
-/// Whether `action` (guard, binder, priority and statement) reads no
-/// variable but its own process's, nor whether a process is enabled, nor
-/// a channel's length: what it does is then a function of its own row
-/// and of the messages it receives.
-pub fn reads_own_variables_only(action: &Action) -> bool {
-    let (mut own, mut beyond) = (true, false);
-    {
-        let mut visit = |at: &Proc, _: usize, _: Option<&IExpr>| {
-            own &= matches!(at, Proc::Me);
-        };
-        let mut each = |part: Part| {
-            beyond |= matches!(part, Part::Enabled | Part::Int(IExpr::Msgs(..)));
-        };
-        let mut walk = ReadWalk {
-            visit: &mut visit,
-            each: Some(&mut each),
-        };
-        walk.b(&action.guard);
-        walk.stmt(&action.body);
-        if let Some(binder) = &action.binder {
-            walk.binder(binder);
-        }
-        if let Some((priority, _)) = &action.priority {
-            walk.i(priority);
-        }
-    }
-    own && !beyond
-}
-
 /// Whether `action`'s statement draws at random (`random(...)`).
 pub fn draws(action: &Action) -> bool {
     finds_draw(|walk| walk.stmt(&action.body))

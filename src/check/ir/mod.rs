@@ -10,16 +10,17 @@ mod exclusive;
 mod guard_reads;
 mod observes;
 mod ops;
+mod own_reads;
 
 pub use analysis::{
-    draws, draws_i, fixed_truth, local_arc, local_to, reads_locals, reads_own_edges_only,
-    reads_own_variables_only, reads_var_b, state_free,
+    draws, draws_i, fixed_truth, local_arc, local_to, reads_locals, reads_var_b, state_free,
 };
 pub use exclusive::exclusive;
 pub use guard_reads::{guard_reads, var_bit, writes, GuardReads};
 pub use observes::observes;
 pub(crate) use ops::specialize_cmp;
 pub use ops::{absolute, negate, Arith, Cmp};
+pub use own_reads::{reads_own_edges_only, reads_own_variables_only};
 
 /// The type of a value. Everything but `Bool` is stored as an integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
