@@ -372,6 +372,18 @@ pub(super) struct ReadWalk<'v> {
 }
 
 impl ReadWalk<'_> {
+    /// Walks all of `action`: its guard, statement, binder and priority.
+    pub(super) fn action(&mut self, action: &Action) {
+        self.b(&action.guard);
+        self.stmt(&action.body);
+        if let Some(binder) = &action.binder {
+            self.binder(binder);
+        }
+        if let Some((priority, _)) = &action.priority {
+            self.i(priority);
+        }
+    }
+
     pub(super) fn b(&mut self, b: &BExpr) {
         match b {
             BExpr::Const(_) => {}

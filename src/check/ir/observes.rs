@@ -52,14 +52,7 @@ pub fn observes(prog: &Program) -> Observes {
             each: Some(&mut each),
         };
         for a in prog.roles.iter().flat_map(|r| &r.actions) {
-            walk.b(&a.guard);
-            walk.stmt(&a.body);
-            if let Some(b) = &a.binder {
-                walk.binder(b);
-            }
-            if let Some((p, _)) = &a.priority {
-                walk.i(p);
-            }
+            walk.action(a);
         }
         for b in prog
             .legitimate

@@ -22,14 +22,7 @@ pub fn reads_own_edges_only(action: &Action, edge_var: &dyn Fn(usize) -> bool) -
             visit: &mut visit,
             each: None,
         };
-        walk.b(&action.guard);
-        walk.stmt(&action.body);
-        if let Some(binder) = &action.binder {
-            walk.binder(binder);
-        }
-        if let Some((priority, _)) = &action.priority {
-            walk.i(priority);
-        }
+        walk.action(action);
     }
     ok
 }
@@ -51,14 +44,7 @@ pub fn reads_own_variables_only(action: &Action) -> bool {
             visit: &mut visit,
             each: Some(&mut each),
         };
-        walk.b(&action.guard);
-        walk.stmt(&action.body);
-        if let Some(binder) = &action.binder {
-            walk.binder(binder);
-        }
-        if let Some((priority, _)) = &action.priority {
-            walk.i(priority);
-        }
+        walk.action(action);
     }
     own && !beyond
 }
