@@ -66,7 +66,8 @@ fn spin(name: &str, args: &[&str], ltl: bool) -> Verdict {
     let mut gcc = Command::new("gcc");
     gcc.args(["-O1", "-o", "pan", "pan.c"]);
     if !ltl {
-        gcc.arg("-DSAFETY");
+        // Safety alone: the configurations, without the property's automaton.
+        gcc.args(["-DSAFETY", "-DNOCLAIM"]);
     }
     run(&mut gcc);
     let mut pan = Command::new(dir.join("pan"));
@@ -265,6 +266,102 @@ fn spin_finds_a_broken_invariant_and_a_value_out_of_its_domain() {
     );
 }
 
+/// A program whose processes send on every side and take the oldest of
+/// their messages: two receive actions of one priority on different
+/// types, two that may take the same message (the first in program order
+/// does), one of a more urgent priority, an action that is not a receive
+/// among them, a send to a neighbour a variable names, and `msgs` in an
+/// invariant.
+const OLDEST_FIRST: &str = "\
+message a(v: 0..7)
+message b(v: 0..7, w: bool)
+channel capacity 3
+var x: 0..7 = 0
+var sent: 0..1 = 0
+var last: node = self
+process {
+    go :: sent < 1 -> sent := 1; for q in nbrs { if q.index < index { send a(index) to q } else { send b(index, x == 0) to q } }
+    ra :: receive a(v) from q -> x := v; last := q
+    rb :: receive b(v, w) from q and (v != x or w) -> x := (v + 1) mod 8; if last != self { send a(x) to last }
+    rd :: receive b(v, w) from q and w -> x := 7
+    rc priority 1 :: receive b(v, w) from q and v == x and not w -> skip
+}
+invariant bounded: forall(p in procs : sum(q in nbrs(p) : msgs(p, q)) <= 6)
+legitimate: forall(p in procs : not enabled(p))
+";
+
+/// With messages, SPIN stores exactly the configurations `verify` reaches
+/// from the start (plus the state before it), every choice and the first
+/// alike; on Chang and Roberts' election it also finds convergence, and a
+/// send to a full channel fails an assertion where `verify` reports the
+/// fault.
+#[test]
+fn spin_reaches_what_verify_reaches_with_messages() {
+    if !have_spin() {
+        return;
+    }
+    let dir = workdir("messages-program");
+    let oldest = dir.join("oldest.gc");
+    std::fs::write(&oldest, OLDEST_FIRST).unwrap();
+    let oldest = oldest.to_str().unwrap();
+    let reached = |instance: &[&str]| -> u64 {
+        let (code, out) = verify(instance);
+        assert_eq!(code, 0, "{out}");
+        out.split(" configurations reached")
+            .next()
+            .and_then(|s| s.split_whitespace().last())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no count in {out}"))
+    };
+    let election = "tests/golden/programs/chang_roberts.gc";
+    let cases = [
+        (election, "ring:3", "every"),
+        (election, "ring:4", "every"),
+        (oldest, "ring:3", "every"),
+        (oldest, "ring:3", "first"),
+        (oldest, "star:4", "every"),
+        (oldest, "complete:4", "every"),
+        (oldest, "complete:4", "first"),
+    ];
+    for (program, topology, choice) in cases {
+        let instance = [
+            program,
+            "--topology",
+            topology,
+            "--daemon",
+            "central",
+            "--from",
+            "declared",
+            "--choice",
+            choice,
+        ];
+        let name = format!("messages-{}-{topology}-{choice}", program.len());
+        let v = spin(&name, &instance, false);
+        assert_eq!(v.errors, 0, "{program} {topology}:\n{}", v.report);
+        assert_eq!(
+            v.stored,
+            reached(&instance) + 1,
+            "{program} {topology} {choice}: SPIN stores the state before the start too"
+        );
+    }
+    let v = spin(
+        "messages-election-ltl",
+        &[election, "-t", "ring:4", "--from", "declared"],
+        true,
+    );
+    assert_eq!(v.errors, 0, "the election converges:\n{}", v.report);
+    // Room for one message a channel: a send to a full one.
+    let full = dir.join("full.gc");
+    std::fs::write(&full, OLDEST_FIRST.replace("capacity 3", "capacity 1")).unwrap();
+    let full = full.to_str().unwrap();
+    let instance = [full, "-t", "ring:3", "--from", "declared"];
+    let (code, out) = verify(&instance);
+    assert_eq!(code, 5, "{out}");
+    assert!(out.contains("is full"), "{out}");
+    let v = spin("messages-full", &instance, false);
+    assert!(v.report.contains("assertion violated"), "{}", v.report);
+}
+
 #[test]
 fn what_cannot_be_translated_is_refused_with_the_reason() {
     for (program, extra, says) in [
@@ -291,6 +388,28 @@ fn what_cannot_be_translated_is_refused_with_the_reason() {
             err.contains("help: `guarded verify` explores this instance"),
             "{err}"
         );
+    }
+    // Messages: under the central daemon, from a start.
+    let election = [
+        "export",
+        "promela",
+        "tests/golden/programs/chang_roberts.gc",
+    ];
+    for (extra, says, help) in [
+        (
+            &["-t", "ring:3", "--from", "declared", "-d", "synchronous"][..],
+            "cannot translate messages under the synchronous daemon",
+            "help: export it under the central daemon",
+        ),
+        (
+            &["-t", "ring:3"][..],
+            "every configuration of a program that passes messages",
+            "help: start from the declared values (`--from declared`)",
+        ),
+    ] {
+        let (code, _, err) = guarded(&[&election[..], extra].concat());
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains(says) && err.contains(help), "{err}");
     }
     let (code, _, err) = guarded(&[
         "export",

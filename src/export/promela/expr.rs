@@ -5,6 +5,7 @@
 
 use super::{Tr, Untranslatable, Val};
 use crate::check::ir::{Arith, BExpr, Cmp, Coll, IExpr, Proc, VarKind};
+use crate::span::Span;
 use crate::topology::NONE;
 
 /// A process an expression refers to: known, or a Promela expression.
@@ -77,6 +78,7 @@ impl Tr<'_> {
                 At::Known(p) => Some(self.topo.id(p)),
                 At::Dynamic(_) => None,
             },
+            IExpr::Side(p, left, span) => self.side(p, *left, *span).ok().map(|q| q as i64),
             _ => None,
         }
     }
@@ -119,6 +121,36 @@ impl Tr<'_> {
                 Some(q) => Ok(At::Known(q as usize)),
                 None => Ok(At::Dynamic(self.iexpr(e)?)),
             },
+        }
+    }
+
+    /// `p.left` (`left`) or `p.right` of a known process `p`.
+    fn side(&self, p: &Proc, left: bool, span: Span) -> Result<usize, Untranslatable> {
+        let q = match self.proc(p)? {
+            At::Known(q) => q,
+            At::Dynamic(_) => {
+                return Err(Untranslatable::new(
+                    "`left`/`right` of a process named by a variable",
+                    Some(span),
+                ))
+            }
+        };
+        let side = (q < self.topo.n()).then(|| {
+            if left {
+                self.topo.left(q)
+            } else {
+                self.topo.right(q)
+            }
+        });
+        match side {
+            Some(s) if s != NONE => Ok(s as usize),
+            _ => Err(Untranslatable::new(
+                format!(
+                    "`{}` of process {q}, which has none where it is read",
+                    if left { "left" } else { "right" }
+                ),
+                Some(span),
+            )),
         }
     }
 
@@ -254,50 +286,39 @@ impl Tr<'_> {
                 };
                 self.with(*slot, value, |t| t.iexpr(body))?
             }
-            IExpr::Side(p, left, span) => {
-                let q = match self.proc(p)? {
-                    At::Known(q) => q,
-                    At::Dynamic(_) => {
-                        return Err(Untranslatable::new(
-                            "`left`/`right` of a process named by a variable",
-                            Some(*span),
-                        ))
-                    }
-                };
-                let side = (q < self.topo.n()).then(|| {
-                    if *left {
-                        self.topo.left(q)
-                    } else {
-                        self.topo.right(q)
-                    }
-                });
-                match side {
-                    Some(s) if s != NONE => s.to_string(),
-                    _ => {
-                        return Err(Untranslatable::new(
-                            format!(
-                                "`{}` of process {q}, which has none where it is read",
-                                if *left { "left" } else { "right" }
-                            ),
-                            Some(*span),
-                        ))
-                    }
-                }
-            }
+            IExpr::Side(p, left, span) => self.side(p, *left, *span)?.to_string(),
             IExpr::Best(b) => {
                 return Err(Untranslatable::new(
                     "`argmin`/`argmax`/`min`/`max` over a collection",
                     Some(b.span),
                 ))
             }
-            IExpr::Msgs(_, _, _, span) => return Err(Untranslatable::new("`msgs`", Some(*span))),
+            IExpr::Msgs(p, q, kind, span) => match (self.proc(p)?, self.proc(q)?) {
+                (At::Known(p), At::Known(q)) => self.msgs((p, q), *kind, *span)?,
+                _ => {
+                    return Err(Untranslatable::new(
+                        "`msgs` of a process named by a variable",
+                        Some(*span),
+                    ))
+                }
+            },
+            // Bound to what the model computes (a message's field).
+            IExpr::Local(s) => match self.locals.get(*s) {
+                Some(Some(Val::Dyn(e))) => format!("({e})"),
+                _ => {
+                    return Err(Untranslatable::new(
+                        "a local variable without a value",
+                        None,
+                    ))
+                }
+            },
             IExpr::Random(_, _, span) => {
                 return Err(Untranslatable::new(
                     "a random draw (SPIN has no probabilities)",
                     Some(*span),
                 ))
             }
-            IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg | IExpr::Local(_) => {
+            IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => {
                 return Err(Untranslatable::new(
                     "a local variable without a value",
                     None,

@@ -13,12 +13,17 @@
 //! given configuration, or (`--from all`) any configuration, chosen
 //! nondeterministically over the domains.
 //!
-//! What the translation cannot say is refused with the reason: messages,
-//! timers, `argmin`-like choices, and reads it cannot resolve on the
-//! instance (say a per-neighbour value indexed by a node variable).
+//! Messages are kept in fixed arrays, each with its age (see [`messages`]),
+//! under the central daemon from a given start.
+//!
+//! What the translation cannot say is refused with the reason: timers,
+//! messages under the synchronous daemon or from every configuration,
+//! `argmin`-like choices, and reads it cannot resolve on the instance (say
+//! a per-neighbour value indexed by a node variable).
 
 mod cycles;
 mod expr;
+mod messages;
 mod stmt;
 
 use crate::check::ir::{self, VarKind};
@@ -103,6 +108,8 @@ pub(super) struct Tr<'a> {
     temporaries: &'a Cell<usize>,
     /// Whether a process makes any of its moves, not only its first.
     every_choice: bool,
+    /// Where the channels' contents are, when the program passes messages.
+    channels: Option<&'a messages::Layout>,
 }
 
 impl Tr<'_> {
@@ -180,6 +187,12 @@ pub fn model(
         edge_ids: &edge_ids,
         temporaries: &temporaries,
         every_choice,
+        channels: None,
+    };
+    let layout = messages::Layout::of(&base)?;
+    let base = Tr {
+        channels: layout.as_ref(),
+        ..base
     };
     let loop_body = match daemon {
         PromelaDaemon::Central => central_steps(&base)?,
@@ -230,8 +243,9 @@ pub fn model(
     Ok(out)
 }
 
-/// Messages, timers, and edge variables under the synchronous daemon (two
-/// ends writing one edge is a conflict the model would have to detect).
+/// Timers, and messages or edge variables under the synchronous daemon
+/// (several movers sending on one channel, or two ends writing one edge,
+/// within SPIN's one deterministic `d_step`).
 fn refuse_what_cannot_be_said(
     prog: &ir::Program,
     daemon: PromelaDaemon,
@@ -242,13 +256,14 @@ fn refuse_what_cannot_be_said(
             Some(v.span),
         ));
     }
-    if !prog.messages.is_empty() {
-        return Err(Untranslatable::new(
-            "messages and channels",
-            prog.capacity.as_ref().map(|c| c.2),
-        ));
-    }
     if daemon == PromelaDaemon::Synchronous {
+        if !prog.messages.is_empty() {
+            return Err(Untranslatable {
+                message: "messages under the synchronous daemon".into(),
+                span: prog.capacity.as_ref().map(|c| c.2),
+                help: Some("export it under the central daemon (`--daemon central`), or let `guarded verify` explore it"),
+            });
+        }
         if let Some(v) = prog.vars.iter().find(|v| v.kind == VarKind::Edge) {
             return Err(Untranslatable::new(
                 format!(
@@ -299,6 +314,9 @@ fn declarations(
             .map(|(k, v)| format!("{v} = {k}"))
             .collect();
         let _ = writeln!(out, "/* enum {}: {} */", e.name, values.join(", "));
+    }
+    if let Some(channels) = t.channels {
+        channels.declare(out);
     }
     Ok(())
 }
@@ -483,6 +501,17 @@ fn start_block(t: &Tr, edges: &[(usize, usize)], start: &Start) -> Result<String
                 }
             }
         }
+    }
+    match (t.channels, start) {
+        (Some(channels), Start::At(c)) => out.extend(channels.start(&c.chans)?),
+        (Some(_), _) => {
+            return Err(Untranslatable {
+                message: "every configuration of a program that passes messages (every content of its channels)".into(),
+                span: prog.capacity.as_ref().map(|c| c.2),
+                help: Some("start from the declared values (`--from declared`) or a configuration file"),
+            })
+        }
+        (None, _) => {}
     }
     let checks = invariant_checks(t);
     Ok(match start {

@@ -6,6 +6,7 @@
 //! state), checks it against its domain, then assigns.
 
 use super::expr::{conjunction, disjunction, At};
+use super::messages::Receive;
 use super::{Tr, Untranslatable, Val};
 use crate::check::ir::{Action, BExpr, IExpr, Stmt, Target, Value, VarKind};
 use crate::compile::VarDomain;
@@ -22,35 +23,47 @@ pub(super) struct Move {
 /// if any, and the condition under which it may run.
 type Instance = (Option<(usize, i64)>, String);
 
+/// One way a process may move within its priority: an action, for a
+/// binder member or taking a message.
+struct Opt<'a> {
+    action: &'a Action,
+    /// Whether its guard holds (what makes the process enabled).
+    holds: String,
+    /// Whether it is a move the process may make among its priority's:
+    /// for a receive, that its message is the one taken.
+    fires: String,
+    taking: Taking,
+}
+
+/// What an option binds.
+enum Taking {
+    Member(Option<(usize, i64)>),
+    Receive(Receive),
+}
+
 impl Tr<'_> {
-    /// The actions of process `me`'s role with their priorities, most
-    /// urgent first (program order among equal priorities).
-    fn ordered_actions(&self) -> Vec<(i64, &Action)> {
+    /// The actions of process `me`'s role with their priorities and places
+    /// in program order, most urgent first (program order among equal
+    /// priorities).
+    fn ordered_actions(&self) -> Vec<(i64, usize, &Action)> {
         let role = &self.prog.roles[self.code.role_of.of(self.me)];
-        let mut actions: Vec<(i64, &Action)> = role
+        let mut actions: Vec<(i64, usize, &Action)> = role
             .actions
             .iter()
-            .map(|a| {
-                (
-                    a.priority
-                        .as_ref()
-                        .and_then(|(e, _)| self.constant(e))
-                        .unwrap_or(0),
-                    a,
-                )
+            .enumerate()
+            .map(|(place, a)| {
+                let priority = a.priority.as_ref().and_then(|(e, _)| self.constant(e));
+                (priority.unwrap_or(0), place, a)
             })
             .collect();
         actions.sort_by_key(|a| a.0);
         actions
     }
 
-    /// The instances of an action: per member of its `for q in C`, the
-    /// local binding and whether it qualifies (filter and guard); one
-    /// instance without a binder.
+    /// The instances of an action without `receive`: per member of its
+    /// `for q in C`, the local binding and whether it qualifies (filter
+    /// and guard); one instance without a binder.
     fn instances(&self, a: &Action) -> Result<Vec<Instance>, Untranslatable> {
-        if a.receive.is_some() {
-            return Err(Untranslatable::new("receiving messages", Some(a.span)));
-        }
         // An instance whose guard is false here whatever the configuration
         // (`index > 0 and ...` at process 0) is left out, its statement
         // untranslated: it may read what this process lacks.
@@ -78,6 +91,57 @@ impl Tr<'_> {
         }
     }
 
+    /// The ways the actions of one priority, `group`, can move process
+    /// `me`, in program order: each action instance, and each receive
+    /// instance (see [`Tr::receives`]).
+    fn options<'a>(&self, group: &[(usize, &'a Action)]) -> Result<Vec<Opt<'a>>, Untranslatable> {
+        let mut receives = self.receives(group)?.into_iter().peekable();
+        let mut out = Vec::new();
+        for &(place, a) in group {
+            if a.receive.is_some() {
+                if a.binder.is_some() {
+                    return Err(Untranslatable::new(
+                        "a receive action with a binder",
+                        Some(a.span),
+                    ));
+                }
+                while let Some((_, r)) = receives.next_if(|(p, _)| *p == place) {
+                    out.push(Opt {
+                        action: a,
+                        holds: r.qualifies.clone(),
+                        fires: r.taken.clone(),
+                        taking: Taking::Receive(r),
+                    });
+                }
+                continue;
+            }
+            for (binding, holds) in self.instances(a)? {
+                out.push(Opt {
+                    action: a,
+                    fires: holds.clone(),
+                    holds,
+                    taking: Taking::Member(binding),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The actions of `me`'s role by priority, most urgent first, each
+    /// with its place in program order.
+    fn priority_groups(&self) -> Vec<Vec<(usize, &Action)>> {
+        let mut groups: Vec<Vec<(usize, &Action)>> = Vec::new();
+        let mut last = None;
+        for (priority, place, a) in self.ordered_actions() {
+            if last != Some(priority) {
+                groups.push(Vec::new());
+                last = Some(priority);
+            }
+            groups.last_mut().expect("pushed").push((place, a));
+        }
+        groups
+    }
+
     /// Whether process `q` is enabled: some guard holds.
     pub(super) fn enabled(&self, q: usize) -> Result<String, Untranslatable> {
         let t = Tr {
@@ -85,56 +149,55 @@ impl Tr<'_> {
             ..self.clone()
         };
         let mut any = Vec::new();
-        for (_, a) in t.ordered_actions() {
-            any.extend(t.instances(a)?.into_iter().map(|i| i.1));
+        for group in t.priority_groups() {
+            any.extend(t.options(&group)?.into_iter().map(|o| o.holds));
         }
         Ok(disjunction(any))
     }
 
-    /// Process `me`'s moves: each action instance, firing when it holds and
-    /// no instance of a more urgent priority does (with `every_choice`
-    /// unset, and no instance before it).
+    /// Process `me`'s moves: each option, firing when it holds and no
+    /// option of a more urgent priority does (with `every_choice` unset,
+    /// and no option before it).
     pub(super) fn moves(&self) -> Result<Vec<Move>, Untranslatable> {
-        // The conditions of the instances of more urgent priorities, and
-        // of those before of this priority.
-        let (mut urgent, mut before): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
-        let mut priority = None;
+        // The conditions of the options of more urgent priorities.
+        let mut urgent: Vec<String> = Vec::new();
         let mut out = Vec::new();
-        for (p, a) in self.ordered_actions() {
-            if priority != Some(p) {
-                urgent.append(&mut before);
-                priority = Some(p);
-            }
-            for (binding, holds) in self.instances(a)? {
-                let mut fires = vec![holds.clone()];
+        for group in self.priority_groups() {
+            let options = self.options(&group)?;
+            // Those before of this priority: an action before a receive
+            // runs first where it holds, and a receive before an action
+            // where it is the one taken.
+            let mut before: Vec<&str> = Vec::new();
+            for o in &options {
+                let mut fires = vec![o.fires.clone()];
                 fires.extend(urgent.iter().map(|b| format!("!({b})")));
                 if !self.every_choice {
                     fires.extend(before.iter().map(|b| format!("!({b})")));
                 }
-                let body = {
-                    let mut t = Tr {
-                        in_guard: false,
-                        ..self.clone()
-                    };
-                    if let Some((slot, q)) = binding {
-                        if t.locals.len() <= slot {
-                            t.locals.resize(slot + 1, None);
-                        }
-                        t.locals[slot] = Some(Val::Const(q));
-                    }
-                    t.stmt(&a.body)?
+                let t = Tr {
+                    in_guard: false,
+                    ..self.clone()
                 };
-                let label = match binding {
-                    Some((_, q)) => format!("{} (q = {q})", a.label),
-                    None => a.label.clone(),
+                let a = o.action;
+                let (label, body) = match &o.taking {
+                    Taking::Member(Some((slot, q))) => (
+                        format!("{} (q = {q})", a.label),
+                        t.with(*slot, Val::Const(*q), |t| t.stmt(&a.body))?,
+                    ),
+                    Taking::Member(None) => (a.label.clone(), t.stmt(&a.body)?),
+                    Taking::Receive(r) => (
+                        format!("{} (from {})", a.label, r.sender),
+                        t.receive_body(a, r)?,
+                    ),
                 };
                 out.push(Move {
                     label,
                     fires: conjunction(fires),
                     body,
                 });
-                before.push(holds);
+                before.push(&o.fires);
             }
+            urgent.extend(options.iter().map(|o| o.holds.clone()));
         }
         Ok(out)
     }
@@ -181,9 +244,7 @@ impl Tr<'_> {
                     parts.join(";\n")
                 }
             }
-            Stmt::Send(_, _, _, span) => {
-                return Err(Untranslatable::new("sending messages", Some(*span)))
-            }
+            Stmt::Send(kind, values, to, span) => self.send(*kind, values, to, *span)?,
             Stmt::Assign(targets, values) => self.assign(targets, values)?,
         })
     }
