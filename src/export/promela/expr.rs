@@ -287,12 +287,7 @@ impl Tr<'_> {
                 self.with(*slot, value, |t| t.iexpr(body))?
             }
             IExpr::Side(p, left, span) => self.side(p, *left, *span)?.to_string(),
-            IExpr::Best(b) => {
-                return Err(Untranslatable::new(
-                    "`argmin`/`argmax`/`min`/`max` over a collection",
-                    Some(b.span),
-                ))
-            }
+            IExpr::Best(b) => self.best(b)?,
             IExpr::Msgs(p, q, kind, span) => match (self.proc(p)?, self.proc(q)?) {
                 (At::Known(p), At::Known(q)) => self.msgs((p, q), *kind, *span)?,
                 _ => {
@@ -460,7 +455,7 @@ impl Tr<'_> {
 
 /// Two arrays' elements compared lexicographically, unrolled: equal up to
 /// some element, which decides (equal throughout for `==`, `<=`, `>=`).
-fn array_comparison(cmp: Cmp, pairs: &[(String, String)]) -> String {
+pub(super) fn array_comparison(cmp: Cmp, pairs: &[(String, String)]) -> String {
     let all_equal = conjunction(pairs.iter().map(|(x, y)| format!("({x} == {y})")).collect());
     let strict = |op: &str| {
         disjunction(

@@ -16,11 +16,15 @@
 //! Messages are kept in fixed arrays, each with its age (see [`messages`]),
 //! under the central daemon from a given start.
 //!
+//! `argmin`-like choices are unrolled over their members (see [`best`]).
+//!
 //! What the translation cannot say is refused with the reason: timers,
 //! messages under the synchronous daemon or from every configuration,
-//! `argmin`-like choices, and reads it cannot resolve on the instance (say
-//! a per-neighbour value indexed by a node variable).
+//! a choice among a filtered range of integers, and reads it cannot
+//! resolve on the instance (say a per-neighbour value indexed by a node
+//! variable).
 
+mod best;
 mod cycles;
 mod expr;
 mod messages;
