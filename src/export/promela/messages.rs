@@ -1,4 +1,4 @@
-//! Messages in Promela, under the central daemon, from a given start. Each
+//! Messages in Promela, from a given start. Each
 //! channel (a directed edge, numbered as the runtime numbers them) is a
 //! fixed run of `capacity` slots, head first: its length, and each slot's
 //! message type, fields and rank. The rank orders every message in
@@ -7,7 +7,8 @@
 //! when a message is taken and empty slots hold zeros, so that a
 //! configuration has one representation, as `verify` keeps it: SPIN's
 //! states are then `verify`'s configurations (plus the one before the
-//! start).
+//! start). The synchronous step reads the channels in a copy from before
+//! it, and takes every mover's message before any statement sends.
 
 use super::expr::conjunction;
 use super::{promela_type, Tr, Untranslatable, Val};
@@ -88,8 +89,9 @@ impl Layout {
         arc * self.capacity + i
     }
 
-    /// The channels' arrays, and the hidden variables a step uses.
-    pub(super) fn declare(&self, out: &mut String) {
+    /// The channels' arrays, and the hidden variables a step uses (with
+    /// `copies`, those the synchronous step reads the channels from).
+    pub(super) fn declare(&self, out: &mut String, copies: bool) {
         let (arcs, slots) = (self.arcs.max(1), (self.arcs * self.capacity).max(1));
         let _ = writeln!(
             out,
@@ -103,8 +105,54 @@ impl Layout {
             let _ = writeln!(out, "{ty} c_f{j}[{slots}];");
             let _ = writeln!(out, "hidden int m{j};");
         }
+        if copies {
+            let _ = writeln!(out, "hidden byte o_c_len[{arcs}];");
+            let _ = writeln!(out, "hidden byte o_c_kind[{slots}];");
+            let _ = writeln!(out, "hidden byte o_c_rank[{slots}];");
+            for (j, ty) in self.field_types.iter().enumerate() {
+                // SPIN hides no bits: a boolean's copy is a byte.
+                let ty = if *ty == "bool" { "byte" } else { ty };
+                let _ = writeln!(out, "hidden {ty} o_c_f{j}[{slots}];");
+            }
+        }
+        if copies {
+            let _ = writeln!(out, "hidden int a0;");
+        }
         let _ = writeln!(out, "hidden byte r0;");
         let _ = writeln!(out, "hidden int s0;");
+    }
+
+    /// The copies of the channels' arrays the synchronous step reads.
+    pub(super) fn copy(&self) -> Vec<String> {
+        let slots = self.arcs * self.capacity;
+        let mut arrays = vec![("c_len", self.arcs), ("c_kind", slots), ("c_rank", slots)];
+        let fields: Vec<String> = (0..self.field_types.len())
+            .map(|j| format!("c_f{j}"))
+            .collect();
+        arrays.extend(fields.iter().map(|f| (f.as_str(), slots)));
+        arrays
+            .into_iter()
+            .flat_map(|(a, len)| (0..len).map(move |i| format!("o_{a}[{i}] = {a}[{i}]")))
+            .collect()
+    }
+
+    /// Under the synchronous daemon, the head a mover takes, taken before
+    /// any statement runs (a channel's room counts the head its receiver
+    /// takes in the step, whoever sends first): which channel, from the
+    /// moves of `moves` (one process's, firing on the copy) that receive,
+    /// then one take of it.
+    pub(super) fn take_for(&self, moves: &[super::stmt::Move]) -> Option<String> {
+        let branches: Vec<String> = moves
+            .iter()
+            .filter_map(|m| Some(format!(":: {} -> a0 = {}", m.fires, m.takes?)))
+            .collect();
+        (!branches.is_empty()).then(|| {
+            format!(
+                "if\n{}\n:: else -> a0 = -1\nfi;\nif\n:: a0 >= 0 ->\n{}\n:: else -> skip\nfi",
+                branches.join("\n"),
+                super::stmt::indent(&self.take_from("a0"))
+            )
+        })
     }
 
     /// How many messages are in transit.
@@ -117,45 +165,57 @@ impl Layout {
         }
     }
 
-    /// The rank of channel `arc`'s head.
-    fn head_rank(&self, arc: usize) -> String {
-        format!("c_rank[{}]", self.slot(arc, 0))
-    }
-
     /// Channel `arc`'s head taken: the rest moved up, the freed slot
     /// cleared, and the younger messages' ranks moved down.
     fn take(&self, arc: usize) -> String {
-        let mut out = vec![format!("r0 = {}", self.head_rank(arc))];
+        self.take_from(&arc.to_string())
+    }
+
+    /// [`Layout::take`] of the channel numbered `arc` (a Promela
+    /// expression). Loops, not unrolled: SPIN bounds how long a `d_step`
+    /// may be.
+    fn take_from(&self, arc: &str) -> String {
+        let cap = self.capacity;
+        let (first, last) = (
+            format!("{arc} * {cap}"),
+            format!("{arc} * {cap} + {}", cap - 1),
+        );
         let mut arrays = vec!["c_kind".to_string(), "c_rank".to_string()];
         arrays.extend((0..self.field_types.len()).map(|j| format!("c_f{j}")));
-        for a in &arrays {
-            for i in 0..self.capacity - 1 {
-                out.push(format!(
-                    "{a}[{}] = {a}[{}]",
-                    self.slot(arc, i),
-                    self.slot(arc, i + 1)
-                ));
-            }
-            out.push(format!("{a}[{}] = 0", self.slot(arc, self.capacity - 1)));
-        }
-        out.push(format!("c_len[{arc}] = c_len[{arc}] - 1"));
-        for s in 0..self.arcs * self.capacity {
-            out.push(format!(
-                "c_rank[{s}] = c_rank[{s}] - (c_rank[{s}] > r0 -> 1 : 0)"
-            ));
-        }
-        out.join(";\n")
+        let shift: Vec<String> = arrays
+            .iter()
+            .map(|a| format!("{a}[s0] = {a}[s0 + 1]"))
+            .collect();
+        let clear: Vec<String> = arrays.iter().map(|a| format!("{a}[{last}] = 0")).collect();
+        let slots = self.arcs * cap;
+        [
+            format!("r0 = c_rank[{first}]"),
+            format!("s0 = {first}"),
+            format!(
+                "do\n:: s0 < {last} -> {}; s0 = s0 + 1\n:: else -> break\nod",
+                shift.join("; ")
+            ),
+            clear.join(";\n"),
+            format!("c_len[{arc}] = c_len[{arc}] - 1"),
+            "s0 = 0".to_string(),
+            format!(
+                "do\n:: s0 < {slots} -> c_rank[s0] = c_rank[s0] - (c_rank[s0] > r0 -> 1 : 0); s0 = s0 + 1\n:: else -> break\nod"
+            ),
+        ]
+        .join(";\n")
     }
 
     /// A message of type `kind` with the fields in `values` (Promela
     /// variables) appended to channel `arc`, the youngest in transit.
     fn append(&self, arc: usize, kind: usize, values: &[String]) -> String {
-        // The slot's index in a variable of its own (as an expression, C
-        // compilers warn that it may run past the arrays).
+        // The slot's index, its length taken modulo the capacity (which
+        // the assertion makes no change) so that C compilers see it stay
+        // within the arrays (else they warn it may not).
         let at = "s0";
+        let cap = self.capacity;
         let mut out = vec![
-            format!("assert(c_len[{arc}] < {})", self.capacity),
-            format!("s0 = {} + c_len[{arc}]", self.slot(arc, 0)),
+            format!("assert(c_len[{arc}] < {cap})"),
+            format!("s0 = {} + c_len[{arc}] % {cap}", self.slot(arc, 0)),
             format!("c_rank[{at}] = {}", self.total()),
             format!("c_kind[{at}] = {kind}"),
         ];
@@ -231,6 +291,16 @@ pub(super) struct Receive {
 }
 
 impl Tr<'_> {
+    /// The name of channel array `name` as this place reads it: the copy
+    /// from before the step where the synchronous daemon reads it.
+    fn chan(&self, name: &str) -> String {
+        if self.reading_old {
+            format!("o_{name}")
+        } else {
+            name.to_string()
+        }
+    }
+
     fn layout(&self, span: Option<Span>) -> Result<&Layout, Untranslatable> {
         self.channels
             .ok_or_else(|| Untranslatable::new("messages without channels", span))
@@ -275,12 +345,15 @@ impl Tr<'_> {
                     .arc(sender, self.me)
                     .expect("a reader sends to it");
                 let head = layout.slot(arc, 0);
-                let t = self.receiving(a, sender, |j| format!("c_f{j}[{head}]"));
+                let field = self.chan("c_f");
+                let t = self.receiving(a, sender, |j| format!("{field}{j}[{head}]"));
                 if t.bconstant(&a.guard) == Some(false) {
                     continue;
                 }
                 let qualifies = format!(
-                    "(c_len[{arc}] > 0 && c_kind[{head}] == {kind} && {})",
+                    "({}[{arc}] > 0 && {}[{head}] == {kind} && {})",
+                    self.chan("c_len"),
+                    self.chan("c_kind"),
                     t.bexpr(&a.guard)?
                 );
                 found.push((place, sender, arc, qualifies));
@@ -300,10 +373,12 @@ impl Tr<'_> {
                         taken.push(format!("!{other}"));
                     }
                 } else {
+                    let rank =
+                        |arc: usize| format!("{}[{}]", self.chan("c_rank"), layout.slot(arc, 0));
                     taken.push(format!(
                         "(!{other} || {} > {})",
-                        layout.head_rank(*other_arc),
-                        layout.head_rank(*arc)
+                        rank(*other_arc),
+                        rank(*arc)
                     ));
                 }
             }
@@ -321,11 +396,18 @@ impl Tr<'_> {
     }
 
     /// What the move of action `a` taking `r` does: the head copied and
-    /// taken, then the action's statement, which reads the copies.
+    /// taken, then the action's statement, which reads the copies. Under
+    /// the synchronous daemon the head is taken before any process's
+    /// statement runs (see [`Layout::take_for`]), and the statement reads
+    /// its fields in the copy from before the step.
     pub(super) fn receive_body(&self, a: &Action, r: &Receive) -> Result<String, Untranslatable> {
         let layout = self.layout(Some(a.span))?;
-        let (_, _, fields) = a.receive.as_ref().expect("a receive action");
         let head = layout.slot(r.arc, 0);
+        if self.reading_old {
+            let t = self.receiving(a, r.sender, |j| format!("o_c_f{j}[{head}]"));
+            return t.stmt(&a.body);
+        }
+        let (_, _, fields) = a.receive.as_ref().expect("a receive action");
         let mut out: Vec<String> = (0..fields.len())
             .map(|j| format!("m{j} = c_f{j}[{head}]"))
             .collect();

@@ -14,12 +14,13 @@
 //! nondeterministically over the domains.
 //!
 //! Messages are kept in fixed arrays, each with its age (see [`messages`]),
-//! under the central daemon from a given start.
+//! from a given start; the synchronous step takes every mover's message
+//! before any statement sends.
 //!
 //! `argmin`-like choices are unrolled over their members (see [`best`]).
 //!
 //! What the translation cannot say is refused with the reason: timers,
-//! messages under the synchronous daemon or from every configuration,
+//! messages from every configuration,
 //! a choice among a filtered range of integers, and reads it cannot
 //! resolve on the instance (say a per-neighbour value indexed by a node
 //! variable).
@@ -247,9 +248,8 @@ pub fn model(
     Ok(out)
 }
 
-/// Timers, and messages or edge variables under the synchronous daemon
-/// (several movers sending on one channel, or two ends writing one edge,
-/// within SPIN's one deterministic `d_step`).
+/// Timers, and edge variables under the synchronous daemon (two ends
+/// writing one edge is a conflict the model would have to detect).
 fn refuse_what_cannot_be_said(
     prog: &ir::Program,
     daemon: PromelaDaemon,
@@ -261,13 +261,6 @@ fn refuse_what_cannot_be_said(
         ));
     }
     if daemon == PromelaDaemon::Synchronous {
-        if !prog.messages.is_empty() {
-            return Err(Untranslatable {
-                message: "messages under the synchronous daemon".into(),
-                span: prog.capacity.as_ref().map(|c| c.2),
-                help: Some("export it under the central daemon (`--daemon central`), or let `guarded verify` explore it"),
-            });
-        }
         if let Some(v) = prog.vars.iter().find(|v| v.kind == VarKind::Edge) {
             return Err(Untranslatable::new(
                 format!(
@@ -307,7 +300,9 @@ fn declarations(
         };
         let _ = writeln!(out, "{ty} {prefix}{}[{size}];  /* {what} */", v.name);
         if daemon == PromelaDaemon::Synchronous {
-            let _ = writeln!(out, "hidden {ty} o_{}[{size}];", v.name);
+            // SPIN hides no bits: a boolean's copy is a byte.
+            let copy = if ty == "bool" { "byte" } else { ty };
+            let _ = writeln!(out, "hidden {copy} o_{}[{size}];", v.name);
         }
     }
     for e in &t.prog.enums {
@@ -320,7 +315,7 @@ fn declarations(
         let _ = writeln!(out, "/* enum {}: {} */", e.name, values.join(", "));
     }
     if let Some(channels) = t.channels {
-        channels.declare(out);
+        channels.declare(out, daemon == PromelaDaemon::Synchronous);
     }
     Ok(())
 }
@@ -399,6 +394,7 @@ fn central_steps(base: &Tr) -> Result<String, Untranslatable> {
 fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
     let n = base.topo.n();
     let mut any = Vec::new();
+    let mut takes = Vec::new();
     let mut moves = Vec::new();
     for p in 0..n {
         let now = Tr {
@@ -411,8 +407,11 @@ fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
             reading_old: true,
             ..now
         };
-        let branches: Vec<String> = old
-            .moves()?
+        let own = old.moves()?;
+        if let Some(take) = base.channels.and_then(|c| c.take_for(&own)) {
+            takes.push(format!("/* process {p} takes */\n{take}"));
+        }
+        let branches: Vec<String> = own
             .into_iter()
             .map(|m| format!(":: {} ->  /* {} */\n{}", m.fires, m.label, indent(&m.body)))
             .collect();
@@ -432,10 +431,15 @@ fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
         };
         copy.extend((0..size).map(|i| format!("o_{0}[{i}] = v_{0}[{i}]", v.name)));
     }
+    if let Some(channels) = base.channels {
+        copy.extend(channels.copy());
+    }
+    // Every head taken before any statement sends.
+    let steps: Vec<String> = takes.into_iter().chain(moves).collect();
     let body = format!(
         "{};\n{}{}",
         copy.join("; "),
-        moves.join(";\n"),
+        steps.join(";\n"),
         invariant_checks(base)
     );
     Ok(format!(

@@ -17,6 +17,8 @@ pub(super) struct Move {
     pub(super) label: String,
     pub(super) fires: String,
     pub(super) body: String,
+    /// The channel whose head the move takes, if it receives.
+    pub(super) takes: Option<usize>,
 }
 
 /// An action instance: the binding of its `for q in C` (slot, member),
@@ -179,6 +181,10 @@ impl Tr<'_> {
                     ..self.clone()
                 };
                 let a = o.action;
+                let takes = match &o.taking {
+                    Taking::Receive(r) => Some(r.arc),
+                    Taking::Member(_) => None,
+                };
                 let (label, body) = match &o.taking {
                     Taking::Member(Some((slot, q))) => (
                         format!("{} (q = {q})", a.label),
@@ -194,6 +200,7 @@ impl Tr<'_> {
                     label,
                     fires: conjunction(fires),
                     body,
+                    takes,
                 });
                 before.push(&o.fires);
             }
