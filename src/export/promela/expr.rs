@@ -206,7 +206,20 @@ impl Tr<'_> {
                 ));
             };
             return Ok(if var.kind == VarKind::Edge {
-                format!("e_{}[{}]", var.name, self.edge_of(owner, k))
+                let (name, e) = (&var.name, self.edge_of(owner, k));
+                if !self.reading_old {
+                    format!("e_{name}[{e}]")
+                } else if self.in_guard || owner != self.me {
+                    format!("o_e_{name}[{e}]")
+                } else {
+                    // The mover's own statement: its own write of the step,
+                    // if any, else the value from before the step (the
+                    // other end may not write it in the same step).
+                    format!(
+                        "(w_e_{name}[{e}] == {} -> e_{name}[{e}] : o_e_{name}[{e}])",
+                        self.me + 1
+                    )
+                }
             } else {
                 format!("{}[{}]", self.array(v, at), owner * self.max_degree + k)
             });

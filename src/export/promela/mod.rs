@@ -18,12 +18,14 @@
 //! before any statement sends.
 //!
 //! `argmin`-like choices are unrolled over their members (see [`best`]).
+//! Under the synchronous daemon an edge variable is read from the copy,
+//! or as the mover wrote it in the step, and each write marks its edge
+//! with its writer, so that two ends writing one edge fail an assertion.
 //!
 //! What the translation cannot say is refused with the reason: timers,
-//! messages from every configuration,
-//! a choice among a filtered range of integers, and reads it cannot
-//! resolve on the instance (say a per-neighbour value indexed by a node
-//! variable).
+//! messages from every configuration, a choice among a filtered range of
+//! integers, and reads it cannot resolve on the instance (say a
+//! per-neighbour value indexed by a node variable).
 
 mod best;
 mod cycles;
@@ -159,7 +161,7 @@ pub fn model(
     start: &Start,
     caption: &str,
 ) -> Result<String, Untranslatable> {
-    refuse_what_cannot_be_said(prog, daemon)?;
+    refuse_what_cannot_be_said(prog)?;
     if every_choice && code.may_choose() && daemon == PromelaDaemon::Synchronous {
         return Err(Untranslatable {
             message: "each move of a process that has several, within one synchronous step (SPIN takes the step as one deterministic `d_step`),".into(),
@@ -248,28 +250,13 @@ pub fn model(
     Ok(out)
 }
 
-/// Timers, and edge variables under the synchronous daemon (two ends
-/// writing one edge is a conflict the model would have to detect).
-fn refuse_what_cannot_be_said(
-    prog: &ir::Program,
-    daemon: PromelaDaemon,
-) -> Result<(), Untranslatable> {
+/// Timers (which advance with rounds the model does not keep).
+fn refuse_what_cannot_be_said(prog: &ir::Program) -> Result<(), Untranslatable> {
     if let Some(v) = prog.vars.iter().find(|v| v.kind == VarKind::Timer) {
         return Err(Untranslatable::new(
             format!("the timer `{}`", v.name),
             Some(v.span),
         ));
-    }
-    if daemon == PromelaDaemon::Synchronous {
-        if let Some(v) = prog.vars.iter().find(|v| v.kind == VarKind::Edge) {
-            return Err(Untranslatable::new(
-                format!(
-                    "the edge variable `{}` under the synchronous daemon",
-                    v.name
-                ),
-                Some(v.span),
-            ));
-        }
     }
     Ok(())
 }
@@ -302,7 +289,13 @@ fn declarations(
         if daemon == PromelaDaemon::Synchronous {
             // SPIN hides no bits: a boolean's copy is a byte.
             let copy = if ty == "bool" { "byte" } else { ty };
-            let _ = writeln!(out, "hidden {copy} o_{}[{size}];", v.name);
+            if v.kind == VarKind::Edge {
+                // And which end wrote each edge in the step (1 + its number).
+                let _ = writeln!(out, "hidden {copy} o_e_{}[{size}];", v.name);
+                let _ = writeln!(out, "hidden byte w_e_{}[{size}];", v.name);
+            } else {
+                let _ = writeln!(out, "hidden {copy} o_{}[{size}];", v.name);
+            }
         }
     }
     for e in &t.prog.enums {
@@ -424,6 +417,15 @@ fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
     }
     let mut copy = Vec::new();
     for (k, v) in base.prog.vars.iter().enumerate() {
+        if v.kind == VarKind::Edge {
+            let name = &v.name;
+            for e in 0..base.edge_ids.len() {
+                copy.push(format!(
+                    "o_e_{name}[{e}] = e_{name}[{e}]; w_e_{name}[{e}] = 0"
+                ));
+            }
+            continue;
+        }
         let size = if base.code.per_nbr[k] {
             n * base.max_degree
         } else {

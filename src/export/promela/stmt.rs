@@ -293,6 +293,15 @@ impl Tr<'_> {
             }
         }
         for (k, (place, _, _)) in computed.iter().enumerate() {
+            // Under the synchronous daemon, an edge's ends may not both
+            // write it in one step (the runtime's conflict): each write
+            // marks the edge with its writer.
+            if self.reading_old && place.starts_with("e_") {
+                let mark = format!("w_{place}");
+                let me = self.me + 1;
+                out.push(format!("assert({mark} == 0 || {mark} == {me})"));
+                out.push(format!("{mark} = {me}"));
+            }
             out.push(format!("{place} = t{k}"));
         }
         self.temporaries
@@ -307,6 +316,15 @@ impl Tr<'_> {
         // The mover's own variables are read (and so written) in place.
         let store = |read: String| read;
         match &t.index {
+            // An edge's own array, not what the synchronous step reads of
+            // it (the index names a neighbour: a local or an own variable).
+            Some(i) if var.kind == VarKind::Edge => {
+                let here = Tr {
+                    reading_old: false,
+                    ..self.clone()
+                };
+                Ok(vec![here.read(&me, t.var, Some(i))?])
+            }
             Some(i) => Ok(vec![store(self.read(&me, t.var, Some(i))?)]),
             None if var.kind == VarKind::Edge || self.code.per_nbr[t.var] => Err(
                 Untranslatable::new("assigning a whole per-neighbour variable", Some(t.span)),
