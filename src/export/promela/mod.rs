@@ -217,7 +217,7 @@ pub fn model(
     }
     let _ = writeln!(
         out,
-        "     spin -a FILE && gcc -O2 -DSAFETY -o pan pan.c && ./pan   (invariants, domains{})",
+        "     spin -a FILE && gcc -O2 -DSAFETY -DNOCLAIM -o pan pan.c && ./pan   (invariants, domains{})",
         if prog.legitimate.is_some() {
             ""
         } else {
