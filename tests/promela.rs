@@ -215,21 +215,75 @@ fn spin_agrees_on_every_choice_and_on_the_first() {
     // The two semantics part on the first program: SPIN finds its cycle.
     let v = spin("both-every", &[both, "--topology", "ring:3"], true);
     assert!(v.report.contains("acceptance cycle"), "{}", v.report);
-    // Under the synchronous daemon SPIN's step makes one move a process.
-    let (code, _, err) = guarded(&[
-        "export",
-        "promela",
-        both,
-        "-t",
-        "ring:3",
-        "-d",
-        "synchronous",
-    ]);
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("help: `--choice first` exports the refinement"),
-        "{err}"
+    // Under the synchronous daemon too, where SPIN picks each process's
+    // move before the step.
+    let v = spin(
+        "both-synchronous",
+        &[both, "--topology", "ring:3", "--daemon", "synchronous"],
+        true,
     );
+    assert!(v.report.contains("acceptance cycle"), "{}", v.report);
+}
+
+/// Steps of several movers that SPIN picks (the distributed and locally
+/// central daemons, and the synchronous one where processes choose): it
+/// stores the configurations `verify` reaches (plus one) and agrees on
+/// convergence where the two daemons part (Dijkstra's ring of 4 with
+/// K = 3: a cycle under the distributed daemon, none locally central).
+#[test]
+fn spin_agrees_under_the_distributed_and_locally_central_daemons() {
+    if !have_spin() {
+        return;
+    }
+    let dir = workdir("several-movers");
+    let oldest = dir.join("oldest.gc");
+    std::fs::write(&oldest, OLDEST_FIRST).unwrap();
+    let oldest = oldest.to_str().unwrap();
+    let election = "tests/golden/programs/chang_roberts.gc";
+    for (program, topology, daemon, choice, reached) in [
+        (election, "ring:3", "distributed", "every", 38),
+        (election, "ring:4", "locally-central", "first", 162),
+        (oldest, "ring:3", "distributed", "every", 434),
+        (oldest, "star:4", "locally-central", "first", 599),
+        (oldest, "ring:3", "synchronous", "every", 4),
+    ] {
+        let instance = [
+            program,
+            "--topology",
+            topology,
+            "--daemon",
+            daemon,
+            "--choice",
+            choice,
+            "--from",
+            "declared",
+        ];
+        let (code, out) = verify(&instance);
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains(&format!("{reached} configurations reached")),
+            "{out}"
+        );
+        let name = format!("several-{}-{topology}-{daemon}", program.len());
+        let v = spin(&name, &instance, false);
+        assert_eq!(v.errors, 0, "{}", v.report);
+        assert_eq!(v.stored, reached + 1, "{}", v.report);
+    }
+    for (daemon, converges) in [("distributed", false), ("locally-central", true)] {
+        let instance = [
+            "programs/dijkstra_kstate.gc",
+            "--topology",
+            "ring:4",
+            "--param",
+            "K=3",
+            "--daemon",
+            daemon,
+        ];
+        let (code, out) = verify(&instance);
+        assert_eq!(code == 0, converges, "{out}");
+        let v = spin(&format!("dijkstra-k3-{daemon}"), &instance, true);
+        assert_eq!(v.errors == 0, converges, "{daemon}:\n{}", v.report);
+    }
 }
 
 #[test]
@@ -610,7 +664,7 @@ fn what_cannot_be_translated_is_refused_with_the_reason() {
         "promela",
         "programs/dijkstra_kstate.gc",
         "--daemon",
-        "distributed",
+        "ticks",
     ]);
     assert_eq!(code, 2, "{err}");
 }

@@ -53,6 +53,8 @@ enum ChoiceArg {
 enum DaemonArg {
     Central,
     Synchronous,
+    Distributed,
+    LocallyCentral,
 }
 
 #[derive(Args, Debug)]
@@ -106,6 +108,8 @@ fn promela(a: &PromelaArgs) -> i32 {
     let (daemon, name) = match a.daemon {
         DaemonArg::Central => (PromelaDaemon::Central, "central"),
         DaemonArg::Synchronous => (PromelaDaemon::Synchronous, "synchronous"),
+        DaemonArg::Distributed => (PromelaDaemon::Distributed, "distributed"),
+        DaemonArg::LocallyCentral => (PromelaDaemon::LocallyCentral, "locally-central"),
     };
     let inst = &loaded.inst;
     let every = a.choice == ChoiceArg::Every;

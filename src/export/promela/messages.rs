@@ -142,9 +142,19 @@ impl Layout {
     /// moves of `moves` (one process's, firing on the copy) that receive,
     /// then one take of it.
     pub(super) fn take_for(&self, moves: &[super::stmt::Move]) -> Option<String> {
-        let branches: Vec<String> = moves
+        let branches: Vec<(String, usize)> = moves
             .iter()
-            .filter_map(|m| Some(format!(":: {} -> a0 = {}", m.fires, m.takes?)))
+            .filter_map(|m| Some((m.fires.clone(), m.takes?)))
+            .collect();
+        self.take_when(&branches)
+    }
+
+    /// [`Layout::take_for`] of the channel of the first of `branches`
+    /// (condition, channel) whose condition holds.
+    pub(super) fn take_when(&self, branches: &[(String, usize)]) -> Option<String> {
+        let branches: Vec<String> = branches
+            .iter()
+            .map(|(when, arc)| format!(":: {when} -> a0 = {arc}"))
             .collect();
         (!branches.is_empty()).then(|| {
             format!(

@@ -1,12 +1,13 @@
 //! Promela out: an instance as a model for SPIN. One process, the daemon,
-//! loops over atomic steps (`d_step`): under the central daemon one branch
-//! per process, action and binder member, under the synchronous daemon one
-//! branch that moves every enabled process from a copy of the
-//! configuration. Under the central daemon a process makes any of its
+//! loops over atomic steps: under the central daemon one `d_step` branch
+//! per process, action and binder member; under the synchronous daemon,
+//! where each process has one move, one `d_step` that moves every enabled
+//! process from a copy of the configuration; otherwise (the distributed
+//! and locally central daemons, and the synchronous one where processes
+//! choose) one `atomic` branch in which SPIN picks the movers and their
+//! moves, then moves them so (see [`daemons`]). A process makes any of its
 //! moves, as `verify` explores them (or, asked, its first enabled action
-//! alone, as `guarded run` takes it); under the synchronous daemon, whose
-//! step SPIN takes as one deterministic `d_step`, only the first, so a
-//! program whose processes may choose is refused there unless asked.
+//! alone, as `guarded run` takes it).
 //! The legitimacy predicate becomes the LTL property `<>[] legitimate`,
 //! invariants assertions checked after the start and after every step,
 //! and values leaving their domains failed assertions. The start is the
@@ -29,6 +30,7 @@
 
 mod best;
 mod cycles;
+mod daemons;
 mod expr;
 mod messages;
 mod stmt;
@@ -53,6 +55,10 @@ pub enum PromelaDaemon {
     Central,
     /// Every enabled process moves in every step.
     Synchronous,
+    /// Any non-empty set of enabled processes moves.
+    Distributed,
+    /// Any non-empty set of enabled processes, no two neighbours, moves.
+    LocallyCentral,
 }
 
 /// Where the model starts.
@@ -162,13 +168,6 @@ pub fn model(
     caption: &str,
 ) -> Result<String, Untranslatable> {
     refuse_what_cannot_be_said(prog)?;
-    if every_choice && code.may_choose() && daemon == PromelaDaemon::Synchronous {
-        return Err(Untranslatable {
-            message: "each move of a process that has several, within one synchronous step (SPIN takes the step as one deterministic `d_step`),".into(),
-            span: None,
-            help: Some("`--choice first` exports the refinement in which each process takes its first enabled action; `guarded verify` explores every move without translating"),
-        });
-    }
     let n = topo.n();
     let mut edges = Vec::new();
     let mut edge_ids = HashMap::new();
@@ -203,7 +202,11 @@ pub fn model(
     };
     let loop_body = match daemon {
         PromelaDaemon::Central => central_steps(&base)?,
-        PromelaDaemon::Synchronous => synchronous_step(&base)?,
+        // One deterministic `d_step` where each process has one move.
+        PromelaDaemon::Synchronous if !(every_choice && code.may_choose()) => {
+            synchronous_step(&base)?
+        }
+        _ => daemons::several_movers(&base, daemon)?,
     };
     let predicates = predicates(&base)?;
     let mut out = String::new();
@@ -286,7 +289,7 @@ fn declarations(
             ("v_", n * t.code.lens[k].unwrap_or(1), "per process")
         };
         let _ = writeln!(out, "{ty} {prefix}{}[{size}];  /* {what} */", v.name);
-        if daemon == PromelaDaemon::Synchronous {
+        if daemon != PromelaDaemon::Central {
             // SPIN hides no bits: a boolean's copy is a byte.
             let copy = if ty == "bool" { "byte" } else { ty };
             if v.kind == VarKind::Edge {
@@ -308,7 +311,10 @@ fn declarations(
         let _ = writeln!(out, "/* enum {}: {} */", e.name, values.join(", "));
     }
     if let Some(channels) = t.channels {
-        channels.declare(out, daemon == PromelaDaemon::Synchronous);
+        channels.declare(out, daemon != PromelaDaemon::Central);
+    }
+    if daemon != PromelaDaemon::Central {
+        daemons::declare(n, out);
     }
     Ok(())
 }
@@ -415,6 +421,26 @@ fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
             ));
         }
     }
+    let copy = copies(base);
+    // Every head taken before any statement sends.
+    let steps: Vec<String> = takes.into_iter().chain(moves).collect();
+    let body = format!(
+        "{};\n{}{}",
+        copy.join("; "),
+        steps.join(";\n"),
+        invariant_checks(base)
+    );
+    Ok(format!(
+        "    :: d_step {{ {} ->\n{}\n       }}\n",
+        expr::disjunction(any),
+        indent(&indent(&body))
+    ))
+}
+
+/// The statements that copy the configuration, which a step of several
+/// movers reads (and clear the edges' writers).
+fn copies(base: &Tr) -> Vec<String> {
+    let n = base.topo.n();
     let mut copy = Vec::new();
     for (k, v) in base.prog.vars.iter().enumerate() {
         if v.kind == VarKind::Edge {
@@ -436,19 +462,7 @@ fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
     if let Some(channels) = base.channels {
         copy.extend(channels.copy());
     }
-    // Every head taken before any statement sends.
-    let steps: Vec<String> = takes.into_iter().chain(moves).collect();
-    let body = format!(
-        "{};\n{}{}",
-        copy.join("; "),
-        steps.join(";\n"),
-        invariant_checks(base)
-    );
-    Ok(format!(
-        "    :: d_step {{ {} ->\n{}\n       }}\n",
-        expr::disjunction(any),
-        indent(&indent(&body))
-    ))
+    copy
 }
 
 /// The start: the given configuration (and its invariants checked), or a
