@@ -10,7 +10,7 @@
 
 use super::expr::disjunction;
 use super::stmt::indent;
-use super::{copies, invariant_checks, PromelaDaemon, Tr, Untranslatable};
+use super::{copies, invariant_checks, now_and_old, PromelaDaemon, Tr, Untranslatable};
 use std::fmt::Write;
 
 /// The hidden variables the choice of movers and moves uses.
@@ -28,19 +28,11 @@ pub(super) fn several_movers(base: &Tr, daemon: PromelaDaemon) -> Result<String,
     let mut takes = Vec::new();
     let mut moves = Vec::new();
     for p in 0..n {
-        let now = Tr {
-            me: p,
-            in_guard: true,
-            ..base.clone()
-        };
+        let (now, old) = now_and_old(base, p);
         enabled.push(now.enabled(p)?);
         // What fires is read before anything moves; what a move does,
         // from the copy, as the synchronous step reads it.
         let fires = now.moves()?;
-        let old = Tr {
-            reading_old: true,
-            ..now
-        };
         let own = old.moves()?;
         let mut branches: Vec<String> = fires
             .iter()

@@ -388,6 +388,22 @@ fn central_steps(base: &Tr) -> Result<String, Untranslatable> {
     Ok(out)
 }
 
+/// Process `p`'s translators in a step of several movers: reading the
+/// configuration as it is (its guards before anything moves) and reading
+/// the copy from before the step (what its move does).
+fn now_and_old<'a>(base: &Tr<'a>, p: usize) -> (Tr<'a>, Tr<'a>) {
+    let now = Tr {
+        me: p,
+        in_guard: true,
+        ..base.clone()
+    };
+    let old = Tr {
+        reading_old: true,
+        ..now.clone()
+    };
+    (now, old)
+}
+
 /// The one branch of the synchronous daemon: copy, then every enabled
 /// process moves, reading the others (and its guards) from the copy.
 fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
@@ -396,16 +412,8 @@ fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
     let mut takes = Vec::new();
     let mut moves = Vec::new();
     for p in 0..n {
-        let now = Tr {
-            me: p,
-            in_guard: true,
-            ..base.clone()
-        };
+        let (now, old) = now_and_old(base, p);
         any.push(now.enabled(p)?);
-        let old = Tr {
-            reading_old: true,
-            ..now
-        };
         let own = old.moves()?;
         if let Some(take) = base.channels.and_then(|c| c.take_for(&own)) {
             takes.push(format!("/* process {p} takes */\n{take}"));
