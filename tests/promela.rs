@@ -105,6 +105,28 @@ fn verify(args: &[&str]) -> (i32, String) {
     (code, out)
 }
 
+/// How many configurations `verify` reaches from `args`' start, where
+/// every check holds.
+fn reached(args: &[&str]) -> u64 {
+    let (code, out) = verify(args);
+    assert_eq!(code, 0, "{out}");
+    out.split(" configurations reached")
+        .next()
+        .and_then(|s| s.split_whitespace().last())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {out}"))
+}
+
+/// `verify` fails on `args`' instance saying `verify_says`, and SPIN's
+/// safety run of its model reports `spin_says`.
+fn both_fail(name: &str, args: &[&str], verify_says: &str, spin_says: &str) {
+    let (code, out) = verify(args);
+    assert_eq!(code, 5, "{name}: {out}");
+    assert!(out.contains(verify_says), "{name}: {out}");
+    let v = spin(name, args, false);
+    assert!(v.report.contains(spin_says), "{name}: {}", v.report);
+}
+
 #[test]
 fn spin_agrees_on_dijkstras_ring() {
     if !have_spin() {
@@ -154,14 +176,7 @@ fn spin_reaches_what_verify_reaches_in_arbitration() {
             "--daemon",
             "central",
         ];
-        let (code, out) = verify(&instance);
-        assert_eq!(code, 0, "{out}");
-        let reached: u64 = out
-            .split("configurations reached")
-            .next()
-            .and_then(|s| s.split_whitespace().last())
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("no count in {out}"));
+        let reached = reached(&instance);
         // Safety: Q0-Q2 and no two neighbours eating (assertions), no
         // deadlock (invalid end states), every value in its domain.
         let v = spin(&format!("arbitration-{topology}"), &instance, false);
@@ -358,15 +373,6 @@ fn spin_reaches_what_verify_reaches_with_messages() {
     let oldest = dir.join("oldest.gc");
     std::fs::write(&oldest, OLDEST_FIRST).unwrap();
     let oldest = oldest.to_str().unwrap();
-    let reached = |instance: &[&str]| -> u64 {
-        let (code, out) = verify(instance);
-        assert_eq!(code, 0, "{out}");
-        out.split(" configurations reached")
-            .next()
-            .and_then(|s| s.split_whitespace().last())
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("no count in {out}"))
-    };
     let election = "tests/golden/programs/chang_roberts.gc";
     // The synchronous step is one deterministic `d_step` to SPIN: there
     // each process takes its first move.
@@ -415,11 +421,7 @@ fn spin_reaches_what_verify_reaches_with_messages() {
     std::fs::write(&full, OLDEST_FIRST.replace("capacity 3", "capacity 1")).unwrap();
     let full = full.to_str().unwrap();
     let instance = [full, "-t", "ring:3", "--from", "declared"];
-    let (code, out) = verify(&instance);
-    assert_eq!(code, 5, "{out}");
-    assert!(out.contains("is full"), "{out}");
-    let v = spin("messages-full", &instance, false);
-    assert!(v.report.contains("assertion violated"), "{}", v.report);
+    both_fail("messages-full", &instance, "is full", "assertion violated");
 }
 
 /// `argmin` and `min` over neighbours, unrolled: on SSLE with its keys
@@ -502,11 +504,8 @@ fn spin_agrees_on_ssle() {
         )
         .unwrap();
         let instance = [program.to_str().unwrap(), "--from", "declared"];
-        let (code, out) = verify(&instance);
-        assert_eq!(code, 5, "{out}");
-        assert!(out.contains("no member to choose from"), "{out}");
-        let v = spin(&format!("empty-{name}"), &instance, false);
-        assert!(v.report.contains(says), "{name}: {}", v.report);
+        let name = format!("empty-{name}");
+        both_fail(&name, &instance, "no member to choose from", says);
     }
 }
 
@@ -581,14 +580,11 @@ fn spin_agrees_on_edge_variables_under_the_synchronous_daemon() {
         &synchronous,
     ]
     .concat();
-    let (code, out) = verify(&clash);
-    assert_eq!(code, 5, "{out}");
-    assert!(out.contains("both write `m`"), "{out}");
-    let v = spin("edges-clash", &clash, false);
-    assert!(
-        v.report.contains("assertion violated ((w_e_m"),
-        "{}",
-        v.report
+    both_fail(
+        "edges-clash",
+        &clash,
+        "both write `m`",
+        "assertion violated ((w_e_m",
     );
     let forks = [
         "programs/arbitration.gc",
@@ -597,11 +593,12 @@ fn spin_agrees_on_edge_variables_under_the_synchronous_daemon() {
         "-d",
         "synchronous",
     ];
-    let (code, out) = verify(&forks);
-    assert_eq!(code, 5, "{out}");
-    assert!(out.contains("`Q0` does not hold"), "{out}");
-    let v = spin("edges-arbitration", &forks, false);
-    assert!(v.report.contains("assertion violated"), "{}", v.report);
+    both_fail(
+        "edges-arbitration",
+        &forks,
+        "`Q0` does not hold",
+        "assertion violated",
+    );
 }
 
 #[test]

@@ -369,9 +369,14 @@ impl Tr<'_> {
                 found.push((place, sender, arc, qualifies));
             }
         }
+        if found.is_empty() {
+            return Ok(Vec::new());
+        }
+        let layout = self.layout(None)?;
+        let ranks = self.chan("c_rank");
+        let rank = |arc: usize| format!("{ranks}[{}]", layout.slot(arc, 0));
         let mut out = Vec::new();
         for (k, (place, sender, arc, qualifies)) in found.iter().enumerate() {
-            let layout = self.layout(None)?;
             let mut taken = vec![qualifies.clone()];
             for (j, (other_place, _, other_arc, other)) in found.iter().enumerate() {
                 if j == k {
@@ -383,8 +388,6 @@ impl Tr<'_> {
                         taken.push(format!("!{other}"));
                     }
                 } else {
-                    let rank =
-                        |arc: usize| format!("{}[{}]", self.chan("c_rank"), layout.slot(arc, 0));
                     taken.push(format!(
                         "(!{other} || {} > {})",
                         rank(*other_arc),
