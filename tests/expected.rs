@@ -5,7 +5,10 @@
 //! central daemon drawing uniformly, likewise by hand; an adversary
 //! against `verify`'s exact worst cases (a program that does not draw);
 //! probability 1 failing where an adversary can cycle, and on the
-//! command line.
+//! command line; a program whose processes choose (actions, binder
+//! members) and draw inside branches, with the central and distributed
+//! daemons' draws and rounds, against value iteration over a model built
+//! by hand.
 
 mod common;
 use common::markov::{assert_agrees, chain};
@@ -396,4 +399,197 @@ fn runs_average_what_is_expected() {
         }
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Choices, binders and draws in branches: on a chain, a process with
+/// `t == 2` beside another `2` calms down by either neighbour's rule, a
+/// coin choosing between the neighbour's id modulo 3 and 0 (the two
+/// neighbours' differ, so the choice matters); otherwise a
+/// process drifts down by one, or, at 0 beside a 2, wakes to a coin.
+const CALMING: &str = "var t: 0..2 = 2
+process {
+    calm for q in nbrs :: t == 2 and q.t == 2 -> if random(bool) { t := q.id mod 3 } else { t := 0 }
+    drift priority 1 :: t > 0 -> t := t - 1
+    wake priority 1 for q in nbrs :: t == 0 and q.t == 2 -> t := random(0..1)
+}
+legitimate: forall(p in procs : p.t == 0)
+";
+
+/// [`CALMING`] by hand on a chain of `n`: state `s` holds process i's `t`
+/// as its base-3 digit i. Each process's moves, as lists of (probability,
+/// value): `calm` once per neighbour with a 2 (neighbours in increasing
+/// order), else `drift` or `wake` once per such neighbour; `first` keeps
+/// the first move only.
+fn calming_moves(n: usize, s: usize, p: usize, first: bool) -> Vec<Vec<(f64, usize)>> {
+    let t = |i: usize| s / 3usize.pow(i as u32) % 3;
+    let nbrs: Vec<usize> = [p.wrapping_sub(1), p + 1]
+        .into_iter()
+        .filter(|&q| q < n)
+        .collect();
+    let twos: Vec<usize> = nbrs.into_iter().filter(|&q| t(q) == 2).collect();
+    let mut moves: Vec<Vec<(f64, usize)>> = match t(p) {
+        2 if !twos.is_empty() => twos.iter().map(|&q| vec![(0.5, q % 3), (0.5, 0)]).collect(),
+        0 => twos.iter().map(|_| vec![(0.5, 0), (0.5, 1)]).collect(),
+        v => vec![vec![(1.0, v - 1)]],
+    };
+    if first {
+        moves.truncate(1);
+    }
+    moves
+}
+
+/// What is counted to legitimacy.
+#[derive(Clone, Copy, Debug)]
+enum Measure {
+    Steps,
+    Moves,
+    Rounds,
+}
+
+/// The expected steps, moves or rounds (`measure`) from each state of
+/// [`CALMING`] on a chain of `n`, by value iteration over states and the
+/// processes a round still owes (`None`: the next step begins a round),
+/// the choices made to be slowest; `distributed` draws movers as runs do
+/// (each enabled process with probability 1/2, one uniformly if none),
+/// else one enabled process uniformly.
+fn calming_by_hand(n: usize, distributed: bool, first: bool, measure: Measure) -> Vec<f64> {
+    let states = 3usize.pow(n as u32);
+    let moves = |s: usize, p: usize| calming_moves(n, s, p, first);
+    let enabled = |s: usize| -> u32 {
+        (0..n)
+            .filter(|&p| !moves(s, p).is_empty())
+            .fold(0, |m, p| m | 1 << p)
+    };
+    let outcomes = |s: usize| -> Vec<(f64, u32)> {
+        let on = enabled(s);
+        let k = on.count_ones() as i32;
+        if !distributed {
+            return (0..n)
+                .filter(|p| on >> p & 1 == 1)
+                .map(|p| (1.0 / k as f64, 1 << p))
+                .collect();
+        }
+        (1..=on)
+            .filter(|set| set & !on == 0)
+            .map(|set: u32| {
+                let one = if set.count_ones() == 1 {
+                    1.0 / k as f64
+                } else {
+                    0.0
+                };
+                (0.5f64.powi(k) * (1.0 + one), set)
+            })
+            .collect()
+    };
+    // Each joint choice of the movers: its successors with their probabilities.
+    let joint = |s: usize, set: u32| -> Vec<Vec<(f64, usize)>> {
+        let mut all = vec![vec![(1.0, s)]];
+        for p in (0..n).filter(|p| set >> p & 1 == 1) {
+            let place = 3usize.pow(p as u32);
+            let digit = s / place % 3;
+            all = all
+                .iter()
+                .flat_map(|partial| {
+                    moves(s, p).into_iter().map(move |m| {
+                        partial
+                            .iter()
+                            .flat_map(|&(q, r)| {
+                                m.iter()
+                                    .map(move |&(w, v)| (q * w, r - digit * place + v * place))
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+        }
+        all
+    };
+    let mut value: std::collections::HashMap<(usize, Option<u32>), f64> = Default::default();
+    loop {
+        let mut change: f64 = 0.0;
+        for s in (0..states).filter(|&s| enabled(s) != 0) {
+            let owing: Vec<Option<u32>> = match measure {
+                Measure::Steps | Measure::Moves => vec![None],
+                _ => std::iter::once(None)
+                    .chain((1..=enabled(s)).filter(|o| o & !enabled(s) == 0).map(Some))
+                    .collect(),
+            };
+            for owed in owing {
+                let owes = owed.unwrap_or(enabled(s));
+                let mut v = 0.0;
+                for (weight, set) in outcomes(s) {
+                    let paid = match measure {
+                        Measure::Steps => 1.0,
+                        Measure::Moves => set.count_ones() as f64,
+                        Measure::Rounds => f64::from(u8::from(owed.is_none())),
+                    };
+                    let after = |r: usize| match measure {
+                        Measure::Steps | Measure::Moves => {
+                            value.get(&(r, None)).copied().unwrap_or(0.0)
+                        }
+                        _ => {
+                            let left = owes & !set & enabled(r);
+                            value
+                                .get(&(r, (left != 0).then_some(left)))
+                                .copied()
+                                .unwrap_or(0.0)
+                        }
+                    };
+                    let slowest = joint(s, set)
+                        .iter()
+                        .map(|to| paid + to.iter().map(|&(w, r)| w * after(r)).sum::<f64>())
+                        .fold(0.0, f64::max);
+                    v += weight * slowest;
+                }
+                let old = value.insert((s, owed), v).unwrap_or(0.0);
+                change = change.max((v - old).abs() / v.max(1e-300));
+            }
+        }
+        if change < 1e-13 {
+            break;
+        }
+    }
+    (0..states)
+        .map(|s| value.get(&(s, None)).copied().unwrap_or(0.0))
+        .collect()
+}
+
+#[test]
+fn choices_binders_and_draws_in_branches_agree_with_a_model_by_hand() {
+    for n in [3, 4] {
+        let inst = instance(CALMING, &format!("chain:{n}"), &[]);
+        for (daemon, distributed) in [(Daemon::Central, false), (Daemon::Distributed, true)] {
+            for (choices, first) in [(Choices::Every, false), (Choices::First, true)] {
+                let every = Starts::Every(inst.space());
+                let movers = Movers::AsRuns(daemon.clone());
+                let model = expected::build(&inst, every, &movers, choices, 1 << 20, None).unwrap();
+                assert!(expected::no_sure_arrival(&model).is_none());
+                let steps = expected::expected(&model, Cost::Steps, None).unwrap();
+                let moves = expected::expected(&model, Cost::Moves, None).unwrap();
+                let rounds = expected::expected_rounds(&model, n, 1 << 20, None).unwrap();
+                for (measure, found) in [
+                    (Measure::Steps, &steps.values),
+                    (Measure::Moves, &moves.values),
+                    (Measure::Rounds, &rounds.values),
+                ] {
+                    let by_hand = calming_by_hand(n, distributed, first, measure);
+                    // The slowest choice is not always the first.
+                    let other = calming_by_hand(n, distributed, !first, measure);
+                    assert!(by_hand
+                        .iter()
+                        .zip(&other)
+                        .any(|(a, b)| (a - b).abs() > 1e-3));
+                    for (cfg, v) in model.configs.iter().zip(found) {
+                        let s = cfg.rows.iter().rev().fold(0, |s, &t| s * 3 + t as usize);
+                        let want = by_hand[s];
+                        assert!(
+                            (v - want).abs() <= 1e-9 * want.max(1.0),
+                            "chain of {n}, {daemon:?}, {choices:?}, {measure:?}, {:?}: {v} against {want}",
+                            cfg.rows
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

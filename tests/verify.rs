@@ -6,7 +6,7 @@
 //! properties hold.
 
 mod common;
-use common::instance;
+use common::{every_step as naive_steps, instance, Step};
 use guarded::load::Instance;
 use guarded::runtime::daemon::Daemon;
 use guarded::state::Config;
@@ -34,57 +34,6 @@ enum Naive {
 
 /// No run from a configuration counts: every way on raises a runtime error.
 const NO_RUN: u64 = u64::MAX;
-
-/// A step: where it leads (`None`: it raises a runtime error), its movers
-/// as bits, how many move.
-type Step = (Option<usize>, u64, u64);
-
-/// Every step `daemon` allows from `cfg`: every move set, each mover with
-/// each of its moves, by plain recursion over their product; `index`
-/// numbers the configurations.
-fn naive_steps(
-    inst: &Instance,
-    rel: &mut guarded::runtime::step::StepRelation,
-    cfg: &Config,
-    daemon: &Daemon,
-    index: &mut dyn FnMut(Config) -> usize,
-) -> Vec<Step> {
-    use guarded::runtime::step::Move;
-    fn product(options: &[Vec<Move>], chosen: &mut Vec<Move>, each: &mut dyn FnMut(&[Move])) {
-        match options.split_first() {
-            None => each(chosen),
-            Some((first, rest)) => {
-                for m in first {
-                    chosen.push(m.clone());
-                    product(rest, chosen, each);
-                    chosen.pop();
-                }
-            }
-        }
-    }
-    let enabled = rel.enabled(cfg).unwrap();
-    let mut steps = Vec::new();
-    for set in daemon.move_sets(&enabled, inst.topology(), 0) {
-        let options: Vec<Vec<Move>> = set
-            .iter()
-            .map(|&p| {
-                let mut mine = Vec::new();
-                rel.moves_into(cfg, p as usize, true, &mut mine).unwrap();
-                mine
-            })
-            .collect();
-        let mut each = |moves: &[Move]| steps.push(moves.to_vec());
-        product(&options, &mut Vec::new(), &mut each);
-    }
-    steps
-        .into_iter()
-        .map(|moves| {
-            let bits = moves.iter().fold(0, |m, mv| m | 1u64 << mv.process);
-            let next = rel.successor_of(cfg, &moves).ok().map(&mut *index);
-            (next, bits, moves.len() as u64)
-        })
-        .collect()
-}
 
 /// Whether legitimacy is closed, whether some step raises a runtime
 /// error, and the verdict.

@@ -177,6 +177,45 @@ pub fn scratch(prefix: &str, name: &str) -> std::path::PathBuf {
     dir.join(name)
 }
 
+/// A step: where it leads (`None`: it raises a runtime error), its movers
+/// as bits, how many move.
+pub type Step = (Option<usize>, u64, u64);
+
+/// Every step `daemon` allows from `cfg`: every move set, each mover with
+/// each of its moves, by plain recursion over their product; `index`
+/// numbers the configurations. The naive explorers' successors.
+pub fn every_step(
+    inst: &guarded::load::Instance,
+    rel: &mut guarded::runtime::step::StepRelation,
+    cfg: &Config,
+    daemon: &guarded::runtime::daemon::Daemon,
+    index: &mut dyn FnMut(Config) -> usize,
+) -> Vec<Step> {
+    let enabled = rel.enabled(cfg).unwrap();
+    let mut steps = Vec::new();
+    for set in daemon.move_sets(&enabled, inst.topology(), 0) {
+        let options: Vec<Vec<guarded::runtime::step::Move>> = set
+            .iter()
+            .map(|&p| {
+                let mut mine = Vec::new();
+                rel.moves_into(cfg, p as usize, true, &mut mine).unwrap();
+                mine
+            })
+            .collect();
+        each_choice(&options, &mut Vec::new(), &mut |moves| {
+            steps.push(moves.to_vec())
+        });
+    }
+    steps
+        .into_iter()
+        .map(|moves| {
+            let bits = moves.iter().fold(0, |m, mv| m | 1u64 << mv.process);
+            let next = rel.successor_of(cfg, &moves).ok().map(&mut *index);
+            (next, bits, moves.len() as u64)
+        })
+        .collect()
+}
+
 /// Calls `each` with every step of one move from each list of `options`.
 fn each_choice(
     options: &[Vec<guarded::runtime::step::Move>],
