@@ -4,6 +4,7 @@
 use guarded::load::{simulate, Setup};
 use guarded::runtime::engine::{Daemon, Outcome, ScheduledStep, Simulation};
 use guarded::runtime::init::InitMode;
+use guarded::verify::{Explorer, Starts};
 
 fn sim(src: &str, topology: &str, daemon: Daemon, seed: u64) -> Simulation {
     let setup = Setup {
@@ -554,6 +555,44 @@ fn a_process_takes_its_oldest_message_whichever_action_takes_it() {
         got.push(s.value(1, "got").unwrap());
     }
     assert_eq!(got, vec![1, 1, 2]);
+}
+
+/// A step is a set of movers: messages sent in one step are stamped by
+/// sender number, however the movers were listed. Leaf 2 of a star becomes
+/// enabled a step before leaf 1 (so a synchronous run's enabled list holds
+/// 2 first), both send to the centre in step 4, and the centre takes the
+/// older: leaf 1's, under the synchronous daemon and under a schedule
+/// listing the senders either way round, as `verify` has it.
+#[test]
+fn messages_sent_in_one_step_are_stamped_by_sender_number() {
+    let src = "message ping\nchannel capacity 2\nvar got: -1..2 = -1\nvar phase: 0..2 = 0\n\
+        var st: 0..2 = 0\nvar sent: bool = false\n\
+        process where index == 0 {\n  inc :: phase < 2 -> phase := phase + 1\n\
+          take :: receive ping from q and got == -1 -> got := q.index\n}\n\
+        process where index != 0 {\n\
+          a :: st < index and exists(q in nbrs : q.phase >= 3 - index) -> st := st + 1\n\
+          b :: st == index and not sent -> sent := true; for r in nbrs { send ping to r }\n}\n";
+    let mut s = sim(src, "star:3", Daemon::Synchronous, 0);
+    while s.step().unwrap() == Outcome::Moved {}
+    assert_eq!(s.value(0, "got").unwrap(), 1);
+    for senders in [[1, 2], [2, 1]] {
+        let steps: [&[u32]; 5] = [&[0], &[0, 2], &[1, 2], &senders, &[0]];
+        let mut s = sim(src, "star:3", schedule(&steps), 0);
+        while s.step().unwrap() == Outcome::Moved {}
+        assert_eq!(s.value(0, "got").unwrap(), 1, "senders listed {senders:?}");
+    }
+    // `verify` from the declared start agrees: the centre never takes
+    // leaf 2's first.
+    let src = format!("{src}property first_from_1: always (0).got != 2\n");
+    let mut inst = load_on(&src, "star:3");
+    let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+    let (daemon, starts) = (
+        guarded::runtime::daemon::Daemon::Synchronous,
+        Starts::One(start),
+    );
+    let ex = Explorer::reachable(&inst, starts, &daemon, None).unwrap();
+    let verdict = ex.verify(&daemon).unwrap();
+    assert!(verdict.properties.iter().all(|v| v.holds));
 }
 
 /// Dijkstra's 4-state chain with `up` declared in the middle role: the
