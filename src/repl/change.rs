@@ -28,9 +28,9 @@ impl Session {
         let new = cells.into_values().expect("every slot was set");
         let result = self.sim.change_state(|s| s.copy_from_slice(&new));
         if let Err(e) = result {
-            let snap = self.undo.pop_back().expect("remembered above");
-            self.sim.restore(snap);
-            return Err(self.runtime_error(&e));
+            let error = self.runtime_error(&e);
+            self.undo(1)?;
+            return Err(error);
         }
         Ok(())
     }
@@ -69,9 +69,9 @@ impl Session {
         procs.truncate(k);
         procs.sort_unstable();
         if let Err(e) = self.sim.corrupt(&procs) {
-            let snap = self.undo.pop_back().expect("remembered above");
-            self.sim.restore(snap);
-            return Err(self.runtime_error(&e));
+            let error = self.runtime_error(&e);
+            self.undo(1)?;
+            return Err(error);
         }
         for p in procs {
             let _ = writeln!(out, "corrupted {p}: {}", self.row(p));
@@ -90,6 +90,7 @@ impl Session {
             let daemon = Daemon::parse(arg, &crate::load::read_file)?;
             daemon.check_processes(self.sim.n())?;
             daemon.check_time(self.sim.runs_in_ticks())?;
+            self.undo.switch_daemon(&daemon);
             self.sim.daemon = daemon;
         }
         let _ = writeln!(out, "daemon: {}", self.sim.daemon.name());

@@ -8,8 +8,9 @@ mod inspect;
 pub mod line;
 mod moving;
 mod stepper;
+mod undo;
 
-use stepper::{note_legitimacy, print_watches, remember, report_step, Stepper};
+use stepper::{note_legitimacy, print_watches, report_step, Stepper};
 
 use crate::check::{self, ir::Ty};
 use crate::compile::{self, GlobalFn};
@@ -139,7 +140,7 @@ pub struct Session {
     source: String,
     ast: ast::Program,
     initial: Snapshot,
-    undo: std::collections::VecDeque<Snapshot>,
+    undo: undo::Undo,
     watches: Vec<Watch>,
     breaks: Vec<Watch>,
     color: bool,
@@ -162,13 +163,14 @@ impl Session {
         source: String,
         color: bool,
     ) -> Self {
+        let undo = undo::Undo::new(&sim.daemon);
         Session {
             program,
             source,
             initial: sim.snapshot(),
             sim,
             ast,
-            undo: std::collections::VecDeque::new(),
+            undo,
             watches: Vec::new(),
             breaks: Vec::new(),
             color,
@@ -237,7 +239,15 @@ impl Session {
 
     fn remember(&mut self) {
         let keep = self.undo_capacity();
-        remember(&mut self.undo, keep, &self.sim);
+        self.undo.remember(keep, &self.sim);
+    }
+
+    /// Takes the simulation back `k` positions of the undo history (as
+    /// many as it holds at most), or says why a replay failed.
+    fn undo(&mut self, k: usize) -> Result<(), String> {
+        self.undo
+            .back(k, &mut self.sim)
+            .map_err(|e| self.runtime_error(&e))
     }
 
     /// Executes one line, appending its output to `out`.

@@ -35,6 +35,7 @@ impl Session {
         let mut stepper = Stepper {
             undo: &mut self.undo,
             keep,
+            remembered: false,
             watches: &self.watches,
             breaks: if is_run { &self.breaks } else { &[] },
             until,
@@ -60,7 +61,7 @@ impl Session {
         drop(stepper);
         match stop {
             Stop::Silent | Stop::ScheduleDone => {
-                self.undo.pop_back();
+                self.undo.forget_last();
                 out.push_str(if matches!(stop, Stop::Silent) {
                     "silent: no process is enabled\n"
                 } else {
@@ -69,9 +70,9 @@ impl Session {
                 Ok(())
             }
             Stop::Error(e) => {
-                let snap = self.undo.pop_back().expect("remembered before the step");
-                self.sim.restore(snap);
-                Err(self.runtime_error(&e))
+                let error = self.runtime_error(&e);
+                self.undo(1)?;
+                Err(error)
             }
             _ => failure.map_or(Ok(()), Err),
         }
@@ -136,9 +137,9 @@ impl Session {
                 Ok(())
             }
             Err(e) => {
-                let snap = self.undo.pop_back().expect("remembered above");
-                self.sim.restore(snap);
-                Err(self.runtime_error(&e))
+                let error = self.runtime_error(&e);
+                self.undo(1)?;
+                Err(error)
             }
         }
     }
@@ -289,12 +290,7 @@ impl Session {
                 self.undo.len()
             ));
         }
-        let snap = self
-            .undo
-            .drain(self.undo.len() - k..)
-            .next()
-            .expect("k >= 1");
-        self.sim.restore(snap);
+        self.undo(k)?;
         let now = self.sim.now();
         let _ = writeln!(
             out,

@@ -3,21 +3,14 @@
 //! a long `run`); `run` stops when its `until` holds, a breakpoint becomes
 //! true, or Ctrl-C is pressed.
 
+use super::undo::Undo;
 use super::{type_of, Watch, INTERRUPTED};
 use crate::compile::GlobalFn;
-use crate::runtime::engine::{Simulation, Snapshot};
+use crate::runtime::engine::Simulation;
 use crate::runtime::run::Observer;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
-
-/// Adds `sim`'s state to the undo history, dropping the oldest beyond `keep`.
-pub(super) fn remember(undo: &mut VecDeque<Snapshot>, keep: usize, sim: &Simulation) {
-    while undo.len() >= keep {
-        undo.pop_front();
-    }
-    undo.push_back(sim.snapshot());
-}
 
 /// One step's moves, then the watches.
 pub(super) fn report_step(sim: &Simulation, watches: &[Watch], out: &mut String) {
@@ -65,9 +58,12 @@ fn breaks_now(sim: &Simulation, breaks: &[Watch]) -> Vec<bool> {
 
 /// The observer of the REPL's `step` and `run`.
 pub(super) struct Stepper<'a> {
-    pub(super) undo: &'a mut VecDeque<Snapshot>,
+    pub(super) undo: &'a mut Undo,
     /// How many snapshots the history keeps.
     pub(super) keep: usize,
+    /// Whether a state was remembered yet: each after it is one daemon
+    /// step on from the one before.
+    pub(super) remembered: bool,
     pub(super) watches: &'a [Watch],
     pub(super) breaks: &'a [Watch],
     pub(super) until: Option<&'a (String, GlobalFn, usize)>,
@@ -134,7 +130,12 @@ impl Observer for Stepper<'_> {
         }
         self.quiet.clear();
         self.breaks_before = breaks_now(sim, self.breaks);
-        remember(self.undo, self.keep, sim);
+        if self.remembered {
+            self.undo.remember_step(self.keep, sim);
+        } else {
+            self.undo.remember(self.keep, sim);
+            self.remembered = true;
+        }
         true
     }
 

@@ -154,12 +154,10 @@ pub(crate) fn evaluate<'m>(
         }
     }
     if code.has_effects {
-        // A step is a set of movers: the messages it sends are stamped by
-        // sender number, whatever order the daemon drew or a schedule
-        // listed the movers in (a run's enabled list is in no order), so
-        // that which is older, where two meet at one receiver, is the
-        // same in every run and in `verify`. A stable sort keeps each
-        // sender's in the order its statement sent them.
+        // A step is a set of movers: its messages are stamped by sender
+        // number (stably: a sender's in its statement's order), whatever
+        // order a daemon drew the movers in (a run's enabled list is in
+        // no order) or a schedule lists them, as `verify` has them.
         if !buf.sends.is_sorted_by_key(|s| s.0) {
             buf.sends.sort_by_key(|s| s.0);
         }
