@@ -402,10 +402,11 @@ fn runs_average_what_is_expected() {
 }
 
 /// Choices, binders and draws in branches: on a chain, a process with
-/// `t == 2` beside another `2` calms down by either neighbour's rule, a
-/// coin choosing between the neighbour's id modulo 3 and 0 (the two
-/// neighbours' differ, so the choice matters); otherwise a
-/// process drifts down by one, or, at 0 beside a 2, wakes to a coin.
+/// `t == 2` beside another `2` calms down for either such neighbour (a
+/// binder member each), a coin choosing between that neighbour's id modulo
+/// 3 and 0 (the two neighbours' differ, so which member runs matters);
+/// otherwise a process drifts down by one, or, at 0 beside a 2, wakes to a
+/// coin.
 const CALMING: &str = "var t: 0..2 = 2
 process {
     calm for q in nbrs :: t == 2 and q.t == 2 -> if random(bool) { t := q.id mod 3 } else { t := 0 }

@@ -17,9 +17,9 @@ use guarded::state::Config;
 use guarded::verify::{Explorer, Fairness};
 use std::collections::HashMap;
 
-/// Three overlapping actions on a ring, so that a process may choose, one
-/// of them only where no other is enabled, and a process that the others
-/// can keep from moving.
+/// Two overlapping actions of one priority on a ring (a process may
+/// choose), and two less urgent ones that run only where no more urgent
+/// one is enabled, so that a process may be kept from moving.
 const PROGRAM: &str = "var x: 0..2 = 0
 process {
     inc :: x < 2 and left.x != 1 -> x := x + 1
@@ -324,8 +324,9 @@ fn leads_to_agrees_with_a_naive_fair_cycle_search() {
             }
         }
     }
-    // The program is one where the verdicts differ: by property, and for
-    // one property by the fairness assumed.
+    // The verdicts of most properties differ from one instance, daemon
+    // and fairness to another: the reference is not compared with
+    // constants.
     let mixed = |name: &str| {
         let seen = &verdicts_seen[name];
         seen.contains(&true) && seen.contains(&false)
