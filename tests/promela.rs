@@ -8,7 +8,7 @@
 
 mod common;
 use common::guarded;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A directory of its own for each model (SPIN writes pan.c where it runs).
@@ -17,6 +17,13 @@ fn workdir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// Writes the program `text` as `dir/name`; its path.
+fn program_file(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
 }
 
 fn have_spin() -> bool {
@@ -117,6 +124,22 @@ fn reached(args: &[&str]) -> u64 {
         .unwrap_or_else(|| panic!("no count in {out}"))
 }
 
+/// SPIN's safety run of `args`' model (`name`) finds no error and stores
+/// exactly the configurations `verify` reaches from their start, plus the
+/// state before it: how many `verify` reaches, and SPIN's verdict.
+fn spin_stores_what_verify_reaches(name: &str, args: &[&str]) -> (u64, Verdict) {
+    let reached = reached(args);
+    let v = spin(name, args, false);
+    assert_eq!(v.errors, 0, "{name}:\n{}", v.report);
+    assert_eq!(
+        v.stored,
+        reached + 1,
+        "{name}: SPIN stores the state before the start too\n{}",
+        v.report
+    );
+    (reached, v)
+}
+
 /// `verify` fails on `args`' instance saying `verify_says`, and SPIN's
 /// safety run of its model reports `spin_says`.
 fn both_fail(name: &str, args: &[&str], verify_says: &str, spin_says: &str) {
@@ -176,17 +199,11 @@ fn spin_reaches_what_verify_reaches_in_arbitration() {
             "--daemon",
             "central",
         ];
-        let reached = reached(&instance);
         // Safety: Q0-Q2 and no two neighbours eating (assertions), no
         // deadlock (invalid end states), every value in its domain.
-        let v = spin(&format!("arbitration-{topology}"), &instance, false);
-        assert_eq!(v.errors, 0, "{topology}:\n{}", v.report);
+        let name = format!("arbitration-{topology}");
+        let (_, v) = spin_stores_what_verify_reaches(&name, &instance);
         assert!(v.report.contains("invalid end states\t+"), "{}", v.report);
-        assert_eq!(
-            v.stored,
-            reached + 1,
-            "{topology}: SPIN stores the state before the start too"
-        );
     }
 }
 
@@ -199,13 +216,12 @@ fn spin_agrees_on_every_choice_and_on_the_first() {
         return;
     }
     let dir = workdir("choices");
-    let both = dir.join("both.gc");
-    std::fs::write(
-        &both,
+    let both = program_file(
+        &dir,
+        "both.gc",
         "var x: 0..1 = 0\nprocess {\n    b :: x == 0 -> x := 1\n    c :: x == 0 -> x := 0\n}\nlegitimate: forall(p in procs : p.x == 1)\n",
-    )
-    .unwrap();
-    let both = both.to_str().unwrap();
+    );
+    let both = both.as_str();
     for (program, topology) in [(both, "ring:3"), ("programs/matching.gc", "ring:4")] {
         for choice in ["every", "first"] {
             let instance = [
@@ -251,9 +267,8 @@ fn spin_agrees_under_the_distributed_and_locally_central_daemons() {
         return;
     }
     let dir = workdir("several-movers");
-    let oldest = dir.join("oldest.gc");
-    std::fs::write(&oldest, OLDEST_FIRST).unwrap();
-    let oldest = oldest.to_str().unwrap();
+    let oldest = program_file(&dir, "oldest.gc", OLDEST_FIRST);
+    let oldest = oldest.as_str();
     let election = "tests/golden/programs/chang_roberts.gc";
     for (program, topology, daemon, choice, reached) in [
         (election, "ring:3", "distributed", "every", 38),
@@ -273,16 +288,9 @@ fn spin_agrees_under_the_distributed_and_locally_central_daemons() {
             "--from",
             "declared",
         ];
-        let (code, out) = verify(&instance);
-        assert_eq!(code, 0, "{out}");
-        assert!(
-            out.contains(&format!("{reached} configurations reached")),
-            "{out}"
-        );
         let name = format!("several-{}-{topology}-{daemon}", program.len());
-        let v = spin(&name, &instance, false);
-        assert_eq!(v.errors, 0, "{}", v.report);
-        assert_eq!(v.stored, reached + 1, "{}", v.report);
+        let (found, _) = spin_stores_what_verify_reaches(&name, &instance);
+        assert_eq!(found, reached, "{name}");
     }
     for (daemon, converges) in [("distributed", false), ("locally-central", true)] {
         let instance = [
@@ -307,11 +315,7 @@ fn spin_finds_a_broken_invariant_and_a_value_out_of_its_domain() {
         return;
     }
     let dir = workdir("broken");
-    let write = |name: &str, text: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    };
+    let write = |name: &str, text: &str| program_file(&dir, name, text);
     let invariant = write("inv.gc", "var x: 0..5 = 0\nprocess { up :: x < left.x + 1 and x < 5 -> x := x + 1 }\ninvariant small: forall(p in procs : p.x < 3)\n");
     let v = spin("inv", &[&invariant, "--topology", "ring:3"], false);
     assert_eq!(v.errors, 1, "{}", v.report);
@@ -370,9 +374,8 @@ fn spin_reaches_what_verify_reaches_with_messages() {
         return;
     }
     let dir = workdir("messages-program");
-    let oldest = dir.join("oldest.gc");
-    std::fs::write(&oldest, OLDEST_FIRST).unwrap();
-    let oldest = oldest.to_str().unwrap();
+    let oldest = program_file(&dir, "oldest.gc", OLDEST_FIRST);
+    let oldest = oldest.as_str();
     let election = "tests/golden/programs/chang_roberts.gc";
     // The synchronous step is one deterministic `d_step` to SPIN: there
     // each process takes its first move.
@@ -402,13 +405,7 @@ fn spin_reaches_what_verify_reaches_with_messages() {
             choice,
         ];
         let name = format!("messages-{}-{topology}-{daemon}-{choice}", program.len());
-        let v = spin(&name, &instance, false);
-        assert_eq!(v.errors, 0, "{program} {topology}:\n{}", v.report);
-        assert_eq!(
-            v.stored,
-            reached(&instance) + 1,
-            "{program} {topology} {choice}: SPIN stores the state before the start too"
-        );
+        spin_stores_what_verify_reaches(&name, &instance);
     }
     let v = spin(
         "messages-election-ltl",
@@ -417,10 +414,12 @@ fn spin_reaches_what_verify_reaches_with_messages() {
     );
     assert_eq!(v.errors, 0, "the election converges:\n{}", v.report);
     // Room for one message a channel: a send to a full one.
-    let full = dir.join("full.gc");
-    std::fs::write(&full, OLDEST_FIRST.replace("capacity 3", "capacity 1")).unwrap();
-    let full = full.to_str().unwrap();
-    let instance = [full, "-t", "ring:3", "--from", "declared"];
+    let full = program_file(
+        &dir,
+        "full.gc",
+        &OLDEST_FIRST.replace("capacity 3", "capacity 1"),
+    );
+    let instance = [full.as_str(), "-t", "ring:3", "--from", "declared"];
     both_fail("messages-full", &instance, "is full", "assertion violated");
 }
 
@@ -448,15 +447,8 @@ fn spin_agrees_on_ssle() {
     ];
     for (topology, reached) in [("chain:3", 166_770), ("ring:3", 375_438)] {
         let instance = [&["programs/ssle.gc", "--topology", topology][..], &bounded].concat();
-        let (code, out) = verify(&instance);
-        assert_eq!(code, 0, "{out}");
-        assert!(
-            out.contains(&format!("{reached} configurations reached")),
-            "{out}"
-        );
-        let v = spin(&format!("ssle-{topology}"), &instance, false);
-        assert_eq!(v.errors, 0, "{topology}:\n{}", v.report);
-        assert_eq!(v.stored, reached + 1, "{topology}:\n{}", v.report);
+        let (found, _) = spin_stores_what_verify_reaches(&format!("ssle-{topology}"), &instance);
+        assert_eq!(found, reached, "{topology}");
     }
     let instance = [&["programs/ssle.gc", "--topology", "chain:3"][..], &bounded].concat();
     let v = spin("ssle-chain-ltl", &instance, true);
@@ -494,16 +486,12 @@ fn spin_agrees_on_ssle() {
             "invalid array index",
         ),
     ] {
-        let program = dir.join(format!("{name}.gc"));
-        std::fs::write(
-            &program,
-            format!(
-                "topology chain:3\nvar p: node = self\nvar x: 0..3 = 0\n\
-                 process {{ pick :: x < 2 -> {statement} }}\n"
-            ),
-        )
-        .unwrap();
-        let instance = [program.to_str().unwrap(), "--from", "declared"];
+        let text = format!(
+            "topology chain:3\nvar p: node = self\nvar x: 0..3 = 0\n\
+             process {{ pick :: x < 2 -> {statement} }}\n"
+        );
+        let program = program_file(&dir, &format!("{name}.gc"), &text);
+        let instance = [program.as_str(), "--from", "declared"];
         let name = format!("empty-{name}");
         both_fail(&name, &instance, "no member to choose from", says);
     }
@@ -521,16 +509,15 @@ fn spin_agrees_on_edge_variables_under_the_synchronous_daemon() {
         return;
     }
     let dir = workdir("edges-program");
-    let edges = dir.join("edges.gc");
-    std::fs::write(
-        &edges,
+    let edges = program_file(
+        &dir,
+        "edges.gc",
         "edge var m: 0..3 = 0\nvar c: 0..3 = 0\nprocess {\n\
          up for q in nbrs :: q.index > index and edge(q).m < 3 and c < 3 -> edge(q).m := edge(q).m + 1; c := edge(q).m\n\
          down for q in nbrs :: q.index < index and edge(q).m > c -> c := edge(q).m\n}\n\
          legitimate: forall(p in procs : not enabled(p))\n",
-    )
-    .unwrap();
-    let edges = edges.to_str().unwrap();
+    );
+    let edges = edges.as_str();
     let synchronous = ["--daemon", "synchronous", "--choice", "first"];
     for (topology, configurations) in [("ring:3", 4096), ("star:4", 16384)] {
         let instance = [
@@ -563,20 +550,13 @@ fn spin_agrees_on_edge_variables_under_the_synchronous_daemon() {
         let v = spin(&format!("edges-{topology}-start"), &instance, false);
         assert_eq!(v.stored, 6, "{}", v.report);
     }
-    let clash = dir.join("clash.gc");
-    std::fs::write(
-        &clash,
+    let clash = program_file(
+        &dir,
+        "clash.gc",
         "edge var m: 0..1 = 0\nprocess { set for q in nbrs :: edge(q).m == 0 -> edge(q).m := 1 }\n",
-    )
-    .unwrap();
+    );
     let clash = [
-        &[
-            clash.to_str().unwrap(),
-            "-t",
-            "ring:3",
-            "--from",
-            "declared",
-        ][..],
+        &[clash.as_str(), "-t", "ring:3", "--from", "declared"][..],
         &synchronous,
     ]
     .concat();
@@ -604,11 +584,7 @@ fn spin_agrees_on_edge_variables_under_the_synchronous_daemon() {
 #[test]
 fn what_cannot_be_translated_is_refused_with_the_reason() {
     let dir = workdir("refused");
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_string_lossy().into_owned()
-    };
+    let write = |name: &str, text: &str| program_file(&dir, name, text);
     // A choice among integers that may leave none; a per-neighbour value
     // at a neighbour a variable names.
     let range = write(
@@ -697,15 +673,14 @@ fn implications_of_negations_and_guarded_missing_neighbours_translate() {
     // `not P => Q` was written `!!(…)`, which SPIN rejects; `left` read
     // where `index > 0` guards it was refused at process 0 of a chain.
     let dir = workdir("guarded-left");
-    let program = dir.join("guarded_left.gc");
-    std::fs::write(
-        &program,
+    let program = program_file(
+        &dir,
+        "guarded_left.gc",
         "topology chain:4\nvar x: 0..1 = 0\nprocess {\n    copy :: index > 0 and x != left.x -> x := left.x\n    \
          flip :: not (index > 0) => x == 0 -> x := 1\n}\nlegitimate: forall(p in procs : p.x == 1)\n\
          invariant ones_stay: forall(p in procs : not (p.x == 0) => p.x == 1)\n",
-    )
-    .unwrap();
-    let program = program.to_str().unwrap();
+    );
+    let program = program.as_str();
     for daemon in ["central", "synchronous"] {
         let instance = [program, "--daemon", daemon, "--choice", "first"];
         let (code, out) = verify(&instance);
@@ -715,13 +690,12 @@ fn implications_of_negations_and_guarded_missing_neighbours_translate() {
         assert_eq!(safety.errors, 0, "{daemon}: {}", safety.report);
     }
     // Unguarded, the read is refused, and the message says which.
-    let unguarded = dir.join("unguarded.gc");
-    std::fs::write(
-        &unguarded,
+    let unguarded = program_file(
+        &dir,
+        "unguarded.gc",
         "topology chain:3\nvar x: 0..1 = 0\nprocess {\n    copy :: x != left.x -> x := left.x\n}\n",
-    )
-    .unwrap();
-    let (code, _, err) = guarded(&["export", "promela", unguarded.to_str().unwrap()]);
+    );
+    let (code, _, err) = guarded(&["export", "promela", &unguarded]);
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("`left` of process 0, which has none where it is read"),
@@ -740,15 +714,14 @@ fn spin_reaches_what_verify_reaches_from_the_arbitrary_starts() {
         return;
     }
     let dir = workdir("arbitrary-program");
-    let program = dir.join("grow.gc");
-    std::fs::write(
-        &program,
+    let program = program_file(
+        &dir,
+        "grow.gc",
         "topology chain:3\nvar x: 0..3 random 0..1\n\
          process { up :: x < 3 and exists(q in nbrs : q.x >= x) -> x := x + 1 }\n\
          legitimate: forall(p in procs : p.x == 3)\n",
-    )
-    .unwrap();
-    let program = program.to_str().unwrap();
+    );
+    let program = program.as_str();
     let reached = |from: &str| -> u64 {
         let (code, out) = verify(&[program, "--from", from, "--daemon", "central"]);
         assert_eq!(code, 0, "{out}");
