@@ -3,7 +3,9 @@
 //! of steps (within a stretch, to its snapshot, across stretches, across a
 //! change of daemon, a `set` or a run that ended silent) must land where a
 //! fresh session that took only the steps kept lands, the random generator
-//! included: the next steps are the same too.
+//! included: the next steps are the same too. A long `run` prints its last
+//! 20 steps by going back over them and taking them again, so those must be
+//! the steps `step` prints, however the run stopped.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -90,4 +92,69 @@ fn back_after_a_long_run_lands_where_the_steps_kept_lead() {
         silent,
         "run 8\n",
     );
+}
+
+/// The last steps a long `run` prints (after `setup`) are the ones `step`
+/// prints for them, watches and notes included, and the line before them
+/// counts the steps not shown.
+fn run_prints_its_last_steps(program: &str, topology: &str, daemon: &str, setup: &str, run: &str) {
+    let ran = after_marker(program, topology, daemon, setup, run);
+    let mut lines = ran.lines().peekable();
+    // "... N earlier steps not shown", unless the run took 20 steps.
+    let hidden: u64 = match lines.peek().and_then(|l| l.strip_prefix("... ")) {
+        Some(rest) => {
+            let n = rest.split(' ').next().and_then(|n| n.parse().ok());
+            lines.next();
+            n.unwrap_or_else(|| panic!("{program} {daemon} `{run}`: {ran}"))
+        }
+        None => 0,
+    };
+    // The steps end where the line saying why the run stopped begins.
+    let ends = ["ran ", "`", "breakpoint ", "silent:", "guarded::"];
+    let shown: Vec<&str> = lines
+        .take_while(|l| !ends.iter().any(|e| l.starts_with(e)))
+        .collect();
+    let steps = shown.iter().filter(|l| l.starts_with("step ")).count();
+    assert_eq!(steps, 20, "{program} {daemon} `{run}`: {ran}");
+    let stepped = after_marker(
+        program,
+        topology,
+        daemon,
+        &format!("{setup}run {hidden}\n"),
+        &format!("step {steps}\n"),
+    );
+    assert_eq!(
+        shown.join("\n") + "\n",
+        stepped,
+        "{program} {topology} {daemon}: `{run}` against `run {hidden}` and `step {steps}`"
+    );
+}
+
+#[test]
+fn a_long_run_prints_the_steps_step_would_print() {
+    let watch = "watch count(p in procs : p.x)\n";
+    let dir = std::env::temp_dir().join(format!("guarded_repl_run_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Counters that overflow (a runtime error ends the run) or stop (silent).
+    let overflows = dir.join("overflows.gc");
+    let program = "var x: 0..40 = 0\nprocess { up :: true -> x := x + 1 }\n";
+    std::fs::write(&overflows, program).unwrap();
+    let stops = dir.join("stops.gc");
+    std::fs::write(&stops, program.replace("true", "x < 40")).unwrap();
+    let (overflows, stops) = (overflows.to_str().unwrap(), stops.to_str().unwrap());
+    // From zero, so that every daemon takes more than 20 steps.
+    let zeros = format!("{watch}set 0.x = 0\nset 1.x = 0\nset 2.x = 0\nset 3.x = 0\n");
+    for daemon in ["central", "distributed", "locally-central", "synchronous"] {
+        run_prints_its_last_steps(HERMAN, "uring:11", daemon, watch, "run 100\n");
+        let until = "run 1000 until count(p in procs : p.x) == 1\n";
+        run_prints_its_last_steps(HERMAN, "uring:11", daemon, watch, until);
+        // Stopped where legitimacy begins, which the last step notes.
+        let legitimate = "run 1000 until count(p in procs : token(p)) == 1\n";
+        run_prints_its_last_steps(HERMAN, "uring:11", daemon, watch, legitimate);
+        let breaks = format!("{watch}break count(p in procs : p.x) == 0\n");
+        run_prints_its_last_steps(HERMAN, "uring:11", daemon, &breaks, "run 1000\n");
+        run_prints_its_last_steps(overflows, "ring:4", daemon, &zeros, "run 1000\n");
+        run_prints_its_last_steps(stops, "ring:4", daemon, &zeros, "run 1000\n");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

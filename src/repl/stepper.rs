@@ -1,14 +1,14 @@
 //! How the REPL's `step` and `run` watch the run loop: each step is
 //! remembered for `back` and printed with the watches (only the last 20 of
-//! a long `run`); `run` stops when its `until` holds, a breakpoint becomes
-//! true, or Ctrl-C is pressed.
+//! a long `run`, printed once it stops: see [`Session::run_steps`]); `run`
+//! stops when its `until` holds, a breakpoint becomes true, or Ctrl-C is
+//! pressed.
 
 use super::undo::Undo;
 use super::{type_of, Watch, INTERRUPTED};
 use crate::compile::GlobalFn;
 use crate::runtime::engine::Simulation;
 use crate::runtime::run::Observer;
-use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
@@ -69,17 +69,15 @@ pub(super) struct Stepper<'a> {
     pub(super) until: Option<&'a (String, GlobalFn, usize)>,
     /// Whether Ctrl-C stops it.
     pub(super) interruptible: bool,
-    /// Whether every step is printed, or only the last [`SHOWN`].
+    /// Whether every step is printed as it is taken; if not, the last
+    /// [`SHOWN`] are printed once the run stops.
     pub(super) print_all: bool,
-    /// The last steps' reports, when not every step is printed.
-    pub(super) recent: VecDeque<String>,
-    /// Steps whose reports were dropped from `recent`.
-    pub(super) hidden: u64,
     /// Steps taken so far.
     pub(super) taken: u64,
     pub(super) out: &'a mut String,
-    /// The step being printed.
-    pub(super) quiet: String,
+    /// Why the run stopped (`until`, a breakpoint, Ctrl-C), printed after
+    /// the steps.
+    pub(super) stopped_by: Option<String>,
     pub(super) breaks_before: Vec<bool>,
     /// Why the run cannot go on (an `until` that cannot be evaluated).
     pub(super) failure: Option<String>,
@@ -87,25 +85,6 @@ pub(super) struct Stepper<'a> {
 
 /// Steps a long `run` prints: the last ones.
 pub(super) const SHOWN: usize = 20;
-
-impl Stepper<'_> {
-    /// Prints the last steps kept back, after a line saying how many
-    /// earlier ones are not shown.
-    pub(super) fn flush(&mut self) {
-        if self.hidden > 0 {
-            let _ = writeln!(
-                self.out,
-                "... {} earlier step{} not shown",
-                self.hidden,
-                if self.hidden == 1 { "" } else { "s" }
-            );
-            self.hidden = 0;
-        }
-        for r in self.recent.drain(..) {
-            self.out.push_str(&r);
-        }
-    }
-}
 
 impl Observer for Stepper<'_> {
     fn before_step(&mut self, sim: &Simulation) -> bool {
@@ -117,18 +96,15 @@ impl Observer for Stepper<'_> {
                 }
                 Ok(0) => {}
                 Ok(_) => {
-                    self.flush();
-                    let _ = writeln!(self.out, "`{text}` holds");
+                    self.stopped_by = Some(format!("`{text}` holds\n"));
                     return false;
                 }
             }
         }
         if self.interruptible && INTERRUPTED.swap(false, Ordering::SeqCst) {
-            self.flush();
-            self.out.push_str("interrupted\n");
+            self.stopped_by = Some("interrupted\n".into());
             return false;
         }
-        self.quiet.clear();
         self.breaks_before = breaks_now(sim, self.breaks);
         if self.remembered {
             self.undo.remember_step(self.keep, sim);
@@ -140,27 +116,18 @@ impl Observer for Stepper<'_> {
     }
 
     fn after_step(&mut self, sim: &Simulation) -> bool {
-        report_step(sim, self.watches, &mut self.quiet);
-        note_legitimacy(sim, &mut self.quiet);
         if self.print_all {
-            self.out.push_str(&self.quiet);
-        } else {
-            self.recent.push_back(std::mem::take(&mut self.quiet));
-            if self.recent.len() > SHOWN {
-                self.recent.pop_front();
-                self.hidden += 1;
-            }
+            report_step(sim, self.watches, self.out);
+            note_legitimacy(sim, self.out);
         }
         self.taken += 1;
         let after = breaks_now(sim, self.breaks);
         if let Some(i) = (0..after.len()).find(|&i| after[i] && !self.breaks_before[i]) {
-            self.flush();
-            let _ = writeln!(
-                self.out,
-                "breakpoint {} hit: `{}`",
+            self.stopped_by = Some(format!(
+                "breakpoint {} hit: `{}`\n",
                 i + 1,
                 self.breaks[i].text
-            );
+            ));
             return false;
         }
         true
