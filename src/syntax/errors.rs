@@ -144,14 +144,53 @@ fn property_rule_name(rule: &Rule) -> &'static str {
     }
 }
 
-pub(super) fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Problem {
+/// The literals the parser tried where it got furthest (`max_position`,
+/// `tokens` as pest prints them), where that is past the rules it names
+/// (`ruled_at`): there (`a for q in nbrs priority 1 ::`, a missing `:`)
+/// the rules' position points at the last word that parsed, and says that
+/// something else could have stood there (`procs` for `nbrs`). Gives the
+/// position and the literals, spelt for a person; none where they are too
+/// many to help, or only the characters of a word.
+fn literals_further(
+    (max_position, tokens): &(usize, Vec<String>),
+    ruled_at: usize,
+) -> Option<(usize, Vec<String>)> {
+    if *max_position <= ruled_at {
+        return None;
+    }
+    // Whitespace and comments may come anywhere, and the characters of a
+    // name or a number continue the word just read (`count` in `count ::`).
+    let mut names: Vec<String> = tokens
+        .iter()
+        .filter(|t| {
+            !(t.trim().is_empty()
+                || ["//", "/*", "_", "0..9", "a..z", "A..Z"].contains(&t.as_str()))
+        })
+        .map(|t| format!("`{t}`"))
+        .collect();
+    names.sort();
+    names.dedup();
+    (!names.is_empty() && names.len() <= 4).then_some((*max_position, names))
+}
+
+pub(super) fn syntax_error(
+    e: pest::error::Error<Rule>,
+    attempts: Option<(usize, Vec<String>)>,
+    source: &str,
+) -> Problem {
     use pest::error::{ErrorVariant, InputLocation};
     let (start, end) = match e.location {
         InputLocation::Pos(p) => (p, p),
         InputLocation::Span((s, e)) => (s, e),
     };
+    let further = attempts.and_then(|a| literals_further(&a, start));
+    let (start, end) = match &further {
+        Some((at, _)) => (*at, *at),
+        None => (start, end),
+    };
     // At end of input, point at the last character rather than past it.
-    let (start, end) = if start >= source.len() && !source.is_empty() {
+    let at_end = start >= source.len() && !source.is_empty();
+    let (start, end) = if at_end {
         let last = source.trim_end().len().max(1);
         let c = source[..last].chars().next_back().map_or(1, char::len_utf8);
         (last - c, last)
@@ -165,11 +204,15 @@ pub(super) fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Problem
     } else {
         (start, end)
     };
-    let message = match &e.variant {
-        ErrorVariant::ParsingError {
-            positives,
-            negatives,
-        } => {
+    let message = match (&e.variant, further) {
+        (_, Some((_, ref names))) => format!("expected {}", join_or(names)),
+        (
+            ErrorVariant::ParsingError {
+                positives,
+                negatives,
+            },
+            None,
+        ) => {
             let mut names: Vec<String> = positives.iter().map(rule_name).collect();
             names.sort();
             names.dedup();
@@ -180,10 +223,13 @@ pub(super) fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Problem
                 format!("expected {}", join_or(&names))
             }
         }
-        ErrorVariant::CustomError { message } => message.clone(),
+        (ErrorVariant::CustomError { message }, None) => message.clone(),
     };
     let found = source.get(start..end).unwrap_or("");
-    let label = if found.trim().is_empty() {
+    let label = if at_end {
+        // What stands there was parsed; the error is that nothing follows.
+        "the input ends here".to_string()
+    } else if found.trim().is_empty() {
         "here".to_string()
     } else {
         format!("found `{}`", found.trim())
@@ -258,6 +304,27 @@ fn likely_meant(
             None,
         ));
     }
+    // `label for q in nbrs priority 1 ::`: the two in the other order.
+    if found == "priority" && expected.contains("`::`") {
+        return Some((
+            "the priority comes before the collection: `label priority N for q in nbrs :: guard -> statement`".into(),
+            None,
+        ));
+    }
+    // A keyword as an action's label (`count :: ...`).
+    let after = source.get(start + found.len()..).unwrap_or("").trim_start();
+    let starts_line = before.is_empty() || before.ends_with('{') || before.ends_with('}');
+    if starts_line
+        && KEYWORDS.contains(&found)
+        && ["::", "priority", "for "]
+            .iter()
+            .any(|w| after.starts_with(w))
+    {
+        return Some((
+            format!("`{found}` is a keyword: an action's label must be another name, such as `{found}_`"),
+            None,
+        ));
+    }
     // `x = y`: an equality, or an assignment.
     if found == "=" {
         // After an action's `->` it was an assignment; elsewhere a comparison.
@@ -271,15 +338,37 @@ fn likely_meant(
             None,
         ));
     }
-    // `exists q in nbrs : P` without parentheses.
-    if matches!(
-        found,
-        "exists" | "forall" | "count" | "sum" | "min" | "max" | "argmin" | "argmax"
-    ) && !source[start + found.len()..].trim_start().starts_with('(')
-    {
+    // `exists q in nbrs : P` without parentheses: the error stands at the
+    // quantifier, or just after it where `(` was expected.
+    const QUANTIFIERS: [&str; 8] = [
+        "exists", "forall", "count", "sum", "min", "max", "argmin", "argmax",
+    ];
+    let word_before = before
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    let quantifier = if QUANTIFIERS.contains(&found) && !after.starts_with('(') {
+        Some(found)
+    } else if QUANTIFIERS.contains(&word_before) && expected == "expected `(`" {
+        Some(word_before)
+    } else {
+        None
+    };
+    if let Some(q) = quantifier {
         return Some((
-            format!("a quantifier takes parentheses: `{found}(q in nbrs : predicate)`"),
+            format!("a quantifier takes parentheses: `{q}(q in nbrs : predicate)`"),
             None,
+        ));
+    }
+    // A `/*` comment that runs to the end of the input.
+    if expected == "expected `*/`" {
+        let opened = before.rfind("/*").unwrap_or(0);
+        return Some((
+            "a `/*` comment ends at `*/`; this one runs to the end of the input".into(),
+            Some((
+                Span::new(opened, opened + 2),
+                "the comment opens here".into(),
+            )),
         ));
     }
     // `receive` after the start of a guard.

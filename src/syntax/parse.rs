@@ -55,7 +55,26 @@ fn parse_bounded(rule: Rule, source: &str) -> Result<Pair<'_, Rule>, Problem> {
     static LIMIT: std::sync::Once = std::sync::Once::new();
     LIMIT.call_once(|| pest::set_call_limit(std::num::NonZeroUsize::new(MAX_PARSER_CALLS)));
     nesting(source)?;
-    let mut pairs = GuardedParser::parse(rule, source).map_err(|e| syntax_error(e, source))?;
+    let mut pairs = GuardedParser::parse(rule, source).map_err(|e| {
+        // Pest names only the rules tried furthest; the literals it tried
+        // (`::`, `:`, `]`) are recorded only on request, so the failed
+        // parse is run again with them (one global switch, and an error
+        // path: a race with another parse costs detail, not correctness).
+        pest::set_error_detail(true);
+        let detailed = GuardedParser::parse(rule, source).err();
+        pest::set_error_detail(false);
+        // The attempts' types are not exported: their tokens as text
+        // (`::`, and `a..z` for a range of characters).
+        let attempts = detailed.and_then(|d| d.parse_attempts()).map(|a| {
+            let tokens = a
+                .expected_tokens()
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            (a.max_position, tokens)
+        });
+        syntax_error(e, attempts, source)
+    })?;
     let top = pairs.next().expect("a rule that matched yields one pair");
     chains(&top)?;
     Ok(top)
@@ -330,6 +349,65 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// Where the parser got further than the rules pest names, the error
+    /// stands there and names the literals it wanted, not a rule that
+    /// could have replaced the word before (`procs` for `nbrs`).
+    #[test]
+    fn syntax_errors_stand_where_a_literal_was_missing() {
+        let cases = [
+            // (source, what stands at the error, message, help)
+            (
+                "var x: 0..1 = 0\nprocess { a for q in nbrs priority 1 :: x == 0 -> x := 1 }",
+                "priority",
+                "expected `(` or `::`",
+                "the priority comes before the collection",
+            ),
+            (
+                "message m(v 0..1)\nchannel capacity 2\nprocess { a :: true -> skip }",
+                "0",
+                "expected `:`",
+                "see docs/language.md",
+            ),
+            (
+                "var x: array[nbrs of 0..1\nprocess { a :: true -> skip }",
+                "of",
+                "expected `]`",
+                "see docs/language.md",
+            ),
+            (
+                "var x: 0..1 = 0\nprocess { a :: forall(q in nbrs q.x == 0) -> x := 1 }",
+                "q",
+                "`:`",
+                "see docs/language.md",
+            ),
+            (
+                "var x: 0..1 = 0\nprocess { a :: exists q in nbrs : q.x == 0 -> x := 1 }",
+                "q",
+                "expected `(`",
+                "a quantifier takes parentheses: `exists(",
+            ),
+            (
+                "var x: 0..1 = 0\nprocess {\n    count :: x == 0 -> x := 1\n}",
+                "count",
+                "expected",
+                "`count` is a keyword",
+            ),
+        ];
+        for (src, at, message, help) in cases {
+            let err = parse_program(src).unwrap_err();
+            let (span, _) = &err.labels[0];
+            assert_eq!(&src[span.start..span.end], at, "{src}: {}", err.message);
+            assert!(err.message.contains(message), "{src}: {}", err.message);
+            let said = err.help.as_deref().unwrap_or("");
+            assert!(said.contains(help), "{src}: {said}");
+        }
+        // An unclosed comment: the end of the input, and where it opens.
+        let err =
+            parse_program("/* header\nvar x: 0..3\nprocess { a :: true -> skip }").unwrap_err();
+        assert!(err.message.contains("expected `*/`"), "{}", err.message);
+        assert_eq!(err.labels[1].0.start, 0, "{:?}", err.labels);
     }
 
     #[test]
