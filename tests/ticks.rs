@@ -222,3 +222,250 @@ legitimate: exists(p in procs : p.index > 1)";
         other => panic!("{other:?}"),
     }
 }
+
+/// A relay written for this test: process 0 raises its value every two
+/// ticks (a timer), each process takes the values it is sent (the oldest
+/// arrived message of priority 1 first), acknowledges them (priority 0, so
+/// acknowledgements that arrived are counted first, and a value already
+/// known resets the count after them), tells each neighbour
+/// once a tick (a binder timeout, priority 3) and then clears its flag
+/// (priority 4, after the binder's members).
+const RELAY: &str = "message tok(v: 0..3)
+message ack
+channel capacity 6 delay LO..HI
+timer clock: 0..2 = 0
+var val: 0..3 = 0
+var fresh: bool = false
+var acks: 0..2 = 0
+process {
+    take priority 1 :: receive tok(v) from q and v > val -> val := v; fresh := true; send ack to q
+    drop priority 1 :: receive tok(v) from q and v <= val -> acks := 0
+    tally :: receive ack from q and acks < 2 -> acks := acks + 1
+    full :: receive ack from q and acks == 2 -> acks := 0
+    bump priority 2 :: index == 0 and clock >= 2 and val < 3 -> val := val + 1; fresh := true; clock := 0
+    tell priority 3 for q in nbrs :: fresh -> send tok(val) to q
+    done priority 4 :: fresh -> fresh := false
+}
+legitimate: forall(p in procs : p.val == 3 and not p.fresh)";
+
+/// The relay's tick relation written out by hand from docs/language.md
+/// ("Time in ticks"), naively: a configuration is each process's (clock,
+/// val, fresh, acks) and every message in transit in the order sent, as
+/// (from, to, tok value or `None` for an ack, ticks still to go).
+mod relay {
+    pub type Procs = Vec<(i64, i64, bool, i64)>;
+    pub type Msgs = Vec<(usize, usize, Option<i64>, u32)>;
+    pub type Config = (Procs, Msgs);
+
+    pub fn legitimate((procs, _): &Config) -> bool {
+        procs.iter().all(|&(_, val, fresh, _)| val == 3 && !fresh)
+    }
+
+    /// One process's moves in a tick: the moves it makes, the messages it
+    /// takes (their places in `msgs`) and sends (to, value).
+    fn turn(
+        p: usize,
+        nbrs: &[usize],
+        row: &mut (i64, i64, bool, i64),
+        msgs: &Msgs,
+        taken: &mut Vec<usize>,
+        sent: &mut Vec<(usize, Option<i64>)>,
+    ) -> u64 {
+        let (clock, val, fresh, acks) = row;
+        let (mut bumped, mut told, mut done) = (false, Vec::new(), false);
+        let mut moves = 0;
+        loop {
+            // The head of each channel to p that has arrived: its place.
+            let heads: Vec<usize> = nbrs
+                .iter()
+                .filter_map(|&q| {
+                    (0..msgs.len())
+                        .find(|i| !taken.contains(i) && msgs[*i].0 == q && msgs[*i].1 == p)
+                })
+                .filter(|&i| msgs[i].3 == 0)
+                .collect();
+            // Priority 0 (acks), then 1 (toks): the oldest arrived one
+            // (`msgs` is in the order sent).
+            let ack = heads.iter().copied().filter(|&i| msgs[i].2.is_none()).min();
+            let tok = heads.iter().copied().filter(|&i| msgs[i].2.is_some()).min();
+            moves += 1;
+            if let Some(i) = ack {
+                taken.push(i);
+                *acks = if *acks < 2 { *acks + 1 } else { 0 };
+            } else if let Some(i) = tok {
+                taken.push(i);
+                let v = msgs[i].2.unwrap();
+                if v > *val {
+                    (*val, *fresh) = (v, true);
+                    sent.push((msgs[i].0, None));
+                } else {
+                    *acks = 0;
+                }
+            } else if p == 0 && !bumped && *clock >= 2 && *val < 3 {
+                bumped = true;
+                (*val, *fresh, *clock) = (*val + 1, true, 0);
+            } else if let Some(&q) = nbrs.iter().find(|q| *fresh && !told.contains(*q)) {
+                told.push(q);
+                sent.push((q, Some(*val)));
+            } else if *fresh && !done {
+                done = true;
+                *fresh = false;
+            } else {
+                return moves - 1;
+            }
+        }
+    }
+
+    /// Every successor of `config` (with the tick's moves) under delays
+    /// `lo..=hi`; none where nothing can happen any more.
+    pub fn successors(
+        config: &Config,
+        nbrs: &[Vec<usize>],
+        (lo, hi): (u32, u32),
+    ) -> Vec<(Config, u64)> {
+        let (procs, msgs) = config;
+        let (mut rows, mut taken, mut sends, mut moves) =
+            (procs.clone(), Vec::new(), Vec::new(), 0);
+        for (p, row) in rows.iter_mut().enumerate() {
+            let mut sent = Vec::new();
+            moves += turn(p, &nbrs[p], row, msgs, &mut taken, &mut sent);
+            sends.extend(sent.into_iter().map(|(q, v)| (p, q, v)));
+        }
+        let on_its_way = msgs.iter().any(|m| m.3 > 0);
+        let timers_run = procs.iter().any(|r| r.0 < 2);
+        if moves == 0 && !on_its_way && !timers_run {
+            return Vec::new();
+        }
+        for row in &mut rows {
+            row.0 = (row.0 + 1).min(2);
+        }
+        let kept: Msgs = (0..msgs.len())
+            .filter(|i| !taken.contains(i))
+            .map(|i| (msgs[i].0, msgs[i].1, msgs[i].2, msgs[i].3.saturating_sub(1)))
+            .collect();
+        // Every delay of every message sent, none overtaking the one before it.
+        let mut out = vec![kept];
+        for &(p, q, v) in &sends {
+            out = out
+                .into_iter()
+                .flat_map(|m| {
+                    let ahead = m
+                        .iter()
+                        .rev()
+                        .find(|x| x.0 == p && x.1 == q)
+                        .map_or(0, |x| x.3);
+                    (lo..=hi).map(move |d| {
+                        let mut m = m.clone();
+                        m.push((p, q, v, (d - 1).max(ahead)));
+                        m
+                    })
+                })
+                .collect();
+        }
+        out.into_iter()
+            .map(|m| ((rows.clone(), m), moves))
+            .collect()
+    }
+}
+
+/// `verify` of a program that runs in ticks against the relay's tick
+/// relation written out by hand: configurations, legitimate ones,
+/// transitions, closure and the worst case in ticks and in moves, on
+/// chains, a ring and a star, under three ranges of delays.
+#[test]
+fn verify_agrees_with_a_tick_relation_written_by_hand() {
+    use guarded::load::{load, read_file};
+    use guarded::verify::{verify_ticks, Convergence};
+    use std::collections::HashMap;
+    let cases = [
+        ("chain:2", 1, 2, vec![vec![1], vec![0]]),
+        ("chain:3", 1, 2, vec![vec![1], vec![0, 2], vec![1]]),
+        ("ring:3", 1, 2, vec![vec![1, 2], vec![0, 2], vec![0, 1]]),
+        (
+            "star:4",
+            1,
+            2,
+            vec![vec![1, 2, 3], vec![0], vec![0], vec![0]],
+        ),
+        ("chain:3", 2, 3, vec![vec![1], vec![0, 2], vec![1]]),
+        ("chain:2", 1, 3, vec![vec![1], vec![0]]),
+    ];
+    for (topology, lo, hi, nbrs) in cases {
+        let src = RELAY.replace("LO..HI", &format!("{lo}..{hi}"));
+        let setup = Setup {
+            topology: Some(topology.into()),
+            ..Setup::default()
+        };
+        let mut inst = load(&src, &setup, &read_file).unwrap();
+        let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+        let v = verify_ticks(&inst, start, None).unwrap();
+        // The reference: breadth first from the start, then the longest
+        // ways (in ticks, in moves) to legitimacy, which closes.
+        let first: relay::Config = (vec![(0, 0, false, 0); nbrs.len()], Vec::new());
+        let mut succ: HashMap<relay::Config, Vec<(relay::Config, u64)>> = HashMap::new();
+        let mut queue = vec![first.clone()];
+        let mut transitions = 0;
+        while let Some(c) = queue.pop() {
+            if succ.contains_key(&c) {
+                continue;
+            }
+            let mut next = relay::successors(&c, &nbrs, (lo, hi));
+            next.sort();
+            next.dedup();
+            transitions += next
+                .iter()
+                .map(|(d, _)| d)
+                .collect::<std::collections::HashSet<_>>()
+                .len() as u64;
+            queue.extend(next.iter().map(|(d, _)| d.clone()));
+            if relay::legitimate(&c) {
+                assert!(next.iter().all(|(d, _)| relay::legitimate(d)), "closure");
+            }
+            succ.insert(c, next);
+        }
+        let legitimate = succ.keys().filter(|c| relay::legitimate(c)).count() as u64;
+        fn worst(
+            c: &relay::Config,
+            succ: &HashMap<relay::Config, Vec<(relay::Config, u64)>>,
+            memo: &mut HashMap<relay::Config, (u64, u64)>,
+        ) -> (u64, u64) {
+            if relay::legitimate(c) {
+                return (0, 0);
+            }
+            if let Some(&w) = memo.get(c) {
+                return w;
+            }
+            let next = &succ[c];
+            assert!(!next.is_empty(), "a deadlock outside legitimacy");
+            let w = next.iter().fold((0, 0), |(t, m), (d, moves)| {
+                let (dt, dm) = worst(d, succ, memo);
+                (t.max(dt + 1), m.max(dm + moves))
+            });
+            memo.insert(c.clone(), w);
+            w
+        }
+        let (ticks, moves) = worst(&first, &succ, &mut HashMap::new());
+        let case = format!("{topology}, delays {lo}..{hi}");
+        assert_eq!(
+            v.configurations,
+            succ.len() as u64,
+            "{case}: configurations"
+        );
+        assert_eq!(v.legitimate, legitimate, "{case}: legitimate");
+        assert_eq!(v.transitions, Some(transitions), "{case}: transitions");
+        assert!(v.closure.is_none(), "{case}: closure");
+        match &v.convergence {
+            Convergence::Holds {
+                steps, moves: most, ..
+            } => {
+                assert_eq!(steps.steps.len() as u64, ticks, "{case}: worst ticks");
+                assert_eq!(
+                    most.as_ref().map(|r| r.moves()),
+                    Some(moves),
+                    "{case}: worst moves"
+                );
+            }
+            other => panic!("{case}: {other:?}"),
+        }
+    }
+}
