@@ -2,6 +2,7 @@
 //! never as the grammar does, and the end of input pointed at its last
 //! character.
 
+use super::hints::likely_meant;
 use super::parse::Rule;
 use crate::diagnostic::Problem;
 use crate::span::Span;
@@ -183,7 +184,17 @@ pub(super) fn syntax_error(
         InputLocation::Pos(p) => (p, p),
         InputLocation::Span((s, e)) => (s, e),
     };
-    let further = attempts.and_then(|a| literals_further(&a, start));
+    let further = attempts.as_ref().and_then(|a| literals_further(a, start));
+    // Where the rules stand as far as the literals, a closing bracket the
+    // parser would have taken there is worth naming too (`random(0..1`).
+    let closing: Vec<String> = match &attempts {
+        Some((at, tokens)) if *at == start => tokens
+            .iter()
+            .filter(|t| [")", "]"].contains(&t.as_str()))
+            .map(|t| format!("`{t}`"))
+            .collect(),
+        _ => Vec::new(),
+    };
     let (start, end) = match &further {
         Some((at, _)) => (*at, *at),
         None => (start, end),
@@ -214,6 +225,7 @@ pub(super) fn syntax_error(
             None,
         ) => {
             let mut names: Vec<String> = positives.iter().map(rule_name).collect();
+            names.extend(closing);
             names.sort();
             names.dedup();
             if names.is_empty() {
@@ -249,162 +261,6 @@ pub(super) fn syntax_error(
              param/topology/enum/var declarations, process blocks, legitimate/invariant predicates and properties",
         ),
     }
-}
-
-/// The words a program is built of, for "did you mean".
-const KEYWORDS: &[&str] = &[
-    "param",
-    "topology",
-    "enum",
-    "var",
-    "edge",
-    "timer",
-    "def",
-    "message",
-    "channel",
-    "process",
-    "where",
-    "priority",
-    "legitimate",
-    "invariant",
-    "property",
-    "sometimes",
-    "stable",
-    "always",
-    "eventually",
-    "leads_to",
-    "report",
-    "receive",
-    "send",
-    "forall",
-    "exists",
-    "count",
-    "skip",
-    "else",
-    "array",
-    "bool",
-    "node",
-];
-
-/// What a syntax error at `start` (where `found` stands, and `expected`
-/// describes what the parser wanted) was probably meant to be: a help line,
-/// and another place worth pointing at.
-fn likely_meant(
-    source: &str,
-    start: usize,
-    found: &str,
-    expected: &str,
-) -> Option<(String, Option<(Span, String)>)> {
-    let before = source[..start].trim_end();
-    let line_rest = source[start..].lines().next().unwrap_or("");
-    // A label the parser is waiting to finish: the label was left out.
-    if expected.contains("`for` or `priority`") {
-        return Some((
-            "an action starts with a label: `label :: guard -> statement`".into(),
-            None,
-        ));
-    }
-    // `label for q in nbrs priority 1 ::`: the two in the other order.
-    if found == "priority" && expected.contains("`::`") {
-        return Some((
-            "the priority comes before the collection: `label priority N for q in nbrs :: guard -> statement`".into(),
-            None,
-        ));
-    }
-    // A keyword as an action's label (`count :: ...`).
-    let after = source.get(start + found.len()..).unwrap_or("").trim_start();
-    let starts_line = before.is_empty() || before.ends_with('{') || before.ends_with('}');
-    if starts_line
-        && KEYWORDS.contains(&found)
-        && ["::", "priority", "for "]
-            .iter()
-            .any(|w| after.starts_with(w))
-    {
-        return Some((
-            format!("`{found}` is a keyword: an action's label must be another name, such as `{found}_`"),
-            None,
-        ));
-    }
-    // `x = y`: an equality, or an assignment.
-    if found == "=" {
-        // After an action's `->` it was an assignment; elsewhere a comparison.
-        let in_statement = matches!(
-            (before.rfind("->"), before.rfind("::")),
-            (Some(arrow), Some(label)) if arrow > label
-        );
-        let meant = if in_statement { ":=" } else { "==" };
-        return Some((
-            format!("did you mean `{meant}`? (`=` is no operator: `==` compares, `:=` assigns)"),
-            None,
-        ));
-    }
-    // `exists q in nbrs : P` without parentheses: the error stands at the
-    // quantifier, or just after it where `(` was expected.
-    const QUANTIFIERS: [&str; 8] = [
-        "exists", "forall", "count", "sum", "min", "max", "argmin", "argmax",
-    ];
-    let word_before = before
-        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .next()
-        .unwrap_or("");
-    let quantifier = if QUANTIFIERS.contains(&found) && !after.starts_with('(') {
-        Some(found)
-    } else if QUANTIFIERS.contains(&word_before) && expected == "expected `(`" {
-        Some(word_before)
-    } else {
-        None
-    };
-    if let Some(q) = quantifier {
-        return Some((
-            format!("a quantifier takes parentheses: `{q}(q in nbrs : predicate)`"),
-            None,
-        ));
-    }
-    // A `/*` comment that runs to the end of the input.
-    if expected == "expected `*/`" {
-        let opened = before.rfind("/*").unwrap_or(0);
-        return Some((
-            "a `/*` comment ends at `*/`; this one runs to the end of the input".into(),
-            Some((
-                Span::new(opened, opened + 2),
-                "the comment opens here".into(),
-            )),
-        ));
-    }
-    // `receive` after the start of a guard.
-    if found == "receive" {
-        return Some((
-            "`receive` comes first in a guard: `label :: receive m(v) from q and condition -> statement`".into(),
-            None,
-        ));
-    }
-    // `left.x := ...`: a write to another process's variable.
-    if found == "." && line_rest.contains(":=") && expected.contains("`:=`") {
-        return Some((
-            "you can only assign your own variables (a process writes only its own state; neighbours read it)".into(),
-            None,
-        ));
-    }
-    // `a :: ... ;` then `b :: ...`: the `;` made `b` a statement.
-    if found == ":" || found == "::" {
-        let label_start = before.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
-        if let Some(semi) = label_start.trim_end().strip_suffix(';') {
-            let at = semi.len();
-            return Some((
-                "`;` separates statements inside an action; an action ends without one".into(),
-                Some((Span::new(at, at + 1), "remove this `;`".into())),
-            ));
-        }
-    }
-    // A misspelt keyword.
-    if !found.is_empty() && found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        if let Some(word) = crate::diagnostic::suggest(found, KEYWORDS.iter().copied()) {
-            if word != found {
-                return Some((format!("did you mean `{word}`?"), None));
-            }
-        }
-    }
-    None
 }
 
 fn join_or(names: &[String]) -> String {

@@ -4,6 +4,7 @@
 pub mod ast;
 mod errors;
 mod format;
+mod hints;
 mod lower;
 mod parse;
 mod temporal;

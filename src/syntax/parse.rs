@@ -394,6 +394,54 @@ mod tests {
                 "expected",
                 "`count` is a keyword",
             ),
+            (
+                "var x: 0..1 = 0\nprocess { a :: nbrs.x == 0 -> x := 1 }",
+                "nbrs",
+                "expected",
+                "`nbrs` is a collection, not a process",
+            ),
+            (
+                "var x: 0..1 = 0\nprocess { a :: x == 0 -> if x == 0 then x := 1 }",
+                "then",
+                "expected",
+                "a statement `if` takes braces",
+            ),
+            (
+                "var x: 0..1 = 0\nprocess { a :: true -> skip }\ninvariant safe forall(p in procs : p.x == 1)",
+                "forall",
+                "expected `:`",
+                "ends with `:` before the predicate",
+            ),
+            (
+                "enum S { a, b }\nvar s: S = a\nprocess { go :: s == a -> s := b }",
+                "{",
+                "expected `=`",
+                "enum Colour = {red, green}",
+            ),
+            (
+                "var x: 0..1 = 0\nprocess { a :: x == 0 => x := 1 }",
+                ":",
+                "expected `->`",
+                "a guard ends with `->`",
+            ),
+            (
+                "var x: 0..1 = 0\nprocess { a :: true -> skip }\nproperty p: eventually forall(p in procs : p.x == 1)",
+                "forall",
+                "expected",
+                "`always eventually P`",
+            ),
+            (
+                "var x: 0..1 = 0\nprocess { a :: x == 0 -> x := max(x, 1\n}",
+                "}",
+                "expected `)`",
+                "see docs/language.md",
+            ),
+            (
+                "var x: 0..1 = 0\nprocess { a :: (x == 0 -> x := 1 }",
+                ">",
+                "expected",
+                "the guard's `(` is not closed before `->`",
+            ),
         ];
         for (src, at, message, help) in cases {
             let err = parse_program(src).unwrap_err();

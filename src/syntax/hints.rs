@@ -1,0 +1,362 @@
+//! What a syntax error was probably meant to be: a help line for the
+//! slips people make (a label left out, `=` for `:=`, a quantifier without
+//! parentheses, a priority after the collection, ...), and another place
+//! worth pointing at, from the text around the error.
+
+use crate::span::Span;
+
+/// A help line, and another place to point at with its label.
+pub(super) type Hint = (String, Option<(Span, String)>);
+
+/// The words a program is built of, for "did you mean".
+const KEYWORDS: &[&str] = &[
+    "param",
+    "topology",
+    "enum",
+    "var",
+    "edge",
+    "timer",
+    "def",
+    "message",
+    "channel",
+    "process",
+    "where",
+    "priority",
+    "legitimate",
+    "invariant",
+    "property",
+    "sometimes",
+    "stable",
+    "always",
+    "eventually",
+    "leads_to",
+    "report",
+    "receive",
+    "send",
+    "forall",
+    "exists",
+    "count",
+    "skip",
+    "else",
+    "array",
+    "bool",
+    "node",
+];
+
+/// Where a syntax error stands and the text around it.
+#[derive(Clone, Copy)]
+struct Site<'a> {
+    /// The word or character found there.
+    found: &'a str,
+    /// What the parser wanted, as the error says it (`expected ...`).
+    expected: &'a str,
+    /// The source before the error, without trailing whitespace.
+    before: &'a str,
+    /// The source after what was found, without leading whitespace.
+    after: &'a str,
+    /// The last word before the error.
+    word_before: &'a str,
+    /// The rest of the error's line.
+    line_rest: &'a str,
+}
+
+/// What a syntax error at `start` (where `found` stands, and `expected`
+/// describes what the parser wanted) was probably meant to be.
+pub(super) fn likely_meant(
+    source: &str,
+    start: usize,
+    found: &str,
+    expected: &str,
+) -> Option<Hint> {
+    let before = source[..start].trim_end();
+    let site = Site {
+        found,
+        expected,
+        before,
+        after: source.get(start + found.len()..).unwrap_or("").trim_start(),
+        word_before: before
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or(""),
+        line_rest: source[start..].lines().next().unwrap_or(""),
+    };
+    [
+        action_head,
+        collections_and_conditionals,
+        declarations,
+        guards,
+        properties_and_labels,
+        operators,
+        statements_and_comments,
+        misspelt,
+    ]
+    .iter()
+    .find_map(|hint| hint(&site))
+}
+
+/// An action's head: the label left out, the priority after the collection.
+fn action_head(at: &Site) -> Option<Hint> {
+    let Site {
+        found, expected, ..
+    } = *at;
+    // A label the parser is waiting to finish: the label was left out.
+    if expected.contains("`for` or `priority`") {
+        return Some((
+            "an action starts with a label: `label :: guard -> statement`".into(),
+            None,
+        ));
+    }
+    // `label for q in nbrs priority 1 ::`: the two in the other order.
+    if found == "priority" && expected.contains("`::`") {
+        return Some((
+            "the priority comes before the collection: `label priority N for q in nbrs :: guard -> statement`".into(),
+            None,
+        ));
+    }
+    None
+}
+
+/// `nbrs.x` for a neighbour's value, `if c then s` as a statement.
+fn collections_and_conditionals(at: &Site) -> Option<Hint> {
+    let Site {
+        found,
+        before,
+        after,
+        ..
+    } = *at;
+    // `nbrs.x == 0`: a collection read as a process.
+    if (found == "nbrs" || found == "procs") && after.starts_with('.') {
+        return Some((
+            format!("`{found}` is a collection, not a process: say which, `forall(q in {found} : q.x == 0)` or `exists(q in {found} : ...)`"),
+            None,
+        ));
+    }
+    // `if c then s` as a statement.
+    if found == "then" && before.rfind("->") > before.rfind("::") {
+        return Some((
+            "a statement `if` takes braces: `if c { x := 1 } else { ... }` (`if c then a else b` is an expression)".into(),
+            None,
+        ));
+    }
+    None
+}
+
+/// A declaration's punctuation: `legitimate P`, `enum S { a }`.
+fn declarations(at: &Site) -> Option<Hint> {
+    let Site {
+        found,
+        expected,
+        before,
+        ..
+    } = *at;
+    // `legitimate P`, `invariant name P`: the colon left out.
+    if expected == "expected `:`" {
+        let declares = ["legitimate", "invariant", "property", "report"]
+            .iter()
+            .any(|w| {
+                before
+                    .lines()
+                    .last()
+                    .is_some_and(|l| l.trim_start().starts_with(w))
+            });
+        if declares {
+            return Some((
+                "a predicate's declaration ends with `:` before the predicate: `legitimate: forall(p in procs : ...)`".into(),
+                None,
+            ));
+        }
+    }
+    // `enum S { a, b }`: the `=` left out.
+    if found == "{"
+        && before
+            .trim_start()
+            .lines()
+            .last()
+            .is_some_and(|l| l.trim_start().starts_with("enum "))
+    {
+        return Some((
+            "an enumeration is declared `enum Colour = {red, green}`".into(),
+            None,
+        ));
+    }
+    None
+}
+
+/// A guard that does not end where it should: `=>`, an open bracket.
+fn guards(at: &Site) -> Option<Hint> {
+    let Site { found, before, .. } = *at;
+    // `guard => statement`: `=>` is implication, so the statement's `:=`
+    // came where the arrow was due.
+    if let Some(label) = before.rfind("::") {
+        let guard = &before[label..];
+        if guard.contains("=>") && !guard.contains("->") && (found == ":" || found == ":=") {
+            return Some((
+                "a guard ends with `->` before the statement (`=>` is implication)".into(),
+                None,
+            ));
+        }
+    }
+    // `a :: (x == 0 -> ...`: a bracket left open takes `->` for `-` and `>`.
+    if found == ">" && before.ends_with('-') {
+        if let Some(label) = before.rfind("::") {
+            let mut open = Vec::new();
+            for (i, c) in before[label..].char_indices() {
+                match c {
+                    '(' | '[' => open.push((label + i, c)),
+                    ')' | ']' => {
+                        open.pop();
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(&(at, c)) = open.last() {
+                return Some((
+                    format!("the guard's `{c}` is not closed before `->`"),
+                    Some((Span::new(at, at + 1), "opened here".into())),
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// `eventually P` alone; a keyword as a label.
+fn properties_and_labels(at: &Site) -> Option<Hint> {
+    let Site {
+        found,
+        expected,
+        before,
+        after,
+        word_before,
+        ..
+    } = *at;
+    // `eventually P` alone.
+    if expected.contains("`leads_to`") && word_before == "eventually" {
+        return Some((
+            "`eventually` comes in `always eventually P` (P again and again in every run); \
+             `P leads_to Q` says Q follows P"
+                .into(),
+            None,
+        ));
+    }
+    // A keyword as an action's label (`count :: ...`).
+    let starts_line = before.is_empty() || before.ends_with('{') || before.ends_with('}');
+    if starts_line
+        && KEYWORDS.contains(&found)
+        && ["::", "priority", "for "]
+            .iter()
+            .any(|w| after.starts_with(w))
+    {
+        return Some((
+            format!("`{found}` is a keyword: an action's label must be another name, such as `{found}_`"),
+            None,
+        ));
+    }
+    None
+}
+
+/// `=` for `==` or `:=`; a quantifier without parentheses.
+fn operators(at: &Site) -> Option<Hint> {
+    let Site {
+        found,
+        expected,
+        before,
+        after,
+        word_before,
+        ..
+    } = *at;
+    // `x = y`: an equality, or an assignment.
+    if found == "=" {
+        // After an action's `->` it was an assignment; elsewhere a comparison.
+        let in_statement = matches!(
+            (before.rfind("->"), before.rfind("::")),
+            (Some(arrow), Some(label)) if arrow > label
+        );
+        let meant = if in_statement { ":=" } else { "==" };
+        return Some((
+            format!("did you mean `{meant}`? (`=` is no operator: `==` compares, `:=` assigns)"),
+            None,
+        ));
+    }
+    // `exists q in nbrs : P` without parentheses: the error stands at the
+    // quantifier, or just after it where `(` was expected.
+    const QUANTIFIERS: [&str; 8] = [
+        "exists", "forall", "count", "sum", "min", "max", "argmin", "argmax",
+    ];
+    let quantifier = if QUANTIFIERS.contains(&found) && !after.starts_with('(') {
+        Some(found)
+    } else if QUANTIFIERS.contains(&word_before) && expected == "expected `(`" {
+        Some(word_before)
+    } else {
+        None
+    };
+    if let Some(q) = quantifier {
+        return Some((
+            format!("a quantifier takes parentheses: `{q}(q in nbrs : predicate)`"),
+            None,
+        ));
+    }
+    None
+}
+
+/// An open comment, `receive` late, a write to a neighbour, a `;` between actions.
+fn statements_and_comments(at: &Site) -> Option<Hint> {
+    let Site {
+        found,
+        expected,
+        before,
+        line_rest,
+        ..
+    } = *at;
+    // A `/*` comment that runs to the end of the input.
+    if expected == "expected `*/`" {
+        let opened = before.rfind("/*").unwrap_or(0);
+        return Some((
+            "a `/*` comment ends at `*/`; this one runs to the end of the input".into(),
+            Some((
+                Span::new(opened, opened + 2),
+                "the comment opens here".into(),
+            )),
+        ));
+    }
+    // `receive` after the start of a guard.
+    if found == "receive" {
+        return Some((
+            "`receive` comes first in a guard: `label :: receive m(v) from q and condition -> statement`".into(),
+            None,
+        ));
+    }
+    // `left.x := ...`: a write to another process's variable.
+    if found == "." && line_rest.contains(":=") && expected.contains("`:=`") {
+        return Some((
+            "you can only assign your own variables (a process writes only its own state; neighbours read it)".into(),
+            None,
+        ));
+    }
+    // `a :: ... ;` then `b :: ...`: the `;` made `b` a statement.
+    if found == ":" || found == "::" {
+        let label_start = before.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        if let Some(semi) = label_start.trim_end().strip_suffix(';') {
+            let at = semi.len();
+            return Some((
+                "`;` separates statements inside an action; an action ends without one".into(),
+                Some((Span::new(at, at + 1), "remove this `;`".into())),
+            ));
+        }
+    }
+    None
+}
+
+/// A misspelt keyword.
+fn misspelt(at: &Site) -> Option<Hint> {
+    let Site { found, .. } = *at;
+    // A misspelt keyword.
+    if !found.is_empty() && found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        if let Some(word) = crate::diagnostic::suggest(found, KEYWORDS.iter().copied()) {
+            if word != found {
+                return Some((format!("did you mean `{word}`?"), None));
+            }
+        }
+    }
+    None
+}
