@@ -446,7 +446,11 @@ pub fn init_mode(
         Some("random") => InitMode::Random,
         Some(path) => InitMode::File(
             path.to_string(),
-            read(path).map_err(|e| format!("--init: {e} (use `declared`, `random` or a file)"))?,
+            read(path).map_err(|e| {
+                let meant = crate::diagnostic::suggest(path, ["declared", "random"])
+                    .map_or(String::new(), |w| format!("did you mean `{w}`? "));
+                format!("--init: {e} ({meant}use `declared`, `random` or a file)")
+            })?,
         ),
     })
 }
@@ -579,4 +583,21 @@ pub fn simulate(source: &str, setup: &Setup) -> Result<Simulation, String> {
     let start = inst.initial(&setup.init, &setup.sets).map_err(fail)?;
     inst.simulate(start, setup.daemon.clone(), setup.choice)
         .map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file that cannot be read and is spelt like a mode is taken for
+    /// a slip of the mode's name.
+    #[test]
+    fn an_unreadable_init_file_spelt_like_a_mode_suggests_it() {
+        let unreadable = |path: &str| Err(format!("cannot read `{path}`"));
+        let said = init_mode(Some("rand"), InitMode::Declared, &unreadable).unwrap_err();
+        assert!(said.contains("did you mean `random`?"), "{said}");
+        let said =
+            init_mode(Some("configs/start.init"), InitMode::Declared, &unreadable).unwrap_err();
+        assert!(!said.contains("did you mean"), "{said}");
+    }
 }

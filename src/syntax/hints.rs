@@ -8,6 +8,11 @@ use crate::span::Span;
 /// A help line, and another place to point at with its label.
 pub(super) type Hint = (String, Option<(Span, String)>);
 
+/// A help line alone.
+fn help(text: impl Into<String>) -> Option<Hint> {
+    Some((text.into(), None))
+}
+
 /// The words a program is built of, for "did you mean".
 const KEYWORDS: &[&str] = &[
     "param",
@@ -101,17 +106,11 @@ fn action_head(at: &Site) -> Option<Hint> {
     } = *at;
     // A label the parser is waiting to finish: the label was left out.
     if expected.contains("`for` or `priority`") {
-        return Some((
-            "an action starts with a label: `label :: guard -> statement`".into(),
-            None,
-        ));
+        return help("an action starts with a label: `label :: guard -> statement`");
     }
     // `label for q in nbrs priority 1 ::`: the two in the other order.
     if found == "priority" && expected.contains("`::`") {
-        return Some((
-            "the priority comes before the collection: `label priority N for q in nbrs :: guard -> statement`".into(),
-            None,
-        ));
+        return help("the priority comes before the collection: `label priority N for q in nbrs :: guard -> statement`");
     }
     None
 }
@@ -126,17 +125,11 @@ fn collections_and_conditionals(at: &Site) -> Option<Hint> {
     } = *at;
     // `nbrs.x == 0`: a collection read as a process.
     if (found == "nbrs" || found == "procs") && after.starts_with('.') {
-        return Some((
-            format!("`{found}` is a collection, not a process: say which, `forall(q in {found} : q.x == 0)` or `exists(q in {found} : ...)`"),
-            None,
-        ));
+        return help(format!("`{found}` is a collection, not a process: say which, `forall(q in {found} : q.x == 0)` or `exists(q in {found} : ...)`"));
     }
     // `if c then s` as a statement.
     if found == "then" && before.rfind("->") > before.rfind("::") {
-        return Some((
-            "a statement `if` takes braces: `if c { x := 1 } else { ... }` (`if c then a else b` is an expression)".into(),
-            None,
-        ));
+        return help("a statement `if` takes braces: `if c { x := 1 } else { ... }` (`if c then a else b` is an expression)");
     }
     None
 }
@@ -160,10 +153,7 @@ fn declarations(at: &Site) -> Option<Hint> {
                     .is_some_and(|l| l.trim_start().starts_with(w))
             });
         if declares {
-            return Some((
-                "a predicate's declaration ends with `:` before the predicate: `legitimate: forall(p in procs : ...)`".into(),
-                None,
-            ));
+            return help("a predicate's declaration ends with `:` before the predicate: `legitimate: forall(p in procs : ...)`");
         }
     }
     // `enum S { a, b }`: the `=` left out.
@@ -174,10 +164,7 @@ fn declarations(at: &Site) -> Option<Hint> {
             .last()
             .is_some_and(|l| l.trim_start().starts_with("enum "))
     {
-        return Some((
-            "an enumeration is declared `enum Colour = {red, green}`".into(),
-            None,
-        ));
+        return help("an enumeration is declared `enum Colour = {red, green}`");
     }
     None
 }
@@ -190,10 +177,7 @@ fn guards(at: &Site) -> Option<Hint> {
     if let Some(label) = before.rfind("::") {
         let guard = &before[label..];
         if guard.contains("=>") && !guard.contains("->") && (found == ":" || found == ":=") {
-            return Some((
-                "a guard ends with `->` before the statement (`=>` is implication)".into(),
-                None,
-            ));
+            return help("a guard ends with `->` before the statement (`=>` is implication)");
         }
     }
     // `a :: (x == 0 -> ...`: a bracket left open takes `->` for `-` and `>`.
@@ -232,12 +216,10 @@ fn properties_and_labels(at: &Site) -> Option<Hint> {
     } = *at;
     // `eventually P` alone.
     if expected.contains("`leads_to`") && word_before == "eventually" {
-        return Some((
+        return help(
             "`eventually` comes in `always eventually P` (P again and again in every run); \
-             `P leads_to Q` says Q follows P"
-                .into(),
-            None,
-        ));
+             `P leads_to Q` says Q follows P",
+        );
     }
     // A keyword as an action's label (`count :: ...`).
     let starts_line = before.is_empty() || before.ends_with('{') || before.ends_with('}');
@@ -247,9 +229,8 @@ fn properties_and_labels(at: &Site) -> Option<Hint> {
             .iter()
             .any(|w| after.starts_with(w))
     {
-        return Some((
-            format!("`{found}` is a keyword: an action's label must be another name, such as `{found}_`"),
-            None,
+        return help(format!(
+            "`{found}` is a keyword: an action's label must be another name, such as `{found}_`"
         ));
     }
     None
@@ -273,9 +254,8 @@ fn operators(at: &Site) -> Option<Hint> {
             (Some(arrow), Some(label)) if arrow > label
         );
         let meant = if in_statement { ":=" } else { "==" };
-        return Some((
-            format!("did you mean `{meant}`? (`=` is no operator: `==` compares, `:=` assigns)"),
-            None,
+        return help(format!(
+            "did you mean `{meant}`? (`=` is no operator: `==` compares, `:=` assigns)"
         ));
     }
     // `exists q in nbrs : P` without parentheses: the error stands at the
@@ -291,9 +271,8 @@ fn operators(at: &Site) -> Option<Hint> {
         None
     };
     if let Some(q) = quantifier {
-        return Some((
-            format!("a quantifier takes parentheses: `{q}(q in nbrs : predicate)`"),
-            None,
+        return help(format!(
+            "a quantifier takes parentheses: `{q}(q in nbrs : predicate)`"
         ));
     }
     None
@@ -321,17 +300,11 @@ fn statements_and_comments(at: &Site) -> Option<Hint> {
     }
     // `receive` after the start of a guard.
     if found == "receive" {
-        return Some((
-            "`receive` comes first in a guard: `label :: receive m(v) from q and condition -> statement`".into(),
-            None,
-        ));
+        return help("`receive` comes first in a guard: `label :: receive m(v) from q and condition -> statement`");
     }
     // `left.x := ...`: a write to another process's variable.
     if found == "." && line_rest.contains(":=") && expected.contains("`:=`") {
-        return Some((
-            "you can only assign your own variables (a process writes only its own state; neighbours read it)".into(),
-            None,
-        ));
+        return help("you can only assign your own variables (a process writes only its own state; neighbours read it)");
     }
     // `a :: ... ;` then `b :: ...`: the `;` made `b` a statement.
     if found == ":" || found == "::" {
@@ -354,7 +327,7 @@ fn misspelt(at: &Site) -> Option<Hint> {
     if !found.is_empty() && found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         if let Some(word) = crate::diagnostic::suggest(found, KEYWORDS.iter().copied()) {
             if word != found {
-                return Some((format!("did you mean `{word}`?"), None));
+                return help(format!("did you mean `{word}`?"));
             }
         }
     }

@@ -567,9 +567,11 @@ pub(super) fn start_from(
         Some(path) => match crate::load::read_file(path) {
             Ok(text) => InitMode::File(path.to_string(), text),
             Err(e) => {
+                let meant = crate::diagnostic::suggest(path, ["all", "random", "declared"])
+                    .map_or(String::new(), |w| format!("did you mean `{w}`? "));
                 return Err(usage_error(format!(
-                    "--from: {e} (use `all`, `random`, `declared` or a file)"
-                )))
+                    "--from: {e} ({meant}use `all`, `random`, `declared` or a file)"
+                )));
             }
         },
     };
