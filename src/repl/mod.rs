@@ -10,7 +10,7 @@ mod moving;
 mod stepper;
 mod undo;
 
-use stepper::{note_legitimacy, print_watches, report_step, Stepper};
+use stepper::{print_watches, report_step, Stepper};
 
 use crate::check::{self, ir::Ty};
 use crate::compile::{self, GlobalFn};

@@ -110,29 +110,21 @@ impl Session {
         }
         self.undo(shown as usize)?;
         for k in 0..shown {
-            // As the run remembered them: its first state as a position of
-            // its own, each after that as a daemon step.
-            if k == 0 && hidden == 0 {
-                self.undo.remember(keep, &self.sim);
-            } else {
-                self.undo.remember_step(keep, &self.sim);
-            }
+            // As the run remembered them (the run's first state only if
+            // every step is shown).
+            let first = k == 0 && hidden == 0;
+            self.undo.remember_run_step(keep, &self.sim, first);
             match self.sim.step() {
                 Ok(Outcome::Moved) => {}
                 Ok(_) => return Err("a step taken again did not move (a bug)".into()),
                 Err(e) => return Err(self.runtime_error(&e)),
             }
             report_step(&self.sim, &self.watches, out);
-            note_legitimacy(&self.sim, out);
         }
         Ok(())
     }
 
-    pub(super) fn note_legitimacy(&self, out: &mut String) {
-        note_legitimacy(&self.sim, out);
-    }
-
-    /// Prints one step's moves and the watches.
+    /// Prints one step's moves, the watches and the legitimacy notes.
     pub(super) fn report_step(&self, out: &mut String) {
         report_step(&self.sim, &self.watches, out);
     }
@@ -183,7 +175,6 @@ impl Session {
         match self.sim.step_with(&[p as u32], named.as_ref()) {
             Ok(_) => {
                 self.report_step(out);
-                self.note_legitimacy(out);
                 Ok(())
             }
             Err(e) => {

@@ -12,10 +12,12 @@ use crate::runtime::run::Observer;
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
-/// One step's moves, then the watches.
+/// One step's moves, then the watches, then whether legitimacy was just
+/// reached or an invariant fails.
 pub(super) fn report_step(sim: &Simulation, watches: &[Watch], out: &mut String) {
     let _ = writeln!(out, "{}", crate::report::step_line(sim));
     print_watches(sim, watches, out);
+    note_legitimacy(sim, out);
 }
 
 /// Each watch's value.
@@ -30,7 +32,7 @@ pub(super) fn print_watches(sim: &Simulation, watches: &[Watch], out: &mut Strin
 }
 
 /// Says when legitimacy has just been reached and when an invariant does not hold.
-pub(super) fn note_legitimacy(sim: &Simulation, out: &mut String) {
+fn note_legitimacy(sim: &Simulation, out: &mut String) {
     if let (Some(p), Some(true)) = (sim.stabilized_at(), sim.legitimate()) {
         if p == sim.now() {
             let _ = writeln!(
@@ -106,19 +108,15 @@ impl Observer for Stepper<'_> {
             return false;
         }
         self.breaks_before = breaks_now(sim, self.breaks);
-        if self.remembered {
-            self.undo.remember_step(self.keep, sim);
-        } else {
-            self.undo.remember(self.keep, sim);
-            self.remembered = true;
-        }
+        self.undo
+            .remember_run_step(self.keep, sim, !self.remembered);
+        self.remembered = true;
         true
     }
 
     fn after_step(&mut self, sim: &Simulation) -> bool {
         if self.print_all {
             report_step(sim, self.watches, self.out);
-            note_legitimacy(sim, self.out);
         }
         self.taken += 1;
         let after = breaks_now(sim, self.breaks);

@@ -71,7 +71,7 @@ impl Undo {
     /// took it to from the last position kept: as a step to replay where
     /// the last entry has room and the daemon has not changed since, else
     /// as a snapshot.
-    pub(super) fn remember_step(&mut self, keep: usize, sim: &Simulation) {
+    fn remember_step(&mut self, keep: usize, sim: &Simulation) {
         let current = self.daemons.len() - 1;
         match self.entries.back_mut() {
             Some(last) if last.replayed < REPLAYED && last.daemon == current => {
@@ -79,6 +79,17 @@ impl Undo {
                 self.positions += 1;
             }
             _ => self.remember(keep, sim),
+        }
+    }
+
+    /// Keeps `sim`'s state before a step of a `step` or `run` command: the
+    /// command's `first` state as a position of its own (what came before
+    /// it may be a change), each after it as a daemon step.
+    pub(super) fn remember_run_step(&mut self, keep: usize, sim: &Simulation, first: bool) {
+        if first {
+            self.remember(keep, sim);
+        } else {
+            self.remember_step(keep, sim);
         }
     }
 
