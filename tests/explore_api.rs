@@ -119,6 +119,18 @@ fn runs_stop_where_asked_and_paths_replay() {
         json!({"session": id, "expr": "count(p in procs : enabled(p))"}),
     );
     assert_eq!(value["value"], "1");
+    // A tuple and a set are shown whole, the set's members by number.
+    let value = s.ok(
+        "eval",
+        json!({"session": id, "expr": "(count(p in procs : enabled(p)), 2)"}),
+    );
+    assert_eq!(value["value"], "(1, 2)");
+    let enabled = &run["state"]["enabled"][0];
+    let value = s.ok(
+        "eval",
+        json!({"session": id, "expr": "{p in procs : enabled(p)}"}),
+    );
+    assert_eq!(value["value"], format!("{{{enabled}}}"));
     let (status, answer) = s.call("eval", json!({"session": id, "expr": "x +"}));
     assert_eq!(status, 422);
     assert!(

@@ -10,6 +10,7 @@ mod expand;
 mod expr;
 pub mod ir;
 mod names;
+mod shown;
 mod stmt;
 
 use crate::diagnostic::{suggest, Problem};
@@ -104,6 +105,8 @@ fn dedup(problems: Vec<Problem>) -> Vec<Problem> {
         })
         .collect()
 }
+
+pub use shown::{check_shown_expr, Candidates, Shown};
 
 /// A checked stand-alone expression.
 #[derive(Clone, Debug)]

@@ -1,41 +1,102 @@
 //! The commands that look: `show`, `enabled`, `eval`, `measures`, and the
 //! watches and breakpoints (`watch`, `break` and their removal).
 
+use super::shown::ShownFn;
 use super::*;
+use crate::diagnostic::Problem;
 use crate::report::pad;
+use crate::span::Span;
 
 impl Session {
     pub(super) fn compile_expr(&self, text: &str) -> Result<(String, GlobalFn, usize), String> {
-        if text.is_empty() {
-            return Err("an expression is needed".into());
-        }
-        let shown = text;
-        // A `report` name stands for the report where the expression means
-        // nothing with it as written (arbitration's report `eating` is
-        // also a state: `p.s == eating` keeps the state).
-        let as_written = self.with_named_predicates(text, false)?;
-        let checked = self.check_expr(&as_written).or_else(|first| {
-            let with_reports = self.with_named_predicates(text, true)?;
-            match with_reports == as_written {
-                true => Err(first),
-                false => self.check_expr(&with_reports).map_err(|_| first),
-            }
-        })?;
-        let (checked, locals) = checked;
+        let (checked, locals) = self.checked_with_names(text, check::check_global_expr)?;
         Ok((
-            shown.to_string(),
+            text.to_string(),
             compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
-                .map_err(|ps| render(&ps, "<input>", text, !self.color))?,
+                .map_err(|ps| self.render_typed(ps, text))?,
             locals,
         ))
     }
 
+    /// `text` checked by `check`, where a `report` name stands for the
+    /// report where the expression means nothing with it as written
+    /// (arbitration's report `eating` is also a state: `p.s == eating`
+    /// keeps the state).
+    pub(super) fn checked_with_names<T>(
+        &self,
+        text: &str,
+        check: impl Fn(&ast::Program, &ast::Expr) -> Result<(T, usize), Vec<Problem>>,
+    ) -> Result<(T, usize), String> {
+        if text.is_empty() {
+            return Err("an expression is needed".into());
+        }
+        let as_written = self.with_named_predicates(text, false)?;
+        self.check_expr(&as_written, &check).or_else(|first| {
+            let with_reports = self.with_named_predicates(text, true)?;
+            match with_reports == as_written {
+                true => Err(first),
+                false => self.check_expr(&with_reports, &check).map_err(|_| first),
+            }
+        })
+    }
+
     /// `text` parsed and checked as an expression over a configuration.
-    fn check_expr(&self, text: &str) -> Result<(check::Checked, usize), String> {
-        let e = syntax::parse_expression(text)
+    /// Its spans are moved past the program's (see [`Session::render_typed`]).
+    fn check_expr<T>(
+        &self,
+        text: &str,
+        check: impl Fn(&ast::Program, &ast::Expr) -> Result<(T, usize), Vec<Problem>>,
+    ) -> Result<(T, usize), String> {
+        let mut e = syntax::parse_expression(text)
             .map_err(|p| render(&[p], "<input>", text, !self.color))?;
-        check::check_global_expr(&self.ast, &e)
-            .map_err(|ps| render(&ps, "<input>", text, !self.color))
+        e.shift_spans(self.typed_base());
+        check(&self.ast, &e).map_err(|ps| self.render_typed(ps, text))
+    }
+
+    /// Where the spans of an expression typed at the prompt start when it
+    /// is checked: past every span of the program, whose definitions it may
+    /// use (their bodies keep the program's spans).
+    fn typed_base(&self) -> usize {
+        self.source.len() + 1
+    }
+
+    /// Problems with an expression typed at the prompt (checked with its
+    /// spans moved by [`Session::typed_base`]), rendered against it: a
+    /// label in one of the program's definitions it uses is named in the
+    /// help by file, line and column, and where no label is left in the
+    /// expression, the whole expression is labelled.
+    pub(super) fn render_typed(&self, problems: Vec<Problem>, text: &str) -> String {
+        let base = self.typed_base();
+        let whole = Span::new(0, text.trim_end().len());
+        let problems: Vec<Problem> = problems
+            .into_iter()
+            .map(|mut p| {
+                let (mine, theirs): (Vec<_>, Vec<_>) =
+                    p.labels.drain(..).partition(|(s, _)| s.start >= base);
+                p.labels = mine
+                    .into_iter()
+                    .map(|(s, t)| (Span::new(s.start - base, s.end - base), t))
+                    .collect();
+                if theirs.is_empty() {
+                    return p;
+                }
+                let notes: Vec<String> = theirs
+                    .iter()
+                    .map(|(s, t)| {
+                        let (line, column) = line_and_column(&self.source, s.start);
+                        let what = if t.is_empty() { "here" } else { t };
+                        format!("{what}: {}:{line}:{column}", self.program)
+                    })
+                    .collect();
+                if p.labels.is_empty() {
+                    p.labels.push((whole, "in a definition this uses".into()));
+                }
+                let help = p.help.take().map(|h| format!("{h}\n")).unwrap_or_default();
+                p.help = Some(format!("{help}in the program: {}", notes.join("; ")));
+                p
+            })
+            .collect();
+        render(&problems, "<input>", text, !self.color)
     }
 
     /// `text` with the word `legitimate` standing for the program's
@@ -86,12 +147,8 @@ impl Session {
     }
 
     pub(super) fn eval(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
-        let (_, f, locals) = self.compile_expr(arg)?;
-        let v = self
-            .sim
-            .eval_global(&f, locals)
-            .map_err(|e| e.message.clone())?;
-        let _ = writeln!(out, "{}", self.sim.prog.show_value(type_of(&f), v));
+        let value = self.evaluate(arg)?;
+        let _ = writeln!(out, "{value}");
         Ok(())
     }
 
@@ -351,10 +408,11 @@ impl Session {
             }
             return Ok(());
         }
-        let (text, code, locals) = self.compile_expr(arg)?;
-        if is_break && !matches!(code, GlobalFn::Bool(_)) {
+        let (code, locals) = self.compile_shown(arg)?;
+        if is_break && !matches!(code, ShownFn::One(GlobalFn::Bool(_))) {
             return Err("a breakpoint needs a condition (a bool expression)".into());
         }
+        let text = arg.to_string();
         let w = Watch { text, code, locals };
         if is_break {
             self.breaks.push(w);
@@ -395,4 +453,19 @@ impl Session {
         let _ = writeln!(out, "{} left", list.len());
         Ok(())
     }
+}
+
+/// The line and column (both from 1, the column in characters) of a byte
+/// offset in `text`.
+fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
 }

@@ -7,6 +7,7 @@ mod change;
 mod inspect;
 pub mod line;
 mod moving;
+mod shown;
 mod stepper;
 mod undo;
 
@@ -58,7 +59,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "eval",
         "EXPR",
-        "evaluate an expression over the configuration (as in `legitimate:`)",
+        "evaluate an expression over the configuration (as in `legitimate:`); a tuple or a set (`{q in procs : q.x == 0}`) is shown whole",
     ),
     (
         "set",
@@ -129,7 +130,8 @@ pub struct Condition {
 
 struct Watch {
     text: String,
-    code: GlobalFn,
+    /// A breakpoint's is one condition.
+    code: shown::ShownFn,
     locals: usize,
 }
 
@@ -191,12 +193,8 @@ impl Session {
     /// The value of an expression typed as `eval` takes it, as `eval`
     /// prints it; or why it has none.
     pub fn evaluate(&self, text: &str) -> Result<String, String> {
-        let (_, f, locals) = self.compile_expr(text.trim())?;
-        let v = self
-            .sim
-            .eval_global(&f, locals)
-            .map_err(|e| e.message.clone())?;
-        Ok(self.sim.prog.show_value(type_of(&f), v))
+        let (f, locals) = self.compile_shown(text.trim())?;
+        shown::shown_value(&self.sim, &f, locals)
     }
 
     /// A condition typed as `run until` takes it, compiled once to be

@@ -4,8 +4,9 @@
 //! stops when its `until` holds, a breakpoint becomes true, or Ctrl-C is
 //! pressed.
 
+use super::shown::{shown_value, ShownFn};
 use super::undo::Undo;
-use super::{type_of, Watch, INTERRUPTED};
+use super::{Watch, INTERRUPTED};
 use crate::compile::GlobalFn;
 use crate::runtime::engine::Simulation;
 use crate::runtime::run::Observer;
@@ -23,10 +24,7 @@ pub(super) fn report_step(sim: &Simulation, watches: &[Watch], out: &mut String)
 /// Each watch's value.
 pub(super) fn print_watches(sim: &Simulation, watches: &[Watch], out: &mut String) {
     for w in watches {
-        let v = match sim.eval_global(&w.code, w.locals) {
-            Ok(v) => sim.prog.show_value(type_of(&w.code), v),
-            Err(f) => format!("error: {}", f.message),
-        };
+        let v = shown_value(sim, &w.code, w.locals).unwrap_or_else(|e| format!("error: {e}"));
         let _ = writeln!(out, "  {} = {v}", w.text);
     }
 }
@@ -54,7 +52,10 @@ fn note_legitimacy(sim: &Simulation, out: &mut String) {
 fn breaks_now(sim: &Simulation, breaks: &[Watch]) -> Vec<bool> {
     breaks
         .iter()
-        .map(|b| sim.eval_global(&b.code, b.locals).unwrap_or(0) != 0)
+        .map(|b| match &b.code {
+            ShownFn::One(g) => sim.eval_global(g, b.locals).unwrap_or(0) != 0,
+            _ => false,
+        })
         .collect()
 }
 

@@ -453,6 +453,83 @@ impl Expr {
     }
 }
 
+impl Expr {
+    /// Moves every span of the expression `by` bytes on: an expression
+    /// typed apart from the program (at the REPL) is checked with the
+    /// program's definitions, whose bodies keep the program's spans; moved
+    /// past the program's, the expression's own are told from them.
+    pub fn shift_spans(&mut self, by: usize) {
+        let shift = |s: &mut Span| *s = Span::new(s.start + by, s.end + by);
+        let ident = |i: &mut Ident| shift(&mut i.span);
+        match self {
+            Expr::Int(_, s) | Expr::Bool(_, s) => shift(s),
+            Expr::Name(i) => ident(i),
+            Expr::Field(b, f, s) => {
+                b.shift_spans(by);
+                ident(f);
+                shift(s);
+            }
+            Expr::Call(f, args, s) => {
+                ident(f);
+                args.iter_mut().for_each(|a| a.shift_spans(by));
+                shift(s);
+            }
+            Expr::Unary(_, a, s) => {
+                a.shift_spans(by);
+                shift(s);
+            }
+            Expr::Binary(_, a, b, s) | Expr::Index(a, b, s) => {
+                a.shift_spans(by);
+                b.shift_spans(by);
+                shift(s);
+            }
+            Expr::Quant(_, var, coll, body, s) | Expr::Set(var, coll, body, s) => {
+                ident(var);
+                coll.shift_spans(by);
+                body.shift_spans(by);
+                shift(s);
+            }
+            Expr::Tuple(items, s) | Expr::Edge(items, s) => {
+                items.iter_mut().for_each(|a| a.shift_spans(by));
+                shift(s);
+            }
+            Expr::Acyclic(a, b, pred, s) => {
+                ident(a);
+                ident(b);
+                pred.shift_spans(by);
+                shift(s);
+            }
+            Expr::Cond(c, a, b, s) => {
+                c.shift_spans(by);
+                a.shift_spans(by);
+                b.shift_spans(by);
+                shift(s);
+            }
+            Expr::Random(bounds, s) => {
+                if let Some((lo, hi)) = bounds {
+                    lo.shift_spans(by);
+                    hi.shift_spans(by);
+                }
+                shift(s);
+            }
+        }
+    }
+}
+
+impl Collection {
+    /// Moves the spans of the expressions in it (see [`Expr::shift_spans`]).
+    pub fn shift_spans(&mut self, by: usize) {
+        match self {
+            Collection::Procs | Collection::Nbrs(None) => {}
+            Collection::Nbrs(Some(e)) | Collection::Set(e) => e.shift_spans(by),
+            Collection::Range(lo, hi) => {
+                lo.shift_spans(by);
+                hi.shift_spans(by);
+            }
+        }
+    }
+}
+
 impl Stmt {
     /// The span of the whole statement.
     pub fn span(&self) -> Span {

@@ -271,6 +271,29 @@ mod tests {
         Expr::Binary(op, Box::new(l), Box::new(r), Span::default())
     }
 
+    /// Every span of an expression of every form moves: the REPL tells the
+    /// expression's labels from its definitions' by where they lie.
+    #[test]
+    fn every_span_of_an_expression_is_shifted() {
+        let text = "forall(p in procs : p.x[1] + -f(p, 2) >= 0 or exists(q in nbrs(p) : true)) \
+            and count(i in 0..3) == max(k in {q in procs : edge(q, p).w == 1} : k.y) \
+            and (if acyclic(a -> b : a.t == b) then (1, 2) else (3, 4)) < (5, random(0..1)) \
+            and not random(bool) and msgs(0, 1) == 0";
+        let mut shifted = e(text);
+        let by = 1 << 20;
+        shifted.shift_spans(by);
+        let (before, after) = (format!("{:?}", e(text)), format!("{shifted:?}"));
+        let starts = |s: &str| -> Vec<usize> {
+            s.split("start: ")
+                .skip(1)
+                .map(|t| t[..t.find(',').unwrap()].parse().unwrap())
+                .collect()
+        };
+        let (was, now) = (starts(&before), starts(&after));
+        assert!(was.len() > 60, "{}", was.len());
+        assert_eq!(now, was.iter().map(|s| s + by).collect::<Vec<_>>());
+    }
+
     #[test]
     fn precedence_of_arithmetic_and_comparison() {
         let one = Expr::Int(1, Span::default());

@@ -120,9 +120,28 @@ impl Simulation {
         f: &crate::compile::GlobalFn,
         locals: usize,
     ) -> Result<i64, Box<Fault>> {
-        let cells = vec![Cell::new(0); locals.max(self.buf.locals.len())];
+        let cells = self.locals_for(locals);
+        self.eval_in(p, f, &cells)
+    }
+
+    /// Slots for an expression that needs `locals` of its own, as
+    /// [`Simulation::eval_in`] takes them.
+    pub fn locals_for(&self, locals: usize) -> Vec<Cell<i64>> {
+        vec![Cell::new(0); locals.max(self.buf.locals.len())]
+    }
+
+    /// Evaluates a compiled expression as process `p` sees the
+    /// configuration, with its locals in `cells` (from
+    /// [`Simulation::locals_for`]), where some may be set beforehand: a
+    /// set's candidate member, for one.
+    pub fn eval_in(
+        &self,
+        p: usize,
+        f: &crate::compile::GlobalFn,
+        cells: &[Cell<i64>],
+    ) -> Result<i64, Box<Fault>> {
         let env = Env {
-            locals: &cells,
+            locals: cells,
             ..self.env(p, &[])
         };
         match f {

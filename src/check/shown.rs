@@ -1,0 +1,128 @@
+//! Expressions as the REPL's `eval` shows them: besides one value, a tuple
+//! (SSLE's keys, `(p.leader, p.level)`) and a set (`Chldrn(p)`, `{q in procs
+//! : q.d == 0}`), which the papers' macros return as often as values and
+//! which no `legitimate:` can hold.
+
+use super::ir::{BExpr, Coll, IExpr};
+use super::{dedup, Checked, Checker, Scope, Typed};
+use crate::diagnostic::Problem;
+use crate::syntax::ast::{self, Expr};
+
+/// A checked expression to show.
+#[derive(Clone, Debug)]
+pub enum Shown {
+    /// One value.
+    One(Checked),
+    /// A tuple's components, in order.
+    Tuple(Vec<Shown>),
+    /// The members of a set.
+    Set(SetShown),
+}
+
+/// A set to list: each candidate in turn is put in local `slot`, and is a
+/// member where `filter` holds.
+#[derive(Clone, Debug)]
+pub struct SetShown {
+    /// The local the candidate is put in.
+    pub slot: usize,
+    /// Where the candidates come from.
+    pub candidates: Candidates,
+    /// Which candidates are members (all where there is none).
+    pub filter: Option<BExpr>,
+}
+
+/// The candidates of a set: a collection.
+#[derive(Clone, Debug)]
+pub enum Candidates {
+    /// Every process.
+    Procs,
+    /// The neighbours of the process this node expression names.
+    NbrsOf(IExpr),
+    /// The integers from the first to the second, inclusive.
+    Range(IExpr, IExpr),
+}
+
+/// The bound variable of a set shown whole; no user name contains `#`.
+const MEMBER: &str = "#member";
+
+/// Checks an expression over the whole configuration, as
+/// [`super::check_global_expr`] does, for showing: a tuple or a set (written
+/// out, or a definition that stands for one) is accepted too. Returns it
+/// with the number of quantifier slots it needs.
+pub fn check_shown_expr(prog: &ast::Program, e: &Expr) -> Result<(Shown, usize), Vec<Problem>> {
+    let mut c = Checker::default();
+    c.declare(prog);
+    // The program itself already checked; only the expression's problems count.
+    c.problems.clear();
+    c.scope = Some(Scope::Global);
+    let shown = if c.names_a_set(e, 0) {
+        c.shown_set(e)
+    } else {
+        match c.expr(e) {
+            Some(t) => c.shown(t, e),
+            None => None,
+        }
+    };
+    match shown {
+        Some(s) if c.problems.is_empty() => Ok((s, c.max_locals)),
+        _ => Err(dedup(c.problems)),
+    }
+}
+
+impl Checker {
+    /// Whether `e` is a set: written out, or a definition whose body is one
+    /// (through other definitions).
+    fn names_a_set(&self, e: &Expr, depth: usize) -> bool {
+        let name = match e {
+            Expr::Set(..) => return true,
+            Expr::Call(f, _, _) | Expr::Name(f) => f,
+            _ => return false,
+        };
+        match self.defs.get(&name.name).map(|d| &d.body) {
+            Some(ast::DefBody::Expr(body)) if depth < 64 => self.names_a_set(body, depth + 1),
+            _ => false,
+        }
+    }
+
+    fn shown_set(&mut self, e: &Expr) -> Option<Shown> {
+        let member = ast::Ident {
+            name: MEMBER.into(),
+            span: e.span(),
+        };
+        let (slot, coll, filter, _) = self.set(&member, e, e.span(), 0)?;
+        let candidates = match coll {
+            Coll::Procs => Candidates::Procs,
+            Coll::NbrsOf(p) => Candidates::NbrsOf(IExpr::NodeOf(p)),
+            Coll::Range(lo, hi, _) => Candidates::Range(*lo, *hi),
+        };
+        Some(Shown::Set(SetShown {
+            slot,
+            candidates,
+            filter,
+        }))
+    }
+
+    fn shown(&mut self, t: Typed, e: &Expr) -> Option<Shown> {
+        match t {
+            Typed::Int(i, ty) => Some(Shown::One(Checked::Int(i, ty))),
+            Typed::Bool(b) => Some(Shown::One(Checked::Bool(b))),
+            Typed::Tuple(items) => items
+                .into_iter()
+                .map(|t| self.shown(t, e))
+                .collect::<Option<Vec<_>>>()
+                .map(Shown::Tuple),
+            t @ Typed::Array(..) => {
+                let found = self.typed_name(&t);
+                self.err(
+                    Problem::new(
+                        "guarded::check::not_scalar",
+                        format!("cannot show {found} as one value"),
+                    )
+                    .label(e.span(), format!("this is {found}"))
+                    .help("evaluate one element at a time, e.g. `(0).F[1]`, or show them all: `show 0.F`"),
+                );
+                None
+            }
+        }
+    }
+}
