@@ -251,6 +251,22 @@ fn a_scripted_session() {
     assert_eq!(d[0]["severity"], 2);
     assert_eq!(d[0]["code"], "guarded::check::overlapping_actions");
 
+    // A warning from the text alone: a sum whose `mod` binds first.
+    let slip = "var x: 0..2 = 0\nprocess {\n    a :: true -> x := x + 1 mod 3\n}\n";
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 6}, "contentChanges": [{"text": slip}]}),
+    );
+    let d = c.diagnostics();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["severity"], 2);
+    assert_eq!(d[0]["code"], "guarded::check::mod_precedence");
+    assert_eq!(
+        d[0]["range"]["start"],
+        json!({"line": 2, "character": 22}),
+        "{d:?}"
+    );
+
     // What it does not serve is said.
     let unknown = c.request("textDocument/rename", at("param", 0, 0));
     assert_eq!(unknown["error"]["code"], -32601);

@@ -458,7 +458,8 @@ fn check(a: &CheckArgs) -> i32 {
         count(l.inst.topo.n() as u64, "process")
     );
     warn_about_missing_sides(&l.inst, &l.source);
-    let overlapping = l.inst.overlapping_actions();
+    let mut overlapping = crate::syntax::precedence_warnings(&l.inst.ast, &l.source);
+    overlapping.extend(l.inst.overlapping_actions());
     if !overlapping.is_empty() {
         eprint!(
             "{}",

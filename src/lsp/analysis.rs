@@ -166,6 +166,7 @@ impl Analysis {
             Ok(ast) => {
                 declarations(&ast, &text, &mut decls);
                 roles = ast.roles.iter().map(role_span).collect();
+                problems.extend(crate::syntax::precedence_warnings(&ast, &text));
                 match crate::check::check(&ast) {
                     Err(ps) => problems.extend(ps),
                     Ok(_) => {

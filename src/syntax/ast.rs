@@ -40,6 +40,10 @@ pub struct Program {
     /// `channel capacity C [random lo..hi] [delay lo..hi]` (at most one
     /// is allowed).
     pub capacity: Vec<ChannelDecl>,
+    /// Each `a + b mod c` (or `-`) written without brackets: the sum's span,
+    /// the `mod`'s (which binds tighter) and its left operand's (see
+    /// [`crate::syntax::precedence_warnings`]).
+    pub unbracketed_mods: Vec<[Span; 3]>,
 }
 
 /// `property NAME: FORM`, or `property NAME: forall(p in procs : FORM)`.

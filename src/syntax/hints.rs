@@ -3,6 +3,8 @@
 //! parentheses, a priority after the collection, ...), and another place
 //! worth pointing at, from the text around the error.
 
+use super::ast::Program;
+use crate::diagnostic::Problem;
 use crate::span::Span;
 
 /// A help line, and another place to point at with its label.
@@ -332,4 +334,54 @@ fn misspelt(at: &Site) -> Option<Hint> {
         }
     }
     None
+}
+
+/// Warnings about sums whose `mod` binds tighter than it may have been
+/// meant to: `x := x + 1 mod K` is `x + (1 mod K)`, which leaves the domain
+/// where `(x + 1) mod K` wraps round (Dijkstra's ring as first typed).
+pub fn precedence_warnings(prog: &Program, source: &str) -> Vec<Problem> {
+    let text = |start: usize, end: usize| source.get(start..end).unwrap_or("");
+    prog.unbracketed_mods
+        .iter()
+        .map(|&[sum, modulo, operand]| {
+            let sum = with_brackets(source, sum);
+            let left = text(sum.start, modulo.start).trim_end();
+            let right = text(modulo.start, modulo.end);
+            let op = &left[left.len().saturating_sub(1)..];
+            Problem::new(
+                "guarded::check::mod_precedence",
+                format!("`mod` binds tighter than `{op}`"),
+            )
+            .label(sum, format!("read as `{left} ({right})`"))
+            .help(format!(
+                "to wrap the {} round, write `({left} {}){}`; to keep this meaning, `{left} ({right})`",
+                if op == "-" { "difference" } else { "sum" },
+                text(operand.start, operand.end),
+                text(operand.end, modulo.end),
+            ))
+            .warning()
+        })
+        .collect()
+}
+
+/// `span` widened to the opening brackets its text closes: an operand's
+/// span leaves out the brackets around it, so a sum whose left operand is
+/// `(x + 1)` starts inside them.
+fn with_brackets(source: &str, span: Span) -> Span {
+    let inside = source.get(span.start..span.end).unwrap_or("");
+    let mut open = inside
+        .matches(')')
+        .count()
+        .saturating_sub(inside.matches('(').count());
+    let mut start = span.start;
+    while open > 0 {
+        match source[..start].trim_end().strip_suffix('(') {
+            Some(before) => {
+                start = before.len();
+                open -= 1;
+            }
+            None => break,
+        }
+    }
+    Span::new(start, span.end)
 }

@@ -5,6 +5,15 @@ use super::ast::*;
 use super::parse::{Rule, PRATT};
 use crate::span::Span;
 use pest::iterators::{Pair, Pairs};
+use std::cell::RefCell;
+
+thread_local! {
+    /// While a program is lowered, each `a + b mod c` (or `-`) written
+    /// without brackets: the sum's span, the `mod`'s and its left
+    /// operand's. The lowering functions take no context, so they leave
+    /// them here.
+    static UNBRACKETED_MODS: RefCell<Option<Vec<[Span; 3]>>> = const { RefCell::new(None) };
+}
 
 pub(super) fn ident(p: Pair<Rule>) -> Ident {
     Ident {
@@ -15,6 +24,15 @@ pub(super) fn ident(p: Pair<Rule>) -> Ident {
 
 /// `program = { SOI ~ item* ~ EOI }`
 pub(super) fn lower_program(p: Pair<Rule>) -> Program {
+    UNBRACKETED_MODS.with(|m| *m.borrow_mut() = Some(Vec::new()));
+    let mut prog = lower_items(p);
+    prog.unbracketed_mods = UNBRACKETED_MODS
+        .with(|m| m.borrow_mut().take())
+        .unwrap_or_default();
+    prog
+}
+
+fn lower_items(p: Pair<Rule>) -> Program {
     let mut prog = Program::default();
     for item in p.into_inner() {
         let span: Span = item.as_span().into();
@@ -447,6 +465,22 @@ fn lower_operators(pairs: Pairs<Rule>) -> Expr {
                 Rule::mod_op => BinOp::Mod,
                 r => unreachable!("infix rule {r:?}"),
             };
+            // A term before reduced too (`a mod K + b mod K`) says the
+            // terms were meant one by one.
+            let term_before = match &l {
+                Expr::Binary(BinOp::Add | BinOp::Sub, _, term, _) => term,
+                l => l,
+            };
+            let left_reduced = matches!(term_before, Expr::Binary(BinOp::Mod, ..));
+            if let (BinOp::Add | BinOp::Sub, Expr::Binary(BinOp::Mod, a, _, at)) = (op, &r) {
+                if !left_reduced && !input[..at.start].trim_end().ends_with('(') {
+                    UNBRACKETED_MODS.with(|m| {
+                        if let Some(found) = m.borrow_mut().as_mut() {
+                            found.push([span, *at, a.span()]);
+                        }
+                    });
+                }
+            }
             Expr::Binary(op, Box::new(l), Box::new(r), span)
         })
         .parse(pairs)

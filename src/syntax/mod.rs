@@ -10,4 +10,5 @@ mod parse;
 mod temporal;
 
 pub use format::format_program;
+pub use hints::precedence_warnings;
 pub use parse::{parse_expression, parse_program};
