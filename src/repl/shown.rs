@@ -32,7 +32,19 @@ impl Session {
     /// `text` checked and compiled for `eval` and watches: one value, a
     /// tuple or a set.
     pub(super) fn compile_shown(&self, text: &str) -> Result<(ShownFn, usize), String> {
-        let (shown, locals) = self.checked_with_names(text, check::check_shown_expr)?;
+        let (shown, locals) = self
+            .checked_with_names(text, check::check_shown_expr)
+            .or_else(|first| {
+                // A collection alone (`nbrs(2)`, `procs`, `0..3`) is no
+                // expression; shown, it is the set of all its members.
+                let whole = format!("{{member in {text} : true}}");
+                match syntax::parse_expression(text) {
+                    Err(_) if syntax::parse_expression(&whole).is_ok() => self
+                        .checked_with_names(&whole, check::check_shown_expr)
+                        .map_err(|_| first),
+                    _ => Err(first),
+                }
+            })?;
         let compile = |c: Checked| {
             compile::compile_global(&self.sim.prog, &self.sim.code, &c)
                 .map_err(|ps| self.render_typed(ps, text))

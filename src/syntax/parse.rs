@@ -228,10 +228,13 @@ pub fn parse_program(source: &str) -> Result<Program, Problem> {
 /// Parses one expression (the REPL and `--set` use this).
 pub fn parse_expression(source: &str) -> Result<Expr, Problem> {
     let top = parse_bounded(Rule::expr, source).map_err(|p| {
-        if p.code == "guarded::syntax::unexpected" {
-            p.help("write one expression, e.g. `count(p in procs : enabled(p)) == 1`")
-        } else {
+        let found = |word: &str| p.labels.iter().any(|(_, l)| *l == format!("found `{word}`"));
+        if p.code != "guarded::syntax::unexpected" {
             p
+        } else if found("nbrs") || found("procs") {
+            p.help("`nbrs(p)` and `procs` are collections: `eval nbrs(2)` lists the members, and an expression quantifies over them, `count(q in nbrs(2))`")
+        } else {
+            p.help("write one expression, e.g. `count(p in procs : enabled(p)) == 1`")
         }
     })?;
     // Where the parse ended: an expression's own span leaves out the
