@@ -17,6 +17,7 @@ mod export;
 mod fmt;
 mod run;
 mod sweep;
+mod test;
 mod verify;
 
 use crate::load::{Instance, LoadError, Setup};
@@ -88,6 +89,13 @@ enum Command {
     Lsp,
     /// Write an instance for another tool: `dot` (Graphviz) or `promela` (SPIN).
     Export(export::ExportArgs),
+    /// Golden-output tests of your programs: run each `.test` file's `guarded` command
+    /// again and compare its exit status and output byte for byte with those kept in it
+    /// (`--bless` keeps them).
+    #[command(
+        after_help = "A `.test` file: `#` comments, then one line `$ guarded COMMAND ARGS...` (run in the file's folder, quotes as a shell takes them), then optionally `--- stdin` and the lines the command reads (a REPL script); `--bless` adds the rest (`--- exit N`, `--- stdout`, `--- stderr`).\n\nExit codes: 0 every test passed; 1 a test failed or its file is wrong; 2 the command line is wrong or no test was found."
+    )]
+    Test(test::TestArgs),
 }
 
 /// How the program is instantiated: shared by `run` and `check`.
@@ -373,6 +381,7 @@ pub fn main() -> i32 {
         Command::Export(a) => export::export(&a),
         Command::Explore(a) => explore::explore(&a),
         Command::Fmt(a) => fmt::fmt(&a),
+        Command::Test(a) => test::test(&a),
         Command::Lsp => match crate::lsp::serve() {
             Ok(()) => EXIT_OK,
             Err(message) => {
