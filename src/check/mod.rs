@@ -130,16 +130,25 @@ pub fn check_local_expr(prog: &ast::Program, e: &Expr) -> Result<(Checked, usize
     check_standalone(prog, e, Scope::Process)
 }
 
+impl Checker {
+    /// A checker of an expression apart from the program, with the
+    /// program's declarations, at `scope`.
+    fn standalone(prog: &ast::Program, scope: Scope) -> Checker {
+        let mut c = Checker::default();
+        c.declare(prog);
+        // The program itself already checked; only the expression's problems count.
+        c.problems.clear();
+        c.scope = Some(scope);
+        c
+    }
+}
+
 fn check_standalone(
     prog: &ast::Program,
     e: &Expr,
     scope: Scope,
 ) -> Result<(Checked, usize), Vec<Problem>> {
-    let mut c = Checker::default();
-    c.declare(prog);
-    // The program itself already checked; only the expression's problems count.
-    c.problems.clear();
-    c.scope = Some(scope);
+    let mut c = Checker::standalone(prog, scope);
     match c.expr(e) {
         Some(_) if !c.problems.is_empty() => Err(dedup(c.problems)),
         Some(Typed::Int(i, ty)) => Ok((Checked::Int(i, ty), c.max_locals)),

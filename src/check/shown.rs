@@ -50,11 +50,7 @@ const MEMBER: &str = "#member";
 /// out, or a definition that stands for one) is accepted too. Returns it
 /// with the number of quantifier slots it needs.
 pub fn check_shown_expr(prog: &ast::Program, e: &Expr) -> Result<(Shown, usize), Vec<Problem>> {
-    let mut c = Checker::default();
-    c.declare(prog);
-    // The program itself already checked; only the expression's problems count.
-    c.problems.clear();
-    c.scope = Some(Scope::Global);
+    let mut c = Checker::standalone(prog, Scope::Global);
     let shown = if c.names_a_set(e, 0) {
         c.shown_set(e)
     } else {
