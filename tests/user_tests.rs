@@ -4,6 +4,7 @@
 mod common;
 use common::{guarded, scratch};
 use std::fs;
+use std::path::Path;
 
 const RING: &str = "param K = n
 topology ring:4
@@ -97,21 +98,40 @@ fn malformed_tests_are_refused_with_the_reason() {
         ("trailing.test", "$ guarded check x.gc\nmore\n"),
         ("quote.test", "$ guarded check 'x.gc\n"),
         ("empty.test", "# only a comment\n"),
+        ("server.test", "$ guarded explore x.gc\n"),
     ] {
         fs::write(dir.join(name), text).unwrap();
     }
     let (code, out, err) = guarded(&["test", dir.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.ends_with("0 passed, 5 failed\n"), "{out}");
+    assert!(out.ends_with("0 passed, 6 failed\n"), "{out}");
     for reason in [
         "`guarded run x.gc` is not a command",
         "a test may not run `guarded test`",
         "`more` after the command",
         "`$ guarded check 'x.gc` is not a command",
         "no command",
+        "a test may not run `guarded explore`",
     ] {
         assert!(err.contains(reason), "{reason}: {err}");
     }
+    // A command that would run for hours is stopped at the time limit.
+    let slow = dir.join("slow");
+    fs::create_dir_all(&slow).unwrap();
+    let ring = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/dijkstra_kstate.gc");
+    fs::write(
+        slow.join("long.test"),
+        format!(
+            "$ guarded run '{}' --topology ring:100000 --init random --seed 1 --max-steps 100000000000\n",
+            ring.display()
+        ),
+    )
+    .unwrap();
+    let (code, out, err) = guarded(&["test", "--timeout", "0.5", slow.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("still running after 0.5 s, stopped"), "{err}");
+    let (code, _, err) = guarded(&["test", "--timeout", "0", slow.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
     let (code, _, err) = guarded(&["test", dir.join("none").to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     fs::create_dir_all(dir.join("empty")).unwrap();

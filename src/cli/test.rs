@@ -7,6 +7,7 @@ use super::*;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
+use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub(super) struct TestArgs {
@@ -16,6 +17,18 @@ pub(super) struct TestArgs {
     /// Write each test's output into its file instead of comparing (then read the diff)
     #[arg(long)]
     bless: bool,
+    /// Seconds a test's command may take before it is stopped and the test fails
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS", value_parser = parse_timeout)]
+    timeout: f64,
+}
+
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() => Ok(s),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds above 0 (for example 60 or 0.5)"
+        )),
+    }
 }
 
 /// Marks the line a section's text ends with when it has no newline of its own.
@@ -54,8 +67,14 @@ fn read_case(path: &Path) -> Result<Case, String> {
         .strip_prefix("$ guarded ")
         .and_then(shlex::split)
         .ok_or_else(|| format!("`{name}`: `{command}` is not a command: write `$ guarded run PROGRAM ...` (quotes as a shell takes them)"))?;
-    if words.first().is_some_and(|w| w == "test") {
-        return Err(format!("`{name}`: a test may not run `guarded test`"));
+    match words.first().map(String::as_str) {
+        Some("test") => return Err(format!("`{name}`: a test may not run `guarded test`")),
+        Some("explore") => {
+            return Err(format!(
+                "`{name}`: a test may not run `guarded explore`, a server that runs until stopped: test the same steps with `guarded repl` and `--- stdin`"
+            ))
+        }
+        _ => {}
     }
     let stdin = match lines.next() {
         None => String::new(),
@@ -90,8 +109,9 @@ fn section(title: &str, text: &str) -> String {
     out
 }
 
-/// Runs a case's command where its file is, as the file would record it.
-fn outcome(case: &Case) -> Result<String, String> {
+/// Runs a case's command where its file is, as the file would record it;
+/// a command still running after `timeout` is stopped and the case fails.
+fn outcome(case: &Case, timeout: Duration) -> Result<String, String> {
     let me = std::env::current_exe().map_err(|e| format!("cannot find `guarded` itself: {e}"))?;
     let dir = case.path.parent().filter(|d| !d.as_os_str().is_empty());
     let mut child = Process::new(me)
@@ -113,16 +133,48 @@ fn outcome(case: &Case) -> Result<String, String> {
             let _ = input.write_all(stdin.as_bytes());
         }
     });
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("cannot run `guarded`: {e}"))?;
+    // Both pipes are drained from threads so that neither can fill and
+    // stall the command while the clock runs.
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() >= timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "still running after {} s, stopped (`--timeout SECONDS` allows longer)",
+                    timeout.as_secs_f64()
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(format!("cannot run `guarded`: {e}")),
+        }
+    };
     let _ = writer.join();
-    let code = out.status.code().map_or("killed".into(), |c| c.to_string());
+    let (stdout, stderr) = (
+        stdout.join().unwrap_or_default(),
+        stderr.join().unwrap_or_default(),
+    );
+    let code = status.code().map_or("killed".into(), |c| c.to_string());
     Ok(format!(
         "--- exit {code}\n{}{}",
-        section("stdout", &String::from_utf8_lossy(&out.stdout)),
-        section("stderr", &String::from_utf8_lossy(&out.stderr))
+        section("stdout", &String::from_utf8_lossy(&stdout)),
+        section("stderr", &String::from_utf8_lossy(&stderr))
     ))
+}
+
+/// Reads a pipe to its end on a thread of its own.
+fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
 }
 
 /// The `.test` files under `path` (itself if it is one), sorted.
@@ -167,7 +219,8 @@ pub(super) fn test(a: &TestArgs) -> i32 {
         .par_iter()
         .map(|f| {
             let case = read_case(f)?;
-            let now = outcome(&case).map_err(|e| format!("`{}`: {e}", f.display()))?;
+            let now = outcome(&case, Duration::from_secs_f64(a.timeout))
+                .map_err(|e| format!("`{}`: {e}", f.display()))?;
             Ok((case, now))
         })
         .collect();
