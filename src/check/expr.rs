@@ -316,6 +316,24 @@ impl Checker {
             Gt => Cmp::Gt,
             _ => Cmp::Ge,
         };
+        // In a global predicate a process may be named by its number, so a
+        // node compares with one (`p.parent == 0`, or a definition's node
+        // parameter given `(0)` in the REPL): the number is checked to be a
+        // process when read, as `(0).x` is.
+        let named = |i: IExpr, span: Span| IExpr::NodeOf(Proc::At(Box::new(i), span));
+        let (a, b) = match (a, b) {
+            (Typed::Int(a, Ty::Node), Typed::Int(b, Ty::Int))
+                if self.scope() == Scope::Global && matches!(op, Eq | Ne) =>
+            {
+                (Typed::Int(a, Ty::Node), Typed::Int(named(b, r), Ty::Node))
+            }
+            (Typed::Int(a, Ty::Int), Typed::Int(b, Ty::Node))
+                if self.scope() == Scope::Global && matches!(op, Eq | Ne) =>
+            {
+                (Typed::Int(named(a, l), Ty::Node), Typed::Int(b, Ty::Node))
+            }
+            other => other,
+        };
         match (a, b) {
             (Typed::Bool(a), Typed::Bool(b)) if matches!(op, Eq | Ne) => {
                 Some(BExpr::BoolEq(op == Eq, Box::new(a), Box::new(b)))
@@ -338,6 +356,10 @@ impl Checker {
                 let (na, nb) = (self.typed_name(&a), self.typed_name(&b));
                 let help = if na == nb {
                     format!("values of type {na} can only be compared with == and !=")
+                } else if [na.as_str(), nb.as_str()] == ["node", "int"]
+                    || [na.as_str(), nb.as_str()] == ["int", "node"]
+                {
+                    "in an action a node compares with a node (`parent == self`, `parent == q` of `q in nbrs`, `parent.index == 0` for a number); only a global predicate (`legitimate`, a report, the REPL) names a process by its number".into()
                 } else {
                     "both sides of a comparison must have the same type (tuples: the same length)"
                         .into()
