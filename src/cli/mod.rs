@@ -351,8 +351,36 @@ fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
     let source = crate::load::read_program(&args.program)
         .map_err(|e| report_load_error(&e, &args.program, ""))?;
     match crate::load::load(&source, &setup_of(args), &crate::load::read_file) {
-        Ok(inst) => Ok(Loaded { inst, source }),
+        Ok(inst) => {
+            warn_about_precedence(&inst.ast, &args.program, &source);
+            Ok(Loaded { inst, source })
+        }
         Err(e) => Err(report_load_error(&e, &args.program, &source)),
+    }
+}
+
+/// Warns, once in a command however many instances it loads (a family of
+/// sizes), about each `a + b mod c` written without brackets: `check` is not
+/// the only command a user types, and a run that leaves the domain because of
+/// it otherwise names only the statement.
+fn warn_about_precedence(ast: &syntax::ast::Program, program: &str, source: &str) {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let warnings = syntax::precedence_warnings(ast, source);
+    if warnings.is_empty() || WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    eprint!(
+        "{}",
+        crate::diagnostic::render(&warnings, program, source, plain())
+    );
+}
+
+/// Warns as [`warn_about_precedence`] where a command reads the program
+/// itself (a sweep, the explorer): a source that does not parse says nothing
+/// here, as the command reports it.
+fn warn_about_precedence_in(program: &str, source: &str) {
+    if let Ok(ast) = syntax::parse_program(source) {
+        warn_about_precedence(&ast, program, source);
     }
 }
 
@@ -467,8 +495,7 @@ fn check(a: &CheckArgs) -> i32 {
         count(l.inst.topo.n() as u64, "process")
     );
     warn_about_missing_sides(&l.inst, &l.source);
-    let mut overlapping = crate::syntax::precedence_warnings(&l.inst.ast, &l.source);
-    overlapping.extend(l.inst.overlapping_actions());
+    let overlapping = l.inst.overlapping_actions();
     if !overlapping.is_empty() {
         eprint!(
             "{}",
