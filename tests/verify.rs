@@ -1234,4 +1234,41 @@ fn a_family_of_sizes_gives_its_closed_forms() {
     ]);
     assert_eq!(code, 5, "{text}");
     assert!(text.contains("steps   not every size converges"), "{text}");
+    // Four sizes fit no more than a line: the verdict names the degree
+    // tried, and two sizes fit nothing, so no range of fitted sizes is
+    // named.
+    let dijkstra = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc");
+    let family = |sizes: &str| {
+        let topology = format!("ring:{sizes}");
+        guarded(&[
+            "verify",
+            dijkstra,
+            "--topology",
+            &topology,
+            "--param",
+            "K=n",
+            "-d",
+            "central",
+            "--no-rounds",
+        ])
+    };
+    let (code, text) = family("3..6");
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("through n = 3..4, predicting n = 5 and 6"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "steps   no polynomial of degree <= 1 fits; 4 sizes try no higher, degree <= 3 needs 6"
+        ),
+        "{text}"
+    );
+    let (code, text) = family("3..4");
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("closed forms in n ("), "{text}");
+    assert!(
+        text.contains("steps   too few sizes for a closed form (at least 3)"),
+        "{text}"
+    );
 }

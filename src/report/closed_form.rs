@@ -254,10 +254,16 @@ pub enum Fit {
         /// The sizes at the small end it leaves out, and their values.
         exceptions: Vec<(i64, i64)>,
     },
-    /// No polynomial of degree at most the bound through every size but
-    /// the last two predicts them (nor through fewer, the smallest left
-    /// out as exceptions, down to half of them).
-    NoneFits(usize),
+    /// No polynomial of degree at most `tried` through every size but the
+    /// last two predicts them (nor through fewer, the smallest left out as
+    /// exceptions, down to half of them). `tried` is below `bound`, the
+    /// degree asked for, where too few sizes were fitted to try higher.
+    NoneFits {
+        /// The highest degree the sizes allowed trying.
+        tried: usize,
+        /// The highest degree asked for.
+        bound: usize,
+    },
     /// Too few sizes to fit and then check a prediction (at least three).
     TooFew,
 }
@@ -283,7 +289,10 @@ pub fn fit(points: &[(i64, i64)], most_degree: usize) -> Fit {
             }
         }
     }
-    Fit::NoneFits(most_degree)
+    Fit::NoneFits {
+        tried: most_degree.min(fitted.len() - 1),
+        bound: most_degree,
+    }
 }
 
 /// The lowest-degree polynomial, of degree at most `most_degree`, through
@@ -315,7 +324,14 @@ impl fmt::Display for Fit {
                 }
                 Ok(())
             }
-            Fit::NoneFits(d) => write!(f, "no polynomial of degree <= {d} fits"),
+            // A fit uses degree + 1 sizes and checks 2 more.
+            Fit::NoneFits { tried, bound } if tried < bound => write!(
+                f,
+                "no polynomial of degree <= {tried} fits; {} sizes try no higher, degree <= {bound} needs {}",
+                tried + 3,
+                bound + 3
+            ),
+            Fit::NoneFits { tried, .. } => write!(f, "no polynomial of degree <= {tried} fits"),
             Fit::TooFew => f.write_str("too few sizes for a closed form (at least 3)"),
         }
     }
@@ -348,7 +364,16 @@ mod tests {
         // The last two sizes are checked, not fitted: a quadratic through
         // four points that then departs is no closed form.
         let departs = [(3, 4), (4, 9), (5, 16), (6, 25), (7, 36), (8, 50)];
-        assert_eq!(fit(&departs, 3), Fit::NoneFits(3));
+        assert_eq!(fit(&departs, 3), Fit::NoneFits { tried: 3, bound: 3 });
+        // Three sizes fit no more than a constant, and the verdict says
+        // so rather than claiming every cubic was ruled out.
+        let too_few = fit(&points(|n| n * n, 3..=5), 3);
+        assert_eq!(too_few, Fit::NoneFits { tried: 0, bound: 3 });
+        assert_eq!(
+            too_few.to_string(),
+            "no polynomial of degree <= 0 fits; 3 sizes try no higher, degree <= 3 needs 6"
+        );
+        assert_eq!(fit(&points(|n| n * n, 3..=7), 3).to_string(), "n^2");
         // A small size that departs is left out, and said so.
         let small = [(3, 2), (4, 13), (5, 24), (6, 38), (7, 55), (8, 75)];
         assert_eq!(

@@ -272,7 +272,7 @@ fn text(a: &VerifyArgs, sizes: &[Size], forms: &Forms) -> String {
         );
     }
     let fitted = sizes.len().saturating_sub(2);
-    if let (Some(first), Some(last)) = (sizes.first(), sizes.get(fitted.saturating_sub(1))) {
+    if let (Some(first), Some(last)) = (sizes.first(), fitted.checked_sub(1).map(|l| &sizes[l])) {
         let checked: Vec<String> = sizes[fitted..].iter().map(|s| s.n.to_string()).collect();
         out += &format!(
             "\nclosed forms in n (the lowest-degree polynomial through n = {}..{}, predicting n = {} exactly):\n",
@@ -280,6 +280,9 @@ fn text(a: &VerifyArgs, sizes: &[Size], forms: &Forms) -> String {
             last.n,
             checked.join(" and ")
         );
+    } else {
+        // Two sizes leave none to fit: each measure says "too few sizes".
+        out += "\nclosed forms in n:\n";
     }
     for (daemon, measures) in forms {
         for (k, (measure, form)) in measures.iter().enumerate() {
