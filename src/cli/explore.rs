@@ -40,7 +40,7 @@ pub(super) fn explore(a: &ExploreArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return report_load_error(&e, &a.instance.program, ""),
     };
-    super::warn_about_precedence_in(&a.instance.program, &source);
+    super::warnings::warn_about_precedence_in(&a.instance.program, &source);
     let daemon = match a
         .start
         .daemon

@@ -19,6 +19,8 @@ mod run;
 mod sweep;
 mod test;
 mod verify;
+mod warnings;
+use warnings::{warn_about_dot_values, warn_about_missing_sides, warn_about_precedence};
 
 use crate::load::{Instance, LoadError, Setup};
 use crate::runtime::daemon::{Daemon, DaemonError};
@@ -359,31 +361,6 @@ fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
     }
 }
 
-/// Warns, once in a command however many instances it loads (a family of
-/// sizes), about each `a + b mod c` written without brackets: `check` is not
-/// the only command a user types, and a run that leaves the domain because of
-/// it otherwise names only the statement.
-fn warn_about_precedence(ast: &syntax::ast::Program, program: &str, source: &str) {
-    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    let warnings = syntax::precedence_warnings(ast, source);
-    if warnings.is_empty() || WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
-        return;
-    }
-    eprint!(
-        "{}",
-        crate::diagnostic::render(&warnings, program, source, plain())
-    );
-}
-
-/// Warns as [`warn_about_precedence`] where a command reads the program
-/// itself (a sweep, the explorer): a source that does not parse says nothing
-/// here, as the command reports it.
-fn warn_about_precedence_in(program: &str, source: &str) {
-    if let Ok(ast) = syntax::parse_program(source) {
-        warn_about_precedence(&ast, program, source);
-    }
-}
-
 /// The stack of every thread that checks, compiles or runs a program. The
 /// checker, the compiler and evaluation recurse on expressions; the parser
 /// and checker bound the nesting, and this leaves those bounds a wide
@@ -435,43 +412,6 @@ pub fn main() -> i32 {
     }
 }
 
-/// Warns about values a DOT topology gives that the start will not use: all
-/// of them when the start is random, and attributes that name no variable
-/// (nor anything Graphviz knows).
-fn warn_about_dot_values(instance: &Instance, mode: &crate::runtime::init::InitMode) {
-    let topo = instance.topology();
-    let names_variable = |key: &str| {
-        let name = crate::topology::dot::attribute_variable(key).1;
-        instance.prog.vars.iter().any(|v| v.name == name)
-    };
-    let values = topo.attrs.iter().filter(|a| names_variable(&a.1)).count();
-    if values > 0 && *mode == crate::runtime::init::InitMode::Random {
-        eprintln!(
-            "warning: the start is random, so the {values} values `{}` gives are not used (start from them with --init declared)",
-            topo.name
-        );
-    }
-    let mut unknown: Vec<&str> = topo
-        .attrs
-        .iter()
-        .map(|a| a.1.as_str())
-        .filter(|k| {
-            // Edge attributes come as `NAME[Q]`.
-            let base = k.split('[').next().unwrap_or(k);
-            !names_variable(k) && !crate::export::dot::is_graphviz_attribute(base)
-        })
-        .collect();
-    unknown.sort_unstable();
-    unknown.dedup();
-    if !unknown.is_empty() {
-        eprintln!(
-            "warning: `{}` has attributes that name no variable of the program: {}",
-            topo.name,
-            unknown.join(", ")
-        );
-    }
-}
-
 /// `guarded check`: parses, checks and instantiates the program, then
 /// evaluates every guard in its start (declared values, or random ones
 /// with the seed), so that what `run` would reject at step 0 is rejected
@@ -516,41 +456,6 @@ fn check(a: &CheckArgs) -> i32 {
             EXIT_OK
         }
         Err(code) => code,
-    }
-}
-
-/// Warns, for each role that reads `left` or `right`, about its processes
-/// without that neighbour (the ends of a chain): a read that happens there
-/// stops the run.
-fn warn_about_missing_sides(inst: &Instance, source: &str) {
-    let topo = inst.topology();
-    for (r, role) in inst.prog.roles.iter().enumerate() {
-        for (span, has, sides, word) in [
-            (role.reads_left, topo.has_left, topo.lefts(), "left"),
-            (role.reads_right, topo.has_right, topo.rights(), "right"),
-        ] {
-            let Some(span) = span else { continue };
-            if !has {
-                continue;
-            }
-            let lacking: Vec<String> = (0..topo.n())
-                .filter(|&p| inst.code.role_of.of(p) == r && sides[p] == crate::topology::NONE)
-                .map(|p| p.to_string())
-                .collect();
-            if !lacking.is_empty() {
-                let line = source[..span.start.min(source.len())]
-                    .lines()
-                    .count()
-                    .max(1);
-                eprintln!(
-                    "warning: line {line}: `{word}` is read by a role whose process{} {} {} no `{word}` neighbour on {}; a read that happens there stops the run",
-                    if lacking.len() == 1 { "" } else { "es" },
-                    lacking.join(", "),
-                    if lacking.len() == 1 { "has" } else { "have" },
-                    topo.name
-                );
-            }
-        }
     }
 }
 

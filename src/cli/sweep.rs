@@ -139,7 +139,7 @@ pub(super) fn sweep(a: &SweepArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return report_load_error(&e, program, ""),
     };
-    super::warn_about_precedence_in(program, &source);
+    super::warnings::warn_about_precedence_in(program, &source);
     let axes = Axes {
         topologies: a.topologies.clone(),
         daemons: a.daemons.clone(),
