@@ -106,7 +106,7 @@ fn dedup(problems: Vec<Problem>) -> Vec<Problem> {
         .collect()
 }
 
-pub use shown::{check_shown_expr, Candidates, Shown};
+pub use shown::{check_local_shown_expr, check_shown_expr, ArrayShown, Candidates, Shown};
 
 /// A checked stand-alone expression.
 #[derive(Clone, Debug)]

@@ -1,9 +1,10 @@
 //! Expressions as the REPL's `eval` shows them: besides one value, a tuple
-//! (SSLE's keys, `(p.leader, p.level)`) and a set (`Chldrn(p)`, `{q in procs
+//! (SSLE's keys, `(p.leader, p.level)`), a set (`Chldrn(p)`, `{q in procs
 //! : q.d == 0}`), which the papers' macros return as often as values and
-//! which no `legitimate:` can hold.
+//! which no `legitimate:` can hold, and a whole array (Johnen's window
+//! `(0).F`, or `left.F` in the explanation of a guard).
 
-use super::ir::{BExpr, Coll, IExpr};
+use super::ir::{BExpr, Coll, IExpr, Ty};
 use super::{dedup, Checked, Checker, Scope, Typed};
 use crate::diagnostic::Problem;
 use crate::syntax::ast::{self, Expr};
@@ -17,6 +18,26 @@ pub enum Shown {
     Tuple(Vec<Shown>),
     /// The members of a set.
     Set(SetShown),
+    /// The elements of an array variable.
+    Array(ArrayShown),
+}
+
+/// An array variable of one process to list: each index in turn (a number
+/// below its length, or a neighbour of `owner` for values per neighbour)
+/// is put in local `slot`, and `element` read.
+#[derive(Clone, Debug)]
+pub struct ArrayShown {
+    /// The variable.
+    pub var: usize,
+    /// The process whose array it is.
+    pub owner: IExpr,
+    /// The local the index is put in.
+    pub slot: usize,
+    /// The element at the index in `slot`.
+    pub element: Checked,
+    /// Whether the array holds a value per neighbour of `owner`, indexed
+    /// by the neighbour, rather than by numbers from 0.
+    pub per_nbr: bool,
 }
 
 /// A set to list: each candidate in turn is put in local `slot`, and is a
@@ -46,11 +67,29 @@ pub enum Candidates {
 const MEMBER: &str = "#member";
 
 /// Checks an expression over the whole configuration, as
-/// [`super::check_global_expr`] does, for showing: a tuple or a set (written
-/// out, or a definition that stands for one) is accepted too. Returns it
-/// with the number of quantifier slots it needs.
+/// [`super::check_global_expr`] does, for showing: a tuple, a set (written
+/// out, or a definition that stands for one) or a whole array is accepted
+/// too. Returns it with the number of local slots it needs.
 pub fn check_shown_expr(prog: &ast::Program, e: &Expr) -> Result<(Shown, usize), Vec<Problem>> {
-    let mut c = Checker::standalone(prog, Scope::Global);
+    check_shown_at(prog, e, Scope::Global)
+}
+
+/// [`check_shown_expr`] as a guard sees the configuration (own variables,
+/// `left.F`, neighbours), as [`super::check_local_expr`] checks one value:
+/// for the REPL's explanations of guards, which show what they read.
+pub fn check_local_shown_expr(
+    prog: &ast::Program,
+    e: &Expr,
+) -> Result<(Shown, usize), Vec<Problem>> {
+    check_shown_at(prog, e, Scope::Process)
+}
+
+fn check_shown_at(
+    prog: &ast::Program,
+    e: &Expr,
+    scope: Scope,
+) -> Result<(Shown, usize), Vec<Problem>> {
+    let mut c = Checker::standalone(prog, scope);
     let shown = if c.names_a_set(e, 0) {
         c.shown_set(e)
     } else {
@@ -107,17 +146,23 @@ impl Checker {
                 .map(|t| self.shown(t, e))
                 .collect::<Option<Vec<_>>>()
                 .map(Shown::Tuple),
-            t @ Typed::Array(..) => {
-                let found = self.typed_name(&t);
-                self.err(
-                    Problem::new(
-                        "guarded::check::not_scalar",
-                        format!("cannot show {found} as one value"),
-                    )
-                    .label(e.span(), format!("this is {found}"))
-                    .help("evaluate one element at a time, e.g. `(0).F[1]`, or show them all: `show 0.F`"),
-                );
-                None
+            Typed::Array(p, v) => {
+                // A slot of its own: nothing else is live when it is shown.
+                let slot = self.max_locals;
+                self.max_locals += 1;
+                let index = Box::new(IExpr::Local(slot));
+                let span = e.span();
+                let element = match self.vars[v].ty {
+                    Ty::Bool => Checked::Bool(BExpr::Elem(p.clone(), v, index, span)),
+                    ty => Checked::Int(IExpr::Elem(p.clone(), v, index, span), ty),
+                };
+                Some(Shown::Array(ArrayShown {
+                    var: v,
+                    owner: IExpr::NodeOf(p),
+                    slot,
+                    element,
+                    per_nbr: self.vars[v].per_nbr,
+                }))
             }
         }
     }

@@ -265,29 +265,26 @@ impl Session {
             .map_err(|f| f.message.clone())
     }
 
-    /// The values of the variable reads inside `e`, at process `p`.
+    /// The values of the variable reads inside `e`, at process `p`: whole
+    /// arrays and tuples too (Johnen's `F != left.F`).
     pub(super) fn reads_of(&self, p: usize, e: &ast::Expr) -> String {
         let mut reads = Vec::new();
         collect_reads(e, &mut reads);
-        let mut seen = Vec::new();
+        // The whole expression's value is said already.
+        let mut seen = vec![self.snippet(e.span())];
         let mut parts = Vec::new();
         for r in reads {
             let text = self.snippet(r.span());
             if seen.contains(&text) {
                 continue;
             }
-            if let Ok((checked, locals)) = check::check_local_expr(&self.ast, r) {
-                let ty = match &checked {
-                    check::Checked::Int(_, ty) => *ty,
-                    check::Checked::Bool(_) => Ty::Bool,
-                };
-                let Ok(f) = compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
-                else {
-                    continue;
-                };
-                if let Ok(v) = self.sim.eval_at(p, &f, locals) {
-                    parts.push(format!("{text} = {}", self.sim.prog.show_value(ty, v)));
-                }
+            let value = check::check_local_shown_expr(&self.ast, r)
+                .ok()
+                .and_then(|(shown, locals)| Some((self.compile_checked_shown(shown)?, locals)))
+                .and_then(|(f, locals)| shown::shown_value_at(&self.sim, p, &f, locals).ok());
+            // A constant that shows as itself (an enumeration's value) says nothing.
+            if let Some(value) = value.filter(|v| *v != text) {
+                parts.push(format!("{text} = {value}"));
             }
             seen.push(text);
         }

@@ -1,9 +1,10 @@
-//! `eval` of tuples and sets as well as single values: each component,
-//! candidate and filter compiled as a single value is, and the whole
-//! written as the program would write it, `(3, 1)` or `{0, 4}`.
+//! `eval` of tuples, sets and arrays as well as single values: each
+//! component, candidate, filter and element compiled as a single value
+//! is, and the whole written as the program (or `show`) writes it,
+//! `(3, 1)`, `{0, 4}` or `[2,1,2]`.
 
 use super::*;
-use crate::check::{Candidates, Checked, Shown};
+use crate::check::{ArrayShown, Candidates, Checked, Shown};
 use crate::compile::MAX_RANGE;
 
 /// A compiled expression to show (see [`crate::check::Shown`]).
@@ -18,6 +19,15 @@ pub(super) enum ShownFn {
         slot: usize,
         candidates: CandidatesFn,
         filter: Option<GlobalFn>,
+    },
+    /// An array's elements: each index put in local `slot`, `element`
+    /// read; the indices are `0..len`, or the neighbours of `owner` where
+    /// there is no `len` (values per neighbour).
+    Array {
+        owner: GlobalFn,
+        slot: usize,
+        element: GlobalFn,
+        len: Option<usize>,
     },
 }
 
@@ -49,30 +59,58 @@ impl Session {
             compile::compile_global(&self.sim.prog, &self.sim.code, &c)
                 .map_err(|ps| self.render_typed(ps, text))
         };
-        Ok((compile_shown(shown, &compile)?, locals))
+        Ok((compile_shown(shown, &self.sim.code.lens, &compile)?, locals))
+    }
+
+    /// A checked expression to show compiled, where its problems need no
+    /// source to point into (the explanations of guards skip what fails).
+    pub(super) fn compile_checked_shown(&self, shown: Shown) -> Option<ShownFn> {
+        let compile = |c: Checked| {
+            compile::compile_global(&self.sim.prog, &self.sim.code, &c).map_err(|_| String::new())
+        };
+        compile_shown(shown, &self.sim.code.lens, &compile).ok()
     }
 }
 
 /// The value of a compiled expression in `sim`'s configuration, as `eval`
 /// and watches print it, or why it has none.
 pub(super) fn shown_value(sim: &Simulation, f: &ShownFn, locals: usize) -> Result<String, String> {
-    shown_in(sim, f, &sim.locals_for(locals))
+    shown_in(sim, 0, f, &sim.locals_for(locals))
+}
+
+/// [`shown_value`] as process `me` sees the configuration, for an
+/// expression checked as a guard reads (`left.F`).
+pub(super) fn shown_value_at(
+    sim: &Simulation,
+    me: usize,
+    f: &ShownFn,
+    locals: usize,
+) -> Result<String, String> {
+    shown_in(sim, me, f, &sim.locals_for(locals))
 }
 
 fn shown_in(
     sim: &Simulation,
+    me: usize,
     f: &ShownFn,
     cells: &[std::cell::Cell<i64>],
 ) -> Result<String, String> {
     let value = |g: &GlobalFn| {
-        sim.eval_in(0, g, cells)
+        sim.eval_in(me, g, cells)
             .map_err(|fault| fault.message.clone())
+    };
+    let nbrs_of = |q: i64| match usize::try_from(q).ok().filter(|&q| q < sim.n()) {
+        Some(q) => Ok(sim.topology().nbrs(q)),
+        None => Err(format!(
+            "{q} is not a process (they are 0 to {})",
+            sim.n() - 1
+        )),
     };
     Ok(match f {
         ShownFn::One(g) => sim.prog.show_value(type_of(g), value(g)?),
         ShownFn::Tuple(items) => {
             let shown: Result<Vec<String>, _> =
-                items.iter().map(|i| shown_in(sim, i, cells)).collect();
+                items.iter().map(|i| shown_in(sim, me, i, cells)).collect();
             format!("({})", shown?.join(", "))
         }
         ShownFn::Set {
@@ -84,18 +122,7 @@ fn shown_in(
             let members: Vec<i64> = match candidates {
                 CandidatesFn::Procs => (0..n as i64).collect(),
                 CandidatesFn::NbrsOf(of) => {
-                    let q = value(of)?;
-                    match usize::try_from(q).ok().filter(|&q| q < n) {
-                        Some(q) => sim
-                            .topology()
-                            .nbrs(q)
-                            .iter()
-                            .map(|&r| i64::from(r))
-                            .collect(),
-                        None => {
-                            return Err(format!("{q} is not a process (they are 0 to {})", n - 1))
-                        }
-                    }
+                    nbrs_of(value(of)?)?.iter().map(|&r| i64::from(r)).collect()
                 }
                 CandidatesFn::Range(lo, hi) => {
                     let (lo, hi) = (value(lo)?, value(hi)?);
@@ -117,11 +144,38 @@ fn shown_in(
             // Processes by number, as `eval` prints a node.
             format!("{{{}}}", kept.join(", "))
         }
+        ShownFn::Array {
+            owner,
+            slot,
+            element,
+            len,
+        } => {
+            let element_at = |index: i64| {
+                cells[*slot].set(index);
+                value(element).map(|v| sim.prog.show_value(type_of(element), v))
+            };
+            // As `show` writes a variable (`Compiled::show_var`).
+            match len {
+                Some(len) => {
+                    let shown: Result<Vec<String>, _> = (0..*len as i64).map(element_at).collect();
+                    format!("[{}]", shown?.join(","))
+                }
+                None => {
+                    let mut shown = Vec::new();
+                    for &q in nbrs_of(value(owner)?)? {
+                        shown.push(format!("{q}:{}", element_at(i64::from(q))?));
+                    }
+                    format!("{{{}}}", shown.join(","))
+                }
+            }
+        }
     })
 }
 
+/// `shown` compiled; `lens` are the instance's array lengths by variable.
 fn compile_shown(
     shown: Shown,
+    lens: &[Option<usize>],
     compile: &impl Fn(Checked) -> Result<GlobalFn, String>,
 ) -> Result<ShownFn, String> {
     Ok(match shown {
@@ -129,9 +183,21 @@ fn compile_shown(
         Shown::Tuple(items) => ShownFn::Tuple(
             items
                 .into_iter()
-                .map(|i| compile_shown(i, compile))
+                .map(|i| compile_shown(i, lens, compile))
                 .collect::<Result<_, _>>()?,
         ),
+        Shown::Array(ArrayShown {
+            var,
+            owner,
+            slot,
+            element,
+            per_nbr,
+        }) => ShownFn::Array {
+            owner: compile(Checked::Int(owner, Ty::Node))?,
+            slot,
+            element: compile(element)?,
+            len: if per_nbr { None } else { lens[var] },
+        },
         Shown::Set(set) => {
             let int = |e| compile(Checked::Int(e, Ty::Int));
             ShownFn::Set {
