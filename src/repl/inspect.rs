@@ -6,14 +6,58 @@ use super::*;
 use crate::diagnostic::Problem;
 use crate::report::pad;
 use crate::span::Span;
+use std::ops::Range;
+
+/// A text as typed with names standing for predicates written out.
+pub(super) struct Rewritten {
+    text: String,
+    rewrites: Rewrites,
+}
+
+/// Where the pieces of a rewritten text come from: each piece's range in
+/// the text as typed, then in the rewritten one, in order.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Rewrites(Vec<(Range<usize>, Range<usize>)>);
+
+impl Rewrites {
+    /// A text wrapped in `prefix` and `suffix` bytes, of `len` bytes as typed.
+    pub(super) fn wrapped(prefix: usize, len: usize, suffix: usize) -> Rewrites {
+        Rewrites(vec![
+            (0..0, 0..prefix),
+            (len..len, prefix + len..prefix + len + suffix),
+        ])
+    }
+
+    /// A span of the rewritten text in the text as typed: within a piece
+    /// rewritten, the whole piece as typed.
+    pub(super) fn back(&self, span: Span) -> Span {
+        let start = self.offset_back(span.start, false);
+        Span::new(start, self.offset_back(span.end, true).max(start))
+    }
+
+    fn offset_back(&self, at: usize, is_end: bool) -> usize {
+        let mut shift = 0isize;
+        for (typed, rewritten) in &self.0 {
+            if at <= rewritten.start {
+                break;
+            }
+            if at < rewritten.end {
+                return if is_end { typed.end } else { typed.start };
+            }
+            shift += rewritten.len() as isize - typed.len() as isize;
+        }
+        (at as isize - shift).max(0) as usize
+    }
+}
 
 impl Session {
     pub(super) fn compile_expr(&self, text: &str) -> Result<(String, GlobalFn, usize), String> {
-        let (checked, locals) = self.checked_with_names(text, check::check_global_expr)?;
+        let (checked, locals, rewrites) =
+            self.checked_with_names(text, check::check_global_expr)?;
         Ok((
             text.to_string(),
             compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
-                .map_err(|ps| self.render_typed(ps, text))?,
+                .map_err(|ps| self.render_typed(ps, text, &|s| rewrites.back(s)))?,
             locals,
         ))
     }
@@ -21,36 +65,48 @@ impl Session {
     /// `text` checked by `check`, where a `report` name stands for the
     /// report where the expression means nothing with it as written
     /// (arbitration's report `eating` is also a state: `p.s == eating`
-    /// keeps the state).
+    /// keeps the state). Returns the checked expression, its locals, and
+    /// how to take its spans back to `text` (for problems found later).
     pub(super) fn checked_with_names<T>(
         &self,
         text: &str,
         check: impl Fn(&ast::Program, &ast::Expr) -> Result<(T, usize), Vec<Problem>>,
-    ) -> Result<(T, usize), String> {
+    ) -> Result<(T, usize, Rewrites), String> {
         if text.is_empty() {
             return Err("an expression is needed".into());
         }
         let as_written = self.with_named_predicates(text, false)?;
-        self.check_expr(&as_written, &check).or_else(|first| {
+        self.check_expr(text, &as_written, &check).or_else(|first| {
             let with_reports = self.with_named_predicates(text, true)?;
-            match with_reports == as_written {
+            match with_reports.text == as_written.text {
                 true => Err(first),
-                false => self.check_expr(&with_reports, &check).map_err(|_| first),
+                false => self
+                    .check_expr(text, &with_reports, &check)
+                    .map_err(|_| first),
             }
         })
     }
 
-    /// `text` parsed and checked as an expression over a configuration.
-    /// Its spans are moved past the program's (see [`Session::render_typed`]).
+    /// `rewritten` (`typed` with names standing for predicates) parsed and
+    /// checked as an expression over a configuration, its problems shown
+    /// in `typed`. Its spans are moved past the program's (see
+    /// [`Session::render_typed`]).
     fn check_expr<T>(
         &self,
-        text: &str,
+        typed: &str,
+        rewritten: &Rewritten,
         check: impl Fn(&ast::Program, &ast::Expr) -> Result<(T, usize), Vec<Problem>>,
-    ) -> Result<(T, usize), String> {
-        let mut e = syntax::parse_expression(text)
-            .map_err(|p| render(&[p], "<input>", text, !self.color))?;
+    ) -> Result<(T, usize, Rewrites), String> {
+        let back = |s| rewritten.rewrites.back(s);
+        let mut e = syntax::parse_expression(&rewritten.text).map_err(|mut p| {
+            p.labels.iter_mut().for_each(|(s, _)| *s = back(*s));
+            render(&[p], "<input>", typed, !self.color)
+        })?;
         e.shift_spans(self.typed_base());
-        check(&self.ast, &e).map_err(|ps| self.render_typed(ps, text))
+        match check(&self.ast, &e) {
+            Ok((checked, locals)) => Ok((checked, locals, rewritten.rewrites.clone())),
+            Err(ps) => Err(self.render_typed(ps, typed, &back)),
+        }
     }
 
     /// Where the spans of an expression typed at the prompt start when it
@@ -65,7 +121,14 @@ impl Session {
     /// label in one of the program's definitions it uses is named in the
     /// help by file, line and column, and where no label is left in the
     /// expression, the whole expression is labelled.
-    pub(super) fn render_typed(&self, problems: Vec<Problem>, text: &str) -> String {
+    /// `back` takes a span of the text checked (once moved back from past
+    /// the program's) to `text` as typed, where names stood for predicates.
+    pub(super) fn render_typed(
+        &self,
+        problems: Vec<Problem>,
+        text: &str,
+        back: &dyn Fn(Span) -> Span,
+    ) -> String {
         let base = self.typed_base();
         let whole = Span::new(0, text.trim_end().len());
         let problems: Vec<Problem> = problems
@@ -75,7 +138,7 @@ impl Session {
                     p.labels.drain(..).partition(|(s, _)| s.start >= base);
                 p.labels = mine
                     .into_iter()
-                    .map(|(s, t)| (Span::new(s.start - base, s.end - base), t))
+                    .map(|(s, t)| (back(Span::new(s.start - base, s.end - base)), t))
                     .collect();
                 if theirs.is_empty() {
                     return p;
@@ -104,13 +167,14 @@ impl Session {
     /// parentheses, as written), with `reports`: names the program gives
     /// predicates and measures, which are not variables. A name after `.`
     /// is a field.
-    fn with_named_predicates(&self, text: &str, reports: bool) -> Result<String, String> {
+    fn with_named_predicates(&self, text: &str, reports: bool) -> Result<Rewritten, String> {
         let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
         let written = |e: &syntax::ast::Expr| {
             let span = e.span();
             format!("({})", &self.source[span.start..span.end])
         };
         let mut out = String::new();
+        let mut rewrites = Rewrites::default();
         let mut chars = text.char_indices().peekable();
         while let Some((at, c)) = chars.next() {
             if !(c.is_ascii_alphabetic() || c == '_') {
@@ -131,6 +195,7 @@ impl Session {
                 true => self.ast.reports.iter().find(|(name, _)| name.name == word),
                 false => None,
             };
+            let start = out.len();
             match (field, word, report) {
                 (false, "legitimate", _) => {
                     if self.ast.legitimate.is_empty() {
@@ -140,10 +205,17 @@ impl Session {
                     out.push_str(&format!("({})", parts.join(" and ")));
                 }
                 (false, _, Some((_, e))) => out.push_str(&written(e)),
-                _ => out.push_str(word),
+                _ => {
+                    out.push_str(word);
+                    continue;
+                }
             }
+            rewrites.0.push((at..end, start..out.len()));
         }
-        Ok(out)
+        Ok(Rewritten {
+            text: out,
+            rewrites,
+        })
     }
 
     pub(super) fn eval(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
@@ -468,4 +540,27 @@ fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
         before.matches('\n').count() + 1,
         before[line_start..].chars().count() + 1,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Rewrites, Span};
+
+    #[test]
+    fn spans_of_a_rewritten_text_go_back_to_the_text_as_typed() {
+        // `legitimate or x` with `legitimate` (0..10) written out as 20 bytes.
+        let rewrites = Rewrites(vec![(0..10, 0..20)]);
+        // After the piece: moved back by the 10 bytes it grew.
+        assert_eq!(rewrites.back(Span::new(24, 25)), Span::new(14, 15));
+        // Within it: the whole word as typed.
+        assert_eq!(rewrites.back(Span::new(3, 7)), Span::new(0, 10));
+        // Across its end: from the word to where the span ends.
+        assert_eq!(rewrites.back(Span::new(5, 25)), Span::new(0, 15));
+        // A text wrapped in 11 bytes before and 8 after: inside, moved back
+        // by 11; the wrapping itself, the ends of the text.
+        let wrapped = Rewrites::wrapped(11, 4, 8);
+        assert_eq!(wrapped.back(Span::new(11, 15)), Span::new(0, 4));
+        assert_eq!(wrapped.back(Span::new(0, 5)), Span::new(0, 0));
+        assert_eq!(wrapped.back(Span::new(16, 20)), Span::new(4, 4));
+    }
 }

@@ -3,6 +3,7 @@
 //! is, and the whole written as the program (or `show`) writes it,
 //! `(3, 1)`, `{0, 4}` or `[2,1,2]`.
 
+use super::inspect::Rewrites;
 use super::*;
 use crate::check::{ArrayShown, Candidates, Checked, Shown};
 use crate::compile::MAX_RANGE;
@@ -42,22 +43,31 @@ impl Session {
     /// `text` checked and compiled for `eval` and watches: one value, a
     /// tuple or a set.
     pub(super) fn compile_shown(&self, text: &str) -> Result<(ShownFn, usize), String> {
-        let (shown, locals) = self
+        let (shown, locals, rewrites, wrapping) = match self
             .checked_with_names(text, check::check_shown_expr)
-            .or_else(|first| {
+        {
+            Ok((shown, locals, rewrites)) => (shown, locals, rewrites, Rewrites::default()),
+            Err(first) => {
                 // A collection alone (`nbrs(2)`, `procs`, `0..3`) is no
                 // expression; shown, it is the set of all its members.
-                let whole = format!("{{member in {text} : true}}");
+                let (prefix, suffix) = ("{member in ", " : true}");
+                let whole = format!("{prefix}{text}{suffix}");
                 match syntax::parse_expression(text) {
-                    Err(_) if syntax::parse_expression(&whole).is_ok() => self
-                        .checked_with_names(&whole, check::check_shown_expr)
-                        .map_err(|_| first),
-                    _ => Err(first),
+                    Err(_) if syntax::parse_expression(&whole).is_ok() => {
+                        let (shown, locals, rewrites) = self
+                            .checked_with_names(&whole, check::check_shown_expr)
+                            .map_err(|_| first)?;
+                        let wrapping = Rewrites::wrapped(prefix.len(), text.len(), suffix.len());
+                        (shown, locals, rewrites, wrapping)
+                    }
+                    _ => return Err(first),
                 }
-            })?;
+            }
+        };
+        let back = |s| wrapping.back(rewrites.back(s));
         let compile = |c: Checked| {
             compile::compile_global(&self.sim.prog, &self.sim.code, &c)
-                .map_err(|ps| self.render_typed(ps, text))
+                .map_err(|ps| self.render_typed(ps, text, &back))
         };
         Ok((compile_shown(shown, &self.sim.code.lens, &compile)?, locals))
     }
