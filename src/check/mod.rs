@@ -157,11 +157,11 @@ fn check_standalone(
             let found = c.typed_name(&t);
             Err(vec![Problem::new(
                 "guarded::check::not_scalar",
-                format!("cannot show {found} as one value"),
+                format!("{found} is not one value"),
             )
             .label(e.span(), format!("this is {found}"))
             .help(
-                "evaluate one component or element at a time, e.g. `p.F[0]`",
+                "a condition is one bool and a measure one number: compare it whole (`a == b`), or read one element or component (`x[0]`)",
             )])
         }
         None => Err(dedup(c.problems)),

@@ -1,7 +1,6 @@
 //! The commands that look: `show`, `enabled`, `eval`, `measures`, and the
 //! watches and breakpoints (`watch`, `break` and their removal).
 
-use super::shown::ShownFn;
 use super::*;
 use crate::diagnostic::Problem;
 use crate::report::pad;
@@ -456,6 +455,7 @@ impl Session {
         );
     }
 
+    /// `watch EXPR` and `break COND`, or their lists without one.
     pub(super) fn watch(
         &mut self,
         arg: &str,
@@ -463,34 +463,31 @@ impl Session {
         is_break: bool,
     ) -> Result<(), String> {
         if arg.is_empty() {
-            let list = if is_break {
-                &self.breaks
-            } else {
-                &self.watches
+            let texts: Vec<&str> = match is_break {
+                true => self.breaks.iter().map(|b| b.text.as_str()).collect(),
+                false => self.watches.iter().map(|w| w.text.as_str()).collect(),
             };
-            if list.is_empty() {
+            if texts.is_empty() {
                 let _ = writeln!(
                     out,
                     "no {}",
                     if is_break { "breakpoints" } else { "watches" }
                 );
             }
-            for (i, w) in list.iter().enumerate() {
-                let _ = writeln!(out, "{}: {}", i + 1, w.text);
+            for (i, text) in texts.iter().enumerate() {
+                let _ = writeln!(out, "{}: {text}", i + 1);
             }
             return Ok(());
         }
-        let (code, locals) = self.compile_shown(arg)?;
-        if is_break && !matches!(code, ShownFn::One(GlobalFn::Bool(_))) {
-            return Err("a breakpoint needs a condition (a bool expression)".into());
-        }
-        let text = arg.to_string();
-        let w = Watch { text, code, locals };
         if is_break {
-            self.breaks.push(w);
+            let needs = "a breakpoint needs a condition (a bool expression)";
+            let condition = self.condition_for(arg, needs)?;
+            self.breaks.push(condition);
             let _ = writeln!(out, "breakpoint {}: {arg}", self.breaks.len());
         } else {
-            self.watches.push(w);
+            let (code, locals) = self.compile_shown(arg)?;
+            let text = arg.to_string();
+            self.watches.push(Watch { text, code, locals });
             let _ = writeln!(out, "watch {}: {arg}", self.watches.len());
             print_watches(&self.sim, &self.watches, out);
         }
@@ -503,28 +500,30 @@ impl Session {
         out: &mut String,
         is_break: bool,
     ) -> Result<(), String> {
-        let list = if is_break {
-            &mut self.breaks
-        } else {
-            &mut self.watches
+        let left = match is_break {
+            true => remove_numbered(&mut self.breaks, arg, "breakpoint")?,
+            false => remove_numbered(&mut self.watches, arg, "watch")?,
         };
-        if arg.is_empty() {
-            list.clear();
-        } else {
-            let k: usize = arg
-                .parse()
-                .map_err(|_| format!("`{arg}` is not a number"))?;
-            if k == 0 || k > list.len() {
-                return Err(format!(
-                    "there is no {} {k}",
-                    if is_break { "breakpoint" } else { "watch" }
-                ));
-            }
-            list.remove(k - 1);
-        }
-        let _ = writeln!(out, "{} left", list.len());
+        let _ = writeln!(out, "{left} left");
         Ok(())
     }
+}
+
+/// Removes entry `arg` (numbered from 1) of `list`, or all of them where
+/// `arg` is empty; returns how many are left.
+fn remove_numbered<T>(list: &mut Vec<T>, arg: &str, what: &str) -> Result<usize, String> {
+    if arg.is_empty() {
+        list.clear();
+    } else {
+        let k: usize = arg
+            .parse()
+            .map_err(|_| format!("`{arg}` is not a number"))?;
+        if k == 0 || k > list.len() {
+            return Err(format!("there is no {what} {k}"));
+        }
+        list.remove(k - 1);
+    }
+    Ok(list.len())
 }
 
 /// The line and column (both from 1, the column in characters) of a byte

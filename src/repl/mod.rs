@@ -130,7 +130,6 @@ pub struct Condition {
 
 struct Watch {
     text: String,
-    /// A breakpoint's is one condition.
     code: shown::ShownFn,
     locals: usize,
 }
@@ -144,7 +143,7 @@ pub struct Session {
     initial: Snapshot,
     undo: undo::Undo,
     watches: Vec<Watch>,
-    breaks: Vec<Watch>,
+    breaks: Vec<Condition>,
     color: bool,
 }
 
@@ -200,12 +199,24 @@ impl Session {
     /// A condition typed as `run until` takes it, compiled once to be
     /// tested at every step.
     pub fn condition(&self, text: &str) -> Result<Condition, String> {
-        match self.compile_expr(text.trim())? {
-            (_, GlobalFn::Int(..), _) => Err(format!(
-                "`{}` is not a condition (a bool expression)",
-                text.trim()
-            )),
-            (text, code, locals) => Ok(Condition { text, code, locals }),
+        let text = text.trim();
+        self.condition_for(
+            text,
+            &format!("`{text}` is not a condition (a bool expression)"),
+        )
+    }
+
+    /// [`Session::condition`], where what is typed is no condition: a
+    /// value, or something only `eval` shows (a tuple, an array, a set),
+    /// gets `needs` rather than the checker's words about its type.
+    fn condition_for(&self, text: &str, needs: &str) -> Result<Condition, String> {
+        match self.compile_expr(text) {
+            Ok((_, GlobalFn::Int(..), _)) => Err(needs.into()),
+            Ok((text, code, locals)) => Ok(Condition { text, code, locals }),
+            Err(problem) => match self.compile_shown(text) {
+                Ok(_) => Err(needs.into()),
+                Err(_) => Err(problem),
+            },
         }
     }
 

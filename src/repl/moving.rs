@@ -27,7 +27,7 @@ impl Session {
     pub(super) fn run_steps(
         &mut self,
         limit: u64,
-        until: Option<&(String, GlobalFn, usize)>,
+        until: Option<&Condition>,
         is_run: bool,
         out: &mut String,
     ) -> Result<(), String> {
@@ -297,13 +297,11 @@ impl Session {
             None => (arg, None),
         };
         let limit = Self::count(limit, 100_000)?;
+        let needs = "`run until` needs a condition (a bool expression)";
         let until = match until {
-            Some(text) => Some(self.compile_expr(text)?),
+            Some(text) => Some(self.condition_for(text, needs)?),
             None => None,
         };
-        if let Some((_, GlobalFn::Int(..), _)) = &until {
-            return Err("`run until` needs a condition (a bool expression)".into());
-        }
         INTERRUPTED.store(false, Ordering::SeqCst);
         let start = self.sim.now().step;
         self.run_steps(limit, until.as_ref(), true, out)?;

@@ -4,10 +4,9 @@
 //! stops when its `until` holds, a breakpoint becomes true, or Ctrl-C is
 //! pressed.
 
-use super::shown::{shown_value, ShownFn};
+use super::shown::shown_value;
 use super::undo::Undo;
-use super::{Watch, INTERRUPTED};
-use crate::compile::GlobalFn;
+use super::{Condition, Watch, INTERRUPTED};
 use crate::runtime::engine::Simulation;
 use crate::runtime::run::Observer;
 use std::fmt::Write as _;
@@ -49,13 +48,11 @@ fn note_legitimacy(sim: &Simulation, out: &mut String) {
     }
 }
 
-fn breaks_now(sim: &Simulation, breaks: &[Watch]) -> Vec<bool> {
+/// Which breakpoints hold (one that cannot be evaluated does not).
+fn breaks_now(sim: &Simulation, breaks: &[Condition]) -> Vec<bool> {
     breaks
         .iter()
-        .map(|b| match &b.code {
-            ShownFn::One(g) => sim.eval_global(g, b.locals).unwrap_or(0) != 0,
-            _ => false,
-        })
+        .map(|b| sim.eval_global(&b.code, b.locals).unwrap_or(0) != 0)
         .collect()
 }
 
@@ -68,8 +65,8 @@ pub(super) struct Stepper<'a> {
     /// step on from the one before.
     pub(super) remembered: bool,
     pub(super) watches: &'a [Watch],
-    pub(super) breaks: &'a [Watch],
-    pub(super) until: Option<&'a (String, GlobalFn, usize)>,
+    pub(super) breaks: &'a [Condition],
+    pub(super) until: Option<&'a Condition>,
     /// Whether Ctrl-C stops it.
     pub(super) interruptible: bool,
     /// Whether every step is printed as it is taken; if not, the last
@@ -91,8 +88,8 @@ pub(super) const SHOWN: usize = 20;
 
 impl Observer for Stepper<'_> {
     fn before_step(&mut self, sim: &Simulation) -> bool {
-        if let Some((text, f, locals)) = self.until {
-            match sim.eval_global(f, *locals) {
+        if let Some(Condition { text, code, locals }) = self.until {
+            match sim.eval_global(code, *locals) {
                 Err(e) => {
                     self.failure = Some(e.message.clone());
                     return false;
