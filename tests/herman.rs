@@ -252,6 +252,13 @@ fn verify_explores_every_value_a_coin_takes() {
         text.contains("fails: a cycle of 1 step outside legitimacy, from x = [false, false, false, false, false], moving {0:flip<0>,1:flip<0>,2:flip<0>,3:flip<0>,4:flip<0>}"),
         "{text}"
     );
+    // A cycle of draws: the verdict points to the question probability answers.
+    assert!(
+        text.contains("note         the cycle draws the same values each time round it")
+            && text
+                .contains("`guarded expect` says whether legitimacy is reached with probability 1"),
+        "{text}"
+    );
     let replay = std::process::Command::new(env!("CARGO_BIN_EXE_guarded"))
         .args([
             "run",

@@ -1117,6 +1117,8 @@ fn daemons_as_a_list_counts_per_daemon_and_runs_in_short() {
         ),
         "{text}"
     );
+    // Nothing is drawn, so no word about probability (tests/herman.rs has one).
+    assert!(!text.contains("guarded expect"), "{text}");
     let (code, json) = guarded(&[
         "verify",
         concat!(env!("CARGO_MANIFEST_DIR"), "/programs/arbitration.gc"),

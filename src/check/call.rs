@@ -62,7 +62,13 @@ impl Checker {
             "msgs" => self.msgs_call(f, args, span),
             _ if self.defs.contains_key(&f.name) => self.use_def(f, args, span),
             _ => {
+                let neighbour = ["left", "right", "tree_parent"].contains(&f.name.as_str());
                 let help = match suggest(&f.name, sorted_names(&self.defs)) {
+                    // `left(p)`: the papers' l_p, which the language writes as a field.
+                    _ if neighbour && args.len() == 1 => format!(
+                        "a process's neighbour is a field: `p.{0}` (and `p.{0}.x` its variable)",
+                        f.name
+                    ),
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "the functions are `enabled(p)`, `min(a, b)`, `max(a, b)`, `abs(a)` and those declared with `def`".into(),
                 };

@@ -378,15 +378,29 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
                 run_text(inst, v, run)
             ),
         ),
-        Convergence::Cycle { run, cycle_from } => line(
-            "convergence",
-            format!(
-                "fails: a {}{} outside legitimacy, {}",
-                fair_words(v.fairness),
-                cycle_words(run, *cycle_from),
-                run_text(inst, v, run)
-            ),
-        ),
+        Convergence::Cycle { run, cycle_from } => {
+            line(
+                "convergence",
+                format!(
+                    "fails: a {}{} outside legitimacy, {}",
+                    fair_words(v.fairness),
+                    cycle_words(run, *cycle_from),
+                    run_text(inst, v, run)
+                ),
+            );
+            let drawn = run.steps[*cycle_from..]
+                .iter()
+                .flatten()
+                .any(|m| m.draws.as_ref().is_some_and(|d| !d.is_empty()));
+            if drawn {
+                // Possibilistic: a cycle that needs the same draws each time
+                // round may have probability 0, which is `expect`'s question.
+                line(
+                    "note",
+                    "the cycle draws the same values each time round it, which a run may do with probability 0: `guarded expect` says whether legitimacy is reached with probability 1 (the daemon's movers drawn too)".into(),
+                );
+            }
+        }
         Convergence::NotDeclared { deadlock } => line(
             "deadlock",
             match deadlock {
