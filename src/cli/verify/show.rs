@@ -277,6 +277,32 @@ pub(super) fn fault_text(e: &crate::runtime::step::RunError) -> String {
 }
 
 /// The lines on convergence, or on deadlock without a legitimacy predicate;
+/// The worst rounds after the worst steps and moves (`rounds`, where
+/// counted), or why they were not counted.
+fn rounds_counted(v: &Verdict, rounds: Option<u64>, moves_counted: bool) -> String {
+    match rounds {
+        Some(r) => format!(", {}", count(r, "round")),
+        None if v.engine == Engine::Symbolic && moves_counted => {
+            " (rounds not counted by the symbolic engine: --engine explicit counts them)".into()
+        }
+        None if !v.rounds_asked => String::new(),
+        None => format!(
+            " (rounds not counted: more than 64 processes, or the search's states past 64 bits each or {} MiB in all)",
+            crate::verify::MAX_ROUND_BYTES >> 20
+        ),
+    }
+}
+
+/// Where the cycle of `run` (from step `cycle_from`) draws: it is
+/// possibilistic, and may have probability 0, which is `expect`'s question.
+fn drawn_cycle_note(run: &Run, cycle_from: usize) -> Option<String> {
+    let drawn = run.steps[cycle_from..]
+        .iter()
+        .flatten()
+        .any(|m| m.draws.as_ref().is_some_and(|d| !d.is_empty()));
+    drawn.then(|| "the cycle draws the same values each time round it, which a run may do with probability 0: `guarded expect` says whether legitimacy is reached with probability 1 (the daemon's movers drawn too)".into())
+}
+
 /// `reached`: from a start, where a broken invariant ends a run.
 fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
@@ -309,17 +335,7 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
                     (None, true) => "holds: every run of first actions reaches legitimacy (other runs may not)".into(),
                 },
             );
-            let counted = match rounds {
-                Some((r, _)) => format!(", {}", count(*r, "round")),
-                None if v.engine == Engine::Symbolic && moves.is_some() => {
-                    " (rounds not counted by the symbolic engine: --engine explicit counts them)".into()
-                }
-                None if !v.rounds_asked => String::new(),
-                None => format!(
-                    " (rounds not counted: more than 64 processes, or the search's states past 64 bits each or {} MiB in all)",
-                    crate::verify::MAX_ROUND_BYTES >> 20
-                ),
-            };
+            let counted = rounds_counted(v, rounds.as_ref().map(|(r, _)| *r), moves.is_some());
             if v.daemon == Daemon::Ticks {
                 // Every tick is a round: the rounds would repeat the ticks.
                 let ticks = count(steps.steps.len() as u64, "tick");
@@ -388,17 +404,8 @@ fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'stat
                     run_text(inst, v, run)
                 ),
             );
-            let drawn = run.steps[*cycle_from..]
-                .iter()
-                .flatten()
-                .any(|m| m.draws.as_ref().is_some_and(|d| !d.is_empty()));
-            if drawn {
-                // Possibilistic: a cycle that needs the same draws each time
-                // round may have probability 0, which is `expect`'s question.
-                line(
-                    "note",
-                    "the cycle draws the same values each time round it, which a run may do with probability 0: `guarded expect` says whether legitimacy is reached with probability 1 (the daemon's movers drawn too)".into(),
-                );
+            if let Some(note) = drawn_cycle_note(run, *cycle_from) {
+                line("note", note);
             }
         }
         Convergence::NotDeclared { deadlock } => line(
