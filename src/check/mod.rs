@@ -106,7 +106,7 @@ fn dedup(problems: Vec<Problem>) -> Vec<Problem> {
         .collect()
 }
 
-pub use shown::{check_local_shown_expr, check_shown_expr, ArrayShown, Candidates, Shown};
+pub use shown::{check_in_action, check_shown_expr, ArrayShown, Candidates, SetShown, Shown};
 
 /// A checked stand-alone expression.
 #[derive(Clone, Debug)]
@@ -122,12 +122,6 @@ pub enum Checked {
 /// breakpoints. Returns it with the number of quantifier slots it needs.
 pub fn check_global_expr(prog: &ast::Program, e: &Expr) -> Result<(Checked, usize), Vec<Problem>> {
     check_standalone(prog, e, Scope::Global)
-}
-
-/// Checks an expression as a guard would see it (own variables, `left.x`,
-/// neighbours): for the REPL's explanations of disabled guards.
-pub fn check_local_expr(prog: &ast::Program, e: &Expr) -> Result<(Checked, usize), Vec<Problem>> {
-    check_standalone(prog, e, Scope::Process)
 }
 
 impl Checker {

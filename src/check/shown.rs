@@ -74,16 +74,6 @@ pub fn check_shown_expr(prog: &ast::Program, e: &Expr) -> Result<(Shown, usize),
     check_shown_at(prog, e, Scope::Global)
 }
 
-/// [`check_shown_expr`] as a guard sees the configuration (own variables,
-/// `left.F`, neighbours), as [`super::check_local_expr`] checks one value:
-/// for the REPL's explanations of guards, which show what they read.
-pub fn check_local_shown_expr(
-    prog: &ast::Program,
-    e: &Expr,
-) -> Result<(Shown, usize), Vec<Problem>> {
-    check_shown_at(prog, e, Scope::Process)
-}
-
 fn check_shown_at(
     prog: &ast::Program,
     e: &Expr,
@@ -101,6 +91,75 @@ fn check_shown_at(
     match shown {
         Some(s) if c.problems.is_empty() => Ok((s, c.max_locals)),
         _ => Err(dedup(c.problems)),
+    }
+}
+
+/// Expressions checked as a guard of one action sees them: the process's
+/// scope with the action's binder bound and, for a receive, the sender and
+/// the message's fields (the REPL's explanations of a guard that does not
+/// hold, member by member and message by message).
+#[derive(Debug)]
+pub struct InAction {
+    /// The binder's members, where the action has one.
+    pub members: Option<SetShown>,
+    /// A receive's message type, the sender's slot and the fields' slots.
+    pub receive: Option<(usize, usize, Vec<usize>)>,
+    /// Each expression checked (for showing), or its problems.
+    pub exprs: Vec<Result<Shown, Vec<Problem>>>,
+    /// The local slots they need.
+    pub locals: usize,
+}
+
+/// Checks `exprs` inside `action` (see [`InAction`]); `None` where the
+/// binder or the receive itself does not check.
+pub fn check_in_action(
+    prog: &ast::Program,
+    action: &ast::Action,
+    exprs: &[&Expr],
+) -> Option<InAction> {
+    let mut c = Checker::standalone(prog, Scope::Process);
+    let members = match &action.binder {
+        Some((var, coll)) => {
+            let (slot, coll, filter, _) = c.collection(var, coll, var.span, 0)?;
+            Some(SetShown {
+                slot,
+                candidates: candidates(coll),
+                filter,
+            })
+        }
+        None => None,
+    };
+    let receive = match &action.receive {
+        Some(r) => Some(c.receive(r)?),
+        None => None,
+    };
+    if !c.problems.is_empty() {
+        return None;
+    }
+    let exprs = exprs
+        .iter()
+        .map(|e| {
+            let shown = c.expr(e).and_then(|t| c.shown(t, e));
+            match shown {
+                Some(s) if c.problems.is_empty() => Ok(s),
+                _ => Err(dedup(std::mem::take(&mut c.problems))),
+            }
+        })
+        .collect();
+    Some(InAction {
+        members,
+        receive,
+        exprs,
+        locals: c.max_locals,
+    })
+}
+
+/// Where the members of a collection come from, to list them.
+fn candidates(coll: Coll) -> Candidates {
+    match coll {
+        Coll::Procs => Candidates::Procs,
+        Coll::NbrsOf(p) => Candidates::NbrsOf(IExpr::NodeOf(p)),
+        Coll::Range(lo, hi, _) => Candidates::Range(*lo, *hi),
     }
 }
 
@@ -125,14 +184,9 @@ impl Checker {
             span: e.span(),
         };
         let (slot, coll, filter, _) = self.set(&member, e, e.span(), 0)?;
-        let candidates = match coll {
-            Coll::Procs => Candidates::Procs,
-            Coll::NbrsOf(p) => Candidates::NbrsOf(IExpr::NodeOf(p)),
-            Coll::Range(lo, hi, _) => Candidates::Range(*lo, *hi),
-        };
         Some(Shown::Set(SetShown {
             slot,
-            candidates,
+            candidates: candidates(coll),
             filter,
         }))
     }

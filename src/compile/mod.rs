@@ -361,9 +361,10 @@ pub enum GlobalFn {
     Bool(BFn),
 }
 
-/// Compiles an expression checked by [`crate::check::check_global_expr`] or
-/// [`crate::check::check_local_expr`] for the instance `code` was built for;
-/// evaluate it with `Simulation::eval_global` or `Simulation::eval_at`.
+/// Compiles an expression checked by [`crate::check::check_global_expr`],
+/// [`crate::check::check_shown_expr`] or [`crate::check::check_in_action`]
+/// for the instance `code` was built for; evaluate it with
+/// `Simulation::eval_global`, `Simulation::eval_at` or `Simulation::eval_in`.
 pub fn compile_global(
     prog: &ir::Program,
     code: &Compiled,

@@ -10,6 +10,7 @@ mod moving;
 mod shown;
 mod stepper;
 mod undo;
+mod why_not;
 
 use stepper::{print_watches, report_step, Stepper};
 

@@ -185,62 +185,6 @@ impl Session {
         }
     }
 
-    /// Explains, action by action, why process `p` cannot fire: each guard's
-    /// conjuncts with their values at `p`.
-    pub(super) fn why_not(&self, p: usize, wanted: Option<&str>) -> String {
-        let role = self.sim.code.role_of.of(p);
-        let mut s = match wanted {
-            Some(w) => format!("process {p} cannot fire `{w}`:\n"),
-            None => format!("process {p} is not enabled:\n"),
-        };
-        let compiled = &self.sim.code.roles[role].actions;
-        let first = self.sim.chosen_action(p).map(|a| a.priority);
-        for a in &self.ast.roles[role].actions {
-            if wanted.is_some_and(|w| w != a.label.name) {
-                continue;
-            }
-            let prio = compiled
-                .iter()
-                .find(|c| c.label == a.label.name)
-                .map_or(0, |c| c.priority);
-            let mut conj = Vec::new();
-            conjuncts(&a.guard, &mut conj);
-            let mut held = true;
-            let mut parts = Vec::new();
-            for c in conj {
-                let text = self.snippet(c.span());
-                match self.eval_local(p, c) {
-                    Ok(v) => {
-                        held &= v != 0;
-                        let reads = self.reads_of(p, c);
-                        let status = if v != 0 { "true" } else { "false" };
-                        parts.push(format!(
-                            "    {text}  is {status}{}",
-                            if reads.is_empty() {
-                                String::new()
-                            } else {
-                                format!("  ({reads})")
-                            }
-                        ));
-                    }
-                    Err(m) => parts.push(format!("    {text}  cannot be evaluated: {m}")),
-                }
-            }
-            let verdict = match (held, first) {
-                (true, Some(fp)) if fp < prio => {
-                    format!("its guard holds, but a more urgent action (priority {fp}) is enabled")
-                }
-                (true, _) => "its guard holds".into(),
-                (false, _) => "its guard is false".into(),
-            };
-            let _ = writeln!(s, "  `{}`: {verdict}", a.label.name);
-            for part in parts {
-                let _ = writeln!(s, "{part}");
-            }
-        }
-        s
-    }
-
     pub(super) fn snippet(&self, span: crate::span::Span) -> String {
         self.source_text()
             .get(span.start..span.end)
@@ -252,43 +196,6 @@ impl Session {
 
     pub(super) fn source_text(&self) -> &str {
         &self.source
-    }
-
-    /// Evaluates a process-scope expression at process `p`.
-    pub(super) fn eval_local(&self, p: usize, e: &ast::Expr) -> Result<i64, String> {
-        let (checked, locals) =
-            check::check_local_expr(&self.ast, e).map_err(|ps| ps[0].message.clone())?;
-        let f = compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
-            .map_err(|ps| ps[0].message.clone())?;
-        self.sim
-            .eval_at(p, &f, locals)
-            .map_err(|f| f.message.clone())
-    }
-
-    /// The values of the variable reads inside `e`, at process `p`: whole
-    /// arrays and tuples too (Johnen's `F != left.F`).
-    pub(super) fn reads_of(&self, p: usize, e: &ast::Expr) -> String {
-        let mut reads = Vec::new();
-        collect_reads(e, &mut reads);
-        // The whole expression's value is said already.
-        let mut seen = vec![self.snippet(e.span())];
-        let mut parts = Vec::new();
-        for r in reads {
-            let text = self.snippet(r.span());
-            if seen.contains(&text) {
-                continue;
-            }
-            let value = check::check_local_shown_expr(&self.ast, r)
-                .ok()
-                .and_then(|(shown, locals)| Some((self.compile_checked_shown(shown)?, locals)))
-                .and_then(|(f, locals)| shown::shown_value_at(&self.sim, p, &f, locals).ok());
-            // A constant that shows as itself (an enumeration's value) says nothing.
-            if let Some(value) = value.filter(|v| *v != text) {
-                parts.push(format!("{text} = {value}"));
-            }
-            seen.push(text);
-        }
-        parts.join(", ")
     }
 
     pub(super) fn run(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
@@ -334,36 +241,5 @@ impl Session {
             now.step, now.moves, now.round
         );
         self.show("", out)
-    }
-}
-
-/// The conjuncts of a guard: `a and b and c` gives a, b, c.
-pub(super) fn conjuncts<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
-    match e {
-        ast::Expr::Binary(ast::BinOp::And, l, r, _) => {
-            conjuncts(l, out);
-            conjuncts(r, out);
-        }
-        other => out.push(other),
-    }
-}
-
-/// The variable reads in an expression outside quantifiers: `x`, `left.x`, `parent.x`.
-pub(super) fn collect_reads<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
-    match e {
-        ast::Expr::Name(_) | ast::Expr::Field(..) | ast::Expr::Index(..) => out.push(e),
-        ast::Expr::Unary(_, a, _) => collect_reads(a, out),
-        ast::Expr::Tuple(items, _) => items.iter().for_each(|a| collect_reads(a, out)),
-        ast::Expr::Cond(c, a, b, _) => {
-            collect_reads(c, out);
-            collect_reads(a, out);
-            collect_reads(b, out);
-        }
-        ast::Expr::Binary(_, a, b, _) => {
-            collect_reads(a, out);
-            collect_reads(b, out);
-        }
-        ast::Expr::Call(_, args, _) => args.iter().for_each(|a| collect_reads(a, out)),
-        _ => {}
     }
 }

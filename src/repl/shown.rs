@@ -88,18 +88,11 @@ pub(super) fn shown_value(sim: &Simulation, f: &ShownFn, locals: usize) -> Resul
     shown_in(sim, 0, f, &sim.locals_for(locals))
 }
 
-/// [`shown_value`] as process `me` sees the configuration, for an
-/// expression checked as a guard reads (`left.F`).
-pub(super) fn shown_value_at(
-    sim: &Simulation,
-    me: usize,
-    f: &ShownFn,
-    locals: usize,
-) -> Result<String, String> {
-    shown_in(sim, me, f, &sim.locals_for(locals))
-}
-
-fn shown_in(
+/// [`shown_value`] as process `me` sees the configuration (for an
+/// expression checked as a guard reads it, `left.F`), with the locals in
+/// `cells` (from [`Simulation::locals_for`]), some of them set beforehand:
+/// a binder's member, a received message's fields.
+pub(super) fn shown_in(
     sim: &Simulation,
     me: usize,
     f: &ShownFn,
@@ -123,34 +116,11 @@ fn shown_in(
                 items.iter().map(|i| shown_in(sim, me, i, cells)).collect();
             format!("({})", shown?.join(", "))
         }
-        ShownFn::Set {
-            slot,
-            candidates,
-            filter,
-        } => {
-            let n = sim.n();
-            let members: Vec<i64> = match candidates {
-                CandidatesFn::Procs => (0..n as i64).collect(),
-                CandidatesFn::NbrsOf(of) => {
-                    nbrs_of(value(of)?)?.iter().map(|&r| i64::from(r)).collect()
-                }
-                CandidatesFn::Range(lo, hi) => {
-                    let (lo, hi) = (value(lo)?, value(hi)?);
-                    if i128::from(hi) - i128::from(lo) >= i128::from(MAX_RANGE) {
-                        return Err(format!(
-                            "the range {lo}..{hi} has more than the {MAX_RANGE} values a set shown goes through"
-                        ));
-                    }
-                    (lo..=hi).collect()
-                }
-            };
-            let mut kept = Vec::new();
-            for m in members {
-                cells[*slot].set(m);
-                if filter.as_ref().map_or(Ok(1), value)? != 0 {
-                    kept.push(m.to_string());
-                }
-            }
+        ShownFn::Set { .. } => {
+            let kept: Vec<String> = members(sim, me, f, cells)?
+                .iter()
+                .map(i64::to_string)
+                .collect();
             // Processes by number, as `eval` prints a node.
             format!("{{{}}}", kept.join(", "))
         }
@@ -180,6 +150,61 @@ fn shown_in(
             }
         }
     })
+}
+
+/// The members of a compiled set (none for anything else) as process
+/// `me` sees the configuration, in order; its candidate is left in its slot.
+pub(super) fn members(
+    sim: &Simulation,
+    me: usize,
+    f: &ShownFn,
+    cells: &[std::cell::Cell<i64>],
+) -> Result<Vec<i64>, String> {
+    let ShownFn::Set {
+        slot,
+        candidates,
+        filter,
+    } = f
+    else {
+        return Ok(Vec::new());
+    };
+    let value = |g: &GlobalFn| {
+        sim.eval_in(me, g, cells)
+            .map_err(|fault| fault.message.clone())
+    };
+    let n = sim.n();
+    let candidates: Vec<i64> = match candidates {
+        CandidatesFn::Procs => (0..n as i64).collect(),
+        CandidatesFn::NbrsOf(of) => {
+            let q = value(of)?;
+            match usize::try_from(q).ok().filter(|&q| q < n) {
+                Some(q) => sim
+                    .topology()
+                    .nbrs(q)
+                    .iter()
+                    .map(|&r| i64::from(r))
+                    .collect(),
+                None => return Err(format!("{q} is not a process (they are 0 to {})", n - 1)),
+            }
+        }
+        CandidatesFn::Range(lo, hi) => {
+            let (lo, hi) = (value(lo)?, value(hi)?);
+            if i128::from(hi) - i128::from(lo) >= i128::from(MAX_RANGE) {
+                return Err(format!(
+                    "the range {lo}..{hi} has more than the {MAX_RANGE} values a set shown goes through"
+                ));
+            }
+            (lo..=hi).collect()
+        }
+    };
+    let mut kept = Vec::new();
+    for m in candidates {
+        cells[*slot].set(m);
+        if filter.as_ref().map_or(Ok(1), value)? != 0 {
+            kept.push(m);
+        }
+    }
+    Ok(kept)
 }
 
 /// `shown` compiled; `lens` are the instance's array lengths by variable.

@@ -46,6 +46,18 @@ impl Simulation {
         &self.state[p * s..(p + 1) * s]
     }
 
+    /// Whether the guard of action `a` of `p`'s role holds (for some member
+    /// of its binder, some message a receive takes), whatever more urgent
+    /// actions do: what the REPL explains a disabled action by.
+    pub fn guard_holds(&self, p: usize, a: usize) -> Result<bool, RunError> {
+        let role = &self.code.roles[self.code.role_of.of(p)];
+        let step = self.progress.steps;
+        role.actions[a]
+            .guard
+            .holds(&self.env(p, &[]))
+            .map_err(|fault| crate::runtime::error::guard_fault(role, p, a, step, fault))
+    }
+
     /// The channels' contents.
     pub fn channels(&self) -> &Channels {
         &self.chans

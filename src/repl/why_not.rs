@@ -1,0 +1,247 @@
+//! Why a process cannot fire an action (`fire P ACTION` on one that is not
+//! enabled): each action's verdict as the simulation has it, then its
+//! guard's conjuncts with their values and the values they read, for each
+//! member of the action's binder and each message a receive could take.
+
+use super::shown::{members, shown_in, ShownFn};
+use super::*;
+use std::cell::Cell;
+
+/// One way the guard is evaluated: a line saying which (none where the
+/// action has neither binder nor receive) and the locals it sets.
+struct Binding {
+    header: Option<String>,
+    locals: Vec<(usize, i64)>,
+}
+
+impl Session {
+    /// Explains, action by action, why process `p` cannot fire (`wanted`:
+    /// the action asked for, else every action of its role).
+    pub(super) fn why_not(&self, p: usize, wanted: Option<&str>) -> String {
+        let role = self.sim.code.role_of.of(p);
+        let mut s = match wanted {
+            Some(w) => format!("process {p} cannot fire `{w}`:\n"),
+            None => format!("process {p} is not enabled:\n"),
+        };
+        let compiled = &self.sim.code.roles[role].actions;
+        let first = self.sim.chosen_action(p).map(|a| a.priority);
+        for a in &self.ast.roles[role].actions {
+            if wanted.is_some_and(|w| w != a.label.name) {
+                continue;
+            }
+            let Some(index) = compiled.iter().position(|c| c.label == a.label.name) else {
+                continue;
+            };
+            let prio = compiled[index].priority;
+            // The simulation's own verdict: the values below explain it.
+            let verdict = match (self.sim.guard_holds(p, index), first) {
+                (Ok(true), Some(fp)) if fp < prio => {
+                    format!("its guard holds, but a more urgent action (priority {fp}) is enabled")
+                }
+                (Ok(true), _) => "its guard holds".into(),
+                (Ok(false), _) => "its guard is false".into(),
+                (Err(e), _) => format!("its guard cannot be evaluated: {}", self.runtime_error(&e)),
+            };
+            let _ = writeln!(s, "  `{}`: {verdict}", a.label.name);
+            for line in self.explain_guard(p, a) {
+                let _ = writeln!(s, "{line}");
+            }
+        }
+        s
+    }
+
+    /// The lines that explain `a`'s guard at `p`: each conjunct's value and
+    /// what it reads, once for each binding.
+    fn explain_guard(&self, p: usize, a: &ast::Action) -> Vec<String> {
+        let mut conj = Vec::new();
+        conjuncts(&a.guard, &mut conj);
+        let reads: Vec<Vec<&ast::Expr>> = conj.iter().map(|c| self.reads_in(c)).collect();
+        let all: Vec<&ast::Expr> = conj
+            .iter()
+            .copied()
+            .chain(reads.iter().flatten().copied())
+            .collect();
+        let Some(checked) = check::check_in_action(&self.ast, a, &all) else {
+            return Vec::new();
+        };
+        let compiled: Vec<Result<ShownFn, String>> = checked
+            .exprs
+            .into_iter()
+            .map(|e| match e {
+                Ok(shown) => self
+                    .compile_checked_shown(shown)
+                    .ok_or_else(|| "it does not compile for this instance".to_string()),
+                Err(problems) => Err(problems[0].message.clone()),
+            })
+            .collect();
+        let cells = self.sim.locals_for(checked.locals);
+        let bindings = match self.bindings(p, a, checked.members, checked.receive, &cells) {
+            Ok(b) => b,
+            Err(why) => return vec![format!("    {why}")],
+        };
+        let mut lines = Vec::new();
+        for binding in bindings {
+            let indent = match binding.header {
+                Some(header) => {
+                    lines.push(format!("    {header}:"));
+                    "      "
+                }
+                None => "    ",
+            };
+            for &(slot, v) in &binding.locals {
+                cells[slot].set(v);
+            }
+            let mut next_read = conj.len();
+            for (i, (c, reads)) in conj.iter().zip(&reads).enumerate() {
+                let text = self.snippet(c.span());
+                let value = compiled[i]
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|f| shown_in(&self.sim, p, f, &cells));
+                let mut shown_reads = Vec::new();
+                for r in reads {
+                    let read = compiled[next_read]
+                        .as_ref()
+                        .ok()
+                        .and_then(|f| shown_in(&self.sim, p, f, &cells).ok());
+                    next_read += 1;
+                    let text = self.snippet(r.span());
+                    // A constant that shows as itself (an enumeration's value) says nothing.
+                    if let Some(v) = read.filter(|v| *v != text) {
+                        shown_reads.push(format!("{text} = {v}"));
+                    }
+                }
+                lines.push(match value {
+                    Ok(v) if shown_reads.is_empty() => format!("{indent}{text}  is {v}"),
+                    Ok(v) => format!("{indent}{text}  is {v}  ({})", shown_reads.join(", ")),
+                    Err(m) => format!("{indent}{text}  cannot be evaluated: {m}"),
+                });
+            }
+        }
+        lines
+    }
+
+    /// The variable reads in a conjunct worth showing: each once, not the
+    /// conjunct itself (its value is said already).
+    fn reads_in<'a>(&self, c: &'a ast::Expr) -> Vec<&'a ast::Expr> {
+        let mut reads = Vec::new();
+        collect_reads(c, &mut reads);
+        let mut seen = vec![self.snippet(c.span())];
+        reads.retain(|r| {
+            let text = self.snippet(r.span());
+            let new = !seen.contains(&text);
+            seen.push(text);
+            new
+        });
+        reads
+    }
+
+    /// The ways `a`'s guard is evaluated at `p`: once, or once for each
+    /// member of its binder, and for each message at the head of a channel
+    /// into `p` that a receive of `a` would take.
+    fn bindings(
+        &self,
+        p: usize,
+        a: &ast::Action,
+        binder: Option<check::SetShown>,
+        receive: Option<(usize, usize, Vec<usize>)>,
+        cells: &[Cell<i64>],
+    ) -> Result<Vec<Binding>, String> {
+        let mut out = vec![Binding {
+            header: None,
+            locals: Vec::new(),
+        }];
+        if let (Some(set), Some((var, _))) = (binder, &a.binder) {
+            let slot = set.slot;
+            let f = self
+                .compile_checked_shown(check::Shown::Set(set))
+                .ok_or("its binder does not compile for this instance")?;
+            let found = members(&self.sim, p, &f, cells)?;
+            if found.is_empty() {
+                return Err(format!("`{}` has no member here", var.name));
+            }
+            out = found
+                .iter()
+                .map(|&m| Binding {
+                    header: Some(format!("for {} = {m}", var.name)),
+                    locals: vec![(slot, m)],
+                })
+                .collect();
+        }
+        if let (Some((kind, from, fields)), Some(r)) = (receive, &a.receive) {
+            let heads = self.heads_into(p, kind);
+            if heads.is_empty() {
+                return Err(format!(
+                    "no `{}` message is at the head of a channel into process {p}",
+                    r.message.name
+                ));
+            }
+            let fields = &fields;
+            out = out
+                .iter()
+                .flat_map(|b| {
+                    heads.iter().map(move |(sender, msg, text)| {
+                        let mut locals = b.locals.clone();
+                        locals.push((from, *sender as i64));
+                        locals.extend(fields.iter().zip(msg).map(|(&s, &v)| (s, v)));
+                        let received = format!("{text} from {sender}");
+                        Binding {
+                            header: Some(match &b.header {
+                                Some(h) => format!("{h}, {received}"),
+                                None => received,
+                            }),
+                            locals,
+                        }
+                    })
+                })
+                .collect();
+        }
+        Ok(out)
+    }
+
+    /// The messages of type `kind` at the head of a channel into `p`: the
+    /// sender, the fields, the message as traces write it.
+    fn heads_into(&self, p: usize, kind: usize) -> Vec<(usize, Vec<i64>, String)> {
+        let (topo, chans) = (self.sim.topology(), self.sim.channels());
+        (0..self.sim.n())
+            .filter_map(|s| {
+                let head = chans.between(topo, s, p)?.front()?;
+                (usize::from(head.kind) == kind).then(|| {
+                    let text = crate::report::msg_text(&self.sim, head);
+                    (s, head.fields.to_vec(), text)
+                })
+            })
+            .collect()
+    }
+}
+
+/// The conjuncts of a guard: `a and b and c` gives a, b, c.
+fn conjuncts<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    match e {
+        ast::Expr::Binary(ast::BinOp::And, l, r, _) => {
+            conjuncts(l, out);
+            conjuncts(r, out);
+        }
+        other => out.push(other),
+    }
+}
+
+/// The variable reads in an expression outside quantifiers: `x`, `left.x`, `parent.x`.
+fn collect_reads<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    match e {
+        ast::Expr::Name(_) | ast::Expr::Field(..) | ast::Expr::Index(..) => out.push(e),
+        ast::Expr::Unary(_, a, _) => collect_reads(a, out),
+        ast::Expr::Tuple(items, _) => items.iter().for_each(|a| collect_reads(a, out)),
+        ast::Expr::Cond(c, a, b, _) => {
+            collect_reads(c, out);
+            collect_reads(a, out);
+            collect_reads(b, out);
+        }
+        ast::Expr::Binary(_, a, b, _) => {
+            collect_reads(a, out);
+            collect_reads(b, out);
+        }
+        ast::Expr::Call(_, args, _) => args.iter().for_each(|a| collect_reads(a, out)),
+        _ => {}
+    }
+}
