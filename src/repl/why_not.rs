@@ -71,7 +71,9 @@ impl Session {
                 Ok(shown) => self
                     .compile_checked_shown(shown)
                     .ok_or_else(|| "it does not compile for this instance".to_string()),
-                Err(problems) => Err(problems[0].message.clone()),
+                Err(problems) => Err(problems
+                    .first()
+                    .map_or_else(|| "it cannot be checked here".into(), |p| p.message.clone())),
             })
             .collect();
         let cells = self.sim.locals_for(checked.locals);
