@@ -71,15 +71,7 @@ const MEMBER: &str = "#member";
 /// out, or a definition that stands for one) or a whole array is accepted
 /// too. Returns it with the number of local slots it needs.
 pub fn check_shown_expr(prog: &ast::Program, e: &Expr) -> Result<(Shown, usize), Vec<Problem>> {
-    check_shown_at(prog, e, Scope::Global)
-}
-
-fn check_shown_at(
-    prog: &ast::Program,
-    e: &Expr,
-    scope: Scope,
-) -> Result<(Shown, usize), Vec<Problem>> {
-    let mut c = Checker::standalone(prog, scope);
+    let mut c = Checker::standalone(prog, Scope::Global);
     let shown = if c.names_a_set(e, 0) {
         c.shown_set(e)
     } else {

@@ -50,15 +50,14 @@ impl Rewrites {
 }
 
 impl Session {
-    pub(super) fn compile_expr(&self, text: &str) -> Result<(String, GlobalFn, usize), String> {
+    /// `text` checked and compiled as one value over the configuration,
+    /// with the local slots it needs.
+    pub(super) fn compile_expr(&self, text: &str) -> Result<(GlobalFn, usize), String> {
         let (checked, locals, rewrites) =
             self.checked_with_names(text, check::check_global_expr)?;
-        Ok((
-            text.to_string(),
-            compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
-                .map_err(|ps| self.render_typed(ps, text, &|s| rewrites.back(s)))?,
-            locals,
-        ))
+        let code = compile::compile_global(&self.sim.prog, &self.sim.code, &checked)
+            .map_err(|ps| self.render_typed(ps, text, &|s| rewrites.back(s)))?;
+        Ok((code, locals))
     }
 
     /// `text` checked by `check`, where a `report` name stands for the

@@ -212,8 +212,12 @@ impl Session {
     /// gets `needs` rather than the checker's words about its type.
     fn condition_for(&self, text: &str, needs: &str) -> Result<Condition, String> {
         match self.compile_expr(text) {
-            Ok((_, GlobalFn::Int(..), _)) => Err(needs.into()),
-            Ok((text, code, locals)) => Ok(Condition { text, code, locals }),
+            Ok((GlobalFn::Int(..), _)) => Err(needs.into()),
+            Ok((code, locals)) => Ok(Condition {
+                text: text.to_string(),
+                code,
+                locals,
+            }),
             Err(problem) => match self.compile_shown(text) {
                 Ok(_) => Err(needs.into()),
                 Err(_) => Err(problem),

@@ -102,13 +102,6 @@ pub(super) fn shown_in(
         sim.eval_in(me, g, cells)
             .map_err(|fault| fault.message.clone())
     };
-    let nbrs_of = |q: i64| match usize::try_from(q).ok().filter(|&q| q < sim.n()) {
-        Some(q) => Ok(sim.topology().nbrs(q)),
-        None => Err(format!(
-            "{q} is not a process (they are 0 to {})",
-            sim.n() - 1
-        )),
-    };
     Ok(match f {
         ShownFn::One(g) => sim.prog.show_value(type_of(g), value(g)?),
         ShownFn::Tuple(items) => {
@@ -142,7 +135,7 @@ pub(super) fn shown_in(
                 }
                 None => {
                     let mut shown = Vec::new();
-                    for &q in nbrs_of(value(owner)?)? {
+                    for &q in nbrs_of(sim, value(owner)?)? {
                         shown.push(format!("{q}:{}", element_at(i64::from(q))?));
                     }
                     format!("{{{}}}", shown.join(","))
@@ -175,18 +168,10 @@ pub(super) fn members(
     let n = sim.n();
     let candidates: Vec<i64> = match candidates {
         CandidatesFn::Procs => (0..n as i64).collect(),
-        CandidatesFn::NbrsOf(of) => {
-            let q = value(of)?;
-            match usize::try_from(q).ok().filter(|&q| q < n) {
-                Some(q) => sim
-                    .topology()
-                    .nbrs(q)
-                    .iter()
-                    .map(|&r| i64::from(r))
-                    .collect(),
-                None => return Err(format!("{q} is not a process (they are 0 to {})", n - 1)),
-            }
-        }
+        CandidatesFn::NbrsOf(of) => nbrs_of(sim, value(of)?)?
+            .iter()
+            .map(|&r| i64::from(r))
+            .collect(),
         CandidatesFn::Range(lo, hi) => {
             let (lo, hi) = (value(lo)?, value(hi)?);
             if i128::from(hi) - i128::from(lo) >= i128::from(MAX_RANGE) {
@@ -205,6 +190,17 @@ pub(super) fn members(
         }
     }
     Ok(kept)
+}
+
+/// The neighbours of process `q`, or why `q` names none.
+fn nbrs_of(sim: &Simulation, q: i64) -> Result<&[u32], String> {
+    match usize::try_from(q).ok().filter(|&q| q < sim.n()) {
+        Some(q) => Ok(sim.topology().nbrs(q)),
+        None => Err(format!(
+            "{q} is not a process (they are 0 to {})",
+            sim.n() - 1
+        )),
+    }
 }
 
 /// `shown` compiled; `lens` are the instance's array lengths by variable.

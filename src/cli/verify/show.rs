@@ -276,7 +276,6 @@ pub(super) fn fault_text(e: &crate::runtime::step::RunError) -> String {
     }
 }
 
-/// The lines on convergence, or on deadlock without a legitimacy predicate;
 /// The worst rounds after the worst steps and moves (`rounds`, where
 /// counted), or why they were not counted.
 fn rounds_counted(v: &Verdict, rounds: Option<u64>, moves_counted: bool) -> String {
@@ -303,6 +302,7 @@ fn drawn_cycle_note(run: &Run, cycle_from: usize) -> Option<String> {
     drawn.then(|| "the cycle draws the same values each time round it, which a run may do with probability 0: `guarded expect` says whether legitimacy is reached with probability 1 (the daemon's movers drawn too)".into())
 }
 
+/// The lines on convergence, or on deadlock without a legitimacy predicate;
 /// `reached`: from a start, where a broken invariant ends a run.
 fn convergence_lines(inst: &Instance, v: &Verdict, reached: bool) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
