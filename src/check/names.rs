@@ -74,7 +74,7 @@ impl Checker {
                 )
                 .label(span, "wrong number of arguments")
                 .label(def.name.span, "defined here")
-                .help(format!("write `{}({})`", f.name, params.join(", "))),
+                .help(arity_help(&f.name, &params, args.len())),
             );
             return None;
         }
@@ -385,4 +385,17 @@ impl Checker {
         );
         None
     }
+}
+
+/// How to use a definition of `params` given `found` arguments: a
+/// definition without parameters used at a process (`(3).best`, `best(q)`)
+/// is read at the process whose action uses it, so it needs a parameter
+/// to be read elsewhere.
+fn arity_help(name: &str, params: &[&str], found: usize) -> String {
+    if params.is_empty() && found == 1 {
+        return format!(
+            "`{name}` has no parameter: it is read at the process whose action uses it; to read it at a given process, give it one (`def {name}(P) = ...`, reading `P.x` and `nbrs(P)`), then `q.{name}` is `{name}(q)`"
+        );
+    }
+    format!("write `{name}({})`", params.join(", "))
 }

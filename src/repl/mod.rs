@@ -30,6 +30,32 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Set by Ctrl-C; a long `run` checks it between steps.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// Other tools' words for the commands, and what says it here: a user
+/// typing `undo` or `why 3` learns the name rather than a spelling.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("undo", "`back` undoes steps and changes"),
+    ("why", "`fire P` says why process P cannot move"),
+    ("next", "did you mean `step`?"),
+    ("n", "did you mean `step`?"),
+    ("continue", "did you mean `run`?"),
+    ("c", "did you mean `run`?"),
+    ("go", "did you mean `run`?"),
+    ("print", "`show` prints values, `eval EXPR` an expression"),
+    (
+        "list",
+        "`show` prints the configuration, `enabled` who may move",
+    ),
+    (
+        "ls",
+        "`show` prints the configuration, `enabled` who may move",
+    ),
+    (
+        "history",
+        "the lines typed are kept between sessions: the up arrow recalls them",
+    ),
+    ("restart", "did you mean `reset`?"),
+];
+
 /// The commands, their arguments and what they do: `help` prints these.
 pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
@@ -304,8 +330,11 @@ impl Session {
             "quit" | "exit" | "q" => return Control::Quit,
             other => {
                 let names = COMMANDS.iter().map(|c| c.0);
-                let hint = crate::diagnostic::suggest(other, names)
-                    .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
+                let hint = match SYNONYMS.iter().find(|(word, _)| *word == other) {
+                    Some((_, meant)) => format!(" ({meant})"),
+                    None => crate::diagnostic::suggest(other, names)
+                        .map_or(String::new(), |s| format!(" (did you mean `{s}`?)")),
+                };
                 Err(format!(
                     "unknown command `{other}`{hint}; `help` lists the commands"
                 ))

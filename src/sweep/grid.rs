@@ -116,6 +116,11 @@ fn bodies(body: &str) -> Result<Vec<String>, String> {
         }
         let end = range_end(bytes, i);
         match end.and_then(|e| range(&body[i..e]).map(|r| (e, r))) {
+            Some((e, _)) if bytes.get(e) == Some(&b'/') => {
+                return Err(format!(
+                    "`{body}`: a range steps as `A..B+S` (adding S) or `A..B*F` (multiplying by F), not `/`"
+                ));
+            }
             Some((e, values)) => {
                 ranges.push((i, e, values?));
                 i = e;
@@ -341,6 +346,9 @@ mod tests {
             strings(&["file:g1..3.txt", "file:b.txt"])
         );
         assert!(topologies(&strings(&["grid:2..4x2..5"])).is_err());
+        assert!(topologies(&strings(&["ring:10..40/10"]))
+            .unwrap_err()
+            .contains("`A..B+S`"));
         assert!(topologies(&strings(&["8,16"])).is_err());
         assert!(topologies(&strings(&["ring"]))
             .unwrap_err()

@@ -260,6 +260,24 @@ fn operators(at: &Site) -> Option<Hint> {
             "did you mean `{meant}`? (`=` is no operator: `==` compares, `:=` assigns)"
         ));
     }
+    // `x++`, `x += 1`: C's updates, where a statement wanted `:=`.
+    if let Some(update) = c_update(found, after) {
+        // The target as written: what follows the statement's start.
+        let target = before
+            .rsplit(['>', ';', '{', '\n'])
+            .next()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .unwrap_or("x");
+        return help(match update {
+            CUpdate::Step(op) => {
+                format!("there is no `{op}{op}`: write `{target} := {target} {op} 1`")
+            }
+            CUpdate::Compound(op) => {
+                format!("there is no `{op}=`: write `{target} := {target} {op} ...` (`:=` assigns)")
+            }
+        });
+    }
     // `exists q in nbrs : P` without parentheses: the error stands at the
     // quantifier, or just after it where `(` was expected.
     const QUANTIFIERS: [&str; 8] = [
@@ -278,6 +296,25 @@ fn operators(at: &Site) -> Option<Hint> {
         ));
     }
     None
+}
+
+/// A C update where a statement wanted `:=`: `++`/`--` or `op=`.
+enum CUpdate {
+    Step(char),
+    Compound(char),
+}
+
+/// Whether `found`, followed by `after`, starts C's `x++` or `x += e`.
+fn c_update(found: &str, after: &str) -> Option<CUpdate> {
+    let op = match found {
+        "+" | "-" | "*" | "/" | "%" => found.chars().next()?,
+        _ => return None,
+    };
+    match after.chars().next() {
+        Some(c) if c == op && "+-".contains(op) => Some(CUpdate::Step(op)),
+        Some('=') if !after.starts_with("==") => Some(CUpdate::Compound(op)),
+        _ => None,
+    }
 }
 
 /// An open comment, `receive` late, a write to a neighbour, a `;` between actions.
