@@ -215,3 +215,34 @@ fn every_value_of_a_draw_is_explored() {
         "draws take every value under --choice first too: {out}"
     );
 }
+
+/// A receive and a plain action of one priority, both enabled at process
+/// 0 once a message arrives before it starts: `check` warns about the
+/// pair, and not about the two receives (the oldest message decides
+/// between them), nor about an action with a binder.
+#[test]
+fn check_warns_of_a_receive_beside_a_plain_action() {
+    let dir = scratch("receive");
+    let src = program(
+        &dir,
+        "receive",
+        "topology chain:3
+message go
+channel capacity 2
+var got: bool = false
+process {
+    start :: not got -> got := true; for q in nbrs { send go to q }
+    take :: receive go from q and not got -> got := true
+    drop :: receive go from q and got -> skip
+    aim for q in nbrs :: got and q.got -> skip
+}
+",
+    );
+    let (code, out, err) = guarded(&["check", &src]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("`start` and `take` (priority 0) may be enabled together"),
+        "{err}"
+    );
+    assert_eq!(err.matches("may be enabled together").count(), 1, "{err}");
+}

@@ -1236,6 +1236,27 @@ fn a_family_of_sizes_gives_its_closed_forms() {
     ]);
     assert_eq!(code, 5, "{text}");
     assert!(text.contains("steps   not every size converges"), "{text}");
+    // Where the symbolic engine leaves a measure uncounted, the sizes
+    // converge and the closed form says which sizes it lacks.
+    let (code, text) = guarded(&[
+        "verify",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc"),
+        "--topology",
+        "ring:3..6",
+        "--param",
+        "K=n",
+        "-d",
+        "synchronous",
+        "--no-rounds",
+        "--engine",
+        "symbolic",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("moves   not counted at n = 3, 4, 5, 6"),
+        "{text}"
+    );
+    assert!(!text.contains("converges"), "{text}");
     // Four sizes fit no more than a line: the verdict names the degree
     // tried, and two sizes fit nothing, so no range of fitted sizes is
     // named.

@@ -2,7 +2,7 @@
 //! may hold together (the compiler finds the pairs it cannot prove
 //! exclusive): where the two semantics, every choice and the first, part.
 
-use super::{CAction, Compiled};
+use super::Compiled;
 use crate::diagnostic::Problem;
 use crate::syntax::ast;
 
@@ -19,11 +19,14 @@ pub fn overlapping_actions(code: &Compiled, ast: &ast::Program) -> Vec<Problem> 
         };
         for &(i, j) in &role.overlaps {
             let (a, b) = (&role.actions[i as usize], &role.actions[j as usize]);
-            // A binder's or a receive's guard is read member by member,
-            // which the proof of exclusion leaves aside: not worth a
-            // warning that may well be wrong.
-            let bound = |a: &CAction| a.binder.is_some() || a.receive_from.is_some();
-            if bound(a) || bound(b) {
+            // A binder's guard is read member by member, and exclusion
+            // often rests on what one member's guard says of the others
+            // (matching's R1 and R2), which the proof leaves aside: not
+            // worth a warning that may well be wrong. A receive's
+            // exclusion from a plain action rests on the process's own
+            // state, which the proof reads (two receives are never paired:
+            // the oldest message decides between them).
+            if a.binder.is_some() || b.binder.is_some() {
                 continue;
             }
             let problem = Problem::new(

@@ -37,7 +37,7 @@ impl Session {
 
     pub(super) fn set(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
         if arg.is_empty() {
-            return Err("usage: set P.VAR = VALUE".into());
+            return Err("usage: set P.VAR = VALUE, or set P->Q = MSGS for a channel".into());
         }
         self.apply_assignments("set", arg, false)?;
         let _ = writeln!(

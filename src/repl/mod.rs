@@ -91,7 +91,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "set",
         "P.VAR = VALUE",
-        "change a value (fault injection; `*` for every process); domain-checked; ends the round under way (it still counts)",
+        "change a value (fault injection; `*` for every process; `set 0->1 = find(2) find(0)` fills a channel, head first); domain-checked; ends the round under way (it still counts)",
     ),
     (
         "corrupt",

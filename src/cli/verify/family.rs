@@ -168,17 +168,31 @@ fn closed_forms(sizes: &[Size], daemons: &[Daemon], rounds: bool) -> Forms {
                 .enumerate()
                 .filter(|&(k, _)| k < 2 || rounds)
                 .map(|(k, &name)| {
-                    let points: Option<Vec<(i64, i64)>> = sizes
+                    // Per size, its worst case if it converges, and that
+                    // worst case's measure if counted.
+                    let worsts: Vec<Option<Option<u64>>> = sizes
                         .iter()
-                        .map(|s| {
-                            let w = worst(s.verdicts.get(d)?)?[k]?;
-                            Some((s.n as i64, w as i64))
-                        })
+                        .map(|s| s.verdicts.get(d).and_then(worst).map(|w| w[k]))
                         .collect();
-                    let fitted = match points {
-                        _ if !distinct => Err("the sizes do not grow with n".to_string()),
-                        None => Err("not every size converges".to_string()),
-                        Some(points) => Ok(fit(&points, MOST_DEGREE)),
+                    let uncounted: Vec<String> = sizes
+                        .iter()
+                        .zip(&worsts)
+                        .filter(|(_, w)| matches!(w, Some(None)))
+                        .map(|(s, _)| s.n.to_string())
+                        .collect();
+                    let fitted = if !distinct {
+                        Err("the sizes do not grow with n".to_string())
+                    } else if worsts.iter().any(Option::is_none) {
+                        Err("not every size converges".to_string())
+                    } else if !uncounted.is_empty() {
+                        Err(format!("not counted at n = {}", uncounted.join(", ")))
+                    } else {
+                        let points: Vec<(i64, i64)> = sizes
+                            .iter()
+                            .zip(worsts.iter().flatten().flatten())
+                            .map(|(s, &w)| (s.n as i64, w as i64))
+                            .collect();
+                        Ok(fit(&points, MOST_DEGREE))
                     };
                     (name, fitted)
                 })
@@ -266,8 +280,25 @@ fn text(a: &VerifyArgs, sizes: &[Size], forms: &Forms) -> String {
         .map(|s| s.n.to_string())
         .collect();
     if !symbolic.is_empty() {
+        // The daemons of this run under which it leaves moves uncounted.
+        let moves: Vec<&str> = forms
+            .iter()
+            .map(|(daemon, _)| daemon.as_str())
+            .filter(|&d| {
+                matches!(d, "distributed" | "locally-central")
+                    || (d == "synchronous" && a.no_rounds)
+            })
+            .collect();
+        let uncounted = match moves.as_slice() {
+            [] => "rounds".to_string(),
+            [one] => format!("rounds, and moves under the {one} daemon,"),
+            [first @ .., last] => format!(
+                "rounds, and moves under the {} and {last} daemons,",
+                first.join(", ")
+            ),
+        };
         out += &format!(
-            "\nthe symbolic engine explored n = {} (rounds, and moves under the distributed and locally-central daemons, not counted: --engine explicit counts them)\n",
+            "\nthe symbolic engine explored n = {} ({uncounted} not counted: --engine explicit counts them)\n",
             symbolic.join(", ")
         );
     }
