@@ -283,8 +283,15 @@ fn daemon_help() -> String {
 fn parse_daemon(s: &str) -> Result<Daemon, i32> {
     Daemon::parse_telling(s, &crate::load::read_file).map_err(|e| match e {
         DaemonError::Usage(m) => usage_error(m),
-        DaemonError::Schedule(m) => {
-            eprintln!("error: {m}");
+        DaemonError::Schedule { path, text, error } => {
+            let (start, end) = error.span;
+            let problem = crate::diagnostic::Problem::new("guarded::schedule::line", error.message)
+                .label(crate::span::Span::new(start, end), "in this step")
+                .help(error.help);
+            eprint!(
+                "{}",
+                crate::diagnostic::render(&[problem], &path, &text, plain())
+            );
             EXIT_INPUT
         }
     })

@@ -5,7 +5,9 @@
 //! needs).
 
 use crate::runtime::bits::Bits;
-pub use crate::runtime::schedule::{parse_schedule, NamedMove, ScheduledStep};
+pub use crate::runtime::schedule::{
+    parse_schedule, read_schedule, NamedMove, ScheduleError, ScheduledStep,
+};
 use crate::topology::Topology;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -15,8 +17,27 @@ use rand_chacha::ChaCha8Rng;
 pub enum DaemonError {
     /// An unknown name, or a schedule file that cannot be read.
     Usage(String),
-    /// A schedule file whose text is wrong.
-    Schedule(String),
+    /// A schedule file (`path`, holding `text`) whose text is wrong.
+    Schedule {
+        /// The file as `--daemon schedule:PATH` names it.
+        path: String,
+        /// Its text, for the diagnostic.
+        text: String,
+        /// What is wrong, and where.
+        error: ScheduleError,
+    },
+}
+
+impl DaemonError {
+    /// The error in a line, a schedule's with its file and line.
+    pub fn message(self) -> String {
+        match self {
+            DaemonError::Usage(m) => m,
+            DaemonError::Schedule { path, error, .. } => {
+                format!("{path}:{}: {}", error.line, error.message)
+            }
+        }
+    }
 }
 
 /// Who chooses the movers of each step.
@@ -115,9 +136,7 @@ impl Daemon {
     /// Parses a daemon as `--daemon` and the REPL's `daemon` take it;
     /// `read` reads a schedule file.
     pub fn parse(s: &str, read: &dyn Fn(&str) -> Result<String, String>) -> Result<Daemon, String> {
-        Daemon::parse_telling(s, read).map_err(|e| match e {
-            DaemonError::Usage(m) | DaemonError::Schedule(m) => m,
-        })
+        Daemon::parse_telling(s, read).map_err(DaemonError::message)
     }
 
     /// As [`Daemon::parse`], telling a wrong name or unreadable file from a
@@ -128,9 +147,14 @@ impl Daemon {
     ) -> Result<Daemon, DaemonError> {
         if let Some(path) = s.strip_prefix("schedule:") {
             let text = read(path).map_err(|e| DaemonError::Usage(format!("schedule: {e}")))?;
-            return parse_schedule(path, &text)
-                .map(Daemon::Schedule)
-                .map_err(DaemonError::Schedule);
+            return match read_schedule(&text) {
+                Ok(steps) => Ok(Daemon::Schedule(steps)),
+                Err(error) => Err(DaemonError::Schedule {
+                    path: path.to_string(),
+                    text,
+                    error,
+                }),
+            };
         }
         let known = DAEMONS
             .iter()

@@ -86,6 +86,36 @@ pub fn move_text(process: u32, label: &str, member: Option<i64>, draws: Option<&
 /// `3:flip<1>` (the values drawn). In a program that runs in ticks, a line
 /// is a tick, `tick 2 1`: the delay of each message sent in it.
 pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, String> {
+    read_schedule(text).map_err(|e| format!("{name}:{}: {}", e.line, e.message))
+}
+
+/// What is wrong with a schedule's text, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleError {
+    /// 1-based line.
+    pub line: usize,
+    /// The bytes of the text at fault (a token, or the line).
+    pub span: (usize, usize),
+    /// What is wrong.
+    pub message: String,
+    /// How such a line is written.
+    pub help: &'static str,
+}
+
+const MOVES_HELP: &str = "a step lists the processes that move, by index (`3 5`), each optionally with its move: `3:copy`, `3:R1@5` (binder member 5), `0:flip<1>` (the values drawn)";
+const TICK_HELP: &str =
+    "a tick is `tick` and the delays of the messages sent in it, whole numbers of ticks of at least 1: `tick 2 1`";
+
+/// [`parse_schedule`], with where in `text` a wrong line goes wrong.
+pub fn read_schedule(text: &str) -> Result<Vec<ScheduledStep>, ScheduleError> {
+    // Every piece below is a slice of `text`: its offset is where it starts.
+    let at = |piece: &str| piece.as_ptr() as usize - text.as_ptr() as usize;
+    let fault = |line: usize, piece: &str, message: String, help| ScheduleError {
+        line,
+        span: (at(piece), at(piece) + piece.len()),
+        message,
+        help,
+    };
     let mut out = Vec::new();
     for (k, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -96,17 +126,21 @@ pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, Stri
             .strip_prefix("tick")
             .filter(|r| r.is_empty() || r.starts_with([' ', '\t']))
         {
-            let delays: Option<Vec<u16>> = rest
+            let mut delays = Vec::new();
+            for word in rest
                 .split(|c: char| c.is_whitespace() || c == ',')
                 .filter(|w| !w.is_empty())
-                .map(|w| w.parse().ok().filter(|&d| d >= 1))
-                .collect();
-            let Some(delays) = delays else {
-                return Err(format!(
-                    "{name}:{}: expected `tick` and the delays of the messages sent in the tick (whole numbers of ticks, at least 1), found `{line}`",
-                    k + 1
-                ));
-            };
+            {
+                match word.parse::<u16>().ok().filter(|&d| d >= 1) {
+                    Some(d) => delays.push(d),
+                    None => {
+                        let message = format!(
+                            "`{word}` is not a delay (a whole number of ticks, at least 1)"
+                        );
+                        return Err(fault(k + 1, word, message, TICK_HELP));
+                    }
+                }
+            }
             out.push(ScheduledStep {
                 line: k + 1,
                 procs: Vec::new(),
@@ -115,32 +149,41 @@ pub fn parse_schedule(name: &str, text: &str) -> Result<Vec<ScheduledStep>, Stri
             });
             continue;
         }
-        let moves: Option<Vec<(u32, Option<NamedMove>)>> = line
+        let (mut procs, mut named) = (Vec::new(), Vec::new());
+        for token in line
             .split(|c: char| c.is_whitespace() || c == '{' || c == '}')
             .flat_map(split_commas)
             .filter(|s| !s.is_empty())
-            .map(|token| match token.split_once(':') {
-                Some((p, named)) => Some((p.parse().ok()?, Some(NamedMove::parse(named)?))),
-                None => Some((token.parse().ok()?, None)),
-            })
-            .collect();
-        match moves {
-            Some(m) if !m.is_empty() => {
-                let (procs, named) = m.into_iter().unzip();
-                out.push(ScheduledStep {
-                    line: k + 1,
-                    procs,
-                    named,
-                    delays: None,
-                })
-            }
-            _ => {
-                return Err(format!(
-                    "{name}:{}: expected process indices (each optionally `:ACTION`, `:ACTION@MEMBER`, `:ACTION<DRAWS>`), found `{line}`",
-                    k + 1
-                ))
-            }
+        {
+            let (p, m) = match token.split_once(':') {
+                Some((p, m)) => (p, Some(m)),
+                None => (token, None),
+            };
+            let Ok(p) = p.parse::<u32>() else {
+                let message = format!("`{p}` is not a process index");
+                return Err(fault(k + 1, token, message, MOVES_HELP));
+            };
+            let m = match m.map(|m| (m, NamedMove::parse(m))) {
+                None => None,
+                Some((_, Some(named))) => Some(named),
+                Some((m, None)) => {
+                    let message = format!("`{m}` is not a move (an action's label, then optionally `@MEMBER` and `<DRAWS>`)");
+                    return Err(fault(k + 1, token, message, MOVES_HELP));
+                }
+            };
+            procs.push(p);
+            named.push(m);
         }
+        if procs.is_empty() {
+            let message = "no process moves in this step".to_string();
+            return Err(fault(k + 1, line, message, MOVES_HELP));
+        }
+        out.push(ScheduledStep {
+            line: k + 1,
+            procs,
+            named,
+            delays: None,
+        });
     }
     Ok(out)
 }
@@ -182,8 +225,12 @@ mod tests {
         let flip = steps[1].named[1].as_ref().unwrap();
         assert_eq!(flip.draws, Some(vec![1, 0]));
         assert_eq!(steps[2].named[0].as_ref().unwrap().draws, Some(vec![1]));
-        for bad in ["3:", "3:1x", "3:a@", "3:a<1", "x:a"] {
+        for bad in ["3:", "3:1x", "3:a@", "3:a<1", "x:a", "{}", "tick 0"] {
             assert!(parse_schedule("s", bad).is_err(), "{bad}");
         }
+        // A wrong token is pointed at, on its line.
+        let e = read_schedule("0 1\n# a comment\n2 x:copy 3\n").unwrap_err();
+        assert_eq!((e.line, e.span), (3, (18, 24)));
+        assert!(e.message.contains("`x`"), "{}", e.message);
     }
 }
