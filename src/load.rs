@@ -244,14 +244,22 @@ impl Checked {
             (None, Some((t, _))) => t.clone(),
             (None, None) => return Err(LoadError::NoTopology),
         };
-        let mut topo = topology::build(&spec, &mut rng, read).map_err(|m| {
-            match (&setup.topology, &prog.topology) {
-                (None, Some((_, span))) => {
-                    program_problems(vec![Problem::new("guarded::topology::invalid", m)
+        let mut topo = topology::build(&spec, &mut rng, read).map_err(|e| {
+            match (e.place, &setup.topology, &prog.topology) {
+                // A wrong line of the file the spec reads: shown in the file.
+                (Some(place), _, _) => LoadError::Input {
+                    problems: vec![Problem::new("guarded::topology::file", e.message)
+                        .label(crate::span::Span::new(place.span.0, place.span.1), "here")
+                        .help(place.help)],
+                    origin: place.path,
+                    text: place.text,
+                },
+                (None, None, Some((_, span))) => {
+                    program_problems(vec![Problem::new("guarded::topology::invalid", e.message)
                         .label(*span, "the default topology")
                         .help("fix the declaration or give --topology")])
                 }
-                _ => LoadError::Usage(m),
+                (None, _, _) => LoadError::Usage(e.message),
             }
         })?;
         topology::assign_ids(&mut topo, &setup.ids, &mut rng).map_err(LoadError::Usage)?;

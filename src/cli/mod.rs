@@ -20,7 +20,10 @@ mod sweep;
 mod test;
 mod verify;
 mod warnings;
-use warnings::{warn_about_dot_values, warn_about_missing_sides, warn_about_precedence};
+use warnings::{
+    warn_about_disconnection, warn_about_dot_values, warn_about_missing_sides,
+    warn_about_precedence,
+};
 
 use crate::load::{Instance, LoadError, Setup};
 use crate::runtime::daemon::{Daemon, DaemonError};
@@ -362,6 +365,7 @@ fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
     match crate::load::load(&source, &setup_of(args), &crate::load::read_file) {
         Ok(inst) => {
             warn_about_precedence(&inst.ast, &args.program, &source);
+            warn_about_disconnection(&inst);
             Ok(Loaded { inst, source })
         }
         Err(e) => Err(report_load_error(&e, &args.program, &source)),

@@ -1,6 +1,7 @@
 //! Warnings a command prints about the program it loaded: a `mod` that
 //! binds tighter than it may have been meant to, DOT values the start will
-//! not use, `left`/`right` reads where a process lacks that neighbour.
+//! not use, `left`/`right` reads where a process lacks that neighbour, a
+//! topology in several parts.
 
 use super::plain;
 use crate::load::Instance;
@@ -101,4 +102,68 @@ pub(super) fn warn_about_missing_sides(inst: &Instance, source: &str) {
             }
         }
     }
+}
+
+/// Warns about a topology that falls apart (a graph from a file or DOT
+/// whose edges leave processes unreached): the papers' algorithms assume
+/// a connected network, and a process without neighbours stops a run at
+/// its first `min` or `argmin` over them, far from the cause.
+pub(super) fn warn_about_disconnection(inst: &Instance) {
+    let topo = inst.topology();
+    let n = topo.n();
+    if n < 2 {
+        return;
+    }
+    // Union-find over the arcs, either way (weakly connected components).
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut p: usize) -> usize {
+        while parent[p] != p {
+            parent[p] = parent[parent[p]];
+            p = parent[p];
+        }
+        p
+    }
+    for p in 0..n {
+        for &q in topo.nbrs(p) {
+            let (a, b) = (root(&mut parent, p), root(&mut parent, q as usize));
+            parent[a.max(b)] = a.min(b);
+        }
+    }
+    let components = (0..n).filter(|&p| root(&mut parent, p) == p).count();
+    // Once a command, which may load its instance twice (`check`).
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if components == 1 || WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    // An arc's ends both have a neighbour, whichever way it points.
+    let mut joined = vec![false; n];
+    for p in 0..n {
+        for &q in topo.nbrs(p) {
+            joined[p] = true;
+            joined[q as usize] = true;
+        }
+    }
+    let isolated: Vec<String> = (0..n)
+        .filter(|&p| !joined[p])
+        .map(|p| p.to_string())
+        .collect();
+    let alone = match isolated.as_slice() {
+        [] => String::new(),
+        [one] => format!("; process {one} has no neighbour"),
+        many => format!("; processes {} have no neighbour", many.join(", ")),
+    };
+    // An edge list numbers the processes 0 to its largest: a gap in the
+    // numbers is a process of its own.
+    let numbering = if topo.name.starts_with("file:") && !isolated.is_empty() {
+        format!(
+            " (an edge list's processes are 0 to its largest number, {})",
+            n - 1
+        )
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "warning: `{}` is not connected: {components} parts{alone}{numbering}",
+        topo.name
+    );
 }

@@ -7,7 +7,7 @@
 //! Processes are numbered by their node names when those are exactly
 //! `0..n-1`, and in order of first appearance otherwise.
 
-use super::{from_arcs, Topology};
+use super::{from_arcs, BuildError, Topology};
 use pest::Parser;
 use std::collections::HashMap;
 
@@ -40,14 +40,19 @@ fn unquote(s: &str) -> String {
     out
 }
 
+/// How a DOT file this tool reads is written, for its diagnostics.
+const DOT_HELP: &str = "one `graph` (edges `a -- b`) or `digraph` (arcs `a -> b`) of node and edge statements with attributes; subgraphs are not supported";
+
 /// Parses a DOT file's text into a topology.
-pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
+pub fn parse(name: &str, text: &str) -> Result<Topology, BuildError> {
     let file = DotParser::parse(Rule::dot_file, text)
         .map_err(|e| {
-            let (line, col) = match e.line_col {
-                pest::error::LineColLocation::Pos(p) | pest::error::LineColLocation::Span(p, _) => p,
+            let span = match e.location {
+                pest::error::InputLocation::Pos(p) => (p, (p + 1).min(text.len()).max(p)),
+                pest::error::InputLocation::Span(s) => s,
             };
-            format!("{name}:{line}:{col}: not a DOT graph this tool reads (one `graph` or `digraph` of node and edge statements; subgraphs are not supported)")
+            let message = "not a DOT graph this tool reads".to_string();
+            BuildError::at(message, name, text, span, DOT_HELP)
         })?
         .next()
         .expect("dot_file yields one pair");
@@ -100,15 +105,18 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
                         Rule::edge_op => {
                             let op_directed = part.as_str() == "->";
                             if op_directed != directed {
-                                return Err(format!(
-                                    "{name}: `{}` in a {}",
+                                let message = format!(
+                                    "`{}` in a {}",
                                     part.as_str(),
                                     if directed {
                                         "digraph (use `->`)"
                                     } else {
                                         "graph (use `--`)"
                                     }
-                                ));
+                                );
+                                let span = part.as_span();
+                                let span = (span.start(), span.end());
+                                return Err(BuildError::at(message, name, text, span, DOT_HELP));
                             }
                         }
                         _ => {}
@@ -119,7 +127,7 @@ pub fn parse(name: &str, text: &str) -> Result<Topology, String> {
         }
     }
     if names.is_empty() {
-        return Err(format!("{name}: the graph has no nodes"));
+        return Err(format!("{name}: the graph has no nodes").into());
     }
     let n = names.len();
     let order = numbering(&names);

@@ -2,7 +2,7 @@
 //! nodes and arcs make; either, when it is one cycle, oriented as a ring.
 
 use super::spec::{BYTES_PER_ARC, BYTES_PER_PROCESS};
-use super::{Arcs, Sides, Topology, MAX_PROCESSES, NONE};
+use super::{Arcs, BuildError, Sides, Topology, MAX_PROCESSES, NONE};
 
 /// Gives a graph read from a file `left`/`right` neighbours when it is a
 /// ring: a directed cycle gets `left` (the process it reads), an undirected
@@ -52,12 +52,26 @@ pub fn orient_if_ring(t: &mut Topology) {
     }
 }
 
+/// How an edge list is written, for its diagnostics.
+const EDGE_LIST_HELP: &str = "an edge list has one edge `u v` a line (process indices from 0, `#` starting a comment), or one index alone for a process without edges";
+
 /// Reads an edge list: one undirected edge `u v` a line (process indices;
 /// `#` starts a comment); a line with one index declares an isolated process.
-pub fn edge_list(name: &str, text: &str) -> Result<Topology, String> {
+pub fn edge_list(name: &str, text: &str) -> Result<Topology, BuildError> {
+    // Every piece below is a slice of `text`: its offset is where it starts.
+    let at = |piece: &str| piece.as_ptr() as usize - text.as_ptr() as usize;
+    let fault = |piece: &str, message: String| {
+        BuildError::at(
+            message,
+            name,
+            text,
+            (at(piece), at(piece) + piece.len()),
+            EDGE_LIST_HELP,
+        )
+    };
     let mut pairs = Vec::new();
     let mut n = 0usize;
-    for (k, line) in text.lines().enumerate() {
+    for line in text.lines() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
@@ -66,11 +80,15 @@ pub fn edge_list(name: &str, text: &str) -> Result<Topology, String> {
             .split(|c: char| c.is_whitespace() || c == ',' || c == '-')
             .filter(|s| !s.is_empty())
             .collect();
-        let parse = |s: &str| -> Result<usize, String> {
-            s.parse::<usize>()
-                .ok()
-                .filter(|v| *v < MAX_PROCESSES)
-                .ok_or_else(|| format!("line {}: `{s}` is not a process index", k + 1))
+        let parse = |s: &str| -> Result<usize, BuildError> {
+            match s.parse::<usize>() {
+                Ok(v) if v < MAX_PROCESSES => Ok(v),
+                Ok(_) => Err(fault(
+                    s,
+                    format!("`{s}` is more than the {MAX_PROCESSES} processes a topology may have"),
+                )),
+                Err(_) => Err(fault(s, format!("`{s}` is not a process index"))),
+            }
         };
         match nums.as_slice() {
             [a] => n = n.max(parse(a)? + 1),
@@ -79,11 +97,11 @@ pub fn edge_list(name: &str, text: &str) -> Result<Topology, String> {
                 n = n.max(a + 1).max(b + 1);
                 pairs.push((a, b));
             }
-            _ => return Err(format!("line {}: expected `u v`, found `{line}`", k + 1)),
+            _ => return Err(fault(line, format!("expected `u v`, found `{line}`"))),
         }
     }
     if n == 0 {
-        return Err("the edge list has no processes".into());
+        return Err(format!("{name}: the edge list has no processes").into());
     }
     crate::memory::check(
         n as u128 * BYTES_PER_PROCESS + pairs.len() as u128 * 2 * BYTES_PER_ARC,

@@ -8,11 +8,13 @@
 //! ways.
 
 pub mod dot;
+mod error;
 mod families;
 mod files;
 mod ids;
 mod spec;
 
+pub use error::{BuildError, FilePlace};
 use files::from_arcs;
 pub use files::{edge_list, orient_if_ring};
 pub use ids::{assign_ids, Ids};
@@ -614,6 +616,7 @@ mod tests {
                 Err("no files".into())
             })
             .unwrap_err()
+            .to_string()
         };
         assert!(b("rign:5").contains("did you mean `ring`"));
         assert!(b("ring").contains("needs a size"));
@@ -632,6 +635,16 @@ mod tests {
         let mut s = edge_list("s", "0 1\n0 2\n0 3\n").unwrap();
         orient_if_ring(&mut s);
         assert!(!s.has_left);
+    }
+
+    #[test]
+    fn a_wrong_line_of_a_file_is_placed() {
+        let e = edge_list("e", "0 1\n# x\n1 two\n").unwrap_err();
+        let place = e.place.clone().expect("a place in the file");
+        assert_eq!((place.path.as_str(), place.span), ("e", (10, 13)));
+        assert_eq!(e.to_string(), "e:3: `two` is not a process index");
+        let d = crate::topology::dot::parse("d", "graph { a -> b }").unwrap_err();
+        assert_eq!(d.place.expect("a place").span, (10, 12));
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub fn build(
     spec: &str,
     rng: &mut ChaCha8Rng,
     read: &dyn Fn(&str) -> Result<String, String>,
-) -> Result<Topology, String> {
+) -> Result<Topology, BuildError> {
     let (family, arg) = spec.split_once(':').unwrap_or((spec, ""));
     let count = |s: &str, what: &str| -> Result<usize, String> {
         let v: usize = s
@@ -77,7 +77,7 @@ pub fn build(
         Ok((r, c))
     };
     if arg.is_empty() && !matches!(family, "file" | "dot" | "petersen") {
-        return Err(format!("topology `{spec}` needs a size, e.g. `{family}:8`"));
+        return Err(format!("topology `{spec}` needs a size, e.g. `{family}:8`").into());
     }
     let name = spec.to_string();
     budget(family, arg)?;
@@ -85,7 +85,7 @@ pub fn build(
         "ring" | "uring" => {
             let n = count(arg, "process count")?;
             if n < 2 {
-                return Err(format!("a {family} needs at least 2 processes"));
+                return Err(format!("a {family} needs at least 2 processes").into());
             }
             families::ring(name, n, family == "ring")
         }
@@ -94,15 +94,16 @@ pub fn build(
         "petersen" => {
             return Err(format!(
                 "`petersen` takes no size (it has 10 processes): write `petersen`, not `{spec}`"
-            ))
+            )
+            .into())
         }
         "star" => families::star(name, count(arg, "process count")?),
         "complete" => {
             let n = count(arg, "process count")?;
             if n > 3_000 {
-                return Err(format!(
-                    "complete:{n} has too many edges; use at most 3000 processes"
-                ));
+                return Err(
+                    format!("complete:{n} has too many edges; use at most 3000 processes").into(),
+                );
             }
             families::complete(name, n)
         }
@@ -133,15 +134,13 @@ pub fn build(
             };
             // Every pair is considered once, so the cost is quadratic.
             if n > 5_000 {
-                return Err(format!(
-                    "random:{n} is too large; use at most 5000 processes"
-                ));
+                return Err(format!("random:{n} is too large; use at most 5000 processes").into());
             }
             families::random(name, n, p, rng)
         }
         "file" => {
             let text = read(arg)?;
-            let mut t = edge_list(arg, &text).map_err(|e| format!("{arg}: {e}"))?;
+            let mut t = edge_list(arg, &text)?;
             orient_if_ring(&mut t);
             t
         }
@@ -158,7 +157,8 @@ pub fn build(
             return Err(format!(
                 "unknown topology `{other}`{hint}; known: {}",
                 known.join(", ")
-            ));
+            )
+            .into());
         }
     };
     Ok(topo)
