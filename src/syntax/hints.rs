@@ -129,6 +129,20 @@ fn collections_and_conditionals(at: &Site) -> Option<Hint> {
     if (found == "nbrs" || found == "procs") && after.starts_with('.') {
         return help(format!("`{found}` is a collection, not a process: say which, `forall(q in {found} : q.x == 0)` or `exists(q in {found} : ...)`"));
     }
+    // `p.nbrs`: the neighbours of a process read as a field.
+    if found == "nbrs" {
+        if let Some(owner) = before.strip_suffix('.') {
+            let p = owner
+                .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '(' || c == ')'))
+                .next()
+                .filter(|w| !w.is_empty())
+                .unwrap_or("p");
+            let p = p.trim_start_matches('(').trim_end_matches(')');
+            return help(format!(
+                "the neighbours of a process are `nbrs({p})`, not a field of it"
+            ));
+        }
+    }
     // `if c then s` as a statement.
     if found == "then" && before.rfind("->") > before.rfind("::") {
         return help("a statement `if` takes braces: `if c { x := 1 } else { ... }` (`if c then a else b` is an expression)");

@@ -229,8 +229,15 @@ pub fn parse_program(source: &str) -> Result<Program, Problem> {
 pub fn parse_expression(source: &str) -> Result<Expr, Problem> {
     let top = parse_bounded(Rule::expr, source).map_err(|p| {
         let found = |word: &str| p.labels.iter().any(|(_, l)| *l == format!("found `{word}`"));
+        // `p.nbrs`: the error stands at `nbrs`, just after a dot.
+        let after_dot = p
+            .labels
+            .first()
+            .is_some_and(|(span, _)| source[..span.start.min(source.len())].ends_with('.'));
         if p.code != "guarded::syntax::unexpected" {
             p
+        } else if found("nbrs") && after_dot {
+            p.help("the neighbours of a process are `nbrs(p)`, not a field of it: `forall(q in nbrs(p) : ...)`, `eval nbrs(2)`")
         } else if found("nbrs") || found("procs") {
             p.help("`nbrs(p)` and `procs` are collections: `eval nbrs(2)` lists the members, and an expression quantifies over them, `count(q in nbrs(2))`")
         } else {
