@@ -166,6 +166,10 @@ pub fn read_schedule(text: &str) -> Result<Vec<ScheduledStep>, ScheduleError> {
             let m = match m.map(|m| (m, NamedMove::parse(m))) {
                 None => None,
                 Some((_, Some(named))) => Some(named),
+                Some(("", None)) => {
+                    let message = format!("`{token}` names no move after its `:`");
+                    return Err(fault(k + 1, token, message, MOVES_HELP));
+                }
                 Some((m, None)) => {
                     let message = format!("`{m}` is not a move (an action's label, then optionally `@MEMBER` and `<DRAWS>`)");
                     return Err(fault(k + 1, token, message, MOVES_HELP));

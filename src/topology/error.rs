@@ -59,7 +59,8 @@ impl std::fmt::Display for BuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.place {
             Some(p) => {
-                let line = p.text[..p.span.0.min(p.text.len())].lines().count().max(1);
+                // Lines end at newlines: a place at a line's start is on it.
+                let line = p.text[..p.span.0.min(p.text.len())].matches('\n').count() + 1;
                 write!(f, "{}:{line}: {}", p.path, self.message)
             }
             None => f.write_str(&self.message),

@@ -643,6 +643,9 @@ mod tests {
         let place = e.place.clone().expect("a place in the file");
         assert_eq!((place.path.as_str(), place.span), ("e", (10, 13)));
         assert_eq!(e.to_string(), "e:3: `two` is not a process index");
+        // A place at the start of its line is on that line.
+        let e = edge_list("e", "0 1\nx 2\n").unwrap_err();
+        assert_eq!(e.to_string(), "e:2: `x` is not a process index");
         let d = crate::topology::dot::parse("d", "graph { a -> b }").unwrap_err();
         assert_eq!(d.place.expect("a place").span, (10, 12));
     }
