@@ -31,6 +31,15 @@ impl Span {
     }
 }
 
+/// The bytes `piece` takes in `text`, where `piece` is a slice of `text`
+/// (a line or a word split out of it): how the readers of schedule and
+/// edge-list files point at what they found wrong.
+pub fn bytes_of(text: &str, piece: &str) -> (usize, usize) {
+    let start = piece.as_ptr() as usize - text.as_ptr() as usize;
+    debug_assert!(start + piece.len() <= text.len(), "not a slice of the text");
+    (start, start + piece.len())
+}
+
 impl From<pest::Span<'_>> for Span {
     /// Up to the last character that is not whitespace: a pest rule ending
     /// in an optional or repeated part also takes the whitespace it skipped

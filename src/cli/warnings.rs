@@ -111,11 +111,15 @@ pub(super) fn warn_about_missing_sides(inst: &Instance, source: &str) {
 pub(super) fn warn_about_disconnection(inst: &Instance) {
     let topo = inst.topology();
     let n = topo.n();
-    if n < 2 {
+    // The families build connected graphs: only a file may fall apart, and
+    // the tables below would cost a large ring's start-up for nothing.
+    if n < 2 || crate::topology::named_file(&topo.name).is_none() {
         return;
     }
-    // Union-find over the arcs, either way (weakly connected components).
+    // Union-find over the arcs, either way (weakly connected components),
+    // and which processes an arc touches.
     let mut parent: Vec<usize> = (0..n).collect();
+    let mut joined = vec![false; n];
     fn root(parent: &mut [usize], mut p: usize) -> usize {
         while parent[p] != p {
             parent[p] = parent[parent[p]];
@@ -127,6 +131,8 @@ pub(super) fn warn_about_disconnection(inst: &Instance) {
         for &q in topo.nbrs(p) {
             let (a, b) = (root(&mut parent, p), root(&mut parent, q as usize));
             parent[a.max(b)] = a.min(b);
+            joined[p] = true;
+            joined[q as usize] = true;
         }
     }
     let components = (0..n).filter(|&p| root(&mut parent, p) == p).count();
@@ -134,14 +140,6 @@ pub(super) fn warn_about_disconnection(inst: &Instance) {
     static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if components == 1 || WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
         return;
-    }
-    // An arc's ends both have a neighbour, whichever way it points.
-    let mut joined = vec![false; n];
-    for p in 0..n {
-        for &q in topo.nbrs(p) {
-            joined[p] = true;
-            joined[q as usize] = true;
-        }
     }
     let isolated: Vec<String> = (0..n)
         .filter(|&p| !joined[p])

@@ -108,11 +108,10 @@ const TICK_HELP: &str =
 
 /// [`parse_schedule`], with where in `text` a wrong line goes wrong.
 pub fn read_schedule(text: &str) -> Result<Vec<ScheduledStep>, ScheduleError> {
-    // Every piece below is a slice of `text`: its offset is where it starts.
-    let at = |piece: &str| piece.as_ptr() as usize - text.as_ptr() as usize;
+    // Every piece below is a slice of `text`.
     let fault = |line: usize, piece: &str, message: String, help| ScheduleError {
         line,
-        span: (at(piece), at(piece) + piece.len()),
+        span: crate::span::bytes_of(text, piece),
         message,
         help,
     };

@@ -237,7 +237,8 @@ pub fn parse_expression(source: &str) -> Result<Expr, Problem> {
         if p.code != "guarded::syntax::unexpected" {
             p
         } else if found("nbrs") && after_dot {
-            p.help("the neighbours of a process are `nbrs(p)`, not a field of it: `forall(q in nbrs(p) : ...)`, `eval nbrs(2)`")
+            // The hint the program's parser gives (syntax/hints.rs).
+            p
         } else if found("nbrs") || found("procs") {
             p.help("`nbrs(p)` and `procs` are collections: `eval nbrs(2)` lists the members, and an expression quantifies over them, `count(q in nbrs(2))`")
         } else {

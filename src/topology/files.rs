@@ -58,16 +58,10 @@ const EDGE_LIST_HELP: &str = "an edge list has one edge `u v` a line (process in
 /// Reads an edge list: one undirected edge `u v` a line (process indices;
 /// `#` starts a comment); a line with one index declares an isolated process.
 pub fn edge_list(name: &str, text: &str) -> Result<Topology, BuildError> {
-    // Every piece below is a slice of `text`: its offset is where it starts.
-    let at = |piece: &str| piece.as_ptr() as usize - text.as_ptr() as usize;
+    // Every piece below is a slice of `text`.
     let fault = |piece: &str, message: String| {
-        BuildError::at(
-            message,
-            name,
-            text,
-            (at(piece), at(piece) + piece.len()),
-            EDGE_LIST_HELP,
-        )
+        let span = crate::span::bytes_of(text, piece);
+        BuildError::at(message, name, text, span, EDGE_LIST_HELP)
     };
     let mut pairs = Vec::new();
     let mut n = 0usize;
