@@ -204,16 +204,21 @@ pub(super) fn block(
     s
 }
 
-/// Each step of `run` as a line of its moves, joined by `sep`: processes
-/// alone where no process may choose, else each with its action (and
-/// binder member and values drawn), as a schedule writes them.
+/// Each step of `run` as a line of its moves, joined by `sep`, as a
+/// schedule writes them: each with its action (and binder member and
+/// values drawn) where a process may choose or its role has several
+/// actions, else the process alone.
 pub(super) fn step_texts(inst: &Instance, v: &Verdict, run: &Run, sep: &str) -> Vec<String> {
+    let code = &inst.code;
+    // Which of several guarded actions moved is what a reader of a
+    // counterexample asks first (`{0:reset}`, not `{0}`).
+    let named = |p: u32| v.may_choose || code.roles[code.role_of.of(p as usize)].actions.len() > 1;
     run.steps
         .iter()
         .map(|step| {
             let moves: Vec<String> = step
                 .iter()
-                .map(|m| m.text(&inst.code, v.may_choose))
+                .map(|m| m.text(code, named(m.process)))
                 .collect();
             moves.join(sep)
         })
@@ -433,7 +438,6 @@ fn refined(v: &Verdict) -> bool {
     v.may_choose && v.choices == Choices::First
 }
 
-/// `cycle of N steps`, and `after K steps` when the run first goes to it.
 /// What a property came to, with the run that shows it.
 fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdict) -> String {
     if let Some(why) = &p.not_checked {
@@ -493,6 +497,7 @@ fn example(inst: &Instance, v: &Verdict, run: &Run) -> String {
     }
 }
 
+/// `cycle of N steps`, and `after K steps` when the run first goes to it.
 fn cycle_words(run: &Run, cycle_from: usize) -> String {
     let len = count((run.steps.len() - cycle_from) as u64, "step");
     match cycle_from {
