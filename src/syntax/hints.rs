@@ -88,6 +88,7 @@ pub(super) fn likely_meant(
         line_rest: source[start..].lines().next().unwrap_or(""),
     };
     [
+        missing_semicolon,
         action_head,
         collections_and_conditionals,
         declarations,
@@ -371,6 +372,53 @@ fn statements_and_comments(at: &Site) -> Option<Hint> {
         }
     }
     None
+}
+
+/// `got := 1` and, on the next line, `for r in nbrs { ... }` or `y := 2`:
+/// two statements with no `;` between them.
+fn missing_semicolon(at: &Site) -> Option<Hint> {
+    let at = statement_without_separator(at)?;
+    Some((
+        "statements in an action are separated by `;`, also from one line to the next".into(),
+        Some((Span::new(at, at), "add `;` here".into())),
+    ))
+}
+
+/// Where a `;` is missing, if a statement starts at the error (or at the
+/// word before it, which the parser took for the next action's label)
+/// right after one that ended, inside an action's statement.
+fn statement_without_separator(at: &Site) -> Option<usize> {
+    let Site {
+        found,
+        before,
+        after,
+        word_before,
+        line_rest,
+        ..
+    } = *at;
+    let is_word =
+        |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let assigns = |w: &str, after: &str| {
+        is_word(w)
+            && (after.starts_with(":=")
+                || after.starts_with(',')
+                || (after.starts_with('[') && line_rest.contains(":=")))
+    };
+    // `y, x := ...` or `y := ...` read as the label of an action.
+    let label_taken = matches!(found, ":=" | ":" | "," | "[") && is_word(word_before);
+    let (head, starts) = match label_taken {
+        true => (
+            before.strip_suffix(word_before)?.trim_end(),
+            assigns(word_before, &format!("{found}{after}")),
+        ),
+        false => (
+            before,
+            matches!(found, "for" | "if" | "send" | "skip") || assigns(found, after),
+        ),
+    };
+    let in_statement = head.rfind("->") > head.rfind("::");
+    let ended = head.ends_with(|c: char| c.is_ascii_alphanumeric() || "_)]}".contains(c));
+    (starts && in_statement && ended).then_some(head.len())
 }
 
 /// A misspelt keyword.
