@@ -96,17 +96,23 @@ pub struct InAction {
     pub members: Option<SetShown>,
     /// A receive's message type, the sender's slot and the fields' slots.
     pub receive: Option<(usize, usize, Vec<usize>)>,
+    /// The members of the quantifier whose variable is bound too, if any.
+    pub quantified: Option<SetShown>,
     /// Each expression checked (for showing), or its problems.
     pub exprs: Vec<Result<Shown, Vec<Problem>>>,
     /// The local slots they need.
     pub locals: usize,
 }
 
-/// Checks `exprs` inside `action` (see [`InAction`]); `None` where the
-/// binder or the receive itself does not check.
+/// Checks `exprs` inside `action` (see [`InAction`]), with the variable
+/// of `quantified` (a quantifier of the guard: its variable and what it
+/// ranges over) bound too, so that its body is checked member by member;
+/// `None` where the binder, the receive or the quantifier's collection
+/// itself does not check.
 pub fn check_in_action(
     prog: &ast::Program,
     action: &ast::Action,
+    quantified: Option<(&ast::Ident, &ast::Collection)>,
     exprs: &[&Expr],
 ) -> Option<InAction> {
     let mut c = Checker::standalone(prog, Scope::Process);
@@ -125,6 +131,17 @@ pub fn check_in_action(
         Some(r) => Some(c.receive(r)?),
         None => None,
     };
+    let quantified = match quantified {
+        Some((var, coll)) => {
+            let (slot, coll, filter, _) = c.collection(var, coll, var.span, 0)?;
+            Some(SetShown {
+                slot,
+                candidates: candidates(coll),
+                filter,
+            })
+        }
+        None => None,
+    };
     if !c.problems.is_empty() {
         return None;
     }
@@ -141,6 +158,7 @@ pub fn check_in_action(
     Some(InAction {
         members,
         receive,
+        quantified,
         exprs,
         locals: c.max_locals,
     })

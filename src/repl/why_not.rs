@@ -61,7 +61,7 @@ impl Session {
             .copied()
             .chain(reads.iter().flatten().copied())
             .collect();
-        let Some(checked) = check::check_in_action(&self.ast, a, &all) else {
+        let Some(checked) = check::check_in_action(&self.ast, a, None, &all) else {
             return Vec::new();
         };
         let compiled: Vec<Result<ShownFn, String>> = checked
@@ -81,8 +81,10 @@ impl Session {
             Ok(b) => b,
             Err(why) => return vec![format!("    {why}")],
         };
+        let quantified: Vec<Option<Quantified>> =
+            conj.iter().map(|c| self.quantified(p, a, c)).collect();
         let mut lines = Vec::new();
-        for binding in bindings {
+        for (b, binding) in bindings.into_iter().enumerate() {
             let indent = match binding.header {
                 Some(header) => {
                     lines.push(format!("    {header}:"));
@@ -113,11 +115,117 @@ impl Session {
                         shown_reads.push(format!("{text} = {v}"));
                     }
                 }
+                let false_quantifier = match (&value, &quantified[i]) {
+                    (Ok(v), Some(q)) if v == "false" => Some(q),
+                    _ => None,
+                };
                 lines.push(match value {
                     Ok(v) if shown_reads.is_empty() => format!("{indent}{text}  is {v}"),
                     Ok(v) => format!("{indent}{text}  is {v}  ({})", shown_reads.join(", ")),
                     Err(m) => format!("{indent}{text}  cannot be evaluated: {m}"),
                 });
+                if let Some(q) = false_quantifier {
+                    lines.extend(self.members_failing(p, q, b, indent));
+                }
+            }
+        }
+        lines
+    }
+
+    /// A conjunct `c` of `a`'s guard that is a `forall` or an `exists`,
+    /// made ready to be evaluated member by member at `p`; `None` for any
+    /// other conjunct, or where its body does not check or compile.
+    fn quantified(&self, p: usize, a: &ast::Action, c: &ast::Expr) -> Option<Quantified> {
+        let ast::Expr::Quant(kind, var, coll, body, _) = c else {
+            return None;
+        };
+        let exists = match kind {
+            ast::QuantKind::Forall => false,
+            ast::QuantKind::Exists => true,
+            _ => return None,
+        };
+        let reads = self.reads_in(body);
+        let all: Vec<&ast::Expr> = std::iter::once(&**body)
+            .chain(reads.iter().copied())
+            .collect();
+        let checked = check::check_in_action(&self.ast, a, Some((var, coll)), &all)?;
+        let set = self.compile_checked_shown(check::Shown::Set(checked.quantified?))?;
+        let mut compiled = checked
+            .exprs
+            .into_iter()
+            .map(|e| e.ok().and_then(|shown| self.compile_checked_shown(shown)));
+        let body_fn = compiled.next().flatten()?;
+        let reads = reads
+            .iter()
+            .map(|r| self.snippet(r.span()))
+            .zip(compiled)
+            .collect();
+        let cells = self.sim.locals_for(checked.locals);
+        let bindings = self
+            .bindings(p, a, checked.members, checked.receive, &cells)
+            .ok()?;
+        Some(Quantified {
+            exists,
+            var: var.name.clone(),
+            set,
+            body: body_fn,
+            body_text: self.snippet(body.span()),
+            reads,
+            cells,
+            bindings,
+        })
+    }
+
+    /// The lines under a quantifier that is false at `p` in binding `b`:
+    /// the first member its body is false for (`forall`), or each member,
+    /// a few at most (`exists`), with the values its body reads there.
+    fn members_failing(&self, p: usize, q: &Quantified, b: usize, indent: &str) -> Vec<String> {
+        /// The most members of a false `exists` listed.
+        const MOST: usize = 6;
+        let Some(binding) = q.bindings.get(b) else {
+            return Vec::new();
+        };
+        for &(slot, v) in &binding.locals {
+            q.cells[slot].set(v);
+        }
+        let ShownFn::Set { slot, .. } = q.set else {
+            return Vec::new();
+        };
+        let found = match members(&self.sim, p, &q.set, &q.cells) {
+            Ok(found) => found,
+            Err(why) => return vec![format!("{indent}  its members cannot be listed: {why}")],
+        };
+        if found.is_empty() {
+            return vec![format!("{indent}  `{}` ranges over no member here", q.var)];
+        }
+        let mut lines = Vec::new();
+        for (k, &m) in found.iter().enumerate() {
+            if lines.len() == MOST {
+                let left = found.len() - k;
+                lines.push(format!("{indent}  ... and {left} more, false for each"));
+                break;
+            }
+            q.cells[slot].set(m);
+            let value = shown_in(&self.sim, p, &q.body, &q.cells);
+            if value.as_deref() == Ok("true") {
+                continue;
+            }
+            let reads: Vec<String> = q
+                .reads
+                .iter()
+                .filter_map(|(text, f)| {
+                    let v = shown_in(&self.sim, p, f.as_ref()?, &q.cells).ok()?;
+                    (v != *text).then(|| format!("{text} = {v}"))
+                })
+                .collect();
+            let at = format!("{indent}  for {} = {m}: {}", q.var, q.body_text);
+            lines.push(match value {
+                Ok(v) if reads.is_empty() => format!("{at}  is {v}"),
+                Ok(v) => format!("{at}  is {v}  ({})", reads.join(", ")),
+                Err(why) => format!("{at}  cannot be evaluated: {why}"),
+            });
+            if !q.exists {
+                break;
             }
         }
         lines
@@ -215,6 +323,21 @@ impl Session {
             })
             .collect()
     }
+}
+
+/// A `forall` or `exists` among a guard's conjuncts, checked with its
+/// variable bound: its members, its body and the reads in it, compiled,
+/// with the locals they take and the guard's bindings (binder member,
+/// message taken), in the order the guard's explanation lists them.
+struct Quantified {
+    exists: bool,
+    var: String,
+    set: ShownFn,
+    body: ShownFn,
+    body_text: String,
+    reads: Vec<(String, Option<ShownFn>)>,
+    cells: Vec<Cell<i64>>,
+    bindings: Vec<Binding>,
 }
 
 /// The conjuncts of a guard: `a and b and c` gives a, b, c.
