@@ -169,6 +169,18 @@ pub struct Instance {
     seed_free: bool,
 }
 
+/// A wrong line of the file a topology spec reads (`message` at `place`),
+/// shown in the file: a wrong input file.
+pub fn topology_file_error(message: String, place: topology::FilePlace) -> LoadError {
+    LoadError::Input {
+        problems: vec![Problem::new("guarded::topology::file", message)
+            .label(crate::span::Span::new(place.span.0, place.span.1), "here")
+            .help(place.help)],
+        origin: place.path,
+        text: place.text,
+    }
+}
+
 /// A program parsed and checked, not yet placed on a topology: what every
 /// instance of one program shares (a sweep checks its program once).
 #[derive(Clone)]
@@ -247,13 +259,7 @@ impl Checked {
         let mut topo = topology::build(&spec, &mut rng, read).map_err(|e| {
             match (e.place, &setup.topology, &prog.topology) {
                 // A wrong line of the file the spec reads: shown in the file.
-                (Some(place), _, _) => LoadError::Input {
-                    problems: vec![Problem::new("guarded::topology::file", e.message)
-                        .label(crate::span::Span::new(place.span.0, place.span.1), "here")
-                        .help(place.help)],
-                    origin: place.path,
-                    text: place.text,
-                },
+                (Some(place), _, _) => topology_file_error(e.message, place),
                 (None, None, Some((_, span))) => {
                     program_problems(vec![Problem::new("guarded::topology::invalid", e.message)
                         .label(*span, "the default topology")

@@ -242,9 +242,7 @@ impl Sweep {
             param_axes: &param_axes,
             seeds: &seeds,
         };
-        sweep
-            .lay_out(&grid, (first..total).step_by(every), read)
-            .map_err(usage)?;
+        sweep.lay_out(&grid, (first..total).step_by(every), read)?;
         Ok(sweep)
     }
 
@@ -256,7 +254,7 @@ impl Sweep {
         grid: &Grid,
         indices: impl Iterator<Item = usize>,
         read: &dyn Fn(&str) -> Result<String, String>,
-    ) -> Result<(), String> {
+    ) -> Result<(), PlanError> {
         let mut sizes: Vec<Option<usize>> = vec![None; grid.specs.len()];
         // Every point of a spec shares its texts, and consecutive points
         // (seeds vary fastest) their parameters' words.
@@ -290,7 +288,10 @@ impl Sweep {
             let mut params = Vec::with_capacity(combo.len());
             for (axis, (text, formula)) in grid.param_axes.iter().zip(&combo) {
                 let v = formula.eval(n as i64).map_err(|e| {
-                    format!("--param {}={text} on {spec} (n = {n}): {e}", axis.name)
+                    PlanError::Usage(format!(
+                        "--param {}={text} on {spec} (n = {n}): {e}",
+                        axis.name
+                    ))
                 })?;
                 params.push((axis.name.clone(), v));
             }
@@ -319,12 +320,13 @@ impl Sweep {
     }
 
     /// The number of processes of `spec`, which no family draws at random;
-    /// the files it names are read once, here.
+    /// the files it names are read once, here. A wrong line of one is a
+    /// wrong input file, shown in it.
     fn size(
         &self,
         spec: &str,
         read: &dyn Fn(&str) -> Result<String, String>,
-    ) -> Result<usize, String> {
+    ) -> Result<usize, PlanError> {
         let cached = |path: &str| -> Result<String, String> {
             let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
             files
@@ -333,8 +335,10 @@ impl Sweep {
                 .clone()
         };
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-        let topo = topology::build(spec, &mut rng, &cached)
-            .map_err(|e| format!("--topology {spec}: {e}"))?;
+        let topo = topology::build(spec, &mut rng, &cached).map_err(|e| match e.place {
+            Some(place) => PlanError::Program(crate::load::topology_file_error(e.message, place)),
+            None => PlanError::Usage(format!("--topology {spec}: {e}")),
+        })?;
         Ok(topo.n())
     }
 
