@@ -531,3 +531,38 @@ fn ctrl_c_takes_the_verify_folders_with_it() {
     assert!(s.interrupt().success());
     assert!(!folder.exists(), "{} is left", folder.display());
 }
+
+#[test]
+fn a_preview_says_what_a_move_takes_and_sends() {
+    let s = Server::start(&["tests/golden/programs/chang_roberts.gc", "-t", "ring:3"]);
+    let (id, first) = session(&s);
+    let moves = first["state"]["moves"].as_array().unwrap().clone();
+    let wake = moves.iter().find(|m| m["text"] == "0:wake").unwrap();
+    assert_eq!(
+        wake["changes"],
+        json!([
+            [0, "awake", "false", "true"],
+            ["message", "sent elect(0) to 1"]
+        ])
+    );
+    let after = s.ok("step", json!({"session": id, "line": "0:wake"}))["state"].clone();
+    assert_eq!(after["channels"], json!([[0, 1, ["elect(0)"]]]));
+    // Process 1, asleep, joins on taking the smaller id and sends its own.
+    let join = after["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["text"] == "1:join")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        join["changes"],
+        json!([
+            [1, "awake", "false", "true"],
+            ["message", "took elect(0) from 0"],
+            ["message", "sent elect(1) to 2"]
+        ])
+    );
+    let joined = s.ok("step", json!({"session": id, "line": "1:join"}))["state"].clone();
+    assert_eq!(joined["channels"], json!([[1, 2, ["elect(1)"]]]));
+}

@@ -5,6 +5,7 @@
 
 use super::session::Exploration;
 use crate::export::dot::arrows;
+use crate::report::msg_text;
 use crate::runtime::engine::Simulation;
 use crate::state::Config;
 use serde_json::{json, Value};
@@ -57,6 +58,16 @@ pub(super) fn state(x: &Exploration) -> Result<Value, String> {
                                 changes.push(json!([p, sim.prog.vars[v].name, bv, av]));
                             }
                         }
+                    }
+                    // What it takes and sends, as the trace says it.
+                    let record = rel.last_record();
+                    if let Some(Some((from, m))) = record.received.first() {
+                        let took = format!("took {} from {from}", msg_text(sim, m));
+                        changes.push(json!(["message", took]));
+                    }
+                    for (_, to, m) in &record.sent {
+                        let sent = format!("sent {} to {to}", msg_text(sim, m));
+                        changes.push(json!(["message", sent]));
                     }
                 }
                 Err(e) => changes.push(json!(["error", x.error(&e)])),

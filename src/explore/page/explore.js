@@ -233,7 +233,8 @@ function drawMoves() {
       b.addEventListener("click", () => take(m.text));
       li.appendChild(b);
     }
-    const changes = m.changes.map((c) => c[0] === "error" ? c[1] : `${c[0]}.${c[1]} ${c[2]} → ${c[3]}`).join(", ");
+    // An error, or a message taken or sent, comes as its text.
+    const changes = m.changes.map((c) => typeof c[0] === "string" ? c[1] : `${c[0]}.${c[1]} ${c[2]} → ${c[3]}`).join(", ");
     li.appendChild(el("span", { class: "change" }, changes));
     items.push(li);
   }
