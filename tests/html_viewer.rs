@@ -177,6 +177,51 @@ fn the_page_shows_step_k_as_the_run_has_it() {
     }
 }
 
+/// The node labels of the page's graph, in process order.
+fn node_labels(dom: &str) -> Vec<String> {
+    dom.split("class=\"vals\"")
+        .skip(1)
+        .map(|part| {
+            let text = &part[part.find('>').unwrap() + 1..];
+            text[..text.find('<').unwrap()].to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn node_labels_show_what_fits() {
+    if !have_chromium() {
+        return;
+    }
+    // SSLE's five values do not fit beside a node: its parent alone.
+    let ssle = scratch("labels-ssle.html");
+    let args = ["run", "programs/ssle.gc", "--topology", "random:10"];
+    let html = ["--seed", "2", "--init", "random", "--html"];
+    let (code, _, err) = guarded(&[&args[..], &html, &[ssle.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{err}");
+    let labels = node_labels(&browser(&ssle, "step=0", &["--dump-dom"]));
+    assert_eq!(labels.len(), 10);
+    assert!(
+        labels
+            .iter()
+            .all(|l| l.starts_with("parent=") && !l.contains(' ')),
+        "{labels:?}"
+    );
+    // Dijkstra's one value does.
+    let ring = scratch("labels-ring.html");
+    let (code, _, err) = guarded(&[
+        "run",
+        "programs/dijkstra_kstate.gc",
+        "--topology",
+        "ring:5",
+        "--html",
+        ring.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let labels = node_labels(&browser(&ring, "step=0", &["--dump-dom"]));
+    assert_eq!(labels, vec!["x=0"; 5]);
+}
+
 #[test]
 fn the_page_is_self_contained_and_says_when_it_is_cut() {
     let page = scratch("cut.html");
