@@ -169,8 +169,7 @@ pub struct Instance {
     seed_free: bool,
 }
 
-/// A wrong line of the file a topology spec reads (`message` at `place`),
-/// shown in the file: a wrong input file.
+/// A wrong line of a topology file (`message` at `place`), shown in it.
 pub fn topology_file_error(message: String, place: topology::FilePlace) -> LoadError {
     LoadError::Input {
         problems: vec![Problem::new("guarded::topology::file", message)

@@ -566,3 +566,48 @@ fn a_preview_says_what_a_move_takes_and_sends() {
     let joined = s.ok("step", json!({"session": id, "line": "1:join"}))["state"].clone();
     assert_eq!(joined["channels"], json!([[1, 2, ["elect(1)"]]]));
 }
+
+#[test]
+fn why_a_process_cannot_move_is_the_repls_answer() {
+    let s = Server::start(&[DIJKSTRA, "-t", "ring:6", "--init", "random", "--seed", "4"]);
+    let (id, first) = session(&s);
+    let enabled: Vec<u64> = serde_json::from_value(first["state"]["enabled"].clone()).unwrap();
+    let off = (0..6).find(|p| !enabled.contains(p)).unwrap();
+    let answer = s.ok("why", json!({"session": id, "process": off}));
+    let text = answer["text"].as_str().unwrap();
+    // What `fire P` prints in the REPL on the same start, after its header.
+    let role = if off == 0 { "advance" } else { "copy" };
+    assert!(
+        text.starts_with(&format!("  `{role}`: its guard is false\n")),
+        "{text}"
+    );
+    let repl = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args([
+            "repl", DIJKSTRA, "-t", "ring:6", "--init", "random", "--seed", "4",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    repl.stdin
+        .as_ref()
+        .unwrap()
+        .write_all(format!("fire {off}\n").as_bytes())
+        .unwrap();
+    let out = repl.wait_with_output().unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(&format!("process {off} is not enabled:\n{text}")),
+        "{said}"
+    );
+    // Only processes of the instance.
+    let (status, answer) = s.call("why", json!({"session": id, "process": 6}));
+    assert_eq!(status, 422);
+    assert!(
+        answer["error"].as_str().unwrap().contains("does not exist"),
+        "{answer}"
+    );
+}

@@ -1,7 +1,8 @@
 //! The explorer in a real browser: Debian's Chromium (or `$CHROMIUM`),
 //! driven by playwright-core (`tests/browser/`, installed by `.ci/run` with
 //! `npm ci`) through `tests/browser/explore.mjs`. On Dijkstra's ring it
-//! clicks an enabled process three times, goes back, branches, saves the
+//! clicks a process that is not enabled (the page says why), an enabled
+//! process three times, goes back, branches, saves the
 //! path, and `guarded run` replays the saved files to the configuration
 //! the page shows; it verifies the K = 3 ring of 4 from the page, opens
 //! the synchronous cycle and walks it to its end; it edits the program to
@@ -94,6 +95,17 @@ fn click_back_branch_save_and_replay() {
     let server = Server::start(&args);
     let dir = scratch("walk");
     let shown = drive("walk", &server, &dir);
+    // A process that is not enabled, clicked, said why (its guard is
+    // false), until the next step.
+    let why = shown["why"].as_str().unwrap();
+    let off = shown["off"].as_str().unwrap();
+    assert!(
+        why.starts_with(&format!("process {off} is not enabled:\n"))
+            && why.contains("its guard is false")
+            && why.contains("left.x"),
+        "{shown}"
+    );
+    assert_eq!(shown["whyHidden"], true, "{shown}");
     // Three steps, one back, and a branch beside the third.
     assert_eq!(shown["path"].as_array().unwrap().len(), 4, "{shown}");
     assert_eq!(shown["children"], 2, "{shown}");

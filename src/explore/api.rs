@@ -122,6 +122,7 @@ impl Api {
             "run" => run(x, r),
             "daemon" => x.set_daemon(text(r, "daemon")?).map(|_| json!({})),
             "eval" => return Ok(json!({ "value": x.evaluate(text(r, "expr")?)? })),
+            "why" => return Ok(json!({ "text": x.why(count(r, "process")? as usize)? })),
             "save" => {
                 let (init, sched) = x.saved()?;
                 return Ok(json!({ "init": init, "sched": sched }));

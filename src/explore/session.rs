@@ -441,6 +441,19 @@ impl Exploration {
         Ok((taken, Stopped::Steps))
     }
 
+    /// Why each action of process `p` is enabled or not here, as the
+    /// REPL's `fire P` explains it.
+    pub fn why(&self, p: usize) -> Result<String, String> {
+        let n = self.sim().n();
+        if p >= n {
+            return Err(format!(
+                "process {p} does not exist (the processes are 0..{})",
+                n - 1
+            ));
+        }
+        Ok(self.repl.explain_process(p))
+    }
+
     /// The value of an expression over the current configuration, as the
     /// REPL's `eval` prints it.
     pub fn evaluate(&self, text: &str) -> Result<String, String> {

@@ -18,11 +18,25 @@ impl Session {
     /// Explains, action by action, why process `p` cannot fire (`wanted`:
     /// the action asked for, else every action of its role).
     pub(super) fn why_not(&self, p: usize, wanted: Option<&str>) -> String {
-        let role = self.sim.code.role_of.of(p);
-        let mut s = match wanted {
+        let header = match wanted {
             Some(w) => format!("process {p} cannot fire `{w}`:\n"),
             None => format!("process {p} is not enabled:\n"),
         };
+        header + &self.actions_explained(p, wanted)
+    }
+
+    /// Why each action of process `p` (a process of the instance) is
+    /// enabled or not, as `fire P` explains a process that cannot move:
+    /// the simulator's verdict on each, then its guard's conjuncts with
+    /// their values and what they read.
+    pub fn explain_process(&self, p: usize) -> String {
+        self.actions_explained(p, None)
+    }
+
+    /// [`Session::explain_process`] for the action `wanted` only, if given.
+    fn actions_explained(&self, p: usize, wanted: Option<&str>) -> String {
+        let role = self.sim.code.role_of.of(p);
+        let mut s = String::new();
         let compiled = &self.sim.code.roles[role].actions;
         let first = self.sim.chosen_action(p).map(|a| a.priority);
         for a in &self.ast.roles[role].actions {

@@ -1,6 +1,7 @@
 // Drives `guarded explore`'s page in Debian's Chromium (playwright-core).
 // Usage: node explore.mjs SCENARIO URL DIR
-//   walk            click a privileged process three times, go back, branch,
+//   walk            click a process that is not enabled (it says why), then
+//                   a privileged process three times, go back, branch,
 //                   save the path into DIR (path.init, path.sched); prints
 //                   the values the page shows at the end, as JSON
 //   counterexample  verify from the page, open the synchronous cycle,
@@ -38,6 +39,11 @@ const atStep = (n) => page.waitForFunction((n) =>
   document.getElementById("measures").textContent.startsWith(`step ${n} `), n);
 
 if (scenario === "walk") {
+  // A process that is not enabled says why when clicked.
+  const off = await page.$eval("svg .proc:not(.enabled)", (g) => g.dataset.p);
+  await page.click(`svg .proc[data-p="${off}"]`);
+  await page.waitForSelector("#why:not([hidden])");
+  const why = await page.$eval("#why", (p) => p.textContent);
   for (let k = 1; k <= 3; k++) {
     const p = await page.$eval("svg .proc.enabled", (g) => g.dataset.p);
     await page.click(`svg .proc[data-p="${p}"]`);
@@ -66,7 +72,8 @@ if (scenario === "walk") {
     const [download] = await Promise.all([page.waitForEvent("download"), page.click(id)]);
     await download.saveAs(join(dir, name));
   }
-  console.log(JSON.stringify({ path, children, values: await values(), measures: await step() }));
+  const whyHidden = await page.$eval("#why", (p) => p.hidden);
+  console.log(JSON.stringify({ path, children, values: await values(), measures: await step(), off, why, whyHidden }));
 } else if (scenario === "counterexample") {
   await page.click("summary:has-text('Verify')");
   await page.click("#verify");

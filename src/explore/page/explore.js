@@ -382,6 +382,8 @@ async function drawWatches() {
 async function show(next) {
   const previous = state;
   state = next;
+  // An explanation is of the configuration it was asked in.
+  $("why").hidden = true;
   // Choices made for several movers stay while they are still moves.
   const texts = new Set(state.moves.map((m) => m.text));
   for (const [p, t] of [...picked]) if (!texts.has(t)) picked.delete(p);
@@ -425,10 +427,15 @@ async function take(text) {
   }
 }
 
-function clickProcess(p) {
+async function clickProcess(p) {
   const mine = state.moves.filter((m) => m.process === p);
   if (mine.length === 0) {
-    say(state.ticks ? "the program runs in ticks: take a tick" : `process ${p} is not enabled`);
+    if (state.ticks) {
+      say("the program runs in ticks: take a tick");
+      return;
+    }
+    say(`process ${p} is not enabled: why is under the moves`);
+    await explain(p);
     return;
   }
   if (several()) {
@@ -447,6 +454,17 @@ function clickProcess(p) {
   for (const li of $("moves").children) li.classList.toggle("focus", li.dataset.p === String(p));
   const first = [...$("moves").children].find((li) => li.dataset.p === String(p));
   if (first) first.scrollIntoView({ block: "nearest" });
+}
+
+// Why process `p` cannot move, guard by guard, as the REPL's `fire P` says.
+async function explain(p) {
+  try {
+    const answer = await call("why", { process: p });
+    $("why").textContent = `process ${p} is not enabled:\n` + answer.text;
+    $("why").hidden = false;
+  } catch (e) {
+    say(e.message);
+  }
 }
 
 async function back() {
