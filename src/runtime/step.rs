@@ -373,8 +373,11 @@ fn check_effects(
                 fault: Box::new(Fault {
                     span: m.4,
                     message: format!(
-                        "the channel from {} to {} is full ({} messages)",
-                        m.0, m.1, chans.capacity
+                        "the channel from {} to {} is full ({} {})",
+                        m.0,
+                        m.1,
+                        chans.capacity,
+                        if chans.capacity == 1 { "message" } else { "messages" }
                     ),
                     help: "a send must find room: raise `channel capacity`, or send only when the protocol allows".into(),
                 }),

@@ -263,14 +263,15 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
     let measures = answer.measures.as_ref();
     let mut out = String::new();
     let legit = model.legit.iter().filter(|&&l| l).count();
+    use crate::report::counted;
     let _ = writeln!(
         out,
-        "{} on {} ({} processes): {} configurations reached from {} starts, {legit} legitimate",
+        "{} on {} ({}): {} reached from {}, {legit} legitimate",
         a.instance.program,
         inst.topo.name,
-        inst.topo.n(),
-        model.configs.len(),
-        model.starts
+        counted(inst.topo.n() as u64, "process"),
+        counted(model.configs.len() as u64, "configuration"),
+        counted(model.starts as u64, "start")
     );
     let _ = writeln!(out, "steps: {how}");
     if let Some((start, trap)) = bad {

@@ -68,10 +68,11 @@ impl Simulation {
                 message,
             };
             if delays.len() != last.sent.len() {
+                let (sent, given) = (last.sent.len(), delays.len());
                 let message = format!(
-                    "tick {step_no} sends {} messages, but the line gives {} delays",
-                    last.sent.len(),
-                    delays.len()
+                    "tick {step_no} sends {sent} {}, but the line gives {given} {}",
+                    if sent == 1 { "message" } else { "messages" },
+                    if given == 1 { "delay" } else { "delays" }
                 );
                 return undo(chans, last, refuse(message));
             }

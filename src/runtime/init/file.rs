@@ -385,9 +385,10 @@ fn parse_channel_line(
         }
         let fields = &prog.messages[kind].fields;
         if values.len() != fields.len() {
+            let noun = if fields.len() == 1 { "field" } else { "fields" };
             return Err(bad(
                 format!(
-                    "`{name}` has {} fields, {} given",
+                    "`{name}` has {} {noun}, {} given",
                     fields.len(),
                     values.len()
                 ),
