@@ -146,7 +146,13 @@ impl Checker {
             self.err(
                 Problem::new(
                     "guarded::check::assignment_arity",
-                    format!("{} variables but {} values", targets.len(), vals.len()),
+                    format!(
+                        "{} {} but {} {}",
+                        targets.len(),
+                        if targets.len() == 1 { "variable" } else { "variables" },
+                        vals.len(),
+                        if vals.len() == 1 { "value" } else { "values" }
+                    ),
                 )
                 .label(span, "the counts differ")
                 .help("a multiple assignment `a, b := e1, e2` needs one value per variable (a tuple counts its components)"),

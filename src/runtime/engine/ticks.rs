@@ -77,8 +77,10 @@ impl Simulation {
                 return undo(chans, last, refuse(message));
             }
             if let Some(d) = delays.iter().find(|&&d| !(lo..=hi).contains(&d)) {
-                let message =
-                    format!("a delay of {d} ticks, outside the program's `delay {lo}..{hi}`");
+                let message = format!(
+                    "a delay of {d} tick{}, outside the program's `delay {lo}..{hi}`",
+                    if *d == 1 { "" } else { "s" }
+                );
                 return undo(chans, last, refuse(message));
             }
         }
