@@ -249,10 +249,27 @@ pub fn parse_expression(source: &str) -> Result<Expr, Problem> {
     // parentheses around it.
     let end = top.as_span().end();
     let e = lower_expr(top);
-    if source[end..].trim().is_empty() {
+    /// Operators an expression may stop at, half typed (`x ==`).
+    const OPERATORS: &[&str] = &[
+        "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "mod", "and", "or", "=>", "&&",
+        "||",
+    ];
+    let trailing = source[end..].trim();
+    let rest = source[end..].len() - source[end..].trim_start().len();
+    if trailing.is_empty() {
         Ok(e)
+    } else if OPERATORS.contains(&trailing) {
+        let at = end + rest;
+        Err(Problem::new(
+            "guarded::syntax::trailing",
+            format!("`{trailing}` has nothing after it"),
+        )
+        .label(
+            Span::new(at, at + trailing.len()),
+            "an operand is missing after this",
+        )
+        .help("an operator takes a value on each side: `x == 1`, `x + 1`, `a and b`"))
     } else {
-        let rest = source[end..].len() - source[end..].trim_start().len();
         Err(Problem::new(
             "guarded::syntax::trailing",
             "unexpected text after the expression",
