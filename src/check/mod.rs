@@ -106,7 +106,10 @@ fn dedup(problems: Vec<Problem>) -> Vec<Problem> {
         .collect()
 }
 
-pub use shown::{check_in_action, check_shown_expr, ArrayShown, Candidates, SetShown, Shown};
+pub use shown::{
+    check_in_action, check_shown_expr, expand_definition, shown_name, ArrayShown, Candidates,
+    SetShown, Shown,
+};
 
 /// A checked stand-alone expression.
 #[derive(Clone, Debug)]

@@ -164,6 +164,23 @@ pub fn check_in_action(
     })
 }
 
+/// The body of the expression definition `name` used with `args`, the
+/// arguments substituted (its bound variables renamed apart: see
+/// [`shown_name`]); `None` where `name` is not one, or `args` do not fit.
+pub fn expand_definition(prog: &ast::Program, name: &ast::Ident, args: &[Expr]) -> Option<Expr> {
+    let mut c = Checker::standalone(prog, Scope::Process);
+    match c.expand(name, args, name.span, false)? {
+        ast::DefBody::Expr(body) => Some(body),
+        ast::DefBody::Stmt(_) => None,
+    }
+}
+
+/// A bound variable's name as its program writes it (an expanded
+/// definition's are renamed apart).
+pub fn shown_name(name: &str) -> &str {
+    name.split(super::FRESH_MARK).next().unwrap_or(name)
+}
+
 /// Where the members of a collection come from, to list them.
 fn candidates(coll: Coll) -> Candidates {
     match coll {

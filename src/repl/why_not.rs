@@ -150,7 +150,20 @@ impl Session {
     /// made ready to be evaluated member by member at `p`; `None` for any
     /// other conjunct, or where its body does not check or compile.
     fn quantified(&self, p: usize, a: &ast::Action, c: &ast::Expr) -> Option<Quantified> {
-        let ast::Expr::Quant(kind, var, coll, body, _) = c else {
+        // A definition whose body is one (`Can_Attach(self)`), expanded.
+        let expanded;
+        let (c, via) = match c {
+            ast::Expr::Call(f, args, _) => {
+                expanded = check::expand_definition(&self.ast, f, args)?;
+                let def = self.ast.defs.iter().find(|d| d.name.name == f.name)?;
+                let with: Vec<String> = (def.params.iter().zip(args))
+                    .map(|(param, arg)| format!("{} = {}", param.name, self.snippet(arg.span())))
+                    .collect();
+                (&expanded, Some((f.name.clone(), with.join(", "))))
+            }
+            c => (c, None),
+        };
+        let ast::Expr::Quant(kind, var, coll, body, quantifier) = c else {
             return None;
         };
         let exists = match kind {
@@ -180,7 +193,15 @@ impl Session {
             .ok()?;
         Some(Quantified {
             exists,
-            var: var.name.clone(),
+            via: via.map(|(name, with)| {
+                let with = if with.is_empty() {
+                    String::new()
+                } else {
+                    format!(", with {with}")
+                };
+                format!("`{name}` is {}{with}", self.snippet(*quantifier))
+            }),
+            var: check::shown_name(&var.name).to_string(),
             set,
             body: body_fn,
             body_text: self.snippet(body.span()),
@@ -210,11 +231,18 @@ impl Session {
             Err(why) => return vec![format!("{indent}  its members cannot be listed: {why}")],
         };
         if found.is_empty() {
-            return vec![format!("{indent}  `{}` ranges over no member here", q.var)];
+            let none = format!("{indent}  `{}` ranges over no member here", q.var);
+            return q
+                .via
+                .iter()
+                .map(|v| format!("{indent}  {v}"))
+                .chain([none])
+                .collect();
         }
-        let mut lines = Vec::new();
+        let mut lines: Vec<String> = q.via.iter().map(|v| format!("{indent}  {v}")).collect();
+        let said = lines.len();
         for (k, &m) in found.iter().enumerate() {
-            if lines.len() == MOST {
+            if lines.len() == said + MOST {
                 let left = found.len() - k;
                 lines.push(format!("{indent}  ... and {left} more, false for each"));
                 break;
@@ -229,7 +257,8 @@ impl Session {
                 .iter()
                 .filter_map(|(text, f)| {
                     let v = shown_in(&self.sim, p, f.as_ref()?, &q.cells).ok()?;
-                    (v != *text).then(|| format!("{text} = {v}"))
+                    // The member is in the line's head already.
+                    (v != *text && *text != q.var).then(|| format!("{text} = {v}"))
                 })
                 .collect();
             let at = format!("{indent}  for {} = {m}: {}", q.var, q.body_text);
@@ -345,6 +374,9 @@ impl Session {
 /// message taken), in the order the guard's explanation lists them.
 struct Quantified {
     exists: bool,
+    /// Where the quantifier is a definition's body: what the definition
+    /// is, with its arguments.
+    via: Option<String>,
     var: String,
     set: ShownFn,
     body: ShownFn,

@@ -373,11 +373,8 @@ fn check_effects(
                 fault: Box::new(Fault {
                     span: m.4,
                     message: format!(
-                        "the channel from {} to {} is full ({} {})",
-                        m.0,
-                        m.1,
-                        chans.capacity,
-                        if chans.capacity == 1 { "message" } else { "messages" }
+                        "the channel from {} to {} is full (its capacity is {})",
+                        m.0, m.1, chans.capacity
                     ),
                     help: "a send must find room: raise `channel capacity`, or send only when the protocol allows".into(),
                 }),
