@@ -116,15 +116,17 @@ pub fn check_in_action(
     exprs: &[&Expr],
 ) -> Option<InAction> {
     let mut c = Checker::standalone(prog, Scope::Process);
+    // `var` bound over `coll`, in the order the guard binds them.
+    let bind = |c: &mut Checker, var: &ast::Ident, coll| {
+        let (slot, coll, filter, _) = c.collection(var, coll, var.span, 0)?;
+        Some(SetShown {
+            slot,
+            candidates: candidates(coll),
+            filter,
+        })
+    };
     let members = match &action.binder {
-        Some((var, coll)) => {
-            let (slot, coll, filter, _) = c.collection(var, coll, var.span, 0)?;
-            Some(SetShown {
-                slot,
-                candidates: candidates(coll),
-                filter,
-            })
-        }
+        Some((var, coll)) => Some(bind(&mut c, var, coll)?),
         None => None,
     };
     let receive = match &action.receive {
@@ -132,14 +134,7 @@ pub fn check_in_action(
         None => None,
     };
     let quantified = match quantified {
-        Some((var, coll)) => {
-            let (slot, coll, filter, _) = c.collection(var, coll, var.span, 0)?;
-            Some(SetShown {
-                slot,
-                candidates: candidates(coll),
-                filter,
-            })
-        }
+        Some((var, coll)) => Some(bind(&mut c, var, coll)?),
         None => None,
     };
     if !c.problems.is_empty() {

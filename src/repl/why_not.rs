@@ -230,16 +230,11 @@ impl Session {
             Ok(found) => found,
             Err(why) => return vec![format!("{indent}  its members cannot be listed: {why}")],
         };
-        if found.is_empty() {
-            let none = format!("{indent}  `{}` ranges over no member here", q.var);
-            return q
-                .via
-                .iter()
-                .map(|v| format!("{indent}  {v}"))
-                .chain([none])
-                .collect();
-        }
         let mut lines: Vec<String> = q.via.iter().map(|v| format!("{indent}  {v}")).collect();
+        if found.is_empty() {
+            lines.push(format!("{indent}  `{}` ranges over no member here", q.var));
+            return lines;
+        }
         let said = lines.len();
         for (k, &m) in found.iter().enumerate() {
             if lines.len() == said + MOST {

@@ -416,7 +416,11 @@ fn statement_without_separator(at: &Site) -> Option<usize> {
             matches!(found, "for" | "if" | "send" | "skip") || assigns(found, after),
         ),
     };
-    let in_statement = head.rfind("->") > head.rfind("::");
+    // Inside the last action's statement: past its arrow, and not past
+    // the brace that closes its role.
+    let action = head.rfind("::").map_or("", |k| &head[k..]);
+    let depth = action.matches('{').count() as i64 - action.matches('}').count() as i64;
+    let in_statement = action.contains("->") && depth >= 0;
     let ended = head.ends_with(|c: char| c.is_ascii_alphanumeric() || "_)]}".contains(c));
     (starts && in_statement && ended).then_some(head.len())
 }

@@ -5,6 +5,7 @@
 //! from the declared start, and on average over the starts.
 
 use super::*;
+use crate::report::counted;
 use crate::verify::expected::{self, Cost, Model, Movers, Solution};
 
 #[derive(Args, Debug)]
@@ -263,7 +264,6 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
     let measures = answer.measures.as_ref();
     let mut out = String::new();
     let legit = model.legit.iter().filter(|&&l| l).count();
-    use crate::report::counted;
     let _ = writeln!(
         out,
         "{} on {} ({}): {} reached from {}, {legit} legitimate",
