@@ -458,8 +458,11 @@ async function clickProcess(p) {
 
 // Why process `p` cannot move, guard by guard, as the REPL's `fire P` says.
 async function explain(p) {
+  const asked = state.node;
   try {
     const answer = await call("why", { process: p });
+    // A step taken meanwhile makes it an answer about another configuration.
+    if (state.node !== asked) return;
     $("why").textContent = `process ${p} is not enabled:\n` + answer.text;
     $("why").hidden = false;
   } catch (e) {
