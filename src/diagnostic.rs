@@ -215,3 +215,16 @@ fn distance(a: &str, b: &str) -> usize {
     }
     d[a.len()][b.len()]
 }
+
+/// `1 step`, `2 steps`, `3 processes`: a count and its noun, plural where
+/// the count is not one.
+pub fn counted(n: u64, noun: &str) -> String {
+    let before_y = noun.strip_suffix('y').and_then(|stem| stem.chars().last());
+    let consonant_y = before_y.is_some_and(|c| !"aeiou".contains(c));
+    match n {
+        1 => format!("1 {noun}"),
+        n if noun.ends_with('s') => format!("{n} {noun}es"),
+        n if consonant_y => format!("{n} {}ies", &noun[..noun.len() - 1]),
+        n => format!("{n} {noun}s"),
+    }
+}

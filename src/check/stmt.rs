@@ -2,6 +2,7 @@
 //! may write), sends, and the values they assign.
 
 use super::*;
+use crate::diagnostic::counted;
 
 impl Checker {
     pub(super) fn stmt(&mut self, s: &ast::Stmt) -> ir::Stmt {
@@ -147,11 +148,9 @@ impl Checker {
                 Problem::new(
                     "guarded::check::assignment_arity",
                     format!(
-                        "{} {} but {} {}",
-                        targets.len(),
-                        if targets.len() == 1 { "variable" } else { "variables" },
-                        vals.len(),
-                        if vals.len() == 1 { "value" } else { "values" }
+                        "{} but {}",
+                        counted(targets.len() as u64, "variable"),
+                        counted(vals.len() as u64, "value")
                     ),
                 )
                 .label(span, "the counts differ")

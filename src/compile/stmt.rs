@@ -59,17 +59,15 @@ impl Compiler<'_> {
     pub(super) fn same_length(&self, a: usize, b: usize, span: Span) {
         if self.lens[a] != self.lens[b] {
             let (va, vb) = (&self.prog.vars[a], &self.prog.vars[b]);
-            let noun = if self.lens[a] == 1 {
-                "element"
-            } else {
-                "elements"
-            };
             self.problems.borrow_mut().push(
                 Problem::new(
                     "guarded::instance::array_lengths",
                     format!(
-                        "`{}` has {} {noun} but `{}` has {}",
-                        va.name, self.lens[a], vb.name, self.lens[b]
+                        "`{}` has {} but `{}` has {}",
+                        va.name,
+                        crate::diagnostic::counted(self.lens[a] as u64, "element"),
+                        vb.name,
+                        self.lens[b]
                     ),
                 )
                 .label(span, "the whole arrays are used together here")

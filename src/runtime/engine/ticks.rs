@@ -4,6 +4,7 @@
 //! the tick counts as a step and a round.
 
 use super::*;
+use crate::diagnostic::counted;
 use crate::runtime::tick;
 use crate::state::channels::Channels;
 
@@ -68,18 +69,17 @@ impl Simulation {
                 message,
             };
             if delays.len() != last.sent.len() {
-                let (sent, given) = (last.sent.len(), delays.len());
                 let message = format!(
-                    "tick {step_no} sends {sent} {}, but the line gives {given} {}",
-                    if sent == 1 { "message" } else { "messages" },
-                    if given == 1 { "delay" } else { "delays" }
+                    "tick {step_no} sends {}, but the line gives {}",
+                    counted(last.sent.len() as u64, "message"),
+                    counted(delays.len() as u64, "delay")
                 );
                 return undo(chans, last, refuse(message));
             }
             if let Some(d) = delays.iter().find(|&&d| !(lo..=hi).contains(&d)) {
                 let message = format!(
-                    "a delay of {d} tick{}, outside the program's `delay {lo}..{hi}`",
-                    if *d == 1 { "" } else { "s" }
+                    "a delay of {}, outside the program's `delay {lo}..{hi}`",
+                    counted(u64::from(*d), "tick")
                 );
                 return undo(chans, last, refuse(message));
             }

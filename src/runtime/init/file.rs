@@ -6,6 +6,7 @@
 //! attributes and the REPL's `save`/`load` all use it.
 
 use super::*;
+use crate::diagnostic::counted;
 
 /// One parsed `PROCESS.VAR = VALUE`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -385,11 +386,10 @@ fn parse_channel_line(
         }
         let fields = &prog.messages[kind].fields;
         if values.len() != fields.len() {
-            let noun = if fields.len() == 1 { "field" } else { "fields" };
             return Err(bad(
                 format!(
-                    "`{name}` has {} {noun}, {} given",
-                    fields.len(),
+                    "`{name}` has {}, {} given",
+                    counted(fields.len() as u64, "field"),
                     values.len()
                 ),
                 "give one value per field",
