@@ -189,7 +189,11 @@ fn runtime_problem(e: &RunError) -> Option<Problem> {
             .label(fault.span, fault.message.clone())
             .help(fault.help.clone());
             if let Some((label, span)) = action {
-                pr = pr.label(*span, format!("in action `{label}`"));
+                // The action's name alone: a label over the whole action
+                // would enclose the fault's, and miette then draws the
+                // fault's pointer at the end of the line, under nothing.
+                let name = crate::span::Span::new(span.start, span.start + label.len());
+                pr = pr.label(name, format!("in action `{label}`"));
             }
             Some(pr)
         }
