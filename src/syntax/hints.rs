@@ -173,6 +173,25 @@ fn declarations(at: &Site) -> Option<Hint> {
             return help("a predicate's declaration ends with `:` before the predicate: `legitimate: forall(p in procs : ...)`");
         }
     }
+    // `process { def d = ...; ... }`: a top-level declaration inside a
+    // role, where only the role's own variables and its actions go.
+    const TOP_LEVEL: [&str; 9] = [
+        "def",
+        "param",
+        "topology",
+        "enum",
+        "message",
+        "channel",
+        "legitimate",
+        "invariant",
+        "property",
+    ];
+    if TOP_LEVEL.contains(&found) && expected.contains("`var`, `edge var` or `timer`") {
+        return help(format!(
+            "`{found}` is declared at the top level, outside `process` blocks; a role holds only \
+             its own `var`s and its actions"
+        ));
+    }
     // `enum S { a, b }`: the `=` left out.
     if found == "{"
         && before
