@@ -445,7 +445,7 @@ fn check(a: &CheckArgs) -> i32 {
         l.inst.topo.name,
         count(l.inst.topo.n() as u64, "process")
     );
-    warn_about_missing_sides(&l.inst, &l.source);
+    warn_about_missing_sides(&l.inst, &a.instance.program, &l.source);
     let overlapping = l.inst.overlapping_actions();
     if !overlapping.is_empty() {
         eprint!(

@@ -71,9 +71,11 @@ pub(super) fn warn_about_dot_values(instance: &Instance, mode: &crate::runtime::
 
 /// Warns, for each role that reads `left` or `right`, about its processes
 /// without that neighbour (the ends of a chain): a read that happens there
-/// stops the run.
-pub(super) fn warn_about_missing_sides(inst: &Instance, source: &str) {
+/// stops the run. A diagnostic pointing at the first such read, as the
+/// checker's own warnings are.
+pub(super) fn warn_about_missing_sides(inst: &Instance, program: &str, source: &str) {
     let topo = inst.topology();
+    let mut warnings = Vec::new();
     for (r, role) in inst.prog.roles.iter().enumerate() {
         for (span, has, sides, word) in [
             (role.reads_left, topo.has_left, topo.lefts(), "left"),
@@ -87,20 +89,34 @@ pub(super) fn warn_about_missing_sides(inst: &Instance, source: &str) {
                 .filter(|&p| inst.code.role_of.of(p) == r && sides[p] == crate::topology::NONE)
                 .map(|p| p.to_string())
                 .collect();
-            if !lacking.is_empty() {
-                let line = source[..span.start.min(source.len())]
-                    .lines()
-                    .count()
-                    .max(1);
-                eprintln!(
-                    "warning: line {line}: `{word}` is read by a role whose process{} {} {} no `{word}` neighbour on {}; a read that happens there stops the run",
-                    if lacking.len() == 1 { "" } else { "es" },
-                    lacking.join(", "),
-                    if lacking.len() == 1 { "has" } else { "have" },
-                    topo.name
-                );
-            }
+            let who = match lacking.as_slice() {
+                [] => continue,
+                [one] => format!("process {one} has"),
+                many => format!("processes {} have", many.join(", ")),
+            };
+            warnings.push(
+                crate::diagnostic::Problem::new(
+                    "guarded::check::missing_side",
+                    format!(
+                        "{who} no `{word}` neighbour on {}, and its role reads `{word}`",
+                        topo.name
+                    ),
+                )
+                .label(span, format!("`{word}` is read here"))
+                .help(format!(
+                    "a read that happens there stops the run: guard it, give the end{} a role of \
+                     its own (`process where index == ...`), or run on a ring",
+                    if lacking.len() == 1 { "" } else { "s" }
+                ))
+                .warning(),
+            );
         }
+    }
+    if !warnings.is_empty() {
+        eprint!(
+            "{}",
+            crate::diagnostic::render(&warnings, program, source, plain())
+        );
     }
 }
 
