@@ -169,6 +169,7 @@ impl Session {
         let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
         let written = |e: &syntax::ast::Expr| {
             let span = e.span();
+            let span = crate::span::with_brackets(&self.source, span);
             format!("({})", &self.source[span.start..span.end])
         };
         let mut out = String::new();

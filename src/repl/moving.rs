@@ -186,6 +186,7 @@ impl Session {
     }
 
     pub(super) fn snippet(&self, span: crate::span::Span) -> String {
+        let span = crate::span::with_brackets(self.source_text(), span);
         self.source_text()
             .get(span.start..span.end)
             .unwrap_or("?")

@@ -466,7 +466,7 @@ pub fn precedence_warnings(prog: &Program, source: &str) -> Vec<Problem> {
     prog.unbracketed_mods
         .iter()
         .map(|&[sum, modulo, operand]| {
-            let sum = with_brackets(source, sum);
+            let sum = crate::span::with_brackets(source, sum);
             let left = text(sum.start, modulo.start).trim_end();
             let right = text(modulo.start, modulo.end);
             let op = &left[left.len().saturating_sub(1)..];
@@ -484,26 +484,4 @@ pub fn precedence_warnings(prog: &Program, source: &str) -> Vec<Problem> {
             .warning()
         })
         .collect()
-}
-
-/// `span` widened to the opening brackets its text closes: an operand's
-/// span leaves out the brackets around it, so a sum whose left operand is
-/// `(x + 1)` starts inside them.
-fn with_brackets(source: &str, span: Span) -> Span {
-    let inside = source.get(span.start..span.end).unwrap_or("");
-    let mut open = inside
-        .matches(')')
-        .count()
-        .saturating_sub(inside.matches('(').count());
-    let mut start = span.start;
-    while open > 0 {
-        match source[..start].trim_end().strip_suffix('(') {
-            Some(before) => {
-                start = before.len();
-                open -= 1;
-            }
-            None => break,
-        }
-    }
-    Span::new(start, span.end)
 }
