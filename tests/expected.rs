@@ -329,6 +329,83 @@ fn on_the_command_line() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Several sizes or daemons in one command: a row each (CSV here), the
+/// worst expected steps of Herman's rings those of one size at a time
+/// (4abc/N), and the exit code of the worst row.
+#[test]
+fn families_and_daemon_lists_on_the_command_line() {
+    let (code, csv, err) = guarded(&[
+        "expect",
+        "programs/herman.gc",
+        "-t",
+        "uring:5..9+2",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    for (row, (n, worst)) in rows
+        .iter()
+        .zip([(5, 16.0 / 5.0), (7, 48.0 / 7.0), (9, 12.0)])
+    {
+        assert_eq!(row[0], n.to_string(), "{csv}");
+        assert_eq!(row[5], "synchronous", "{csv}");
+        assert_eq!(row[6], "true", "{csv}");
+        let found: f64 = row[7].parse().unwrap();
+        assert!((found - worst).abs() < 1e-6, "{csv}");
+    }
+    // A list of daemons: a row each, in the order given, and the table
+    // says how each draws its movers.
+    let (code, out, err) = guarded(&[
+        "expect",
+        "programs/herman.gc",
+        "-t",
+        "uring:5",
+        "-d",
+        "central,synchronous",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let central = out.find("5  uring:5").expect("a row for uring:5");
+    assert!(out[central..].starts_with("5  uring:5"), "{out}");
+    assert!(
+        out.contains("steps: central: one enabled process, drawn uniformly"),
+        "{out}"
+    );
+    assert!(
+        out.contains("steps: synchronous: every enabled process moves"),
+        "{out}"
+    );
+    let daemons: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("5  uring:5"))
+        .map(|l| l.split_whitespace().nth(3).unwrap_or(""))
+        .collect();
+    assert_eq!(daemons, ["central", "synchronous"], "{out}");
+    // Where one row fails probability 1, the family exits 5 and says which.
+    let (code, out, _) = guarded(&[
+        "expect",
+        "programs/dijkstra_kstate.gc",
+        "-t",
+        "ring:3..4",
+        "-p",
+        "K=2",
+        "-d",
+        "central",
+        "--adversary",
+    ]);
+    assert_eq!(code, 5, "{out}");
+    assert!(out.contains("fails"), "{out}");
+    // A daemon it does not take, in a list.
+    let (code, _, err) = guarded(&["expect", "programs/herman.gc", "-d", "central,ticks"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`ticks`"), "{err}");
+}
+
 #[test]
 fn every_draw_of_movers_and_values_is_a_distribution() {
     for movers in [

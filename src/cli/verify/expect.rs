@@ -11,33 +11,35 @@ use crate::verify::expected::{self, Cost, Model, Movers, Solution};
 #[derive(Args, Debug)]
 pub(in crate::cli) struct ExpectArgs {
     #[command(flatten)]
-    instance: InstanceArgs,
+    pub(super) instance: InstanceArgs,
     /// Daemon: synchronous, central or distributed (movers drawn as
-    /// `guarded run` draws them), or with --adversary also locally-central.
+    /// `guarded run` draws them), or with --adversary also locally-central;
+    /// a comma-separated list, or a range of sizes (`--topology
+    /// ring:3..8`), gives a table of every size under every daemon.
     #[arg(short, long, default_value = "synchronous", value_name = "DAEMON")]
     daemon: String,
     /// The daemon chooses the movers to make stabilization slowest (the
     /// maximum over its strategies) instead of drawing them.
     #[arg(long)]
-    adversary: bool,
+    pub(super) adversary: bool,
     /// Where runs start: `all` (every configuration, the default), `random`
     /// (every configuration within the declared `random` ranges),
     /// `declared` or an init file; the average is over these starts.
     #[arg(long, value_name = "all|random|declared|FILE")]
-    from: Option<String>,
+    pub(super) from: Option<String>,
     /// A process's choice between enabled actions and binder members:
     /// `every` (each a choice, made to be slowest) or `first` (the first,
     /// as `guarded run` takes it).
     #[arg(long, value_enum, default_value_t = ChoiceArg::Every)]
-    choice: ChoiceArg,
-    /// Output format: `text` or `json`.
+    pub(super) choice: ChoiceArg,
+    /// Output format: `text`, `json`, or `csv` (a row per size and daemon).
     #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    pub(super) format: Format,
     /// Write the worst configurations as DIR/worst-steps.init,
     /// DIR/worst-moves.init and DIR/worst-rounds.init (`guarded run
     /// --init`), and where probability 1 fails, DIR/no-sure-arrival.init.
     #[arg(long, value_name = "DIR")]
-    witness: Option<PathBuf>,
+    pub(super) witness: Option<PathBuf>,
 }
 
 /// The most configurations the model keeps.
@@ -55,11 +57,11 @@ struct Answer<'m> {
 
 /// The expected steps, moves and rounds (or why rounds are not computed),
 /// and the most sweeps value iteration took.
-struct Measures {
-    steps: Measure,
-    moves: Measure,
-    rounds: Result<Measure, String>,
-    sweeps: usize,
+pub(super) struct Measures {
+    pub(super) steps: Measure,
+    pub(super) moves: Measure,
+    pub(super) rounds: Result<Measure, String>,
+    pub(super) sweeps: usize,
 }
 
 /// The most states (a configuration and the processes its round still
@@ -67,31 +69,102 @@ struct Measures {
 const MOST_ROUND_STATES: usize = 1 << 24;
 
 /// What one measure came to.
-struct Measure {
-    worst: (f64, u32),
-    average: f64,
-    declared: Option<f64>,
+pub(super) struct Measure {
+    pub(super) worst: (f64, u32),
+    pub(super) average: f64,
+    pub(super) declared: Option<f64>,
+}
+
+/// The daemons `--daemon` names: one or a comma-separated list, each
+/// once; locally-central only with `--adversary`.
+fn expect_daemons(names: &str, adversary: bool) -> Result<Vec<Daemon>, i32> {
+    let mut out: Vec<Daemon> = Vec::new();
+    for name in names.split(',').map(str::trim) {
+        let daemon = match Daemon::parse(name, &|_| Err(String::new())) {
+            Ok(d @ (Daemon::Central | Daemon::Synchronous | Daemon::Distributed)) => d,
+            Ok(Daemon::LocallyCentral) if adversary => Daemon::LocallyCentral,
+            Ok(_) | Err(_) => {
+                return Err(usage_error(format!(
+                    "--daemon: `{name}` is not one of synchronous, central, distributed (and locally-central with --adversary), nor a comma-separated list of them"
+                )))
+            }
+        };
+        if !out.contains(&daemon) {
+            out.push(daemon);
+        }
+    }
+    Ok(out)
 }
 
 pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
-    let daemon = match Daemon::parse(&a.daemon, &|_| Err(String::new())) {
-        Ok(d @ (Daemon::Central | Daemon::Synchronous | Daemon::Distributed)) => d,
-        Ok(Daemon::LocallyCentral) if a.adversary => Daemon::LocallyCentral,
-        Ok(_) | Err(_) => {
-            return usage_error(format!(
-                "--daemon: `{}` is not one of synchronous, central, distributed (and locally-central with --adversary)",
-                a.daemon
-            ))
-        }
+    let daemons = match expect_daemons(&a.daemon, a.adversary) {
+        Ok(d) => d,
+        Err(code) => return code,
     };
+    let specs = match &a.instance.topology {
+        Some(t) => match crate::sweep::grid::topologies(std::slice::from_ref(t)) {
+            Ok(specs) => specs,
+            Err(e) => return usage_error(format!("--topology: {e}")),
+        },
+        None => Vec::new(),
+    };
+    if specs.len() > 1 || daemons.len() > 1 || a.format == Format::Csv {
+        return super::expect_family::expect_family(a, &specs, &daemons);
+    }
     let mut loaded = match load(&a.instance) {
         Ok(l) => l,
         Err(code) => return code,
     };
+    let (origin, declared) = match starting(a, &mut loaded) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let inst = &loaded.inst;
+    let bar = Bar::new();
+    let computed = compute(a, inst, (&origin, declared.as_ref()), &daemons[0], &bar);
+    bar.bar.finish_and_clear();
+    let Computed {
+        model,
+        bad,
+        measures,
+        how,
+    } = match computed {
+        Ok(c) => c,
+        Err(r) => return expect_refused(&r, inst, &a.instance.program, &loaded.source),
+    };
+    if let Some(dir) = &a.witness {
+        if let Err(e) = write_worst(inst, &model, bad, measures.as_ref(), dir) {
+            eprintln!("error: --witness: {e}");
+            return EXIT_INPUT;
+        }
+    }
+    let answer = Answer {
+        model: &model,
+        how,
+        bad,
+        measures,
+    };
+    let out = match a.format {
+        Format::Json => expect_json(a, inst, &answer),
+        _ => expect_text(a, inst, &answer),
+    };
+    print!("{out}");
+    match bad {
+        Some(_) => EXIT_PROPERTY,
+        None => EXIT_OK,
+    }
+}
+
+/// Where runs start (`--from`) and the declared start, once the program
+/// is found to declare legitimacy.
+pub(super) fn starting(
+    a: &ExpectArgs,
+    loaded: &mut super::super::Loaded,
+) -> Result<(Origin, Option<Config>), i32> {
     let program = &a.instance.program;
     if loaded.inst.prog.legitimate.is_none() {
         eprintln!("error: `{program}` declares no `legitimate:` predicate: there is no time to legitimacy to expect");
-        return EXIT_INPUT;
+        return Err(EXIT_INPUT);
     }
     let declared = loaded
         .inst
@@ -101,12 +174,29 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
             c.canonicalize();
             c
         });
-    let origin = match start_from(a.from.as_deref(), program, &mut loaded) {
-        Ok(o) => o,
-        Err(code) => return code,
-    };
-    let inst = &loaded.inst;
-    let starts = match &origin {
+    let origin = start_from(a.from.as_deref(), program, loaded)?;
+    Ok((origin, declared))
+}
+
+/// What `expect` computed for one instance under one daemon: the model,
+/// where probability 1 fails, or the expected times, and how steps were
+/// drawn and chosen.
+pub(super) struct Computed {
+    pub(super) model: Model,
+    pub(super) bad: Option<(u32, u32)>,
+    pub(super) measures: Option<Measures>,
+    pub(super) how: String,
+}
+
+/// Builds the model of `inst` from `origin` under `daemon` and solves it.
+pub(super) fn compute(
+    a: &ExpectArgs,
+    inst: &Instance,
+    (origin, declared): (&Origin, Option<&Config>),
+    daemon: &Daemon,
+    bar: &Bar,
+) -> Result<Computed, Refusal> {
+    let starts = match origin {
         Origin::Every => Starts::Every(inst.space()),
         Origin::Arbitrary => Starts::Every(inst.arbitrary_space()),
         Origin::At(cfg) => Starts::One(cfg.clone()),
@@ -115,32 +205,21 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
         true => Movers::Adversary(daemon.clone()),
         false => Movers::AsRuns(daemon.clone()),
     };
-    let bar = Bar::new();
     let progress = |what: &str, done: u64, total: u64| bar.tell(what, done, total);
-    let solved = expected::build(
+    let model = expected::build(
         inst,
         starts,
         &movers,
         a.choice.into(),
         MOST_CONFIGURATIONS,
         Some(&progress),
-    )
-    .and_then(|model| {
-        let bad = expected::no_sure_arrival(&model);
-        let solutions = match bad {
-            Some(_) => None,
-            None => Some(solve(&model, inst.topo.n(), &progress)?),
-        };
-        Ok((model, bad, solutions))
-    });
-    bar.bar.finish_and_clear();
-    let (model, bad, solutions) = match solved {
-        Ok(s) => s,
-        Err(r) => return expect_refused(&r, inst, program, &loaded.source),
+    )?;
+    let bad = expected::no_sure_arrival(&model);
+    let solutions = match bad {
+        Some(_) => None,
+        None => Some(solve(&model, inst.topo.n(), &progress)?),
     };
-    let at_declared = declared
-        .as_ref()
-        .and_then(|d| model.configs.iter().position(|c| c.rows == d.rows));
+    let at_declared = declared.and_then(|d| model.configs.iter().position(|c| c.rows == d.rows));
     let measures = solutions.as_ref().map(|(steps, moves, rounds)| {
         let measure = |values: &[f64]| Measure {
             worst: worst_start(&model, values),
@@ -158,27 +237,13 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
             sweeps: steps.sweeps.max(moves.sweeps).max(rounds_sweeps),
         }
     });
-    if let Some(dir) = &a.witness {
-        if let Err(e) = write_worst(inst, &model, bad, measures.as_ref(), dir) {
-            eprintln!("error: --witness: {e}");
-            return EXIT_INPUT;
-        }
-    }
-    let answer = Answer {
-        model: &model,
-        how: describe(&movers, a.choice.into(), inst),
+    let how = describe(&movers, a.choice.into(), inst);
+    Ok(Computed {
+        model,
         bad,
         measures,
-    };
-    let out = match a.format {
-        Format::Json => expect_json(a, inst, &answer),
-        _ => expect_text(a, inst, &answer),
-    };
-    print!("{out}");
-    match bad {
-        Some(_) => EXIT_PROPERTY,
-        None => EXIT_OK,
-    }
+        how,
+    })
 }
 
 /// The expected steps, moves and rounds (or why rounds are not
@@ -205,7 +270,7 @@ fn solve(
 }
 
 /// Why the expected times were not computed, as the user reads it.
-fn expect_refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
+pub(super) fn expect_refused(r: &Refusal, inst: &Instance, program: &str, source: &str) -> i32 {
     match r {
         Refusal::Unsupported(why) => {
             eprintln!("error: cannot compute expected times for `{program}`: {why}");
@@ -360,7 +425,7 @@ fn expect_json(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
 
 /// Writes the worst configurations (or where probability 1 fails) as
 /// init files into `dir`.
-fn write_worst(
+pub(super) fn write_worst(
     inst: &Instance,
     model: &Model,
     bad: Option<(u32, u32)>,

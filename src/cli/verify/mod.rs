@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 mod daemons;
 mod engines;
 mod expect;
+mod expect_family;
 mod family;
 mod json;
 mod options;

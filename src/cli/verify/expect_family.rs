@@ -1,0 +1,314 @@
+//! `guarded expect` over several sizes (`--topology ring:3..8`) or daemons
+//! (`-d central,synchronous`): each instance under each daemon in turn, as
+//! a table (text), a row each (CSV) or one object (JSON). No closed forms,
+//! unlike `verify`'s family: expected times are rationals, and value
+//! iteration gives them to a tolerance, not exactly.
+
+use super::expect::{compute, expect_refused, starting, write_worst, Computed, Measure};
+use super::*;
+use crate::report::{counted, pad};
+
+/// One instance under one daemon, as the table shows it.
+struct Row {
+    n: usize,
+    topology: String,
+    params: String,
+    configurations: usize,
+    starts: usize,
+    daemon: &'static str,
+    how: String,
+    sure: bool,
+    /// Where probability 1 fails: a start, and where runs are kept out.
+    unsure: Option<(String, String)>,
+    /// Worst and average, where probability 1 holds.
+    steps: Option<(f64, f64)>,
+    moves: Option<(f64, f64)>,
+    /// Or why rounds were not computed.
+    rounds: Option<Result<(f64, f64), String>>,
+}
+
+impl Row {
+    fn of(inst: &Instance, daemon: &Daemon, c: &Computed) -> Self {
+        let pair = |m: &Measure| (m.worst.0, m.average);
+        let params: Vec<String> = inst
+            .code
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        Row {
+            n: inst.topo.n(),
+            topology: inst.topo.name.clone(),
+            params: params.join(" "),
+            configurations: c.model.configs.len(),
+            starts: c.model.starts,
+            daemon: daemon.name(),
+            how: c.how.clone(),
+            sure: c.bad.is_none(),
+            unsure: c.bad.map(|(start, trap)| {
+                let config = |i: u32| config_text(inst, &c.model.configs[i as usize]);
+                (config(start), config(trap))
+            }),
+            steps: c.measures.as_ref().map(|m| pair(&m.steps)),
+            moves: c.measures.as_ref().map(|m| pair(&m.moves)),
+            rounds: c
+                .measures
+                .as_ref()
+                .map(|m| m.rounds.as_ref().map(pair).map_err(Clone::clone)),
+        }
+    }
+}
+
+/// Expects every size of `specs` (the program's own topology when none is
+/// given) under every one of `daemons`; prints what was found (also when
+/// a size stops the family) and returns the exit code.
+pub(super) fn expect_family(a: &ExpectArgs, specs: &[String], daemons: &[Daemon]) -> i32 {
+    let bar = Bar::new();
+    let mut rows: Vec<Row> = Vec::new();
+    let one = [None];
+    let topologies: Vec<Option<&String>> = if specs.is_empty() {
+        one.to_vec()
+    } else {
+        specs.iter().map(Some).collect()
+    };
+    let several = topologies.len() * daemons.len() > 1;
+    let stopped = |rows: &[Row], code: i32| {
+        bar.bar.finish_and_clear();
+        print!("{}", render(a, rows));
+        code
+    };
+    for spec in topologies {
+        let mut args = a.instance.clone();
+        args.topology = spec.cloned();
+        let mut loaded = match load(&args) {
+            Ok(l) => l,
+            Err(code) => return stopped(&rows, code),
+        };
+        let (origin, declared) = match starting(a, &mut loaded) {
+            Ok(s) => s,
+            Err(code) => return stopped(&rows, code),
+        };
+        let inst = &loaded.inst;
+        for daemon in daemons {
+            let c = match compute(a, inst, (&origin, declared.as_ref()), daemon, &bar) {
+                Ok(c) => c,
+                Err(r) => {
+                    let code = stopped(&rows, 0);
+                    return code.max(expect_refused(&r, inst, &args.program, &loaded.source));
+                }
+            };
+            if let Some(dir) = &a.witness {
+                // A folder per instance and daemon where there are several.
+                let dir = match several {
+                    true => dir.join(folder_name(&inst.topo.name)).join(daemon.name()),
+                    false => dir.clone(),
+                };
+                if let Err(e) = write_worst(inst, &c.model, c.bad, c.measures.as_ref(), &dir) {
+                    stopped(&rows, 0);
+                    eprintln!("error: --witness: {e}");
+                    return EXIT_INPUT;
+                }
+            }
+            rows.push(Row::of(inst, daemon, &c));
+        }
+    }
+    let sure = rows.iter().all(|r| r.sure);
+    stopped(&rows, if sure { EXIT_OK } else { EXIT_PROPERTY })
+}
+
+/// A topology's name as a folder's: `ring:3` is `ring-3`.
+fn folder_name(topology: &str) -> String {
+    topology
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// The rows in the format asked for.
+fn render(a: &ExpectArgs, rows: &[Row]) -> String {
+    match a.format {
+        Format::Json => json_text(a, rows),
+        Format::Csv => csv(rows),
+        Format::Text => text(a, rows),
+    }
+}
+
+/// A worst-and-average pair's two cells.
+fn cells(pair: Option<(f64, f64)>) -> [String; 2] {
+    match pair {
+        Some((worst, average)) => [format!("{worst:.4}"), format!("{average:.4}")],
+        None => ["-".into(), "-".into()],
+    }
+}
+
+const COLUMNS: usize = 12;
+
+fn text(a: &ExpectArgs, rows: &[Row]) -> String {
+    let mut table: Vec<[String; COLUMNS]> = vec![[
+        "n",
+        "topology",
+        "parameters",
+        "configurations",
+        "daemon",
+        "probability 1",
+        "steps worst",
+        "average",
+        "moves worst",
+        "average",
+        "rounds worst",
+        "average",
+    ]
+    .map(String::from)];
+    for r in rows {
+        let [sw, sa] = cells(r.steps);
+        let [mw, ma] = cells(r.moves);
+        let [rw, ra] = cells(r.rounds.as_ref().and_then(|r| r.as_ref().ok().copied()));
+        table.push([
+            r.n.to_string(),
+            r.topology.clone(),
+            r.params.clone(),
+            r.configurations.to_string(),
+            r.daemon.to_string(),
+            if r.sure { "holds" } else { "fails" }.to_string(),
+            sw,
+            sa,
+            mw,
+            ma,
+            rw,
+            ra,
+        ]);
+    }
+    let widths: Vec<usize> = (0..COLUMNS)
+        .map(|c| {
+            table
+                .iter()
+                .map(|r| r[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let sizes = {
+        let mut ns: Vec<usize> = rows.iter().map(|r| r.n).collect();
+        ns.dedup();
+        ns.len()
+    };
+    let mut out = format!(
+        "{} on {} ({}){}\n",
+        a.instance.program,
+        a.instance.topology.as_deref().unwrap_or("its topology"),
+        counted(sizes as u64, "size"),
+        match a.from.as_deref() {
+            Some(from) if from != "all" => format!(", from {from}"),
+            _ => String::new(),
+        }
+    );
+    // How each daemon's steps are drawn, once.
+    let mut told: Vec<&str> = Vec::new();
+    for r in rows {
+        if !told.contains(&r.daemon) {
+            told.push(r.daemon);
+            let _ = writeln!(out, "steps: {}", r.how);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "expected times to legitimacy: from the worst start, and the average over the starts; by value iteration, until no value changed by more than {:e} (relative)\n",
+        crate::verify::expected::TOLERANCE
+    );
+    for row in &table {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| pad(cell, widths[c], [1, 2, 4, 5].contains(&c)))
+            .collect();
+        out += line.join("  ").trim_end();
+        out.push('\n');
+    }
+    for r in rows {
+        if let Some((start, trap)) = &r.unsure {
+            let _ = writeln!(
+                out,
+                "probability 1 fails on {} under the {} daemon: from {start} legitimacy may never be reached: from {trap} runs can be kept out of it for ever",
+                r.topology, r.daemon
+            );
+        }
+        if let Some(Err(why)) = &r.rounds {
+            let _ = writeln!(
+                out,
+                "rounds not computed on {} under the {} daemon: {why}",
+                r.topology, r.daemon
+            );
+        }
+    }
+    out
+}
+
+fn csv(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "n,topology,parameters,configurations,starts,daemon,probability_1,worst_steps,average_steps,worst_moves,average_moves,worst_rounds,average_rounds\n",
+    );
+    let quoted = |s: &str| {
+        if s.contains([',', '"', ' ']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    let pair = |p: Option<(f64, f64)>| match p {
+        // To the tolerance value iteration reaches, not its last digits.
+        Some((w, avg)) => format!("{w:.9},{avg:.9}"),
+        None => ",".to_string(),
+    };
+    for r in rows {
+        let rounds = r.rounds.as_ref().and_then(|r| r.as_ref().ok().copied());
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{}",
+            r.n,
+            quoted(&r.topology),
+            quoted(&r.params),
+            r.configurations,
+            r.starts,
+            r.daemon,
+            r.sure,
+            pair(r.steps),
+            pair(r.moves),
+            pair(rounds),
+        );
+    }
+    out
+}
+
+fn json_text(a: &ExpectArgs, rows: &[Row]) -> String {
+    let pair = |p: Option<(f64, f64)>| {
+        p.map(|(worst, average)| json!({"worst": worst, "average": average}))
+    };
+    let each: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            json!({
+                "n": r.n,
+                "topology": r.topology,
+                "parameters": r.params,
+                "configurations": r.configurations,
+                "starts": r.starts,
+                "daemon": r.daemon,
+                "steps_drawn": r.how,
+                "probability_1": r.sure,
+                "no_sure_arrival": r.unsure.as_ref().map(|(from, kept)| json!({"from": from, "kept_at": kept})),
+                "expected_steps": pair(r.steps),
+                "expected_moves": pair(r.moves),
+                "expected_rounds": pair(r.rounds.as_ref().and_then(|r| r.as_ref().ok().copied())),
+                "rounds_not_computed": r.rounds.as_ref().and_then(|r| r.as_ref().err()),
+            })
+        })
+        .collect();
+    let v = json!({
+        "program": a.instance.program,
+        "topology": a.instance.topology,
+        "probability_1": rows.iter().all(|r| r.sure),
+        "tolerance": crate::verify::expected::TOLERANCE,
+        "instances": each,
+    });
+    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+}
