@@ -1,6 +1,7 @@
 // Drives `guarded explore`'s page in Debian's Chromium (playwright-core).
 // Usage: node explore.mjs SCENARIO URL DIR
-//   walk            click a process that is not enabled (it says why), then
+//   walk            click a process that is not enabled (it says why), run
+//                   until a half-typed expression (it fails, in red), then
 //                   a privileged process three times, go back, branch,
 //                   save the path into DIR (path.init, path.sched); prints
 //                   the values the page shows at the end, as JSON
@@ -44,6 +45,14 @@ if (scenario === "walk") {
   await page.click(`svg .proc[data-p="${off}"]`);
   await page.waitForSelector("#why:not([hidden])");
   const why = await page.$eval("#why", (p) => p.textContent);
+  // What an action did reads plainly, and why one failed in red.
+  const message = () => page.$eval("#message", (m) => ({ text: m.textContent, error: m.classList.contains("error") }));
+  const told = await message();
+  await page.fill("#run-until", "x ==");
+  await page.click("#run");
+  await page.waitForFunction(() => document.getElementById("message").classList.contains("error"));
+  const failed = await message();
+  await page.fill("#run-until", "");
   for (let k = 1; k <= 3; k++) {
     const p = await page.$eval("svg .proc.enabled", (g) => g.dataset.p);
     await page.click(`svg .proc[data-p="${p}"]`);
@@ -73,7 +82,7 @@ if (scenario === "walk") {
     await download.saveAs(join(dir, name));
   }
   const whyHidden = await page.$eval("#why", (p) => p.hidden);
-  console.log(JSON.stringify({ path, children, values: await values(), measures: await step(), off, why, whyHidden }));
+  console.log(JSON.stringify({ path, children, values: await values(), measures: await step(), off, why, whyHidden, told, failed }));
 } else if (scenario === "counterexample") {
   await page.click("summary:has-text('Verify')");
   await page.click("#verify");

@@ -24,8 +24,11 @@ async function call(name, body) {
   return answer;
 }
 
-function say(text) {
-  $("message").textContent = text || "";
+// What the last action did (plain), or why it failed (`failed`: in red).
+function say(text, failed) {
+  const line = $("message");
+  line.textContent = text || "";
+  line.classList.toggle("error", Boolean(failed));
 }
 
 // Runs an API call that changes the exploration and shows its new state.
@@ -36,7 +39,7 @@ async function act(name, body) {
     if (answer.state) await show(answer.state);
     return answer;
   } catch (e) {
-    say(e.message);
+    say(e.message, true);
     return null;
   }
 }
@@ -466,7 +469,7 @@ async function explain(p) {
     $("why").textContent = `process ${p} is not enabled:\n` + answer.text;
     $("why").hidden = false;
   } catch (e) {
-    say(e.message);
+    say(e.message, true);
   }
 }
 
@@ -498,7 +501,7 @@ async function save() {
     $("replay").textContent = `guarded run ${instance.program} --init path.init --daemon schedule:path.sched`;
     $("saved").hidden = false;
   } catch (e) {
-    say(e.message);
+    say(e.message, true);
   }
 }
 
@@ -623,7 +626,7 @@ async function start() {
     await show(answer.state);
     document.body.dataset.ready = "true";
   } catch (e) {
-    say("cannot start: " + e.message);
+    say("cannot start: " + e.message, true);
   }
 }
 
