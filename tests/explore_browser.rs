@@ -108,9 +108,18 @@ fn click_back_branch_save_and_replay() {
     assert_eq!(shown["whyHidden"], true, "{shown}");
     // Its message is plain; a run until a half-typed expression fails, in red.
     assert_eq!(shown["told"]["error"], false, "{shown}");
-    assert!(shown["told"]["text"].as_str().unwrap().contains("is not enabled"), "{shown}");
+    assert!(
+        shown["told"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("is not enabled"),
+        "{shown}"
+    );
     assert_eq!(shown["failed"]["error"], true, "{shown}");
-    assert!(shown["failed"]["text"].as_str().unwrap().contains("=="), "{shown}");
+    assert!(
+        shown["failed"]["text"].as_str().unwrap().contains("=="),
+        "{shown}"
+    );
     // Three steps, one back, and a branch beside the third.
     assert_eq!(shown["path"].as_array().unwrap().len(), 4, "{shown}");
     assert_eq!(shown["children"], 2, "{shown}");

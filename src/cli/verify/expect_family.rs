@@ -30,16 +30,10 @@ struct Row {
 impl Row {
     fn of(inst: &Instance, daemon: &Daemon, c: &Computed) -> Self {
         let pair = |m: &Measure| (m.worst.0, m.average);
-        let params: Vec<String> = inst
-            .code
-            .params
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
         Row {
             n: inst.topo.n(),
             topology: inst.topo.name.clone(),
-            params: params.join(" "),
+            params: show::params_text(&inst.code.params),
             configurations: c.model.configs.len(),
             starts: c.model.starts,
             daemon: daemon.name(),
@@ -247,13 +241,7 @@ fn csv(rows: &[Row]) -> String {
     let mut out = String::from(
         "n,topology,parameters,configurations,starts,daemon,probability_1,worst_steps,average_steps,worst_moves,average_moves,worst_rounds,average_rounds\n",
     );
-    let quoted = |s: &str| {
-        if s.contains([',', '"', ' ']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
+    let quoted = show::csv_field;
     let pair = |p: Option<(f64, f64)>| match p {
         // To the tolerance value iteration reaches, not its last digits.
         Some((w, avg)) => format!("{w:.9},{avg:.9}"),

@@ -204,8 +204,7 @@ fn closed_forms(sizes: &[Size], daemons: &[Daemon], rounds: bool) -> Forms {
 
 /// A size's parameters as `K=3 L=1`.
 fn params_text(s: &Size) -> String {
-    let each: Vec<String> = s.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    each.join(" ")
+    show::params_text(&s.params)
 }
 
 /// The table and the closed forms as text.
@@ -415,13 +414,7 @@ fn csv(sizes: &[Size]) -> String {
     let mut out = String::from(
         "n,topology,parameters,configurations,daemon,holds,verdict,worst_steps,worst_moves,worst_rounds\n",
     );
-    let quoted = |s: &str| {
-        if s.contains([',', '"', ' ']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
+    let quoted = show::csv_field;
     for s in sizes {
         for v in &s.verdicts {
             let w = worst(v);

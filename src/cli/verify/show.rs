@@ -26,6 +26,21 @@ pub(super) fn choices_line_for(
     })
 }
 
+/// An instance's parameters as `K=5 M=11` (empty where it has none).
+pub(super) fn params_text(params: &[(String, i64)]) -> String {
+    let each: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    each.join(" ")
+}
+
+/// A CSV field: quoted where it holds a comma, a quote or a space.
+pub(super) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', ' ']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 /// The first lines: the instance, what is explored (the configurations,
 /// and by orbits how many and under how many symmetries, where asked),
 /// which moves.
@@ -36,16 +51,9 @@ pub(super) fn header(
     choices: Choices,
     origin: &super::Origin,
 ) -> String {
-    let params: Vec<String> = inst
-        .code
-        .params
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    let params = if params.is_empty() {
-        String::new()
-    } else {
-        format!(", {}", params.join(" "))
+    let params = match params_text(&inst.code.params) {
+        none if none.is_empty() => none,
+        some => format!(", {some}"),
     };
     let explored = match (configurations, symmetries) {
         // Past 2^64 (the symbolic engine): the count itself.
