@@ -319,7 +319,10 @@ fn strong_fairness_on_the_command_line() {
     assert!(out.contains("holds under strong fairness"), "{out}");
     let (code, out, _) = guarded(&["verify", file, "-d", "central", "--fairness", "weak"]);
     assert_eq!(code, 5, "{out}");
-    assert!(out.contains("`fixed` fails: a weakly fair cycle"), "{out}");
+    assert!(
+        out.contains("`fixed` fails: it never holds again on a weakly fair cycle"),
+        "{out}"
+    );
     let json = [
         "verify",
         file,
@@ -370,7 +373,7 @@ fn on_the_command_line() {
     ]);
     assert_eq!(code, 5, "{err}");
     assert!(
-        out.contains("property     `converges` fails: a cycle of"),
+        out.contains("property     `converges` fails: it never holds again on a cycle of"),
         "{out}"
     );
     assert!(
@@ -588,4 +591,51 @@ property elects: always eventually count(q in procs : q.Ld) == 1
         let ld = |cfg: &Config| cfg.rows[p * stride + 3] == 1;
         assert!(ld(&seen[seen.len() - 2]) && !ld(&seen[seen.len() - 1]));
     }
+}
+
+/// `always eventually Q` (read as `true leads_to Q`) is worded as
+/// written: its verdicts speak of Q, not of a first and second predicate,
+/// which a `leads_to` written out keeps.
+#[test]
+fn always_eventually_is_worded_as_written() {
+    let file = common::scratch("recurring", "spinner.gc");
+    let src = format!(
+        "topology ring:3\n{SPINNER}property fixed_after: forall(p in procs : p.y == 1 leads_to p.x == 1)\n"
+    );
+    std::fs::write(&file, src).unwrap();
+    let file = file.to_str().unwrap();
+    let (code, out, _) = guarded(&["verify", file, "-d", "central"]);
+    assert_eq!(code, 5, "{out}");
+    assert!(
+        out.contains("`fixed` fails for process 0: it never holds again on a cycle of 2 steps"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`fixed_after` fails for process 0: a cycle of 2 steps")
+            && out.contains("that never reaches its second predicate"),
+        "{out}"
+    );
+    let (code, out, _) = guarded(&["verify", file, "-d", "central", "--fairness", "weak"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("`fixed` holds: every weakly fair run reaches a configuration where it holds, again and again"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`fixed_after` holds: every weakly fair run through a configuration where its first predicate holds"),
+        "{out}"
+    );
+    let (_, json, _) = guarded(&["verify", file, "-d", "central", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let forms: Vec<&str> = v["daemons"][0]["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["form"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        forms,
+        ["always eventually", "sometimes", "leads_to"],
+        "{json}"
+    );
 }

@@ -750,7 +750,10 @@ fn a_property_counterexample_from_the_symbolic_engine_replays() {
         witness.to_str().unwrap(),
     ]);
     assert_eq!(code, 5, "{err}");
-    assert!(out.contains("`converges` fails: a cycle of"), "{out}");
+    assert!(
+        out.contains("`converges` fails: it never holds again on a cycle of"),
+        "{out}"
+    );
     let witness = witness.join("central-property-converges");
     replays_never_legitimate(program, &["-t", "ring:4", "-p", "K=2"], &witness);
     std::fs::remove_dir_all(&dir).ok();

@@ -24,7 +24,8 @@ use crate::syntax::ast::{Assumed, Temporal};
 pub struct PropertyVerdict {
     /// Its name.
     pub name: String,
-    /// Its form: `always`, `sometimes`, `stable` or `leads_to`.
+    /// Its form: `always`, `sometimes`, `stable`, `leads_to`, or `always
+    /// eventually` (a `leads_to` from `true`, which verdicts word apart).
     pub form: &'static str,
     /// Where it is said of every process and fails, the process.
     pub process: Option<usize>,
@@ -108,7 +109,7 @@ pub(super) fn check(s: &mut Search, ex: &Explorer) -> Result<Vec<PropertyVerdict
             Some(_) => (0..ex.inst.topo.n()).map(Some).collect(),
             None => vec![None],
         };
-        let form = prop.form.name();
+        let form = form_name(ex.inst, prop);
         let fairness = fairness_of(s.fairness(), prop);
         let mut verdict = PropertyVerdict {
             name: prop.name.clone(),
@@ -547,4 +548,20 @@ fn lasso(asked: &Asked, (from, to): (&[bool], &[bool])) -> Option<Lasso> {
         steps: run,
         cycle_from,
     })
+}
+
+/// The form a verdict names: the property's own, but `always eventually`
+/// where it is `true leads_to Q` (as `always eventually Q` is read), since
+/// a verdict about its first predicate would be about `true`.
+pub(crate) fn form_name(
+    inst: &crate::load::Instance,
+    prop: &crate::compile::CProperty,
+) -> &'static str {
+    use crate::check::ir::BExpr;
+    use crate::syntax::ast::Temporal;
+    let written = inst.prog.properties.iter().find(|p| p.name == prop.name);
+    match written.map(|p| &p.form) {
+        Some(Temporal::LeadsTo(BExpr::Const(true), _)) => "always eventually",
+        _ => prop.form.name(),
+    }
 }

@@ -464,19 +464,33 @@ fn property_text(inst: &Instance, v: &Verdict, p: &crate::verify::PropertyVerdic
         (false, "always", Some((run, _))) => {
             format!("fails{process}: it does not hold {}", at_end(inst, v, run))
         }
+        (true, "always eventually", _) => format!(
+            "holds: every {}run reaches a configuration where it holds, again and again",
+            fair_words(p.fairness)
+        ),
         (true, _, _) => format!("holds: every {}run through a configuration where its first predicate holds reaches one where its second does", fair_words(p.fairness)),
         (false, "sometimes", _) => format!("fails{process}: no configuration explored satisfies it"),
         (false, "stable", Some((run, _))) => {
             format!("fails{process}: a step leaves it, {}", run_text(inst, v, run))
         }
+        (false, "always eventually", Some((run, Some(from)))) => format!(
+            "fails{process}: it never holds again on a {}{}, {}",
+            fair_words(p.fairness),
+            cycle_words(run, *from),
+            run_text(inst, v, run)
+        ),
         (false, _, Some((run, Some(from)))) => format!(
             "fails{process}: a {}{} that never reaches its second predicate, {}",
             fair_words(p.fairness),
             cycle_words(run, *from),
             run_text(inst, v, run)
         ),
-        (false, _, Some((run, None))) => format!(
-            "fails{process}: a run ends (no step can be taken, or an invariant fails) without reaching its second predicate, {}",
+        (false, form, Some((run, None))) => format!(
+            "fails{process}: a run ends (no step can be taken, or an invariant fails) {}, {}",
+            match form {
+                "always eventually" => "where it does not hold",
+                _ => "without reaching its second predicate",
+            },
             run_text(inst, v, run)
         ),
         (false, _, None) => format!("fails{process}"),

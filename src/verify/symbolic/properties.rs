@@ -32,7 +32,7 @@ pub(super) fn check(ask: &Asker, asked: Fairness) -> Result<Vec<PropertyVerdict>
         let fairness = fairness_of(asked, prop);
         let mut verdict = PropertyVerdict {
             name: prop.name.clone(),
-            form: prop.form.name(),
+            form: crate::verify::properties::form_name(inst, prop),
             process: None,
             holds: true,
             not_checked: None,
