@@ -400,6 +400,10 @@ fn families_and_daemon_lists_on_the_command_line() {
     ]);
     assert_eq!(code, 5, "{out}");
     assert!(out.contains("fails"), "{out}");
+    // A range of one size is a family of one, not a wrong process count.
+    let (code, out, err) = guarded(&["expect", "programs/herman.gc", "-t", "uring:5..5"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("on uring:5..5 (1 size)"), "{out}");
     // A daemon it does not take, in a list.
     let (code, _, err) = guarded(&["expect", "programs/herman.gc", "-d", "central,ticks"]);
     assert_eq!(code, 2, "{err}");

@@ -108,7 +108,9 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
         },
         None => Vec::new(),
     };
-    if specs.len() > 1 || daemons.len() > 1 || a.format == Format::Csv {
+    // A range that names one size (`ring:4..4`) is a family of one.
+    let ranged = specs.len() > 1 || specs.first() != a.instance.topology.as_ref();
+    if ranged || daemons.len() > 1 || a.format == Format::Csv {
         return super::expect_family::expect_family(a, &specs, &daemons);
     }
     let mut loaded = match load(&a.instance) {

@@ -194,7 +194,9 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
         },
         None => Vec::new(),
     };
-    if specs.len() > 1 || a.format == Format::Csv {
+    // A range that names one size (`ring:4..4`) is a family of one.
+    let ranged = specs.len() > 1 || specs.first() != a.instance.topology.as_ref();
+    if ranged || a.format == Format::Csv {
         return family::family(a, &specs, &daemons);
     }
     let mut loaded = match load(&a.instance) {
