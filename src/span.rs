@@ -45,7 +45,10 @@ pub fn bytes_of(text: &str, piece: &str) -> (usize, usize) {
 /// first or last operand, so `(s + 1) mod 3` starts inside them, at `s`,
 /// and a snippet of it would read `s + 1) mod 3`.
 pub fn with_brackets(source: &str, span: Span) -> Span {
-    let inside = source.get(span.start..span.end).unwrap_or("");
+    // A span of another text is left as it is.
+    let Some(inside) = source.get(span.start..span.end) else {
+        return span;
+    };
     // Closing brackets with no opening one before them in the span, and
     // opening ones left open at its end.
     let (mut depth, mut unopened) = (0usize, 0usize);
@@ -64,7 +67,7 @@ pub fn with_brackets(source: &str, span: Span) -> Span {
             None => break,
         }
     }
-    let mut end = span.end.min(source.len());
+    let mut end = span.end;
     for _ in 0..depth {
         let rest = &source[end..];
         match rest.trim_start().strip_prefix(')') {
@@ -112,5 +115,8 @@ mod tests {
         assert_eq!(widened(sum, "a + b"), "a + b");
         // A bracket that is not next to the span is not taken.
         assert_eq!(widened("f(x, y) == 1", "y) == 1"), "y) == 1");
+        // Nor is a span of another text widened.
+        let elsewhere = Span::new(3, 40);
+        assert_eq!(with_brackets("(a)", elsewhere).end, 40);
     }
 }
