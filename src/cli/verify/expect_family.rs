@@ -66,9 +66,13 @@ pub(super) fn expect_family(a: &ExpectArgs, specs: &[String], daemons: &[Daemon]
         specs.iter().map(Some).collect()
     };
     let several = topologies.len() * daemons.len() > 1;
+    // What the instances before said (nothing before the first), then the
+    // exit code.
     let stopped = |rows: &[Row], code: i32| {
         bar.bar.finish_and_clear();
-        print!("{}", render(a, rows));
+        if !rows.is_empty() {
+            print!("{}", render(a, rows));
+        }
         code
     };
     for spec in topologies {
@@ -87,8 +91,8 @@ pub(super) fn expect_family(a: &ExpectArgs, specs: &[String], daemons: &[Daemon]
             let c = match compute(a, inst, (&origin, declared.as_ref()), daemon, &bar) {
                 Ok(c) => c,
                 Err(r) => {
-                    let code = stopped(&rows, 0);
-                    return code.max(expect_refused(&r, inst, &args.program, &loaded.source));
+                    stopped(&rows, 0);
+                    return expect_refused(&r, inst, &args.program, &loaded.source);
                 }
             };
             if let Some(dir) = &a.witness {
