@@ -101,15 +101,10 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
         Ok(d) => d,
         Err(code) => return code,
     };
-    let specs = match &a.instance.topology {
-        Some(t) => match crate::sweep::grid::topologies(std::slice::from_ref(t)) {
-            Ok(specs) => specs,
-            Err(e) => return usage_error(format!("--topology: {e}")),
-        },
-        None => Vec::new(),
+    let (specs, ranged) = match family_of(&a.instance) {
+        Ok(found) => found,
+        Err(code) => return code,
     };
-    // A range that names one size (`ring:4..4`) is a family of one.
-    let ranged = specs.len() > 1 || specs.first() != a.instance.topology.as_ref();
     if ranged || daemons.len() > 1 || a.format == Format::Csv {
         return super::expect_family::expect_family(a, &specs, &daemons);
     }

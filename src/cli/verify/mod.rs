@@ -162,6 +162,19 @@ pub(super) struct VerifyArgs {
     engine: EngineArg,
 }
 
+/// The topologies `--topology` names (none: the program's own), and
+/// whether they are a family, to be shown as a table: several sizes, or a
+/// range that names one (`ring:4..4`).
+pub(super) fn family_of(instance: &InstanceArgs) -> Result<(Vec<String>, bool), i32> {
+    let specs = match &instance.topology {
+        Some(t) => crate::sweep::grid::topologies(std::slice::from_ref(t))
+            .map_err(|e| usage_error(format!("--topology: {e}")))?,
+        None => Vec::new(),
+    };
+    let ranged = specs.len() > 1 || specs.first() != instance.topology.as_ref();
+    Ok((specs, ranged))
+}
+
 /// Runs `guarded verify`; returns the exit code.
 pub(super) fn verify(a: &VerifyArgs) -> i32 {
     let daemons = match daemons(&a.daemon) {
@@ -187,15 +200,10 @@ pub(super) fn verify(a: &VerifyArgs) -> i32 {
             ));
         }
     }
-    let specs = match &a.instance.topology {
-        Some(t) => match crate::sweep::grid::topologies(std::slice::from_ref(t)) {
-            Ok(specs) => specs,
-            Err(e) => return usage_error(format!("--topology: {e}")),
-        },
-        None => Vec::new(),
+    let (specs, ranged) = match family_of(&a.instance) {
+        Ok(found) => found,
+        Err(code) => return code,
     };
-    // A range that names one size (`ring:4..4`) is a family of one.
-    let ranged = specs.len() > 1 || specs.first() != a.instance.topology.as_ref();
     if ranged || a.format == Format::Csv {
         return family::family(a, &specs, &daemons);
     }
