@@ -45,16 +45,6 @@ pub(in crate::cli) struct ExpectArgs {
 /// The most configurations the model keeps.
 const MOST_CONFIGURATIONS: usize = 1 << 24;
 
-/// What `expect` found: the model, how its steps are drawn and chosen,
-/// where probability 1 fails (a start, and where runs are kept out), or
-/// the expected times.
-struct Answer<'m> {
-    model: &'m Model,
-    how: String,
-    bad: Option<(u32, u32)>,
-    measures: Option<Measures>,
-}
-
 /// The expected steps, moves and rounds (or why rounds are not computed),
 /// and the most sweeps value iteration took.
 pub(super) struct Measures {
@@ -120,33 +110,23 @@ pub(in crate::cli) fn expect(a: &ExpectArgs) -> i32 {
     let bar = Bar::new();
     let computed = compute(a, inst, (&origin, declared.as_ref()), &daemons[0], &bar);
     bar.bar.finish_and_clear();
-    let Computed {
-        model,
-        bad,
-        measures,
-        how,
-    } = match computed {
+    let answer = match computed {
         Ok(c) => c,
         Err(r) => return expect_refused(&r, inst, &a.instance.program, &loaded.source),
     };
     if let Some(dir) = &a.witness {
-        if let Err(e) = write_worst(inst, &model, bad, measures.as_ref(), dir) {
+        let (model, bad, measures) = (&answer.model, answer.bad, answer.measures.as_ref());
+        if let Err(e) = write_worst(inst, model, bad, measures, dir) {
             eprintln!("error: --witness: {e}");
             return EXIT_INPUT;
         }
     }
-    let answer = Answer {
-        model: &model,
-        how,
-        bad,
-        measures,
-    };
     let out = match a.format {
         Format::Json => expect_json(a, inst, &answer),
         _ => expect_text(a, inst, &answer),
     };
     print!("{out}");
-    match bad {
+    match answer.bad {
         Some(_) => EXIT_PROPERTY,
         None => EXIT_OK,
     }
@@ -321,8 +301,8 @@ fn describe(movers: &Movers, choices: Choices, inst: &Instance) -> String {
     format!("{who}; {choice}; {draws}")
 }
 
-fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
-    let (model, how, bad) = (answer.model, &answer.how, answer.bad);
+fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Computed) -> String {
+    let (model, how, bad) = (&answer.model, &answer.how, answer.bad);
     let measures = answer.measures.as_ref();
     let mut out = String::new();
     let legit = model.legit.iter().filter(|&&l| l).count();
@@ -388,8 +368,8 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
     out
 }
 
-fn expect_json(a: &ExpectArgs, inst: &Instance, answer: &Answer) -> String {
-    let (model, how, bad) = (answer.model, &answer.how, answer.bad);
+fn expect_json(a: &ExpectArgs, inst: &Instance, answer: &Computed) -> String {
+    let (model, how, bad) = (&answer.model, &answer.how, answer.bad);
     let measures = answer.measures.as_ref();
     let config = |i: u32| config_text(inst, &model.configs[i as usize]);
     let measure = |m: &Measure| {

@@ -17,7 +17,6 @@ struct Row {
     starts: usize,
     daemon: &'static str,
     how: String,
-    sure: bool,
     /// Where probability 1 fails: a start, and where runs are kept out.
     unsure: Option<(String, String)>,
     /// Worst and average, where probability 1 holds.
@@ -28,6 +27,16 @@ struct Row {
 }
 
 impl Row {
+    /// Whether legitimacy is reached with probability 1 from every start.
+    fn sure(&self) -> bool {
+        self.unsure.is_none()
+    }
+
+    /// The expected rounds' worst and average, where they were computed.
+    fn rounds_pair(&self) -> Option<(f64, f64)> {
+        self.rounds.as_ref().and_then(|r| r.as_ref().ok().copied())
+    }
+
     fn of(inst: &Instance, daemon: &Daemon, c: &Computed) -> Self {
         let pair = |m: &Measure| (m.worst.0, m.average);
         Row {
@@ -38,7 +47,6 @@ impl Row {
             starts: c.model.starts,
             daemon: daemon.name(),
             how: c.how.clone(),
-            sure: c.bad.is_none(),
             unsure: c.bad.map(|(start, trap)| {
                 let config = |i: u32| config_text(inst, &c.model.configs[i as usize]);
                 (config(start), config(trap))
@@ -98,7 +106,9 @@ pub(super) fn expect_family(a: &ExpectArgs, specs: &[String], daemons: &[Daemon]
             if let Some(dir) = &a.witness {
                 // A folder per instance and daemon where there are several.
                 let dir = match several {
-                    true => dir.join(folder_name(&inst.topo.name)).join(daemon.name()),
+                    true => dir
+                        .join(show::folder_name(&inst.topo.name))
+                        .join(daemon.name()),
                     false => dir.clone(),
                 };
                 if let Err(e) = write_worst(inst, &c.model, c.bad, c.measures.as_ref(), &dir) {
@@ -110,16 +120,8 @@ pub(super) fn expect_family(a: &ExpectArgs, specs: &[String], daemons: &[Daemon]
             rows.push(Row::of(inst, daemon, &c));
         }
     }
-    let sure = rows.iter().all(|r| r.sure);
+    let sure = rows.iter().all(Row::sure);
     stopped(&rows, if sure { EXIT_OK } else { EXIT_PROPERTY })
-}
-
-/// A topology's name as a folder's: `ring:3` is `ring-3`.
-fn folder_name(topology: &str) -> String {
-    topology
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
 }
 
 /// The rows in the format asked for.
@@ -160,14 +162,14 @@ fn text(a: &ExpectArgs, rows: &[Row]) -> String {
     for r in rows {
         let [sw, sa] = cells(r.steps);
         let [mw, ma] = cells(r.moves);
-        let [rw, ra] = cells(r.rounds.as_ref().and_then(|r| r.as_ref().ok().copied()));
+        let [rw, ra] = cells(r.rounds_pair());
         table.push([
             r.n.to_string(),
             r.topology.clone(),
             r.params.clone(),
             r.configurations.to_string(),
             r.daemon.to_string(),
-            if r.sure { "holds" } else { "fails" }.to_string(),
+            if r.sure() { "holds" } else { "fails" }.to_string(),
             sw,
             sa,
             mw,
@@ -252,7 +254,6 @@ fn csv(rows: &[Row]) -> String {
         None => ",".to_string(),
     };
     for r in rows {
-        let rounds = r.rounds.as_ref().and_then(|r| r.as_ref().ok().copied());
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{},{}",
@@ -262,10 +263,10 @@ fn csv(rows: &[Row]) -> String {
             r.configurations,
             r.starts,
             r.daemon,
-            r.sure,
+            r.sure(),
             pair(r.steps),
             pair(r.moves),
-            pair(rounds),
+            pair(r.rounds_pair()),
         );
     }
     out
@@ -286,11 +287,11 @@ fn json_text(a: &ExpectArgs, rows: &[Row]) -> String {
                 "starts": r.starts,
                 "daemon": r.daemon,
                 "steps_drawn": r.how,
-                "probability_1": r.sure,
+                "probability_1": r.sure(),
                 "no_sure_arrival": r.unsure.as_ref().map(|(from, kept)| json!({"from": from, "kept_at": kept})),
                 "expected_steps": pair(r.steps),
                 "expected_moves": pair(r.moves),
-                "expected_rounds": pair(r.rounds.as_ref().and_then(|r| r.as_ref().ok().copied())),
+                "expected_rounds": pair(r.rounds_pair()),
                 "rounds_not_computed": r.rounds.as_ref().and_then(|r| r.as_ref().err()),
             })
         })
@@ -298,7 +299,7 @@ fn json_text(a: &ExpectArgs, rows: &[Row]) -> String {
     let v = json!({
         "program": a.instance.program,
         "topology": a.instance.topology,
-        "probability_1": rows.iter().all(|r| r.sure),
+        "probability_1": rows.iter().all(Row::sure),
         "tolerance": crate::verify::expected::TOLERANCE,
         "instances": each,
     });

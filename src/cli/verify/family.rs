@@ -91,15 +91,10 @@ pub(super) fn family(a: &VerifyArgs, specs: &[String], daemons: &[Daemon]) -> i3
             Err(code) => return code,
         };
         let inst = &loaded.inst;
-        let witness = a.witness.as_ref().map(|dir| {
-            let name: String = inst
-                .topo
-                .name
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-                .collect();
-            dir.join(name)
-        });
+        let witness = a
+            .witness
+            .as_ref()
+            .map(|dir| dir.join(show::folder_name(&inst.topo.name)));
         if let Some(dir) = &witness {
             if let Err(e) = std::fs::create_dir_all(dir) {
                 return usage_error(format!("--witness: cannot create `{}`: {e}", dir.display()));

@@ -32,6 +32,15 @@ pub(super) fn params_text(params: &[(String, i64)]) -> String {
     each.join(" ")
 }
 
+/// A topology's name as a folder's, for the witnesses of a family:
+/// `ring:3` is `ring-3`.
+pub(super) fn folder_name(topology: &str) -> String {
+    topology
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
 /// A CSV field: quoted where it holds a comma, a quote or a space.
 pub(super) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', ' ']) {
