@@ -156,6 +156,7 @@ fn rounds_count_neutralized_processes_and_partial_rounds() {
             delays: None,
             line: k + 1,
             named: vec![None; procs.len()],
+            spans: Vec::new(),
             procs,
         })
         .collect();

@@ -30,6 +30,7 @@ fn schedule(steps: &[&[u32]]) -> Daemon {
                 line: k + 1,
                 procs: p.to_vec(),
                 named: vec![None; p.len()],
+                spans: Vec::new(),
             })
             .collect(),
     )

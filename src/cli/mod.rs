@@ -281,23 +281,63 @@ fn daemon_help() -> String {
     )
 }
 
-/// Parses `--daemon`; the exit code when it is wrong: a wrong schedule
-/// file is a wrong input file, anything else a wrong command line.
-fn parse_daemon(s: &str) -> Result<Daemon, i32> {
-    Daemon::parse_telling(s, &crate::load::read_file).map_err(|e| match e {
-        DaemonError::Usage(m) => usage_error(m),
-        DaemonError::Schedule { path, text, error } => {
-            let (start, end) = error.span;
-            let problem = crate::diagnostic::Problem::new("guarded::schedule::line", error.message)
-                .label(crate::span::Span::new(start, end), "in this step")
-                .help(error.help);
-            eprint!(
-                "{}",
-                crate::diagnostic::render(&[problem], &path, &text, plain())
-            );
-            EXIT_INPUT
-        }
-    })
+/// A schedule file's name and text, kept for diagnostics that point into it.
+type ScheduleFile = Option<(String, String)>;
+
+/// Parses `--daemon`, keeping the schedule file it read, if any; the exit
+/// code when it is wrong: a wrong schedule file is a wrong input file,
+/// anything else a wrong command line.
+fn parse_daemon(s: &str) -> Result<(Daemon, ScheduleFile), i32> {
+    let kept = std::cell::RefCell::new(None);
+    let read = |path: &str| {
+        let text = crate::load::read_file(path)?;
+        *kept.borrow_mut() = Some((path.to_string(), text.clone()));
+        Ok(text)
+    };
+    match Daemon::parse_telling(s, &read) {
+        Ok(daemon) => Ok((daemon, kept.into_inner())),
+        Err(DaemonError::Usage(m)) => Err(usage_error(m)),
+        Err(DaemonError::Schedule { path, text, error }) => Err(schedule_error(
+            &path,
+            &text,
+            &error,
+            ("guarded::schedule::line", "in this step"),
+        )),
+    }
+}
+
+/// Shows what is wrong in schedule file `path` (holding `text`), pointing at
+/// it; the exit code of a wrong input file.
+fn schedule_error(
+    path: &str,
+    text: &str,
+    error: &crate::runtime::daemon::ScheduleError,
+    (code, label): (&'static str, &str),
+) -> i32 {
+    let (start, end) = error.span;
+    let problem = crate::diagnostic::Problem::new(code, error.message.clone())
+        .label(crate::span::Span::new(start, end), label)
+        .help(error.help);
+    eprint!(
+        "{}",
+        crate::diagnostic::render(&[problem], path, text, plain())
+    );
+    EXIT_INPUT
+}
+
+/// Refuses, pointing into its file, a schedule naming a process or an
+/// action `instance` lacks.
+fn check_schedule(instance: &Instance, daemon: &Daemon, file: &ScheduleFile) -> Result<(), i32> {
+    match (instance.check_schedule(daemon), file) {
+        (Err(error), Some((path, text))) => Err(schedule_error(
+            path,
+            text,
+            &error,
+            ("guarded::schedule::move", "this move"),
+        )),
+        // A schedule from elsewhere than a file: `simulate` refuses it.
+        _ => Ok(()),
+    }
 }
 
 /// Whether diagnostics should be plain (no colour).
@@ -485,6 +525,13 @@ fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
         inst: mut instance,
         source,
     } = load(inst)?;
+    let daemon = match daemon {
+        Some((daemon, file)) => {
+            check_schedule(&instance, &daemon, &file)?;
+            Some(daemon)
+        }
+        None => None,
+    };
     let mode = crate::load::init_mode(
         st.init.init.as_deref(),
         instance.default_init(),

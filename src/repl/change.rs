@@ -88,7 +88,12 @@ impl Session {
     pub(super) fn daemon(&mut self, arg: &str, out: &mut String) -> Result<(), String> {
         if !arg.is_empty() {
             let daemon = Daemon::parse(arg, &crate::load::read_file)?;
-            daemon.check_processes(self.sim.n())?;
+            daemon
+                .check_schedule(&self.sim.code, self.sim.n())
+                .map_err(|e| {
+                    let file = arg.strip_prefix("schedule:").unwrap_or(arg);
+                    format!("{file}:{}: {}", e.line, e.message)
+                })?;
             daemon.check_time(self.sim.runs_in_ticks())?;
             self.undo.switch_daemon(&daemon);
             self.sim.daemon = daemon;

@@ -4,9 +4,10 @@
 //! move set it allows ([`Daemon::move_sets`], what exhaustive exploration
 //! needs).
 
+use crate::compile::Compiled;
 use crate::runtime::bits::Bits;
 pub use crate::runtime::schedule::{
-    parse_schedule, read_schedule, NamedMove, ScheduleError, ScheduledStep,
+    check_moves, parse_schedule, read_schedule, NamedMove, ScheduleError, ScheduledStep,
 };
 use crate::topology::Topology;
 use rand::Rng;
@@ -188,22 +189,18 @@ impl Daemon {
         }
     }
 
-    /// Refuses a schedule that names a process an instance of `n` processes
-    /// does not have, naming its line.
-    pub fn check_processes(&self, n: usize) -> Result<(), String> {
+    /// Refuses a schedule that names a process the instance of `code` on
+    /// `n` processes does not have, or an action its process's role does
+    /// not have (see [`check_moves`]).
+    pub fn check_schedule(&self, code: &Compiled, n: usize) -> Result<(), ScheduleError> {
         let Daemon::Schedule(steps) = self else {
             return Ok(());
         };
-        for step in steps {
-            if let Some(p) = step.procs.iter().find(|&&p| p as usize >= n) {
-                return Err(format!(
-                    "schedule line {}: process {p} does not exist (the processes are 0..{})",
-                    step.line,
-                    n.saturating_sub(1)
-                ));
-            }
-        }
-        Ok(())
+        let actions_of = |p: u32| {
+            let role = &code.roles[code.role_of.of(p as usize)];
+            role.actions.iter().map(|a| a.label.as_str()).collect()
+        };
+        check_moves(steps, n, &actions_of)
     }
 
     /// Draws the movers of one step from `enabled` (non-empty) into

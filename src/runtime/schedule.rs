@@ -15,6 +15,9 @@ pub struct ScheduledStep {
     /// A line `tick D1 D2 ...` of a program that runs in ticks: the delay
     /// of each message sent in the tick, in the order sent (no processes).
     pub delays: Option<Vec<u16>>,
+    /// Per process: the bytes of its token in the schedule's text (`3:copy`),
+    /// for diagnostics; empty for steps made elsewhere than from a text.
+    pub spans: Vec<(usize, usize)>,
 }
 
 /// A move a schedule names for a process: `3:label`, `3:label@5` (for
@@ -103,6 +106,9 @@ pub struct ScheduleError {
 }
 
 const MOVES_HELP: &str = "a step lists the processes that move, by index (`3 5`), each optionally with its move: `3:copy`, `3:R1@5` (binder member 5), `0:flip<1>` (the values drawn)";
+const PROCESS_HELP: &str = "a schedule names processes by index, from 0";
+const ACTION_HELP: &str =
+    "a move names an action of its process's role by its label (`3:copy`); leave the label out to let the run choose";
 const TICK_HELP: &str =
     "a tick is `tick` and the delays of the messages sent in it, whole numbers of ticks of at least 1: `tick 2 1`";
 
@@ -145,10 +151,11 @@ pub fn read_schedule(text: &str) -> Result<Vec<ScheduledStep>, ScheduleError> {
                 procs: Vec::new(),
                 named: Vec::new(),
                 delays: Some(delays),
+                spans: Vec::new(),
             });
             continue;
         }
-        let (mut procs, mut named) = (Vec::new(), Vec::new());
+        let (mut procs, mut named, mut spans) = (Vec::new(), Vec::new(), Vec::new());
         for token in line
             .split(|c: char| c.is_whitespace() || c == '{' || c == '}')
             .flat_map(split_commas)
@@ -176,6 +183,7 @@ pub fn read_schedule(text: &str) -> Result<Vec<ScheduledStep>, ScheduleError> {
             };
             procs.push(p);
             named.push(m);
+            spans.push(crate::span::bytes_of(text, token));
         }
         if procs.is_empty() {
             let message = "no process moves in this step".to_string();
@@ -186,9 +194,54 @@ pub fn read_schedule(text: &str) -> Result<Vec<ScheduledStep>, ScheduleError> {
             procs,
             named,
             delays: None,
+            spans,
         });
     }
     Ok(out)
+}
+
+/// Refuses a schedule that names a process the instance lacks (it has
+/// `n`), or an action its process's role lacks (`actions_of(p)` lists
+/// that role's labels), pointing at the token: what can be known before
+/// a run. Whether a named move is enabled is the run's to find.
+pub fn check_moves<'a>(
+    steps: &[ScheduledStep],
+    n: usize,
+    actions_of: &dyn Fn(u32) -> Vec<&'a str>,
+) -> Result<(), ScheduleError> {
+    for step in steps {
+        for (k, &p) in step.procs.iter().enumerate() {
+            let span = step.spans.get(k).copied().unwrap_or((0, 0));
+            let fault = |message: String, help| ScheduleError {
+                line: step.line,
+                span,
+                message,
+                help,
+            };
+            if p as usize >= n {
+                let message = format!(
+                    "process {p} does not exist (the processes are 0..{})",
+                    n.saturating_sub(1)
+                );
+                return Err(fault(message, PROCESS_HELP));
+            }
+            let Some(named) = step.named.get(k).and_then(Option::as_ref) else {
+                continue;
+            };
+            let labels = actions_of(p);
+            if !labels.contains(&named.label.as_str()) {
+                let hint = crate::diagnostic::suggest(&named.label, labels.iter().copied())
+                    .map_or(String::new(), |h| format!("; did you mean `{h}`?"));
+                let message = format!(
+                    "process {p} has no action `{}` (its actions: {}){hint}",
+                    named.label,
+                    labels.join(", ")
+                );
+                return Err(fault(message, ACTION_HELP));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A schedule's word split at its commas, but not those inside `<...>`
@@ -235,5 +288,30 @@ mod tests {
         let e = read_schedule("0 1\n# a comment\n2 x:copy 3\n").unwrap_err();
         assert_eq!((e.line, e.span), (3, (18, 24)));
         assert!(e.message.contains("`x`"), "{}", e.message);
+    }
+
+    #[test]
+    fn moves_are_checked_against_the_instance() {
+        let text = "0 1:copy\n2:cpy\n";
+        let steps = read_schedule(text).unwrap();
+        let actions = |p: u32| {
+            if p == 0 {
+                vec!["advance"]
+            } else {
+                vec!["copy"]
+            }
+        };
+        let e = check_moves(&steps, 3, &actions).unwrap_err();
+        assert_eq!((e.line, &text[e.span.0..e.span.1]), (2, "2:cpy"));
+        assert!(e.message.contains("did you mean `copy`"), "{}", e.message);
+        let e = check_moves(&steps, 2, &actions).unwrap_err();
+        assert_eq!((e.line, &text[e.span.0..e.span.1]), (2, "2:cpy"));
+        assert!(
+            e.message.contains("process 2 does not exist"),
+            "{}",
+            e.message
+        );
+        let fixed = read_schedule("0 1:copy\n2:copy\n").unwrap();
+        assert!(check_moves(&fixed, 3, &actions).is_ok());
     }
 }
