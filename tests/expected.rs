@@ -358,6 +358,18 @@ fn families_and_daemon_lists_on_the_command_line() {
         assert_eq!(row[6], "true", "{csv}");
         let found: f64 = row[7].parse().unwrap();
         assert!((found - worst).abs() < 1e-6, "{csv}");
+        // From the declared start as `expect` on that size alone says.
+        let (_, single, _) =
+            guarded(&["expect", "programs/herman.gc", "-t", &format!("uring:{n}")]);
+        let declared: f64 = single
+            .split("from the declared start ")
+            .nth(1)
+            .and_then(|rest| rest.split(',').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{single}"));
+        let found: f64 = row[8].parse().unwrap();
+        assert!((found - declared).abs() < 1e-6, "{csv}\n{single}");
+        assert!(declared < worst && declared > 0.0, "{single}");
     }
     // A list of daemons: a row each, in the order given, and the table
     // says how each draws its movers.

@@ -19,11 +19,31 @@ struct Row {
     how: String,
     /// Where probability 1 fails: a start, and where runs are kept out.
     unsure: Option<(String, String)>,
-    /// Worst and average, where probability 1 holds.
-    steps: Option<(f64, f64)>,
-    moves: Option<(f64, f64)>,
+    /// What each measure came to, where probability 1 holds.
+    steps: Option<Values>,
+    moves: Option<Values>,
     /// Or why rounds were not computed.
-    rounds: Option<Result<(f64, f64), String>>,
+    rounds: Option<Result<Values, String>>,
+}
+
+/// One measure's expected value from the worst start, from the declared
+/// one (where the program declares every value and it is a start), and
+/// on average over the starts.
+#[derive(Clone, Copy)]
+struct Values {
+    worst: f64,
+    declared: Option<f64>,
+    average: f64,
+}
+
+impl Values {
+    fn of(m: &Measure) -> Self {
+        Values {
+            worst: m.worst.0,
+            declared: m.declared,
+            average: m.average,
+        }
+    }
 }
 
 impl Row {
@@ -32,13 +52,17 @@ impl Row {
         self.unsure.is_none()
     }
 
-    /// The expected rounds' worst and average, where they were computed.
-    fn rounds_pair(&self) -> Option<(f64, f64)> {
+    /// The expected rounds, where they were computed.
+    fn rounds_values(&self) -> Option<Values> {
         self.rounds.as_ref().and_then(|r| r.as_ref().ok().copied())
     }
 
+    /// Each measure's values, steps, moves and rounds.
+    fn measures(&self) -> [Option<Values>; 3] {
+        [self.steps, self.moves, self.rounds_values()]
+    }
+
     fn of(inst: &Instance, daemon: &Daemon, c: &Computed) -> Self {
-        let pair = |m: &Measure| (m.worst.0, m.average);
         Row {
             n: inst.topo.n(),
             topology: inst.topo.name.clone(),
@@ -51,12 +75,12 @@ impl Row {
                 let config = |i: u32| config_text(inst, &c.model.configs[i as usize]);
                 (config(start), config(trap))
             }),
-            steps: c.measures.as_ref().map(|m| pair(&m.steps)),
-            moves: c.measures.as_ref().map(|m| pair(&m.moves)),
+            steps: c.measures.as_ref().map(|m| Values::of(&m.steps)),
+            moves: c.measures.as_ref().map(|m| Values::of(&m.moves)),
             rounds: c
                 .measures
                 .as_ref()
-                .map(|m| m.rounds.as_ref().map(pair).map_err(Clone::clone)),
+                .map(|m| m.rounds.as_ref().map(Values::of).map_err(Clone::clone)),
         }
     }
 }
@@ -133,52 +157,57 @@ fn render(a: &ExpectArgs, rows: &[Row]) -> String {
     }
 }
 
-/// A worst-and-average pair's two cells.
-fn cells(pair: Option<(f64, f64)>) -> [String; 2] {
-    match pair {
-        Some((worst, average)) => [format!("{worst:.4}"), format!("{average:.4}")],
-        None => ["-".into(), "-".into()],
+/// A measure's cells: worst, declared (when `declared`), average.
+fn cells(values: Option<Values>, declared: bool) -> Vec<String> {
+    let cell = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.4}"));
+    let mut out = vec![cell(values.map(|v| v.worst))];
+    if declared {
+        out.push(cell(values.and_then(|v| v.declared)));
     }
+    out.push(cell(values.map(|v| v.average)));
+    out
 }
 
-const COLUMNS: usize = 12;
-
 fn text(a: &ExpectArgs, rows: &[Row]) -> String {
-    let mut table: Vec<[String; COLUMNS]> = vec![[
+    // The declared start's columns, where some instance has one.
+    let declared = rows.iter().any(|r| {
+        r.measures()
+            .iter()
+            .any(|m| m.is_some_and(|v| v.declared.is_some()))
+    });
+    let mut header: Vec<String> = [
         "n",
         "topology",
         "parameters",
         "configurations",
         "daemon",
         "probability 1",
-        "steps worst",
-        "average",
-        "moves worst",
-        "average",
-        "rounds worst",
-        "average",
     ]
-    .map(String::from)];
+    .map(String::from)
+    .to_vec();
+    for measure in ["steps", "moves", "rounds"] {
+        header.push(format!("{measure} worst"));
+        if declared {
+            header.push("declared".into());
+        }
+        header.push("average".into());
+    }
+    let mut table: Vec<Vec<String>> = vec![header];
     for r in rows {
-        let [sw, sa] = cells(r.steps);
-        let [mw, ma] = cells(r.moves);
-        let [rw, ra] = cells(r.rounds_pair());
-        table.push([
+        let mut line = vec![
             r.n.to_string(),
             r.topology.clone(),
             r.params.clone(),
             r.configurations.to_string(),
             r.daemon.to_string(),
             if r.sure() { "holds" } else { "fails" }.to_string(),
-            sw,
-            sa,
-            mw,
-            ma,
-            rw,
-            ra,
-        ]);
+        ];
+        for values in r.measures() {
+            line.extend(cells(values, declared));
+        }
+        table.push(line);
     }
-    let widths: Vec<usize> = (0..COLUMNS)
+    let widths: Vec<usize> = (0..table[0].len())
         .map(|c| {
             table
                 .iter()
@@ -212,7 +241,8 @@ fn text(a: &ExpectArgs, rows: &[Row]) -> String {
     }
     let _ = writeln!(
         out,
-        "expected times to legitimacy: from the worst start, and the average over the starts; by value iteration, until no value changed by more than {:e} (relative)\n",
+        "expected times to legitimacy: from the worst start,{} and the average over the starts; by value iteration, until no value changed by more than {:e} (relative)\n",
+        if declared { " from the declared one," } else { "" },
         crate::verify::expected::TOLERANCE
     );
     for row in &table {
@@ -245,13 +275,16 @@ fn text(a: &ExpectArgs, rows: &[Row]) -> String {
 
 fn csv(rows: &[Row]) -> String {
     let mut out = String::from(
-        "n,topology,parameters,configurations,starts,daemon,probability_1,worst_steps,average_steps,worst_moves,average_moves,worst_rounds,average_rounds\n",
+        "n,topology,parameters,configurations,starts,daemon,probability_1,worst_steps,declared_steps,average_steps,worst_moves,declared_moves,average_moves,worst_rounds,declared_rounds,average_rounds\n",
     );
     let quoted = show::csv_field;
-    let pair = |p: Option<(f64, f64)>| match p {
-        // To the tolerance value iteration reaches, not its last digits.
-        Some((w, avg)) => format!("{w:.9},{avg:.9}"),
-        None => ",".to_string(),
+    // To the tolerance value iteration reaches, not its last digits; an
+    // empty field where there is no value.
+    let field = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.9}"));
+    let values = |v: Option<Values>| {
+        let declared = v.and_then(|v| v.declared);
+        let (worst, average) = (v.map(|v| v.worst), v.map(|v| v.average));
+        format!("{},{},{}", field(worst), field(declared), field(average))
     };
     for r in rows {
         let _ = writeln!(
@@ -264,17 +297,17 @@ fn csv(rows: &[Row]) -> String {
             r.starts,
             r.daemon,
             r.sure(),
-            pair(r.steps),
-            pair(r.moves),
-            pair(r.rounds_pair()),
+            values(r.steps),
+            values(r.moves),
+            values(r.rounds_values()),
         );
     }
     out
 }
 
 fn json_text(a: &ExpectArgs, rows: &[Row]) -> String {
-    let pair = |p: Option<(f64, f64)>| {
-        p.map(|(worst, average)| json!({"worst": worst, "average": average}))
+    let values = |v: Option<Values>| {
+        v.map(|v| json!({"worst": v.worst, "declared": v.declared, "average": v.average}))
     };
     let each: Vec<serde_json::Value> = rows
         .iter()
@@ -289,9 +322,9 @@ fn json_text(a: &ExpectArgs, rows: &[Row]) -> String {
                 "steps_drawn": r.how,
                 "probability_1": r.sure(),
                 "no_sure_arrival": r.unsure.as_ref().map(|(from, kept)| json!({"from": from, "kept_at": kept})),
-                "expected_steps": pair(r.steps),
-                "expected_moves": pair(r.moves),
-                "expected_rounds": pair(r.rounds_pair()),
+                "expected_steps": values(r.steps),
+                "expected_moves": values(r.moves),
+                "expected_rounds": values(r.rounds_values()),
                 "rounds_not_computed": r.rounds.as_ref().and_then(|r| r.as_ref().err()),
             })
         })
