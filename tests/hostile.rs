@@ -432,9 +432,9 @@ fn a_schedule_naming_a_missing_process_is_refused_before_the_run() {
         "",
     );
     assert_eq!(o.code, 1, "{}", o.stderr);
+    // Pointing at the move, on its line of the file.
     assert!(
-        o.stderr
-            .contains("schedule line 2: process 7 does not exist"),
+        o.stderr.contains("process 7 does not exist") && o.stderr.contains("far.sched:2:1"),
         "{}",
         o.stderr
     );
