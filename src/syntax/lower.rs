@@ -137,7 +137,7 @@ fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
     };
     let name = ident(it.next().unwrap());
     let domain_pair = it.next().unwrap();
-    let mut end = domain_pair.as_span().end();
+    let mut end = last_token_end(domain_pair.as_span());
     let domain = lower_domain(domain_pair);
     // `random lo..hi` and `= value`, in either order.
     let (mut random, mut init) = (None, None);
@@ -145,7 +145,7 @@ fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
         // An expression's pair can reach over trailing comments; its
         // lowered span does not.
         if part.as_rule() == Rule::random_range {
-            end = end.max(part.as_span().end());
+            end = end.max(last_token_end(part.as_span()));
             let mut parts = part.into_inner().skip(1);
             random = Some((
                 lower_expr(parts.next().unwrap()),
@@ -168,6 +168,29 @@ fn lower_var(p: Pair<Rule>, span: Span) -> VarDecl {
         span,
         role: None,
     }
+}
+
+/// Where the last token of `span` ends: a rule's span reaches over the
+/// whitespace and comments after it when its last part is a repetition or
+/// an option (`0..K-1` tries for more of the sum), and a diagnostic
+/// pointing at it would then run on to the next line.
+fn last_token_end(span: pest::Span) -> usize {
+    let text = span.as_str();
+    let bytes = text.as_bytes();
+    let (mut at, mut end) = (0, 0);
+    while at < bytes.len() {
+        if bytes[at..].starts_with(b"//") {
+            at += text[at..].find('\n').unwrap_or(text.len() - at);
+        } else if bytes[at..].starts_with(b"/*") {
+            at += text[at + 2..].find("*/").map_or(text.len() - at, |k| k + 4);
+        } else {
+            if !bytes[at].is_ascii_whitespace() {
+                end = at + 1;
+            }
+            at += 1;
+        }
+    }
+    span.start() + end
 }
 
 /// `def_decl = { kw_def ~ ident ~ def_params? ~ (def_expr | block) }`

@@ -333,7 +333,12 @@ fn every_value_set(
         )
         .label(var.span, "declared without `= value`")
         .help(format!(
-            "declare one (`var {}: ... = VALUE`), set it (`--set {}.{}=VALUE` or an --init file), or start from `--init random`",
+            "declare one (`{} {}: ... = VALUE`), set it (`--set {}.{}=VALUE` or an --init file), or start from `--init random`",
+            match var.kind {
+                ir::VarKind::Plain => "var",
+                ir::VarKind::Edge => "edge var",
+                ir::VarKind::Timer => "timer",
+            },
             var.name,
             k / stride,
             var.name
