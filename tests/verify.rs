@@ -1295,3 +1295,58 @@ fn a_family_of_sizes_gives_its_closed_forms() {
         "{text}"
     );
 }
+
+/// A program whose timers advance with rounds is refused, saying what to
+/// do instead: with channels, run in ticks (which verify explores from a
+/// start, timers included); without, explore runs.
+#[test]
+fn timers_in_rounds_are_refused_with_what_to_do_instead() {
+    let dir = std::env::temp_dir().join(format!("guarded-timers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A token the leader sends again when it has not come back for 8
+    // ticks (or rounds): longer than the way round, 3 hops of at most 2.
+    let resend = "process where index == 0 {\n    \
+                  got :: receive ping from q -> t := 0; send ping to right\n    \
+                  resend :: t >= 8 -> t := 0; send ping to right\n}\n\
+                  process where index != 0 {\n    pass :: receive ping from q -> send ping to right\n}\n\
+                  legitimate: sum(p in procs : sum(q in nbrs(p) : msgs(p, q))) == 1\n";
+    let program = |name: &str, channel: &str| {
+        let text = format!("topology ring:3\nmessage ping\n{channel}\ntimer t: 0..8 = 8\n{resend}");
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let in_rounds = program("rounds.gc", "channel capacity 2");
+    let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args(["verify", &in_rounds, "--from", "declared"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("timers") && err.contains("`delay lo..hi`"),
+        "{err}"
+    );
+    // The same program in ticks is explored, its timer with it.
+    let in_ticks = program("ticks.gc", "channel capacity 2 delay 1..2");
+    let (code, out) = guarded(&["verify", &in_ticks, "--from", "declared"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("convergence  holds"), "{out}");
+    assert!(out.contains("0:resend"), "the timer's action runs: {out}");
+    let no_channels = dir.join("plain.gc");
+    std::fs::write(
+        &no_channels,
+        "topology ring:3\ntimer t: 0..2 = 0\nvar x: 0..1 = 0\n\
+         process {\n    a :: t >= 2 and x != left.x -> x := left.x; t := 0\n}\n\
+         legitimate: true\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .args(["verify", &no_channels.to_string_lossy()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("`guarded sweep`"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

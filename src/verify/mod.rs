@@ -175,12 +175,16 @@ fn refuse_unexplorable(inst: &Instance) -> Result<(), Refusal> {
         ));
     }
     if inst.code.timers.is_empty() {
-        Ok(())
-    } else {
-        Err(Refusal::Unsupported(
-            "the program has timers, which advance when a round ends: a configuration alone does not say what happens next".into(),
-        ))
+        return Ok(());
     }
+    // What the user can do instead: in ticks a configuration does say it.
+    let instead = match inst.code.capacity {
+        Some(_) => "; a program whose channels declare a `delay lo..hi` runs in ticks, where verify explores its timers from a start (`--from declared`)",
+        None => "; explore its runs with `guarded sweep` or `guarded repl`",
+    };
+    Err(Refusal::Unsupported(format!(
+        "the program has timers, which advance when a round ends: a configuration alone does not say what happens next, and verify keeps no rounds in its states{instead}"
+    )))
 }
 
 /// The state space of `inst` and how many configurations it has, where
