@@ -69,6 +69,22 @@ impl Session {
     fn explain_guard(&self, p: usize, a: &ast::Action) -> Vec<String> {
         let mut conj = Vec::new();
         conjuncts(&a.guard, &mut conj);
+        self.explain_parts(p, a, &conj, None, "    ")
+    }
+
+    /// The lines that explain `conj`, conjuncts of `a`'s guard (or of a
+    /// definition's body in it) at `p`, at `indent`: each one's value and
+    /// what it reads, for every binding under its header, or for binding
+    /// `only` alone (a definition explained within it); where one is false,
+    /// the members a quantifier is false for, or a definition's parts.
+    fn explain_parts(
+        &self,
+        p: usize,
+        a: &ast::Action,
+        conj: &[&ast::Expr],
+        only: Option<usize>,
+        indent: &str,
+    ) -> Vec<String> {
         let reads: Vec<Vec<&ast::Expr>> = conj.iter().map(|c| self.reads_in(c)).collect();
         let all: Vec<&ast::Expr> = conj
             .iter()
@@ -93,19 +109,23 @@ impl Session {
         let cells = self.sim.locals_for(checked.locals);
         let bindings = match self.bindings(p, a, checked.members, checked.receive, &cells) {
             Ok(b) => b,
-            Err(why) => return vec![format!("    {why}")],
+            Err(why) => return vec![format!("{indent}{why}")],
         };
         let quantified: Vec<Option<Quantified>> =
             conj.iter().map(|c| self.quantified(p, a, c)).collect();
         let mut lines = Vec::new();
         for (b, binding) in bindings.into_iter().enumerate() {
+            if only.is_some_and(|o| o != b) {
+                continue;
+            }
             let indent = match binding.header {
-                Some(header) => {
-                    lines.push(format!("    {header}:"));
-                    "      "
+                Some(header) if only.is_none() => {
+                    lines.push(format!("{indent}{header}:"));
+                    format!("{indent}  ")
                 }
-                None => "    ",
+                _ => indent.to_string(),
             };
+            let indent = indent.as_str();
             for &(slot, v) in &binding.locals {
                 cells[slot].set(v);
             }
@@ -129,20 +149,63 @@ impl Session {
                         shown_reads.push(format!("{text} = {v}"));
                     }
                 }
-                let false_quantifier = match (&value, &quantified[i]) {
-                    (Ok(v), Some(q)) if v == "false" => Some(q),
-                    _ => None,
-                };
+                let false_ = value.as_deref() == Ok("false");
                 lines.push(match value {
                     Ok(v) if shown_reads.is_empty() => format!("{indent}{text}  is {v}"),
                     Ok(v) => format!("{indent}{text}  is {v}  ({})", shown_reads.join(", ")),
                     Err(m) => format!("{indent}{text}  cannot be evaluated: {m}"),
                 });
-                if let Some(q) = false_quantifier {
-                    lines.extend(self.members_failing(p, q, b, indent));
+                match &quantified[i] {
+                    Some(q) if false_ => lines.extend(self.members_failing(p, q, b, indent)),
+                    None if false_ => lines.extend(self.definition_parts(p, a, c, b, indent)),
+                    _ => {}
                 }
             }
         }
+        lines
+    }
+
+    /// Where conjunct `c` (false at `p` in binding `b`) uses a definition
+    /// whose body is not a quantifier (`Can_Move` for `x != left.x and
+    /// up`): what the definition is, then its body's conjuncts explained a
+    /// level deeper.
+    fn definition_parts(
+        &self,
+        p: usize,
+        a: &ast::Action,
+        c: &ast::Expr,
+        b: usize,
+        indent: &str,
+    ) -> Vec<String> {
+        // A definition without parameters is used by its name alone.
+        let (f, args) = match c {
+            ast::Expr::Call(f, args, _) => (f, args.as_slice()),
+            ast::Expr::Name(f) => (f, &[][..]),
+            _ => return Vec::new(),
+        };
+        let def = self.ast.defs.iter().find(|d| d.name.name == f.name);
+        let (Some(def), Some(expanded)) = (def, check::expand_definition(&self.ast, f, args))
+        else {
+            return Vec::new();
+        };
+        let ast::DefBody::Expr(body) = &def.body else {
+            return Vec::new();
+        };
+        let with: Vec<String> = (def.params.iter().zip(args))
+            .map(|(param, arg)| format!("{} = {}", param.name, self.snippet(arg.span())))
+            .collect();
+        let with = match with.is_empty() {
+            true => String::new(),
+            false => format!(", with {}", with.join(", ")),
+        };
+        let mut lines = vec![format!(
+            "{indent}  `{}` is {}{with}",
+            f.name,
+            self.snippet(body.span())
+        )];
+        let mut parts = Vec::new();
+        conjuncts(&expanded, &mut parts);
+        lines.extend(self.explain_parts(p, a, &parts, Some(b), &format!("{indent}  ")));
         lines
     }
 
