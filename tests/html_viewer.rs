@@ -220,6 +220,28 @@ fn node_labels_show_what_fits() {
     assert_eq!(code, 0, "{err}");
     let labels = node_labels(&browser(&ring, "step=0", &["--dump-dom"]));
     assert_eq!(labels, vec!["x=0"; 5]);
+    // Two values beside each node of a chain of 6 would run into the next
+    // node's (`x=false up=false` is 16 characters, the nodes about 100
+    // units apart): the first variable alone.
+    let program = scratch("four_state.gc");
+    std::fs::write(
+        &program,
+        "var x: bool = false\nvar up: bool = false\n\
+         process { set :: not x -> x := true; up := true }\n",
+    )
+    .unwrap();
+    let chain = scratch("labels-chain.html");
+    let (code, _, err) = guarded(&[
+        "run",
+        program.to_str().unwrap(),
+        "--topology",
+        "chain:6",
+        "--html",
+        chain.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let labels = node_labels(&browser(&chain, "step=0", &["--dump-dom"]));
+    assert_eq!(labels, vec!["x=false"; 6]);
 }
 
 #[test]
