@@ -188,25 +188,27 @@ impl Session {
         else {
             return Vec::new();
         };
-        let ast::DefBody::Expr(body) = &def.body else {
-            return Vec::new();
-        };
-        let with: Vec<String> = (def.params.iter().zip(args))
-            .map(|(param, arg)| format!("{} = {}", param.name, self.snippet(arg.span())))
-            .collect();
-        let with = match with.is_empty() {
-            true => String::new(),
-            false => format!(", with {}", with.join(", ")),
-        };
-        let mut lines = vec![format!(
-            "{indent}  `{}` is {}{with}",
-            f.name,
-            self.snippet(body.span())
-        )];
+        let mut lines = vec![format!("{indent}  {}", self.definition_said(def, args))];
         let mut parts = Vec::new();
         conjuncts(&expanded, &mut parts);
         lines.extend(self.explain_parts(p, a, &parts, Some(b), &format!("{indent}  ")));
         lines
+    }
+
+    /// What a definition used with `args` is, as an explanation says it:
+    /// `` `Next` is forall(...) and ..., with p = self, q = left``.
+    fn definition_said(&self, def: &ast::Def, args: &[ast::Expr]) -> String {
+        let body = match &def.body {
+            ast::DefBody::Expr(e) => self.snippet(e.span()),
+            ast::DefBody::Stmt(s) => self.snippet(s.span()),
+        };
+        let with: Vec<String> = (def.params.iter().zip(args))
+            .map(|(param, arg)| format!("{} = {}", param.name, self.snippet(arg.span())))
+            .collect();
+        match with.is_empty() {
+            true => format!("`{}` is {body}", def.name.name),
+            false => format!("`{}` is {body}, with {}", def.name.name, with.join(", ")),
+        }
     }
 
     /// A conjunct `c` of `a`'s guard that is a `forall` or an `exists`,
@@ -219,14 +221,11 @@ impl Session {
             ast::Expr::Call(f, args, _) => {
                 expanded = check::expand_definition(&self.ast, f, args)?;
                 let def = self.ast.defs.iter().find(|d| d.name.name == f.name)?;
-                let with: Vec<String> = (def.params.iter().zip(args))
-                    .map(|(param, arg)| format!("{} = {}", param.name, self.snippet(arg.span())))
-                    .collect();
-                (&expanded, Some((f.name.clone(), with.join(", "))))
+                (&expanded, Some(self.definition_said(def, args)))
             }
             c => (c, None),
         };
-        let ast::Expr::Quant(kind, var, coll, body, quantifier) = c else {
+        let ast::Expr::Quant(kind, var, coll, body, _) = c else {
             return None;
         };
         let exists = match kind {
@@ -256,14 +255,7 @@ impl Session {
             .ok()?;
         Some(Quantified {
             exists,
-            via: via.map(|(name, with)| {
-                let with = if with.is_empty() {
-                    String::new()
-                } else {
-                    format!(", with {with}")
-                };
-                format!("`{name}` is {}{with}", self.snippet(*quantifier))
-            }),
+            via,
             var: check::shown_name(&var.name).to_string(),
             set,
             body: body_fn,
