@@ -27,8 +27,8 @@ struct Row {
 }
 
 /// One measure's expected value from the worst start, from the declared
-/// one (where the program declares every value and it is a start), and
-/// on average over the starts.
+/// one (where the program declares every value and the starts reach that
+/// configuration), and on average over the starts.
 #[derive(Clone, Copy)]
 struct Values {
     worst: f64,
