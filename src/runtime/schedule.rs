@@ -230,18 +230,22 @@ pub fn check_moves<'a>(
             };
             let labels = actions_of(p);
             if !labels.contains(&named.label.as_str()) {
-                let hint = crate::diagnostic::suggest(&named.label, labels.iter().copied())
-                    .map_or(String::new(), |h| format!("; did you mean `{h}`?"));
-                let message = format!(
-                    "process {p} has no action `{}` (its actions: {}){hint}",
-                    named.label,
-                    labels.join(", ")
-                );
-                return Err(fault(message, ACTION_HELP));
+                return Err(fault(no_such_action(p, &named.label, &labels), ACTION_HELP));
             }
         }
     }
     Ok(())
+}
+
+/// Why a move naming `label` cannot be made by process `p`, whose role's
+/// actions are `labels` (which lack it): before a run, or during one.
+pub(crate) fn no_such_action(p: u32, label: &str, labels: &[&str]) -> String {
+    let hint = crate::diagnostic::suggest(label, labels.iter().copied())
+        .map_or(String::new(), |h| format!("; did you mean `{h}`?"));
+    format!(
+        "process {p} has no action `{label}` (its actions: {}){hint}",
+        labels.join(", ")
+    )
 }
 
 /// A schedule's word split at its commas, but not those inside `<...>`

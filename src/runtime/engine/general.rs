@@ -256,11 +256,8 @@ fn resolve<'m>(
     let refuse = |message: String| RunError::Schedule { line, message };
     let Some(a) = role.actions.iter().position(|a| a.label == named.label) else {
         let labels: Vec<&str> = role.actions.iter().map(|a| a.label.as_str()).collect();
-        return Err(refuse(format!(
-            "process {p} has no action `{}` (its actions: {})",
-            named.label,
-            labels.join(", ")
-        )));
+        let message = crate::runtime::schedule::no_such_action(p as u32, &named.label, &labels);
+        return Err(refuse(message));
     };
     let mut enabled = Vec::new();
     crate::runtime::choose::enabled_actions(role, env, &mut enabled)
