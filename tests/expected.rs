@@ -329,6 +329,36 @@ fn on_the_command_line() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Starts of one value (Herman's all-false and all-true rings, rotations
+/// of one another's) are a tie, whatever the rounding of the sweeps: the
+/// worst named is the first start, here the declared one, and its value is
+/// the declared start's, to the last digit.
+#[test]
+fn a_tie_for_the_worst_names_the_first_start() {
+    for daemon in ["central", "distributed"] {
+        let (code, json, err) = guarded(&[
+            "expect",
+            "programs/herman.gc",
+            "-t",
+            "uring:5",
+            "-d",
+            daemon,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        for measure in ["expected_steps", "expected_moves", "expected_rounds"] {
+            let m = &v[measure];
+            assert_eq!(
+                m["worst_from"], "x = [false, false, false, false, false]",
+                "{daemon} {measure}: {json}"
+            );
+            assert_eq!(m["worst"], m["declared"], "{daemon} {measure}: {json}");
+        }
+    }
+}
+
 /// Several sizes or daemons in one command: a row each (CSV here), the
 /// worst expected steps of Herman's rings those of one size at a time
 /// (4abc/N), and the exit code of the worst row.

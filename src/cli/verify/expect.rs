@@ -264,12 +264,24 @@ pub(super) fn expect_refused(r: &Refusal, inst: &Instance, program: &str, source
     }
 }
 
-/// The start with the largest value, and the value.
+/// The start with the largest value, and the value: the first of those
+/// whose values are within [`TIES`] of the largest, which value iteration
+/// does not tell apart (starts symmetric to each other have one value, up
+/// to the rounding of the sweeps' order).
 fn worst_start(model: &Model, values: &[f64]) -> (f64, u32) {
+    let starts = &values[..model.starts];
+    let most = starts.iter().fold(0.0f64, |m, &v| m.max(v));
+    let tied = |&s: &usize| most - starts[s] <= TIES * most.max(1.0);
     (0..model.starts)
-        .map(|s| (values[s], s as u32))
-        .fold((0.0, 0), |best, x| if x.0 > best.0 { x } else { best })
+        .find(tied)
+        .map_or((0.0, 0), |s| (starts[s], s as u32))
 }
+
+/// Values closer than this are a tie (relative to the value, absolutely
+/// where it is below one): value iteration stops once a sweep changes no
+/// value by more than [`expected::TOLERANCE`], and its values may still
+/// fall short of the true ones by more than that.
+const TIES: f64 = 1e-9;
 
 /// How the steps are drawn and chosen, as the output says it.
 fn describe(movers: &Movers, choices: Choices, inst: &Instance) -> String {

@@ -7,6 +7,7 @@
 //! members) is a choice, resolved to make stabilization slowest. Every
 //! step is taken by the step relation.
 
+mod flat;
 mod rounds;
 mod solve;
 

@@ -6,7 +6,8 @@
 //! when it begins, so a run that reaches legitimacy in the middle of one
 //! counts it, as runs do.
 
-use super::{Choice, Model, Outcome};
+use super::flat::Flat;
+use super::Model;
 use crate::verify::Refusal;
 use std::collections::HashMap;
 
@@ -15,11 +16,18 @@ use std::collections::HashMap;
 /// with the next step.
 type State = (u32, u64);
 
-/// `model` lifted to rounds: its first states are its configurations each
-/// at a round's start, in its order (so a start keeps its number); a
-/// choice's `moves` are the rounds it begins (1 from a round's start, else
-/// 0). At most `most` states; processes past 64 are refused.
-pub(super) fn lift(model: &Model, processes: usize, most: usize) -> Result<Model, Refusal> {
+/// `model` lifted to rounds, laid out for value iteration: its first states
+/// are its configurations each at a round's start, in its order (so a
+/// start keeps its number); a choice costs the rounds it begins (1 from a
+/// round's start, else 0). At most `most` states; processes past 64 are
+/// refused. With it, the order a sweep takes the states outside
+/// legitimacy in: by the processes they owe, fewest first (a round's
+/// starts owe none).
+pub(super) fn lift(
+    model: &Model,
+    processes: usize,
+    most: usize,
+) -> Result<(Flat, Vec<u32>), Refusal> {
     if processes > 64 {
         return Err(Refusal::Unsupported(
             "rounds follow each process as a bit: at most 64 processes".into(),
@@ -44,12 +52,8 @@ pub(super) fn lift(model: &Model, processes: usize, most: usize) -> Result<Model
         .enumerate()
         .map(|(i, &s)| (s, i as u32))
         .collect();
-    let mut lifted = Model {
-        configs: Vec::new(),
-        starts: model.starts,
-        legit: Vec::new(),
-        outcomes: Vec::new(),
-    };
+    let mut lifted = Flat::new();
+    let mut legit = Vec::new();
     let mut next = 0;
     while next < states.len() {
         let (c, owed_before) = states[next];
@@ -58,11 +62,10 @@ pub(super) fn lift(model: &Model, processes: usize, most: usize) -> Result<Model
             true => enabled[c as usize],
             false => owed_before,
         };
-        let mut outcomes = Vec::with_capacity(model.outcomes[c as usize].len());
         for o in &model.outcomes[c as usize] {
-            let mut choices = Vec::with_capacity(o.choices.len());
+            lifted.outcome(o.weight);
             for choice in &o.choices {
-                let mut to = Vec::with_capacity(choice.to.len());
+                lifted.choice(f64::from(u8::from(begins)));
                 for &(t, p) in &choice.to {
                     let left = owed & !choice.movers & enabled[t as usize];
                     let state = (t, left);
@@ -78,22 +81,21 @@ pub(super) fn lift(model: &Model, processes: usize, most: usize) -> Result<Model
                             i
                         }
                     };
-                    to.push((i, p));
+                    lifted.successor(i, p);
                 }
-                choices.push(Choice {
-                    moves: u32::from(begins),
-                    movers: choice.movers,
-                    to,
-                });
             }
-            outcomes.push(Outcome {
-                weight: o.weight,
-                choices,
-            });
         }
-        lifted.legit.push(model.legit[c as usize]);
-        lifted.outcomes.push(outcomes);
+        lifted.config();
+        legit.push(model.legit[c as usize]);
         next += 1;
     }
-    Ok(lifted)
+    // A state's steps lead to states owing fewer processes, or as many
+    // (its mover was not owed), or to a round's start: a sweep that takes
+    // them in that order reads what it has updated already through much of
+    // a round (Herman's ring of 9: 2,555 sweeps in index order, 1,611 so).
+    let mut order: Vec<u32> = (0..states.len() as u32)
+        .filter(|&i| !legit[i as usize])
+        .collect();
+    order.sort_by_key(|&i| states[i as usize].1.count_ones());
+    Ok((lifted, order))
 }

@@ -2,6 +2,7 @@
 //! (a graph question), and the expected time to it when it is (value
 //! iteration, each choice taken to make it longest).
 
+use super::flat::Flat;
 use super::{Choice, Model};
 use crate::verify::{tell, Progress, Refusal};
 
@@ -99,7 +100,10 @@ pub fn expected(
         Cost::Steps => 1.0,
         Cost::Moves => f64::from(c.moves),
     };
-    iterate(model, each, progress)
+    let order: Vec<u32> = (0..model.legit.len() as u32)
+        .filter(|&s| !model.legit[s as usize])
+        .collect();
+    iterate(&Flat::of(model, each), &order, progress)
 }
 
 /// The expected rounds to legitimacy from each configuration of `model`
@@ -112,42 +116,21 @@ pub fn expected_rounds(
     most: usize,
     progress: Option<Progress>,
 ) -> Result<Solution, Refusal> {
-    let lifted = super::rounds::lift(model, processes, most)?;
-    let mut solution = iterate(&lifted, |c| f64::from(c.moves), progress)?;
+    let (lifted, order) = super::rounds::lift(model, processes, most)?;
+    let mut solution = iterate(&lifted, &order, progress)?;
     solution.values.truncate(model.legit.len());
     Ok(solution)
 }
 
-/// Gauss-Seidel value iteration, each choice costing `each`.
-fn iterate(
-    model: &Model,
-    each: impl Fn(&Choice) -> f64,
-    progress: Option<Progress>,
-) -> Result<Solution, Refusal> {
-    let n = model.legit.len();
-    let mut values = vec![0.0f64; n];
+/// Gauss-Seidel value iteration over `flat` from 0, each sweep updating
+/// the configurations in `order` (those outside legitimacy).
+fn iterate(flat: &Flat, order: &[u32], progress: Option<Progress>) -> Result<Solution, Refusal> {
+    let mut values = vec![0.0f64; flat.len()];
     for sweep in 1..=MOST_SWEEPS {
         if sweep % 16 == 0 {
             tell(progress, "expected: value iteration", sweep as u64, 0)?;
         }
-        let mut change = 0.0f64;
-        for s in 0..n {
-            if model.legit[s] {
-                continue;
-            }
-            let mut new = 0.0;
-            for o in &model.outcomes[s] {
-                let mut best = 0.0f64;
-                for c in &o.choices {
-                    let after: f64 = c.to.iter().map(|&(t, p)| p * values[t as usize]).sum();
-                    best = best.max(each(c) + after);
-                }
-                new += o.weight * best;
-            }
-            let delta = (new - values[s]).abs() / new.abs().max(1.0);
-            change = change.max(delta);
-            values[s] = new;
-        }
+        let change = flat.sweep(order, &mut values);
         if change <= TOLERANCE {
             return Ok(Solution {
                 values,
