@@ -62,8 +62,16 @@ pub fn as_bits(rows: &[i64]) -> usize {
         .sum()
 }
 
+/// Whether `v`, found by value iteration, is `exact` as `guarded expect`
+/// certifies it: not above it (but for rounding), and below it by at most
+/// the certified precision, relative to it (absolutely below 1).
+pub fn certified_close(v: f64, exact: f64) -> bool {
+    let scale = exact.abs().max(1.0);
+    v <= exact + 1e-12 * scale && exact - v <= guarded::verify::expected::CERTIFIED_WITHIN * scale
+}
+
 /// Each configuration's value (`values`, in `configs`' order) against the
-/// chain's (`by_hand`, by [`as_bits`]), to 1e-9.
+/// chain's (`by_hand`, by [`as_bits`]), as [`certified_close`].
 pub fn assert_agrees(
     configs: &[guarded::state::Config],
     values: &[f64],
@@ -73,7 +81,7 @@ pub fn assert_agrees(
     for (cfg, v) in configs.iter().zip(values) {
         let want = by_hand[as_bits(&cfg.rows)];
         assert!(
-            (v - want).abs() < 1e-9,
+            certified_close(*v, want),
             "{what}, {:?}: {v} against {want}",
             cfg.rows
         );

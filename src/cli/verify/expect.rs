@@ -46,12 +46,14 @@ pub(in crate::cli) struct ExpectArgs {
 const MOST_CONFIGURATIONS: usize = 1 << 24;
 
 /// The expected steps, moves and rounds (or why rounds are not computed),
-/// and the most sweeps value iteration took.
+/// the most sweeps value iteration took, and whether every value computed
+/// is certified.
 pub(super) struct Measures {
     pub(super) steps: Measure,
     pub(super) moves: Measure,
     pub(super) rounds: Result<Measure, String>,
     pub(super) sweeps: usize,
+    pub(super) certified: bool,
 }
 
 /// The most states (a configuration and the processes its round still
@@ -204,6 +206,7 @@ pub(super) fn compute(
             declared: at_declared.map(|i| values[i]),
         };
         let rounds_sweeps = rounds.as_ref().map_or(0, |r| r.sweeps);
+        let rounds_certified = rounds.as_ref().map_or(true, |r| r.certified);
         Measures {
             steps: measure(&steps.values),
             moves: measure(&moves.values),
@@ -212,6 +215,7 @@ pub(super) fn compute(
                 .map(|r| measure(&r.values))
                 .map_err(Clone::clone),
             sweeps: steps.sweeps.max(moves.sweeps).max(rounds_sweeps),
+            certified: steps.certified && moves.certified && rounds_certified,
         }
     });
     let how = describe(&movers, a.choice.into(), inst);
@@ -230,7 +234,15 @@ fn solve(
     processes: usize,
     progress: Progress,
 ) -> Result<(Solution, Solution, Result<Solution, String>), Refusal> {
-    let rounds = expected::expected_rounds(model, processes, MOST_ROUND_STATES, Some(progress));
+    let steps = expected::expected(model, Cost::Steps, Some(progress))?;
+    let moves = expected::expected(model, Cost::Moves, Some(progress))?;
+    let rounds = expected::expected_rounds(
+        model,
+        processes,
+        MOST_ROUND_STATES,
+        &steps.values,
+        Some(progress),
+    );
     let rounds = match rounds {
         Ok(solution) => Ok(solution),
         Err(Refusal::Unsupported(why)) => Err(why),
@@ -239,11 +251,7 @@ fn solve(
         )),
         Err(other) => return Err(other),
     };
-    Ok((
-        expected::expected(model, Cost::Steps, Some(progress))?,
-        expected::expected(model, Cost::Moves, Some(progress))?,
-        rounds,
-    ))
+    Ok((steps, moves, rounds))
 }
 
 /// Why the expected times were not computed, as the user reads it.
@@ -278,10 +286,10 @@ fn worst_start(model: &Model, values: &[f64]) -> (f64, u32) {
 }
 
 /// Values closer than this are a tie (relative to the value, absolutely
-/// where it is below one): value iteration stops once a sweep changes no
-/// value by more than [`expected::TOLERANCE`], and its values may still
-/// fall short of the true ones by more than that.
-const TIES: f64 = 1e-9;
+/// where it is below one): value iteration's values fall short of the
+/// exact ones by up to [`expected::CERTIFIED_WITHIN`] where certified,
+/// more where not.
+const TIES: f64 = expected::CERTIFIED_WITHIN;
 
 /// How the steps are drawn and chosen, as the output says it.
 fn describe(movers: &Movers, choices: Choices, inst: &Instance) -> String {
@@ -366,18 +374,33 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Computed) -> String {
             config_text(inst, &model.configs[m.worst.1 as usize])
         );
     }
-    let sweeps = measures.sweeps;
     let _ = writeln!(
         out,
-        "solved by      value iteration, {sweeps} sweep{}, until no value changed by more than {:e} (relative){}",
-        if sweeps == 1 { "" } else { "s" },
-        expected::TOLERANCE,
+        "solved by      value iteration, {}, {}{}",
+        counted(measures.sweeps as u64, "sweep"),
+        precision(measures.certified),
         match &measures.rounds {
             Ok(_) => String::new(),
             Err(why) => format!("; rounds are not computed: {why}"),
         }
     );
     out
+}
+
+/// How close to the exact values value iteration's are, as the output
+/// says it.
+pub(super) fn precision(certified: bool) -> String {
+    match certified {
+        true => format!(
+            "certified: each value at most {:e} below the exact one (relative; absolute below 1)",
+            expected::CERTIFIED_WITHIN
+        ),
+        false => format!(
+            "until no value changed by more than {:e} (relative); not certified: no upper bound within {:e} was found, and values may fall short of the exact ones by more",
+            expected::TOLERANCE,
+            expected::CERTIFIED_WITHIN
+        ),
+    }
 }
 
 fn expect_json(a: &ExpectArgs, inst: &Instance, answer: &Computed) -> String {
@@ -407,7 +430,8 @@ fn expect_json(a: &ExpectArgs, inst: &Instance, answer: &Computed) -> String {
         "expected_rounds": measures.and_then(|m| m.rounds.as_ref().ok().map(measure)),
         "rounds_not_computed": measures.and_then(|m| m.rounds.as_ref().err()),
         "sweeps": measures.map(|m| m.sweeps),
-        "tolerance": expected::TOLERANCE,
+        "certified": measures.map(|m| m.certified),
+        "certified_within": expected::CERTIFIED_WITHIN,
     });
     format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
 }

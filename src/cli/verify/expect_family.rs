@@ -2,7 +2,8 @@
 //! (`-d central,synchronous`): each instance under each daemon in turn, as
 //! a table (text), a row each (CSV) or one object (JSON). No closed forms,
 //! unlike `verify`'s family: expected times are rationals, and value
-//! iteration gives them to a tolerance, not exactly.
+//! iteration gives them to a precision (certified where it can be), not
+//! exactly.
 
 use super::expect::{compute, expect_refused, starting, write_worst, Computed, Measure};
 use super::*;
@@ -24,6 +25,8 @@ struct Row {
     moves: Option<Values>,
     /// Or why rounds were not computed.
     rounds: Option<Result<Values, String>>,
+    /// Whether the values are certified, where probability 1 holds.
+    certified: Option<bool>,
 }
 
 /// One measure's expected value from the worst start, from the declared
@@ -81,6 +84,7 @@ impl Row {
                 .measures
                 .as_ref()
                 .map(|m| m.rounds.as_ref().map(Values::of).map_err(Clone::clone)),
+            certified: c.measures.as_ref().map(|m| m.certified),
         }
     }
 }
@@ -241,9 +245,12 @@ fn text(a: &ExpectArgs, rows: &[Row]) -> String {
     }
     let _ = writeln!(
         out,
-        "expected times to legitimacy: from the worst start,{} and the average over the starts; by value iteration, until no value changed by more than {:e} (relative)\n",
+        "expected times to legitimacy: from the worst start,{} and the average over the starts; by value iteration, {}\n",
         if declared { " from the declared one," } else { "" },
-        crate::verify::expected::TOLERANCE
+        match rows.iter().all(|r| r.certified != Some(false)) {
+            true => super::expect::precision(true),
+            false => "certified where no line below says otherwise".into(),
+        }
     );
     for row in &table {
         let line: Vec<String> = row
@@ -262,6 +269,16 @@ fn text(a: &ExpectArgs, rows: &[Row]) -> String {
                 r.topology, r.daemon
             );
         }
+        if r.certified == Some(false) {
+            let _ = writeln!(
+                out,
+                "not certified on {} under the {} daemon: no upper bound within {:e} was found, and values may fall short of the exact ones by more (value iteration stopped once no value changed by more than {:e}, relative)",
+                r.topology,
+                r.daemon,
+                crate::verify::expected::CERTIFIED_WITHIN,
+                crate::verify::expected::TOLERANCE
+            );
+        }
         if let Some(Err(why)) = &r.rounds {
             let _ = writeln!(
                 out,
@@ -275,10 +292,10 @@ fn text(a: &ExpectArgs, rows: &[Row]) -> String {
 
 fn csv(rows: &[Row]) -> String {
     let mut out = String::from(
-        "n,topology,parameters,configurations,starts,daemon,probability_1,worst_steps,declared_steps,average_steps,worst_moves,declared_moves,average_moves,worst_rounds,declared_rounds,average_rounds\n",
+        "n,topology,parameters,configurations,starts,daemon,probability_1,worst_steps,declared_steps,average_steps,worst_moves,declared_moves,average_moves,worst_rounds,declared_rounds,average_rounds,certified\n",
     );
     let quoted = show::csv_field;
-    // To the tolerance value iteration reaches, not its last digits; an
+    // To the precision value iteration certifies, not its last digits; an
     // empty field where there is no value.
     let field = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.9}"));
     let values = |v: Option<Values>| {
@@ -289,7 +306,7 @@ fn csv(rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{}",
             r.n,
             quoted(&r.topology),
             quoted(&r.params),
@@ -300,6 +317,7 @@ fn csv(rows: &[Row]) -> String {
             values(r.steps),
             values(r.moves),
             values(r.rounds_values()),
+            r.certified.map_or(String::new(), |c| c.to_string()),
         );
     }
     out
@@ -326,6 +344,7 @@ fn json_text(a: &ExpectArgs, rows: &[Row]) -> String {
                 "expected_moves": values(r.moves),
                 "expected_rounds": values(r.rounds_values()),
                 "rounds_not_computed": r.rounds.as_ref().and_then(|r| r.as_ref().err()),
+                "certified": r.certified,
             })
         })
         .collect();
@@ -333,7 +352,7 @@ fn json_text(a: &ExpectArgs, rows: &[Row]) -> String {
         "program": a.instance.program,
         "topology": a.instance.topology,
         "probability_1": rows.iter().all(Row::sure),
-        "tolerance": crate::verify::expected::TOLERANCE,
+        "certified_within": crate::verify::expected::CERTIFIED_WITHIN,
         "instances": each,
     });
     format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())

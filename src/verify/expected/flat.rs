@@ -96,26 +96,57 @@ impl Flat {
         let mut change = 0.0f64;
         for &s in order {
             let s = s as usize;
-            let mut new = 0.0;
-            let (first, last) = (self.configs[s] as usize, self.configs[s + 1] as usize);
-            for o in first..last {
-                let ((weight, c0), (_, c1)) = (self.outcomes[o], self.outcomes[o + 1]);
-                let mut best = 0.0f64;
-                for c in c0 as usize..c1 as usize {
-                    let ((cost, t0), (_, t1)) = (self.choices[c], self.choices[c + 1]);
-                    let (t0, t1) = (t0 as usize, t1 as usize);
-                    let mut after = 0.0;
-                    for (&t, &p) in self.to[t0..t1].iter().zip(&self.probability[t0..t1]) {
-                        after += p * values[t as usize];
-                    }
-                    best = best.max(cost + after);
-                }
-                new += weight * best;
-            }
+            let new = self.bellman(s, values);
             let old = &mut values[s];
             change = change.max((new - *old).abs() / new.abs().max(1.0));
             *old = new;
         }
         change
+    }
+
+    /// Whether one sweep from `upper` (each value from the others as they
+    /// were) would raise none of the configurations in `order`: then
+    /// `upper` bounds the least fixpoint from above. Each new value is
+    /// raised by what its rounding can have taken from it: its terms are
+    /// not negative, so a chain of k roundings loses less than k machine
+    /// epsilons of it, and k is less than its successors, choices and
+    /// outcomes together, and four.
+    pub(super) fn bounds_from_above(&self, order: &[u32], upper: &[f64]) -> bool {
+        order.iter().all(|&s| {
+            let s = s as usize;
+            let (first, last) = (self.configs[s] as usize, self.configs[s + 1] as usize);
+            let (c0, c1) = (
+                self.outcomes[first].1 as usize,
+                self.outcomes[last].1 as usize,
+            );
+            let (t0, t1) = (self.choices[c0].1, self.choices[c1].1);
+            let roundings = (last - first + c1 - c0) as f64 + f64::from(t1 - t0) + 4.0;
+            self.bellman(s, upper) * (1.0 + roundings * f64::EPSILON) <= upper[s]
+        })
+    }
+
+    /// The value of configuration `s` from the values of its successors:
+    /// over its outcomes, by their probabilities, the largest over the
+    /// outcome's choices of the choice's cost and its successors' values
+    /// by their probabilities.
+    #[inline]
+    fn bellman(&self, s: usize, values: &[f64]) -> f64 {
+        let mut new = 0.0;
+        let (first, last) = (self.configs[s] as usize, self.configs[s + 1] as usize);
+        for o in first..last {
+            let ((weight, c0), (_, c1)) = (self.outcomes[o], self.outcomes[o + 1]);
+            let mut best = 0.0f64;
+            for c in c0 as usize..c1 as usize {
+                let ((cost, t0), (_, t1)) = (self.choices[c], self.choices[c + 1]);
+                let (t0, t1) = (t0 as usize, t1 as usize);
+                let mut after = 0.0;
+                for (&t, &p) in self.to[t0..t1].iter().zip(&self.probability[t0..t1]) {
+                    after += p * values[t as usize];
+                }
+                best = best.max(cost + after);
+            }
+            new += weight * best;
+        }
+        new
     }
 }

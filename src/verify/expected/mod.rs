@@ -11,7 +11,9 @@ mod flat;
 mod rounds;
 mod solve;
 
-pub use solve::{expected, expected_rounds, no_sure_arrival, Cost, Solution, TOLERANCE};
+pub use solve::{
+    expected, expected_rounds, no_sure_arrival, Cost, Solution, CERTIFIED_WITHIN, TOLERANCE,
+};
 
 use super::process_bits::as_bits;
 use super::{tell, Choices, Progress, Refusal, Starts, PROGRESS_EVERY};

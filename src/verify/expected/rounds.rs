@@ -16,18 +16,23 @@ use std::collections::HashMap;
 /// with the next step.
 type State = (u32, u64);
 
+/// The model lifted to rounds.
+pub(super) struct Lifted {
+    /// Its states, laid out for value iteration.
+    pub(super) flat: Flat,
+    /// The order a sweep takes the states outside legitimacy in: by the
+    /// processes they owe, fewest first (a round's starts owe none).
+    pub(super) order: Vec<u32>,
+    /// Each state's configuration in the model.
+    pub(super) configs: Vec<u32>,
+}
+
 /// `model` lifted to rounds, laid out for value iteration: its first states
 /// are its configurations each at a round's start, in its order (so a
 /// start keeps its number); a choice costs the rounds it begins (1 from a
 /// round's start, else 0). At most `most` states; processes past 64 are
-/// refused. With it, the order a sweep takes the states outside
-/// legitimacy in: by the processes they owe, fewest first (a round's
-/// starts owe none).
-pub(super) fn lift(
-    model: &Model,
-    processes: usize,
-    most: usize,
-) -> Result<(Flat, Vec<u32>), Refusal> {
+/// refused.
+pub(super) fn lift(model: &Model, processes: usize, most: usize) -> Result<Lifted, Refusal> {
     if processes > 64 {
         return Err(Refusal::Unsupported(
             "rounds follow each process as a bit: at most 64 processes".into(),
@@ -97,5 +102,9 @@ pub(super) fn lift(
         .filter(|&i| !legit[i as usize])
         .collect();
     order.sort_by_key(|&i| states[i as usize].1.count_ones());
-    Ok((lifted, order))
+    Ok(Lifted {
+        flat: lifted,
+        order,
+        configs: states.iter().map(|&(c, _)| c).collect(),
+    })
 }
