@@ -212,19 +212,19 @@ fn an_adversary_takes_the_worst_case_verify_finds() {
                 Movers::Adversary(daemon.clone()),
             );
             let worst = values.iter().copied().fold(0.0, f64::max);
-            assert_eq!(
-                worst,
-                steps.steps.len() as f64,
-                "ring of {n}, {}",
-                daemon.name()
+            assert!(
+                certified_close(worst, steps.steps.len() as f64),
+                "ring of {n}, {}: {worst} against {}",
+                daemon.name(),
+                steps.steps.len()
             );
             let by_rounds = expected::expected_rounds(&model, n, 1 << 20, &values, None).unwrap();
             let worst = by_rounds.values.iter().copied().fold(0.0, f64::max);
             let (verify_rounds, _) = rounds.expect("rounds counted");
-            assert_eq!(
-                worst,
-                verify_rounds as f64,
-                "ring of {n}, {}: rounds",
+            assert!(by_rounds.certified);
+            assert!(
+                certified_close(worst, verify_rounds as f64),
+                "ring of {n}, {}: rounds {worst} against {verify_rounds}",
                 daemon.name()
             );
         }
@@ -354,8 +354,8 @@ fn the_output_says_whether_the_values_are_certified() {
         let (code, out, err) = guarded(&["expect", program, "-d", "central"]);
         assert_eq!(code, 0, "{err}");
         let said = match certified {
-            true => "certified: each value at most 1e-9 below the exact one",
-            false => "not certified: no upper bound within 1e-9 was found",
+            true => "certified: each value within 1e-9 of the exact one",
+            false => "not certified: no bounds within 1e-9 were found",
         };
         assert!(out.contains(said), "{out}");
         let (code, json, err) = guarded(&["expect", program, "-d", "central", "--format", "json"]);
@@ -368,7 +368,6 @@ fn the_output_says_whether_the_values_are_certified() {
             certified,
             "{worst} against {exact}"
         );
-        assert!(worst <= exact, "{worst} against {exact}");
     }
 }
 

@@ -63,11 +63,10 @@ pub fn as_bits(rows: &[i64]) -> usize {
 }
 
 /// Whether `v`, found by value iteration, is `exact` as `guarded expect`
-/// certifies it: not above it (but for rounding), and below it by at most
-/// the certified precision, relative to it (absolutely below 1).
+/// certifies it: within the certified precision, relative to it
+/// (absolutely below 1).
 pub fn certified_close(v: f64, exact: f64) -> bool {
-    let scale = exact.abs().max(1.0);
-    v <= exact + 1e-12 * scale && exact - v <= guarded::verify::expected::CERTIFIED_WITHIN * scale
+    (v - exact).abs() <= guarded::verify::expected::CERTIFIED_WITHIN * exact.abs().max(1.0)
 }
 
 /// Each configuration's value (`values`, in `configs`' order) against the

@@ -286,9 +286,9 @@ fn worst_start(model: &Model, values: &[f64]) -> (f64, u32) {
 }
 
 /// Values closer than this are a tie (relative to the value, absolutely
-/// where it is below one): value iteration's values fall short of the
-/// exact ones by up to [`expected::CERTIFIED_WITHIN`] where certified,
-/// more where not.
+/// where it is below one): value iteration's values lie within
+/// [`expected::CERTIFIED_WITHIN`] of the exact ones where certified,
+/// further where not.
 const TIES: f64 = expected::CERTIFIED_WITHIN;
 
 /// How the steps are drawn and chosen, as the output says it.
@@ -392,11 +392,11 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Computed) -> String {
 pub(super) fn precision(certified: bool) -> String {
     match certified {
         true => format!(
-            "certified: each value at most {:e} below the exact one (relative; absolute below 1)",
+            "certified: each value within {:e} of the exact one (relative; absolute below 1)",
             expected::CERTIFIED_WITHIN
         ),
         false => format!(
-            "until no value changed by more than {:e} (relative); not certified: no upper bound within {:e} was found, and values may fall short of the exact ones by more",
+            "until no value changed by more than {:e} (relative); not certified: no bounds within {:e} were found, and values may be further from the exact ones",
             expected::TOLERANCE,
             expected::CERTIFIED_WITHIN
         ),

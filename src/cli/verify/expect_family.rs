@@ -272,7 +272,7 @@ fn text(a: &ExpectArgs, rows: &[Row]) -> String {
         if r.certified == Some(false) {
             let _ = writeln!(
                 out,
-                "not certified on {} under the {} daemon: no upper bound within {:e} was found, and values may fall short of the exact ones by more (value iteration stopped once no value changed by more than {:e}, relative)",
+                "not certified on {} under the {} daemon: no bounds within {:e} were found, and values may be further from the exact ones (value iteration stopped once no value changed by more than {:e}, relative)",
                 r.topology,
                 r.daemon,
                 crate::verify::expected::CERTIFIED_WITHIN,

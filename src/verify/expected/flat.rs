@@ -90,39 +90,56 @@ impl Flat {
     }
 
     /// One Gauss-Seidel sweep over `values`, the configurations taken in
-    /// `order`, each choice taken to make the value largest: the largest
+    /// `order`, each choice taken to make the value largest, and each value
+    /// moved `relaxation` times as far as that (1: to it): the largest
     /// change relative to the value (or absolutely below 1).
-    pub(super) fn sweep(&self, order: &[u32], values: &mut [f64]) -> f64 {
+    pub(super) fn sweep(&self, order: &[u32], values: &mut [f64], relaxation: f64) -> f64 {
         let mut change = 0.0f64;
         for &s in order {
             let s = s as usize;
-            let new = self.bellman(s, values);
-            let old = &mut values[s];
-            change = change.max((new - *old).abs() / new.abs().max(1.0));
-            *old = new;
+            let moved = relaxation * (self.bellman(s, values) - values[s]);
+            let new = values[s] + moved;
+            change = change.max(moved.abs() / new.abs().max(1.0));
+            values[s] = new;
         }
         change
     }
 
     /// Whether one sweep from `upper` (each value from the others as they
     /// were) would raise none of the configurations in `order`: then
-    /// `upper` bounds the least fixpoint from above. Each new value is
-    /// raised by what its rounding can have taken from it: its terms are
-    /// not negative, so a chain of k roundings loses less than k machine
-    /// epsilons of it, and k is less than its successors, choices and
-    /// outcomes together, and four.
+    /// `upper` bounds the fixpoint from above. Each new value is raised by
+    /// what its rounding can have taken from it (see [`Flat::rounded`]).
     pub(super) fn bounds_from_above(&self, order: &[u32], upper: &[f64]) -> bool {
         order.iter().all(|&s| {
             let s = s as usize;
-            let (first, last) = (self.configs[s] as usize, self.configs[s + 1] as usize);
-            let (c0, c1) = (
-                self.outcomes[first].1 as usize,
-                self.outcomes[last].1 as usize,
-            );
-            let (t0, t1) = (self.choices[c0].1, self.choices[c1].1);
-            let roundings = (last - first + c1 - c0) as f64 + f64::from(t1 - t0) + 4.0;
-            self.bellman(s, upper) * (1.0 + roundings * f64::EPSILON) <= upper[s]
+            self.bellman(s, upper) * (1.0 + self.rounded(s)) <= upper[s]
         })
+    }
+
+    /// Whether one sweep from `lower` (none of its values negative) would
+    /// lower none of the configurations in `order`, each new value lowered
+    /// by what its rounding can have added to it: then, where the fixpoint
+    /// is the only one, `lower` bounds it from below.
+    pub(super) fn bounds_from_below(&self, order: &[u32], lower: &[f64]) -> bool {
+        order.iter().all(|&s| {
+            let s = s as usize;
+            self.bellman(s, lower) * (1.0 - self.rounded(s)) >= lower[s]
+        })
+    }
+
+    /// How far, relative to it, the rounding of configuration `s`'s new
+    /// value can have moved it, where no term is negative: a chain of k
+    /// roundings moves it less than k machine epsilons, and k is less than
+    /// its successors, choices and outcomes together, and four.
+    fn rounded(&self, s: usize) -> f64 {
+        let (first, last) = (self.configs[s] as usize, self.configs[s + 1] as usize);
+        let (c0, c1) = (
+            self.outcomes[first].1 as usize,
+            self.outcomes[last].1 as usize,
+        );
+        let (t0, t1) = (self.choices[c0].1, self.choices[c1].1);
+        let roundings = (last - first + c1 - c0) as f64 + f64::from(t1 - t0) + 4.0;
+        roundings * f64::EPSILON
     }
 
     /// The value of configuration `s` from the values of its successors:
