@@ -52,6 +52,15 @@ impl Flat {
         flat
     }
 
+    /// Whether nothing is drawn: every outcome and successor certain (the
+    /// daemon an adversary, no `random`). Then values are longest paths,
+    /// which sweeps settle on exactly, in about as many as the paths are
+    /// long.
+    pub(super) fn certain(&self) -> bool {
+        let outcomes = &self.outcomes[..self.outcomes.len() - 1];
+        outcomes.iter().all(|&(w, _)| w == 1.0) && self.probability.iter().all(|&p| p == 1.0)
+    }
+
     /// The configurations laid out.
     pub(super) fn len(&self) -> usize {
         self.configs.len() - 1
