@@ -134,7 +134,7 @@ pub fn expected(
 /// make it longest: [`expected`] over the model lifted to configurations
 /// and the processes their round still owes (at most `most` of them).
 /// `steps` are the expected steps from each configuration, [`expected`]'s:
-/// most steps begin no round, and the guesses of upper bounds lean on them.
+/// most steps begin no round, and the guessed bounds lean on them.
 pub fn expected_rounds(
     model: &Model,
     processes: usize,
