@@ -5,6 +5,14 @@
 //! of 9 lifted to rounds, 252,452 states). Each entry says where its parts
 //! start; they end where the next entry's start (a last entry closes each
 //! array).
+//!
+//! Where no choice is left to an adversary (each outcome one choice, as
+//! under a daemon that draws its movers), a configuration's outcomes are
+//! merged as it ends into one distribution over distinct successors: the
+//! value is linear in them, so the sweep computes the same value from
+//! fewer terms (Herman's ring of 7 under the distributed daemon: 3^k
+//! outcomes and draws of k enabled processes reach at most 128
+//! configurations).
 
 use super::{Choice, Model};
 
@@ -21,6 +29,10 @@ pub(super) struct Flat {
     /// with padding), its probability.
     to: Vec<u32>,
     probability: Vec<f64>,
+    /// While a configuration is merged: per successor number, its place
+    /// (plus one) among the merged successors; 0 where not met yet. Reset
+    /// where touched, so that a merge costs its own successors.
+    merged_at: Vec<u32>,
 }
 
 impl Flat {
@@ -33,6 +45,7 @@ impl Flat {
             choices: vec![(0.0, 0)],
             to: Vec::new(),
             probability: Vec::new(),
+            merged_at: Vec::new(),
         }
     }
 
@@ -66,9 +79,69 @@ impl Flat {
         self.configs.len() - 1
     }
 
-    /// Ends the configuration whose parts came since the last one ended.
+    /// Ends the configuration whose parts came since the last one ended,
+    /// merged where each of its outcomes is one choice.
     pub(super) fn config(&mut self) {
+        self.merge_last();
         self.configs.push(self.outcomes.len() as u32 - 1);
+    }
+
+    /// Merges the configuration being built, where each of its outcomes
+    /// has one choice, into one outcome of one choice: the choices' costs
+    /// and successors by their outcomes' probabilities, each successor
+    /// once (at its first place, its probabilities summed in order). The
+    /// value a sweep computes is the same sum, grouped; one outcome of one
+    /// choice whose successors are distinct is left as it is.
+    fn merge_last(&mut self) {
+        let first = self.configs[self.configs.len() - 1] as usize;
+        let end = self.outcomes.len() - 1;
+        let one_choice_each =
+            (first..end).all(|o| self.outcomes[o + 1].1 - self.outcomes[o].1 == 1);
+        if first == end || !one_choice_each {
+            return;
+        }
+        let c0 = self.outcomes[first].1 as usize;
+        let t0 = self.choices[c0].1 as usize;
+        let mut cost = 0.0;
+        let mut merged: Vec<(u32, f64)> = Vec::new();
+        for o in first..end {
+            let (weight, c) = self.outcomes[o];
+            let (choice_cost, from) = self.choices[c as usize];
+            let until = self.choices[c as usize + 1].1;
+            cost += weight * choice_cost;
+            for k in from as usize..until as usize {
+                let t = self.to[k];
+                if self.merged_at.len() <= t as usize {
+                    self.merged_at.resize(t as usize + 1, 0);
+                }
+                let p = weight * self.probability[k];
+                match self.merged_at[t as usize] {
+                    0 => {
+                        merged.push((t, p));
+                        self.merged_at[t as usize] = merged.len() as u32;
+                    }
+                    at => merged[at as usize - 1].1 += p,
+                }
+            }
+        }
+        for &(t, _) in &merged {
+            self.merged_at[t as usize] = 0;
+        }
+        if end - first == 1 && merged.len() == self.to.len() - t0 {
+            return;
+        }
+        self.to.truncate(t0);
+        self.probability.truncate(t0);
+        for (t, p) in merged {
+            self.to.push(t);
+            self.probability.push(p);
+        }
+        self.choices.truncate(c0);
+        self.choices.push((cost, t0 as u32));
+        self.choices.push((0.0, self.to.len() as u32));
+        self.outcomes.truncate(first);
+        self.outcomes.push((1.0, c0 as u32));
+        self.outcomes.push((0.0, c0 as u32 + 1));
     }
 
     /// Starts an outcome of probability `weight`.
@@ -174,5 +247,59 @@ impl Flat {
             new += weight * best;
         }
         new
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two outcomes of one choice each, which reach configuration 1 both:
+    /// merged into one outcome of one choice, each successor once, and the
+    /// same value.
+    #[test]
+    fn outcomes_of_one_choice_each_are_merged_into_distinct_successors() {
+        let mut flat = Flat::new();
+        flat.outcome(0.25);
+        flat.choice(1.0);
+        flat.successor(1, 0.5);
+        flat.successor(2, 0.5);
+        flat.outcome(0.75);
+        flat.choice(3.0);
+        flat.successor(1, 1.0);
+        flat.config();
+        assert_eq!(flat.outcomes[..2], [(1.0, 0), (0.0, 1)]);
+        assert_eq!(flat.choices[..2], [(2.5, 0), (0.0, 2)]);
+        assert_eq!(flat.to, [1, 2]);
+        assert_eq!(flat.probability, [0.875, 0.125]);
+        let values = [0.0, 8.0, 16.0];
+        // 0.25 * (1 + 4 + 8) + 0.75 * (3 + 8), as the outcomes give it.
+        assert_eq!(flat.bellman(0, &values), 11.5);
+    }
+
+    /// An outcome of two choices is an adversary's: the configuration is
+    /// left as it is; the next one is merged on its own.
+    #[test]
+    fn outcomes_with_choices_are_left_as_they_are() {
+        let mut flat = Flat::new();
+        flat.outcome(1.0);
+        flat.choice(1.0);
+        flat.successor(1, 1.0);
+        flat.choice(1.0);
+        flat.successor(1, 1.0);
+        flat.config();
+        flat.outcome(0.5);
+        flat.choice(1.0);
+        flat.successor(0, 1.0);
+        flat.outcome(0.5);
+        flat.choice(1.0);
+        flat.successor(0, 1.0);
+        flat.config();
+        assert_eq!(flat.len(), 2);
+        assert_eq!(flat.configs, [0, 1, 2]);
+        assert_eq!(flat.choices[..3], [(1.0, 0), (1.0, 1), (1.0, 2)]);
+        assert_eq!(flat.to, [1, 1, 0]);
+        assert_eq!(flat.probability, [1.0, 1.0, 1.0]);
+        assert_eq!(flat.bellman(1, &[4.0, 0.0]), 5.0);
     }
 }

@@ -9,7 +9,7 @@
 use super::flat::Flat;
 use super::Model;
 use crate::verify::Refusal;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A state of the lifted model: a configuration of the model and the
 /// processes (as bits) its round still owes; none owed: a round begins
@@ -52,7 +52,7 @@ pub(super) fn lift(model: &Model, processes: usize, most: usize) -> Result<Lifte
         })
         .collect();
     let mut states: Vec<State> = (0..count as u32).map(|c| (c, 0)).collect();
-    let mut index: HashMap<State, u32> = states
+    let mut index: FxHashMap<State, u32> = states
         .iter()
         .enumerate()
         .map(|(i, &s)| (s, i as u32))
