@@ -8,7 +8,8 @@
 //! command line; a program whose processes choose (actions, binder
 //! members) and draw inside branches, with the central and distributed
 //! daemons' draws and rounds, against value iteration over a model built
-//! by hand.
+//! by hand; programs that pass messages, against a random walk's hitting
+//! time and against runs.
 
 mod common;
 use common::markov::{assert_agrees, certified_close, chain};
@@ -759,4 +760,104 @@ fn choices_binders_and_draws_in_branches_agree_with_a_model_by_hand() {
             }
         }
     }
+}
+
+/// A token on a random walk round a ring, passed as a message: the holder
+/// sends it left or right on a fair coin, and the receiver takes it.
+const WALK: &str = "message tok
+channel capacity 1
+var has: bool = index == 0
+process {
+    go :: has -> has := false; if random(bool) { send tok to right } else { send tok to left }
+    take :: receive tok from q -> has := true
+}
+legitimate: exists(p in procs : p.index == n - 1 and p.has)
+";
+
+/// Messages are part of a configuration: the walk from process 0 reaches
+/// its left neighbour, n - 1, in n - 1 hops expected (the walk's hitting
+/// time k(n - k) at distance k = 1), each a send and a receive, so
+/// 2(n - 1) steps; one process is enabled at a time, under either daemon
+/// that draws, so each step is a round.
+#[test]
+fn a_walk_by_messages_takes_two_steps_a_hop() {
+    let dir = std::env::temp_dir().join(format!("guarded-expect-walk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("walk.gc");
+    std::fs::write(&program, WALK).unwrap();
+    for n in [3usize, 5, 7] {
+        for daemon in ["central", "distributed"] {
+            let topology = format!("ring:{n}");
+            let (code, json, err) = guarded(&[
+                "expect",
+                program.to_str().unwrap(),
+                "-t",
+                &topology,
+                "-d",
+                daemon,
+                "--from",
+                "declared",
+                "--format",
+                "json",
+            ]);
+            assert_eq!(code, 0, "{err}");
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(v["certified"], true, "{json}");
+            // The token at a process, or on one of the two arcs out of
+            // one of the n - 1 that hand it on (legitimacy is not left).
+            assert_eq!(v["configurations"], 3 * n as u64 - 2, "{json}");
+            let want = 2.0 * (n as f64 - 1.0);
+            for measure in ["expected_steps", "expected_moves", "expected_rounds"] {
+                let got = v[measure]["declared"].as_f64().unwrap();
+                assert!(certified_close(got, want), "{n} {daemon} {measure}: {got}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Chang and Roberts' election from its start, where the central and
+/// distributed daemons draw and every process takes its first enabled
+/// action (as runs do): the expected steps are the 4n - 1 moves every run
+/// makes, and the expected rounds are within 4 standard errors of the mean
+/// of 20,000 seeded runs of `guarded sweep`. Every configuration of a
+/// program with messages is refused, as `verify` refuses it.
+#[test]
+fn chang_and_roberts_rounds_average_what_is_expected() {
+    let program = "tests/golden/programs/chang_roberts.gc";
+    let dir = std::env::temp_dir().join(format!("guarded-expect-cr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for daemon in ["central", "distributed"] {
+        let args = ["expect", program, "-t", "ring:4", "-d", daemon];
+        let (code, json, err) = guarded(
+            &[
+                &args[..],
+                &[
+                    "--from", "declared", "--choice", "first", "--format", "json",
+                ],
+            ]
+            .concat(),
+        );
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let moves = v["expected_moves"]["declared"].as_f64().unwrap();
+        assert!(certified_close(moves, 15.0), "{daemon}: {moves}");
+        let csv = dir.join(format!("{daemon}.csv"));
+        let run = (program, "ring:4", daemon);
+        for (measure, column) in [
+            ("expected_steps", "stabilized_step"),
+            ("expected_rounds", "stabilized_round"),
+        ] {
+            let (mean, se, _) = sweep_mean(run, "declared", "0..19999", &csv, column);
+            let want = v[measure]["declared"].as_f64().unwrap();
+            assert!(
+                (mean - want).abs() <= 4.0 * se.max(1e-9),
+                "{daemon} {measure}: runs {mean} ± {se}, expected {want}"
+            );
+        }
+        let (code, _, err) = guarded(&args);
+        assert_ne!(code, 0);
+        assert!(err.contains("--from declared"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -187,6 +187,17 @@ fn refuse_unexplorable(inst: &Instance) -> Result<(), Refusal> {
     )))
 }
 
+/// Refuses every configuration of a program that passes messages: with
+/// every channel's possible contents, too many to list.
+pub fn refuse_every_channel_content(inst: &Instance) -> Result<(), Refusal> {
+    match inst.code.capacity {
+        Some(_) => Err(Refusal::Unsupported(
+            "the program passes messages, and every configuration with channel contents is too many to list; explore what its start reaches with --from declared (or an init file)".into(),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The state space of `inst` and how many configurations it has, where
 /// every configuration can be explored; else why not.
 fn every_configuration(inst: &Instance) -> Result<(Space, u128), Refusal> {
@@ -195,11 +206,7 @@ fn every_configuration(inst: &Instance) -> Result<(Space, u128), Refusal> {
             "the program declares no `legitimate:` predicate, so there is nothing to converge to from every configuration; explore what its start reaches with --from declared".into(),
         ));
     }
-    if inst.code.capacity.is_some() {
-        return Err(Refusal::Unsupported(
-            "the program passes messages, and every configuration with channel contents is too many to list; explore what its start reaches with --from declared (or an init file)".into(),
-        ));
-    }
+    refuse_every_channel_content(inst)?;
     refuse_unexplorable(inst)?;
     let space = inst.space();
     let count = space.count();

@@ -23,7 +23,8 @@ pub(in crate::cli) struct ExpectArgs {
     #[arg(long)]
     pub(super) adversary: bool,
     /// Where runs start: `all` (every configuration, the default), `random`
-    /// (every configuration within the declared `random` ranges),
+    /// (every configuration within the declared `random` ranges, channels
+    /// empty),
     /// `declared` or an init file; the average is over these starts.
     #[arg(long, value_name = "all|random|declared|FILE")]
     pub(super) from: Option<String>,
@@ -176,7 +177,10 @@ pub(super) fn compute(
     bar: &Bar,
 ) -> Result<Computed, Refusal> {
     let starts = match origin {
-        Origin::Every => Starts::Every(inst.space()),
+        Origin::Every => {
+            crate::verify::refuse_every_channel_content(inst)?;
+            Starts::Every(inst.space())
+        }
         Origin::Arbitrary => Starts::Every(inst.arbitrary_space()),
         Origin::At(cfg) => Starts::One(cfg.clone()),
     };

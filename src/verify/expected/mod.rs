@@ -90,9 +90,9 @@ pub fn build(
     most: usize,
     progress: Option<Progress>,
 ) -> Result<Model, Refusal> {
-    if inst.code.capacity.is_some() || !inst.code.timers.is_empty() || inst.runs_in_ticks() {
+    if !inst.code.timers.is_empty() || inst.runs_in_ticks() {
         return Err(Refusal::Unsupported(
-            "expected times are computed for programs without messages or timers".into(),
+            "expected times are computed for programs without timers, whose steps are moves (not ticks)".into(),
         ));
     }
     if matches!(movers, Movers::AsRuns(Daemon::LocallyCentral)) {
@@ -145,7 +145,8 @@ struct Builder<'a> {
     rel: crate::runtime::step::StepRelation<'a>,
     movers: &'a Movers,
     every: bool,
-    index: HashMap<Vec<i64>, u32>,
+    /// Each configuration reached (canonical: rows and channels), by number.
+    index: HashMap<Config, u32>,
     model: Model,
     most: usize,
 }
@@ -154,7 +155,7 @@ impl Builder<'_> {
     /// The number of `cfg`, numbered now if new.
     fn number(&mut self, mut cfg: Config) -> Result<u32, Refusal> {
         cfg.canonicalize();
-        if let Some(&i) = self.index.get(&cfg.rows) {
+        if let Some(&i) = self.index.get(&cfg) {
             return Ok(i);
         }
         if self.model.configs.len() >= self.most {
@@ -166,7 +167,7 @@ impl Builder<'_> {
             .legitimate(&cfg)
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?
             .unwrap_or(false);
-        self.index.insert(cfg.rows.clone(), i);
+        self.index.insert(cfg.clone(), i);
         self.model.configs.push(cfg);
         self.model.legit.push(legit);
         Ok(i)
