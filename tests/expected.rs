@@ -861,3 +861,52 @@ fn chang_and_roberts_rounds_average_what_is_expected() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The model is kept within half the memory budget, and the model lifted
+/// to rounds within the rest: past it, the expected times are refused
+/// with what to do (Herman's ring of 11 under the distributed daemon
+/// draws 3^k ways to move from k tokens), or the rounds alone are not
+/// computed, and the output says why.
+#[test]
+fn models_past_the_memory_budget_are_refused_with_the_reason() {
+    let (code, _, err) = guarded(&[
+        "expect",
+        "programs/herman.gc",
+        "-t",
+        "uring:11",
+        "-d",
+        "distributed",
+        "--memory-limit",
+        "64M",
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("the model passes 32 MB (half the memory budget)")
+            && err.contains("raise --memory-limit"),
+        "{err}"
+    );
+    let args = [
+        "expect",
+        "programs/herman.gc",
+        "-t",
+        "uring:9",
+        "-d",
+        "central",
+    ];
+    let (code, json, err) =
+        guarded(&[&args[..], &["--memory-limit", "64M", "--format", "json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let why = v["rounds_not_computed"].as_str().unwrap_or_default();
+    assert!(why.contains("the model lifted to rounds passes"), "{json}");
+    assert!(v["expected_rounds"].is_null(), "{json}");
+    // The steps as without the limit.
+    let (code, unlimited, err) = guarded(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let u: serde_json::Value = serde_json::from_str(&unlimited).unwrap();
+    assert_eq!(
+        v["expected_steps"], u["expected_steps"],
+        "{json}\n{unlimited}"
+    );
+    assert!(u["rounds_not_computed"].is_null(), "{unlimited}");
+}

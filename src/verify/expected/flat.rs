@@ -74,6 +74,13 @@ impl Flat {
         outcomes.iter().all(|&(w, _)| w == 1.0) && self.probability.iter().all(|&p| p == 1.0)
     }
 
+    /// The bytes its arrays hold (as allocated).
+    pub(super) fn bytes(&self) -> u64 {
+        let words = (self.configs.capacity() + self.to.capacity() + self.merged_at.capacity()) * 4;
+        let pairs = (self.outcomes.capacity() + self.choices.capacity()) * 16;
+        (words + pairs + self.probability.capacity() * 8) as u64
+    }
+
     /// The configurations laid out.
     pub(super) fn len(&self) -> usize {
         self.configs.len() - 1

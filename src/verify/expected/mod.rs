@@ -77,6 +77,8 @@ pub struct Model {
     /// Per configuration outside legitimacy, its outcomes (none where no
     /// process is enabled).
     pub outcomes: Vec<Vec<Outcome>>,
+    /// About the bytes it takes, index included.
+    pub bytes: u64,
 }
 
 /// The model of `inst` from `starts`, the movers chosen as `movers` says
@@ -111,9 +113,11 @@ pub fn build(
             starts: 0,
             legit: Vec::new(),
             outcomes: Vec::new(),
+            bytes: 0,
         },
         most,
     };
+    let budget = crate::memory::limit() / 2;
     match starts {
         Starts::One(cfg) => {
             b.number(cfg)?;
@@ -134,8 +138,16 @@ pub fn build(
             tell(progress, "expected: reaching", next as u64, 0)?;
         }
         let outcomes = b.outcomes_of(next)?;
+        b.model.bytes += outcomes_bytes(&outcomes);
         b.model.outcomes.push(outcomes);
         next += 1;
+        if b.model.bytes > budget {
+            return Err(Refusal::Unsupported(format!(
+                "the model passes {} MB (half the memory budget) at {} configurations: raise --memory-limit, or start from fewer (--from declared or a file)",
+                budget >> 20,
+                b.model.configs.len()
+            )));
+        }
     }
     Ok(b.model)
 }
@@ -149,6 +161,16 @@ struct Builder<'a> {
     index: HashMap<Config, u32>,
     model: Model,
     most: usize,
+}
+
+/// Bytes a configuration's outcomes take, about (as allocated, but the
+/// allocator's own).
+fn outcomes_bytes(outcomes: &[Outcome]) -> u64 {
+    let choices = outcomes.iter().flat_map(|o| &o.choices);
+    let steps: usize = choices
+        .map(|c| size_of::<Choice>() + c.to.capacity() * size_of::<(u32, f64)>())
+        .sum();
+    (size_of_val(outcomes) + steps) as u64
 }
 
 impl Builder<'_> {
@@ -167,6 +189,11 @@ impl Builder<'_> {
             .legitimate(&cfg)
             .map_err(|e| Refusal::Runtime(Box::new((e, cfg.clone()))))?
             .unwrap_or(false);
+        // The configuration twice (kept, and the index's key), and the
+        // index's entry with the table's slack.
+        let queued: usize = cfg.chans.queues.iter().map(|q| q.capacity()).sum();
+        let config = cfg.rows.capacity() * 8 + queued * size_of::<crate::state::channels::Msg>();
+        self.model.bytes += 2 * (size_of::<Config>() + config) as u64 + 48;
         self.index.insert(cfg.clone(), i);
         self.model.configs.push(cfg);
         self.model.legit.push(legit);

@@ -27,12 +27,21 @@ pub(super) struct Lifted {
     pub(super) configs: Vec<u32>,
 }
 
+/// Bytes a state takes beyond its parts in the layout: itself, its
+/// number's entry in the index (with the table's slack), its place in the
+/// order, its configuration.
+const STATE_BYTES: u64 = 16 + 32 + 4 + 4;
+
 /// `model` lifted to rounds, laid out for value iteration: its first states
 /// are its configurations each at a round's start, in its order (so a
 /// start keeps its number); a choice costs the rounds it begins (1 from a
-/// round's start, else 0). At most `most` states; processes past 64 are
-/// refused.
-pub(super) fn lift(model: &Model, processes: usize, most: usize) -> Result<Lifted, Refusal> {
+/// round's start, else 0). At most `most` states, and `bytes` in all;
+/// processes past 64 are refused.
+pub(super) fn lift(
+    model: &Model,
+    processes: usize,
+    (most, bytes): (usize, u64),
+) -> Result<Lifted, Refusal> {
     if processes > 64 {
         return Err(Refusal::Unsupported(
             "rounds follow each process as a bit: at most 64 processes".into(),
@@ -93,6 +102,14 @@ pub(super) fn lift(model: &Model, processes: usize, most: usize) -> Result<Lifte
         lifted.config();
         legit.push(model.legit[c as usize]);
         next += 1;
+        let taken = lifted.bytes() + states.len() as u64 * STATE_BYTES;
+        if taken > bytes {
+            return Err(Refusal::Unsupported(format!(
+                "the model lifted to rounds passes {} MB (the memory budget less the model's) at {} states: raise --memory-limit",
+                bytes >> 20,
+                states.len()
+            )));
+        }
     }
     // A state's steps lead to states owing fewer processes, or as many
     // (its mover was not owed), or to a round's start: a sweep that takes

@@ -132,7 +132,8 @@ pub fn expected(
 /// The expected rounds to legitimacy from each configuration of `model`
 /// (of `processes` processes), at a round's start, each choice taken to
 /// make it longest: [`expected`] over the model lifted to configurations
-/// and the processes their round still owes (at most `most` of them).
+/// and the processes their round still owes (at most `most` of them, in
+/// the memory budget less what the model takes).
 /// `steps` are the expected steps from each configuration, [`expected`]'s:
 /// most steps begin no round, and the guessed bounds lean on them.
 pub fn expected_rounds(
@@ -142,7 +143,8 @@ pub fn expected_rounds(
     steps: &[f64],
     progress: Option<Progress>,
 ) -> Result<Solution, Refusal> {
-    let lifted = super::rounds::lift(model, processes, most)?;
+    let budget = crate::memory::limit().saturating_sub(model.bytes);
+    let lifted = super::rounds::lift(model, processes, (most, budget))?;
     let steps: Vec<f64> = lifted.configs.iter().map(|&c| steps[c as usize]).collect();
     let margin = Margin {
         steps: Some(&steps),
