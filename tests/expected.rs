@@ -910,3 +910,38 @@ fn models_past_the_memory_budget_are_refused_with_the_reason() {
     );
     assert!(u["rounds_not_computed"].is_null(), "{unlimited}");
 }
+
+/// A configuration named in the output shows its messages in transit:
+/// process 0's coin either makes legitimacy or sends a token that is
+/// passed round the ring for ever, so probability 1 fails from the start,
+/// and runs can be kept out of legitimacy from where the token is on its
+/// way to process 1 (its rows alone are those of no trap).
+#[test]
+fn configurations_named_show_their_messages_in_transit() {
+    let dir = std::env::temp_dir().join(format!("guarded-expect-coin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("coin.gc");
+    std::fs::write(
+        &program,
+        "message tok
+channel capacity 1
+var x: 0..3 = 0
+process {
+    flip :: index == 0 and x == 0 -> if random(bool) { x := 3 } else { x := 1; send tok to right }
+    pass :: receive tok from q -> send tok to right
+}
+legitimate: exists(p in procs : p.x == 3)
+",
+    )
+    .unwrap();
+    let program = program.to_str().unwrap();
+    let args = ["expect", program, "-t", "ring:3", "-d", "central"];
+    let (code, out, err) = guarded(&[&args[..], &["--from", "declared"]].concat());
+    assert_eq!(code, 5, "{err}");
+    assert!(
+        out.contains("probability 1  fails: from x = [0, 0, 0] legitimacy may never be reached")
+            && out.contains("from x = [1, 0, 0]; in transit 0->1: tok runs can be kept out"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -245,8 +245,23 @@ pub(super) fn step_texts(inst: &Instance, v: &Verdict, run: &Run, sep: &str) -> 
 pub(super) use crate::report::counted as count;
 
 /// A configuration in one line: `x = [0, 2, 1]` for one variable per
-/// process, else `0: x=1 y=2 | 1: ...`.
+/// process, else `0: x=1 y=2 | 1: ...`; then the messages in transit, if
+/// any (`; in transit 0->1: tok, 1->2: elect(3) elected(2)`).
 pub(super) fn config_text(inst: &Instance, cfg: &Config) -> String {
+    let rows = rows_text(inst, cfg);
+    let transit = crate::runtime::init::in_transit(&inst.prog, &inst.topo, &cfg.chans);
+    if transit.is_empty() {
+        return rows;
+    }
+    let channels: Vec<String> = transit
+        .iter()
+        .map(|(p, q, ms)| format!("{p}->{q}: {}", ms.join(" ")))
+        .collect();
+    format!("{rows}; in transit {}", channels.join(", "))
+}
+
+/// [`config_text`]'s rows.
+fn rows_text(inst: &Instance, cfg: &Config) -> String {
     let (prog, code, topo) = (&inst.prog, &inst.code, &inst.topo);
     let stride = code.stride;
     let show = |p: usize, v: usize| {

@@ -581,16 +581,28 @@ pub(crate) fn format_config(
             }
         }
     }
+    for (p, q, ms) in in_transit(prog, topo, chans) {
+        out.push_str(&format!("{p}->{q} = {}\n", ms.join(" ")));
+    }
+    out
+}
+
+/// The messages in transit, channel by channel (sender, receiver, the
+/// messages oldest first), the empty channels left out.
+pub(crate) fn in_transit(
+    prog: &ir::Program,
+    topo: &Topology,
+    chans: &Channels,
+) -> Vec<(usize, u32, Vec<String>)> {
+    let mut out = Vec::new();
     for p in 0..topo.n() {
         for &q in topo.nbrs(p) {
             let Some(c) = chans.between(topo, p, q as usize) else {
                 continue;
             };
-            if c.is_empty() {
-                continue;
+            if !c.is_empty() {
+                out.push((p, q, c.iter().map(|m| msg_text(prog, m)).collect()));
             }
-            let ms: Vec<String> = c.iter().map(|m| msg_text(prog, m)).collect();
-            out.push_str(&format!("{p}->{q} = {}\n", ms.join(" ")));
         }
     }
     out

@@ -20,7 +20,7 @@ mod partial;
 pub(crate) use partial::PartialState;
 
 pub(crate) use file::{
-    apply, apply_channels, format_config, msg_text, parse_assignments, parse_channels,
+    apply, apply_channels, format_config, in_transit, msg_text, parse_assignments, parse_channels,
 };
 
 /// Where the initial configuration comes from.
