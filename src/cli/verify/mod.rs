@@ -24,6 +24,7 @@ mod expect;
 mod expect_family;
 mod family;
 mod json;
+mod one_line;
 mod options;
 mod show;
 mod witness;

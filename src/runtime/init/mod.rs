@@ -16,12 +16,12 @@ use std::collections::VecDeque;
 
 mod file;
 mod partial;
+mod written;
 
 pub(crate) use partial::PartialState;
 
-pub(crate) use file::{
-    apply, apply_channels, format_config, in_transit, msg_text, parse_assignments, parse_channels,
-};
+pub(crate) use file::{apply, apply_channels, parse_assignments, parse_channels};
+pub(crate) use written::{format_config, in_transit, msg_text};
 
 /// Where the initial configuration comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
