@@ -939,8 +939,8 @@ legitimate: exists(p in procs : p.x == 3)
     let (code, out, err) = guarded(&[&args[..], &["--from", "declared"]].concat());
     assert_eq!(code, 5, "{err}");
     assert!(
-        out.contains("probability 1  fails: from x = [0, 0, 0] legitimacy may never be reached")
-            && out.contains("from x = [1, 0, 0]; in transit 0->1: tok runs can be kept out"),
+        out.contains("probability 1  fails: from x = [0, 0, 0], legitimacy may never be reached")
+            && out.contains("from x = [1, 0, 0]; in transit 0->1: tok, runs can be kept out"),
         "{out}"
     );
     std::fs::remove_dir_all(&dir).ok();

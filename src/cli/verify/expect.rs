@@ -344,7 +344,7 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Computed) -> String {
         let chosen = a.adversary || (a.choice == ChoiceArg::Every && inst.code.may_choose());
         let _ = writeln!(
             out,
-            "probability 1  fails: from {} legitimacy may never be reached (with positive probability{}): from {} runs can be kept out of it for ever",
+            "probability 1  fails: from {}, legitimacy may never be reached (with positive probability{}): from {}, runs can be kept out of it for ever",
             config_text(inst, &model.configs[start as usize]),
             if chosen { ", with the worst choices" } else { "" },
             config_text(inst, &model.configs[trap as usize])

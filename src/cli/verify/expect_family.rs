@@ -265,7 +265,7 @@ fn text(a: &ExpectArgs, rows: &[Row]) -> String {
         if let Some((start, trap)) = &r.unsure {
             let _ = writeln!(
                 out,
-                "probability 1 fails on {} under the {} daemon: from {start} legitimacy may never be reached: from {trap} runs can be kept out of it for ever",
+                "probability 1 fails on {} under the {} daemon: from {start}, legitimacy may never be reached: from {trap}, runs can be kept out of it for ever",
                 r.topology, r.daemon
             );
         }
