@@ -1,7 +1,8 @@
 //! `verify --format json`: the verdicts, their runs and configurations
 //! as JSON.
 
-use super::show::{fault_text, no_run_counts};
+use super::one_line::fault_text;
+use super::show::no_run_counts;
 use super::*;
 
 /// A configuration as JSON: one object of values per process.

@@ -33,8 +33,9 @@ use daemons::{daemons, daemons_for_time};
 use engines::{engine, explore_symbolically, EngineArg};
 pub(super) use expect::{expect, ExpectArgs};
 use json::verdict_json;
+use one_line::config_text;
 use options::{ChoiceArg, FairnessArg, Format};
-use show::{block, config_text, header};
+use show::{block, header};
 use std::sync::atomic::{AtomicBool, Ordering};
 use witness::write_witnesses;
 

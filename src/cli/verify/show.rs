@@ -1,7 +1,7 @@
 //! What `guarded verify` prints: a block of text per daemon, or one JSON
 //! object, with configurations and runs in one line each.
 
-pub(super) use super::one_line::{config_text, fault_text};
+use super::one_line::fault_text;
 use super::*;
 use crate::runtime::daemon::Daemon;
 use crate::verify::Fairness;

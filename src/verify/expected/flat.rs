@@ -33,6 +33,10 @@ pub(super) struct Flat {
     /// (plus one) among the merged successors; 0 where not met yet. Reset
     /// where touched, so that a merge costs its own successors.
     merged_at: Vec<u32>,
+    /// While a configuration is merged: its successors merged so far, and
+    /// their probabilities (kept between configurations, not allocated
+    /// for each).
+    merged: Vec<(u32, f64)>,
 }
 
 impl Flat {
@@ -46,6 +50,7 @@ impl Flat {
             to: Vec::new(),
             probability: Vec::new(),
             merged_at: Vec::new(),
+            merged: Vec::new(),
         }
     }
 
@@ -77,7 +82,8 @@ impl Flat {
     /// The bytes its arrays hold (as allocated).
     pub(super) fn bytes(&self) -> u64 {
         let words = (self.configs.capacity() + self.to.capacity() + self.merged_at.capacity()) * 4;
-        let pairs = (self.outcomes.capacity() + self.choices.capacity()) * 16;
+        let pairs =
+            (self.outcomes.capacity() + self.choices.capacity() + self.merged.capacity()) * 16;
         (words + pairs + self.probability.capacity() * 8) as u64
     }
 
@@ -110,7 +116,8 @@ impl Flat {
         let c0 = self.outcomes[first].1 as usize;
         let t0 = self.choices[c0].1 as usize;
         let mut cost = 0.0;
-        let mut merged: Vec<(u32, f64)> = Vec::new();
+        let mut merged = std::mem::take(&mut self.merged);
+        merged.clear();
         for o in first..end {
             let (weight, c) = self.outcomes[o];
             let (choice_cost, from) = self.choices[c as usize];
@@ -134,14 +141,18 @@ impl Flat {
         for &(t, _) in &merged {
             self.merged_at[t as usize] = 0;
         }
-        if end - first == 1 && merged.len() == self.to.len() - t0 {
-            return;
+        let distinct = end - first == 1 && merged.len() == self.to.len() - t0;
+        if !distinct {
+            self.to.truncate(t0);
+            self.probability.truncate(t0);
+            for &(t, p) in &merged {
+                self.to.push(t);
+                self.probability.push(p);
+            }
         }
-        self.to.truncate(t0);
-        self.probability.truncate(t0);
-        for (t, p) in merged {
-            self.to.push(t);
-            self.probability.push(p);
+        self.merged = merged;
+        if distinct {
+            return;
         }
         self.choices.truncate(c0);
         self.choices.push((cost, t0 as u32));
