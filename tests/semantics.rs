@@ -707,6 +707,47 @@ fn a_minimum_of_pairs_compares_lexicographically_however_it_is_read() {
 }
 
 #[test]
+fn a_tuple_component_is_read_by_its_number() {
+    // Components of a tuple written out, of a definition, of a conditional
+    // and of the neighbours' smallest pair, each copied into a variable of
+    // its own by one synchronous step from random rows.
+    let src = "var a: 0..2\nvar b: 0..2\n\
+        var lo_a: 0..2\nvar lo_b: 0..2\nvar own_b: 0..2\nvar pick: 0..2\nvar lit: 0..9\n\
+        def key(p) = (p.a, p.b)\n\
+        process {\n\
+          copy :: true -> lo_a, lo_b := min(q in nbrs : q.key)[0], min(q in nbrs : q.key)[1];\n\
+            own_b := self.key[1]; pick := (if a > b then key(self) else (b, a))[0];\n\
+            lit := (7, true, 9)[2]\n\
+        }";
+    for seed in 0..20 {
+        let setup = Setup {
+            topology: Some("random:8".into()),
+            init: InitMode::Random,
+            daemon: Daemon::Synchronous,
+            seed,
+            ..Setup::default()
+        };
+        let mut s = simulate(src, &setup).unwrap_or_else(|e| panic!("{e}"));
+        let before: Vec<(i64, i64)> = (0..s.n())
+            .map(|p| (s.value(p, "a").unwrap(), s.value(p, "b").unwrap()))
+            .collect();
+        let lows: Vec<(i64, i64)> = (0..s.n()).map(|p| lowest_pair(&s, p)).collect();
+        s.step().unwrap();
+        for (p, (&(a, b), &low)) in before.iter().zip(&lows).enumerate() {
+            let got = |var: &str| s.value(p, var).unwrap();
+            assert_eq!((got("lo_a"), got("lo_b")), low, "seed {seed}, process {p}");
+            assert_eq!(got("own_b"), b, "seed {seed}, process {p}");
+            assert_eq!(
+                got("pick"),
+                if a > b { a } else { b },
+                "seed {seed}, process {p}"
+            );
+            assert_eq!(got("lit"), 9);
+        }
+    }
+}
+
+#[test]
 fn a_minimum_over_nothing_is_a_fault_where_the_comparison_reads_it() {
     let src = "var a: 0..2 = 0\nvar b: 0..2 = 0\n\
         def low(p) = min(q in {q in nbrs(p) : q.a > 0} : (q.a, q.b))\n\

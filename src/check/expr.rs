@@ -1,4 +1,4 @@
-//! Expressions: typing, comparisons (tuples lexicographically),
+//! Expressions: typing, comparisons (of tuples: see [`super::tuples`]),
 //! arithmetic, and reads of edge variables.
 
 use super::*;
@@ -169,6 +169,7 @@ impl Checker {
             Expr::Index(base, index, span) => {
                 let arr = self.expr(base);
                 match arr? {
+                    Typed::Tuple(comps) => self.component(comps, index, *span),
                     Typed::Array(p, v) => {
                         let i = Box::new(self.index_expr(v, index)?);
                         Some(match self.vars[v].ty {
@@ -184,7 +185,7 @@ impl Checker {
                                 format!("cannot index {found}"),
                             )
                             .label(base.span(), format!("this is {found}"))
-                            .help("only variables declared `array[LEN] of DOMAIN` have elements"),
+                            .help("arrays (variables declared `array[LEN] of DOMAIN`) have elements, and tuples have components (`key[0]`)"),
                         );
                         None
                     }
@@ -378,60 +379,6 @@ impl Checker {
         }
     }
 
-    /// Tuples compare lexicographically: the first differing component decides.
-    pub(super) fn compare_tuples(
-        &mut self,
-        op: BinOp,
-        a: Vec<Typed>,
-        b: Vec<Typed>,
-        l: Span,
-        r: Span,
-    ) -> Option<BExpr> {
-        use BinOp::*;
-        // A `min`/`max` of tuples on the left is one search read once per
-        // component: searched once for the whole comparison instead.
-        if let Some((slot, best, a)) = shared_best(&a, &b) {
-            let inner = self.compare_tuples(op, a, b, l, r)?;
-            let once = IExpr::Let(
-                slot,
-                Box::new(best),
-                Box::new(IExpr::FromBool(Box::new(inner))),
-            );
-            return Some(BExpr::Cmp(ir::Cmp::Ne, once, IExpr::Const(0)));
-        }
-        let eqs: Vec<BExpr> = a
-            .iter()
-            .zip(&b)
-            .map(|(x, y)| self.compare(Eq, x.clone(), y.clone(), l, r))
-            .collect::<Option<_>>()?;
-        let all_eq = eqs
-            .iter()
-            .cloned()
-            .reduce(|x, y| BExpr::And(Box::new(x), Box::new(y)))
-            .unwrap_or(BExpr::Const(true));
-        match op {
-            Eq => return Some(all_eq),
-            Ne => return Some(BExpr::Not(Box::new(all_eq))),
-            _ => {}
-        }
-        // a < b: some prefix equal, then a smaller component; `<=` also when all equal.
-        let strict = if matches!(op, Lt | Le) { Lt } else { Gt };
-        let mut out = if matches!(op, Le | Ge) {
-            all_eq
-        } else {
-            BExpr::Const(false)
-        };
-        for k in (0..a.len()).rev() {
-            let less = self.compare(strict, a[k].clone(), b[k].clone(), l, r)?;
-            let prefix = eqs[..k]
-                .iter()
-                .cloned()
-                .fold(less, |acc, e| BExpr::And(Box::new(e), Box::new(acc)));
-            out = BExpr::Or(Box::new(prefix), Box::new(out));
-        }
-        Some(out)
-    }
-
     pub(super) fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, span: Span) -> Option<Typed> {
         use BinOp::*;
         match op {
@@ -508,66 +455,5 @@ impl Checker {
                 None
             }
         }
-    }
-}
-
-/// Where every component of `a` reads one search (`Let(slot, best, key)`,
-/// possibly plus or minus a constant: a `min` of tuples, or its successor)
-/// and the comparison with `b` can search once, first, with the same values
-/// and faults: the search draws nothing; the keys and `b` are plain reads
-/// that bind no local (`b` reads none of the search's slot, and cannot fault
-/// or draw, so reading it before the search changes nothing); in the
-/// lowered comparison every key is still read after the search. Returns the
-/// slot, the search and `a` reading the slot.
-fn shared_best(a: &[Typed], b: &[Typed]) -> Option<(usize, IExpr, Vec<Typed>)> {
-    let mut shared: Option<(usize, &IExpr)> = None;
-    let mut stripped = Vec::with_capacity(a.len());
-    for c in a {
-        let Typed::Int(e, ty) = c else { return None };
-        let (slot, best, key) = match e {
-            IExpr::Let(slot, best, key) if plain_read(key, None) => {
-                (*slot, &**best, (**key).clone())
-            }
-            IExpr::Arith(op @ (Arith::Add | Arith::Sub), x, k, span)
-                if matches!(&**k, IExpr::Const(_)) =>
-            {
-                let IExpr::Let(slot, best, key) = &**x else {
-                    return None;
-                };
-                if !plain_read(key, None) {
-                    return None;
-                }
-                let key = IExpr::Arith(*op, key.clone(), k.clone(), *span);
-                (*slot, &**best, key)
-            }
-            _ => return None,
-        };
-        match shared {
-            None if matches!(best, IExpr::Best(_)) => shared = Some((slot, best)),
-            Some((s, b)) if s == slot && b == best => {}
-            _ => return None,
-        }
-        stripped.push(Typed::Int(key, *ty));
-    }
-    let (slot, best) = shared?;
-    let b_plain = (b.iter()).all(|c| matches!(c, Typed::Int(e, _) if plain_read(e, Some(slot))));
-    (b_plain && !ir::draws_i(best)).then(|| (slot, best.clone(), stripped))
-}
-
-/// Whether `e` is a read that cannot fault, draw or bind: a constant, a
-/// parameter, `n`, a local other than `forbidden`, or a plain variable, id
-/// or index of the process itself, of a process a local names (not
-/// `forbidden`) or of the one an own variable names.
-fn plain_read(e: &IExpr, forbidden: Option<usize>) -> bool {
-    let allowed = |s: usize| forbidden != Some(s);
-    match e {
-        IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => true,
-        IExpr::Local(s) => allowed(*s),
-        IExpr::Var(p, _) | IExpr::Index(p) | IExpr::Id(p) | IExpr::NodeOf(p) => match p {
-            Proc::Me | Proc::Through(_) => true,
-            Proc::Local(s) => allowed(*s),
-            _ => false,
-        },
-        _ => false,
     }
 }

@@ -12,6 +12,7 @@ pub mod ir;
 mod names;
 mod shown;
 mod stmt;
+mod tuples;
 
 use crate::diagnostic::{suggest, Problem};
 use crate::span::Span;
