@@ -1350,3 +1350,40 @@ fn timers_in_rounds_are_refused_with_what_to_do_instead() {
     assert!(err.contains("`guarded sweep`"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Where some role has several actions, every mover of a witness is named,
+/// the one of a role with one action too: `{0,1:raise}` would read as both
+/// taking `raise`.
+#[test]
+fn every_mover_is_named_once_some_role_has_several_actions() {
+    let dir = std::env::temp_dir().join(format!("guarded-named-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("named.gc");
+    std::fs::write(
+        &program,
+        "var x: 0..1\n\
+         process where index == 0 { root :: x == 1 -> x := 0 }\n\
+         process where index != 0 {\n\
+             lower :: x == 1 and left.x == 0 -> x := 0\n\
+             raise :: x == 0 and left.x == 1 -> x := 1\n\
+         }\n\
+         legitimate: forall(p in procs : p.x == 0)\n",
+    )
+    .unwrap();
+    let (exit, text) = guarded(&[
+        "verify",
+        program.to_str().unwrap(),
+        "--topology",
+        "chain:3",
+        "--from",
+        "all",
+        "--daemon",
+        "synchronous",
+    ]);
+    assert_eq!(exit, 0, "{text}");
+    assert!(
+        text.contains("most moves   from x = [1, 0, 1], moving {0:root,1:raise,2:lower} {1:lower,2:raise} {2:lower}"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

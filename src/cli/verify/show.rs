@@ -224,20 +224,19 @@ pub(super) fn block(
 
 /// Each step of `run` as a line of its moves, joined by `sep`, as a
 /// schedule writes them: each with its action (and binder member and
-/// values drawn) where a process may choose or its role has several
+/// values drawn) where a process may choose or some role has several
 /// actions, else the process alone.
 pub(super) fn step_texts(inst: &Instance, v: &Verdict, run: &Run, sep: &str) -> Vec<String> {
     let code = &inst.code;
     // Which of several guarded actions moved is what a reader of a
-    // counterexample asks first (`{0:reset}`, not `{0}`).
-    let named = |p: u32| v.may_choose || code.roles[code.role_of.of(p as usize)].actions.len() > 1;
+    // counterexample asks first (`{0:reset}`, not `{0}`). Every mover is
+    // named once one is: `{0,1:level}` reads as both taking `level`
+    // where 0's role has one action.
+    let named = v.may_choose || code.roles.iter().any(|role| role.actions.len() > 1);
     run.steps
         .iter()
         .map(|step| {
-            let moves: Vec<String> = step
-                .iter()
-                .map(|m| m.text(code, named(m.process)))
-                .collect();
+            let moves: Vec<String> = step.iter().map(|m| m.text(code, named)).collect();
             moves.join(sep)
         })
         .collect()
