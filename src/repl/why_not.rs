@@ -212,9 +212,14 @@ impl Session {
     }
 
     /// A conjunct `c` of `a`'s guard that is a `forall` or an `exists`,
-    /// made ready to be evaluated member by member at `p`; `None` for any
-    /// other conjunct, or where its body does not check or compile.
+    /// or one negated, made ready to be evaluated member by member at `p`;
+    /// `None` for any other conjunct, or where its body does not check or
+    /// compile.
     fn quantified(&self, p: usize, a: &ast::Action, c: &ast::Expr) -> Option<Quantified> {
+        let (c, negated) = match c {
+            ast::Expr::Unary(ast::UnOp::Not, inner, _) => (&**inner, true),
+            c => (c, false),
+        };
         // A definition whose body is one (`Can_Attach(self)`), expanded.
         let expanded;
         let (c, via) = match c {
@@ -255,6 +260,7 @@ impl Session {
             .ok()?;
         Some(Quantified {
             exists,
+            negated,
             via,
             var: check::shown_name(&var.name).to_string(),
             set,
@@ -268,7 +274,9 @@ impl Session {
 
     /// The lines under a quantifier that is false at `p` in binding `b`:
     /// the first member its body is false for (`forall`), or each member,
-    /// a few at most (`exists`), with the values its body reads there.
+    /// a few at most (`exists`), with the values its body reads there;
+    /// negated, the first member its body is true for (`not exists`), or
+    /// each (`not forall`).
     fn members_failing(&self, p: usize, q: &Quantified, b: usize, indent: &str) -> Vec<String> {
         /// The most members of a false `exists` listed.
         const MOST: usize = 6;
@@ -291,15 +299,20 @@ impl Session {
             return lines;
         }
         let said = lines.len();
+        // What the body is at the members shown, and whether each is.
+        let (shown, every) = match q.negated {
+            false => ("false", q.exists),
+            true => ("true", !q.exists),
+        };
         for (k, &m) in found.iter().enumerate() {
             if lines.len() == said + MOST {
                 let left = found.len() - k;
-                lines.push(format!("{indent}  ... and {left} more, false for each"));
+                lines.push(format!("{indent}  ... and {left} more, {shown} for each"));
                 break;
             }
             q.cells[slot].set(m);
             let value = shown_in(&self.sim, p, &q.body, &q.cells);
-            if value.as_deref() == Ok("true") {
+            if value.as_ref().is_ok_and(|v| v != shown) {
                 continue;
             }
             let reads: Vec<String> = q
@@ -317,7 +330,7 @@ impl Session {
                 Ok(v) => format!("{at}  is {v}  ({})", reads.join(", ")),
                 Err(why) => format!("{at}  cannot be evaluated: {why}"),
             });
-            if !q.exists {
+            if !every {
                 break;
             }
         }
@@ -424,6 +437,10 @@ impl Session {
 /// message taken), in the order the guard's explanation lists them.
 struct Quantified {
     exists: bool,
+    /// Whether the conjunct is the quantifier negated (`not exists(...)`):
+    /// false where the quantifier holds, so the members shown are those
+    /// its body is true for.
+    negated: bool,
     /// Where the quantifier is a definition's body: what the definition
     /// is, with its arguments.
     via: Option<String>,
