@@ -122,6 +122,11 @@ fn bodies(body: &str) -> Result<Vec<String>, String> {
                 ));
             }
             Some((e, values)) => {
+                if let Some(meant) = sizes_between(body, i, e) {
+                    return Err(format!(
+                        "`{body}`: a range stands for one number, not for sizes from one ROWSxCOLS to another; write `{meant}`"
+                    ));
+                }
                 ranges.push((i, e, values?));
                 i = e;
             }
@@ -149,6 +154,18 @@ fn bodies(body: &str) -> Result<Vec<String>, String> {
             out
         })
         .collect())
+}
+
+/// Where the range `start..end` of `body` is written between two sizes
+/// of a grid (`2x2..4x4`: the range `2..4`, read as a column count, would
+/// make `2x2x4`), the ranges meant (`2..4x2..4`); else `None`.
+fn sizes_between(body: &str, start: usize, end: usize) -> Option<String> {
+    let rows_from = body[..start].strip_suffix('x')?;
+    let cols_to = body[end..].strip_prefix('x')?;
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let (cols_from, rows_to) = body[start..end].split_once("..")?;
+    (all_digits(rows_from) && all_digits(cols_to) && all_digits(rows_to))
+        .then(|| format!("{rows_from}..{rows_to}x{cols_from}..{cols_to}"))
 }
 
 /// Where a range starting at `i` (`A..B`, then `+S` or `*F`) ends, if one does.
@@ -346,6 +363,14 @@ mod tests {
             strings(&["file:g1..3.txt", "file:b.txt"])
         );
         assert!(topologies(&strings(&["grid:2..4x2..5"])).is_err());
+        // Sizes from one grid to another are written a range per side.
+        assert!(topologies(&strings(&["grid:2x2..4x4"]))
+            .unwrap_err()
+            .contains("write `2..4x2..4`"));
+        assert_eq!(
+            topologies(&strings(&["torus:3x2..4"])).unwrap(),
+            strings(&["torus:3x2", "torus:3x3", "torus:3x4"])
+        );
         assert!(topologies(&strings(&["ring:10..40/10"]))
             .unwrap_err()
             .contains("`A..B+S`"));
