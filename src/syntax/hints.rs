@@ -118,6 +118,21 @@ fn action_head(at: &Site) -> Option<Hint> {
     None
 }
 
+/// Where `before` (the text before `nbrs`) ends with a process and a dot
+/// (`(3).`, `p.`): that `nbrs(3)` is how its neighbours are written.
+pub(super) fn nbrs_as_field(before: &str) -> Option<String> {
+    let owner = before.strip_suffix('.')?;
+    let p = owner
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '(' || c == ')'))
+        .next()
+        .filter(|w| !w.is_empty())
+        .unwrap_or("p");
+    let p = p.trim_start_matches('(').trim_end_matches(')');
+    Some(format!(
+        "the neighbours of a process are `nbrs({p})`, not a field of it"
+    ))
+}
+
 /// `nbrs.x` for a neighbour's value, `if c then s` as a statement.
 fn collections_and_conditionals(at: &Site) -> Option<Hint> {
     let Site {
@@ -132,16 +147,8 @@ fn collections_and_conditionals(at: &Site) -> Option<Hint> {
     }
     // `p.nbrs`: the neighbours of a process read as a field.
     if found == "nbrs" {
-        if let Some(owner) = before.strip_suffix('.') {
-            let p = owner
-                .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '(' || c == ')'))
-                .next()
-                .filter(|w| !w.is_empty())
-                .unwrap_or("p");
-            let p = p.trim_start_matches('(').trim_end_matches(')');
-            return help(format!(
-                "the neighbours of a process are `nbrs({p})`, not a field of it"
-            ));
+        if let Some(said) = nbrs_as_field(before) {
+            return help(said);
         }
     }
     // `if c then s` as a statement.

@@ -270,6 +270,11 @@ pub fn parse_expression(source: &str) -> Result<Expr, Problem> {
         )
         .help("an operator takes a value on each side: `x == 1`, `x + 1`, `a and b`"))
     } else {
+        // `argmin(q in (3).nbrs : ...)` parses as far as `argmin`, a name:
+        // the slip is the field, further on.
+        let field = source
+            .match_indices("nbrs")
+            .find_map(|(at, _)| super::hints::nbrs_as_field(source[..at].trim_end()));
         Err(Problem::new(
             "guarded::syntax::trailing",
             "unexpected text after the expression",
@@ -278,7 +283,7 @@ pub fn parse_expression(source: &str) -> Result<Expr, Problem> {
             Span::new(end + rest, source.len()),
             "not part of the expression",
         )
-        .help("write one expression"))
+        .help(field.unwrap_or_else(|| "write one expression".into())))
     }
 }
 
