@@ -471,7 +471,17 @@ fn int_expr(rng: &mut ChaCha8Rng, depth: u32) -> String {
             int_expr(rng, depth - 1),
             int_expr(rng, depth - 1)
         ),
-        5 => "min(q in nbrs : q.x)".to_string(),
+        // Tuple components: of a minimum, of a tuple written out, and past
+        // the end (a diagnostic).
+        5 => [
+            "min(q in nbrs : q.x)",
+            "min(q in nbrs : (q.x, q.index))[1]",
+            "(x, left.x)[0]",
+            "max(q in nbrs : (q.x, -q.x))[2]",
+        ]
+        .choose(rng)
+        .unwrap()
+        .to_string(),
         6 => format!(
             "count(q in nbrs : {})",
             ["q.x == x", "q.b", "q.x > 0", "q.p == self", "not q.b"]
