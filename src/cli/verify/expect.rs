@@ -239,7 +239,10 @@ fn solve(
     progress: Progress,
 ) -> Result<(Solution, Solution, Result<Solution, String>), Refusal> {
     let steps = expected::expected(model, Cost::Steps, Some(progress))?;
-    let moves = expected::expected(model, Cost::Moves, Some(progress))?;
+    let moves = match model.one_move_a_step() {
+        true => steps.clone(),
+        false => expected::expected(model, Cost::Moves, Some(progress))?,
+    };
     let rounds = expected::expected_rounds(
         model,
         processes,

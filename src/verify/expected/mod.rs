@@ -81,6 +81,17 @@ pub struct Model {
     pub bytes: u64,
 }
 
+impl Model {
+    /// Whether every step makes one move (the central daemon's): then the
+    /// expected moves are the expected steps, the same sweeps over the
+    /// same costs.
+    pub fn one_move_a_step(&self) -> bool {
+        (self.outcomes.iter().flatten())
+            .flat_map(|o| &o.choices)
+            .all(|c| c.moves == 1)
+    }
+}
+
 /// The model of `inst` from `starts`, the movers chosen as `movers` says
 /// and each mover's moves as `choices` says (every one: a choice each;
 /// the first: as runs take it).

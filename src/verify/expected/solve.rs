@@ -38,6 +38,7 @@ pub enum Cost {
 
 /// The expected time to legitimacy from each configuration, how many
 /// sweeps it took, and whether the values are certified.
+#[derive(Clone)]
 pub struct Solution {
     /// Per configuration (0 where legitimate).
     pub values: Vec<f64>,
