@@ -15,6 +15,10 @@ impl Checker {
         span: Span,
     ) -> Option<Typed> {
         let len = comps.len();
+        let numbered = format!(
+            "components are numbered from 0: this tuple's are `[0]` to `[{}]`",
+            len - 1
+        );
         let written = match index {
             Expr::Int(k, _) => Some(*k),
             Expr::Unary(UnOp::Neg, inner, _) => match **inner {
@@ -30,10 +34,7 @@ impl Checker {
                     "a tuple's component must be a number written out",
                 )
                 .label(index.span(), "not a number")
-                .help(format!(
-                    "components are numbered from 0: this tuple's are `[0]` to `[{}]`",
-                    len - 1
-                )),
+                .help(numbered),
             );
             return None;
         };
@@ -46,10 +47,7 @@ impl Checker {
                         format!("a tuple of {len} components has no component {k}"),
                     )
                     .label(span, format!("component {k}"))
-                    .help(format!(
-                        "components are numbered from 0: this tuple's are `[0]` to `[{}]`",
-                        len - 1
-                    )),
+                    .help(numbered),
                 );
                 None
             }

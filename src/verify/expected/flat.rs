@@ -141,19 +141,17 @@ impl Flat {
         for &(t, _) in &merged {
             self.merged_at[t as usize] = 0;
         }
-        let distinct = end - first == 1 && merged.len() == self.to.len() - t0;
-        if !distinct {
-            self.to.truncate(t0);
-            self.probability.truncate(t0);
-            for &(t, p) in &merged {
-                self.to.push(t);
-                self.probability.push(p);
-            }
-        }
-        self.merged = merged;
-        if distinct {
+        if end - first == 1 && merged.len() == self.to.len() - t0 {
+            self.merged = merged;
             return;
         }
+        self.to.truncate(t0);
+        self.probability.truncate(t0);
+        for &(t, p) in &merged {
+            self.to.push(t);
+            self.probability.push(p);
+        }
+        self.merged = merged;
         self.choices.truncate(c0);
         self.choices.push((cost, t0 as u32));
         self.choices.push((0.0, self.to.len() as u32));
