@@ -1,6 +1,7 @@
 //! `guarded lsp` driven over standard input and output by a scripted
 //! client: initialize, open, a change that introduces an error, hover,
-//! definition, references, completion, symbols, formatting, shutdown.
+//! definition, references, highlights, rename, completion, symbols,
+//! formatting, shutdown.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -176,6 +177,50 @@ fn a_scripted_session() {
     );
     let refs = c.request("textDocument/references", at("K = n", 0, 0));
     assert_eq!(refs["result"].as_array().unwrap().len(), 3, "{refs}");
+    let mut without = at("K = n", 0, 0);
+    without["context"] = json!({"includeDeclaration": false});
+    let refs = c.request("textDocument/references", without);
+    assert_eq!(refs["result"].as_array().unwrap().len(), 2, "{refs}");
+
+    // References follow scopes: `x` is read and written in both roles
+    // (`left.x` too), `v` is the definition's own, `p` the quantifier's.
+    let refs = c.request("textDocument/references", at("x == left", 0, 0));
+    assert_eq!(refs["result"].as_array().unwrap().len(), 9, "{refs}");
+    let refs = c.request("textDocument/references", at("(v + 1)", 0, 1));
+    assert_eq!(refs["result"].as_array().unwrap().len(), 2, "{refs}");
+    let h = c.request("textDocument/hover", at("(v + 1)", 0, 1));
+    let shown = h["result"]["contents"]["value"].as_str().unwrap();
+    assert!(shown.contains("a parameter of the definition"), "{shown}");
+    let marks = c.request("textDocument/documentHighlight", at("enabled(p)", 0, 8));
+    let marks = marks["result"].as_array().unwrap();
+    assert_eq!(marks.len(), 2, "{marks:?}");
+    assert_eq!(
+        marks[0]["range"]["start"],
+        place(PROGRAM, "p in procs", 0, 0)
+    );
+
+    // Rename: every read and write of `x`, and nothing spelt like it.
+    let ready = c.request("textDocument/prepareRename", at("x == left", 0, 0));
+    assert_eq!(ready["result"]["placeholder"], "x", "{ready}");
+    let mut rename = at("x == left", 0, 0);
+    rename["newName"] = json!("level");
+    let edits = c.request("textDocument/rename", rename.clone());
+    let edits = edits["result"]["changes"][URI].as_array().unwrap();
+    assert_eq!(edits.len(), 9);
+    assert!(edits.iter().all(|e| e["newText"] == "level"));
+    // Refused with the reason: a name the program declares, a keyword,
+    // a name the language has.
+    for (name, why) in [("K", "taken"), ("process", "keyword"), ("up", "taken")] {
+        rename["newName"] = json!(name);
+        let refused = c.request("textDocument/rename", rename.clone());
+        assert_eq!(refused["error"]["code"], -32803, "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains(why), "{name}: {message}");
+    }
+    let mut builtin = at("count(p", 0, 0);
+    builtin["newName"] = json!("tally");
+    let refused = c.request("textDocument/rename", builtin);
+    assert_eq!(refused["error"]["code"], -32803, "{refused}");
 
     // Completion: fields after `left.`, names and keywords elsewhere.
     let fields = c.request("textDocument/completion", at("left.x", 0, 5));
@@ -268,7 +313,7 @@ fn a_scripted_session() {
     );
 
     // What it does not serve is said.
-    let unknown = c.request("textDocument/rename", at("param", 0, 0));
+    let unknown = c.request("textDocument/signatureHelp", at("param", 0, 0));
     assert_eq!(unknown["error"]["code"], -32601);
 
     let down = c.request("shutdown", Value::Null);

@@ -3,6 +3,8 @@
 //! the answers built from them: symbols, hover, definitions, references
 //! and completions.
 
+use super::language::{BUILTINS, FIELDS, KEYWORDS};
+use super::scopes::Names;
 use super::text::{occurrences, range, word_at};
 use crate::diagnostic::Problem;
 use crate::span::Span;
@@ -32,126 +34,9 @@ pub struct Analysis {
     roles: Vec<Span>,
     /// The parameters' values on the topology the program declares.
     values: Option<(String, Vec<(String, i64)>)>,
+    /// What each name stands for, where the program parses.
+    names: Option<Names>,
 }
-
-/// The language's own names, with a line of documentation each.
-const BUILTINS: &[(&str, &str)] = &[
-    ("n", "the number of processes"),
-    ("index", "the process's number, 0 to n - 1"),
-    (
-        "id",
-        "the process's id (the index unless `--ids` says otherwise)",
-    ),
-    ("self", "the process itself (a node)"),
-    ("left", "the ring's or chain's left neighbour (a node)"),
-    ("right", "the ring's or chain's right neighbour (a node)"),
-    (
-        "enabled",
-        "`enabled(p)`: whether process p has an enabled action (global predicates)",
-    ),
-    (
-        "min",
-        "`min(a, b)`, or `min(q in S : e)`: the smallest value",
-    ),
-    (
-        "max",
-        "`max(a, b)`, or `max(q in S : e)`: the largest value",
-    ),
-    ("abs", "`abs(a)`: the absolute value"),
-    (
-        "argmin",
-        "`argmin(q in S : e)`: the member with the smallest e (ties: smallest id)",
-    ),
-    (
-        "argmax",
-        "`argmax(q in S : e)`: the member with the largest e (ties: smallest id)",
-    ),
-    ("int", "`int(b)`: 1 if b holds, else 0"),
-    (
-        "msgs",
-        "`msgs(p, q, m)`: messages (of type m) in the channel from p to q",
-    ),
-    (
-        "tree_parent",
-        "on a `tree:N` topology, the process's parent (itself at the root)",
-    ),
-    ("maxdeg", "the most neighbours any process has"),
-    (
-        "acyclic",
-        "`acyclic(p -> q : P)`: the arcs where P holds form no directed cycle",
-    ),
-    ("forall", "`forall(q in S : P)`: P holds for every member"),
-    ("exists", "`exists(q in S : P)`: P holds for some member"),
-    ("count", "`count(q in S : P)`: how many members satisfy P"),
-    ("sum", "`sum(q in S : e)`: the total of e over the members"),
-    (
-        "nbrs",
-        "the process's neighbours; `nbrs(p)` in global predicates",
-    ),
-    ("procs", "every process (global predicates)"),
-    (
-        "random",
-        "`random(lo..hi)`, `random(bool)`: a value drawn by the run's seeded generator",
-    ),
-    (
-        "edge",
-        "`edge(q).x`: the edge variable x shared with neighbour q",
-    ),
-];
-
-/// The language's keywords.
-const KEYWORDS: &[&str] = &[
-    "param",
-    "topology",
-    "enum",
-    "var",
-    "edge",
-    "timer",
-    "bool",
-    "node",
-    "array",
-    "of",
-    "legitimate",
-    "invariant",
-    "property",
-    "report",
-    "def",
-    "message",
-    "channel",
-    "capacity",
-    "delay",
-    "process",
-    "where",
-    "priority",
-    "for",
-    "in",
-    "receive",
-    "from",
-    "send",
-    "to",
-    "skip",
-    "if",
-    "then",
-    "else",
-    "not",
-    "and",
-    "or",
-    "mod",
-    "true",
-    "false",
-    "always",
-    "sometimes",
-    "eventually",
-    "stable",
-    "leads_to",
-    "under",
-    "weak",
-    "strong",
-    "fairness",
-];
-
-/// Fields every process has, besides its variables.
-const FIELDS: &[&str] = &["id", "index", "left", "right"];
 
 impl Analysis {
     /// Parses and checks `text`; where it checks and names a topology,
@@ -161,9 +46,11 @@ impl Analysis {
         let mut decls = Vec::new();
         let mut roles = Vec::new();
         let mut values = None;
+        let mut names = None;
         match crate::syntax::parse_program(&text) {
             Err(p) => problems.push(p),
             Ok(ast) => {
+                names = Some(Names::of(&ast));
                 declarations(&ast, &text, &mut decls);
                 roles = ast.roles.iter().map(role_span).collect();
                 problems.extend(crate::syntax::precedence_warnings(&ast, &text));
@@ -184,6 +71,7 @@ impl Analysis {
             decls,
             roles,
             values,
+            names,
         }
     }
 
@@ -223,28 +111,76 @@ impl Analysis {
         Value::Array(list)
     }
 
-    /// The declaration of the name at `at`, if the program declares it.
+    /// The declaration of the name at `at`, if the program declares it
+    /// (by name alone where the program does not parse).
     fn declaration(&self, at: usize) -> Option<&Decl> {
-        let (_, word) = word_at(&self.text, at)?;
-        // A label is declared by its role; other names once.
-        self.decls.iter().find(|d| d.name == word)
+        match &self.names {
+            Some(names) => {
+                let symbol = names.at(at).filter(|s| s.bound_by.is_none())?;
+                self.decls.iter().find(|d| d.at.start == symbol.decl.start)
+            }
+            None => {
+                let (_, word) = word_at(&self.text, at)?;
+                self.decls.iter().find(|d| d.name == word)
+            }
+        }
     }
 
-    /// Where the name at `at` is declared.
+    /// Where the name at `at` is declared or bound.
     pub fn definition(&self, at: usize) -> Option<Value> {
-        let d = self.declaration(at)?;
-        Some(range(&self.text, d.at.start, d.at.end))
+        let span = match self.names.as_ref().and_then(|n| n.at(at)) {
+            Some(symbol) => symbol.decl,
+            None => self.declaration(at)?.at,
+        };
+        Some(range(&self.text, span.start, span.end))
     }
 
-    /// Every place the name at `at` is written (outside comments).
-    pub fn references(&self, at: usize) -> Vec<Value> {
-        let Some((_, word)) = word_at(&self.text, at) else {
-            return Vec::new();
+    /// Every place the name at `at` stands for what it stands for there
+    /// (its declaration too with `declaration`); where the program does
+    /// not parse, every word spelt like it outside comments.
+    pub fn references(&self, at: usize, declaration: bool) -> Vec<Value> {
+        let spans: Vec<(usize, usize)> = match &self.names {
+            Some(names) => names.at(at).map_or(Vec::new(), |symbol| {
+                symbol
+                    .places()
+                    .into_iter()
+                    .filter(|s| declaration || s.start != symbol.decl.start)
+                    .map(|s| (s.start, s.end))
+                    .collect()
+            }),
+            None => word_at(&self.text, at).map_or(Vec::new(), |(_, w)| occurrences(&self.text, w)),
         };
-        occurrences(&self.text, word)
+        spans
             .into_iter()
             .map(|(s, e)| range(&self.text, s, e))
             .collect()
+    }
+
+    /// The name at `at` and the range to rename, if it can be renamed.
+    pub fn prepare_rename(&self, at: usize) -> Option<Value> {
+        let symbol = self.names.as_ref()?.at(at)?;
+        let place = symbol
+            .places()
+            .into_iter()
+            .find(|s| s.start <= at && at <= s.end)?;
+        Some(json!({
+            "range": range(&self.text, place.start, place.end),
+            "placeholder": symbol.name,
+        }))
+    }
+
+    /// The edits renaming the name at `at` to `new_name` everywhere it
+    /// stands for the same thing; else why not.
+    pub fn rename(&self, at: usize, new_name: &str) -> Result<Value, String> {
+        let Some(names) = &self.names else {
+            return Err("the program does not parse: rename once it does".into());
+        };
+        let checked = !self.problems.iter().any(|p| !p.warning);
+        let places = super::rename::places(&self.text, names, at, new_name, checked)?;
+        Ok(places
+            .into_iter()
+            .map(|s| json!({ "range": range(&self.text, s.start, s.end), "newText": new_name }))
+            .collect())
     }
 
     /// What hovering over the name at `at` shows: its declaration and
@@ -260,6 +196,9 @@ impl Analysis {
                 }
             }
             shown
+        } else if let Some((symbol, by)) = self.bound_at(at) {
+            let line = self.text[..symbol.decl.start].matches('\n').count() + 1;
+            format!("`{}`: {by}, bound on line {line}", symbol.name)
         } else if let Some((name, doc)) = BUILTINS.iter().find(|b| b.0 == word) {
             format!("`{name}`: {doc}")
         } else if KEYWORDS.contains(&word) {
@@ -271,6 +210,12 @@ impl Analysis {
             "contents": { "kind": "markdown", "value": markdown },
             "range": range(&self.text, start, start + word.len()),
         }))
+    }
+
+    /// The bound name at `at`, and what binds it.
+    fn bound_at(&self, at: usize) -> Option<(&super::scopes::Symbol, &'static str)> {
+        let symbol = self.names.as_ref()?.at(at)?;
+        Some((symbol, symbol.bound_by?))
     }
 
     /// Completions at `at`: after `q.` the fields of a process; elsewhere
@@ -416,6 +361,15 @@ fn declarations(ast: &ast::Program, text: &str, out: &mut Vec<Decl>) {
             _ => "variable (one per process)",
         };
         add(&v.name, kind, 13, v.span, None);
+        let mut domain = &v.domain;
+        while let ast::Domain::Array(_, inner, _) = domain {
+            domain = inner;
+        }
+        if let ast::Domain::Enum(values, _) = domain {
+            for value in values {
+                add(value, "enumeration value", 22, v.span, None);
+            }
+        }
     }
     for e in &ast.enums {
         add(&e.name, "enumeration", 10, line(e.name.span), None);
@@ -522,12 +476,61 @@ mod tests {
             for (at, _) in text.char_indices() {
                 a.hover(at);
                 a.completions(at);
-                a.references(at);
+                a.references(at, true);
+                a.prepare_rename(at);
                 if let Some(range) = a.definition(at) {
                     // The definition is a name, the one asked about.
                     let start = super::super::text::offset(&text, &range["start"]);
                     let asked = super::super::text::word_at(&text, at).unwrap().1;
                     assert!(text[start..].starts_with(asked), "{asked}");
+                }
+            }
+        }
+    }
+
+    /// Every name of every bundled program stands for a declaration or a
+    /// binder, or is the language's own (a topology's kind, a message's
+    /// field as declared: neither is a name a program uses).
+    #[test]
+    fn every_name_of_every_program_resolves() {
+        use super::super::language::{BUILTINS, FIELDS, KEYWORDS};
+        use super::super::text::{is_word, word_at};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
+        for e in std::fs::read_dir(root).unwrap().flatten() {
+            if e.path().extension().is_none_or(|x| x != "gc") {
+                continue;
+            }
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            let ast = crate::syntax::parse_program(&text).unwrap();
+            let names = super::Names::of(&ast);
+            let mut own: Vec<String> = ["ring", "uring", "chain", "tree"].map(String::from).into();
+            for m in &ast.messages {
+                own.extend(m.fields.iter().map(|f| f.0.name.clone()));
+            }
+            let mut at = 0;
+            while at < text.len() {
+                if text[at..].starts_with("//") {
+                    at += text[at..].find('\n').unwrap_or(text.len() - at);
+                    continue;
+                }
+                let Some((start, word)) = word_at(&text, at).filter(|&(s, _)| s == at) else {
+                    at += text[at..].chars().next().map_or(1, char::len_utf8);
+                    continue;
+                };
+                let known = KEYWORDS.contains(&word)
+                    || FIELDS.contains(&word)
+                    || BUILTINS.iter().any(|b| b.0 == word)
+                    || own.iter().any(|o| o == word)
+                    || word.starts_with(|c: char| c.is_ascii_digit());
+                let resolved = names.at(start).is_some_and(|s| s.name == word);
+                assert!(
+                    known || resolved,
+                    "{}: `{word}` at {start}",
+                    e.path().display()
+                );
+                at = start + word.len().max(1);
+                while at < text.len() && is_word(text.as_bytes()[at] as char) {
+                    at += 1;
                 }
             }
         }

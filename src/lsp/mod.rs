@@ -6,6 +6,9 @@
 //! line's diagnostics as the user types.
 
 mod analysis;
+mod language;
+mod rename;
+mod scopes;
 mod text;
 
 use analysis::Analysis;
@@ -21,6 +24,8 @@ fn capabilities() -> Value {
         "hoverProvider": true,
         "definitionProvider": true,
         "referencesProvider": true,
+        "documentHighlightProvider": true,
+        "renameProvider": { "prepareProvider": true },
         "completionProvider": { "triggerCharacters": ["."] },
         "documentSymbolProvider": true,
         "documentFormattingProvider": true,
@@ -97,6 +102,9 @@ fn answer(documents: &HashMap<String, Analysis>, request: &Request) -> Response 
         "textDocument/hover",
         "textDocument/definition",
         "textDocument/references",
+        "textDocument/documentHighlight",
+        "textDocument/prepareRename",
+        "textDocument/rename",
         "textDocument/completion",
         "textDocument/documentSymbol",
         "textDocument/formatting",
@@ -116,12 +124,30 @@ fn answer(documents: &HashMap<String, Analysis>, request: &Request) -> Response 
         "textDocument/definition" => doc
             .definition(at)
             .map_or(Value::Null, |range| json!({ "uri": uri, "range": range })),
-        "textDocument/references" => Value::Array(
-            doc.references(at)
+        "textDocument/references" => {
+            let declaration = p["context"]["includeDeclaration"].as_bool() != Some(false);
+            Value::Array(
+                doc.references(at, declaration)
+                    .into_iter()
+                    .map(|range| json!({ "uri": uri, "range": range }))
+                    .collect(),
+            )
+        }
+        "textDocument/documentHighlight" => Value::Array(
+            doc.references(at, true)
                 .into_iter()
-                .map(|range| json!({ "uri": uri, "range": range }))
+                .map(|range| json!({ "range": range }))
                 .collect(),
         ),
+        "textDocument/prepareRename" => doc.prepare_rename(at).unwrap_or(Value::Null),
+        "textDocument/rename" => {
+            let new_name = p["newName"].as_str().unwrap_or_default();
+            match doc.rename(at, new_name) {
+                Ok(edits) => json!({ "changes": { uri: edits } }),
+                // LSP's "request failed": the editor shows the reason.
+                Err(why) => return Response::new_err(id, -32803, why),
+            }
+        }
         "textDocument/completion" => doc.completions(at),
         "textDocument/documentSymbol" => doc.symbols(),
         _ => doc.formatting(),
