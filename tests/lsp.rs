@@ -245,6 +245,15 @@ fn a_scripted_session() {
     for l in ["K", "x", "up", "count", "process"] {
         assert!(labels.contains(&l), "{l}: {labels:?}");
     }
+    // Inside the quantifier, its `p`; outside, no `p`.
+    assert!(!labels.contains(&"p"), "{labels:?}");
+    let inside = c.request("textDocument/completion", at("enabled(p)", 0, 0));
+    let items = inside["result"]["items"].as_array().unwrap();
+    let p = items
+        .iter()
+        .find(|i| i["label"] == "p")
+        .expect("p is offered");
+    assert_eq!(p["detail"], "a quantifier's variable");
 
     // Symbols: the declarations, the roles with their actions.
     let s = c.request(

@@ -219,7 +219,8 @@ impl Analysis {
     }
 
     /// Completions at `at`: after `q.` the fields of a process; elsewhere
-    /// the names in the program, the builtins and the keywords.
+    /// the names in the program, the bound names visible there, the
+    /// builtins and the keywords.
     pub fn completions(&self, at: usize) -> Value {
         let start = word_at(&self.text, at).map_or(at, |(s, _)| s);
         let after_dot = self.text[..start].ends_with('.');
@@ -229,6 +230,16 @@ impl Analysis {
                 items.push(json!({ "label": label, "kind": kind, "detail": detail }));
             }
         };
+        if !after_dot {
+            // The bound names visible here, innermost first (a
+            // bound name hides a declared one).
+            let bound = self.names.iter().flat_map(|n| n.symbols.iter().rev());
+            for s in bound {
+                if s.scope.is_some_and(|sc| sc.start <= at && at <= sc.end) {
+                    add(&s.name, 6, s.bound_by.unwrap_or_default());
+                }
+            }
+        }
         for d in &self.decls {
             if !after_dot || d.kind.starts_with("variable") {
                 add(&d.name, completion_kind(d.symbol), d.kind);

@@ -26,6 +26,9 @@ pub struct Symbol {
     /// For a bound name, what binds it (hover says so); `None` for the
     /// program's declarations.
     pub bound_by: Option<&'static str>,
+    /// For a bound name, the text it is visible in (completion offers it
+    /// there).
+    pub scope: Option<Span>,
     /// Whether it is an action's label (labels are apart from other
     /// names, and roles may repeat one).
     pub label: bool,
@@ -89,6 +92,7 @@ impl Resolver {
             decl: id.span,
             uses: Vec::new(),
             bound_by,
+            scope: None,
             label: false,
         });
         self.symbols.len() - 1
@@ -153,7 +157,7 @@ impl Resolver {
             }
         }
         for d in &p.defs {
-            let mark = self.bind_all(&d.params, "a parameter of the definition");
+            let mark = self.bind_all(&d.params, "a parameter of the definition", d.span);
             match &d.body {
                 DefBody::Expr(e) => self.expr(e),
                 DefBody::Stmt(s) => self.stmt(s),
@@ -167,10 +171,14 @@ impl Resolver {
                 let mark = self.bound.len();
                 if let Some((q, c)) = &a.binder {
                     self.collection(c);
-                    self.bind(q, "the action's binder (`for q in ...`): any member");
+                    self.bind(
+                        q,
+                        "the action's binder (`for q in ...`): any member",
+                        a.span,
+                    );
                 }
                 if let Some(r) = &a.receive {
-                    self.receive(r);
+                    self.receive(r, a.span);
                 }
                 self.expr(&a.guard);
                 self.stmt(&a.body);
@@ -185,7 +193,11 @@ impl Resolver {
         for x in &p.properties {
             let mark = self.bound.len();
             if let Some(each) = &x.each {
-                self.bind(each, "the process the property is said of, each in turn");
+                self.bind(
+                    each,
+                    "the process the property is said of, each in turn",
+                    x.span,
+                );
             }
             let predicates = match &x.form {
                 Temporal::Always(a) | Temporal::Sometimes(a) | Temporal::Stable(a) => vec![a],
@@ -196,22 +208,23 @@ impl Resolver {
         }
     }
 
-    fn bind(&mut self, id: &Ident, by: &'static str) {
+    fn bind(&mut self, id: &Ident, by: &'static str, scope: Span) {
         let k = self.symbol(id, Some(by));
+        self.symbols[k].scope = Some(scope);
         self.bound.push((id.name.clone(), k));
     }
 
     /// Binds each of `ids`; the mark to truncate the bound names to.
-    fn bind_all(&mut self, ids: &[Ident], by: &'static str) -> usize {
+    fn bind_all(&mut self, ids: &[Ident], by: &'static str, scope: Span) -> usize {
         let mark = self.bound.len();
-        ids.iter().for_each(|id| self.bind(id, by));
+        ids.iter().for_each(|id| self.bind(id, by, scope));
         mark
     }
 
-    fn receive(&mut self, r: &Receive) {
+    fn receive(&mut self, r: &Receive, scope: Span) {
         self.use_global(&r.message);
-        self.bind_all(&r.fields, "a field of the received message");
-        self.bind(&r.from, "the sender of the received message");
+        self.bind_all(&r.fields, "a field of the received message", scope);
+        self.bind(&r.from, "the sender of the received message", scope);
     }
 
     /// A use of `id`: the innermost bound name so called, else the
@@ -260,7 +273,7 @@ impl Resolver {
     fn binding(&mut self, id: &Ident, c: &Collection, by: &'static str, body: &Expr) {
         self.collection(c);
         let mark = self.bound.len();
-        self.bind(id, by);
+        self.bind(id, by, body.span());
         self.expr(body);
         self.bound.truncate(mark);
     }
@@ -291,8 +304,8 @@ impl Resolver {
             }
             Expr::Acyclic(p, q, body, _) => {
                 let mark = self.bound.len();
-                self.bind(p, "the tail of an arc (`acyclic`)");
-                self.bind(q, "the head of an arc (`acyclic`)");
+                self.bind(p, "the tail of an arc (`acyclic`)", body.span());
+                self.bind(q, "the head of an arc (`acyclic`)", body.span());
                 self.expr(body);
                 self.bound.truncate(mark);
             }
@@ -320,10 +333,10 @@ impl Resolver {
                 }
                 values.iter().for_each(|e| self.expr(e));
             }
-            Stmt::For(id, c, body, _) => {
+            Stmt::For(id, c, body, whole) => {
                 self.collection(c);
                 let mark = self.bound.len();
-                self.bind(id, "a `for` loop's variable");
+                self.bind(id, "a `for` loop's variable", *whole);
                 self.stmt(body);
                 self.bound.truncate(mark);
             }
