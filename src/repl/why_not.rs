@@ -464,7 +464,9 @@ fn conjuncts<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
     }
 }
 
-/// The variable reads in an expression outside quantifiers: `x`, `left.x`, `parent.x`.
+/// The variable reads in an expression outside quantifiers: `x`, `left.x`,
+/// `parent.x`, and the calls (of definitions and builtins) with their
+/// arguments' reads.
 fn collect_reads<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
     match e {
         ast::Expr::Name(_) | ast::Expr::Field(..) | ast::Expr::Index(..) => out.push(e),
@@ -479,7 +481,12 @@ fn collect_reads<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
             collect_reads(a, out);
             collect_reads(b, out);
         }
-        ast::Expr::Call(_, args, _) => args.iter().for_each(|a| collect_reads(a, out)),
+        // A call's value (`married(self) = false`, `abs(x - left.x) = 2`),
+        // then what its arguments read.
+        ast::Expr::Call(_, args, _) => {
+            out.push(e);
+            args.iter().for_each(|a| collect_reads(a, out));
+        }
         _ => {}
     }
 }
