@@ -65,6 +65,8 @@ struct Site<'a> {
     word_before: &'a str,
     /// The rest of the error's line.
     line_rest: &'a str,
+    /// Whether only blanks stand before it on its line.
+    line_start: bool,
 }
 
 /// What a syntax error at `start` (where `found` stands, and `expected`
@@ -86,6 +88,12 @@ pub(super) fn likely_meant(
             .next()
             .unwrap_or(""),
         line_rest: source[start..].lines().next().unwrap_or(""),
+        line_start: source[..start]
+            .rsplit('\n')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .is_empty(),
     };
     [
         missing_semicolon,
@@ -377,6 +385,10 @@ fn statements_and_comments(at: &Site) -> Option<Hint> {
                 "the comment opens here".into(),
             )),
         ));
+    }
+    // `# ...` or `% ...`: another language's comment.
+    if (found == "#" || found == "%") && at.line_start {
+        return help("comments are `// ...` to the end of the line, or `/* ... */`");
     }
     // `receive` after the start of a guard.
     if found == "receive" {
