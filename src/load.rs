@@ -236,6 +236,12 @@ impl Checked {
         self.prog.topology.as_ref().map(|t| t.0.clone())
     }
 
+    /// How many variables, roles and actions the program declares.
+    pub fn sizes(&self) -> (usize, usize, usize) {
+        let actions = self.prog.roles.iter().map(|r| r.actions.len()).sum();
+        (self.prog.vars.len(), self.prog.roles.len(), actions)
+    }
+
     /// The `report` names, in declaration order.
     pub fn report_names(&self) -> Vec<String> {
         self.prog.reports.iter().map(|r| r.0.clone()).collect()

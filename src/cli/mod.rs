@@ -12,6 +12,7 @@
 
 use crate::report as output;
 
+mod check;
 mod explore;
 mod export;
 mod fmt;
@@ -63,7 +64,8 @@ enum Command {
     )]
     Repl(ReplArgs),
     /// Parse and check a program, instantiate it on its topology and evaluate its guards at
-    /// the start, without running it.
+    /// the start, without running it (a program that declares no topology, given no
+    /// --topology, is checked without an instance, and the summary says so).
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Explore every configuration of a small instance under each daemon: invariants,
@@ -429,7 +431,7 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Check(a) => check(&a),
+        Command::Check(a) => check::check(&a),
         Command::Run(a) => run::run(&a),
         Command::Verify(a) => verify::verify(&a),
         Command::Expect(a) => verify::expect(&a),
@@ -460,53 +462,6 @@ pub fn main() -> i32 {
             }
             Err(code) => code,
         },
-    }
-}
-
-/// `guarded check`: parses, checks and instantiates the program, then
-/// evaluates every guard in its start (declared values, or random ones
-/// with the seed), so that what `run` would reject at step 0 is rejected
-/// here; warns about `left`/`right` reads in roles with a process that
-/// lacks that neighbour.
-fn check(a: &CheckArgs) -> i32 {
-    let l = match load(&a.instance) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
-    let count = crate::report::counted;
-    let prog = &l.inst.prog;
-    let actions: usize = prog.roles.iter().map(|r| r.actions.len()).sum();
-    let summary = format!(
-        "{}: ok ({}, {}, {}; instantiated on {} with {})",
-        a.instance.program,
-        count(prog.vars.len() as u64, "variable"),
-        count(prog.roles.len() as u64, "role"),
-        count(actions as u64, "action"),
-        l.inst.topo.name,
-        count(l.inst.topo.n() as u64, "process")
-    );
-    warn_about_missing_sides(&l.inst, &a.instance.program, &l.source);
-    let overlapping = l.inst.overlapping_actions();
-    if !overlapping.is_empty() {
-        eprint!(
-            "{}",
-            crate::diagnostic::render(&overlapping, &a.instance.program, &l.source, plain())
-        );
-    }
-    let start = StartArgs {
-        daemon: None,
-        init: InitArgs {
-            init: None,
-            sets: Vec::new(),
-            choice: ChoiceArg::First,
-        },
-    };
-    match self::start(&a.instance, &start) {
-        Ok(_) => {
-            println!("{summary}");
-            EXIT_OK
-        }
-        Err(code) => code,
     }
 }
 
