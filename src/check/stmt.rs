@@ -376,6 +376,14 @@ impl Checker {
             (Typed::Int(i, it), _) if it == ty => Some(Value::Int(i)),
             (t, _) => {
                 let found = self.typed_name(&t);
+                // The habits of languages where 0 and 1 are truth values.
+                let instead = match (&t, ty) {
+                    (Typed::Int(IExpr::Const(0 | 1), Ty::Int), Ty::Bool) => {
+                        ": write `false` or `true`"
+                    }
+                    (Typed::Bool(_), Ty::Int) => ": `int(b)` is 1 where `b` holds, else 0",
+                    _ => "",
+                };
                 self.err(
                     Problem::new(
                         "guarded::check::type_mismatch",
@@ -383,7 +391,7 @@ impl Checker {
                     )
                     .label(span, format!("this is {found}"))
                     .help(format!(
-                        "{target} holds values of type {}",
+                        "{target} holds values of type {}{instead}",
                         ty_name(self, ty)
                     )),
                 );
