@@ -19,6 +19,20 @@ pub struct Problem {
     pub help: Option<String>,
     /// A warning: the program is accepted, but may not mean what it says.
     pub warning: bool,
+    /// Edits that would do what the help says (an editor's quick fixes).
+    pub fixes: Vec<Fix>,
+}
+
+/// An edit of the source that does what a problem's help says: `span`
+/// replaced by `replacement` (empty to delete).
+#[derive(Debug, Clone)]
+pub struct Fix {
+    /// What the edit does, as an editor lists it (``Replace `=` with `==` ``).
+    pub title: String,
+    /// The text replaced.
+    pub span: Span,
+    /// What replaces it.
+    pub replacement: String,
 }
 
 impl Problem {
@@ -30,6 +44,7 @@ impl Problem {
             labels: Vec::new(),
             help: None,
             warning: false,
+            fixes: Vec::new(),
         }
     }
     /// Makes it a warning.
@@ -52,6 +67,20 @@ impl Problem {
     /// Sets the help line.
     pub fn help(mut self, text: impl Into<String>) -> Self {
         self.help = Some(text.into());
+        self
+    }
+    /// Adds an edit that does what the help says.
+    pub fn fix(
+        mut self,
+        title: impl Into<String>,
+        span: Span,
+        replacement: impl Into<String>,
+    ) -> Self {
+        self.fixes.push(Fix {
+            title: title.into(),
+            span,
+            replacement: replacement.into(),
+        });
         self
     }
 }
@@ -177,6 +206,7 @@ fn without_snippet(p: &Problem, name: &str, source: &str) -> Option<Problem> {
         labels: Vec::new(),
         help: p.help.clone(),
         warning: p.warning,
+        fixes: Vec::new(),
     })
 }
 

@@ -1,7 +1,7 @@
 //! `guarded lsp` driven over standard input and output by a scripted
 //! client: initialize, open, a change that introduces an error, hover,
 //! definition, references, highlights, rename, completion, symbols,
-//! formatting, shutdown.
+//! formatting, quick fixes, shutdown.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -319,6 +319,22 @@ fn a_scripted_session() {
         d[0]["range"]["start"],
         json!({"line": 2, "character": 22}),
         "{d:?}"
+    );
+    // Its quick fixes: wrap the sum round (preferred), or keep the meaning.
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": URI}, "range": d[0]["range"], "context": {"diagnostics": d}}),
+    );
+    let actions = actions["result"].as_array().unwrap();
+    assert_eq!(actions.len(), 2, "{actions:?}");
+    assert_eq!(actions[0]["kind"], "quickfix");
+    assert_eq!(actions[0]["isPreferred"], true);
+    let edit = &actions[0]["edit"]["changes"][URI][0];
+    assert_eq!(edit["newText"], "(x + 1) mod 3", "{edit}");
+    assert_eq!(edit["range"]["start"], json!({"line": 2, "character": 22}));
+    assert_eq!(
+        actions[1]["edit"]["changes"][URI][0]["newText"],
+        "x + (1 mod 3)"
     );
 
     // What it does not serve is said.

@@ -377,24 +377,28 @@ impl Checker {
             (t, _) => {
                 let found = self.typed_name(&t);
                 // The habits of languages where 0 and 1 are truth values.
+                let truth = match (&t, ty) {
+                    (Typed::Int(IExpr::Const(k @ (0 | 1)), Ty::Int), Ty::Bool) => Some(*k == 1),
+                    _ => None,
+                };
                 let instead = match (&t, ty) {
-                    (Typed::Int(IExpr::Const(0 | 1), Ty::Int), Ty::Bool) => {
-                        ": write `false` or `true`"
-                    }
+                    _ if truth.is_some() => ": write `false` or `true`",
                     (Typed::Bool(_), Ty::Int) => ": `int(b)` is 1 where `b` holds, else 0",
                     _ => "",
                 };
-                self.err(
-                    Problem::new(
-                        "guarded::check::type_mismatch",
-                        format!("expected {}, found {}", ty_name(self, ty), found),
-                    )
-                    .label(span, format!("this is {found}"))
-                    .help(format!(
-                        "{target} holds values of type {}{instead}",
-                        ty_name(self, ty)
-                    )),
-                );
+                let mut problem = Problem::new(
+                    "guarded::check::type_mismatch",
+                    format!("expected {}, found {}", ty_name(self, ty), found),
+                )
+                .label(span, format!("this is {found}"))
+                .help(format!(
+                    "{target} holds values of type {}{instead}",
+                    ty_name(self, ty)
+                ));
+                if let Some(b) = truth {
+                    problem = problem.fix(format!("Write `{b}`"), span, b.to_string());
+                }
+                self.err(problem);
                 None
             }
         }

@@ -83,32 +83,56 @@ impl Analysis {
     /// The protocol's diagnostics: each problem at its first label, its
     /// message and help line as the command line prints them.
     pub fn diagnostics(&self) -> Value {
-        let list: Vec<Value> = self
-            .problems
-            .iter()
-            .map(|p| {
-                let at = p.labels.first().map_or(Span::new(0, 0), |l| l.0);
-                let mut message = p.message.clone();
-                for (span, label) in p.labels.iter().skip(1) {
-                    let line = self.text[..span.start.min(self.text.len())]
-                        .matches('\n')
-                        .count()
-                        + 1;
-                    message += &format!("\n{label} (line {line})");
-                }
-                if let Some(help) = &p.help {
-                    message += &format!("\nhelp: {help}");
-                }
-                json!({
-                    "range": range(&self.text, at.start, at.end),
-                    "severity": if p.warning { 2 } else { 1 },
-                    "code": p.code,
-                    "source": "guarded",
-                    "message": message,
-                })
-            })
-            .collect();
-        Value::Array(list)
+        Value::Array(self.problems.iter().map(|p| self.diagnostic(p)).collect())
+    }
+
+    /// One problem as the protocol's diagnostic.
+    fn diagnostic(&self, p: &Problem) -> Value {
+        let at = primary(p);
+        let mut message = p.message.clone();
+        for (span, label) in p.labels.iter().skip(1) {
+            let line = self.text[..span.start.min(self.text.len())]
+                .matches('\n')
+                .count()
+                + 1;
+            message += &format!("\n{label} (line {line})");
+        }
+        if let Some(help) = &p.help {
+            message += &format!("\nhelp: {help}");
+        }
+        json!({
+            "range": range(&self.text, at.start, at.end),
+            "severity": if p.warning { 2 } else { 1 },
+            "code": p.code,
+            "source": "guarded",
+            "message": message,
+        })
+    }
+
+    /// The quick fixes of the problems that touch bytes `start..end`: the
+    /// edits that do what their help lines say, for the document `uri`.
+    pub fn code_actions(&self, uri: &str, start: usize, end: usize) -> Value {
+        let mut actions = Vec::new();
+        for p in &self.problems {
+            let at = primary(p);
+            if at.start > end || at.end < start {
+                continue;
+            }
+            for (k, fix) in p.fixes.iter().enumerate() {
+                let edit = json!({
+                    "range": range(&self.text, fix.span.start, fix.span.end),
+                    "newText": fix.replacement,
+                });
+                actions.push(json!({
+                    "title": fix.title,
+                    "kind": "quickfix",
+                    "isPreferred": k == 0,
+                    "diagnostics": [self.diagnostic(p)],
+                    "edit": { "changes": { uri: [edit] } },
+                }));
+            }
+        }
+        Value::Array(actions)
     }
 
     /// The declaration of the name at `at`, if the program declares it
@@ -319,6 +343,11 @@ impl Analysis {
             _ => json!([]),
         }
     }
+}
+
+/// Where a problem is shown: its first label.
+fn primary(p: &Problem) -> Span {
+    p.labels.first().map_or(Span::new(0, 0), |l| l.0)
 }
 
 /// The completion kind of a symbol kind.
@@ -544,6 +573,66 @@ mod tests {
                     at += 1;
                 }
             }
+        }
+    }
+
+    /// Each slip with a quick fix: the first fix applied, the program
+    /// parses and checks, with no warning left.
+    #[test]
+    fn quick_fixes_mend_the_slips_they_are_offered_for() {
+        let head = "topology ring:3\nvar x: 0..3 = 0\nvar b: bool = false\n";
+        let slips = [
+            (
+                "process {\n    a :: x = 0 -> x := 1\n}\n",
+                "Replace `=` with `==`",
+            ),
+            (
+                "process {\n    a :: x == 0 -> x = 1\n}\n",
+                "Replace `=` with `:=`",
+            ),
+            (
+                "# a note\nprocess {\n    a :: x == 0 -> x := 1\n}\n",
+                "Write the comment with `//`",
+            ),
+            (
+                "process {\n    a :: x == 0 -> x := 1;\n    c :: x == 1 -> x := 2\n}\n",
+                "Remove the `;` that ends the action",
+            ),
+            (
+                "process {\n    a :: x == 0 -> x := 1\n        b := true\n}\n",
+                "Add `;` between the statements",
+            ),
+            (
+                "proces {\n    a :: x == 0 -> x := 1\n}\n",
+                "Replace `proces` with `process`",
+            ),
+            (
+                "process {\n    a :: x == 0 -> x := 1; b := 0\n}\n",
+                "Write `false`",
+            ),
+            (
+                "process {\n    a :: x == 0 -> x := x + 1 mod 3\n}\n",
+                "Wrap the sum round: `(x + 1) mod 3`",
+            ),
+        ];
+        for (body, title) in slips {
+            let text = format!("{head}{body}");
+            let a = Analysis::of(text.clone());
+            let fix = a
+                .problems
+                .iter()
+                .flat_map(|p| &p.fixes)
+                .next()
+                .unwrap_or_else(|| panic!("no fix for {body:?}: {:?}", a.problems));
+            assert_eq!(fix.title, title, "{body:?}");
+            let mended = format!(
+                "{}{}{}",
+                &text[..fix.span.start],
+                fix.replacement,
+                &text[fix.span.end..]
+            );
+            let after = Analysis::of(mended.clone());
+            assert!(after.problems.is_empty(), "{mended}: {:?}", after.problems);
         }
     }
 }

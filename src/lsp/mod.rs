@@ -29,6 +29,7 @@ fn capabilities() -> Value {
         "completionProvider": { "triggerCharacters": ["."] },
         "documentSymbolProvider": true,
         "documentFormattingProvider": true,
+        "codeActionProvider": { "codeActionKinds": ["quickfix"] },
     })
 }
 
@@ -108,6 +109,7 @@ fn answer(documents: &HashMap<String, Analysis>, request: &Request) -> Response 
         "textDocument/completion",
         "textDocument/documentSymbol",
         "textDocument/formatting",
+        "textDocument/codeAction",
     ];
     if !known.contains(&request.method.as_str()) {
         // JSON-RPC's "method not found".
@@ -150,6 +152,11 @@ fn answer(documents: &HashMap<String, Analysis>, request: &Request) -> Response 
         }
         "textDocument/completion" => doc.completions(at),
         "textDocument/documentSymbol" => doc.symbols(),
+        "textDocument/codeAction" => {
+            let start = text::offset(doc.text(), &p["range"]["start"]);
+            let end = text::offset(doc.text(), &p["range"]["end"]);
+            doc.code_actions(uri, start, end)
+        }
         _ => doc.formatting(),
     };
     Response::new_ok(id, result)

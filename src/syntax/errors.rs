@@ -2,7 +2,7 @@
 //! never as the grammar does, and the end of input pointed at its last
 //! character.
 
-use super::hints::likely_meant;
+use super::hints::{likely_meant, quick_fixes};
 use super::parse::Rule;
 use crate::diagnostic::Problem;
 use crate::span::Span;
@@ -251,7 +251,7 @@ pub(super) fn syntax_error(
         format!("syntax error: {message}"),
     )
     .label(Span::new(start, end), label);
-    match likely_meant(source, start, found.trim(), &message) {
+    let mut problem = match likely_meant(source, start, found.trim(), &message) {
         Some((help, extra)) => match extra {
             Some((span, text)) => problem.label(span, text).help(help),
             None => problem.help(help),
@@ -260,7 +260,9 @@ pub(super) fn syntax_error(
             "see docs/language.md for the grammar; a program is a list of \
              param/topology/enum/var declarations, process blocks, legitimate/invariant predicates and properties",
         ),
-    }
+    };
+    problem.fixes = quick_fixes(source, start, found.trim(), &message);
+    problem
 }
 
 fn join_or(names: &[String]) -> String {

@@ -4,7 +4,7 @@
 //! worth pointing at, from the text around the error.
 
 use super::ast::Program;
-use crate::diagnostic::Problem;
+use crate::diagnostic::{Fix, Problem};
 use crate::span::Span;
 
 /// A help line, and another place to point at with its label.
@@ -69,6 +69,30 @@ struct Site<'a> {
     line_start: bool,
 }
 
+impl<'a> Site<'a> {
+    /// The site of a syntax error at `start` of `source`.
+    fn new(source: &'a str, start: usize, found: &'a str, expected: &'a str) -> Self {
+        let before = source[..start].trim_end();
+        Site {
+            found,
+            expected,
+            before,
+            after: source.get(start + found.len()..).unwrap_or("").trim_start(),
+            word_before: before
+                .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or(""),
+            line_rest: source[start..].lines().next().unwrap_or(""),
+            line_start: source[..start]
+                .rsplit('\n')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .is_empty(),
+        }
+    }
+}
+
 /// What a syntax error at `start` (where `found` stands, and `expected`
 /// describes what the parser wanted) was probably meant to be.
 pub(super) fn likely_meant(
@@ -77,24 +101,7 @@ pub(super) fn likely_meant(
     found: &str,
     expected: &str,
 ) -> Option<Hint> {
-    let before = source[..start].trim_end();
-    let site = Site {
-        found,
-        expected,
-        before,
-        after: source.get(start + found.len()..).unwrap_or("").trim_start(),
-        word_before: before
-            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .next()
-            .unwrap_or(""),
-        line_rest: source[start..].lines().next().unwrap_or(""),
-        line_start: source[..start]
-            .rsplit('\n')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .is_empty(),
-    };
+    let site = Site::new(source, start, found, expected);
     [
         missing_semicolon,
         action_head,
@@ -108,6 +115,46 @@ pub(super) fn likely_meant(
     ]
     .iter()
     .find_map(|hint| hint(&site))
+}
+
+/// The edits that do what [`likely_meant`]'s help says, where it names
+/// one exactly: `==` or `:=` for `=`, `//` for `#`, a `;` added or
+/// removed, a keyword spelt right.
+pub(super) fn quick_fixes(source: &str, start: usize, found: &str, expected: &str) -> Vec<Fix> {
+    let site = Site::new(source, start, found, expected);
+    let at = Span::new(start, start + found.len());
+    let fix = |title: String, span: Span, replacement: &str| Fix {
+        title,
+        span,
+        replacement: replacement.into(),
+    };
+    if let Some(k) = statement_without_separator(&site) {
+        return vec![fix(
+            "Add `;` between the statements".into(),
+            Span::new(k, k),
+            ";",
+        )];
+    }
+    if found == "=" {
+        let meant = equals_meant(site.before);
+        return vec![fix(format!("Replace `=` with `{meant}`"), at, meant)];
+    }
+    if (found == "#" || found == "%") && site.line_start {
+        return vec![fix("Write the comment with `//`".into(), at, "//")];
+    }
+    if found == ":" || found == "::" {
+        if let Some(k) = semicolon_before_label(site.before) {
+            return vec![fix(
+                "Remove the `;` that ends the action".into(),
+                Span::new(k, k + 1),
+                "",
+            )];
+        }
+    }
+    match misspelling(found) {
+        Some(word) => vec![fix(format!("Replace `{found}` with `{word}`"), at, word)],
+        None => Vec::new(),
+    }
 }
 
 /// An action's head: the label left out, the priority after the collection.
@@ -299,12 +346,7 @@ fn operators(at: &Site) -> Option<Hint> {
     } = *at;
     // `x = y`: an equality, or an assignment.
     if found == "=" {
-        // After an action's `->` it was an assignment; elsewhere a comparison.
-        let in_statement = matches!(
-            (before.rfind("->"), before.rfind("::")),
-            (Some(arrow), Some(label)) if arrow > label
-        );
-        let meant = if in_statement { ":=" } else { "==" };
+        let meant = equals_meant(before);
         return help(format!(
             "did you mean `{meant}`? (`=` is no operator: `==` compares, `:=` assigns)"
         ));
@@ -345,6 +387,20 @@ fn operators(at: &Site) -> Option<Hint> {
         ));
     }
     None
+}
+
+/// What `=` after `before` was meant to be: after an action's `->` an
+/// assignment, elsewhere a comparison.
+fn equals_meant(before: &str) -> &'static str {
+    let in_statement = matches!(
+        (before.rfind("->"), before.rfind("::")),
+        (Some(arrow), Some(label)) if arrow > label
+    );
+    if in_statement {
+        ":="
+    } else {
+        "=="
+    }
 }
 
 /// A C update where a statement wanted `:=`: `++`/`--` or `op=`.
@@ -400,9 +456,7 @@ fn statements_and_comments(at: &Site) -> Option<Hint> {
     }
     // `a :: ... ;` then `b :: ...`: the `;` made `b` a statement.
     if found == ":" || found == "::" {
-        let label_start = before.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
-        if let Some(semi) = label_start.trim_end().strip_suffix(';') {
-            let at = semi.len();
+        if let Some(at) = semicolon_before_label(before) {
             return Some((
                 "`;` separates statements inside an action; an action ends without one".into(),
                 Some((Span::new(at, at + 1), "remove this `;`".into())),
@@ -410,6 +464,13 @@ fn statements_and_comments(at: &Site) -> Option<Hint> {
         }
     }
     None
+}
+
+/// Where a `;` ends the statement before the label that `before` ends
+/// with (`a :: ... ;` then `b ::`), if one does.
+fn semicolon_before_label(before: &str) -> Option<usize> {
+    let label_start = before.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+    label_start.trim_end().strip_suffix(';').map(str::len)
 }
 
 /// `got := 1` and, on the next line, `for r in nbrs { ... }` or `y := 2`:
@@ -465,16 +526,15 @@ fn statement_without_separator(at: &Site) -> Option<usize> {
 
 /// A misspelt keyword.
 fn misspelt(at: &Site) -> Option<Hint> {
-    let Site { found, .. } = *at;
-    // A misspelt keyword.
-    if !found.is_empty() && found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        if let Some(word) = crate::diagnostic::suggest(found, KEYWORDS.iter().copied()) {
-            if word != found {
-                return help(format!("did you mean `{word}`?"));
-            }
-        }
-    }
-    None
+    let word = misspelling(at.found)?;
+    help(format!("did you mean `{word}`?"))
+}
+
+/// The keyword `found` is a misspelling of, if it is one.
+fn misspelling(found: &str) -> Option<&'static str> {
+    let is_word = !found.is_empty() && found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let word = crate::diagnostic::suggest(found, KEYWORDS.iter().copied()).filter(|_| is_word)?;
+    (word != found).then_some(word)
 }
 
 /// Warnings about sums whose `mod` binds tighter than it may have been
@@ -500,6 +560,16 @@ pub fn precedence_warnings(prog: &Program, source: &str) -> Vec<Problem> {
                 text(operand.start, operand.end),
                 text(operand.end, modulo.end),
             ))
+            .fix(
+                format!("Wrap the {} round: `({left} {}){}`", if op == "-" { "difference" } else { "sum" }, text(operand.start, operand.end), text(operand.end, modulo.end)),
+                sum,
+                format!("({left} {}){}", text(operand.start, operand.end), text(operand.end, modulo.end)),
+            )
+            .fix(
+                format!("Keep this meaning: `{left} ({right})`"),
+                sum,
+                format!("{left} ({right})"),
+            )
             .warning()
         })
         .collect()
