@@ -37,6 +37,23 @@ pub fn places(
     if symbol.bound_by.is_none() && !symbol.label && declared_elsewhere {
         return Err(format!("`{new_name}` is taken: the program declares it"));
     }
+    // A definition reads its free names where it is used: a binder there
+    // of the same name would capture them (see [`Names`]).
+    let captured = match symbol.bound_by {
+        None => {
+            names.free_in_definitions.contains(&symbol.name) && names.bound_names.contains(new_name)
+        }
+        Some(_) => names.free_in_definitions.contains(new_name),
+    };
+    if captured && !symbol.label {
+        return Err(format!(
+            "`{new_name}` is taken: a definition reads `{}` where it is used, and a binder there called `{new_name}` would capture it",
+            match symbol.bound_by {
+                None => symbol.name.as_str(),
+                Some(_) => new_name,
+            }
+        ));
+    }
     let places = symbol.places();
     let renamed = rewrite(text, &places, new_name);
     let ast = crate::syntax::parse_program(&renamed)
@@ -135,6 +152,17 @@ mod tests {
         assert!(renamed("q in", "r")
             .unwrap()
             .contains("forall(r in nbrs : r.x <= x)"));
+        // A definition's free name is read where the definition is used.
+        let text = "var x: 0..3 = 0\ndef low = x == 0\nprocess {\n    a :: exists(q in nbrs : low) -> x := 1\n}\n";
+        let names = Names::of(&crate::syntax::parse_program(text).unwrap());
+        let var = text.find("x:").unwrap();
+        let e = places(text, &names, var, "q", true).unwrap_err();
+        assert!(e.contains("capture"), "{e}");
+        assert!(places(text, &names, var, "level", true).is_ok());
+        let bound = text.find("q in").unwrap();
+        assert!(places(text, &names, bound, "x", true)
+            .unwrap_err()
+            .contains("capture"));
         // Nothing to rename on a keyword or on the language's own names.
         assert!(renamed("nbrs", "all").is_err());
     }

@@ -7,13 +7,17 @@
 //! quantifiers is two names, and a variable's references are its reads
 //! and writes (`x`, `q.x`, `x := ...`), not every word spelt like it.
 //! Built from the syntax tree alone: it answers while the program does
-//! not yet check.
+//! not yet check. One difference: a definition's free names are taken
+//! here for the program's declarations, where the checker reads them at
+//! each use, so a binder of the same name around a use captures them
+//! (`def low = q == 0` in `exists(q in nbrs : low)`); [`Names`] records
+//! both sides, so that a rename never makes the two readings part.
 
 use crate::span::Span;
 use crate::syntax::ast::{
     Collection, DefBody, Domain, Expr, Ident, Program, Receive, Stmt, Temporal,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// One declared or bound name, and where it is used.
 pub struct Symbol {
@@ -50,8 +54,13 @@ impl Symbol {
 
 /// Every name of a document resolved.
 pub struct Names {
-    /// Declarations first (in the order written), then bound names.
+    /// The declarations and labels (in the order written), then the
+    /// bound names (in the order met).
     pub symbols: Vec<Symbol>,
+    /// The names definitions' bodies read without binding them.
+    pub free_in_definitions: HashSet<String>,
+    /// Every name some binder binds.
+    pub bound_names: HashSet<String>,
 }
 
 impl Names {
@@ -60,7 +69,11 @@ impl Names {
         let mut r = Resolver::default();
         r.declare_globals(program);
         r.program(program);
-        Names { symbols: r.symbols }
+        Names {
+            symbols: r.symbols,
+            free_in_definitions: r.free_in_definitions,
+            bound_names: r.bound_names,
+        }
     }
 
     /// The name declared or used at byte `at`: the one it is in, else
@@ -83,6 +96,10 @@ struct Resolver {
     globals: HashMap<String, usize>,
     /// The names bound where the walk is, innermost last.
     bound: Vec<(String, usize)>,
+    /// Whether the walk is in a definition's body.
+    in_definition: bool,
+    free_in_definitions: HashSet<String>,
+    bound_names: HashSet<String>,
 }
 
 impl Resolver {
@@ -158,10 +175,12 @@ impl Resolver {
         }
         for d in &p.defs {
             let mark = self.bind_all(&d.params, "a parameter of the definition", d.span);
+            self.in_definition = true;
             match &d.body {
                 DefBody::Expr(e) => self.expr(e),
                 DefBody::Stmt(s) => self.stmt(s),
             }
+            self.in_definition = false;
             self.bound.truncate(mark);
         }
         for role in &p.roles {
@@ -210,6 +229,7 @@ impl Resolver {
 
     fn bind(&mut self, id: &Ident, by: &'static str, scope: Span) {
         let k = self.symbol(id, Some(by));
+        self.bound_names.insert(id.name.clone());
         self.symbols[k].scope = Some(scope);
         self.bound.push((id.name.clone(), k));
     }
@@ -232,7 +252,12 @@ impl Resolver {
     fn use_name(&mut self, id: &Ident) {
         match self.bound.iter().rev().find(|(n, _)| *n == id.name) {
             Some(&(_, k)) => self.symbols[k].uses.push(id.span),
-            None => self.use_global(id),
+            None => {
+                if self.in_definition {
+                    self.free_in_definitions.insert(id.name.clone());
+                }
+                self.use_global(id)
+            }
         }
     }
 
