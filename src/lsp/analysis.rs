@@ -492,6 +492,39 @@ fn on_declared_topology(text: &str) -> Option<OnTopology> {
 mod tests {
     use super::Analysis;
 
+    /// Every program the golden tests hold to be wrong (syntax, types,
+    /// locality, instances) answers every request at every place, its
+    /// quick fixes included, and each fix's edit lies in the text.
+    #[test]
+    fn every_place_of_every_wrong_program_answers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/bad");
+        for e in std::fs::read_dir(root).unwrap().flatten() {
+            if e.path().extension().is_none_or(|x| x != "gc") {
+                continue;
+            }
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            // Some are wrong only on the topology their test gives.
+            let a = Analysis::of(text.clone());
+            for fix in a.problems.iter().flat_map(|p| &p.fixes) {
+                assert!(
+                    text.get(fix.span.start..fix.span.end).is_some(),
+                    "{}",
+                    e.path().display()
+                );
+            }
+            let actions = a.code_actions("file:///x.gc", 0, text.len());
+            assert!(actions.as_array().is_some());
+            for (at, _) in text.char_indices() {
+                a.hover(at);
+                a.completions(at);
+                a.references(at, true);
+                a.definition(at);
+                a.prepare_rename(at);
+                let _ = a.rename(at, "fresh_name");
+            }
+        }
+    }
+
     /// Every request at every place of every bundled program answers
     /// (and a place's name is found where it is declared).
     #[test]
