@@ -401,14 +401,8 @@ fn declarations(ast: &ast::Program, text: &str, out: &mut Vec<Decl>) {
             _ => "variable (one per process)",
         };
         add(&v.name, kind, 13, v.span, None);
-        let mut domain = &v.domain;
-        while let ast::Domain::Array(_, inner, _) = domain {
-            domain = inner;
-        }
-        if let ast::Domain::Enum(values, _) = domain {
-            for value in values {
-                add(value, "enumeration value", 22, v.span, None);
-            }
+        for value in v.domain.enum_values() {
+            add(value, "enumeration value", 22, v.span, None);
         }
     }
     for e in &ast.enums {

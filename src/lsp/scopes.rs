@@ -14,9 +14,7 @@
 //! both sides, so that a rename never makes the two readings part.
 
 use crate::span::Span;
-use crate::syntax::ast::{
-    Collection, DefBody, Domain, Expr, Ident, Program, Receive, Stmt, Temporal,
-};
+use crate::syntax::ast::{Collection, DefBody, Domain, Expr, Ident, Program, Receive, Stmt};
 use std::collections::{HashMap, HashSet};
 
 /// One declared or bound name, and where it is used.
@@ -130,13 +128,7 @@ impl Resolver {
         }
         for v in &p.vars {
             self.global(&v.name);
-            let mut domain = &v.domain;
-            while let Domain::Array(_, inner, _) = domain {
-                domain = inner;
-            }
-            if let Domain::Enum(values, _) = domain {
-                values.iter().for_each(|v| self.global(v));
-            }
+            v.domain.enum_values().iter().for_each(|v| self.global(v));
         }
         p.defs.iter().for_each(|d| self.global(&d.name));
         p.messages.iter().for_each(|m| self.global(&m.name));
@@ -218,11 +210,7 @@ impl Resolver {
                     x.span,
                 );
             }
-            let predicates = match &x.form {
-                Temporal::Always(a) | Temporal::Sometimes(a) | Temporal::Stable(a) => vec![a],
-                Temporal::LeadsTo(a, b) => vec![a, b],
-            };
-            predicates.into_iter().for_each(|e| self.expr(e));
+            x.form.predicates().into_iter().for_each(|e| self.expr(e));
             self.bound.truncate(mark);
         }
     }

@@ -218,6 +218,18 @@ pub enum Domain {
     Array(Option<Box<Expr>>, Box<Domain>, Span),
 }
 
+impl Domain {
+    /// The values an anonymous enumeration here declares (`{a, b}`, also
+    /// as an array's elements); none for other domains.
+    pub fn enum_values(&self) -> &[Ident] {
+        match self {
+            Domain::Enum(values, _) => values,
+            Domain::Array(_, inner, _) => inner.enum_values(),
+            _ => &[],
+        }
+    }
+}
+
 /// `var NAME: DOMAIN [= init]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarDecl {
