@@ -491,19 +491,14 @@ mod tests {
     /// quick fixes included, and each fix's edit lies in the text.
     #[test]
     fn every_place_of_every_wrong_program_answers() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/bad");
-        for e in std::fs::read_dir(root).unwrap().flatten() {
-            if e.path().extension().is_none_or(|x| x != "gc") {
-                continue;
-            }
-            let text = std::fs::read_to_string(e.path()).unwrap();
+        for (path, text) in super::super::gc_files("tests/golden/bad") {
             // Some are wrong only on the topology their test gives.
             let a = Analysis::of(text.clone());
             for fix in a.problems.iter().flat_map(|p| &p.fixes) {
                 assert!(
                     text.get(fix.span.start..fix.span.end).is_some(),
                     "{}",
-                    e.path().display()
+                    path.display()
                 );
             }
             let actions = a.code_actions("file:///x.gc", 0, text.len());
@@ -523,12 +518,7 @@ mod tests {
     /// (and a place's name is found where it is declared).
     #[test]
     fn every_place_of_every_program_answers() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
-        for e in std::fs::read_dir(root).unwrap().flatten() {
-            if e.path().extension().is_none_or(|x| x != "gc") {
-                continue;
-            }
-            let text = std::fs::read_to_string(e.path()).unwrap();
+        for (path, text) in super::super::gc_files("programs") {
             let a = Analysis::of(text.clone());
             // Warnings there may be (actions enabled together); no error.
             let errors = a
@@ -538,7 +528,7 @@ mod tests {
                 .iter()
                 .filter(|d| d["severity"] == 1)
                 .count();
-            assert_eq!(errors, 0, "{}", e.path().display());
+            assert_eq!(errors, 0, "{}", path.display());
             assert!(a.symbols().as_array().is_some_and(|s| !s.is_empty()));
             for (at, _) in text.char_indices() {
                 a.hover(at);
@@ -562,12 +552,7 @@ mod tests {
     fn every_name_of_every_program_resolves() {
         use super::super::language::{BUILTINS, FIELDS, KEYWORDS};
         use super::super::text::{is_word, word_at};
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
-        for e in std::fs::read_dir(root).unwrap().flatten() {
-            if e.path().extension().is_none_or(|x| x != "gc") {
-                continue;
-            }
-            let text = std::fs::read_to_string(e.path()).unwrap();
+        for (path, text) in super::super::gc_files("programs") {
             let ast = crate::syntax::parse_program(&text).unwrap();
             let names = super::Names::of(&ast);
             let mut own: Vec<String> = ["ring", "uring", "chain", "tree"].map(String::from).into();
@@ -590,16 +575,34 @@ mod tests {
                     || own.iter().any(|o| o == word)
                     || word.starts_with(|c: char| c.is_ascii_digit());
                 let resolved = names.at(start).is_some_and(|s| s.name == word);
-                assert!(
-                    known || resolved,
-                    "{}: `{word}` at {start}",
-                    e.path().display()
-                );
+                assert!(known || resolved, "{}: `{word}` at {start}", path.display());
                 at = start + word.len().max(1);
                 while at < text.len() && is_word(text.as_bytes()[at] as char) {
                     at += 1;
                 }
             }
+        }
+    }
+
+    /// A fix does what the help line says and nothing else: where the
+    /// help is about something other than spelling (`procs.x`, which is a
+    /// word at distance 2 from `process`), no respelling is offered.
+    #[test]
+    fn quick_fixes_agree_with_the_help_line() {
+        let head = "topology ring:3\nvar x: 0..3 = 0\nprocess {\n    a :: x == 0 -> x := 1\n}\n";
+        for tail in ["legitimate: procs.x == 1\n", "legitimate: nbrs.x == 1\n"] {
+            let a = Analysis::of(format!("{head}{tail}"));
+            let problem = a.problems.first().expect("a syntax error");
+            assert!(
+                problem
+                    .help
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("is a collection"),
+                "{tail:?}: {:?}",
+                problem.help
+            );
+            assert!(problem.fixes.is_empty(), "{tail:?}: {:?}", problem.fixes);
         }
     }
 

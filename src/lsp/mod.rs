@@ -11,6 +11,27 @@ mod rename;
 mod scopes;
 mod text;
 
+/// The `.gc` files of a folder of the repository, in name order, with
+/// their text: what the tests run every request over.
+#[cfg(test)]
+fn gc_files(folder: &str) -> Vec<(std::path::PathBuf, String)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+    let mut paths: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "gc"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p, text)
+        })
+        .collect()
+}
+
 use analysis::Analysis;
 use lsp_server::{Connection, Message, Notification, Request, Response};
 use serde_json::{json, Value};

@@ -173,21 +173,15 @@ mod tests {
     /// renamed program would not check (or would read another name).
     #[test]
     fn every_name_of_every_program_can_be_renamed() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         for dir in ["programs", "tests/golden/programs"] {
-            for e in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
-                if e.path().extension().is_none_or(|x| x != "gc") {
-                    continue;
-                }
-                let text = std::fs::read_to_string(e.path()).unwrap();
+            for (path, text) in super::super::gc_files(dir) {
                 let ast = crate::syntax::parse_program(&text).unwrap();
-                assert!(crate::check::check(&ast).is_ok(), "{}", e.path().display());
+                assert!(crate::check::check(&ast).is_ok(), "{}", path.display());
                 let names = Names::of(&ast);
                 for s in names.symbols.iter().filter(|s| !s.label) {
                     let renamed = places(&text, &names, s.decl.start, "fresh_name", true);
-                    let places = renamed.unwrap_or_else(|why| {
-                        panic!("{}: `{}`: {why}", e.path().display(), s.name)
-                    });
+                    let places = renamed
+                        .unwrap_or_else(|why| panic!("{}: `{}`: {why}", path.display(), s.name));
                     assert!(places.iter().all(|p| text[p.start..p.end] == s.name));
                 }
             }

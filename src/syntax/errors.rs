@@ -2,7 +2,7 @@
 //! never as the grammar does, and the end of input pointed at its last
 //! character.
 
-use super::hints::{likely_meant, quick_fixes};
+use super::hints::likely_meant;
 use super::parse::Rule;
 use crate::diagnostic::Problem;
 use crate::span::Span;
@@ -251,18 +251,21 @@ pub(super) fn syntax_error(
         format!("syntax error: {message}"),
     )
     .label(Span::new(start, end), label);
-    let mut problem = match likely_meant(source, start, found.trim(), &message) {
-        Some((help, extra)) => match extra {
-            Some((span, text)) => problem.label(span, text).help(help),
-            None => problem.help(help),
-        },
+    match likely_meant(source, start, found.trim(), &message) {
+        Some(hint) => {
+            let mut problem = match hint.also {
+                Some((span, text)) => problem.label(span, text),
+                None => problem,
+            }
+            .help(hint.help);
+            problem.fixes = hint.fixes;
+            problem
+        }
         None => problem.help(
             "see docs/language.md for the grammar; a program is a list of \
              param/topology/enum/var declarations, process blocks, legitimate/invariant predicates and properties",
         ),
-    };
-    problem.fixes = quick_fixes(source, start, found.trim(), &message);
-    problem
+    }
 }
 
 fn join_or(names: &[String]) -> String {

@@ -7,12 +7,45 @@ use super::ast::Program;
 use crate::diagnostic::{Fix, Problem};
 use crate::span::Span;
 
-/// A help line, and another place to point at with its label.
-pub(super) type Hint = (String, Option<(Span, String)>);
+/// A help line, another place to point at with its label, and the edits
+/// that do what the help says, where it names one exactly. The edits come
+/// from the same test as the help line, so the two never disagree.
+pub(super) struct Hint {
+    pub help: String,
+    pub also: Option<(Span, String)>,
+    pub fixes: Vec<Fix>,
+}
+
+impl Hint {
+    /// Another place to point at.
+    fn also(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.also = Some((span, label.into()));
+        self
+    }
+
+    /// An edit that does what the help says.
+    fn fix(mut self, title: impl Into<String>, span: Span, replacement: &str) -> Self {
+        self.fixes.push(Fix {
+            title: title.into(),
+            span,
+            replacement: replacement.into(),
+        });
+        self
+    }
+}
 
 /// A help line alone.
+fn hint(text: impl Into<String>) -> Hint {
+    Hint {
+        help: text.into(),
+        also: None,
+        fixes: Vec::new(),
+    }
+}
+
+/// A help line alone, as a hint function answers.
 fn help(text: impl Into<String>) -> Option<Hint> {
-    Some((text.into(), None))
+    Some(hint(text))
 }
 
 /// The words a program is built of, for "did you mean".
@@ -55,6 +88,8 @@ const KEYWORDS: &[&str] = &[
 struct Site<'a> {
     /// The word or character found there.
     found: &'a str,
+    /// Where it stands.
+    span: Span,
     /// What the parser wanted, as the error says it (`expected ...`).
     expected: &'a str,
     /// The source before the error, without trailing whitespace.
@@ -75,6 +110,7 @@ impl<'a> Site<'a> {
         let before = source[..start].trim_end();
         Site {
             found,
+            span: Span::new(start, start + found.len()),
             expected,
             before,
             after: source.get(start + found.len()..).unwrap_or("").trim_start(),
@@ -94,7 +130,8 @@ impl<'a> Site<'a> {
 }
 
 /// What a syntax error at `start` (where `found` stands, and `expected`
-/// describes what the parser wanted) was probably meant to be.
+/// describes what the parser wanted) was probably meant to be: the first
+/// hint whose test holds, with its fixes.
 pub(super) fn likely_meant(
     source: &str,
     start: usize,
@@ -115,46 +152,6 @@ pub(super) fn likely_meant(
     ]
     .iter()
     .find_map(|hint| hint(&site))
-}
-
-/// The edits that do what [`likely_meant`]'s help says, where it names
-/// one exactly: `==` or `:=` for `=`, `//` for `#`, a `;` added or
-/// removed, a keyword spelt right.
-pub(super) fn quick_fixes(source: &str, start: usize, found: &str, expected: &str) -> Vec<Fix> {
-    let site = Site::new(source, start, found, expected);
-    let at = Span::new(start, start + found.len());
-    let fix = |title: String, span: Span, replacement: &str| Fix {
-        title,
-        span,
-        replacement: replacement.into(),
-    };
-    if let Some(k) = statement_without_separator(&site) {
-        return vec![fix(
-            "Add `;` between the statements".into(),
-            Span::new(k, k),
-            ";",
-        )];
-    }
-    if found == "=" {
-        let meant = equals_meant(site.before);
-        return vec![fix(format!("Replace `=` with `{meant}`"), at, meant)];
-    }
-    if (found == "#" || found == "%") && site.line_start {
-        return vec![fix("Write the comment with `//`".into(), at, "//")];
-    }
-    if found == ":" || found == "::" {
-        if let Some(k) = semicolon_before_label(site.before) {
-            return vec![fix(
-                "Remove the `;` that ends the action".into(),
-                Span::new(k, k + 1),
-                "",
-            )];
-        }
-    }
-    match misspelling(found) {
-        Some(word) => vec![fix(format!("Replace `{found}` with `{word}`"), at, word)],
-        None => Vec::new(),
-    }
 }
 
 /// An action's head: the label left out, the priority after the collection.
@@ -292,10 +289,10 @@ fn guards(at: &Site) -> Option<Hint> {
                 }
             }
             if let Some(&(at, c)) = open.last() {
-                return Some((
-                    format!("the guard's `{c}` is not closed before `->`"),
-                    Some((Span::new(at, at + 1), "opened here".into())),
-                ));
+                return Some(
+                    hint(format!("the guard's `{c}` is not closed before `->`"))
+                        .also(Span::new(at, at + 1), "opened here"),
+                );
             }
         }
     }
@@ -347,9 +344,12 @@ fn operators(at: &Site) -> Option<Hint> {
     // `x = y`: an equality, or an assignment.
     if found == "=" {
         let meant = equals_meant(before);
-        return help(format!(
-            "did you mean `{meant}`? (`=` is no operator: `==` compares, `:=` assigns)"
-        ));
+        return Some(
+            hint(format!(
+                "did you mean `{meant}`? (`=` is no operator: `==` compares, `:=` assigns)"
+            ))
+            .fix(format!("Replace `=` with `{meant}`"), at.span, meant),
+        );
     }
     // `x++`, `x += 1`: C's updates, where a statement wanted `:=`.
     if let Some(update) = c_update(found, after) {
@@ -434,17 +434,20 @@ fn statements_and_comments(at: &Site) -> Option<Hint> {
     // A `/*` comment that runs to the end of the input.
     if expected == "expected `*/`" {
         let opened = before.rfind("/*").unwrap_or(0);
-        return Some((
-            "a `/*` comment ends at `*/`; this one runs to the end of the input".into(),
-            Some((
-                Span::new(opened, opened + 2),
-                "the comment opens here".into(),
-            )),
-        ));
+        return Some(
+            hint("a `/*` comment ends at `*/`; this one runs to the end of the input")
+                .also(Span::new(opened, opened + 2), "the comment opens here"),
+        );
     }
     // `# ...` or `% ...`: another language's comment.
     if (found == "#" || found == "%") && at.line_start {
-        return help("comments are `// ...` to the end of the line, or `/* ... */`");
+        return Some(
+            hint("comments are `// ...` to the end of the line, or `/* ... */`").fix(
+                "Write the comment with `//`",
+                at.span,
+                "//",
+            ),
+        );
     }
     // `receive` after the start of a guard.
     if found == "receive" {
@@ -457,10 +460,12 @@ fn statements_and_comments(at: &Site) -> Option<Hint> {
     // `a :: ... ;` then `b :: ...`: the `;` made `b` a statement.
     if found == ":" || found == "::" {
         if let Some(at) = semicolon_before_label(before) {
-            return Some((
-                "`;` separates statements inside an action; an action ends without one".into(),
-                Some((Span::new(at, at + 1), "remove this `;`".into())),
-            ));
+            let semicolon = Span::new(at, at + 1);
+            return Some(
+                hint("`;` separates statements inside an action; an action ends without one")
+                    .also(semicolon, "remove this `;`")
+                    .fix("Remove the `;` that ends the action", semicolon, ""),
+            );
         }
     }
     None
@@ -477,10 +482,12 @@ fn semicolon_before_label(before: &str) -> Option<usize> {
 /// two statements with no `;` between them.
 fn missing_semicolon(at: &Site) -> Option<Hint> {
     let at = statement_without_separator(at)?;
-    Some((
-        "statements in an action are separated by `;`, also from one line to the next".into(),
-        Some((Span::new(at, at), "add `;` here".into())),
-    ))
+    let gap = Span::new(at, at);
+    Some(
+        hint("statements in an action are separated by `;`, also from one line to the next")
+            .also(gap, "add `;` here")
+            .fix("Add `;` between the statements", gap, ";"),
+    )
 }
 
 /// Where a `;` is missing, if a statement starts at the error (or at the
@@ -527,7 +534,11 @@ fn statement_without_separator(at: &Site) -> Option<usize> {
 /// A misspelt keyword.
 fn misspelt(at: &Site) -> Option<Hint> {
     let word = misspelling(at.found)?;
-    help(format!("did you mean `{word}`?"))
+    Some(hint(format!("did you mean `{word}`?")).fix(
+        format!("Replace `{}` with `{word}`", at.found),
+        at.span,
+        word,
+    ))
 }
 
 /// The keyword `found` is a misspelling of, if it is one.
