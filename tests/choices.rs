@@ -216,6 +216,57 @@ fn every_value_of_a_draw_is_explored() {
     );
 }
 
+/// A draw from a set is every member it can take, named by its position
+/// in the set: process 1 of a chain of three points at a neighbour drawn
+/// at random, and only pointing at process 2 (its second neighbour,
+/// `aim<1>`) is undone. The witness replays whatever the seed, and a
+/// position past the set is refused.
+#[test]
+fn every_member_a_draw_can_take_is_explored() {
+    let dir = scratch("member_draw");
+    let src = program(
+        &dir,
+        "member_draw",
+        "topology chain:3
+var p: node = self
+process {
+    aim :: p == self and index == 1 -> p := random(nbrs)
+    undo :: p != self and p.index > index -> p := self
+}
+legitimate: forall(i in procs : i.index != 1 or i.p.index < i.index)
+",
+    );
+    let w = dir.join("w");
+    let (code, out, err) = guarded(&[
+        "verify",
+        &src,
+        "-d",
+        "central",
+        "--witness",
+        w.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 5, "{out}{err}");
+    let verdict = line(&out, "convergence");
+    assert!(verdict.contains("{1:aim<1>} {1:undo}"), "{verdict}");
+    for seed in ["1", "2", "3"] {
+        let trace = replay(&src, &w, "central-cycle", &["--seed", seed]);
+        assert!(trace.contains("1 aim (p: 1 -> 2)"), "{trace}");
+    }
+    // Runs draw both neighbours: some seed's run converges at once.
+    let converged = (0..20).any(|seed| {
+        let (code, out, _) =
+            guarded(&["run", &src, "--seed", &seed.to_string(), "--max-steps", "1"]);
+        code == 0 && out.contains("legitimate  yes")
+    });
+    assert!(converged);
+    let bad = dir.join("bad.sched");
+    std::fs::write(&bad, "1:aim<2>\n").unwrap();
+    let sched = format!("schedule:{}", bad.display());
+    let (code, out, err) = guarded(&["run", &src, "--daemon", &sched]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(err.contains("not a position in the set, 0..1"), "{err}");
+}
+
 /// A receive and a plain action of one priority, both enabled at process
 /// 0 once a message arrives before it starts: `check` warns about the
 /// pair, and not about the two receives (the oldest message decides

@@ -274,6 +274,9 @@ type Case = (&'static str, String, Vec<(&'static str, i64)>);
 const BOTH_ENABLED: &str = "var x: 0..1 = 0\nprocess {\n    b :: x == 0 -> x := 1\n    c :: x == 0 -> x := 0\n}\nlegitimate: forall(p in procs : p.x == 1)";
 /// A binder with two members, one of them undone at once.
 const ANY_MEMBER: &str = "var p: node = self\nprocess {\n    aim for q in nbrs :: p == self and index > 0 -> p := q\n    undo :: p != self and p.index > index -> p := self\n}\nlegitimate: forall(i in procs : (i.index == 0 and i.p == i) or (i.index > 0 and i.p != i and i.p.index < i.index))";
+/// Draws of members: a neighbour to point at (some point away, and are
+/// undone), and a colour from a set that depends on the neighbours.
+const MEMBER_DRAWS: &str = "var p: node = self\nvar c: 0..2 = 0\nprocess {\n    aim :: p == self and index > 0 -> p := random(nbrs)\n    undo :: p != self and p.index > index -> p := self\n    colour :: exists(q in nbrs : q.c == c) -> c := random({k in 0..2 : k != c and k >= count(q in nbrs : q.c == 0)})\n}\nlegitimate: forall(i in procs : (i.index == 0 or i.p.index < i.index) and forall(j in nbrs(i) : j.c != i.c))";
 /// A move that draws, and one that draws only part of the time.
 const DRAWS: &str = "var x: 0..2 = 0\nprocess {\n    roll :: x == 0 -> x := random(0..2)\n    maybe :: x == 2 -> if random(bool) { x := 1 } else { x := random(1..2) }\n}\nlegitimate: forall(p in procs : p.x == 1)";
 
@@ -315,6 +318,8 @@ fn the_verifier_agrees_with_a_naive_explorer_on_tiny_instances() {
     cases.push((ANY_MEMBER, "chain:3".into(), vec![]));
     cases.push((ANY_MEMBER, "star:4".into(), vec![]));
     cases.push((DRAWS, "ring:3".into(), vec![]));
+    cases.push((MEMBER_DRAWS, "chain:3".into(), vec![]));
+    cases.push((MEMBER_DRAWS, "star:4".into(), vec![]));
     for (src, topology, params) in &cases {
         let inst = instance(src, topology, params);
         for d in &DAEMONS {

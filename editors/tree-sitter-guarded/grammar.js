@@ -270,8 +270,7 @@ module.exports = grammar({
       seq('acyclic', '(', $.identifier, '->', $.identifier, ':', $._expression, ')'),
     set: ($) => seq('{', $.identifier, 'in', $.collection, ':', $._expression, '}'),
     edge: ($) => seq('edge', '(', $._expression, optional(seq(',', $._expression)), ')'),
-    draw: ($) =>
-      seq('random', '(', choice('bool', seq($._expression, '..', $._expression)), ')'),
+    draw: ($) => seq('random', '(', choice('bool', $.collection), ')'),
     call: ($) => seq(field('function', $.identifier), '(', commaSep($._expression), ')'),
     parenthesized: ($) => seq('(', commaSep1($._expression), ')'),
   },

@@ -75,12 +75,9 @@ impl<'a> Subst<'a> {
                 Box::new(self.expr(b)),
                 *s,
             ),
-            Expr::Random(bounds, s) => Expr::Random(
-                bounds
-                    .as_ref()
-                    .map(|(lo, hi)| (Box::new(self.expr(lo)), Box::new(self.expr(hi)))),
-                *s,
-            ),
+            Expr::Random(from, s) => {
+                Expr::Random(from.as_ref().map(|c| Box::new(self.coll(c))), *s)
+            }
             Expr::Set(var, coll, pred, s) => {
                 let coll = self.coll(coll);
                 let (var, pred) = self.binding(var, |me| me.expr(pred));
@@ -189,10 +186,9 @@ pub fn uses(e: &Expr, params: &[String], out: &mut Vec<(String, crate::span::Spa
             uses(a, params, out);
             uses(b, params, out);
         }
-        Expr::Random(bounds, _) => {
-            if let Some((lo, hi)) = bounds {
-                uses(lo, params, out);
-                uses(hi, params, out);
+        Expr::Random(from, _) => {
+            if let Some(c) = from {
+                coll_uses(c, params, out);
             }
         }
     }

@@ -92,9 +92,10 @@ impl Checker {
         self.scope.unwrap_or(Scope::Global)
     }
 
-    /// `random(lo..hi)` or `random(bool)`: only in statements, where the
-    /// run's generator draws it when the statement runs.
-    fn draw(&mut self, bounds: Option<&(Box<Expr>, Box<Expr>)>, span: Span) -> Option<Typed> {
+    /// `random(lo..hi)`, `random(bool)` or `random(S)` (a member of a
+    /// collection): only in statements, where the run's generator draws it
+    /// when the statement runs.
+    fn draw(&mut self, from: Option<&Collection>, span: Span) -> Option<Typed> {
         if !self.in_statement {
             self.problems.push(
                 Problem::new(
@@ -107,19 +108,56 @@ impl Checker {
             return None;
         }
         self.draws = true;
-        match bounds {
+        let range = |lo, hi| Box::new(ir::Draw::Range(lo, hi));
+        match from {
             None => Some(Typed::Bool(BExpr::Cmp(
                 Cmp::Eq,
-                IExpr::Random(Box::new(IExpr::Const(0)), Box::new(IExpr::Const(1)), span),
+                IExpr::Random(range(IExpr::Const(0), IExpr::Const(1)), span),
                 IExpr::Const(1),
             ))),
-            Some((lo, hi)) => {
+            Some(Collection::Range(lo, hi)) => {
                 let lo = self.int_expr(lo, Some(Ty::Int))?;
                 let hi = self.int_expr(hi, Some(Ty::Int))?;
-                Some(Typed::Int(
-                    IExpr::Random(Box::new(lo), Box::new(hi), span),
-                    Ty::Int,
-                ))
+                Some(Typed::Int(IExpr::Random(range(lo, hi), span), Ty::Int))
+            }
+            Some(Collection::Set(e))
+                if !matches!(**e, Expr::Set(..) | Expr::Call(..) | Expr::Name(_)) =>
+            {
+                let help = match **e {
+                    Expr::Int(k, _) if k > 0 => format!(
+                        "write the range: `random(0..{})` draws one of {k} values, `random(0..{k})` one of {}",
+                        k - 1,
+                        k + 1
+                    ),
+                    _ => "write `random(lo..hi)`, `random(bool)`, `random(nbrs)`, `random({q in nbrs : P})` or `random(S)` for a `def` that stands for a set".into(),
+                };
+                self.err(
+                    Problem::new(
+                        "guarded::check::not_a_set",
+                        "`random` draws from a range, `bool` or a set",
+                    )
+                    .label(e.span(), "not a range or a set")
+                    .help(help),
+                );
+                None
+            }
+            Some(coll) => {
+                // The member is bound under a name no program can write.
+                let member = ast::Ident {
+                    name: "random member".into(),
+                    span,
+                };
+                let mark = self.mark();
+                let bound = self.collection(&member, coll, span, 0);
+                self.release(mark);
+                let (slot, coll, filter, kind) = bound?;
+                let ty = match kind {
+                    LocalKind::Int => Ty::Int,
+                    LocalKind::Field(t) => t,
+                    LocalKind::Node { .. } => Ty::Node,
+                };
+                let draw = ir::Draw::Member { slot, coll, filter };
+                Some(Typed::Int(IExpr::Random(Box::new(draw), span), ty))
             }
         }
     }
@@ -154,7 +192,7 @@ impl Checker {
                 self.field(p, field)
             }
             Expr::Call(f, args, span) => self.call(f, args, *span),
-            Expr::Random(bounds, span) => self.draw(bounds.as_ref(), *span),
+            Expr::Random(from, span) => self.draw(from.as_deref(), *span),
             Expr::Unary(UnOp::Not, a, _) => {
                 Some(Typed::Bool(BExpr::Not(Box::new(self.bool_expr(a)?))))
             }

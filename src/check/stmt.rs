@@ -311,6 +311,13 @@ impl Checker {
                 self.vars[*v].ty == Ty::Node
             }
             IExpr::Best(b) => matches!(b.coll, Coll::NbrsOf(Proc::Me)),
+            IExpr::Random(d, _) => matches!(
+                **d,
+                ir::Draw::Member {
+                    coll: Coll::NbrsOf(Proc::Me),
+                    ..
+                }
+            ),
             IExpr::Let(_, _, body) => self.names_neighbour(body),
             IExpr::Cond(_, a, b) => self.names_neighbour(a) && self.names_neighbour(b),
             _ => false,

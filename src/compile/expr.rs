@@ -106,7 +106,7 @@ impl Compiler<'_> {
                 Box::new(move |e| f.holds(e).map(i64::from))
             }
             IExpr::Msgs(p, q, kind, span) => self.msgs(p, q, *kind, *span),
-            IExpr::Random(lo, hi, span) => self.draw(lo, hi, *span),
+            IExpr::Random(d, span) => self.draw(d, *span),
             IExpr::Let(slot, value, body) => {
                 let slot = *slot;
                 let (fv, fb) = (self.iexpr(value), self.iexpr(body));
@@ -120,44 +120,46 @@ impl Compiler<'_> {
     }
 
     /// `random(lo..hi)`: drawn from the run's draw stream when the statement runs.
-    fn draw(&self, lo: &IExpr, hi: &IExpr, span: Span) -> IFn {
-        let (lo, hi) = (self.iexpr(lo), self.iexpr(hi));
-        Box::new(move |e| {
-            let (a, b) = (lo(e)?, hi(e)?);
-            if a > b {
-                return fault(
-                    span,
-                    format!("random({a}..{b}) draws from an empty range"),
-                    "the lower bound must not exceed the upper bound",
-                );
-            }
-            match &mut *e.fx.draws.borrow_mut() {
-                Draws::Generator(rng) => Ok(rand::Rng::gen_range(rng, a..=b)),
-                Draws::Given {
-                    values,
-                    made,
-                    ranges,
-                } => {
-                    let v = values.get(*made).copied().unwrap_or(a);
-                    *made += 1;
-                    ranges.push((a, b));
-                    if (a..=b).contains(&v) {
-                        Ok(v)
-                    } else {
-                        fault(
+    fn draw(&self, d: &ir::Draw, span: Span) -> IFn {
+        match d {
+            ir::Draw::Range(lo, hi) => {
+                let (lo, hi) = (self.iexpr(lo), self.iexpr(hi));
+                Box::new(move |e| {
+                    let (a, b) = (lo(e)?, hi(e)?);
+                    if a > b {
+                        return fault(
                             span,
-                            format!("the value given for this draw, {v}, is not in {a}..{b}"),
-                            "a schedule's draws (`P:ACTION<v,...>`) must lie in the ranges the action draws from",
-                        )
+                            format!("random({a}..{b}) draws from an empty range"),
+                            "the lower bound must not exceed the upper bound",
+                        );
                     }
-                }
-                Draws::None => fault(
-                    span,
-                    "a random draw where no generator is at hand".into(),
-                    "random draws happen in statements that a run, a schedule or `verify` takes",
-                ),
+                    draw_in(e, a, b, span, false)
+                })
             }
-        })
+            ir::Draw::Member { slot, coll, filter } => {
+                let slot = *slot;
+                let filter = filter.as_ref().map(|f| self.bexpr(f));
+                self.over(coll, move |e, items| {
+                    // The members first: the draw's range is their number.
+                    let mut members = Vec::new();
+                    for q in items {
+                        e.locals[slot].set(q);
+                        if filter.as_ref().map_or(Ok(true), |f| f.holds(e))? {
+                            members.push(q);
+                        }
+                    }
+                    if members.is_empty() {
+                        return fault(
+                            span,
+                            "a random member of an empty set".into(),
+                            "draw only where the set has a member: for `random({q in nbrs : P})`, guard the action with `exists(q in nbrs : P)`",
+                        );
+                    }
+                    let k = draw_in(e, 0, members.len() as i64 - 1, span, true)?;
+                    Ok(members[k as usize])
+                })
+            }
+        }
     }
 
     /// An expression that reads no state (`argmin(p in procs : p.id)`),
@@ -514,5 +516,42 @@ impl Compiler<'_> {
             crate::check::Checked::Int(i, ty) => GlobalFn::Int(self.iexpr(i), *ty),
             crate::check::Checked::Bool(b) => GlobalFn::Bool(self.bexpr(b)),
         }
+    }
+}
+
+/// A value drawn from `lo..=hi` (not empty) where the environment's draws
+/// come from: the run's generator, or values given (a schedule's, the
+/// verifier's), each draw's range recorded. `member`: the draw is of a
+/// member's position in a set, as a wrong given value is told.
+fn draw_in(e: &Env, lo: i64, hi: i64, span: Span, member: bool) -> Res<i64> {
+    match &mut *e.fx.draws.borrow_mut() {
+        Draws::Generator(rng) => Ok(rand::Rng::gen_range(rng, lo..=hi)),
+        Draws::Given {
+            values,
+            made,
+            ranges,
+        } => {
+            let v = values.get(*made).copied().unwrap_or(lo);
+            *made += 1;
+            ranges.push((lo, hi));
+            match (lo..=hi).contains(&v) {
+                true => Ok(v),
+                false if member => fault(
+                    span,
+                    format!("the value given for this draw, {v}, is not a position in the set, 0..{hi}"),
+                    "a draw from a set is given as the member's position in the set's order, from 0 (`P:ACTION<v,...>`)",
+                ),
+                false => fault(
+                    span,
+                    format!("the value given for this draw, {v}, is not in {lo}..{hi}"),
+                    "a schedule's draws (`P:ACTION<v,...>`) must lie in the ranges the action draws from",
+                ),
+            }
+        }
+        Draws::None => fault(
+            span,
+            "a random draw where no generator is at hand".into(),
+            "random draws happen in statements that a run, a schedule or `verify` takes",
+        ),
     }
 }

@@ -136,10 +136,22 @@ fn each_child<'e>(part: Part<'e>, f: &mut dyn FnMut(Part<'e>, &[usize])) {
             IExpr::Var(p, _) | IExpr::Index(p) | IExpr::Id(p) | IExpr::NodeOf(p) => f(P(p), &[]),
             IExpr::Side(p, _, _) => f(P(p), &[]),
             IExpr::Neg(a, _) | IExpr::Abs(a, _) => f(I(a), &[]),
-            IExpr::Arith(_, a, b, _) | IExpr::Random(a, b, _) => {
+            IExpr::Arith(_, a, b, _) => {
                 f(I(a), &[]);
                 f(I(b), &[]);
             }
+            IExpr::Random(d, _) => match &**d {
+                ir::Draw::Range(a, b) => {
+                    f(I(a), &[]);
+                    f(I(b), &[]);
+                }
+                ir::Draw::Member { slot, coll, filter } => {
+                    f(C(coll), &[]);
+                    if let Some(filter) = filter {
+                        f(B(filter), &[*slot]);
+                    }
+                }
+            },
             IExpr::Let(s, value, body) => {
                 f(I(value), &[]);
                 f(I(body), &[*s]);

@@ -58,7 +58,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("procs", "every process (global predicates)"),
     (
         "random",
-        "`random(lo..hi)`, `random(bool)`: a value drawn by the run's seeded generator",
+        "`random(lo..hi)`, `random(bool)`, `random(nbrs)`, `random(S)`: a value (or a member of a set, each alike) drawn by the run's seeded generator, in statements",
     ),
     (
         "edge",

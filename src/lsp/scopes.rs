@@ -327,10 +327,9 @@ impl Resolver {
                 self.expr(a);
                 self.expr(b);
             }
-            Expr::Random(bounds, _) => {
-                if let Some((lo, hi)) = bounds {
-                    self.expr(lo);
-                    self.expr(hi);
+            Expr::Random(from, _) => {
+                if let Some(c) = from {
+                    self.collection(c);
                 }
             }
         }

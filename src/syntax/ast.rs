@@ -443,8 +443,9 @@ pub enum Expr {
     Acyclic(Ident, Ident, Box<Expr>, Span),
     /// `if c then a else b`.
     Cond(Box<Expr>, Box<Expr>, Box<Expr>, Span),
-    /// `random(lo..hi)` (the bounds), or `random(bool)` (none): a draw.
-    Random(Option<(Box<Expr>, Box<Expr>)>, Span),
+    /// A draw: `random(lo..hi)` (a range), `random(nbrs)` or `random(S)` (a
+    /// member of a collection), or `random(bool)` (none).
+    Random(Option<Box<Collection>>, Span),
 }
 
 impl Expr {
@@ -521,10 +522,9 @@ impl Expr {
                 b.shift_spans(by);
                 shift(s);
             }
-            Expr::Random(bounds, s) => {
-                if let Some((lo, hi)) = bounds {
-                    lo.shift_spans(by);
-                    hi.shift_spans(by);
+            Expr::Random(from, s) => {
+                if let Some(c) = from {
+                    c.shift_spans(by);
                 }
                 shift(s);
             }

@@ -468,14 +468,8 @@ fn lower_atom(p: Pair<Rule>) -> Expr {
         }
         Rule::edge_ref => Expr::Edge(p.into_inner().skip(1).map(lower_expr).collect(), span),
         Rule::draw => {
-            let mut it = p.into_inner().filter(|c| c.as_rule() == Rule::sum);
-            match (it.next(), it.next()) {
-                (Some(lo), Some(hi)) => Expr::Random(
-                    Some((Box::new(lower_expr(lo)), Box::new(lower_expr(hi)))),
-                    span,
-                ),
-                _ => Expr::Random(None, span),
-            }
+            let from = p.into_inner().find(|c| c.as_rule() == Rule::collection);
+            Expr::Random(from.map(|c| Box::new(lower_collection(c))), span)
         }
         Rule::acyclic => {
             let mut it = p.into_inner().skip(1);

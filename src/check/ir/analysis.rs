@@ -56,7 +56,12 @@ pub fn reads_var_i(e: &IExpr, hit: &dyn Fn(usize) -> bool) -> bool {
         }
         IExpr::FromBool(b) => reads_var_b(b, hit),
         IExpr::Msgs(p, q, _, _) => reads_var_p(p, hit) || reads_var_p(q, hit),
-        IExpr::Random(a, b, _) => reads_var_i(a, hit) || reads_var_i(b, hit),
+        IExpr::Random(d, _) => match &**d {
+            Draw::Range(a, b) => reads_var_i(a, hit) || reads_var_i(b, hit),
+            Draw::Member { coll, filter, .. } => {
+                reads_var_c(coll, hit) || filter.as_ref().is_some_and(|f| reads_var_b(f, hit))
+            }
+        },
     }
 }
 
@@ -433,10 +438,22 @@ impl ReadWalk<'_> {
                 self.proc(p)
             }
             IExpr::Neg(a, _) | IExpr::Abs(a, _) => self.i(a),
-            IExpr::Arith(_, a, b, _) | IExpr::Let(_, a, b) | IExpr::Random(a, b, _) => {
+            IExpr::Arith(_, a, b, _) | IExpr::Let(_, a, b) => {
                 self.i(a);
                 self.i(b);
             }
+            IExpr::Random(d, _) => match &**d {
+                Draw::Range(a, b) => {
+                    self.i(a);
+                    self.i(b);
+                }
+                Draw::Member { coll, filter, .. } => {
+                    self.coll(coll);
+                    if let Some(f) = filter {
+                        self.b(f);
+                    }
+                }
+            },
             IExpr::Count(_, coll, body) => {
                 self.coll(coll);
                 self.b(body);

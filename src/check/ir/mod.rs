@@ -219,9 +219,29 @@ pub enum IExpr {
     FromBool(Box<BExpr>),
     /// `msgs(p, q, m)`: messages (of type `m`, or all) in the channel from p to q.
     Msgs(Proc, Proc, Option<usize>, Span),
-    /// `random(lo..hi)`: drawn uniformly by the run's generator when the
-    /// statement runs (statements only); an empty range is a fault at the span.
-    Random(Box<IExpr>, Box<IExpr>, Span),
+    /// `random(...)`: drawn uniformly by the run's generator when the
+    /// statement runs (statements only); an empty range or set is a fault
+    /// at the span.
+    Random(Box<Draw>, Span),
+}
+
+/// What a draw ([`IExpr::Random`]) draws from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Draw {
+    /// `random(lo..hi)`: an integer of the range (`random(bool)` is `0..1`).
+    Range(IExpr, IExpr),
+    /// `random(nbrs)`, `random({q in C : P})`: a member of the collection,
+    /// each alike. The draw's value (what a schedule gives and verify
+    /// enumerates) is the member's position in the collection's order,
+    /// from 0; the expression's value is the member.
+    Member {
+        /// The bound variable's slot, which the filter reads.
+        slot: usize,
+        /// What it ranges over.
+        coll: Coll,
+        /// Which members count.
+        filter: Option<BExpr>,
+    },
 }
 
 /// See [`IExpr::Best`].

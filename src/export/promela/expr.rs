@@ -320,7 +320,7 @@ impl Tr<'_> {
                     ))
                 }
             },
-            IExpr::Random(_, _, span) => {
+            IExpr::Random(_, span) => {
                 return Err(Untranslatable::new(
                     "a random draw (SPIN has no probabilities)",
                     Some(*span),
