@@ -726,7 +726,10 @@ fn most_generated_programs_check() {
         accepted += usize::from(code == Ok(0));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(accepted * 3 >= 60, "{accepted} of 60 generated programs accepted");
+    assert!(
+        accepted * 3 >= 60,
+        "{accepted} of 60 generated programs accepted"
+    );
 }
 
 /// A few cases of each surface beyond program text, seeded: init files,
