@@ -119,7 +119,8 @@ impl Compiler<'_> {
         }
     }
 
-    /// `random(lo..hi)`: drawn from the run's draw stream when the statement runs.
+    /// `random(lo..hi)`, or `random(S)` (a member, by its position in the
+    /// set): drawn from the run's draw stream when the statement runs.
     fn draw(&self, d: &ir::Draw, span: Span) -> IFn {
         match d {
             ir::Draw::Range(lo, hi) => {
