@@ -58,6 +58,18 @@ fn replay(program: &str, dir: &Path, name: &str, more: &[&str]) -> String {
     out
 }
 
+/// `guarded verify` of `src` under `daemon`, its witnesses written to `w`.
+fn verify_with_witness(src: &str, daemon: &str, w: &Path) -> (i32, String, String) {
+    guarded(&[
+        "verify",
+        src,
+        "-d",
+        daemon,
+        "--witness",
+        w.to_str().unwrap(),
+    ])
+}
+
 /// The line of `text` that starts with `key` (after indentation).
 fn line<'t>(text: &'t str, key: &str) -> &'t str {
     text.lines()
@@ -138,14 +150,7 @@ fn every_member_of_a_binder_is_explored() {
     let dir = scratch("member");
     let src = program(&dir, "member", ANY_MEMBER);
     let w = dir.join("w");
-    let (code, out, err) = guarded(&[
-        "verify",
-        &src,
-        "-d",
-        "central",
-        "--witness",
-        w.to_str().unwrap(),
-    ]);
+    let (code, out, err) = verify_with_witness(&src, "central", &w);
     assert_eq!(code, 5, "{out}{err}");
     let verdict = line(&out, "convergence");
     assert!(verdict.contains("fails: a cycle of 2 steps"), "{verdict}");
@@ -188,14 +193,7 @@ fn every_value_of_a_draw_is_explored() {
     let dir = scratch("coin");
     let src = program(&dir, "coin", COIN);
     let w = dir.join("w");
-    let (code, out, err) = guarded(&[
-        "verify",
-        &src,
-        "-d",
-        "synchronous",
-        "--witness",
-        w.to_str().unwrap(),
-    ]);
+    let (code, out, err) = verify_with_witness(&src, "synchronous", &w);
     assert_eq!(code, 5, "{out}{err}");
     let verdict = line(&out, "convergence");
     assert!(
@@ -237,14 +235,7 @@ legitimate: forall(i in procs : i.index != 1 or i.p.index < i.index)
 ",
     );
     let w = dir.join("w");
-    let (code, out, err) = guarded(&[
-        "verify",
-        &src,
-        "-d",
-        "central",
-        "--witness",
-        w.to_str().unwrap(),
-    ]);
+    let (code, out, err) = verify_with_witness(&src, "central", &w);
     assert_eq!(code, 5, "{out}{err}");
     let verdict = line(&out, "convergence");
     assert!(verdict.contains("{1:aim<1>} {1:undo}"), "{verdict}");
