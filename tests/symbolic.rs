@@ -16,6 +16,7 @@ use guarded::verify::{Choices, Convergence, Explorer, Fairness, Run, Starts, Sym
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
 const JOHNEN: &str = include_str!("../programs/johnen_leader.gc");
 const HERMAN: &str = include_str!("../programs/herman.gc");
+const FREE_COLOUR: &str = include_str!("golden/programs/free_colour.gc");
 const FOUR_STATE: &str = include_str!("golden/programs/four_state.gc");
 const COUNTER: &str = include_str!("golden/programs/counter_invariant.gc");
 
@@ -95,6 +96,10 @@ fn cases() -> Vec<Case> {
         out.push(("chooser", CHOOSER, format!("ring:{n}"), vec![]));
         out.push(("stuck", STUCK, format!("chain:{n}"), vec![]));
         out.push(("past", PAST, format!("ring:{n}"), vec![]));
+    }
+    // Draws of a member of a set (a colour no neighbour has).
+    for topology in ["ring:3", "ring:4", "chain:4", "star:4", "grid:2x3"] {
+        out.push(("free_colour", FREE_COLOUR, topology.into(), vec![]));
     }
     out.push(("mis", MIS, "star:5".into(), vec![]));
     out.push(("mis", MIS, "grid:2x3".into(), vec![]));
