@@ -15,6 +15,7 @@ use crate::report as output;
 mod check;
 mod explore;
 mod export;
+mod flag_tips;
 mod fmt;
 mod run;
 mod sweep;
@@ -422,9 +423,11 @@ pub const STACK_SIZE: usize = 512 << 20;
 
 /// Runs the command line; returns the exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
-        Err(e) => {
+        Err(mut e) => {
+            flag_tips::mend(&mut e, &args);
             let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
             let _ = e.print();
             return code;
