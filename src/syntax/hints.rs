@@ -11,8 +11,11 @@ use crate::span::Span;
 /// that do what the help says, where it names one exactly. The edits come
 /// from the same test as the help line, so the two never disagree.
 pub(super) struct Hint {
+    /// The help line.
     pub help: String,
+    /// Another place, with what to say there.
     pub also: Option<(Span, String)>,
+    /// The edits an editor may offer as quick fixes.
     pub fixes: Vec<Fix>,
 }
 
