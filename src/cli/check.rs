@@ -45,7 +45,8 @@ pub(super) fn check(a: &CheckArgs) -> i32 {
             choice: ChoiceArg::First,
         },
     };
-    match self::start(&a.instance, &start) {
+    // The program loaded above, not read again.
+    match start_loaded(l, None, &a.instance, &start) {
         Ok(_) => {
             println!("{summary}");
             EXIT_OK

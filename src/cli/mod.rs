@@ -478,11 +478,23 @@ pub(crate) struct Started {
 }
 
 fn start(inst: &InstanceArgs, st: &StartArgs) -> Result<Started, i32> {
+    // A bad daemon is told before the program is read.
     let daemon = st.daemon.as_deref().map(parse_daemon).transpose()?;
+    start_loaded(load(inst)?, daemon, inst, st)
+}
+
+/// [`start`] of a program loaded already, under `daemon` (parsed from
+/// `st.daemon`) where one was given.
+fn start_loaded(
+    loaded: Loaded,
+    daemon: Option<(Daemon, ScheduleFile)>,
+    inst: &InstanceArgs,
+    st: &StartArgs,
+) -> Result<Started, i32> {
     let Loaded {
         inst: mut instance,
         source,
-    } = load(inst)?;
+    } = loaded;
     let daemon = match daemon {
         Some((daemon, file)) => {
             check_schedule(&instance, &daemon, &file)?;
