@@ -29,13 +29,12 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("--start", "--from"),
 ];
 
-/// The flag meant by `typed` on the command `command`, if the word is a
-/// synonym of one it has.
-pub(super) fn meant(command: &str, typed: &str) -> Option<&'static str> {
+/// The flag meant by `typed` on `cli`'s command `command`, if the word is
+/// a synonym of one it has.
+fn meant(cli: &clap::Command, command: &str, typed: &str) -> Option<&'static str> {
     let word = typed.split('=').next().unwrap_or(typed);
     let (_, flag) = SYNONYMS.iter().find(|(w, _)| *w == word)?;
     let long = flag.split(' ').next()?.trim_start_matches("--");
-    let cli = super::Cli::command();
     let has = cli
         .find_subcommand(command)?
         .get_arguments()
@@ -57,14 +56,14 @@ pub(super) fn mend(error: &mut clap::Error, args: &[std::ffi::OsString]) {
         .skip(1)
         .map(|a| a.to_string_lossy())
         .find(|a| !a.starts_with('-'));
-    let Some(flag) = command.as_deref().and_then(|c| meant(c, typed)) else {
+    let mut cli = super::Cli::command();
+    cli.build();
+    let Some(flag) = command.as_deref().and_then(|c| meant(&cli, c, typed)) else {
         return;
     };
     error.insert(ContextKind::SuggestedArg, ContextValue::String(flag.into()));
     error.remove(ContextKind::Suggested);
     // clap's usage line showed the flag it had suggested (`--set`).
-    let mut cli = super::Cli::command();
-    cli.build();
     if let Some(sub) = command.and_then(|c| cli.find_subcommand_mut(&*c)) {
         error.insert(
             ContextKind::Usage,
@@ -75,12 +74,14 @@ pub(super) fn mend(error: &mut clap::Error, args: &[std::ffi::OsString]) {
 
 #[cfg(test)]
 mod tests {
-    use super::meant;
+    use clap::CommandFactory;
 
     /// Each synonym names a flag some command has, and is offered only to
     /// the commands that have it.
     #[test]
     fn synonyms_name_flags_the_command_has() {
+        let cli = crate::cli::Cli::command();
+        let meant = |command: &str, typed: &str| super::meant(&cli, command, typed);
         assert_eq!(meant("run", "--steps"), Some("--max-steps"));
         assert_eq!(meant("sweep", "--steps=10"), Some("--max-steps"));
         assert_eq!(meant("verify", "--steps"), None);
