@@ -21,6 +21,14 @@ use guarded::verify::{Choices, Convergence, Explorer, Starts};
 const HERMAN: &str = include_str!("../programs/herman.gc");
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
 
+/// `guarded expect` with `args` (which ask for JSON): its exit status 0, and
+/// the JSON it printed.
+fn expect_json(args: &[&str]) -> serde_json::Value {
+    let (code, json, err) = guarded(args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&json).unwrap()
+}
+
 /// The model of `inst` from every configuration.
 fn model_of(inst: &guarded::load::Instance, movers: &Movers) -> Model {
     let every = Starts::Every(inst.space());
@@ -359,10 +367,8 @@ fn the_output_says_whether_the_values_are_certified() {
             false => "not certified: no bounds within 1e-9 were found",
         };
         assert!(out.contains(said), "{out}");
-        let (code, json, err) = guarded(&["expect", program, "-d", "central", "--format", "json"]);
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(v["certified"], certified, "{json}");
+        let v = expect_json(&["expect", program, "-d", "central", "--format", "json"]);
+        assert_eq!(v["certified"], certified, "{v}");
         let worst = v["expected_steps"]["worst"].as_f64().unwrap();
         assert_eq!(
             certified_close(worst, exact),
@@ -379,7 +385,7 @@ fn the_output_says_whether_the_values_are_certified() {
 #[test]
 fn a_tie_for_the_worst_names_the_first_start() {
     for daemon in ["central", "distributed"] {
-        let (code, json, err) = guarded(&[
+        let v = expect_json(&[
             "expect",
             "programs/herman.gc",
             "-t",
@@ -389,15 +395,13 @@ fn a_tie_for_the_worst_names_the_first_start() {
             "--format",
             "json",
         ]);
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         for measure in ["expected_steps", "expected_moves", "expected_rounds"] {
             let m = &v[measure];
             assert_eq!(
                 m["worst_from"], "x = [false, false, false, false, false]",
-                "{daemon} {measure}: {json}"
+                "{daemon} {measure}: {v}"
             );
-            assert_eq!(m["worst"], m["declared"], "{daemon} {measure}: {json}");
+            assert_eq!(m["worst"], m["declared"], "{daemon} {measure}: {v}");
         }
     }
 }
@@ -533,7 +537,7 @@ fn runs_average_what_is_expected() {
     let program = "programs/dijkstra_kstate.gc";
     for daemon in ["central", "distributed"] {
         let witness = dir.join(daemon);
-        let (code, json, err) = guarded(&[
+        let v = expect_json(&[
             "expect",
             program,
             "-t",
@@ -545,8 +549,6 @@ fn runs_average_what_is_expected() {
             "--witness",
             witness.to_str().unwrap(),
         ]);
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         for (measure, column, worst) in [
             ("expected_steps", "stabilized_step", "worst-steps"),
             ("expected_moves", "stabilized_move", "worst-moves"),
@@ -788,7 +790,7 @@ fn a_walk_by_messages_takes_two_steps_a_hop() {
     for n in [3usize, 5, 7] {
         for daemon in ["central", "distributed"] {
             let topology = format!("ring:{n}");
-            let (code, json, err) = guarded(&[
+            let v = expect_json(&[
                 "expect",
                 program.to_str().unwrap(),
                 "-t",
@@ -800,12 +802,10 @@ fn a_walk_by_messages_takes_two_steps_a_hop() {
                 "--format",
                 "json",
             ]);
-            assert_eq!(code, 0, "{err}");
-            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-            assert_eq!(v["certified"], true, "{json}");
+            assert_eq!(v["certified"], true, "{v}");
             // The token at a process, or on one of the two arcs out of
             // one of the n - 1 that hand it on (legitimacy is not left).
-            assert_eq!(v["configurations"], 3 * n as u64 - 2, "{json}");
+            assert_eq!(v["configurations"], 3 * n as u64 - 2, "{v}");
             let want = 2.0 * (n as f64 - 1.0);
             for measure in ["expected_steps", "expected_moves", "expected_rounds"] {
                 let got = v[measure]["declared"].as_f64().unwrap();
@@ -829,7 +829,7 @@ fn chang_and_roberts_rounds_average_what_is_expected() {
     std::fs::create_dir_all(&dir).unwrap();
     for daemon in ["central", "distributed"] {
         let args = ["expect", program, "-t", "ring:4", "-d", daemon];
-        let (code, json, err) = guarded(
+        let v = expect_json(
             &[
                 &args[..],
                 &[
@@ -838,8 +838,6 @@ fn chang_and_roberts_rounds_average_what_is_expected() {
             ]
             .concat(),
         );
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let moves = v["expected_moves"]["declared"].as_f64().unwrap();
         assert!(certified_close(moves, 15.0), "{daemon}: {moves}");
         let csv = dir.join(format!("{daemon}.csv"));
@@ -893,21 +891,15 @@ fn models_past_the_memory_budget_are_refused_with_the_reason() {
         "-d",
         "central",
     ];
-    let (code, json, err) =
-        guarded(&[&args[..], &["--memory-limit", "64M", "--format", "json"]].concat());
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let v = expect_json(&[&args[..], &["--memory-limit", "64M", "--format", "json"]].concat());
     let why = v["rounds_not_computed"].as_str().unwrap_or_default();
-    assert!(why.contains("the model lifted to rounds passes"), "{json}");
-    assert!(v["expected_rounds"].is_null(), "{json}");
+    assert!(why.contains("the model lifted to rounds passes"), "{v}");
+    assert!(v["expected_rounds"].is_null(), "{v}");
     // The steps as without the limit.
     let (code, unlimited, err) = guarded(&[&args[..], &["--format", "json"]].concat());
     assert_eq!(code, 0, "{err}");
     let u: serde_json::Value = serde_json::from_str(&unlimited).unwrap();
-    assert_eq!(
-        v["expected_steps"], u["expected_steps"],
-        "{json}\n{unlimited}"
-    );
+    assert_eq!(v["expected_steps"], u["expected_steps"], "{v}\n{unlimited}");
     assert!(u["rounds_not_computed"].is_null(), "{unlimited}");
 }
 
@@ -969,7 +961,7 @@ fn a_walk_to_a_random_neighbour_takes_the_hitting_time() {
         ("ring:5", 4.0),
         ("ring:6", 5.0),
     ] {
-        let (code, json, err) = guarded(&[
+        let v = expect_json(&[
             "expect",
             program.to_str().unwrap(),
             "-t",
@@ -979,8 +971,6 @@ fn a_walk_to_a_random_neighbour_takes_the_hitting_time() {
             "--format",
             "json",
         ]);
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let got = v["expected_steps"]["declared"].as_f64().unwrap();
         assert!(certified_close(got, 2.0 * hops), "{topology}: {got}");
     }
@@ -994,11 +984,9 @@ fn a_walk_to_a_random_neighbour_takes_the_hitting_time() {
 #[test]
 fn a_colour_drawn_from_a_set_averages_what_is_expected() {
     let program = "tests/golden/programs/free_colour.gc";
-    let (code, json, err) = guarded(&[
+    let v = expect_json(&[
         "expect", program, "-t", "ring:5", "-d", "central", "--format", "json",
     ]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let dir = std::env::temp_dir().join(format!("guarded-expect-colour-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let csv = dir.join("runs.csv");
