@@ -581,6 +581,95 @@ fn spin_agrees_on_edge_variables_under_the_synchronous_daemon() {
     );
 }
 
+/// Draws from a range whose bounds a neighbour holds and from a set
+/// that a filter makes (never empty here, though the model cannot know
+/// it). The invariant reads every variable: SPIN keeps no value that
+/// nothing reads, and would store fewer states than there are
+/// configurations.
+const DRAWS: &str = "\
+topology ring:4
+var x: 0..3 = 3
+var p: node = self
+process {
+    shrink :: x > 0 -> x := random(0..left.x); p := random({q in nbrs : q.x >= left.x})
+    reset :: x == 0 -> x := random(right.x..3)
+}
+invariant read: forall(q in procs : q.p == q or q.x <= 3)
+";
+
+/// A token that walks to a neighbour drawn at random, by messages (whose
+/// slots the model indexes by hidden variables).
+const WALK: &str = "\
+message tok
+channel capacity 1
+var has: bool = index == 0
+process {
+    go :: has -> has := false; send tok to random(nbrs)
+    take :: receive tok from q -> has := true
+}
+invariant one: count(p in procs : p.has) <= 1
+";
+
+#[test]
+fn spin_takes_every_value_a_draw_can_take() {
+    if !have_spin() {
+        return;
+    }
+    let dir = workdir("draws");
+    let draws = program_file(&dir, "draws.gc", DRAWS);
+    let walk = program_file(&dir, "walk.gc", WALK);
+    let empty = program_file(
+        &dir,
+        "empty.gc",
+        "topology ring:3\nvar c: 0..1 = 0\nprocess {\n    recolour :: exists(q in nbrs : q.c == c) -> \
+         c := random({k in 0..1 : forall(q in nbrs : q.c != k)})\n}\n",
+    );
+    let herman = "programs/herman.gc";
+    let colour = "tests/golden/programs/free_colour.gc";
+    for (program, topology, daemon, reached) in [
+        (colour, "ring:5", "central", 81),
+        (colour, "star:4", "locally-central", 121),
+        (draws.as_str(), "ring:4", "central", 6513),
+        (draws.as_str(), "ring:4", "distributed", 6561),
+        (draws.as_str(), "ring:4", "synchronous", 4097),
+        (walk.as_str(), "ring:4", "central", 12),
+        (walk.as_str(), "chain:4", "synchronous", 10),
+        (walk.as_str(), "ring:4", "distributed", 12),
+    ] {
+        let instance = [
+            program,
+            "--topology",
+            topology,
+            "--daemon",
+            daemon,
+            "--from",
+            "declared",
+        ];
+        let name = format!("draws-{}-{topology}-{daemon}", program.len());
+        let (found, _) = spin_stores_what_verify_reaches(&name, &instance);
+        assert_eq!(found, reached, "{name}");
+    }
+    // Convergence: the colouring reaches a proper colouring whatever is
+    // drawn; Herman's ring keeps its tokens where every coin lands as it was.
+    for (program, topology, daemon, converges) in [
+        (colour, "ring:5", "central", true),
+        (herman, "uring:5", "synchronous", false),
+    ] {
+        let instance = [program, "--topology", topology, "--daemon", daemon];
+        let (code, out) = verify(&instance);
+        assert_eq!(code == 0, converges, "{out}");
+        let v = spin(&format!("draws-ltl-{topology}"), &instance, true);
+        assert_eq!(v.errors == 0, converges, "{program}:\n{}", v.report);
+    }
+    // A draw from an empty set stops a run; in the model it fails.
+    both_fail(
+        "draws-empty",
+        &[&empty, "--daemon", "central"],
+        "a random member of an empty set",
+        "assertion violated",
+    );
+}
+
 #[test]
 fn what_cannot_be_translated_is_refused_with_the_reason() {
     let dir = workdir("refused");
@@ -596,6 +685,20 @@ fn what_cannot_be_translated_is_refused_with_the_reason() {
         "named.gc",
         "topology ring:3\nvar sent: array[nbrs] of 0..1 = 0\nvar p: node = self\n\
          process { a :: sent[p] == 0 -> sent[p] := 1 }\n",
+    );
+    // A draw that may find its set empty where it may not be made: SPIN's
+    // choice, made before the statement, would fail where a run does not.
+    let unmade = write(
+        "unmade.gc",
+        "topology ring:3\nvar c: 0..2 = 0\nprocess { a :: c == left.c -> \
+         c := if c == 0 then random({k in 0..2 : k != left.c and k != right.c}) else 0 }\n",
+    );
+    let (code, _, err) = guarded(&["export", "promela", &unmade]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("cannot translate a random draw from a range or set that may be empty")
+            && err.contains("help: make the draw in a statement of its own"),
+        "{err}"
     );
     for (program, extra, says) in [
         (

@@ -141,13 +141,10 @@ fn promela(a: &PromelaArgs) -> i32 {
                 format!("cannot translate {} into Promela", u.message),
             )
             .label_opt(u.span, "here")
-            .help(match u.help {
-                Some(help) => help,
-                None if inst.prog.draws => {
-                    "measure a program that draws at random with runs (`guarded sweep`)"
-                }
-                None => "`guarded verify` explores this instance without translating it",
-            });
+            .help(
+                u.help
+                    .unwrap_or("`guarded verify` explores this instance without translating it"),
+            );
             eprint!(
                 "{}",
                 render(&[problem], &a.instance.program, &loaded.source, plain())

@@ -40,10 +40,11 @@ impl Tr<'_> {
                         None => Some(t.bexpr(f)?),
                     },
                 };
+                // Read of the members that qualify.
                 let keys = b
                     .keys
                     .iter()
-                    .map(|k| t.iexpr(k))
+                    .map(|k| t.maybe().iexpr(k))
                     .collect::<Result<_, _>>()?;
                 Ok(Some((m, filter, keys)))
             })?;

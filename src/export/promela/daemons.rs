@@ -6,7 +6,9 @@
 //! first by number, then each later enabled process or not, so that every
 //! set comes once) and each mover's move, into hidden variables; then one
 //! `d_step` moves them from a copy of the configuration, as the
-//! synchronous step does (messages taken before any is sent).
+//! synchronous step does (messages taken before any is sent); where the
+//! program draws, the moves stay in the `atomic` sequence (see
+//! [`super::draws`]).
 
 use super::expr::disjunction;
 use super::stmt::indent;
@@ -22,6 +24,7 @@ pub(super) fn declare(n: usize, out: &mut String) {
 
 /// The loop's branch for a step of several movers under `daemon`.
 pub(super) fn several_movers(base: &Tr, daemon: PromelaDaemon) -> Result<String, Untranslatable> {
+    let base = &base.drawing_steps();
     let n = base.topo.n();
     let mut enabled = Vec::new();
     let mut choose = Vec::new();
@@ -74,16 +77,26 @@ pub(super) fn several_movers(base: &Tr, daemon: PromelaDaemon) -> Result<String,
             .collect(),
         _ => pick_movers(base, &enabled, daemon == PromelaDaemon::LocallyCentral),
     };
-    let mut steps: Vec<String> = takes.into_iter().chain(moves).collect();
-    if steps.is_empty() {
-        steps.push("skip".into());
-    }
-    let step = format!(
-        "d_step {{\n{};\n{}{}\n}}",
-        indent(&copies(base).join("; ")),
-        indent(&steps.join(";\n")),
-        indent(&invariant_checks(base))
-    );
+    let step = if base.atomic_move {
+        // In the `atomic` sequence, where a choice made in a `d_step`
+        // would be SPIN's first.
+        format!(
+            "{}{}",
+            base.prepared_moves(copies(base), takes, moves),
+            invariant_checks(base)
+        )
+    } else {
+        let mut steps: Vec<String> = takes.into_iter().chain(moves).collect();
+        if steps.is_empty() {
+            steps.push("skip".into());
+        }
+        format!(
+            "d_step {{\n{};\n{}{}\n}}",
+            indent(&copies(base).join("; ")),
+            indent(&steps.join(";\n")),
+            indent(&invariant_checks(base))
+        )
+    };
     let body = [movers, choose, vec![step]].concat().join(";\n");
     Ok(format!(
         "    :: atomic {{ {} ->\n{}\n       }}\n",

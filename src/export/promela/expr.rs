@@ -276,8 +276,8 @@ impl Tr<'_> {
             IExpr::Cond(c, a, b) => format!(
                 "({} -> {} : {})",
                 self.bexpr(c)?,
-                self.iexpr(a)?,
-                self.iexpr(b)?
+                self.maybe().iexpr(a)?,
+                self.maybe().iexpr(b)?
             ),
             IExpr::FromBool(b) => format!("({} -> 1 : 0)", self.bexpr(b)?),
             IExpr::Count(slot, coll, body) => {
@@ -288,7 +288,11 @@ impl Tr<'_> {
             }
             IExpr::Sum(slot, coll, filter, body, _) => {
                 let terms = self.each(*slot, coll, |t| {
-                    Ok(format!("({} -> {} : 0)", t.bexpr(filter)?, t.iexpr(body)?))
+                    Ok(format!(
+                        "({} -> {} : 0)",
+                        t.bexpr(filter)?,
+                        t.maybe().iexpr(body)?
+                    ))
                 })?;
                 sum(terms)
             }
@@ -320,12 +324,7 @@ impl Tr<'_> {
                     ))
                 }
             },
-            IExpr::Random(_, span) => {
-                return Err(Untranslatable::new(
-                    "a random draw (SPIN has no probabilities)",
-                    Some(*span),
-                ))
-            }
+            IExpr::Random(d, span) => self.draw(d, *span)?,
             IExpr::Const(_) | IExpr::Param(_) | IExpr::N | IExpr::MaxDeg => {
                 return Err(Untranslatable::new(
                     "a local variable without a value",
@@ -350,18 +349,18 @@ impl Tr<'_> {
             BExpr::And(a, b) => match self.bconstant(a) {
                 Some(false) => "false".to_string(),
                 Some(true) => self.bexpr(b)?,
-                None => format!("({} && {})", self.bexpr(a)?, self.bexpr(b)?),
+                None => format!("({} && {})", self.bexpr(a)?, self.maybe().bexpr(b)?),
             },
             BExpr::Or(a, b) => match self.bconstant(a) {
                 Some(true) => "true".to_string(),
                 Some(false) => self.bexpr(b)?,
-                None => format!("({} || {})", self.bexpr(a)?, self.bexpr(b)?),
+                None => format!("({} || {})", self.bexpr(a)?, self.maybe().bexpr(b)?),
             },
             // `!!(…)` is no Promela: the negation takes parentheses.
             BExpr::Implies(a, b) => match self.bconstant(a) {
                 Some(false) => "true".to_string(),
                 Some(true) => self.bexpr(b)?,
-                None => format!("(!({}) || {})", self.bexpr(a)?, self.bexpr(b)?),
+                None => format!("(!({}) || {})", self.bexpr(a)?, self.maybe().bexpr(b)?),
             },
             BExpr::BoolEq(eq, a, b) => {
                 let (a, b) = (self.bexpr(a)?, self.bexpr(b)?);
@@ -379,11 +378,12 @@ impl Tr<'_> {
                 };
                 format!("({} {op} {})", self.iexpr(a)?, self.iexpr(b)?)
             }
+            // Evaluated until one member decides.
             BExpr::Forall(slot, coll, body) => {
-                conjunction(self.each(*slot, coll, |t| t.bexpr(body))?)
+                conjunction(self.maybe().each(*slot, coll, |t| t.bexpr(body))?)
             }
             BExpr::Exists(slot, coll, body) => {
-                disjunction(self.each(*slot, coll, |t| t.bexpr(body))?)
+                disjunction(self.maybe().each(*slot, coll, |t| t.bexpr(body))?)
             }
             BExpr::Enabled(p) => match self.proc(p)? {
                 At::Known(q) => self.enabled(q)?,

@@ -425,9 +425,9 @@ impl Tr<'_> {
             .map(|j| format!("m{j} = c_f{j}[{head}]"))
             .collect();
         out.push(layout.take(r.arc));
+        let take = self.sealed(out.join(";\n"));
         let t = self.receiving(a, r.sender, |j| format!("m{j}"));
-        out.push(t.stmt(&a.body)?);
-        Ok(out.join(";\n"))
+        Ok(format!("{take};\n{}", t.stmt(&a.body)?))
     }
 
     /// `send kind(values) to to`: each value checked against its field's

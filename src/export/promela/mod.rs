@@ -23,14 +23,19 @@
 //! or as the mover wrote it in the step, and each write marks its edge
 //! with its writer, so that two ends writing one edge fail an assertion.
 //!
+//! A random draw is a choice of any value it can take, made just before
+//! the statement that draws (see [`draws`]).
+//!
 //! What the translation cannot say is refused with the reason: timers,
 //! messages from every configuration, a choice among a filtered range of
-//! integers, and reads it cannot resolve on the instance (say a
-//! per-neighbour value indexed by a node variable).
+//! integers, reads it cannot resolve on the instance (say a
+//! per-neighbour value indexed by a node variable), and a draw from a set
+//! that may be empty where the statement may not make it.
 
 mod best;
 mod cycles;
 mod daemons;
+mod draws;
 mod expr;
 mod messages;
 mod stmt;
@@ -123,6 +128,14 @@ pub(super) struct Tr<'a> {
     every_choice: bool,
     /// Where the channels' contents are, when the program passes messages.
     channels: Option<&'a messages::Layout>,
+    /// The draws' choices (see [`draws`]).
+    draws: &'a draws::Draws,
+    /// Whether what is translated may go unevaluated where it stands (a
+    /// draw there must not fail on an empty set).
+    conditional: bool,
+    /// Whether the move translated is an `atomic` sequence, which draws
+    /// (see [`draws`]).
+    atomic_move: bool,
 }
 
 impl Tr<'_> {
@@ -181,6 +194,7 @@ pub fn model(
         }
     }
     let temporaries = Cell::new(0);
+    let draws = draws::Draws::default();
     let base = Tr {
         prog,
         code,
@@ -194,6 +208,9 @@ pub fn model(
         temporaries: &temporaries,
         every_choice,
         channels: None,
+        draws: &draws,
+        conditional: false,
+        atomic_move: false,
     };
     let layout = messages::Layout::of(&base)?;
     let base = Tr {
@@ -234,6 +251,7 @@ pub fn model(
     for k in 0..temporaries.get() {
         let _ = writeln!(out, "hidden int t{k};");
     }
+    out.push_str(&draws.declarations());
     out.push('\n');
     out.push_str(&predicates);
     let start = start_block(&base, &edges, start)?;
@@ -382,7 +400,12 @@ fn central_steps(base: &Tr) -> Result<String, Untranslatable> {
         for m in t.moves()? {
             let _ = writeln!(out, "    /* process {p}: {} */", m.label);
             let body = indent(&indent(&format!("{}{checks}", m.body)));
-            let _ = writeln!(out, "    :: d_step {{ {} ->\n{body}\n       }}", m.fires);
+            let sequence = if m.draws { "atomic" } else { "d_step" };
+            let _ = writeln!(
+                out,
+                "    :: {sequence} {{ {} ->\n{body}\n       }}",
+                m.fires
+            );
         }
     }
     Ok(out)
@@ -407,6 +430,7 @@ fn now_and_old<'a>(base: &Tr<'a>, p: usize) -> (Tr<'a>, Tr<'a>) {
 /// The one branch of the synchronous daemon: copy, then every enabled
 /// process moves, reading the others (and its guards) from the copy.
 fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
+    let base = &base.drawing_steps();
     let n = base.topo.n();
     let mut any = Vec::new();
     let mut takes = Vec::new();
@@ -431,15 +455,24 @@ fn synchronous_step(base: &Tr) -> Result<String, Untranslatable> {
     }
     let copy = copies(base);
     // Every head taken before any statement sends.
-    let steps: Vec<String> = takes.into_iter().chain(moves).collect();
-    let body = format!(
-        "{};\n{}{}",
-        copy.join("; "),
-        steps.join(";\n"),
-        invariant_checks(base)
-    );
+    let body = if base.atomic_move {
+        format!(
+            "{}{}",
+            base.prepared_moves(copy, takes, moves),
+            invariant_checks(base)
+        )
+    } else {
+        let steps: Vec<String> = takes.into_iter().chain(moves).collect();
+        format!(
+            "{};\n{}{}",
+            copy.join("; "),
+            steps.join(";\n"),
+            invariant_checks(base)
+        )
+    };
     Ok(format!(
-        "    :: d_step {{ {} ->\n{}\n       }}\n",
+        "    :: {} {{ {} ->\n{}\n       }}\n",
+        if base.atomic_move { "atomic" } else { "d_step" },
         expr::disjunction(any),
         indent(&indent(&body))
     ))

@@ -8,7 +8,7 @@
 use super::expr::{conjunction, disjunction, At};
 use super::messages::Receive;
 use super::{Tr, Untranslatable, Val};
-use crate::check::ir::{Action, BExpr, IExpr, Stmt, Target, Value, VarKind};
+use crate::check::ir::{self, Action, BExpr, IExpr, Stmt, Target, Value, VarKind};
 use crate::compile::VarDomain;
 
 /// One way a process can move: the condition under which it is the move
@@ -19,6 +19,9 @@ pub(super) struct Move {
     pub(super) body: String,
     /// The channel whose head the move takes, if it receives.
     pub(super) takes: Option<usize>,
+    /// Whether it is an `atomic` sequence, not a `d_step`: it draws at
+    /// random (see [`super::draws`]).
+    pub(super) draws: bool,
 }
 
 /// An action instance: the binding of its `for q in C` (slot, member),
@@ -176,11 +179,12 @@ impl Tr<'_> {
                 if !self.every_choice {
                     fires.extend(before.iter().map(|b| format!("!({b})")));
                 }
+                let a = o.action;
                 let t = Tr {
                     in_guard: false,
+                    atomic_move: self.atomic_move || ir::draws(a),
                     ..self.clone()
                 };
-                let a = o.action;
                 let takes = match &o.taking {
                     Taking::Receive(r) => Some(r.arc),
                     Taking::Member(_) => None,
@@ -201,6 +205,7 @@ impl Tr<'_> {
                     fires: conjunction(fires),
                     body,
                     takes,
+                    draws: t.atomic_move,
                 });
                 before.push(&o.fires);
             }
@@ -224,23 +229,29 @@ impl Tr<'_> {
                     parts.join(";\n")
                 }
             }
-            Stmt::If(c, a, b) => format!(
-                "if\n:: {} ->\n{}\n:: else ->\n{}\nfi",
-                self.bexpr(c)?,
-                indent(&self.stmt(a)?),
-                indent(&self.stmt(b)?)
-            ),
+            Stmt::If(c, a, b) => {
+                let (choices, c) = self.drawing(|| self.bexpr(c))?;
+                let branches = format!(
+                    "if\n:: {c} ->\n{}\n:: else ->\n{}\nfi",
+                    indent(&self.stmt(a)?),
+                    indent(&self.stmt(b)?)
+                );
+                self.after_choices(choices, branches)
+            }
             Stmt::For(b, body) => {
                 let mut parts = Vec::new();
                 for q in self.members(&b.coll)? {
                     parts.push(self.with(b.slot, Val::Const(q), |t| {
                         let body = t.stmt(body)?;
                         Ok(match &b.filter {
-                            Some(f) => format!(
-                                "if\n:: {} ->\n{}\n:: else -> skip\nfi",
-                                t.bexpr(f)?,
-                                indent(&body)
-                            ),
+                            Some(f) => {
+                                let (choices, f) = t.drawing(|| t.bexpr(f))?;
+                                let body = format!(
+                                    "if\n:: {f} ->\n{}\n:: else -> skip\nfi",
+                                    indent(&body)
+                                );
+                                t.after_choices(choices, body)
+                            }
                             None => body,
                         })
                     })?);
@@ -251,8 +262,14 @@ impl Tr<'_> {
                     parts.join(";\n")
                 }
             }
-            Stmt::Send(kind, values, to, span) => self.send(*kind, values, to, *span)?,
-            Stmt::Assign(targets, values) => self.assign(targets, values)?,
+            Stmt::Send(kind, values, to, span) => {
+                let (choices, send) = self.drawing(|| self.send(*kind, values, to, *span))?;
+                self.after_choices(choices, self.sealed(send))
+            }
+            Stmt::Assign(targets, values) => {
+                let (choices, assign) = self.drawing(|| self.assign(targets, values))?;
+                self.after_choices(choices, assign)
+            }
         })
     }
 
