@@ -204,7 +204,7 @@ fn every_value_of_a_draw_is_explored() {
     // the seed.
     for seed in ["1", "2", "3"] {
         let trace = replay(&src, &w, "synchronous-cycle", &["--seed", seed]);
-        assert!(trace.contains("0 toss (no change)"), "{trace}");
+        assert!(trace.contains("0 toss<0> (no change)"), "{trace}");
     }
     // Every other value of the three coins leads towards legitimacy.
     let (code, out, _) = guarded(&["verify", &src, "-d", "central", "--choice", "first"]);
@@ -241,7 +241,7 @@ legitimate: forall(i in procs : i.index != 1 or i.p.index < i.index)
     assert!(verdict.contains("{1:aim<1>} {1:undo}"), "{verdict}");
     for seed in ["1", "2", "3"] {
         let trace = replay(&src, &w, "central-cycle", &["--seed", seed]);
-        assert!(trace.contains("1 aim (p: 1 -> 2)"), "{trace}");
+        assert!(trace.contains("1 aim<1> (p: 1 -> 2)"), "{trace}");
     }
     // Runs draw both neighbours: some seed's run converges at once.
     let converged = (0..20).any(|seed| {
@@ -287,4 +287,83 @@ process {
         "{err}"
     );
     assert_eq!(err.matches("may be enabled together").count(), 1, "{err}");
+}
+
+/// A token walking to a neighbour drawn at random, by messages.
+const WALK: &str = "message tok
+channel capacity 1
+var has: bool = index == 0
+process {
+    go :: has -> has := false; send tok to random(nbrs)
+    take :: receive tok from q -> has := true
+}
+";
+
+/// The JSON lines of a traced run of `args`: the start, then each step.
+fn json_trace(args: &[&str]) -> Vec<serde_json::Value> {
+    let (code, out, err) = guarded(&[args, &["--trace-format", "json"]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    out.lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The values a trace shows each move drawing are the ones the run drew:
+/// the trace read back as a schedule (`P:ACTION<v,...>`, the draws given)
+/// takes the same steps, each move writing and drawing the same.
+#[test]
+fn a_traced_run_replays_as_the_schedule_of_its_moves_and_draws() {
+    let dir = scratch("replay-draws");
+    let walk = program(&dir, "walk", WALK);
+    for (program, topology, daemon, init) in [
+        ("programs/herman.gc", "uring:9", "synchronous", "random"),
+        (
+            "tests/golden/programs/free_colour.gc",
+            "ring:7",
+            "central",
+            "random",
+        ),
+        ("programs/mis.gc", "random:8:0.4", "distributed", "random"),
+        (walk.as_str(), "ring:5", "central", "declared"),
+    ] {
+        let instance = [program, "-t", topology, "--seed", "5", "--init", init];
+        let run = json_trace(
+            &[
+                &["run"],
+                &instance[..],
+                &["-d", daemon, "--max-steps", "30"],
+            ]
+            .concat(),
+        );
+        let mut schedule = String::new();
+        let mut drew = 0;
+        for step in &run[1..] {
+            let moves: Vec<String> = step["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    let mut one = format!("{}:{}", m["process"], m["action"].as_str().unwrap());
+                    if let Some(values) = m["drawn"].as_array() {
+                        let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+                        one.push_str(&format!("<{}>", values.join(",")));
+                        drew += 1;
+                    }
+                    one
+                })
+                .collect();
+            schedule.push_str(&moves.join(" "));
+            schedule.push('\n');
+        }
+        assert!(drew > 0 && run.len() > 2, "{program}: no draws in {run:?}");
+        let file = dir.join("replay.sched");
+        std::fs::write(&file, &schedule).unwrap();
+        let sched = format!("schedule:{}", file.display());
+        let replayed = json_trace(&[&["run"], &instance[..], &["-d", &sched]].concat());
+        assert_eq!(
+            replayed, run,
+            "{program} on {topology}, schedule:\n{schedule}"
+        );
+    }
 }

@@ -99,6 +99,9 @@ pub struct Effects {
     pub received: Cell<Option<usize>>,
     /// Where `random(...)` takes its values.
     pub draws: RefCell<Draws>,
+    /// The values the running statement drew, in order, as a schedule
+    /// gives them (a set's member by its position).
+    pub drawn: RefCell<Vec<i64>>,
     /// The values of the subexpressions the running multiple assignment
     /// shares (see `shared.rs`): forgotten as it starts, each kept when
     /// first computed.
@@ -145,5 +148,6 @@ impl Effects {
         self.sends.borrow_mut().clear();
         self.edge_writes.borrow_mut().clear();
         self.received.set(None);
+        self.drawn.borrow_mut().clear();
     }
 }

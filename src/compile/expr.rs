@@ -522,9 +522,17 @@ impl Compiler<'_> {
 
 /// A value drawn from `lo..=hi` (not empty) where the environment's draws
 /// come from: the run's generator, or values given (a schedule's, the
-/// verifier's), each draw's range recorded. `member`: the draw is of a
-/// member's position in a set, as a wrong given value is told.
+/// verifier's), each draw's range recorded, and the value among those the
+/// statement drew. `member`: the draw is of a member's position in a set,
+/// as a wrong given value is told.
 fn draw_in(e: &Env, lo: i64, hi: i64, span: Span, member: bool) -> Res<i64> {
+    let v = value_in(e, lo, hi, span, member)?;
+    e.fx.drawn.borrow_mut().push(v);
+    Ok(v)
+}
+
+/// [`draw_in`]'s value, before it is recorded as drawn.
+fn value_in(e: &Env, lo: i64, hi: i64, span: Span, member: bool) -> Res<i64> {
     match &mut *e.fx.draws.borrow_mut() {
         Draws::Generator(rng) => Ok(rand::Rng::gen_range(rng, lo..=hi)),
         Draws::Given {

@@ -139,6 +139,10 @@ impl Tracer {
                     }
                     let mut one =
                         json!({"process": p, "action": label, "writes": Value::Object(w)});
+                    let drawn = last.drawn(k);
+                    if !drawn.is_empty() {
+                        one["drawn"] = json!(drawn);
+                    }
                     if let Some(Some((from, msg))) = last.received.get(k) {
                         one["took"] = json!({"from": from, "message": msg_text(sim, msg)});
                     }
@@ -192,7 +196,9 @@ impl Tracer {
 }
 
 /// The last step in one line: `step 4 round 2: 1 copy (x: 0 -> 2); ...`,
-/// movers in index order so traces read the same whatever the daemon's order.
+/// movers in index order so traces read the same whatever the daemon's
+/// order; a move that drew shows its values as a schedule gives them
+/// (`2 flip<1> (...)`).
 pub fn step_line(sim: &Simulation) -> String {
     let last = sim.last();
     let now = sim.now();
@@ -230,7 +236,7 @@ pub fn step_line(sim: &Simulation) -> String {
             } else {
                 changes.join(", ")
             };
-            format!("{p} {label} ({changes})")
+            format!("{p} {label}{} ({changes})", drawn_text(last.drawn(k)))
         })
         .collect();
     if last.tick {
@@ -245,6 +251,15 @@ pub fn step_line(sim: &Simulation) -> String {
         now.round.max(1),
         parts.join("; ")
     )
+}
+
+/// The values a move drew as a schedule gives them (`<1,0>`), or nothing.
+fn drawn_text(drawn: &[i64]) -> String {
+    if drawn.is_empty() {
+        return String::new();
+    }
+    let values: Vec<String> = drawn.iter().map(i64::to_string).collect();
+    format!("<{}>", values.join(","))
 }
 
 /// A round (a tick) in which no process moved.

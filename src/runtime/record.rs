@@ -39,16 +39,28 @@ pub struct StepRecord {
     /// Whether no step was taken and only time passed: no process was
     /// enabled, the round ended and timers advanced.
     pub tick: bool,
+    /// The values the movers drew, in mover order (see
+    /// [`StepRecord::drawn`]); empty when the program does not draw.
+    pub(crate) drawn: Vec<i64>,
+    /// Per mover, where its values in `drawn` end; empty when the program
+    /// does not draw.
+    pub(crate) drawn_ends: Vec<u32>,
 }
 
 impl StepRecord {
     /// Empties it, as [`StepRecord::default`] would, keeping its buffers.
     pub(crate) fn clear(&mut self) {
         self.movers.clear();
-        self.actions.clear();
         self.lazy = false;
         self.chosen_before.clear();
         self.worked_out = OnceCell::new();
+        self.forget_moves();
+    }
+
+    /// Forgets what the movers did (their actions, rows, messages and
+    /// draws), keeping who they are: a step about to be taken by them.
+    pub(crate) fn forget_moves(&mut self) {
+        self.actions.clear();
         self.before.clear();
         self.after.clear();
         self.whole = false;
@@ -56,6 +68,26 @@ impl StepRecord {
         self.sent.clear();
         self.sent_by.clear();
         self.tick = false;
+        self.drawn.clear();
+        self.drawn_ends.clear();
+    }
+
+    /// Records `drawn` as what the next mover drew.
+    pub(crate) fn note_drawn(&mut self, drawn: &[i64]) {
+        self.drawn.extend_from_slice(drawn);
+        self.drawn_ends.push(self.drawn.len() as u32);
+    }
+
+    /// The values the `k`-th mover drew, in order, as a schedule gives them
+    /// (`P:ACTION<v,...>`: a set's member by its position, a coin as 0 or 1).
+    pub fn drawn(&self, k: usize) -> &[i64] {
+        match self.drawn_ends.get(k) {
+            Some(&end) => {
+                let start = k.checked_sub(1).map_or(0, |j| self.drawn_ends[j]);
+                &self.drawn[start as usize..end as usize]
+            }
+            None => &[],
+        }
     }
 
     /// The processes that moved, in selection order (index order after a

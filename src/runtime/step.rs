@@ -119,14 +119,7 @@ pub(crate) fn evaluate<'m>(
     mut choose: impl FnMut(usize) -> Result<Pick<'m>, RunError>,
 ) -> Result<(), RunError> {
     let stride = code.stride;
-    record.actions.clear();
-    record.before.clear();
-    record.after.clear();
-    record.whole = false;
-    record.received.clear();
-    record.sent.clear();
-    record.sent_by.clear();
-    record.tick = false;
+    record.forget_moves();
     buf.edge_writes.clear();
     buf.sends.clear();
     for k in 0..record.movers.len() {
@@ -140,6 +133,9 @@ pub(crate) fn evaluate<'m>(
         record.after.extend(buf.scratch.iter().map(Cell::get));
         if !code.has_effects {
             continue;
+        }
+        if prog.draws {
+            record.note_drawn(&buf.fx.drawn.borrow());
         }
         let taken = buf.fx.received.get().and_then(|s| {
             let head = chans.between(topo, s, p)?.front()?;
