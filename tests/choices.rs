@@ -160,7 +160,7 @@ fn every_member_of_a_binder_is_explored() {
     );
     let trace = replay(&src, &w, "central-cycle", &[]);
     assert!(
-        trace.contains("1 aim (p: 1 -> 2)") && trace.contains("1 undo (p: 2 -> 1)"),
+        trace.contains("1 aim@2 (p: 1 -> 2)") && trace.contains("1 undo (p: 2 -> 1)"),
         "{trace}"
     );
     // The first member alone: every run converges, in at most 4 moves.
@@ -309,35 +309,64 @@ fn json_trace(args: &[&str]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The values a trace shows each move drawing are the ones the run drew:
-/// the trace read back as a schedule (`P:ACTION<v,...>`, the draws given)
-/// takes the same steps, each move writing and drawing the same.
+/// The binder member and the values a trace shows each move running for
+/// and drawing are the ones the run took: the trace read back as a
+/// schedule (`P:ACTION@Q<v,...>`, member and draws given) takes the same
+/// steps, each move writing, drawing and naming the same.
 #[test]
-fn a_traced_run_replays_as_the_schedule_of_its_moves_and_draws() {
+fn a_traced_run_replays_as_the_schedule_of_its_moves_members_and_draws() {
     let dir = scratch("replay-draws");
     let walk = program(&dir, "walk", WALK);
-    for (program, topology, daemon, init) in [
-        ("programs/herman.gc", "uring:9", "synchronous", "random"),
+    for (program, topology, daemon, init, choice) in [
+        (
+            "programs/herman.gc",
+            "uring:9",
+            "synchronous",
+            "random",
+            "first",
+        ),
         (
             "tests/golden/programs/free_colour.gc",
             "ring:7",
             "central",
             "random",
+            "first",
         ),
-        ("programs/mis.gc", "random:8:0.4", "distributed", "random"),
-        (walk.as_str(), "ring:5", "central", "declared"),
+        (
+            "programs/mis.gc",
+            "random:8:0.4",
+            "distributed",
+            "random",
+            "first",
+        ),
+        (walk.as_str(), "ring:5", "central", "declared", "first"),
+        // Binders: the first member, and any member (Hsu and Huang).
+        (
+            "programs/matching.gc",
+            "ring:7",
+            "central",
+            "random",
+            "first",
+        ),
+        (
+            "programs/matching.gc",
+            "random:10",
+            "distributed",
+            "random",
+            "random",
+        ),
     ] {
         let instance = [program, "-t", topology, "--seed", "5", "--init", init];
         let run = json_trace(
             &[
                 &["run"],
                 &instance[..],
-                &["-d", daemon, "--max-steps", "30"],
+                &["-d", daemon, "--max-steps", "30", "--choice", choice],
             ]
             .concat(),
         );
         let mut schedule = String::new();
-        let mut drew = 0;
+        let mut named = 0;
         for step in &run[1..] {
             let moves: Vec<String> = step["moves"]
                 .as_array()
@@ -345,10 +374,14 @@ fn a_traced_run_replays_as_the_schedule_of_its_moves_and_draws() {
                 .iter()
                 .map(|m| {
                     let mut one = format!("{}:{}", m["process"], m["action"].as_str().unwrap());
+                    if let Some(member) = m["member"].as_i64() {
+                        one.push_str(&format!("@{member}"));
+                        named += 1;
+                    }
                     if let Some(values) = m["drawn"].as_array() {
                         let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
                         one.push_str(&format!("<{}>", values.join(",")));
-                        drew += 1;
+                        named += 1;
                     }
                     one
                 })
@@ -356,7 +389,10 @@ fn a_traced_run_replays_as_the_schedule_of_its_moves_and_draws() {
             schedule.push_str(&moves.join(" "));
             schedule.push('\n');
         }
-        assert!(drew > 0 && run.len() > 2, "{program}: no draws in {run:?}");
+        assert!(
+            named > 0 && run.len() > 2,
+            "{program}: no members or draws in {run:?}"
+        );
         let file = dir.join("replay.sched");
         std::fs::write(&file, &schedule).unwrap();
         let sched = format!("schedule:{}", file.display());

@@ -13,6 +13,8 @@ use common::{run_until_stopped, simulation, Start, FAULTY};
 const DIJKSTRA: &str = include_str!("../programs/dijkstra_kstate.gc");
 const JOHNEN: &str = include_str!("../programs/johnen_leader.gc");
 const SSLE: &str = include_str!("../programs/ssle.gc");
+/// Actions with binders (`for j in nbrs`): the record names the member.
+const MATCHING: &str = include_str!("../programs/matching.gc");
 
 /// Guards that read the right neighbour only, so a move changes the
 /// guard of the process before the mover and not the one after it; a
@@ -142,16 +144,24 @@ fn start_from(
 /// A mover's row before and after a step.
 type Rows = (Vec<i64>, Vec<i64>);
 
-/// The last step: movers, actions, and each mover's rows before and after.
-fn last_step(s: &Simulation) -> (Vec<u32>, Vec<u32>, Vec<Rows>) {
+/// The last step: movers, actions, binder members, and each mover's rows
+/// before and after.
+fn last_step(s: &Simulation) -> (Vec<u32>, Vec<u32>, Vec<Option<i64>>, Vec<Rows>) {
     let last = s.last();
-    let rows = (0..last.movers().len())
+    let movers = 0..last.movers().len();
+    let members = movers.clone().map(|k| last.member(k)).collect();
+    let rows = movers
         .map(|k| {
             let (before, after) = s.mover_rows(k);
             (before.to_vec(), after.to_vec())
         })
         .collect();
-    (last.movers().to_vec(), last.actions().to_vec(), rows)
+    (
+        last.movers().to_vec(),
+        last.actions().to_vec(),
+        members,
+        rows,
+    )
 }
 
 /// Runs both ways for at most `steps` steps; how many steps were taken.
@@ -288,6 +298,14 @@ fn johnen_and_ssle_until_silent() {
         for seed in 0..3 {
             let taken = same_runs(SSLE, topology, &[], seed, 100_000, Ids::Shuffled);
             assert!(taken < 100_000, "SSLE on {topology} never fell silent");
+            steps += taken;
+        }
+    }
+    // Binder members recorded alike (Hsu and Huang's matching).
+    for topology in ["ring:7", "random:12", "grid:4x4"] {
+        for seed in 0..3 {
+            let taken = same_runs(MATCHING, topology, &[], seed, 100_000, Ids::Index);
+            assert!(taken < 100_000, "matching on {topology} never fell silent");
             steps += taken;
         }
     }
@@ -473,6 +491,8 @@ fn batches_of_single_moves_take_the_steps_one_by_one_would() {
         (DIJKSTRA, "uring:8".into(), vec![("K", 7)]),
         (JOHNEN, "uring:9".into(), vec![("k", 1)]),
         (SSLE, "random:12".into(), vec![]),
+        (MATCHING, "ring:6".into(), vec![]),
+        (MATCHING, "ring:200".into(), vec![]),
         (invariant, "ring:5".into(), vec![]),
         // Guards left alone, with rows of several slots.
         (PARTIAL_READS, "ring:4".into(), vec![]),
@@ -525,6 +545,7 @@ fn batches_of_single_moves_take_the_steps_one_by_one_would() {
                     Stop::Error(_) => (
                         sim.last().movers().to_vec(),
                         sim.last().actions().to_vec(),
+                        Vec::new(),
                         Vec::new(),
                     ),
                     _ => last_step(&sim),

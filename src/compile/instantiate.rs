@@ -20,17 +20,6 @@ pub(super) struct Instantiation<'a> {
     pub(super) problems: Vec<Problem>,
 }
 
-/// The compiled predicates over the whole configuration.
-struct Predicates {
-    legitimate: Option<BFn>,
-    legit_parts: Vec<LegitPart>,
-    legit_by_process: Option<super::by_process::ByProcess>,
-    legit_enabled_count: Option<(Cmp, i64)>,
-    invariants: Vec<CInvariant>,
-    properties: Vec<super::CProperty>,
-    reports: Vec<(String, GlobalFn)>,
-}
-
 /// Instantiates `prog` on `topo` with parameter overrides, checking what can
 /// only be checked once sizes are known, and compiles it.
 pub fn instantiate(
@@ -92,19 +81,12 @@ pub fn instantiate(
     let has_effects = !prog.messages.is_empty()
         || prog.vars.iter().any(|v| v.kind == VarKind::Edge)
         || prog.draws;
-    // The column form, over the IR actions in the compiled (priority) order.
     let columns = if has_effects || !timers.is_empty() {
         None
     } else {
-        let sorted: Vec<Vec<&ir::Action>> = prog
-            .roles
-            .iter()
-            .zip(&orders)
-            .map(|(role, order)| order.iter().map(|&k| &role.actions[k]).collect())
-            .collect();
-        columns::compile(&c, &sorted)
+        column_form(&c, prog, &orders)
     };
-    let predicates = predicates(&c);
+    let predicates = super::predicates::of_program(&c);
     inst.problems.extend(c.problems.borrow_mut().drain(..));
     if !inst.problems.is_empty() {
         return Err(inst.problems);
@@ -118,6 +100,10 @@ pub fn instantiate(
         regular_ring: topo.regular_ring.is_some(),
         has_effects,
         has_random: prog.draws,
+        has_binders: prog
+            .roles
+            .iter()
+            .any(|r| r.actions.iter().any(|a| a.binder.is_some())),
         offsets: layout.offsets,
         lens: layout.lens,
         per_nbr,
@@ -152,6 +138,21 @@ pub fn instantiate(
         max_locals: prog.max_locals,
         columns,
     })
+}
+
+/// The column form, over the IR actions in the compiled (priority) order.
+fn column_form(
+    c: &Compiler,
+    prog: &ir::Program,
+    orders: &[Vec<usize>],
+) -> Option<columns::ColumnCode> {
+    let sorted: Vec<Vec<&ir::Action>> = prog
+        .roles
+        .iter()
+        .zip(orders)
+        .map(|(role, order)| order.iter().map(|&k| &role.actions[k]).collect())
+        .collect();
+    columns::compile(c, &sorted)
 }
 
 impl Instantiation<'_> {
@@ -510,44 +511,6 @@ fn role_problem(prog: &ir::Program, topo: &Topology, p: usize, matched: &[usize]
         }
     }
     pr
-}
-
-/// The legitimacy predicate (whole, in incremental parts, and as a count
-/// of enabled processes when it is one), the invariants and the reports.
-fn predicates(c: &Compiler) -> Predicates {
-    let prog = c.prog;
-    let legit = prog.legitimate.as_ref().map(|(b, _)| b);
-    Predicates {
-        legitimate: legit.map(|b| c.bexpr(b)),
-        legit_parts: legit.map(|b| c.legit_parts(b)).unwrap_or_default(),
-        legit_by_process: legit.and_then(|b| c.by_process(b, None)),
-        legit_enabled_count: match legit {
-            Some(BExpr::Cmp(op, count, k))
-                if matches!(c.plain(count), Some(Plain::EnabledCount)) =>
-            {
-                const_eval(k, &c.params, c.n).map(|k| (*op, k))
-            }
-            _ => None,
-        },
-        invariants: prog
-            .invariants
-            .iter()
-            .map(|(name, b, span)| CInvariant {
-                name: name.clone(),
-                test: c.bexpr(b),
-                local: c.local_forall(b),
-                by_process: c.by_process(b, None),
-                arcs: c.local_acyclic(b),
-                span: *span,
-            })
-            .collect(),
-        properties: super::predicates::properties(c),
-        reports: prog
-            .reports
-            .iter()
-            .map(|(name, e)| (name.clone(), c.global(e)))
-            .collect(),
-    }
 }
 
 /// Declared initial values, as closures evaluated with `me` set and no state.

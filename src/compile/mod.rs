@@ -191,6 +191,9 @@ pub struct Compiled {
     pub has_effects: bool,
     /// Whether a statement draws at random (`random(...)`).
     pub has_random: bool,
+    /// Whether some action runs for a member of a binder (`for q in C`):
+    /// then a step records the member each mover ran for.
+    pub has_binders: bool,
     /// Timers: first slot, slots, the value they stop at.
     pub timers: Vec<(usize, usize, i64)>,
     /// The channel capacity, when the program passes messages.
@@ -255,6 +258,13 @@ impl Compiled {
     /// or its action draws (each value drawn is a move of its own).
     pub fn may_move_several_ways(&self) -> bool {
         self.has_random || self.may_choose()
+    }
+
+    /// The local slot that holds the member process `p`'s action `a` runs
+    /// for, when the action has a binder (`for q in C`).
+    pub fn binder_slot(&self, p: usize, a: u32) -> Option<usize> {
+        let role = &self.roles[self.role_of.of(p)];
+        role.actions[a as usize].binder.as_ref().map(|b| b.slot)
     }
 
     /// The value variable `v` keeps at process `p`, when `v` belongs to a

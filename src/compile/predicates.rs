@@ -1,7 +1,7 @@
 //! The compiled predicates over a whole configuration: the legitimacy
 //! predicate's conjuncts, the invariants and the properties of runs.
 
-use super::{by_process, BFn, Cmp, Compiler};
+use super::{by_process, const_eval, BExpr, BFn, Cmp, Compiler, GlobalFn, Plain};
 use crate::span::Span;
 
 /// A conjunct of the legitimacy predicate.
@@ -64,4 +64,53 @@ pub(super) fn properties(c: &Compiler) -> Vec<CProperty> {
             by_process: p.form.map(|b| c.by_process(b, p.each)),
         })
         .collect()
+}
+
+/// The compiled predicates over the whole configuration.
+pub(super) struct Predicates {
+    pub(super) legitimate: Option<BFn>,
+    pub(super) legit_parts: Vec<LegitPart>,
+    pub(super) legit_by_process: Option<by_process::ByProcess>,
+    pub(super) legit_enabled_count: Option<(Cmp, i64)>,
+    pub(super) invariants: Vec<CInvariant>,
+    pub(super) properties: Vec<CProperty>,
+    pub(super) reports: Vec<(String, GlobalFn)>,
+}
+
+/// The legitimacy predicate (whole, in incremental parts, and as a count
+/// of enabled processes when it is one), the invariants and the reports.
+pub(super) fn of_program(c: &Compiler) -> Predicates {
+    let prog = c.prog;
+    let legit = prog.legitimate.as_ref().map(|(b, _)| b);
+    Predicates {
+        legitimate: legit.map(|b| c.bexpr(b)),
+        legit_parts: legit.map(|b| c.legit_parts(b)).unwrap_or_default(),
+        legit_by_process: legit.and_then(|b| c.by_process(b, None)),
+        legit_enabled_count: match legit {
+            Some(BExpr::Cmp(op, count, k))
+                if matches!(c.plain(count), Some(Plain::EnabledCount)) =>
+            {
+                const_eval(k, &c.params, c.n).map(|k| (*op, k))
+            }
+            _ => None,
+        },
+        invariants: prog
+            .invariants
+            .iter()
+            .map(|(name, b, span)| CInvariant {
+                name: name.clone(),
+                test: c.bexpr(b),
+                local: c.local_forall(b),
+                by_process: c.by_process(b, None),
+                arcs: c.local_acyclic(b),
+                span: *span,
+            })
+            .collect(),
+        properties: properties(c),
+        reports: prog
+            .reports
+            .iter()
+            .map(|(name, e)| (name.clone(), c.global(e)))
+            .collect(),
+    }
 }

@@ -139,6 +139,9 @@ impl Tracer {
                     }
                     let mut one =
                         json!({"process": p, "action": label, "writes": Value::Object(w)});
+                    if let Some(m) = last.member(k) {
+                        one["member"] = json!(m);
+                    }
                     let drawn = last.drawn(k);
                     if !drawn.is_empty() {
                         one["drawn"] = json!(drawn);
@@ -197,8 +200,8 @@ impl Tracer {
 
 /// The last step in one line: `step 4 round 2: 1 copy (x: 0 -> 2); ...`,
 /// movers in index order so traces read the same whatever the daemon's
-/// order; a move that drew shows its values as a schedule gives them
-/// (`2 flip<1> (...)`).
+/// order; a move shows its binder member and the values it drew as a
+/// schedule gives them (`2 flip<1> (...)`, `3 R1@2 (...)`).
 pub fn step_line(sim: &Simulation) -> String {
     let last = sim.last();
     let now = sim.now();
@@ -236,7 +239,11 @@ pub fn step_line(sim: &Simulation) -> String {
             } else {
                 changes.join(", ")
             };
-            format!("{p} {label}{} ({changes})", drawn_text(last.drawn(k)))
+            let member = last.member(k).map_or(String::new(), |m| format!("@{m}"));
+            format!(
+                "{p} {label}{member}{} ({changes})",
+                drawn_text(last.drawn(k))
+            )
         })
         .collect();
     if last.tick {

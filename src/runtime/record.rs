@@ -45,6 +45,9 @@ pub struct StepRecord {
     /// Per mover, where its values in `drawn` end; empty when the program
     /// does not draw.
     pub(crate) drawn_ends: Vec<u32>,
+    /// Per mover, the binder member its action ran for (`None`: the action
+    /// has no binder); empty when no action of the program has one.
+    pub(crate) members: Vec<Option<i64>>,
 }
 
 impl StepRecord {
@@ -70,6 +73,7 @@ impl StepRecord {
         self.tick = false;
         self.drawn.clear();
         self.drawn_ends.clear();
+        self.members.clear();
     }
 
     /// Records `drawn` as what the next mover drew.
@@ -88,6 +92,12 @@ impl StepRecord {
             }
             None => &[],
         }
+    }
+
+    /// The binder member the `k`-th mover's action ran for, as a schedule
+    /// names it (`P:ACTION@Q`); `None` for an action without a binder.
+    pub fn member(&self, k: usize) -> Option<i64> {
+        self.members.get(k).copied().flatten()
     }
 
     /// The processes that moved, in selection order (index order after a

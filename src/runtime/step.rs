@@ -131,6 +131,10 @@ pub(crate) fn evaluate<'m>(
         record.actions.push(a);
         record.before.extend_from_slice(row);
         record.after.extend(buf.scratch.iter().map(Cell::get));
+        if code.has_binders {
+            let slot = code.binder_slot(p, a);
+            record.members.push(slot.map(|s| buf.locals[s].get()));
+        }
         if !code.has_effects {
             continue;
         }

@@ -106,18 +106,22 @@ pub fn assert_step_follows_relation(sim: &Simulation, before: &Config, what: &st
             ),
         }
     }
-    // The step records each mover's action, not which binder member or
-    // value drawn it took (`--choice random` picks among them): one of
-    // the relation's moves with those actions must give the successor.
+    // The step records each mover's action, the binder member it ran for
+    // and the values it drew: one of the relation's moves with those must
+    // give the successor.
     let mut options: Vec<Vec<guarded::runtime::step::Move>> = Vec::new();
-    for &(p, a) in &moves {
+    for (k, &(p, a)) in moves.iter().enumerate() {
         let mut mine = Vec::new();
         // Where a later guard faults, only the first move is the
         // simulator's (compared below).
         if rel.moves_into(before, p as usize, true, &mut mine).is_err() {
             mine.clear();
         }
-        mine.retain(|m| m.action == a);
+        mine.retain(|m| {
+            m.action == a
+                && m.member == last.member(k)
+                && m.draws.as_deref().unwrap_or(&[]) == last.drawn(k)
+        });
         options.push(mine);
     }
     let mut successors = Vec::new();

@@ -175,6 +175,13 @@ impl Simulation {
         self.progress.moved[action.place as usize] += 1;
         let last = &mut self.progress.last;
         set_one(&mut last.actions, u32::from(info.chosen));
+        if self.code.has_binders {
+            let member = action
+                .binder
+                .as_ref()
+                .map(|b| self.buf.locals[b.slot].get());
+            set_one(&mut last.members, member);
+        }
         if stride == 1 {
             let after = self.buf.scratch[0].get();
             set_one(
@@ -254,6 +261,7 @@ impl Simulation {
         last.actions.clear();
         last.before.clear();
         last.after.clear();
+        last.members.clear();
         last.whole = false;
         last.tick = false;
         statement_fault(action, p, self.progress.steps + 1, fault)

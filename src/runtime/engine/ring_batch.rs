@@ -268,9 +268,17 @@ impl Simulation {
     fn record_ring_step(&mut self, step: Taken) {
         let stride = self.code.stride;
         let p = step.mover as usize;
+        let member = self
+            .code
+            .has_binders
+            .then(|| self.member_before(&step))
+            .flatten();
         let last = &mut self.progress.last;
         set_one(&mut last.movers, step.mover);
         set_one(&mut last.actions, u32::from(step.action));
+        if self.code.has_binders {
+            set_one(&mut last.members, member);
+        }
         if stride == 1 {
             set_one(&mut last.before, step.before);
             set_one(&mut last.after, self.state[p]);
@@ -281,5 +289,26 @@ impl Simulation {
         }
         last.whole = false;
         last.tick = false;
+    }
+
+    /// The binder member the batch's last step ran for, found again (the
+    /// loop keeps none): the first whose guard held at the mover before it
+    /// moved, its row put back for the search. After the batch, so cold.
+    #[cold]
+    fn member_before(&mut self, step: &Taken) -> Option<i64> {
+        let stride = self.code.stride;
+        let p = step.mover as usize;
+        let role = &self.code.roles[self.code.role_of.of(p)];
+        let binder = role.actions[step.action as usize].binder.as_ref()?;
+        let before = match stride {
+            1 => vec![step.before],
+            _ => self.progress.last.before.clone(),
+        };
+        let row = p * stride..(p + 1) * stride;
+        let after = self.state[row.clone()].to_vec();
+        self.state[row.clone()].copy_from_slice(&before);
+        let members = (binder.members)(&self.env(p, &[]));
+        self.state[row].copy_from_slice(&after);
+        members.ok()?.first().copied()
     }
 }
