@@ -611,3 +611,34 @@ fn why_a_process_cannot_move_is_the_repls_answer() {
         "{answer}"
     );
 }
+
+#[test]
+fn a_process_given_alone_is_named_by_the_move_it_made() {
+    for (program, topology) in [
+        ("programs/matching.gc", "ring:4"),
+        ("programs/herman.gc", "uring:3"),
+    ] {
+        let s = Server::start(&[program, "-t", topology, "--seed", "2"]);
+        let (id, first) = session(&s);
+        let listed: Vec<String> = first["state"]["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["process"] == 0)
+            .map(|m| m["text"].as_str().unwrap().to_string())
+            .collect();
+        // Each of process 0's moves here has a member or a value drawn.
+        assert!(listed.len() >= 2, "{program}: {listed:?}");
+        let after = s.ok("step", json!({"session": id, "line": "0"}))["state"].clone();
+        let tree = after["tree"].as_array().unwrap();
+        let text = tree.last().unwrap()["text"].as_str().unwrap().to_string();
+        assert!(
+            listed.contains(&text),
+            "{program}: {text} not in {listed:?}"
+        );
+        // Taken again by that name, it is the same child.
+        s.ok("goto", json!({"session": id, "node": 0}));
+        let again = s.ok("step", json!({"session": id, "line": text}))["state"].clone();
+        assert_eq!(again["tree"].as_array().unwrap().len(), 2, "{program}");
+    }
+}

@@ -247,13 +247,14 @@ impl Exploration {
         let sim = self.sim();
         let last = sim.last();
         let mut made: Vec<(u32, NamedMove)> = Vec::new();
+        // Named as the step record has them, so that a process given alone
+        // (or `3:R1` without its member) shows the move it made.
         for (k, &p) in last.movers().iter().enumerate() {
-            let named = moves.iter().find(|m| m.0 == p).and_then(|m| m.1.clone());
-            let named = named.unwrap_or_else(|| NamedMove {
+            let named = NamedMove {
                 label: sim.action_label(p as usize, last.actions()[k]).to_string(),
-                member: None,
-                draws: None,
-            });
+                member: last.member(k),
+                draws: Some(last.drawn(k).to_vec()).filter(|d| !d.is_empty()),
+            };
             made.push((p, named));
         }
         made.sort_by_key(|m| m.0);
