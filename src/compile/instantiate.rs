@@ -132,6 +132,7 @@ pub fn instantiate(
             .legitimate
             .as_ref()
             .is_some_and(|(b, _)| ir::reads_var_b(b, &is_timer)),
+        legit_slots: predicates.legit_slots,
         invariants: predicates.invariants,
         properties: predicates.properties,
         reports: predicates.reports,

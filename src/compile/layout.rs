@@ -309,6 +309,12 @@ impl Compiler<'_> {
             .fold(0, |m, slot| m | slot_bit(slot))
     }
 
+    /// The slots of a row `b` reads, at any process (all of them where it
+    /// reads more than rows: enabled processes, messages, draws).
+    pub(super) fn slots_read(&self, b: &ir::BExpr) -> u64 {
+        self.slots_of(ir::guard_reads(b, None)).anywhere
+    }
+
     /// The slots of its own row `action`'s statement may write.
     pub(super) fn slots_written(&self, action: &ir::Action) -> u64 {
         self.slots_of_vars(ir::writes(&action.body))

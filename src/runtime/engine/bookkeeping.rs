@@ -312,8 +312,26 @@ impl Simulation {
     fn movers_done(&mut self) -> Result<Outcome, RunError> {
         self.progress.steps_in_round += 1;
         let full = self.progress.pending == 0 && self.end_round()?;
-        self.update_legitimacy(full)?;
+        if full || !self.moves_leave_legitimacy() {
+            self.update_legitimacy(full)?;
+        }
         Ok(Outcome::Moved)
+    }
+
+    /// Whether the last step's movers wrote nothing the legitimacy
+    /// predicate reads (evaluated, not a count of enabled processes, and
+    /// evaluated before): its value, and each of its parts', stand.
+    fn moves_leave_legitimacy(&self) -> bool {
+        let (code, progress) = (&self.code, &self.progress);
+        if code.legit_enabled_count.is_some() || !progress.legitimacy_known(code) {
+            return false;
+        }
+        let last = &progress.last;
+        let action =
+            |(&p, &a): (&u32, &u32)| &code.roles[code.role_of.of(p as usize)].actions[a as usize];
+        last.movers.len() == last.actions.len()
+            && (last.movers.iter().zip(&last.actions))
+                .all(|m| action(m).writes & code.legit_slots == 0)
     }
 
     /// Every process of the round has moved or been neutralized: timers
@@ -384,6 +402,14 @@ impl Simulation {
 }
 
 impl Progress {
+    /// Whether legitimacy was evaluated, its parts included, since the
+    /// configuration was last set: a step that writes nothing it reads
+    /// may leave it so.
+    #[inline]
+    pub(super) fn legitimacy_known(&self, code: &Compiled) -> bool {
+        self.legit_now.is_some() && self.legit.len() == code.legit_parts.len()
+    }
+
     /// A round starts with every process enabled now.
     pub(super) fn start_round(&mut self) {
         self.steps_in_round = 0;

@@ -38,10 +38,7 @@ impl Simulation {
             (Some(_), Some((op, k))) => op.holds(self.enabled_count() as i64, k),
             (Some(_), None) => self.evaluate_legitimacy(full)?,
         };
-        let was = self.progress.legit_now.replace(holds);
-        if was != Some(holds) {
-            self.progress.legitimacy_changed(was, holds);
-        }
+        self.progress.set_legitimacy(holds);
         Ok(())
     }
 
@@ -173,6 +170,15 @@ impl Simulation {
 }
 
 impl Progress {
+    /// Legitimacy now `holds` (or not), counted where it changed.
+    #[inline]
+    pub(super) fn set_legitimacy(&mut self, holds: bool) {
+        let was = self.legit_now.replace(holds);
+        if was != Some(holds) {
+            self.legitimacy_changed(was, holds);
+        }
+    }
+
     /// Legitimacy was lost, or holds where it did not (or was not known
     /// yet): a loss, or an entry into legitimacy, to count.
     pub(super) fn legitimacy_changed(&mut self, was: Option<bool>, holds: bool) {
