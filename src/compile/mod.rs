@@ -227,10 +227,11 @@ pub struct Compiled {
     /// Whether it reads a timer (else rounds that only advance timers leave it be).
     pub legitimate_reads_timers: bool,
     /// The slots of a row it reads, at any process (bits as in
-    /// [`CAction::writes`]; all of them where it reads more than rows or
-    /// steps change more than their movers' rows): a step whose movers'
-    /// actions write none of them leaves its value as it was.
-    pub legit_slots: u64,
+    /// [`CAction::writes`]): a step whose movers' actions write none of
+    /// them leaves its value as it was. `None` where it reads more than
+    /// rows (messages, enabled processes) or a step changes more than its
+    /// movers' rows (messages, edge variables).
+    pub legit_slots: Option<u64>,
     /// The legitimacy predicate split into conjuncts, when some can be kept
     /// up to date from the processes a step affects; empty otherwise.
     pub legit_parts: Vec<LegitPart>,

@@ -2,6 +2,7 @@
 //! predicate's conjuncts, the invariants and the properties of runs.
 
 use super::{by_process, const_eval, BExpr, BFn, Cmp, Compiler, GlobalFn, Plain};
+use crate::check::ir::VarKind;
 use crate::span::Span;
 
 /// A conjunct of the legitimacy predicate.
@@ -72,7 +73,7 @@ pub(super) struct Predicates {
     pub(super) legit_parts: Vec<LegitPart>,
     pub(super) legit_by_process: Option<by_process::ByProcess>,
     pub(super) legit_enabled_count: Option<(Cmp, i64)>,
-    pub(super) legit_slots: u64,
+    pub(super) legit_slots: Option<u64>,
     pub(super) invariants: Vec<CInvariant>,
     pub(super) properties: Vec<CProperty>,
     pub(super) reports: Vec<(String, GlobalFn)>,
@@ -88,19 +89,11 @@ pub(super) fn of_program(c: &Compiler) -> Predicates {
         legit_parts: legit.map(|b| c.legit_parts(b)).unwrap_or_default(),
         legit_by_process: legit.and_then(|b| c.by_process(b, None)),
         // Messages and edge variables: a step changes more than rows.
-        legit_slots: match legit {
-            None => 0,
-            Some(_) if !prog.messages.is_empty() => u64::MAX,
-            Some(_)
-                if prog
-                    .vars
-                    .iter()
-                    .any(|v| v.kind == crate::check::ir::VarKind::Edge) =>
-            {
-                u64::MAX
-            }
-            Some(b) => c.slots_read(b),
-        },
+        legit_slots: legit
+            .filter(|_| prog.messages.is_empty())
+            .filter(|_| !prog.vars.iter().any(|v| v.kind == VarKind::Edge))
+            .map(|b| c.slots_read(b))
+            .filter(|&slots| slots != u64::MAX),
         legit_enabled_count: match legit {
             Some(BExpr::Cmp(op, count, k))
                 if matches!(c.plain(count), Some(Plain::EnabledCount)) =>

@@ -323,6 +323,9 @@ impl Simulation {
     /// evaluated before): its value, and each of its parts', stand.
     fn moves_leave_legitimacy(&self) -> bool {
         let (code, progress) = (&self.code, &self.progress);
+        let Some(read) = code.legit_slots else {
+            return false;
+        };
         if code.legit_enabled_count.is_some() || !progress.legitimacy_known(code) {
             return false;
         }
@@ -330,8 +333,7 @@ impl Simulation {
         let action =
             |(&p, &a): (&u32, &u32)| &code.roles[code.role_of.of(p as usize)].actions[a as usize];
         last.movers.len() == last.actions.len()
-            && (last.movers.iter().zip(&last.actions))
-                .all(|m| action(m).writes & code.legit_slots == 0)
+            && (last.movers.iter().zip(&last.actions)).all(|m| action(m).writes & read == 0)
     }
 
     /// Every process of the round has moved or been neutralized: timers

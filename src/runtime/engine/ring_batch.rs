@@ -46,7 +46,11 @@ fn evaluate_legitimacy(
     changes: &mut Vec<(usize, bool)>,
     (p, n, readers, writes): (u32, u32, (bool, bool), u64),
 ) -> Result<Option<bool>, RunError> {
-    if writes & reads.code.legit_slots == 0 && progress.legitimacy_known(reads.code) {
+    let stands = reads
+        .code
+        .legit_slots
+        .is_some_and(|read| writes & read == 0);
+    if stands && progress.legitimacy_known(reads.code) {
         return Ok(None);
     }
     let (affected, count) = ring_affected(p, n, readers);
