@@ -3,7 +3,7 @@
 //! the answers built from them: symbols, hover, definitions, references
 //! and completions.
 
-use super::language::{BUILTINS, FIELDS, KEYWORDS};
+use super::language::{is_keyword, keywords, BUILTINS, FIELDS};
 use super::scopes::Names;
 use super::text::{occurrences, range, word_at};
 use crate::diagnostic::Problem;
@@ -225,7 +225,7 @@ impl Analysis {
             format!("`{}`: {by}, bound on line {line}", symbol.name)
         } else if let Some((name, doc)) = BUILTINS.iter().find(|b| b.0 == word) {
             format!("`{name}`: {doc}")
-        } else if KEYWORDS.contains(&word) {
+        } else if is_keyword(word) {
             format!("`{word}`: a keyword (docs/language.md)")
         } else {
             return None;
@@ -277,7 +277,7 @@ impl Analysis {
             for (name, doc) in BUILTINS {
                 add(name, 3, doc);
             }
-            for k in KEYWORDS {
+            for k in keywords() {
                 add(k, 14, "keyword");
             }
         }
@@ -550,7 +550,7 @@ mod tests {
     /// field as declared: neither is a name a program uses).
     #[test]
     fn every_name_of_every_program_resolves() {
-        use super::super::language::{BUILTINS, FIELDS, KEYWORDS};
+        use super::super::language::{is_keyword, BUILTINS, FIELDS};
         use super::super::text::{is_word, word_at};
         for (path, text) in super::super::gc_files("programs") {
             let ast = crate::syntax::parse_program(&text).unwrap();
@@ -569,7 +569,7 @@ mod tests {
                     at += text[at..].chars().next().map_or(1, char::len_utf8);
                     continue;
                 };
-                let known = KEYWORDS.contains(&word)
+                let known = is_keyword(word)
                     || FIELDS.contains(&word)
                     || BUILTINS.iter().any(|b| b.0 == word)
                     || own.iter().any(|o| o == word)

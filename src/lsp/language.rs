@@ -66,56 +66,22 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The language's keywords.
-pub const KEYWORDS: &[&str] = &[
-    "param",
-    "topology",
-    "enum",
-    "var",
-    "edge",
-    "timer",
-    "bool",
-    "node",
-    "array",
-    "of",
-    "legitimate",
-    "invariant",
-    "property",
-    "report",
-    "def",
-    "message",
-    "channel",
-    "capacity",
-    "delay",
-    "process",
-    "where",
-    "priority",
-    "for",
-    "in",
-    "receive",
-    "from",
-    "send",
-    "to",
-    "skip",
-    "if",
-    "then",
-    "else",
-    "not",
-    "and",
-    "or",
-    "mod",
-    "true",
-    "false",
-    "always",
-    "sometimes",
-    "eventually",
-    "stable",
-    "leads_to",
-    "under",
-    "weak",
-    "strong",
-    "fairness",
-];
+/// The language's keywords, as the editor shows them: the grammar's words
+/// (`crate::syntax::words`) but the language's own names, which have
+/// their documentation in [`BUILTINS`]; `edge` is both, as it begins a
+/// declaration and names an edge's variables.
+pub fn keywords() -> impl Iterator<Item = &'static str> {
+    use crate::syntax::words::{CONTEXTUAL, RESERVED};
+    let builtin = |w: &str| BUILTINS.iter().any(|b| b.0 == w);
+    (RESERVED.iter().chain(CONTEXTUAL))
+        .copied()
+        .filter(move |&w| w == "edge" || !builtin(w))
+}
+
+/// Whether `word` is one of [`keywords`].
+pub fn is_keyword(word: &str) -> bool {
+    keywords().any(|k| k == word)
+}
 
 /// Fields every process has, besides its variables.
 pub const FIELDS: &[&str] = &["id", "index", "left", "right"];

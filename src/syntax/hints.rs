@@ -51,8 +51,11 @@ fn help(text: impl Into<String>) -> Option<Hint> {
     Some(hint(text))
 }
 
-/// The words a program is built of, for "did you mean".
-const KEYWORDS: &[&str] = &[
+/// The words a misspelling is matched against, for "did you mean": the
+/// grammar's words that begin declarations, statements and quantifiers
+/// (not the short joining words and operators, `in`, `to`, `or`, which a
+/// misspelt name is as near to).
+pub(super) const SPELLED: &[&str] = &[
     "param",
     "topology",
     "enum",
@@ -264,6 +267,12 @@ fn declarations(at: &Site) -> Option<Hint> {
     {
         return help("an enumeration is declared `enum Colour = {red, green}`");
     }
+    // `var if: 0..3`: a reserved word where a name is declared.
+    if expected == "expected a name" && super::words::RESERVED.contains(&found) {
+        return help(format!(
+            "`{found}` is a keyword, which no name may be: call it something else, such as `{found}_`"
+        ));
+    }
     None
 }
 
@@ -322,7 +331,7 @@ fn properties_and_labels(at: &Site) -> Option<Hint> {
     // A keyword as an action's label (`count :: ...`).
     let starts_line = before.is_empty() || before.ends_with('{') || before.ends_with('}');
     if starts_line
-        && KEYWORDS.contains(&found)
+        && super::words::RESERVED.contains(&found)
         && ["::", "priority", "for "]
             .iter()
             .any(|w| after.starts_with(w))
@@ -547,7 +556,7 @@ fn misspelt(at: &Site) -> Option<Hint> {
 /// The keyword `found` is a misspelling of, if it is one.
 fn misspelling(found: &str) -> Option<&'static str> {
     let is_word = !found.is_empty() && found.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    let word = crate::diagnostic::suggest(found, KEYWORDS.iter().copied()).filter(|_| is_word)?;
+    let word = crate::diagnostic::suggest(found, SPELLED.iter().copied()).filter(|_| is_word)?;
     (word != found).then_some(word)
 }
 

@@ -8,6 +8,7 @@ mod hints;
 mod lower;
 mod parse;
 mod temporal;
+pub mod words;
 
 pub use format::format_program;
 pub use hints::precedence_warnings;
