@@ -1,6 +1,7 @@
 //! `guarded check`: a program checked, on an instance where it names one.
 
 use super::*;
+use std::ops::ControlFlow;
 
 /// `guarded check`: parses, checks and instantiates the program, then
 /// evaluates every guard in its start (declared values, or random ones
@@ -8,12 +9,18 @@ use super::*;
 /// here; warns about `left`/`right` reads in roles with a process that
 /// lacks that neighbour.
 pub(super) fn check(a: &CheckArgs) -> i32 {
-    if a.instance.topology.is_none() {
-        if let Some(code) = check_without_instance(&a.instance) {
-            return code;
-        }
-    }
-    let l = match load(&a.instance) {
+    let loaded = match a.instance.topology {
+        Some(_) => load(&a.instance),
+        // Parsed and checked once: instantiated on the topology it
+        // declares, if it declares one.
+        None => match check_without_instance(&a.instance) {
+            ControlFlow::Break(code) => return code,
+            ControlFlow::Continue((source, checked)) => {
+                instantiate_checked(&a.instance, source, checked)
+            }
+        },
+    };
+    let l = match loaded {
         Ok(l) => l,
         Err(code) => return code,
     };
@@ -55,21 +62,22 @@ pub(super) fn check(a: &CheckArgs) -> i32 {
     }
 }
 
-/// `guarded check` of a program that declares no topology, given none:
-/// the checks that need no instance (syntax, names, types, locality),
-/// and a summary that says which wait for one. `None` where the program
-/// declares a topology (the instance is checked as usual).
-fn check_without_instance(args: &InstanceArgs) -> Option<i32> {
+/// `guarded check` of a program given no topology: where it declares
+/// none, the checks that need no instance (syntax, names, types,
+/// locality) and a summary that says which wait for one, and the exit
+/// code; where it declares one, the program read and checked, for its
+/// instance to be checked as usual.
+fn check_without_instance(args: &InstanceArgs) -> ControlFlow<i32, (String, crate::load::Checked)> {
     let source = match crate::load::read_program(&args.program) {
         Ok(s) => s,
-        Err(e) => return Some(report_load_error(&e, &args.program, "")),
+        Err(e) => return ControlFlow::Break(report_load_error(&e, &args.program, "")),
     };
     let checked = match crate::load::check(&source) {
         Ok(c) => c,
-        Err(e) => return Some(report_load_error(&e, &args.program, &source)),
+        Err(e) => return ControlFlow::Break(report_load_error(&e, &args.program, &source)),
     };
     if checked.default_topology().is_some() {
-        return None;
+        return ControlFlow::Continue((source, checked));
     }
     warnings::warn_about_precedence_in(&args.program, &source);
     let count = crate::report::counted;
@@ -83,5 +91,5 @@ fn check_without_instance(args: &InstanceArgs) -> Option<i32> {
         count(roles as u64, "role"),
         count(actions as u64, "action"),
     );
-    Some(EXIT_OK)
+    ControlFlow::Break(EXIT_OK)
 }

@@ -405,7 +405,19 @@ fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
     crate::memory::set_limit(args.memory.memory_limit);
     let source = crate::load::read_program(&args.program)
         .map_err(|e| report_load_error(&e, &args.program, ""))?;
-    match crate::load::load(&source, &setup_of(args), &crate::load::read_file) {
+    let checked =
+        crate::load::check(&source).map_err(|e| report_load_error(&e, &args.program, &source))?;
+    instantiate_checked(args, source, checked)
+}
+
+/// [`load`] of a program read (`source`) and checked already.
+fn instantiate_checked(
+    args: &InstanceArgs,
+    source: String,
+    checked: crate::load::Checked,
+) -> Result<Loaded, i32> {
+    crate::memory::set_limit(args.memory.memory_limit);
+    match checked.instantiate(&setup_of(args), &crate::load::read_file) {
         Ok(inst) => {
             warn_about_precedence(&inst.ast, &args.program, &source);
             warn_about_disconnection(&inst);
