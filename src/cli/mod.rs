@@ -402,7 +402,6 @@ fn report_load_error(e: &LoadError, program: &str, source: &str) -> i32 {
 }
 
 fn load(args: &InstanceArgs) -> Result<Loaded, i32> {
-    crate::memory::set_limit(args.memory.memory_limit);
     let source = crate::load::read_program(&args.program)
         .map_err(|e| report_load_error(&e, &args.program, ""))?;
     let checked =
@@ -416,6 +415,7 @@ fn instantiate_checked(
     source: String,
     checked: crate::load::Checked,
 ) -> Result<Loaded, i32> {
+    // The budget bounds the instance; reading and checking need none.
     crate::memory::set_limit(args.memory.memory_limit);
     match checked.instantiate(&setup_of(args), &crate::load::read_file) {
         Ok(inst) => {

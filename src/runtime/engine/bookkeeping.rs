@@ -319,21 +319,16 @@ impl Simulation {
     }
 
     /// Whether the last step's movers wrote nothing the legitimacy
-    /// predicate reads (evaluated, not a count of enabled processes, and
-    /// evaluated before): its value, and each of its parts', stand.
+    /// predicate reads: its value, and each of its parts', stand.
     fn moves_leave_legitimacy(&self) -> bool {
-        let (code, progress) = (&self.code, &self.progress);
-        let Some(read) = code.legit_slots else {
-            return false;
-        };
-        if code.legit_enabled_count.is_some() || !progress.legitimacy_known(code) {
+        let (code, last) = (&self.code, &self.progress.last);
+        if last.movers.len() != last.actions.len() {
             return false;
         }
-        let last = &progress.last;
-        let action =
-            |(&p, &a): (&u32, &u32)| &code.roles[code.role_of.of(p as usize)].actions[a as usize];
-        last.movers.len() == last.actions.len()
-            && (last.movers.iter().zip(&last.actions)).all(|m| action(m).writes & read == 0)
+        let written = (last.movers.iter().zip(&last.actions)).fold(0, |written, (&p, &a)| {
+            written | code.roles[code.role_of.of(p as usize)].actions[a as usize].writes
+        });
+        self.progress.legitimacy_stands(code, written)
     }
 
     /// Every process of the round has moved or been neutralized: timers
@@ -404,12 +399,15 @@ impl Simulation {
 }
 
 impl Progress {
-    /// Whether legitimacy was evaluated, its parts included, since the
-    /// configuration was last set: a step that writes nothing it reads
-    /// may leave it so.
+    /// Whether legitimacy, evaluated (not a count of enabled processes,
+    /// which reads more than rows) since the configuration was last set,
+    /// its parts included, stands after a step whose movers wrote the
+    /// slots `written` of their rows: it reads none of them.
     #[inline]
-    pub(super) fn legitimacy_known(&self, code: &Compiled) -> bool {
-        self.legit_now.is_some() && self.legit.len() == code.legit_parts.len()
+    pub(super) fn legitimacy_stands(&self, code: &Compiled, written: u64) -> bool {
+        code.legit_slots.is_some_and(|read| written & read == 0)
+            && self.legit_now.is_some()
+            && self.legit.len() == code.legit_parts.len()
     }
 
     /// A round starts with every process enabled now.

@@ -46,11 +46,7 @@ fn evaluate_legitimacy(
     changes: &mut Vec<(usize, bool)>,
     (p, n, readers, writes): (u32, u32, (bool, bool), u64),
 ) -> Result<Option<bool>, RunError> {
-    let stands = reads
-        .code
-        .legit_slots
-        .is_some_and(|read| writes & read == 0);
-    if stands && progress.legitimacy_known(reads.code) {
+    if progress.legitimacy_stands(reads.code, writes) {
         return Ok(None);
     }
     let (affected, count) = ring_affected(p, n, readers);
