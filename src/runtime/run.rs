@@ -3,7 +3,7 @@
 //! invariant, a runtime error, or an observer (a trace, a breakpoint, an
 //! interrupt) says stop.
 
-use crate::runtime::engine::{Outcome, RunError, Simulation};
+use crate::runtime::engine::{InvariantChecks, Outcome, RunError, Simulation};
 
 /// The most rounds in a row a run lets pass with no process enabled, only
 /// timers advancing (a timer with a huge maximum would otherwise keep an
@@ -111,9 +111,10 @@ impl Observer for Unobserved {
     }
 }
 
-/// The invariant check [`Limits::invariants`] asks for.
-fn invariant_stop(sim: &Simulation) -> Option<Stop> {
-    match sim.violated_invariant() {
+/// The invariant check [`Limits::invariants`] asks for, at the start and
+/// after each step (see [`Simulation::violated_invariant_checked`]).
+fn invariant_stop(sim: &Simulation, checks: &mut InvariantChecks) -> Option<Stop> {
+    match sim.violated_invariant_checked(checks) {
         Ok(None) => None,
         Ok(Some(i)) => Some(Stop::Invariant(i)),
         Err(e) => Some(Stop::InvariantFault(e)),
@@ -124,8 +125,9 @@ fn invariant_stop(sim: &Simulation) -> Option<Stop> {
 /// step and move limits count from where the run starts.
 pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -> Stop {
     let start = sim.now();
+    let mut checks = InvariantChecks::default();
     if limits.invariants {
-        if let Some(stop) = invariant_stop(sim) {
+        if let Some(stop) = invariant_stop(sim, &mut checks) {
             return stop;
         }
     }
@@ -189,7 +191,7 @@ pub fn run(sim: &mut Simulation, limits: &Limits, observer: &mut dyn Observer) -
                     return Stop::Observer;
                 }
                 if limits.invariants {
-                    if let Some(stop) = invariant_stop(sim) {
+                    if let Some(stop) = invariant_stop(sim, &mut checks) {
                         return stop;
                     }
                 }

@@ -31,6 +31,7 @@ use procs::{Chosen, Dense, EnabledSet};
 mod column_steps;
 mod fast;
 mod general;
+mod invariants;
 mod measures;
 mod narrow;
 mod ring_batch;
@@ -43,6 +44,7 @@ pub use access::FastPaths;
 use bookkeeping::affect;
 use column_steps::ColumnBuffers;
 use fast::LOOK_AHEAD_BYTES;
+pub use invariants::InvariantChecks;
 
 /// Which move a process makes when it has several: several enabled
 /// actions of the most urgent priority, or several members of its action's

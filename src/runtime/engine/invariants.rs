@@ -1,0 +1,171 @@
+//! Invariants asked again after a step where they all held before it: an
+//! invariant over every process of a body local to it
+//! (`forall(x in procs : body)`, see [`crate::check::ir::local_to`]) at
+//! the processes the step may have changed the body of only, and a local
+//! acyclicity invariant (`acyclic(x -> y : body)`) by a search from
+//! them only; any other invariant in full, as before. A step changes
+//! nothing but its movers' rows, the channels at their ends and their
+//! edges, and a local body reads its process, its neighbours, its own
+//! channels and edges and its own enabledness: so only the movers and the
+//! processes that read them (their neighbours) can change. Where one of
+//! these finds a body false, a cycle or a fault, the invariant is asked
+//! in full, so that what is reported (which invariant, which fault) is
+//! what the full evaluation says; the run stops there.
+
+use super::*;
+
+/// The cells the checks after a step work in, kept from step to step by
+/// the run loop (whose steps alone change the configuration between two
+/// checks): the processes to ask, and the marks of a search for cycles.
+#[derive(Default)]
+pub struct InvariantChecks {
+    /// Whether every invariant held at the last check.
+    held: bool,
+    asked: Vec<u32>,
+    /// Per process, the search that last marked it (`stamp`: on its
+    /// stack; `stamp + 1`: done), so that marks need no clearing.
+    marks: Vec<u32>,
+    stamp: u32,
+    stack: Vec<(u32, usize)>,
+}
+
+/// Past what share of the processes a step's are asked in full instead
+/// (half: a synchronous step moves them all, and asking each with its
+/// neighbours would cost more).
+const MOST_ASKED_SHARE: usize = 2;
+
+impl Simulation {
+    /// The first declared invariant that does not hold now, where `checks`
+    /// was given every check since the run's start (the first in full,
+    /// as [`Simulation::violated_invariant`] does it), each after one
+    /// step.
+    pub fn violated_invariant_checked(
+        &self,
+        checks: &mut InvariantChecks,
+    ) -> Result<Option<usize>, RunError> {
+        let incremental = checks.held && self.ask_after_step(checks);
+        let violated = match incremental {
+            true => self.violated_after_step(checks),
+            false => self.violated_invariant(),
+        };
+        checks.held = matches!(violated, Ok(None));
+        violated
+    }
+
+    /// Lists in `checks.asked`, in increasing order, the processes the last
+    /// step may have changed a local body at; false where the step is not
+    /// one whose movers are listed (a tick, a column step) or where they
+    /// are more than half the processes.
+    fn ask_after_step(&self, checks: &mut InvariantChecks) -> bool {
+        let last = &self.progress.last;
+        let n = self.topo.n();
+        // Timers advance at every process when a round ends, and a step of
+        // delayed messages is a tick of many moves.
+        let timed = !self.code.timers.is_empty() || self.code.delay.is_some();
+        if timed || last.lazy || last.tick || last.whole || last.movers.is_empty() {
+            return false;
+        }
+        checks.asked.clear();
+        for &m in &last.movers {
+            let m = m as usize;
+            checks.asked.push(m as u32);
+            checks.asked.extend_from_slice(self.topo.readers(m));
+            checks.asked.extend_from_slice(self.topo.nbrs(m));
+            if checks.asked.len() > MOST_ASKED_SHARE * n {
+                return false;
+            }
+        }
+        checks.asked.sort_unstable();
+        checks.asked.dedup();
+        checks.asked.len() * MOST_ASKED_SHARE <= n
+    }
+
+    /// [`Simulation::violated_invariant`], each local invariant asked at
+    /// the processes in `checks.asked` only, and in full where that finds
+    /// anything amiss.
+    fn violated_after_step(&self, checks: &mut InvariantChecks) -> Result<Option<usize>, RunError> {
+        let env = self.env(0, &[]);
+        for (i, inv) in self.code.invariants.iter().enumerate() {
+            let stands = match (&inv.local, &inv.arcs) {
+                (Some((slot, body)), _) => checks.asked.iter().all(|&p| {
+                    env.locals[*slot].set(i64::from(p));
+                    matches!(body.holds(&env), Ok(true))
+                }),
+                (None, Some((from, to, body))) => {
+                    matches!(acyclic_from(&env, (*from, *to, body), checks), Ok(true))
+                }
+                (None, None) => false,
+            };
+            if stands {
+                continue;
+            }
+            match inv.test.holds(&env) {
+                Ok(true) => {}
+                Ok(false) => return Ok(Some(i)),
+                Err(fault) => return Err(predicate_fault(self.progress.steps, INVARIANT, fault)),
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Whether no cycle of arcs (`body` holding for `from` and a neighbour
+/// `to`) passes through a process of `checks.asked`, whose arcs are all
+/// asked: the arcs of the other processes are as they were when the graph
+/// had no cycle, so a new cycle has an arc from one of those. A
+/// depth-first search from each, over what it reaches.
+fn acyclic_from(
+    env: &Env,
+    (from, to, body): (usize, usize, &crate::compile::BFn),
+    checks: &mut InvariantChecks,
+) -> Result<bool, Box<crate::compile::Fault>> {
+    let n = env.topo.n();
+    if checks.marks.len() != n {
+        checks.marks = vec![0; n];
+        checks.stamp = 0;
+    }
+    // Two stamps a search: on the stack, and done.
+    if checks.stamp >= u32::MAX - 2 {
+        checks.marks.fill(0);
+        checks.stamp = 0;
+    }
+    checks.stamp += 2;
+    let (open, done) = (checks.stamp, checks.stamp + 1);
+    let InvariantChecks {
+        asked,
+        marks,
+        stack,
+        ..
+    } = checks;
+    for &root in asked.iter() {
+        if marks[root as usize] >= open {
+            continue;
+        }
+        stack.clear();
+        stack.push((root, 0));
+        marks[root as usize] = open;
+        while let Some(&mut (p, ref mut k)) = stack.last_mut() {
+            let nbrs = env.topo.nbrs(p as usize);
+            let Some(&q) = nbrs.get(*k) else {
+                marks[p as usize] = done;
+                stack.pop();
+                continue;
+            };
+            *k += 1;
+            env.locals[from].set(i64::from(p));
+            env.locals[to].set(i64::from(q));
+            if !body.holds(env)? {
+                continue;
+            }
+            match marks[q as usize] {
+                m if m == open => return Ok(false),
+                m if m == done => {}
+                _ => {
+                    marks[q as usize] = open;
+                    stack.push((q, 0));
+                }
+            }
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,199 @@
+//! Invariants checked after each step of a run only where the step may have
+//! changed them (`src/runtime/engine/invariants.rs`: local invariants at the
+//! movers and their neighbours, a local acyclicity by a search from them)
+//! agree with every invariant evaluated in full: where all hold, which one
+//! is broken first, and the faults; under every daemon, on several graphs.
+
+use guarded::load::{simulate, Setup};
+use guarded::runtime::engine::{Daemon, InvariantChecks, Outcome, Simulation};
+use guarded::runtime::init::InitMode;
+
+/// How a run checked both ways ended.
+#[derive(Debug, PartialEq, Eq)]
+enum End {
+    /// Every invariant held for so many steps (the run went silent or
+    /// reached its last step).
+    Held(u64),
+    /// An invariant broke, or faulted, at a step.
+    Broken(u64),
+}
+
+/// Runs `sim` for up to `steps` steps, checking the invariants after each
+/// as the run loop does and in full, which must agree.
+fn run_both_ways(mut sim: Simulation, steps: u64, what: &str) -> End {
+    let mut checks = InvariantChecks::default();
+    for step in 0..=steps {
+        let kept = format!("{:?}", sim.violated_invariant_checked(&mut checks));
+        let full = format!("{:?}", sim.violated_invariant());
+        assert_eq!(kept, full, "{what}, step {step}");
+        if full != "Ok(None)" {
+            return End::Broken(step);
+        }
+        if step == steps || sim.step().unwrap_or_else(|e| panic!("{what}: {e:?}")) != Outcome::Moved
+        {
+            return End::Held(step);
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+fn daemons() -> [Daemon; 4] {
+    [
+        Daemon::Central,
+        Daemon::Distributed,
+        Daemon::LocallyCentral,
+        Daemon::Synchronous,
+    ]
+}
+
+/// Every run of `src` on each of `topologies`, under each daemon, from
+/// each of `seeds`: how each ended, with its daemon's name.
+fn ends(
+    src: &str,
+    topologies: &[&str],
+    init: InitMode,
+    seeds: u64,
+    steps: u64,
+) -> Vec<(&'static str, End)> {
+    let mut ends = Vec::new();
+    for topology in topologies {
+        for daemon in daemons() {
+            for seed in 0..seeds {
+                let what = format!("{topology} {} seed {seed}", daemon.name());
+                let setup = Setup {
+                    topology: Some(topology.to_string()),
+                    daemon: daemon.clone(),
+                    seed,
+                    init: init.clone(),
+                    ..Setup::default()
+                };
+                let sim = simulate(src, &setup).unwrap_or_else(|e| panic!("{what}: {e}"));
+                ends.push((daemon.name(), run_both_ways(sim, steps, &what)));
+            }
+        }
+    }
+    ends
+}
+
+/// Dijkstra and Scholten's arbitration keeps its four invariants (three
+/// local ones over the forks, and no directed cycle of them) in every run
+/// where no two neighbours move together; where they do (the distributed
+/// and synchronous daemons), two neighbours becoming hungry at once break
+/// them, found the same way.
+#[test]
+fn arbitration_keeps_its_invariants_checked_either_way() {
+    let src = include_str!("../programs/arbitration.gc");
+    let ends = ends(
+        src,
+        &["ring:7", "grid:3x3", "random:10", "grid:5x5"],
+        InitMode::Declared,
+        3,
+        300,
+    );
+    for (daemon, end) in &ends {
+        match *daemon {
+            "central" | "locally-central" => assert_eq!(*end, End::Held(300), "{ends:?}"),
+            _ => assert!(matches!(end, End::Broken(_)), "{ends:?}"),
+        }
+    }
+}
+
+/// A local invariant broken at a process that did not move: the process
+/// before the one whose count runs ahead reads it as its right neighbour.
+#[test]
+fn a_local_invariant_broken_beside_the_mover_is_found() {
+    let src = "var x: 0..9 = 0\n\
+        process where index == 0 { up :: x < 9 -> x := x + 1 }\n\
+        process where index != 0 { copy :: x != left.x -> x := left.x }\n\
+        invariant near: forall(p in procs : p.right.x - p.x <= 3)\n";
+    let ends = ends(
+        src,
+        &["ring:6", "ring:9", "ring:20"],
+        InitMode::Declared,
+        4,
+        200,
+    );
+    assert!(
+        ends.iter()
+            .any(|(_, e)| matches!(e, End::Broken(s) if *s > 0)),
+        "{ends:?}"
+    );
+}
+
+/// A cycle of pointers closed by a step: each process points at its
+/// neighbour of smallest id, so 0 and 1 end up pointing at each other.
+#[test]
+fn a_cycle_closed_by_a_step_is_found() {
+    let src = "var d: node = self\n\
+        process { point :: d == self -> d := argmin(q in nbrs : q.id) }\n\
+        invariant no_loop: acyclic(x -> y : x.d == y)\n";
+    let pointing = ends(
+        src,
+        &["ring:6", "grid:3x3", "random:9", "ring:20"],
+        InitMode::Declared,
+        3,
+        100,
+    );
+    assert!(
+        pointing
+            .iter()
+            .all(|(_, e)| matches!(e, End::Broken(s) if *s > 0)),
+        "{pointing:?}"
+    );
+    // Every process points to its right: the last to do so closes a cycle
+    // round the whole ring, which the search follows from it.
+    let round = "var d: node = self\n\
+        process { point :: d == self -> d := right }\n\
+        invariant no_loop: acyclic(x -> y : x.d == y)\n";
+    let round_ends = ends(round, &["ring:20", "ring:31"], InitMode::Declared, 3, 100);
+    for (daemon, end) in &round_ends {
+        match *daemon {
+            "central" => assert!(matches!(*end, End::Broken(20 | 31)), "{round_ends:?}"),
+            _ => assert!(matches!(end, End::Broken(_)), "{round_ends:?}"),
+        }
+    }
+}
+
+/// An invariant that faults (a division by zero) where a count reaches 3,
+/// after others that hold; one that reads whether the process is enabled.
+#[test]
+fn faults_and_enabledness_are_found_as_in_full() {
+    let faults = "var x: 0..5 = 0\n\
+        process { up :: x < 5 and forall(q in nbrs : q.x >= x) -> x := x + 1 }\n\
+        invariant small: forall(p in procs : p.x <= 5)\n\
+        invariant divides: forall(p in procs : 12 / (3 - p.x) != 100)\n";
+    let ends_faulting = ends(faults, &["ring:5", "star:5"], InitMode::Declared, 3, 100);
+    let broken = |(_, e): &(&str, End)| matches!(e, End::Broken(s) if *s > 0);
+    assert!(ends_faulting.iter().all(broken), "{ends_faulting:?}");
+    let enabled = "var x: 0..9 = 0\n\
+        process where index == 0 { up :: x < 9 -> x := x + 1 }\n\
+        process where index != 0 { copy :: x != left.x -> x := left.x }\n\
+        invariant moving: forall(p in procs : enabled(p) or p.x == p.left.x)\n";
+    let ends_enabled = ends(enabled, &["ring:4", "ring:7"], InitMode::Declared, 4, 200);
+    assert!(ends_enabled.iter().all(broken), "{ends_enabled:?}");
+}
+
+/// Invariants over channels (a local one, and a count that is asked in
+/// full) in Chang and Roberts' election, and Herman's ring, whose count of
+/// tokens is asked in full.
+#[test]
+fn invariants_over_messages_and_counts_agree() {
+    let chang_roberts = format!(
+        "{}\ninvariant few: forall(p in procs : forall(q in nbrs(p) : msgs(p, q) <= 1))\n",
+        include_str!("golden/programs/chang_roberts.gc")
+    );
+    let ends_cr = ends(
+        &chang_roberts,
+        &["ring:5", "ring:8"],
+        InitMode::Declared,
+        4,
+        200,
+    );
+    assert!(!ends_cr.is_empty());
+    let herman = include_str!("../programs/herman.gc");
+    let ends_herman = ends(herman, &["uring:7", "uring:9"], InitMode::Random, 3, 100);
+    assert!(
+        ends_herman.iter().all(|(_, e)| matches!(e, End::Held(_))),
+        "{ends_herman:?}"
+    );
+}
