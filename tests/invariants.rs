@@ -197,3 +197,52 @@ fn invariants_over_messages_and_counts_agree() {
         "{ends_herman:?}"
     );
 }
+
+/// Counts over every process of a local body, kept from step to step
+/// (alone, and in a conjunction with a `forall`): one broken as a wave of
+/// increments runs round a ring, one that a run may keep or break, and
+/// Chang and Roberts' single leader.
+#[test]
+fn kept_counts_agree_with_counting_in_full() {
+    let descents = "var x: 0..9 = 0\n\
+        process where index == 0 { up :: x < 9 -> x := x + 1 }\n\
+        process where index != 0 { copy :: x != left.x -> x := left.x }\n\
+        invariant bounded: forall(p in procs : p.x <= 9) and count(p in procs : p.x == 9) <= 12\n\
+        invariant few_steps: count(p in procs : p.x != p.right.x) <= 3\n";
+    let ends_descents = ends(
+        descents,
+        &["ring:12", "ring:25"],
+        InitMode::Declared,
+        4,
+        300,
+    );
+    assert!(
+        ends_descents
+            .iter()
+            .any(|(_, e)| matches!(e, End::Broken(s) if *s > 0)),
+        "{ends_descents:?}"
+    );
+    let behind = "var x: 0..9 = 0\n\
+        process where index == 0 { up :: x < 9 -> x := x + 1 }\n\
+        process where index != 0 { copy :: x != left.x -> x := left.x }\n\
+        invariant some_behind: count(p in procs : p.x < 9) >= 1\n";
+    let ends_full = ends(behind, &["ring:12"], InitMode::Declared, 2, 400);
+    assert!(
+        ends_full
+            .iter()
+            .any(|(_, e)| matches!(e, End::Broken(s) if *s > 12)),
+        "{ends_full:?}"
+    );
+    let chang_roberts = include_str!("golden/programs/chang_roberts.gc");
+    let ends_cr = ends(
+        chang_roberts,
+        &["ring:12", "ring:20"],
+        InitMode::Declared,
+        3,
+        400,
+    );
+    assert!(
+        ends_cr.iter().all(|(_, e)| matches!(e, End::Held(_))),
+        "{ends_cr:?}"
+    );
+}

@@ -43,6 +43,10 @@ pub struct CInvariant {
     /// When it is `acyclic(x -> y : body)` with `body` local to x for a
     /// neighbour y: x's and y's slots and the body, which says x's arcs.
     pub arcs: Option<(usize, usize, BFn)>,
+    /// Its conjuncts, those over every process of a body local to it kept
+    /// apart (as legitimacy's are), so that a run asks them again only
+    /// where a step can change them; empty where none is.
+    pub parts: Vec<LegitPart>,
     /// The predicate taken apart by process, for the symbolic verifier.
     pub by_process: Option<by_process::ByProcess>,
     /// Its source.
@@ -111,6 +115,7 @@ pub(super) fn of_program(c: &Compiler) -> Predicates {
                 local: c.local_forall(b),
                 by_process: c.by_process(b, None),
                 arcs: c.local_acyclic(b),
+                parts: c.legit_parts(b),
                 span: *span,
             })
             .collect(),

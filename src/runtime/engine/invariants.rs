@@ -1,27 +1,35 @@
-//! Invariants asked again after a step where they all held before it: an
-//! invariant over every process of a body local to it
-//! (`forall(x in procs : body)`, see [`crate::check::ir::local_to`]) at
-//! the processes the step may have changed the body of only, and a local
-//! acyclicity invariant (`acyclic(x -> y : body)`) by a search from
-//! them only; any other invariant in full, as before. A step changes
-//! nothing but its movers' rows, the channels at their ends and their
-//! edges, and a local body reads its process, its neighbours, its own
-//! channels and edges and its own enabledness: so only the movers and the
-//! processes that read them (their neighbours) can change. Where one of
-//! these finds a body false, a cycle or a fault, the invariant is asked
-//! in full, so that what is reported (which invariant, which fault) is
-//! what the full evaluation says; the run stops there.
+//! Invariants asked again after a step where they all held before it:
+//! the conjuncts over every process of a body local to it
+//! (`forall(x in procs : body)`, `count(x in procs : body) <= k`, see
+//! [`crate::check::ir::local_to`]) at the processes the step may have
+//! changed the body of only, the counts kept from step to step, and a
+//! local acyclicity invariant (`acyclic(x -> y : body)`) by a search from
+//! them only; anything else in full, as before. A step changes nothing
+//! but its movers' rows, the channels at their ends and their edges, and
+//! a local body reads its process, its neighbours, its own channels and
+//! edges and its own enabledness: so only the movers and the processes
+//! that read them (their neighbours) can change. Where one of these
+//! finds a conjunct false, a cycle or a fault, the invariant is asked in
+//! full, so that what is reported (which invariant, which fault) is what
+//! the full evaluation says; the run stops there.
 
 use super::*;
+use crate::compile::LegitPart;
+use crate::runtime::bits::Bits;
 
 /// The cells the checks after a step work in, kept from step to step by
 /// the run loop (whose steps alone change the configuration between two
-/// checks): the processes to ask, and the marks of a search for cycles.
+/// checks): the processes to ask, the counts kept, and the marks of a
+/// search for cycles.
 #[derive(Default)]
 pub struct InvariantChecks {
     /// Whether every invariant held at the last check.
     held: bool,
     asked: Vec<u32>,
+    /// Per invariant and conjunct, for a count: the processes where its
+    /// body holds, and how many; made at the first check after a step,
+    /// dropped whenever the invariants are asked in full.
+    counts: Vec<Vec<Option<(Bits, i64)>>>,
     /// Per process, the search that last marked it (`stamp`: on its
     /// stack; `stamp + 1`: done), so that marks need no clearing.
     marks: Vec<u32>,
@@ -46,7 +54,10 @@ impl Simulation {
         let incremental = checks.held && self.ask_after_step(checks);
         let violated = match incremental {
             true => self.violated_after_step(checks),
-            false => self.violated_invariant(),
+            false => {
+                checks.counts.clear();
+                self.violated_invariant()
+            }
         };
         checks.held = matches!(violated, Ok(None));
         violated
@@ -85,20 +96,20 @@ impl Simulation {
     /// anything amiss.
     fn violated_after_step(&self, checks: &mut InvariantChecks) -> Result<Option<usize>, RunError> {
         let env = self.env(0, &[]);
-        for (i, inv) in self.code.invariants.iter().enumerate() {
-            let stands = match (&inv.local, &inv.arcs) {
-                (Some((slot, body)), _) => checks.asked.iter().all(|&p| {
-                    env.locals[*slot].set(i64::from(p));
-                    matches!(body.holds(&env), Ok(true))
-                }),
-                (None, Some((from, to, body))) => {
+        let invariants = &self.code.invariants;
+        checks.counts.resize_with(invariants.len(), Vec::new);
+        for (i, inv) in invariants.iter().enumerate() {
+            let stands = match &inv.arcs {
+                _ if !inv.parts.is_empty() => parts_stand(&env, &inv.parts, i, checks),
+                Some((from, to, body)) => {
                     matches!(acyclic_from(&env, (*from, *to, body), checks), Ok(true))
                 }
-                (None, None) => false,
+                None => false,
             };
             if stands {
                 continue;
             }
+            checks.counts.clear();
             match inv.test.holds(&env) {
                 Ok(true) => {}
                 Ok(false) => return Ok(Some(i)),
@@ -107,6 +118,66 @@ impl Simulation {
         }
         Ok(None)
     }
+}
+
+/// Whether every conjunct of invariant `i` (its `parts`) holds, asked
+/// at the processes of `checks.asked` (its counts kept there, made first
+/// where they are not yet) and in full where it is not over processes.
+fn parts_stand(env: &Env, parts: &[LegitPart], i: usize, checks: &mut InvariantChecks) -> bool {
+    let n = env.topo.n();
+    let holds_at = |slot: usize, body: &crate::compile::BFn, p: usize| {
+        env.locals[slot].set(p as i64);
+        body.holds(env).ok()
+    };
+    let counts = &mut checks.counts[i];
+    counts.resize_with(parts.len(), || None);
+    for (part, kept) in parts.iter().zip(counts.iter_mut()) {
+        let stands = match part {
+            LegitPart::Forall(slot, body) => checks
+                .asked
+                .iter()
+                .all(|&p| holds_at(*slot, body, p as usize) == Some(true)),
+            LegitPart::Count(slot, body, op, k) => {
+                if kept.is_none() {
+                    let mut bits = Bits::new(n);
+                    let mut count = 0;
+                    for p in 0..n {
+                        let Some(holds) = holds_at(*slot, body, p) else {
+                            return false;
+                        };
+                        if holds {
+                            bits.set(p);
+                            count += 1;
+                        }
+                    }
+                    *kept = Some((bits, count));
+                }
+                let Some((bits, count)) = kept else {
+                    return false;
+                };
+                for &p in &checks.asked {
+                    let Some(holds) = holds_at(*slot, body, p as usize) else {
+                        return false;
+                    };
+                    if holds != bits.get(p as usize) {
+                        match holds {
+                            true => bits.set(p as usize),
+                            false => {
+                                bits.take(p as usize);
+                            }
+                        }
+                        *count += if holds { 1 } else { -1 };
+                    }
+                }
+                op.holds(*count, *k)
+            }
+            LegitPart::Whole(f) => matches!(f.holds(env), Ok(true)),
+        };
+        if !stands {
+            return false;
+        }
+    }
+    true
 }
 
 /// Whether no cycle of arcs (`body` holding for `from` and a neighbour
