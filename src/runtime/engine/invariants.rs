@@ -109,7 +109,9 @@ impl Simulation {
             if stands {
                 continue;
             }
-            checks.counts.clear();
+            // Counts may have been left half kept: made again when next
+            // asked for.
+            checks.counts.iter_mut().for_each(Vec::clear);
             match inv.test.holds(&env) {
                 Ok(true) => {}
                 Ok(false) => return Ok(Some(i)),
