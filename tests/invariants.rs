@@ -37,6 +37,16 @@ fn run_both_ways(mut sim: Simulation, steps: u64, what: &str) -> End {
     unreachable!("the loop returns")
 }
 
+/// A ring where process 0 counts up to 9 and the others copy their left
+/// neighbour, with the invariants `invariants`.
+fn counting_ring(invariants: &str) -> String {
+    format!(
+        "var x: 0..9 = 0\n\
+         process where index == 0 {{ up :: x < 9 -> x := x + 1 }}\n\
+         process where index != 0 {{ copy :: x != left.x -> x := left.x }}\n{invariants}"
+    )
+}
+
 fn daemons() -> [Daemon; 4] {
     [
         Daemon::Central,
@@ -102,10 +112,7 @@ fn arbitration_keeps_its_invariants_checked_either_way() {
 /// before the one whose count runs ahead reads it as its right neighbour.
 #[test]
 fn a_local_invariant_broken_beside_the_mover_is_found() {
-    let src = "var x: 0..9 = 0\n\
-        process where index == 0 { up :: x < 9 -> x := x + 1 }\n\
-        process where index != 0 { copy :: x != left.x -> x := left.x }\n\
-        invariant near: forall(p in procs : p.right.x - p.x <= 3)\n";
+    let src = &counting_ring("invariant near: forall(p in procs : p.right.x - p.x <= 3)\n");
     let ends = ends(
         src,
         &["ring:6", "ring:9", "ring:20"],
@@ -165,10 +172,8 @@ fn faults_and_enabledness_are_found_as_in_full() {
     let ends_faulting = ends(faults, &["ring:5", "star:5"], InitMode::Declared, 3, 100);
     let broken = |(_, e): &(&str, End)| matches!(e, End::Broken(s) if *s > 0);
     assert!(ends_faulting.iter().all(broken), "{ends_faulting:?}");
-    let enabled = "var x: 0..9 = 0\n\
-        process where index == 0 { up :: x < 9 -> x := x + 1 }\n\
-        process where index != 0 { copy :: x != left.x -> x := left.x }\n\
-        invariant moving: forall(p in procs : enabled(p) or p.x == p.left.x)\n";
+    let enabled =
+        &counting_ring("invariant moving: forall(p in procs : enabled(p) or p.x == p.left.x)\n");
     let ends_enabled = ends(enabled, &["ring:4", "ring:7"], InitMode::Declared, 4, 200);
     assert!(ends_enabled.iter().all(broken), "{ends_enabled:?}");
 }
@@ -204,11 +209,10 @@ fn invariants_over_messages_and_counts_agree() {
 /// Chang and Roberts' single leader.
 #[test]
 fn kept_counts_agree_with_counting_in_full() {
-    let descents = "var x: 0..9 = 0\n\
-        process where index == 0 { up :: x < 9 -> x := x + 1 }\n\
-        process where index != 0 { copy :: x != left.x -> x := left.x }\n\
-        invariant bounded: forall(p in procs : p.x <= 9) and count(p in procs : p.x == 9) <= 12\n\
-        invariant few_steps: count(p in procs : p.x != p.right.x) <= 3\n";
+    let descents = &counting_ring(
+        "invariant bounded: forall(p in procs : p.x <= 9) and count(p in procs : p.x == 9) <= 12\n\
+        invariant few_steps: count(p in procs : p.x != p.right.x) <= 3\n",
+    );
     let ends_descents = ends(
         descents,
         &["ring:12", "ring:25"],
@@ -222,10 +226,7 @@ fn kept_counts_agree_with_counting_in_full() {
             .any(|(_, e)| matches!(e, End::Broken(s) if *s > 0)),
         "{ends_descents:?}"
     );
-    let behind = "var x: 0..9 = 0\n\
-        process where index == 0 { up :: x < 9 -> x := x + 1 }\n\
-        process where index != 0 { copy :: x != left.x -> x := left.x }\n\
-        invariant some_behind: count(p in procs : p.x < 9) >= 1\n";
+    let behind = &counting_ring("invariant some_behind: count(p in procs : p.x < 9) >= 1\n");
     let ends_full = ends(behind, &["ring:12"], InitMode::Declared, 2, 400);
     assert!(
         ends_full
