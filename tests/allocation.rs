@@ -74,6 +74,9 @@ fn steps_allocate_nothing_once_warmed_up() {
     let ssle = include_str!("../programs/ssle.gc");
     let arrow = include_str!("../programs/arrow.gc");
     let arbitration = include_str!("../programs/arbitration.gc");
+    // A draw of a member of a set, at every step.
+    let recolour = "var c: 0..3\n\
+        process { recolour :: true -> c := random({k in 0..3 : k != c}) }\n";
     let cases = [
         (
             "dijkstra",
@@ -118,6 +121,14 @@ fn steps_allocate_nothing_once_warmed_up() {
             "random:40",
             vec![],
             Daemon::LocallyCentral,
+        ),
+        ("recolour", recolour, "random:200", vec![], Daemon::Central),
+        (
+            "recolour",
+            recolour,
+            "random:200",
+            vec![],
+            Daemon::Distributed,
         ),
     ];
     for (name, src, topology, params, daemon) in cases {

@@ -141,23 +141,14 @@ impl Compiler<'_> {
                 let slot = *slot;
                 let filter = filter.as_ref().map(|f| self.bexpr(f));
                 self.over(coll, move |e, items| {
-                    // The members first: the draw's range is their number.
-                    let mut members = Vec::new();
-                    for q in items {
-                        e.locals[slot].set(q);
-                        if filter.as_ref().map_or(Ok(true), |f| f.holds(e))? {
-                            members.push(q);
-                        }
-                    }
-                    if members.is_empty() {
-                        return fault(
-                            span,
-                            "a random member of an empty set".into(),
-                            "draw only where the set has a member: for `random({q in nbrs : P})`, guard the action with `exists(q in nbrs : P)`",
-                        );
-                    }
-                    let k = draw_in(e, 0, members.len() as i64 - 1, span, true)?;
-                    Ok(members[k as usize])
+                    // The members first: the draw's range is their number. In
+                    // a list kept from draw to draw (taken, so that a draw in
+                    // the filter gets one of its own), not one made each time.
+                    let mut members = MEMBERS.take();
+                    members.clear();
+                    let drawn = draw_member(e, items, (slot, filter.as_ref(), span), &mut members);
+                    MEMBERS.set(members);
+                    drawn
                 })
             }
         }
@@ -518,6 +509,36 @@ impl Compiler<'_> {
             crate::check::Checked::Bool(b) => GlobalFn::Bool(self.bexpr(b)),
         }
     }
+}
+
+thread_local! {
+    /// The members of the set a draw is from, kept from draw to draw.
+    static MEMBERS: std::cell::Cell<Vec<i64>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// A member of `items` where `filter` holds (bound to `slot`), drawn, the
+/// members listed in `members` first.
+fn draw_member(
+    e: &Env,
+    items: &mut super::quantifiers::Members,
+    (slot, filter, span): (usize, Option<&BFn>, Span),
+    members: &mut Vec<i64>,
+) -> Res<i64> {
+    for q in items {
+        e.locals[slot].set(q);
+        if filter.map_or(Ok(true), |f| f.holds(e))? {
+            members.push(q);
+        }
+    }
+    if members.is_empty() {
+        return fault(
+            span,
+            "a random member of an empty set".into(),
+            "draw only where the set has a member: for `random({q in nbrs : P})`, guard the action with `exists(q in nbrs : P)`",
+        );
+    }
+    let k = draw_in(e, 0, members.len() as i64 - 1, span, true)?;
+    Ok(members[k as usize])
 }
 
 /// A value drawn from `lo..=hi` (not empty) where the environment's draws
