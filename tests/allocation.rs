@@ -12,27 +12,52 @@ use guarded::topology::Ids;
 mod common;
 use common::{simulation, Start};
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 struct Counting;
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+thread_local! {
+    /// Whether this thread's allocations are counted: only the thread
+    /// that steps, while it measures. The test harness's own threads
+    /// allocate when they are scheduled, which under load can be in the
+    /// middle of a measurement (four allocations once in CI).
+    static COUNTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Counts an allocation of the thread measuring.
+fn count() {
+    if COUNTED.try_with(Cell::get).unwrap_or(false) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The allocations this thread makes in `f`, and what `f` gives.
+fn counting<T>(f: impl FnOnce() -> T) -> (usize, T) {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    COUNTED.set(true);
+    let out = f();
+    COUNTED.set(false);
+    (ALLOCATIONS.load(Ordering::Relaxed) - before, out)
+}
+
 // SAFETY: every call is passed on to the system allocator unchanged.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -57,12 +82,13 @@ fn allocations(sim: &mut Simulation, warm_up: usize, steps: usize) -> (usize, bo
     for _ in 0..warm_up {
         sim.step().expect("steps");
     }
-    let mut moved = true;
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    for _ in 0..steps {
-        moved &= sim.step().expect("steps") == Outcome::Moved;
-    }
-    (ALLOCATIONS.load(Ordering::Relaxed) - before, moved)
+    counting(|| {
+        let mut moved = true;
+        for _ in 0..steps {
+            moved &= sim.step().expect("steps") == Outcome::Moved;
+        }
+        moved
+    })
 }
 
 // One test function: the counter is shared by the whole binary, so tests
@@ -191,14 +217,15 @@ fn steps_allocate_nothing_once_warmed_up() {
         for attempt in 0..4 {
             let config = inst.initial(&InitMode::Random, &[]).expect("a start");
             let rng = inst.generator().clone();
-            let before = ALLOCATIONS.load(Ordering::Relaxed);
-            sim.restart((config.rows, config.chans), rng)
-                .expect("starts");
-            let mut moved = true;
-            for _ in 0..20 {
-                moved &= sim.step().expect("steps") == Outcome::Moved;
-            }
-            let made = ALLOCATIONS.load(Ordering::Relaxed) - before;
+            let (made, moved) = counting(|| {
+                sim.restart((config.rows, config.chans), rng)
+                    .expect("starts");
+                let mut moved = true;
+                for _ in 0..20 {
+                    moved &= sim.step().expect("steps") == Outcome::Moved;
+                }
+                moved
+            });
             assert!(moved, "{what}: fell silent");
             // The first attempts grow the buffers a run needs.
             if attempt >= 2 {

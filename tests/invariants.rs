@@ -1,6 +1,7 @@
 //! Invariants checked after each step of a run only where the step may have
-//! changed them (`src/runtime/engine/invariants.rs`: local invariants at the
-//! movers and their neighbours, a local acyclicity by a search from them)
+//! changed them (`src/runtime/engine/invariants.rs`: local conjuncts, counts
+//! kept, at the movers and their neighbours, a local acyclicity by a search
+//! from them)
 //! agree with every invariant evaluated in full: where all hold, which one
 //! is broken first, and the faults; under every daemon, on several graphs.
 
