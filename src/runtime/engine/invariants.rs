@@ -13,6 +13,7 @@
 //! full, so that what is reported (which invariant, which fault) is what
 //! the full evaluation says; the run stops there.
 
+use super::arc_order::ArcOrder;
 use super::*;
 use crate::compile::LegitPart;
 use crate::runtime::bits::Bits;
@@ -30,11 +31,9 @@ pub struct InvariantChecks {
     /// body holds, and how many; made at the first check after a step,
     /// dropped whenever the invariants are asked in full.
     counts: Vec<Vec<Option<(Bits, i64)>>>,
-    /// Per process, the search that last marked it (`stamp`: on its
-    /// stack; `stamp + 1`: done), so that marks need no clearing.
-    marks: Vec<u32>,
-    stamp: u32,
-    stack: Vec<(u32, usize)>,
+    /// Per invariant, for an acyclicity: an order of its arcs, kept as
+    /// the counts are.
+    orders: Vec<Option<ArcOrder>>,
 }
 
 /// Past what share of the processes a step's are asked in full instead
@@ -56,6 +55,7 @@ impl Simulation {
             true => self.violated_after_step(checks),
             false => {
                 checks.counts.clear();
+                checks.orders.clear();
                 self.violated_invariant()
             }
         };
@@ -98,12 +98,11 @@ impl Simulation {
         let env = self.env(0, &[]);
         let invariants = &self.code.invariants;
         checks.counts.resize_with(invariants.len(), Vec::new);
+        checks.orders.resize_with(invariants.len(), || None);
         for (i, inv) in invariants.iter().enumerate() {
             let stands = match &inv.arcs {
                 _ if !inv.parts.is_empty() => parts_stand(&env, &inv.parts, i, checks),
-                Some((from, to, body)) => {
-                    matches!(acyclic_from(&env, (*from, *to, body), checks), Ok(true))
-                }
+                Some((from, to, body)) => acyclic_stands(&env, i, (*from, *to, body), checks),
                 None => false,
             };
             if stands {
@@ -112,6 +111,7 @@ impl Simulation {
             // Counts may have been left half kept: made again when next
             // asked for.
             checks.counts.iter_mut().for_each(Vec::clear);
+            checks.orders.iter_mut().for_each(|order| *order = None);
             match inv.test.holds(&env) {
                 Ok(true) => {}
                 Ok(false) => return Ok(Some(i)),
@@ -183,62 +183,32 @@ fn parts_stand(env: &Env, parts: &[LegitPart], i: usize, checks: &mut InvariantC
 }
 
 /// Whether no cycle of arcs (`body` holding for `from` and a neighbour
-/// `to`) passes through a process of `checks.asked`, whose arcs are all
-/// asked: the arcs of the other processes are as they were when the graph
-/// had no cycle, so a new cycle has an arc from one of those. A
-/// depth-first search from each, over what it reaches.
-fn acyclic_from(
+/// `to`) is there now, invariant `i` being an acyclicity: by its order
+/// of arcs from before the step, where it has one, in which only the arcs
+/// from the processes of `checks.asked` can have changed (see
+/// [`ArcOrder::still_acyclic`]); else by making one from every arc. The
+/// order is dropped where this finds a cycle or a fault.
+fn acyclic_stands(
     env: &Env,
+    i: usize,
     (from, to, body): (usize, usize, &crate::compile::BFn),
     checks: &mut InvariantChecks,
-) -> Result<bool, Box<crate::compile::Fault>> {
-    let n = env.topo.n();
-    if checks.marks.len() != n {
-        checks.marks = vec![0; n];
-        checks.stamp = 0;
+) -> bool {
+    let mut arc = |p: u32, q: u32| {
+        env.locals[from].set(i64::from(p));
+        env.locals[to].set(i64::from(q));
+        body.holds(env)
+    };
+    let order = &mut checks.orders[i];
+    let stands = match order {
+        Some(kept) => kept.still_acyclic(env.topo, &checks.asked, &mut arc),
+        None => ArcOrder::of(env.topo, &mut arc).map(|made| {
+            *order = made;
+            order.is_some()
+        }),
+    };
+    if !matches!(stands, Ok(true)) {
+        *order = None;
     }
-    // Two stamps a search: on the stack, and done.
-    if checks.stamp >= u32::MAX - 2 {
-        checks.marks.fill(0);
-        checks.stamp = 0;
-    }
-    checks.stamp += 2;
-    let (open, done) = (checks.stamp, checks.stamp + 1);
-    let InvariantChecks {
-        asked,
-        marks,
-        stack,
-        ..
-    } = checks;
-    for &root in asked.iter() {
-        if marks[root as usize] >= open {
-            continue;
-        }
-        stack.clear();
-        stack.push((root, 0));
-        marks[root as usize] = open;
-        while let Some(&mut (p, ref mut k)) = stack.last_mut() {
-            let nbrs = env.topo.nbrs(p as usize);
-            let Some(&q) = nbrs.get(*k) else {
-                marks[p as usize] = done;
-                stack.pop();
-                continue;
-            };
-            *k += 1;
-            env.locals[from].set(i64::from(p));
-            env.locals[to].set(i64::from(q));
-            if !body.holds(env)? {
-                continue;
-            }
-            match marks[q as usize] {
-                m if m == open => return Ok(false),
-                m if m == done => {}
-                _ => {
-                    marks[q as usize] = open;
-                    stack.push((q, 0));
-                }
-            }
-        }
-    }
-    Ok(true)
+    matches!(stands, Ok(true))
 }

@@ -22,6 +22,7 @@ use rand_chacha::ChaCha8Rng;
 use std::cell::{Cell, OnceCell};
 
 mod access;
+mod arc_order;
 mod bookkeeping;
 mod counts;
 mod procs;
