@@ -30,6 +30,8 @@ pub(super) struct ArcOrder {
     forward: Vec<u32>,
     backward: Vec<u32>,
     places: Vec<i64>,
+    /// A step's arcs that go against the order, to place.
+    against: Vec<(u32, u32)>,
 }
 
 impl ArcOrder {
@@ -79,6 +81,7 @@ impl ArcOrder {
             forward: Vec::new(),
             backward: Vec::new(),
             places: Vec::new(),
+            against: Vec::new(),
         }))
     }
 
@@ -93,7 +96,9 @@ impl ArcOrder {
         arc: &mut ArcNow,
     ) -> Result<bool, Box<Fault>> {
         // An arc that goes up is as the order wants it, whatever it is.
-        let mut against = Vec::new();
+        // Kept from step to step: no allocation a step.
+        let mut against = std::mem::take(&mut self.against);
+        against.clear();
         for &u in asked {
             for &v in topo.nbrs(u as usize) {
                 if self.rank[u as usize] >= self.rank[v as usize] && arc(u, v)? {
@@ -103,15 +108,17 @@ impl ArcOrder {
         }
         // Placed one at a time, the others left out of the searches as if
         // not yet there, as the algorithm adds arcs one by one.
+        let mut acyclic = Ok(true);
         while let Some((u, v)) = against.pop() {
-            if self.rank[u as usize] < self.rank[v as usize] {
-                continue;
-            }
-            if !self.place(topo, (u, v), &against, arc)? {
-                return Ok(false);
+            if self.rank[u as usize] >= self.rank[v as usize] {
+                acyclic = self.place(topo, (u, v), &against, arc);
+                if !matches!(acyclic, Ok(true)) {
+                    break;
+                }
             }
         }
-        Ok(true)
+        self.against = against;
+        acyclic
     }
 
     /// Places arc `u -> v`, which goes down, by moving the processes

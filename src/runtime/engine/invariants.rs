@@ -3,8 +3,9 @@
 //! (`forall(x in procs : body)`, `count(x in procs : body) <= k`, see
 //! [`crate::check::ir::local_to`]) at the processes the step may have
 //! changed the body of only, the counts kept from step to step, and a
-//! local acyclicity invariant (`acyclic(x -> y : body)`) by a search from
-//! them only; anything else in full, as before. A step changes nothing
+//! local acyclicity invariant (`acyclic(x -> y : body)`) by an order of
+//! its arcs kept from step to step, in which only the arcs from them are
+//! looked at (see [`ArcOrder`]); anything else in full, as before. A step changes nothing
 //! but its movers' rows, the channels at their ends and their edges, and
 //! a local body reads its process, its neighbours, its own channels and
 //! edges and its own enabledness: so only the movers and the processes
