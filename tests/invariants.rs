@@ -207,6 +207,20 @@ fn faults_and_enabledness_are_found_as_in_full() {
     let ends_faulting = ends(faults, &["ring:5", "star:5"], InitMode::Declared, 3, 100);
     let broken = |(_, e): &(&str, End)| matches!(e, End::Broken(s) if *s > 0);
     assert!(ends_faulting.iter().all(broken), "{ends_faulting:?}");
+    // An acyclicity whose body faults at a process that has moved three
+    // times, whichever way its arcs go in the order kept.
+    let arcs_fault = "var c: 0..5 = 0\n\
+        var d: node = self\n\
+        process { up :: c < 5 -> c := c + 1; d := random(nbrs) }\n\
+        invariant no_loop: acyclic(x -> y : 12 / (3 - x.c) > 100 or x.d == y)\n";
+    let ends_arcs = ends(
+        arcs_fault,
+        &["ring:8", "grid:4x4", "random:12", "complete:5"],
+        InitMode::Declared,
+        5,
+        200,
+    );
+    assert!(ends_arcs.iter().all(broken), "{ends_arcs:?}");
     let enabled =
         &counting_ring("invariant moving: forall(p in procs : enabled(p) or p.x == p.left.x)\n");
     let ends_enabled = ends(enabled, &["ring:4", "ring:7"], InitMode::Declared, 4, 200);

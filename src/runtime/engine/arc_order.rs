@@ -1,8 +1,9 @@
 //! A topological order of the arcs of an acyclicity invariant
 //! (`acyclic(x -> y : body)`, an arc from each process to each neighbour
 //! its body holds for), kept from step to step, so that after a step only
-//! the arcs that may have changed and go against the order are looked at:
-//! one that does is placed by Pearce and Kelly's dynamic topological
+//! the arcs that may have changed are asked (each, as its body may fault)
+//! and only those that go against the order are searched from: each is
+//! placed by Pearce and Kelly's dynamic topological
 //! sort (D. J. Pearce, P. H. J. Kelly, "A dynamic topological sort
 //! algorithm for directed acyclic graphs", JEA 11, 2006), which searches
 //! only between its ends' places and finds a cycle it closes. Arcs that
@@ -95,13 +96,14 @@ impl ArcOrder {
         asked: &[u32],
         arc: &mut ArcNow,
     ) -> Result<bool, Box<Fault>> {
-        // An arc that goes up is as the order wants it, whatever it is.
         // Kept from step to step: no allocation a step.
         let mut against = std::mem::take(&mut self.against);
         against.clear();
         for &u in asked {
             for &v in topo.nbrs(u as usize) {
-                if self.rank[u as usize] >= self.rank[v as usize] && arc(u, v)? {
+                // Each asked, also where it would go up in the order: its
+                // body may fault now, as a full evaluation would find.
+                if arc(u, v)? && self.rank[u as usize] >= self.rank[v as usize] {
                     against.push((u, v));
                 }
             }
