@@ -389,43 +389,12 @@ impl Compiler<'_> {
         }
         let pred = self.bexpr(pred);
         boolean(move |e| {
-            // Iterative depth-first search; 1 = on the stack, 2 = done.
-            // Two allocations per evaluation: it runs at every step.
-            let n = e.topo.n();
-            let mut mark = vec![0u8; n];
-            let mut stack = Vec::with_capacity(n);
-            for root in 0..n {
-                if mark[root] != 0 {
-                    continue;
-                }
-                stack.clear();
-                stack.push((root, 0usize));
-                mark[root] = 1;
-                while let Some(&mut (p, ref mut k)) = stack.last_mut() {
-                    let nb = e.topo.nbrs(p);
-                    if *k == nb.len() {
-                        mark[p] = 2;
-                        stack.pop();
-                        continue;
-                    }
-                    let q = nb[*k] as usize;
-                    *k += 1;
-                    e.locals[sa].set(p as i64);
-                    e.locals[sb].set(q as i64);
-                    if !pred.holds(e)? {
-                        continue;
-                    }
-                    match mark[q] {
-                        1 => return Ok(false),
-                        0 => {
-                            mark[q] = 1;
-                            stack.push((q, 0));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            Ok(true)
+            let arc = |p: usize, q: usize| {
+                e.locals[sa].set(p as i64);
+                e.locals[sb].set(q as i64);
+                pred.holds(e)
+            };
+            e.topo.arcs_acyclic(arc, |_| {})
         })
     }
 

@@ -7,6 +7,7 @@
 //! variables, so `u` is among `v`'s neighbours. Undirected edges are arcs both
 //! ways.
 
+mod arcs;
 pub mod dot;
 mod error;
 mod families;

@@ -38,43 +38,19 @@ pub(super) struct ArcOrder {
 impl ArcOrder {
     /// The order of the arcs of `topo` now, or `None` where they have a
     /// cycle: the reverse of the order in which a depth-first search
-    /// leaves the processes.
+    /// ([`Topology::arcs_acyclic`]) leaves the processes.
     pub(super) fn of(topo: &Topology, arc: &mut ArcNow) -> Result<Option<ArcOrder>, Box<Fault>> {
         let n = topo.n();
-        // 0: unseen, 1: on the stack, 2: left.
-        let mut state = vec![0u8; n];
         let mut rank = vec![0i64; n];
         let mut next = n as i64;
-        let mut stack: Vec<(u32, usize)> = Vec::new();
-        for root in 0..n as u32 {
-            if state[root as usize] != 0 {
-                continue;
-            }
-            state[root as usize] = 1;
-            stack.push((root, 0));
-            while let Some(&mut (p, ref mut k)) = stack.last_mut() {
-                let Some(&q) = topo.nbrs(p as usize).get(*k) else {
-                    state[p as usize] = 2;
-                    next -= 1;
-                    rank[p as usize] = next;
-                    stack.pop();
-                    continue;
-                };
-                *k += 1;
-                if !arc(p, q)? {
-                    continue;
-                }
-                match state[q as usize] {
-                    1 => return Ok(None),
-                    2 => {}
-                    _ => {
-                        state[q as usize] = 1;
-                        stack.push((q, 0));
-                    }
-                }
-            }
-        }
-        Ok(Some(ArcOrder {
+        let acyclic = topo.arcs_acyclic(
+            |p, q| arc(p as u32, q as u32),
+            |p| {
+                next -= 1;
+                rank[p] = next;
+            },
+        )?;
+        Ok(acyclic.then(|| ArcOrder {
             rank,
             marks: vec![0; n],
             stamp: 0,

@@ -5,11 +5,11 @@
 //! changed the body of only, the counts kept from step to step, and a
 //! local acyclicity invariant (`acyclic(x -> y : body)`) by an order of
 //! its arcs kept from step to step, in which only the arcs from them are
-//! looked at (see [`ArcOrder`]); anything else in full, as before. A step changes nothing
-//! but its movers' rows, the channels at their ends and their edges, and
-//! a local body reads its process, its neighbours, its own channels and
-//! edges and its own enabledness: so only the movers and the processes
-//! that read them (their neighbours) can change. Where one of these
+//! looked at (see [`ArcOrder`]); anything else in full, as before. A step
+//! changes nothing but its movers' rows, the channels at their ends and
+//! their edges, and a local body reads its process, its neighbours, its
+//! own channels and edges and its own enabledness: so only the movers and
+//! the processes that read them (their neighbours) can change. Where one of these
 //! finds a conjunct false, a cycle or a fault, the invariant is asked in
 //! full, so that what is reported (which invariant, which fault) is what
 //! the full evaluation says; the run stops there.
