@@ -714,11 +714,14 @@ fn every_configuration_leaves_other_roles_values_alone() {
 /// The smallest pair among `p`'s neighbours, ties to the smallest id, as
 /// `min(q in nbrs(p) : (q.a, q.b))` means it.
 fn lowest_pair(s: &Simulation, p: usize) -> (i64, i64) {
+    let pairs = neighbour_pairs(s, p);
+    pairs.min().expect("every process has a neighbour")
+}
+
+/// The `(a, b)` pairs of process `p`'s neighbours.
+fn neighbour_pairs(s: &Simulation, p: usize) -> impl Iterator<Item = (i64, i64)> + '_ {
     let pair = |q: usize| (s.value(q, "a").unwrap(), s.value(q, "b").unwrap());
-    (s.topology().nbrs(p).iter())
-        .map(|&q| pair(q as usize))
-        .min()
-        .expect("every process has a neighbour")
+    (s.topology().nbrs(p).iter()).map(move |&q| pair(q as usize))
 }
 
 #[test]
@@ -805,6 +808,122 @@ fn a_tuple_component_is_read_by_its_number() {
             );
             assert_eq!(got("lit"), 9);
         }
+    }
+}
+
+/// The neighbours' largest `(a, b)` pair at process `p`.
+fn highest_pair(s: &Simulation, p: usize) -> (i64, i64) {
+    let pairs = neighbour_pairs(s, p);
+    pairs.max().expect("every process has a neighbour")
+}
+
+/// A guard comparing the neighbours' smallest or largest pair with values
+/// of the process, and what it says given those pairs and the process's
+/// own.
+type BestComparison = (&'static str, fn((i64, i64), (i64, i64), (i64, i64)) -> bool);
+
+#[test]
+fn a_best_members_keys_compared_agree_however_the_comparison_is_turned() {
+    // Compiled as a search that stops at the first member deciding
+    // (`exists` or `forall`), where the best member found first used to
+    // be compared: each guard alone, held to the pairs computed here, on
+    // either side of the comparison, with constants added, negated, of a
+    // minimum and of a maximum; `==` is compiled as before.
+    let cases: [BestComparison; 9] = [
+        ("low(self) < self.key", |low, _, own| low < own),
+        ("low(self) + (0, 1) <= self.key", |low, _, own| {
+            (low.0, low.1 + 1) <= own
+        }),
+        ("not (low(self) < self.key)", |low, _, own| low >= own),
+        ("self.key > low(self) + (0, 1)", |low, _, own| {
+            own > (low.0, low.1 + 1)
+        }),
+        ("low(self) > (b, a)", |low, _, own| low > (own.1, own.0)),
+        ("high(self) >= self.key", |_, high, own| high >= own),
+        ("high(self) + (1, 0) < self.key", |_, high, own| {
+            (high.0 + 1, high.1) < own
+        }),
+        ("not (self.key <= high(self) - (0, 2))", |_, high, own| {
+            own > (high.0, high.1 - 2)
+        }),
+        ("low(self) == self.key", |low, _, own| low == own),
+    ];
+    for (guard, expected) in cases {
+        let src = format!(
+            "var a: 0..2\nvar b: 0..2\n\
+             def key(p) = (p.a, p.b)\n\
+             def low(p) = min(q in nbrs(p) : q.key)\n\
+             def high(p) = max(q in nbrs(p) : q.key)\n\
+             process {{ t :: {guard} -> a := a }}"
+        );
+        for seed in 0..30 {
+            let setup = Setup {
+                topology: Some("random:9".into()),
+                init: InitMode::Random,
+                seed,
+                ..Setup::default()
+            };
+            let s = simulate(&src, &setup).unwrap_or_else(|e| panic!("{guard}: {e}"));
+            for p in 0..s.n() {
+                let own = (s.value(p, "a").unwrap(), s.value(p, "b").unwrap());
+                let want = expected(lowest_pair(&s, p), highest_pair(&s, p), own);
+                let got = !s.enabled_actions(p).expect("no fault").is_empty();
+                assert_eq!(got, want, "{guard}: seed {seed}, process {p}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_best_members_keys_compared_over_no_neighbour_are_a_fault() {
+    // A process with no neighbour: however the comparison is turned, the
+    // minimum of nothing is a fault, not `false` (an `exists`) or `true`
+    // (a `forall`).
+    for guard in [
+        "min(q in nbrs : (q.a, q.b)) < (a, b)",
+        "not (min(q in nbrs : (q.a, q.b)) < (a, b))",
+        "max(q in nbrs : (q.a, q.b)) <= (a, b)",
+    ] {
+        let src = format!("var a: 0..2 = 0\nvar b: 0..2 = 0\nprocess {{ t :: {guard} -> a := 1 }}");
+        let setup = Setup {
+            topology: Some("chain:1".into()),
+            init: InitMode::Declared,
+            ..Setup::default()
+        };
+        let Err(err) = simulate(&src, &setup) else {
+            panic!("{guard}: no neighbour, yet the guard was evaluated")
+        };
+        assert!(format!("{err:?}").contains("no member"), "{guard}: {err:?}");
+    }
+}
+
+#[test]
+fn a_best_members_key_plus_a_constant_that_may_overflow_faults_only_at_the_best() {
+    // `big + 1` overflows only at a member whose `big` is the largest
+    // value: compared as members come, every member's would be computed,
+    // so such a comparison keeps the best member found first. Process 0's
+    // neighbours are 1 (big at its largest) and 2 (big 0): the minimum's
+    // `big + 1` is 1, no fault; the maximum's overflows.
+    let src = "var big: 0..9223372036854775807\nvar x: 0..1 = 0\n\
+        process where index == 0 {\n\
+          low :: min(q in nbrs : (q.big, q.x)) + (1, 0) < (5, 0) -> x := 1\n\
+        }\n\
+        process where index != 0 { idle :: false -> skip }";
+    let inst = load_on(src, "star:3");
+    let rel = inst.step_relation();
+    let cfg = guarded::state::Config {
+        rows: vec![0, 0, i64::MAX, 0, 0, 0],
+        chans: Default::default(),
+    };
+    assert_eq!(rel.first_enabled(&cfg, 0).expect("no overflow"), Some(0));
+    let high = src.replace("min(q in nbrs", "max(q in nbrs");
+    let inst = load_on(&high, "star:3");
+    let rel = inst.step_relation();
+    match rel.first_enabled(&cfg, 0) {
+        Err(guarded::runtime::step::RunError::Fault { fault, .. }) => {
+            assert_eq!(fault.message, "arithmetic overflow")
+        }
+        other => panic!("the maximum's big + 1 overflows: {other:?}"),
     }
 }
 

@@ -369,6 +369,11 @@ impl Compiler<'_> {
             IExpr::FromBool(b) if negate => Some(self.negation(b)),
             IExpr::FromBool(b) => Some(self.bexpr(b)),
             IExpr::Let(slot, value, body) => {
+                if let IExpr::Best(best) = &**value {
+                    if let Some(f) = self.best_compared(*slot, best, body, negate) {
+                        return Some(f);
+                    }
+                }
                 let (slot, value) = (*slot, self.iexpr(value));
                 let body = self.as_truth(body, negate)?;
                 Some(Box::new(move |e| {

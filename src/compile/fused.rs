@@ -258,6 +258,18 @@ macro_rules! with_read {
 }
 
 impl Plain {
+    /// Whether it reads local `slot` (its value, or the row or id of the
+    /// process it names).
+    pub(super) fn reads_local(self, slot: usize) -> bool {
+        match self {
+            Plain::Local(_, l)
+            | Plain::LocalValue(l)
+            | Plain::LocalId(l)
+            | Plain::LocalInStatement(_, l) => l == slot,
+            _ => false,
+        }
+    }
+
     /// The value read, the kind of read decided now (where a closure is
     /// not specialized for it).
     #[inline(always)]

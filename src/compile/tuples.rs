@@ -17,7 +17,7 @@ use super::*;
 /// at `span`.
 #[derive(Clone, Copy)]
 pub(super) struct Operand {
-    read: Plain,
+    pub(super) read: Plain,
     through: Option<(usize, Span)>,
     plus: i64,
     span: Span,
@@ -66,7 +66,7 @@ impl Get for Operand {
 
 impl Operand {
     /// Whether reading it can fault.
-    fn may_fault(&self) -> bool {
+    pub(super) fn may_fault(&self) -> bool {
         self.plus != 0 || self.through.is_some()
     }
 
@@ -208,6 +208,15 @@ fn tuple_comparison(x: &BExpr) -> Option<(Cmp, Vec<Pair<'_>>, bool)> {
     (pairs.len() >= 2).then_some((op, pairs, reordered))
 }
 
+/// The operator and pairs of `x` if it compares two values (one pair) or
+/// two tuples as the checker spells that out (see [`tuple_comparison`]).
+pub(super) fn compared_pairs(x: &BExpr) -> Option<(Cmp, Vec<Pair<'_>>)> {
+    match x {
+        BExpr::Cmp(op, a, b) => Some((*op, vec![(a, b)])),
+        _ => tuple_comparison(x).map(|(op, pairs, _)| (op, pairs)),
+    }
+}
+
 impl Compiler<'_> {
     /// `e` as an operand of a fused comparison: a plain read or a read
     /// through one, or either plus or minus a constant.
@@ -254,7 +263,7 @@ impl Compiler<'_> {
     }
 
     /// What `op b` adds, for `op` a `+` or `-` of a constant `b`.
-    fn constant_added(&self, op: Arith, b: &IExpr) -> Option<i64> {
+    pub(super) fn constant_added(&self, op: Arith, b: &IExpr) -> Option<i64> {
         if !matches!(op, Arith::Add | Arith::Sub) {
             return None;
         }

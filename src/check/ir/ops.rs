@@ -98,6 +98,18 @@ impl Cmp {
         }
     }
 
+    /// The operator that holds of `b` and `a` where this one holds of `a`
+    /// and `b`.
+    pub const fn swapped(self) -> Cmp {
+        match self {
+            Cmp::Eq | Cmp::Ne => self,
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Ge => Cmp::Le,
+        }
+    }
+
     /// Whether `a op b` holds: the one definition of the comparisons.
     #[inline(always)]
     pub const fn holds(self, a: i64, b: i64) -> bool {
