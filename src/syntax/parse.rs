@@ -142,7 +142,7 @@ fn chains(top: &Pair<Rule>) -> Result<(), Problem> {
         .help("split it, e.g. into definitions or a quantifier over a range")
     };
     // The `if` statements that are another's `else` branch: their chain is counted from its head.
-    let mut branches = std::collections::HashSet::new();
+    let mut branches = rustc_hash::FxHashSet::default();
     for p in top.clone().into_inner().flatten() {
         match p.as_rule() {
             Rule::expr | Rule::sum => {

@@ -184,7 +184,9 @@ pub(super) fn random(name: String, n: usize, p: Option<f64>, rng: &mut ChaCha8Rn
     });
     let mut order: Vec<usize> = (0..n).collect();
     order.shuffle(rng);
-    let mut adj = std::collections::HashSet::new();
+    // FxHash: SipHash took half the set-up of `random:1000` (500,000 look-ups),
+    // and its random keys made set-up's instruction count vary from run to run.
+    let mut adj = rustc_hash::FxHashSet::default();
     let mut g = Arcs::new(n);
     for i in 1..n {
         let j = rng.gen_range(0..i);

@@ -78,7 +78,7 @@ pub fn assign_ids(topo: &mut Topology, ids: &Ids, rng: &mut ChaCha8Rng) -> Resul
                     "the range {lo}..{hi} has fewer than {n} distinct ids"
                 ));
             }
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = rustc_hash::FxHashSet::default();
             let mut v = Vec::with_capacity(n);
             while v.len() < n {
                 let x = rng.gen_range(*lo..=*hi);

@@ -160,7 +160,7 @@ pub(crate) fn initial_state(
         // Values a DOT file gives as node attributes. Those written
         // `gc:NAME`, by node, looked up rather than searched for (a file
         // of 60,000 nodes took minutes).
-        let prefixed: std::collections::HashSet<(u32, &str)> = topo
+        let prefixed: rustc_hash::FxHashSet<(u32, &str)> = topo
             .attrs
             .iter()
             .filter_map(|(p, key, _)| Some((*p, key.strip_prefix("gc:")?)))
