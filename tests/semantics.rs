@@ -817,6 +817,34 @@ fn highest_pair(s: &Simulation, p: usize) -> (i64, i64) {
     pairs.max().expect("every process has a neighbour")
 }
 
+/// Holds the one guard of `src` (over `a` and `b`), named `guard` in
+/// messages, to `expected` (given the simulation, the process and its own
+/// pair) at every process of `random:9` from 30 random starts.
+fn each_guard_on_random_graphs(
+    src: &str,
+    guard: &str,
+    expected: impl Fn(&Simulation, usize, (i64, i64)) -> bool,
+) {
+    for seed in 0..30 {
+        let setup = Setup {
+            topology: Some("random:9".into()),
+            init: InitMode::Random,
+            seed,
+            ..Setup::default()
+        };
+        let s = simulate(src, &setup).unwrap_or_else(|e| panic!("{guard}: {e}"));
+        for p in 0..s.n() {
+            let own = (s.value(p, "a").unwrap(), s.value(p, "b").unwrap());
+            let got = !s.enabled_actions(p).expect("no fault").is_empty();
+            assert_eq!(
+                got,
+                expected(&s, p, own),
+                "{guard}: seed {seed}, process {p}"
+            );
+        }
+    }
+}
+
 /// A guard comparing the neighbours' smallest or largest pair with values
 /// of the process, and what it says given those pairs and the process's
 /// own.
@@ -856,21 +884,88 @@ fn a_best_members_keys_compared_agree_however_the_comparison_is_turned() {
              def high(p) = max(q in nbrs(p) : q.key)\n\
              process {{ t :: {guard} -> a := a }}"
         );
-        for seed in 0..30 {
-            let setup = Setup {
-                topology: Some("random:9".into()),
-                init: InitMode::Random,
-                seed,
-                ..Setup::default()
-            };
-            let s = simulate(&src, &setup).unwrap_or_else(|e| panic!("{guard}: {e}"));
-            for p in 0..s.n() {
-                let own = (s.value(p, "a").unwrap(), s.value(p, "b").unwrap());
-                let want = expected(lowest_pair(&s, p), highest_pair(&s, p), own);
-                let got = !s.enabled_actions(p).expect("no fault").is_empty();
-                assert_eq!(got, want, "{guard}: seed {seed}, process {p}");
-            }
+        each_guard_on_random_graphs(&src, guard, |s, p, own| {
+            expected(lowest_pair(s, p), highest_pair(s, p), own)
+        });
+    }
+}
+
+/// A guard over the neighbours' `(a, b)` pairs and the process's own,
+/// and what it says of them.
+type NeighbourGuard = (&'static str, fn(&[(i64, i64)], (i64, i64)) -> bool);
+
+#[test]
+fn a_members_first_comparison_checked_in_the_loop_agrees_with_the_whole_test() {
+    // Each quantifier's test (or set's filter) begins with a comparison of
+    // the member's own variable with a value that does not read it, made
+    // in the quantifier's loop where a closure for the whole test was
+    // called at each member: `exists`, `forall`, `count`, filtered sets,
+    // the member on either side, a constant added, fixed operands left
+    // out (and one that is false leaving the test as it was); each guard
+    // alone, held to the pairs computed here.
+    let cases: [NeighbourGuard; 8] = [
+        ("exists(q in nbrs : q.a == 1 and q.b > b)", |ns, (_, b)| {
+            ns.iter().any(|&(qa, qb)| qa == 1 && qb > b)
+        }),
+        ("forall(q in nbrs : q.a != a)", |ns, (a, _)| {
+            ns.iter().all(|&(qa, _)| qa != a)
+        }),
+        (
+            "count(q in nbrs : a > q.b and q.a == 0) == 1",
+            |ns, (a, _)| ns.iter().filter(|&&(qa, qb)| a > qb && qa == 0).count() == 1,
+        ),
+        (
+            "forall(q in {r in nbrs : r.b == 2} : q.a <= a)",
+            |ns, (a, _)| ns.iter().filter(|q| q.1 == 2).all(|&(qa, _)| qa <= a),
+        ),
+        (
+            "exists(q in {r in nbrs : r.a + 1 == 2 and r.b != 0} : q.b == b)",
+            |ns, (_, b)| ns.iter().any(|&(qa, qb)| qa + 1 == 2 && qb != 0 && qb == b),
+        ),
+        ("forall(q in nbrs : K == 1 and q.a >= b)", |ns, (_, b)| {
+            ns.iter().all(|&(qa, _)| qa >= b)
+        }),
+        ("exists(q in nbrs : K == 0 and q.a >= b)", |_, _| false),
+        (
+            "count(q in {r in nbrs : r.b - 1 < a} : true) >= 2",
+            |ns, (a, _)| ns.iter().filter(|q| q.1 - 1 < a).count() >= 2,
+        ),
+    ];
+    for (guard, expected) in cases {
+        let src =
+            format!("param K = 1\nvar a: 0..2\nvar b: 0..2\nprocess {{ t :: {guard} -> a := a }}");
+        each_guard_on_random_graphs(&src, guard, |s, p, own| {
+            let pairs: Vec<(i64, i64)> = neighbour_pairs(s, p).collect();
+            expected(&pairs, own)
+        });
+    }
+}
+
+#[test]
+fn a_members_first_comparison_leaves_the_rest_uncalled_where_it_fails() {
+    // The rest of a member's test, here a read through a node variable
+    // naming a process two hops away (a fault), is called only where the
+    // first comparison holds, as the `and` calls it: on a chain of three
+    // whose middle process names the far end, process 0 faults only when
+    // its neighbour's `a` is 1.
+    let src = "var a: 0..1\nvar far: node = self\n\
+        process where index == 0 { t :: exists(q in nbrs : q.a == 1 and q.far.a == 0) -> skip }\n\
+        process where index != 0 { idle :: a == 2 -> skip }";
+    let inst = load_on(src, "chain:3");
+    let rel = inst.step_relation();
+    let cfg = |middle_a: i64| guarded::state::Config {
+        rows: vec![0, 0, middle_a, 2, 0, 2],
+        chans: Default::default(),
+    };
+    assert_eq!(
+        rel.first_enabled(&cfg(0), 0).expect("no read through"),
+        None
+    );
+    match rel.first_enabled(&cfg(1), 0) {
+        Err(guarded::runtime::step::RunError::Fault { fault, .. }) => {
+            assert!(fault.message.contains("neighbour"), "{}", fault.message)
         }
+        other => panic!("the read two hops away faults: {other:?}"),
     }
 }
 

@@ -70,6 +70,9 @@ impl Compiler<'_> {
             }
             IExpr::Count(slot, coll, body) => {
                 let slot = *slot;
+                if let Some(first) = self.member_first(slot, body) {
+                    return self.count_first(slot, coll, first);
+                }
                 let body = self.bexpr(body);
                 self.over(coll, move |e, items| {
                     let mut k = 0;
@@ -342,6 +345,9 @@ impl Compiler<'_> {
                 let want = matches!(x, BExpr::Exists(..));
                 if let Some(f) = self.filtered_quantifier(slot, coll, want, body) {
                     return f;
+                }
+                if let Some(first) = self.member_first(slot, body) {
+                    return self.quantifier_first(slot, coll, want, first);
                 }
                 let body = self.bexpr(body);
                 self.over(coll, move |e, items| {

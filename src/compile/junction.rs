@@ -24,7 +24,7 @@ impl Junction {
     }
 
     /// The operands of the chain `x`, in order, onto `out`.
-    fn operands<'x>(self, x: &'x BExpr, out: &mut Vec<&'x BExpr>) {
+    pub(super) fn operands<'x>(self, x: &'x BExpr, out: &mut Vec<&'x BExpr>) {
         match self.split(x) {
             Some((a, b)) => {
                 self.operands(a, out);

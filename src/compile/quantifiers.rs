@@ -4,6 +4,76 @@
 
 use super::*;
 
+/// A test of a collection's member whose first operand compares one of the
+/// member's own variables (plus a constant) with a plain read that does
+/// not read it (SSLE's `q.parent == P and Is_True_Chld(q)`, the members of
+/// `Chldrn(P)`): that comparison is made in the quantifier's loop, its
+/// read once before it, and the member's local is set and the rest
+/// called only where it holds, where a closure for the whole test was
+/// called at each member. Neither read can fault, so reading the value
+/// once changes no fault, and the rest is still called only where the
+/// comparison holds, as the `and` does.
+pub(super) struct FirstTest {
+    /// The member's slot compared, and the constant added to it.
+    pub(super) at: usize,
+    pub(super) plus: i64,
+    pub(super) op: Cmp,
+    /// What it is compared with.
+    pub(super) read: Plain,
+    /// The operands after it, joined (none: the comparison is the test).
+    pub(super) rest: Option<BFn>,
+}
+
+/// A [`FirstTest`] as a quantifier's loop asks it: its value read, its
+/// operator a constant where the closure is compiled for one, and its
+/// parts copied out (kept in registers across the calls of the rest).
+pub(super) struct First<'f> {
+    at: usize,
+    plus: i64,
+    value: i64,
+    op: Cmp,
+    rest: Option<&'f BFn>,
+}
+
+impl First<'_> {
+    /// Whether member `q` passes the first comparison (made in line).
+    #[inline(always)]
+    pub(super) fn holds(&self, e: &Env, q: i64, stride: usize) -> bool {
+        let x = e.state[q as usize * stride + self.at].wrapping_add(self.plus);
+        self.op.holds(x, self.value)
+    }
+
+    /// Whether member `q` (bound to `slot`), past the first comparison,
+    /// passes the rest: its local set and the rest called.
+    #[inline(always)]
+    pub(super) fn rest(&self, e: &Env, (q, slot): (i64, usize)) -> Res<bool> {
+        e.locals[slot].set(q);
+        self.rest.map_or(Ok(true), |r| r.holds(e))
+    }
+}
+
+/// The closure of a quantifier over `$coll` whose members' test is the
+/// [`FirstTest`] `$test`, compiled once per operator (the comparison's
+/// operator a constant in each): `$body` sees the environment, the
+/// members and the test as a [`First`], its value read.
+macro_rules! over_first {
+    ($c:expr, $coll:expr, $test:expr, |$e:ident, $items:ident, $first:ident| $body:block) => {{
+        let test: FirstTest = $test;
+        let stride = $c.stride;
+        ir::specialize_cmp!(test.op, OP => $c.over($coll, move |$e, $items| {
+            let value = test.read.get($e, stride);
+            let $first = First {
+                at: test.at,
+                plus: test.plus,
+                value,
+                op: OP,
+                rest: test.rest.as_ref(),
+            };
+            $body
+        }))
+    }};
+}
+
 impl Compiler<'_> {
     /// `argmin`/`argmax`: the member with the best keys; ties go to the
     /// member with the smallest id (integers: the smallest).
@@ -300,6 +370,22 @@ impl Compiler<'_> {
         {
             return None;
         }
+        if let Some(first) = self.member_first(slot, filter) {
+            let (then, stride) = (self.bexpr(then), self.stride);
+            // A member decides as below; those the first comparison leaves
+            // out, without a call.
+            return Some(over_first!(self, coll, first, |e, items, first| {
+                for q in items {
+                    if first.holds(e, q, stride)
+                        && first.rest(e, (q, slot))?
+                        && then.holds(e)? == exists
+                    {
+                        return Ok(Truth::from(exists));
+                    }
+                }
+                Ok(Truth::from(!exists))
+            }));
+        }
         let (filter, then) = (self.bexpr(filter), self.bexpr(then));
         // A member decides where the filter holds and the body is what
         // the quantifier looks for: false for `forall`, true for `exists`.
@@ -312,6 +398,79 @@ impl Compiler<'_> {
             }
             Ok(Truth::from(!exists))
         }))
+    }
+}
+
+impl Compiler<'_> {
+    /// `count(q in coll : first)`, `first` a [`FirstTest`] of q (bound to
+    /// `slot`).
+    pub(super) fn count_first(&self, slot: usize, coll: &Coll, first: FirstTest) -> IFn {
+        let stride = self.stride;
+        over_first!(self, coll, first, |e, items, first| {
+            let mut k = 0;
+            for q in items {
+                k += i64::from(first.holds(e, q, stride) && first.rest(e, (q, slot))?);
+            }
+            Ok(k)
+        })
+    }
+
+    /// `forall(q in coll : first)` (`exists` if `want`), `first` a
+    /// [`FirstTest`] of q (bound to `slot`).
+    pub(super) fn quantifier_first(
+        &self,
+        slot: usize,
+        coll: &Coll,
+        want: bool,
+        first: FirstTest,
+    ) -> BFn {
+        let stride = self.stride;
+        over_first!(self, coll, first, |e, items, first| {
+            for q in items {
+                if (first.holds(e, q, stride) && first.rest(e, (q, slot))?) == want {
+                    return Ok(Truth::from(want));
+                }
+            }
+            Ok(Truth::from(!want))
+        })
+    }
+
+    /// `x`, a test of the member bound to `slot`, as a [`FirstTest`]
+    /// where its first operand (an `and` however it nests, the
+    /// instance's fixed `true`s left out) is such a comparison; `None`
+    /// otherwise, in statements, or where a fixed operand is `false`.
+    pub(super) fn member_first(&self, slot: usize, x: &BExpr) -> Option<FirstTest> {
+        if self.in_stmt {
+            return None;
+        }
+        let mut operands = Vec::new();
+        Junction::And.operands(x, &mut operands);
+        let mut kept = Vec::with_capacity(operands.len());
+        for operand in operands {
+            match self.truth_of(operand) {
+                Some(true) => {}
+                Some(false) => return None,
+                None => kept.push(operand.clone()),
+            }
+        }
+        let mut kept = kept.into_iter();
+        let BExpr::Cmp(op, a, b) = kept.next()? else {
+            return None;
+        };
+        let (op, (at, plus), value) = match (self.member_key(slot, &a), self.member_key(slot, &b)) {
+            (Some(key), None) => (op, key, b),
+            (None, Some(key)) => (op.swapped(), key, a),
+            _ => return None,
+        };
+        let read = self.plain(&value).filter(|r| !r.reads_local(slot))?;
+        let rest = kept.reduce(|a, b| BExpr::And(Box::new(a), Box::new(b)));
+        Some(FirstTest {
+            at,
+            plus,
+            op,
+            read,
+            rest: rest.map(|r| self.bexpr(&r)),
+        })
     }
 }
 
