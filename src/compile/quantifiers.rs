@@ -285,6 +285,13 @@ impl Compiler<'_> {
         let Plain::Local(offset, _) = self.plain(&IExpr::Var(Proc::Local(slot), var))? else {
             return None;
         };
+        self.domain_allows(var, plus)?;
+        Some((offset, plus))
+    }
+
+    /// `Some` where `plus` added to any value of variable `var`'s domain
+    /// stays within 64 bits (a node's, only where it is 0).
+    pub(super) fn domain_allows(&self, var: usize, plus: i64) -> Option<()> {
         let (lo, hi) = match self.domains[var] {
             VarDomain::Bool => (0, 1),
             VarDomain::Range(lo, hi) => (lo, hi),
@@ -294,7 +301,7 @@ impl Compiler<'_> {
         };
         lo.checked_add(plus)?;
         hi.checked_add(plus)?;
-        Some((offset, plus))
+        Some(())
     }
 
     /// Builds a closure that runs `f` over the members of a collection.

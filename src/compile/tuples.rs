@@ -21,6 +21,9 @@ pub(super) struct Operand {
     through: Option<(usize, Span)>,
     plus: i64,
     span: Span,
+    /// Whether `plus` cannot take any value of the variable read past 64
+    /// bits (its domain says; true where it is 0).
+    bounded: bool,
 }
 
 /// An operand read without going through a value: most are, and their
@@ -30,6 +33,16 @@ struct Direct {
     read: Plain,
     plus: i64,
     span: Span,
+}
+
+/// An operand that cannot fault: a plain read, plus a constant that
+/// cannot take any value of the variable read past 64 bits. Most of
+/// SSLE's are (`P.level + 1` within `0..max_level`), and their closures
+/// then test nothing for a fault.
+#[derive(Clone, Copy)]
+struct Safe {
+    read: Plain,
+    plus: i64,
 }
 
 /// Reading an operand of a fused comparison.
@@ -53,6 +66,13 @@ impl Get for Direct {
     }
 }
 
+impl Get for Safe {
+    #[inline(always)]
+    fn get(&self, e: &Env, stride: usize) -> Res<i64> {
+        Ok(self.read.get(e, stride).wrapping_add(self.plus))
+    }
+}
+
 impl Get for Operand {
     #[inline(always)]
     fn get(&self, e: &Env, stride: usize) -> Res<i64> {
@@ -70,6 +90,14 @@ impl Operand {
         self.plus != 0 || self.through.is_some()
     }
 
+    /// It as a [`Safe`] operand, where it cannot fault.
+    fn safe(&self) -> Option<Safe> {
+        (self.through.is_none() && self.bounded).then_some(Safe {
+            read: self.read,
+            plus: self.plus,
+        })
+    }
+
     /// It as a [`Direct`] operand, unless it reads through a value.
     fn direct(&self) -> Option<Direct> {
         self.through.is_none().then_some(Direct {
@@ -84,6 +112,13 @@ impl Operand {
 /// that differs decides, and equal tuples satisfy `==`, `<=` and `>=`.
 /// Pairs are read in order up to the first that differs.
 pub(super) fn fused_tuples(op: Cmp, pairs: Vec<(Operand, Operand)>, stride: usize) -> BFn {
+    let safe: Option<Vec<(Safe, Safe)>> = pairs
+        .iter()
+        .map(|(a, b)| Some((a.safe()?, b.safe()?)))
+        .collect();
+    if let Some(safe) = safe {
+        return tuples_of(op, safe, stride);
+    }
     let direct: Option<Vec<(Direct, Direct)>> = pairs
         .iter()
         .map(|(a, b)| Some((a.direct()?, b.direct()?)))
@@ -227,17 +262,26 @@ impl Compiler<'_> {
                 through,
                 plus: 0,
                 span: Span::default(),
+                bounded: true,
             });
         }
         let IExpr::Arith(op, a, b, span) = e else {
             return None;
         };
         let (read, through) = self.operand_read(a)?;
+        let plus = self.constant_added(*op, b)?;
+        // Outside statements a variable's value is in its domain (a
+        // statement's own row is checked as it is written, but kept apart).
+        let bounded = match &**a {
+            IExpr::Var(_, v) if !self.in_stmt => self.domain_allows(*v, plus).is_some(),
+            _ => false,
+        };
         Some(Operand {
             read,
             through,
-            plus: self.constant_added(*op, b)?,
+            plus,
             span: *span,
+            bounded,
         })
     }
 
