@@ -1199,6 +1199,56 @@ fn comparisons_with_constants_added_agree_with_the_values_computed_here() {
 }
 
 #[test]
+fn comparisons_of_two_processes_rows_agree_with_the_values_computed_here() {
+    // Tuples whose sides each read one process's row (the process, its
+    // left neighbour, a neighbour a quantifier names, the one a node
+    // variable names), constants added: compiled with each row found
+    // once; each guard alone at every process of rings from random
+    // starts, held to the comparison computed here.
+    let cases: [(&str, NeighbourGuard); 3] = [
+        (
+            "(a, b + 1) <= (left.a, left.b)",
+            ("left", |left, (a, b)| (a, b + 1) <= left[0]),
+        ),
+        (
+            "exists(q in nbrs : (q.a, q.b) < (a, b - 1))",
+            ("nbrs", |ns, (a, b)| ns.iter().any(|&q| q < (a, b - 1))),
+        ),
+        (
+            "(p.a, p.b + 1) == (a, b)",
+            ("p", |p, (a, b)| (p[0].0, p[0].1 + 1) == (a, b)),
+        ),
+    ];
+    for (guard, (whose, expected)) in cases {
+        let src =
+            format!("var a: 0..2\nvar b: 0..2\nvar p: node\nprocess {{ t :: {guard} -> a := a }}");
+        for seed in 0..30 {
+            let setup = Setup {
+                topology: Some("ring:5".into()),
+                init: InitMode::Random,
+                seed,
+                ..Setup::default()
+            };
+            let s = simulate(&src, &setup).unwrap_or_else(|e| panic!("{guard}: {e}"));
+            let pair = |q: usize| (s.value(q, "a").unwrap(), s.value(q, "b").unwrap());
+            for q in 0..s.n() {
+                let read: Vec<(i64, i64)> = match whose {
+                    "left" => vec![pair((q + s.n() - 1) % s.n())],
+                    "p" => vec![pair(s.value(q, "p").unwrap() as usize)],
+                    _ => neighbour_pairs(&s, q).collect(),
+                };
+                let got = !s.enabled_actions(q).expect("no fault").is_empty();
+                assert_eq!(
+                    got,
+                    expected(&read, pair(q)),
+                    "{guard}: seed {seed}, process {q}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn a_tuple_comparison_reads_past_the_first_pair_only_where_it_is_equal() {
     // The second pair overflows: a fault exactly where the first pair
     // does not decide, as in the comparison written out.

@@ -117,6 +117,9 @@ pub(super) fn fused_tuples(op: Cmp, pairs: Vec<(Operand, Operand)>, stride: usiz
         .map(|(a, b)| Some((a.safe()?, b.safe()?)))
         .collect();
     if let Some(safe) = safe {
+        if let Some(f) = row_tuples(op, &safe, stride) {
+            return f;
+        }
         return tuples_of(op, safe, stride);
     }
     let direct: Option<Vec<(Direct, Direct)>> = pairs
@@ -153,6 +156,152 @@ fn tuples_of<O: Get>(op: Cmp, pairs: Vec<(O, O)>, stride: usize) -> BFn {
     ir::specialize_cmp!(op, OP => boolean(move |e| {
         for (a, b) in pairs.iter() {
             let (x, y) = (a.get(e, stride)?, b.get(e, stride)?);
+            if x != y {
+                return Ok(OP.holds(x, y));
+            }
+        }
+        Ok(OP.holds(0, 0))
+    }))
+}
+
+/// Whose row a side of a comparison of tuples reads where each of its
+/// operands is a slot of one process's row (SSLE's `Q.key <= Succ(P.key)`:
+/// the member's and the process's own): the process itself, its left
+/// neighbour on a ring of `n`, the one a local names, the one an own node
+/// variable (its slot) names.
+#[derive(Clone, Copy, PartialEq)]
+enum RowOf {
+    Me,
+    Left(usize),
+    Local(usize),
+    Through(usize),
+}
+
+/// Where a [`RowOf`]'s row starts, found once a comparison.
+trait RowBase: Copy + Send + Sync + 'static {
+    fn base(self, e: &Env, stride: usize) -> usize;
+}
+
+#[derive(Clone, Copy)]
+struct MeRow;
+
+#[derive(Clone, Copy)]
+struct LeftRow(usize);
+
+#[derive(Clone, Copy)]
+struct LocalRow(usize);
+
+#[derive(Clone, Copy)]
+struct ThroughRow(usize);
+
+impl RowBase for MeRow {
+    #[inline(always)]
+    fn base(self, e: &Env, stride: usize) -> usize {
+        e.me * stride
+    }
+}
+
+impl RowBase for LeftRow {
+    #[inline(always)]
+    fn base(self, e: &Env, stride: usize) -> usize {
+        (if e.me == 0 { self.0 - 1 } else { e.me - 1 }) * stride
+    }
+}
+
+impl RowBase for LocalRow {
+    #[inline(always)]
+    fn base(self, e: &Env, stride: usize) -> usize {
+        e.locals[self.0].get() as usize * stride
+    }
+}
+
+impl RowBase for ThroughRow {
+    #[inline(always)]
+    fn base(self, e: &Env, stride: usize) -> usize {
+        e.state[e.me * stride + self.0] as usize * stride
+    }
+}
+
+/// `$body` with `$row` bound to the [`RowBase`] of `$of`.
+macro_rules! with_row {
+    ($of:expr, $row:ident => $body:expr) => {
+        match $of {
+            RowOf::Me => {
+                let $row = MeRow;
+                $body
+            }
+            RowOf::Left(n) => {
+                let $row = LeftRow(n);
+                $body
+            }
+            RowOf::Local(local) => {
+                let $row = LocalRow(local);
+                $body
+            }
+            RowOf::Through(own) => {
+                let $row = ThroughRow(own);
+                $body
+            }
+        }
+    };
+}
+
+/// The row a plain read reads a slot of, and the slot.
+fn row_of(read: Plain) -> Option<(RowOf, usize)> {
+    Some(match read {
+        Plain::Own(slot) => (RowOf::Me, slot),
+        Plain::Left(slot, n) => (RowOf::Left(n), slot),
+        Plain::Local(slot, local) => (RowOf::Local(local), slot),
+        Plain::Through(own, slot) => (RowOf::Through(own), slot),
+        _ => return None,
+    })
+}
+
+/// [`tuples_of`] of [`Safe`] operands where each side reads one process's
+/// row throughout: each row found once and its slots read without
+/// deciding at each read what kind of read it is. `None` where the sides
+/// are not so.
+fn row_tuples(op: Cmp, pairs: &[(Safe, Safe)], stride: usize) -> Option<BFn> {
+    let mut rows = None;
+    let mut slots = Vec::with_capacity(pairs.len());
+    for (a, b) in pairs {
+        let ((ra, sa), (rb, sb)) = (row_of(a.read)?, row_of(b.read)?);
+        if rows.is_some_and(|r| r != (ra, rb)) {
+            return None;
+        }
+        rows = Some((ra, rb));
+        slots.push(((sa, a.plus), (sb, b.plus)));
+    }
+    let (ra, rb) = rows?;
+    Some(with_row!(ra, a => with_row!(rb, b => rows_compared(op, (a, b), slots, stride))))
+}
+
+/// Slots of row `a` (each plus a constant) against slots of row `b`,
+/// compared lexicographically by `op`, pairs read in order up to the
+/// first that differs.
+fn rows_compared<A: RowBase, B: RowBase>(
+    op: Cmp,
+    (a, b): (A, B),
+    slots: Vec<((usize, i64), (usize, i64))>,
+    stride: usize,
+) -> BFn {
+    let read =
+        |e: &Env, base: usize, (slot, plus): (usize, i64)| e.state[base + slot].wrapping_add(plus);
+    if let [(a0, b0), (a1, b1)] = slots[..] {
+        return ir::specialize_cmp!(op, OP => boolean(move |e| {
+            let (ra, rb) = (a.base(e, stride), b.base(e, stride));
+            let (x, y) = (read(e, ra, a0), read(e, rb, b0));
+            if x != y {
+                return Ok(OP.holds(x, y));
+            }
+            Ok(OP.holds(read(e, ra, a1), read(e, rb, b1)))
+        }));
+    }
+    let slots: Box<[_]> = slots.into();
+    ir::specialize_cmp!(op, OP => boolean(move |e| {
+        let (ra, rb) = (a.base(e, stride), b.base(e, stride));
+        for &(sa, sb) in slots.iter() {
+            let (x, y) = (read(e, ra, sa), read(e, rb, sb));
             if x != y {
                 return Ok(OP.holds(x, y));
             }
