@@ -1205,7 +1205,8 @@ fn comparisons_of_two_processes_rows_agree_with_the_values_computed_here() {
     // variable names), constants added: compiled with each row found
     // once; each guard alone at every process of rings from random
     // starts, held to the comparison computed here.
-    let cases: [(&str, NeighbourGuard); 3] = [
+    let cases: [(&str, NeighbourGuard); 4] = [
+        ("a + 1 <= left.b", ("left", |left, (a, _)| a < left[0].1)),
         (
             "(a, b + 1) <= (left.a, left.b)",
             ("left", |left, (a, b)| (a, b + 1) <= left[0]),

@@ -287,6 +287,11 @@ fn rows_compared<A: RowBase, B: RowBase>(
 ) -> BFn {
     let read =
         |e: &Env, base: usize, (slot, plus): (usize, i64)| e.state[base + slot].wrapping_add(plus);
+    if let [(a0, b0)] = slots[..] {
+        return ir::specialize_cmp!(op, OP => boolean(move |e| {
+            Ok(OP.holds(read(e, a.base(e, stride), a0), read(e, b.base(e, stride), b0)))
+        }));
+    }
     if let [(a0, b0), (a1, b1)] = slots[..] {
         return ir::specialize_cmp!(op, OP => boolean(move |e| {
             let (ra, rb) = (a.base(e, stride), b.base(e, stride));
