@@ -2,9 +2,10 @@
 //! measured the way the README measures it: `guarded run` under
 //! `valgrind --tool=callgrind` at two step budgets, the difference in
 //! instructions divided by the difference in steps (or in processes
-//! updated), so that parsing and set-up cancel out. Counts are
-//! deterministic for one binary (unlike times on a shared machine), so
-//! this prints the same figures on every run of the same build:
+//! updated), so that parsing and set-up cancel out. Counts hardly vary for
+//! one binary (unlike times on a shared machine): set-up's vary by a few
+//! thousand instructions from run to run, some hash tables being seeded
+//! at random, which moves a figure by a few instructions a step.
 //! `cargo bench --bench instructions` (needs valgrind: the Debian package
 //! `valgrind`; without it, says so and measures nothing).
 
