@@ -95,10 +95,61 @@ impl PlainRead for ReadConst {
     }
 }
 
+/// Where the row of a process a read names starts: the one definition of
+/// which process that is, for reads of one slot and for comparisons of a
+/// row's slots (`row_tuples`), which find the row once.
+pub(super) trait RowBase: Copy + Send + Sync + 'static {
+    fn base(self, e: &Env, stride: usize) -> usize;
+}
+
+/// The process itself.
+#[derive(Clone, Copy)]
+pub(super) struct MeRow;
+
+/// Its left neighbour on a `ring`/`uring` of this many processes.
+#[derive(Clone, Copy)]
+pub(super) struct LeftRow(pub(super) usize);
+
+/// The process this local names.
+#[derive(Clone, Copy)]
+pub(super) struct LocalRow(pub(super) usize);
+
+/// The process the own variable in this slot names.
+#[derive(Clone, Copy)]
+pub(super) struct ThroughRow(pub(super) usize);
+
+impl RowBase for MeRow {
+    #[inline(always)]
+    fn base(self, e: &Env, stride: usize) -> usize {
+        e.me * stride
+    }
+}
+
+impl RowBase for LeftRow {
+    #[inline(always)]
+    fn base(self, e: &Env, stride: usize) -> usize {
+        (if e.me == 0 { self.0 - 1 } else { e.me - 1 }) * stride
+    }
+}
+
+impl RowBase for LocalRow {
+    #[inline(always)]
+    fn base(self, e: &Env, stride: usize) -> usize {
+        e.locals[self.0].get() as usize * stride
+    }
+}
+
+impl RowBase for ThroughRow {
+    #[inline(always)]
+    fn base(self, e: &Env, stride: usize) -> usize {
+        e.state[e.me * stride + self.0] as usize * stride
+    }
+}
+
 impl PlainRead for ReadOwn {
     #[inline(always)]
     fn get(self, e: &Env, stride: usize) -> i64 {
-        e.state[e.me * stride + self.0]
+        e.state[MeRow.base(e, stride) + self.0]
     }
 }
 
@@ -106,8 +157,7 @@ impl PlainRead for ReadLeft {
     #[inline(always)]
     fn get(self, e: &Env, stride: usize) -> i64 {
         let ReadLeft(slot, n) = self;
-        let q = if e.me == 0 { n - 1 } else { e.me - 1 };
-        e.state[q * stride + slot]
+        e.state[LeftRow(n).base(e, stride) + slot]
     }
 }
 
@@ -122,7 +172,7 @@ impl PlainRead for ReadLocal {
     #[inline(always)]
     fn get(self, e: &Env, stride: usize) -> i64 {
         let ReadLocal(slot, local) = self;
-        e.state[e.locals[local].get() as usize * stride + slot]
+        e.state[LocalRow(local).base(e, stride) + slot]
     }
 }
 
@@ -130,7 +180,7 @@ impl PlainRead for ReadThrough {
     #[inline(always)]
     fn get(self, e: &Env, stride: usize) -> i64 {
         let ReadThrough(own, slot) = self;
-        e.state[e.state[e.me * stride + own] as usize * stride + slot]
+        e.state[ThroughRow(own).base(e, stride) + slot]
     }
 }
 

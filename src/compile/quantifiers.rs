@@ -215,13 +215,7 @@ impl Compiler<'_> {
         let mut values = Vec::new();
         let mut left = None;
         for (j, &(a, c)) in pairs.iter().enumerate() {
-            let (on_left, plus, value) = match (self.member_key(slot, a), self.member_key(slot, c))
-            {
-                (Some(key), None) => (true, key, c),
-                (None, Some(key)) => (false, key, a),
-                _ => return None,
-            };
-            let (offset, plus) = plus;
+            let (on_left, (offset, plus), value) = self.member_side(slot, (a, c))?;
             if offset != keys[j] || left.is_some_and(|l| l != on_left) {
                 return None;
             }
@@ -266,6 +260,21 @@ impl Compiler<'_> {
                 Ok(Truth::from(decided == exists))
             })),
         )
+    }
+
+    /// Which of `a` and `b` is a key of the member bound to `slot` (see
+    /// [`Compiler::member_key`]), the other not reading it as one: whether
+    /// it is `a`, the key, and the other.
+    fn member_side<'x>(
+        &self,
+        slot: usize,
+        (a, b): (&'x IExpr, &'x IExpr),
+    ) -> Option<(bool, (usize, i64), &'x IExpr)> {
+        match (self.member_key(slot, a), self.member_key(slot, b)) {
+            (Some(key), None) => Some((true, key, b)),
+            (None, Some(key)) => Some((false, key, a)),
+            _ => None,
+        }
     }
 
     /// `e` as a key of the member a `let` binds to `slot`: its own scalar
@@ -464,12 +473,9 @@ impl Compiler<'_> {
         let BExpr::Cmp(op, a, b) = kept.next()? else {
             return None;
         };
-        let (op, (at, plus), value) = match (self.member_key(slot, &a), self.member_key(slot, &b)) {
-            (Some(key), None) => (op, key, b),
-            (None, Some(key)) => (op.swapped(), key, a),
-            _ => return None,
-        };
-        let read = self.plain(&value).filter(|r| !r.reads_local(slot))?;
+        let (on_left, (at, plus), value) = self.member_side(slot, (&a, &b))?;
+        let op = if on_left { op } else { op.swapped() };
+        let read = self.plain(value).filter(|r| !r.reads_local(slot))?;
         let rest = kept.reduce(|a, b| BExpr::And(Box::new(a), Box::new(b)));
         Some(FirstTest {
             at,

@@ -9,6 +9,7 @@
 //! equalities (`a == b and c == d`) is the same comparison, and a single
 //! comparison with a constant added on one side is a tuple of one.
 
+use super::fused::{LeftRow, LocalRow, MeRow, RowBase, ThroughRow};
 use super::*;
 
 /// An operand of a fused comparison: a plain read, or a row's slot read
@@ -175,51 +176,6 @@ enum RowOf {
     Left(usize),
     Local(usize),
     Through(usize),
-}
-
-/// Where a [`RowOf`]'s row starts, found once a comparison.
-trait RowBase: Copy + Send + Sync + 'static {
-    fn base(self, e: &Env, stride: usize) -> usize;
-}
-
-#[derive(Clone, Copy)]
-struct MeRow;
-
-#[derive(Clone, Copy)]
-struct LeftRow(usize);
-
-#[derive(Clone, Copy)]
-struct LocalRow(usize);
-
-#[derive(Clone, Copy)]
-struct ThroughRow(usize);
-
-impl RowBase for MeRow {
-    #[inline(always)]
-    fn base(self, e: &Env, stride: usize) -> usize {
-        e.me * stride
-    }
-}
-
-impl RowBase for LeftRow {
-    #[inline(always)]
-    fn base(self, e: &Env, stride: usize) -> usize {
-        (if e.me == 0 { self.0 - 1 } else { e.me - 1 }) * stride
-    }
-}
-
-impl RowBase for LocalRow {
-    #[inline(always)]
-    fn base(self, e: &Env, stride: usize) -> usize {
-        e.locals[self.0].get() as usize * stride
-    }
-}
-
-impl RowBase for ThroughRow {
-    #[inline(always)]
-    fn base(self, e: &Env, stride: usize) -> usize {
-        e.state[e.me * stride + self.0] as usize * stride
-    }
 }
 
 /// `$body` with `$row` bound to the [`RowBase`] of `$of`.
