@@ -9,8 +9,8 @@ mod common;
 use common::markov::{assert_agrees, chain};
 use common::{guarded, instance, sweep_mean};
 use guarded::runtime::daemon::Daemon;
-use guarded::verify::expected::{self, Cost, Movers};
-use guarded::verify::{Choices, Convergence, Explorer, Starts};
+use guarded::verify::expected::{self, Cost, MoverChoice, Movers};
+use guarded::verify::{Convergence, Explorer, Starts};
 
 const MIS: &str = include_str!("../programs/mis.gc");
 
@@ -97,7 +97,7 @@ fn expected_steps_agree_with_a_chain_solved_by_hand() {
             &inst,
             Starts::Every(inst.space()),
             &movers,
-            Choices::Every,
+            MoverChoice::Slowest,
             1 << 20,
             None,
         )

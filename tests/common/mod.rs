@@ -253,13 +253,24 @@ pub fn instance(src: &str, topology: &str, params: &[(&str, i64)]) -> guarded::l
 /// `init` over `seeds` until legitimacy, writing `csv`: the mean,
 /// standard error and count of its column `column`.
 pub fn sweep_mean(
-    (program, topology, daemon): (&str, &str, &str),
+    run: (&str, &str, &str),
     init: &str,
     seeds: &str,
     csv: &std::path::Path,
     column: &str,
 ) -> (f64, f64, usize) {
-    let (code, _, err) = guarded(&[
+    sweep_mean_with(run, init, seeds, (csv, column), &[])
+}
+
+/// [`sweep_mean`] with the flags `more` too (`--choice random`).
+pub fn sweep_mean_with(
+    (program, topology, daemon): (&str, &str, &str),
+    init: &str,
+    seeds: &str,
+    (csv, column): (&std::path::Path, &str),
+    more: &[&str],
+) -> (f64, f64, usize) {
+    let mut args = vec![
         "sweep",
         program,
         "-t",
@@ -274,7 +285,9 @@ pub fn sweep_mean(
         "legitimate",
         "--csv",
         csv.to_str().unwrap(),
-    ]);
+    ];
+    args.extend(more);
+    let (code, _, err) = guarded(&args);
     assert_eq!(code, 0, "{err}");
     mean_and_error(csv, column)
 }

@@ -6,7 +6,8 @@
 
 use super::*;
 use crate::report::counted;
-use crate::verify::expected::{self, Cost, Model, Movers, Solution};
+use crate::verify::expected::{self, Cost, Model, MoverChoice, Movers, Solution};
+use options::ExpectChoiceArg;
 
 #[derive(Args, Debug)]
 pub(in crate::cli) struct ExpectArgs {
@@ -29,10 +30,11 @@ pub(in crate::cli) struct ExpectArgs {
     #[arg(long, value_name = "all|random|declared|FILE")]
     pub(super) from: Option<String>,
     /// A process's choice between enabled actions and binder members:
-    /// `every` (each a choice, made to be slowest) or `first` (the first,
-    /// as `guarded run` takes it).
-    #[arg(long, value_enum, default_value_t = ChoiceArg::Every)]
-    pub(super) choice: ChoiceArg,
+    /// `every` (each a choice, made to be slowest), `first` (the first,
+    /// as `guarded run` takes it) or `random` (one drawn uniformly, as
+    /// `guarded run --choice random` draws it).
+    #[arg(long, value_enum, default_value_t = ExpectChoiceArg::Every)]
+    pub(super) choice: ExpectChoiceArg,
     /// Output format: `text`, `json`, or `csv` (a row per size and daemon).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(super) format: Format,
@@ -299,7 +301,7 @@ fn worst_start(model: &Model, values: &[f64]) -> (f64, u32) {
 const TIES: f64 = 2.0 * expected::CERTIFIED_WITHIN;
 
 /// How the steps are drawn and chosen, as the output says it.
-fn describe(movers: &Movers, choices: Choices, inst: &Instance) -> String {
+fn describe(movers: &Movers, choices: MoverChoice, inst: &Instance) -> String {
     let may_choose = inst.code.may_choose();
     let who = match movers {
         Movers::AsRuns(Daemon::Synchronous) | Movers::Adversary(Daemon::Synchronous) => {
@@ -316,10 +318,11 @@ fn describe(movers: &Movers, choices: Choices, inst: &Instance) -> String {
     };
     let choice = match (choices, may_choose) {
         (_, false) => "each mover's one enabled action",
-        (Choices::Every, true) => {
+        (MoverChoice::Slowest, true) => {
             "each mover's choice of action and binder member made to be slowest"
         }
-        (Choices::First, true) => "each mover's first enabled action (as guarded run takes it)",
+        (MoverChoice::First, true) => "each mover's first enabled action (as guarded run takes it)",
+        (MoverChoice::Drawn, true) => "each mover's action and binder member drawn uniformly among those it may take (as guarded run --choice random draws them)",
     };
     let draws = match inst.code.has_random {
         true => "each value drawn uniformly",
@@ -344,13 +347,19 @@ fn expect_text(a: &ExpectArgs, inst: &Instance, answer: &Computed) -> String {
     );
     let _ = writeln!(out, "steps: {how}");
     if let Some((start, trap)) = bad {
-        let chosen = a.adversary || (a.choice == ChoiceArg::Every && inst.code.may_choose());
+        let chosen = a.adversary || (a.choice == ExpectChoiceArg::Every && inst.code.may_choose());
+        let kept = match start == trap {
+            true => "runs can be kept out of it for ever from there".to_string(),
+            false => format!(
+                "from {}, runs can be kept out of it for ever",
+                config_text(inst, &model.configs[trap as usize])
+            ),
+        };
         let _ = writeln!(
             out,
-            "probability 1  fails: from {}, legitimacy may never be reached (with positive probability{}): from {}, runs can be kept out of it for ever",
+            "probability 1  fails: from {}, legitimacy may never be reached (with positive probability{}): {kept}",
             config_text(inst, &model.configs[start as usize]),
             if chosen { ", with the worst choices" } else { "" },
-            config_text(inst, &model.configs[trap as usize])
         );
         return out;
     }
@@ -427,6 +436,7 @@ fn expect_json(a: &ExpectArgs, inst: &Instance, answer: &Computed) -> String {
         "topology": inst.topo.name,
         "processes": inst.topo.n(),
         "steps_drawn": how,
+        "choice": a.choice.name(),
         "configurations": model.configs.len(),
         "starts": model.starts,
         "legitimate": model.legit.iter().filter(|&&l| l).count(),

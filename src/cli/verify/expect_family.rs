@@ -338,6 +338,7 @@ fn json_text(a: &ExpectArgs, rows: &[Row]) -> String {
                 "starts": r.starts,
                 "daemon": r.daemon,
                 "steps_drawn": r.how,
+                "choice": a.choice.name(),
                 "probability_1": r.sure(),
                 "no_sure_arrival": r.unsure.as_ref().map(|(from, kept)| json!({"from": from, "kept_at": kept})),
                 "expected_steps": values(r.steps),

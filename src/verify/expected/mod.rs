@@ -1,11 +1,12 @@
 //! Expected stabilization time: the configurations the starts reach, each
 //! with the steps a run may take from it and their probabilities, as a
 //! Markov decision process. Chance is what runs draw: the daemon's choice
-//! of movers where it is random (as `guarded run` draws it) and the values
-//! of `random(...)`; the rest (the daemon's choice where it is an
-//! adversary, a process's choice between its enabled actions and binder
-//! members) is a choice, resolved to make stabilization slowest. Every
-//! step is taken by the step relation.
+//! of movers where it is random (as `guarded run` draws it), the values
+//! of `random(...)`, and with [`MoverChoice::Drawn`] a process's choice
+//! between its enabled actions and binder members (as `guarded run
+//! --choice random` draws it); the rest (the daemon's choice where it is
+//! an adversary, a process's choice otherwise) is a choice, resolved to
+//! make stabilization slowest. Every step is taken by the step relation.
 
 mod flat;
 mod rounds;
@@ -41,6 +42,33 @@ impl Movers {
     fn daemon(&self) -> &Daemon {
         match self {
             Movers::AsRuns(d) | Movers::Adversary(d) => d,
+        }
+    }
+}
+
+/// How each mover's choice between its moves (its enabled actions of the
+/// most urgent priority, each member of a binder) is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoverChoice {
+    /// Each move a choice of its own, the slowest counting (an
+    /// adversary's, or the program's nondeterminism at its worst).
+    Slowest,
+    /// The first enabled action alone, for its binder's first member, as
+    /// `guarded run` takes it.
+    First,
+    /// One of its moves drawn uniformly, as `guarded run --choice random`
+    /// draws it: a step's movers draw apart, so each joint choice is as
+    /// likely as any other.
+    Drawn,
+}
+
+impl From<Choices> for MoverChoice {
+    /// What `verify`'s choices mean here: every move, the worst counting;
+    /// or the first.
+    fn from(c: Choices) -> MoverChoice {
+        match c {
+            Choices::Every => MoverChoice::Slowest,
+            Choices::First => MoverChoice::First,
         }
     }
 }
@@ -93,13 +121,12 @@ impl Model {
 }
 
 /// The model of `inst` from `starts`, the movers chosen as `movers` says
-/// and each mover's moves as `choices` says (every one: a choice each;
-/// the first: as runs take it).
+/// and each mover's moves as `choices` says.
 pub fn build(
     inst: &Instance,
     starts: Starts,
     movers: &Movers,
-    choices: Choices,
+    choices: MoverChoice,
     most: usize,
     progress: Option<Progress>,
 ) -> Result<Model, Refusal> {
@@ -117,7 +144,8 @@ pub fn build(
         inst,
         rel: inst.step_relation(),
         movers,
-        every: choices == Choices::Every,
+        every: choices != MoverChoice::First,
+        drawn: choices == MoverChoice::Drawn,
         index: HashMap::new(),
         model: Model {
             configs: Vec::new(),
@@ -167,7 +195,10 @@ struct Builder<'a> {
     inst: &'a Instance,
     rel: crate::runtime::step::StepRelation<'a>,
     movers: &'a Movers,
+    /// Whether every move of a mover is listed, and whether one of them
+    /// is drawn (else each is a choice).
     every: bool,
+    drawn: bool,
     /// Each configuration reached (canonical: rows and channels), by number.
     index: HashMap<Config, u32>,
     model: Model,
@@ -285,7 +316,9 @@ impl Builder<'_> {
     }
 
     /// Every choice of a way to move for each of `set`'s movers, each
-    /// with where the step leads, into `out`.
+    /// with where the step leads, into `out`; where the movers draw their
+    /// ways ([`MoverChoice::Drawn`]), one choice, each joint way weighed
+    /// alike (the movers draw apart, each uniformly among its ways).
     fn choices_of(
         &mut self,
         cfg: &Config,
@@ -293,13 +326,15 @@ impl Builder<'_> {
         ways: &[Vec<Vec<(Move, f64)>>],
         out: &mut Vec<Choice>,
     ) -> Result<(), Refusal> {
-        let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
         let per: Vec<&Vec<Vec<(Move, f64)>>> = set.iter().map(|&p| &ways[p as usize]).collect();
         let joint: usize = per.iter().map(|w| w.len()).product();
         if joint.saturating_add(out.len()) > MOST_OPTIONS {
             return Err(too_many_options());
         }
-        for mut c in 0..joint {
+        let weight = if self.drawn { 1.0 / joint as f64 } else { 1.0 };
+        let mut to: Vec<(u32, f64)> = Vec::new();
+        for k in 0..joint {
+            let mut c = k;
             let picked: Vec<&Vec<(Move, f64)>> = per
                 .iter()
                 .map(|w| {
@@ -308,38 +343,67 @@ impl Builder<'_> {
                     way
                 })
                 .collect();
-            let draws: usize = picked.iter().map(|w| w.len()).product();
-            if draws > MOST_OPTIONS {
-                return Err(too_many_options());
+            self.successors_into(cfg, &picked, weight, &mut to)?;
+            if !self.drawn {
+                out.push(Choice {
+                    moves: set.len() as u32,
+                    movers: as_bits(set),
+                    to: merged(std::mem::take(&mut to)),
+                });
             }
-            let mut to: Vec<(u32, f64)> = Vec::with_capacity(draws);
-            for mut d in 0..draws {
-                let (mut moves, mut prob) = (Vec::with_capacity(set.len()), 1.0);
-                for w in &picked {
-                    let (m, p) = &w[d % w.len()];
-                    d /= w.len();
-                    moves.push(m.clone());
-                    prob *= p;
-                }
-                let next = self.rel.successor_of(cfg, &moves).map_err(fail)?;
-                to.push((self.number(next)?, prob));
-            }
-            to.sort_unstable_by_key(|&(t, _)| t);
-            to.dedup_by(|b, a| {
-                let same = a.0 == b.0;
-                if same {
-                    a.1 += b.1;
-                }
-                same
-            });
+        }
+        if self.drawn {
             out.push(Choice {
                 moves: set.len() as u32,
                 movers: as_bits(set),
-                to,
+                to: merged(to),
             });
         }
         Ok(())
     }
+
+    /// Appends to `to` each configuration the movers' `picked` ways (one
+    /// each) lead to from `cfg`, a value for each draw, with the draws'
+    /// probability times `weight`.
+    fn successors_into(
+        &mut self,
+        cfg: &Config,
+        picked: &[&Vec<(Move, f64)>],
+        weight: f64,
+        to: &mut Vec<(u32, f64)>,
+    ) -> Result<(), Refusal> {
+        let fail = |e| Refusal::Runtime(Box::new((e, cfg.clone())));
+        let draws: usize = picked.iter().map(|w| w.len()).product();
+        if draws.saturating_add(to.len()) > MOST_OPTIONS {
+            return Err(too_many_options());
+        }
+        to.reserve(draws);
+        for mut d in 0..draws {
+            let (mut moves, mut prob) = (Vec::with_capacity(picked.len()), weight);
+            for w in picked {
+                let (m, p) = &w[d % w.len()];
+                d /= w.len();
+                moves.push(m.clone());
+                prob *= p;
+            }
+            let next = self.rel.successor_of(cfg, &moves).map_err(fail)?;
+            to.push((self.number(next)?, prob));
+        }
+        Ok(())
+    }
+}
+
+/// `to` by configuration, each once, its probabilities added.
+fn merged(mut to: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
+    to.sort_unstable_by_key(|&(t, _)| t);
+    to.dedup_by(|b, a| {
+        let same = a.0 == b.0;
+        if same {
+            a.1 += b.1;
+        }
+        same
+    });
+    to
 }
 
 fn too_many_options() -> Refusal {
