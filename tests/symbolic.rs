@@ -453,6 +453,7 @@ fn clone_starts(starts: &Starts) -> Starts {
     match starts {
         Starts::One(cfg) => Starts::One(cfg.clone()),
         Starts::Every(space) => Starts::Every(space.clone()),
+        Starts::Filled(space, fills) => Starts::Filled(space.clone(), fills.clone()),
     }
 }
 
@@ -460,6 +461,7 @@ fn is_a_start(starts: &Starts, cfg: &guarded::state::Config) -> bool {
     match starts {
         Starts::One(start) => start.rows == cfg.rows,
         Starts::Every(space) => space.index(cfg).is_some(),
+        Starts::Filled(..) => starts.iter().any(|start| start == *cfg),
     }
 }
 

@@ -530,6 +530,54 @@ fn what_cannot_be_explored_is_refused_with_a_reason() {
     assert_eq!(exit, 2);
 }
 
+/// A program that passes messages starts from every channel content
+/// `--init random` can draw (`--from random`), and the header says what
+/// the starts hold; one whose channels declare no messages at the start
+/// starts with them empty. Programs that run in ticks are still refused.
+#[test]
+fn arbitrary_starts_with_messages_fill_the_channels() {
+    let dir = std::env::temp_dir().join(format!("guarded-verify-fills-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let merging = |fill: &str| {
+        format!(
+            "message tok\nchannel capacity 1 {fill}\nvar has: bool\n\
+             process {{\n walk :: has -> has := false; send tok to random(nbrs)\n\
+             take :: receive tok from q -> has := true\n}}\n\
+             legitimate: count(p in procs : p.has) + sum(p in procs : sum(q in nbrs(p) : msgs(p, q))) == 1\n"
+        )
+    };
+    for (fill, starts, says) in [
+        (
+            "random 0..1",
+            512,
+            "each channel 0 to 1 messages of every type and field",
+        ),
+        ("random 0..0", 8, "channels empty"),
+    ] {
+        let program = dir.join("merging.gc");
+        std::fs::write(&program, merging(fill)).unwrap();
+        let program = program.to_str().unwrap();
+        let args = [
+            "verify", program, "-t", "ring:3", "-d", "central", "--from", "random",
+        ];
+        let (exit, out) = guarded(&args);
+        assert_eq!(exit, 5, "{fill}: {out}");
+        assert!(
+            out.contains(&format!("{starts} arbitrary starts")),
+            "{fill}: {out}"
+        );
+        assert!(out.contains(says), "{fill}: {out}");
+        assert!(
+            out.contains("convergence  fails: no process is enabled"),
+            "{fill}: {out}"
+        );
+    }
+    let arrow = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/arrow.gc");
+    let (exit, _) = guarded(&["verify", arrow, "-t", "tree:3", "--from", "random"]);
+    assert_eq!(exit, 1, "in ticks: refused");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn the_json_verdict_says_what_the_text_says() {
     let program = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/dijkstra_kstate.gc");

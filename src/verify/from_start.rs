@@ -23,6 +23,7 @@ mod source;
 mod tests;
 
 use super::config_arena::MessageShape;
+use super::fills::Fills;
 use super::move_memo::MoveMemo;
 use super::parents::Parents;
 use super::reached::Reached;
@@ -88,12 +89,16 @@ pub fn max_reachable_bytes() -> usize {
 
 /// Where a search from a start begins: one configuration, or every
 /// configuration of a space (the arbitrary starts, within the declared
-/// `random` ranges), kept in the space's order before any other.
+/// `random` ranges, with every channel content `--init random` can draw
+/// where the program passes messages), kept in order before any other.
 pub enum Starts {
     /// One configuration.
     One(Config),
     /// Every configuration of this space (of the instance's rows).
     Every(Space),
+    /// Every configuration of this space's rows with each of these
+    /// channel contents (the rows' first, then the next).
+    Filled(Space, Fills),
 }
 
 impl From<Config> for Starts {
@@ -102,13 +107,59 @@ impl From<Config> for Starts {
     }
 }
 
+/// The most contents one channel's arbitrary starts may take.
+const MOST_CONTENTS: u128 = 1 << 20;
+
 impl Starts {
+    /// `inst`'s arbitrary starts (`--from random`): every configuration
+    /// within the declared `random` ranges, channels filled as `--init
+    /// random` fills them (see `fills.rs`).
+    pub fn arbitrary(inst: &Instance) -> Result<Starts, Refusal> {
+        let space = inst.arbitrary_space();
+        if inst.code.capacity.is_none() {
+            return Ok(Starts::Every(space));
+        }
+        match Fills::of(&inst.code, &inst.topo, MOST_CONTENTS) {
+            Ok(fills) => Ok(Starts::Filled(space, fills)),
+            Err(contents) => Err(Refusal::Unsupported(format!(
+                "a channel's arbitrary contents are {} (every sequence of {} to {} messages), more than {MOST_CONTENTS} to list: narrow them (`channel capacity K random lo..hi`)",
+                if contents == u128::MAX { "too many to count".to_string() } else { contents.to_string() },
+                inst.code.random_fill.0,
+                inst.code.random_fill.1
+            ))),
+        }
+    }
+
+    /// How many starts there are (`u128::MAX` past that).
+    pub fn count(&self) -> u128 {
+        match self {
+            Starts::One(_) => 1,
+            Starts::Every(space) => space.count(),
+            Starts::Filled(space, fills) => space.count().saturating_mul(fills.count()),
+        }
+    }
+
+    /// Every start, in order.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = Config> + '_> {
+        match self {
+            Starts::One(cfg) => Box::new(std::iter::once(cfg.clone())),
+            Starts::Every(space) => Box::new(space.iter()),
+            Starts::Filled(space, fills) => Box::new(space.iter().flat_map(move |rows| {
+                (0..fills.count()).map(move |k| Config {
+                    rows: rows.rows.clone(),
+                    chans: fills.channels(k),
+                })
+            })),
+        }
+    }
+
     /// The first start, every other one's likeness (same rows and
     /// channels, other values).
     fn first(&self) -> Config {
         match self {
             Starts::One(cfg) => cfg.clone(),
             Starts::Every(space) => space.config(0),
+            Starts::Filled(..) => self.iter().next().expect("a start"),
         }
     }
 
@@ -118,7 +169,7 @@ impl Starts {
     /// orbit whole), but one start as given, which runs reported start from.
     fn keep_all(self, reached: &mut Reached, symmetry: Option<&Symmetry>) -> Result<u32, Refusal> {
         let orbits = symmetry.filter(|_| matches!(self, Starts::Every(_)));
-        let mut keep = |start: Config| {
+        let keep = |start: Config| {
             let mut start = match orbits {
                 Some(sym) => sym.canonical(&start).0,
                 None => start,
@@ -132,16 +183,11 @@ impl Starts {
                 Some(_) => Ok(()),
             }
         };
-        match self {
-            Starts::One(start) => keep(start)?,
-            Starts::Every(space) => {
-                let count = space.count();
-                if count > super::MAX_CONFIGURATIONS {
-                    return Err(Refusal::TooManyStarts(count));
-                }
-                space.iter().try_for_each(keep)?;
-            }
+        let count = self.count();
+        if count > super::MAX_CONFIGURATIONS {
+            return Err(Refusal::TooManyStarts(count));
         }
+        self.iter().try_for_each(keep)?;
         Ok(reached.len() as u32)
     }
 }

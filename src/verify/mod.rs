@@ -31,6 +31,8 @@ mod entry_numbers;
 mod evaluate;
 mod fair_cores;
 mod fairness;
+mod fills;
+pub use fills::Fills;
 mod from_start;
 mod tours;
 pub use from_start::{max_reachable_bytes, Starts};

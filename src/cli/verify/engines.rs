@@ -79,6 +79,7 @@ pub(super) fn explore_symbolically(
             found.configurations = Some(u64::try_from(sym.configurations()).unwrap_or(u64::MAX));
             None
         }
+        // The decision diagrams take no messages: the rows alone.
         Origin::Arbitrary => Some(Starts::Every(inst.arbitrary_space())),
         Origin::At(cfg) => Some(Starts::One(cfg.clone())),
     };

@@ -183,7 +183,7 @@ pub(super) fn compute(
             crate::verify::refuse_every_channel_content(inst)?;
             Starts::Every(inst.space())
         }
-        Origin::Arbitrary => Starts::Every(inst.arbitrary_space()),
+        Origin::Arbitrary => Starts::arbitrary(inst)?,
         Origin::At(cfg) => Starts::One(cfg.clone()),
     };
     let movers = match a.adversary {

@@ -415,7 +415,7 @@ fn verify_under(
             let progress: Progress = progress;
             let starts = match origin {
                 Origin::At(cfg) => Starts::One(cfg.clone()),
-                _ => Starts::Every(inst.arbitrary_space()),
+                _ => Starts::arbitrary(inst)?,
             };
             let (choices, progress) = (a.choice.into(), Some(progress));
             let x = match a.symmetry {
@@ -569,9 +569,9 @@ pub(super) fn start_from(
     let mode = match from {
         Some("all") => return Ok(Origin::Every),
         None if loaded.inst.prog.legitimate.is_some() => return Ok(Origin::Every),
-        Some("random") if loaded.inst.code.capacity.is_some() => {
+        Some("random") if loaded.inst.runs_in_ticks() => {
             eprintln!(
-                "error: `{program}` passes messages, and its arbitrary starts would include every content of its channels: start from the declared values (`--from declared`) or an init file"
+                "error: `{program}` runs in ticks, and its arbitrary starts would hold messages on their way for every number of ticks: start from the declared values (`--from declared`) or an init file"
             );
             return Err(EXIT_INPUT);
         }

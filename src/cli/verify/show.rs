@@ -83,10 +83,7 @@ pub(super) fn header(
         ),
         (None, symmetries) => {
             let from = match origin {
-                super::Origin::Arbitrary => format!(
-                    "{} (every value in the declared `random` ranges, the domains elsewhere; --from random)",
-                    count(inst.arbitrary_space().count() as u64, "arbitrary start")
-                ),
+                super::Origin::Arbitrary => arbitrary_starts(inst),
                 _ => "its start".into(),
             };
             let identity = match symmetries {
@@ -537,4 +534,28 @@ fn moves_counted(v: &Verdict, moves: &Option<Run>) -> String {
         (None, Daemon::Synchronous) => " (moves left out with --no-rounds, or where a move faults, and rounds not counted by the symbolic engine: --engine explicit counts them)".into(),
         (None, _) => " (moves and rounds not counted by the symbolic engine under this daemon: --engine explicit counts them)".into(),
     }
+}
+
+/// The arbitrary starts (`--from random`) as the header names them: how
+/// many, and what they hold (the channels' too where there are).
+fn arbitrary_starts(inst: &Instance) -> String {
+    let starts = crate::verify::Starts::arbitrary(inst).map_or(0, |s| s.count());
+    let channels = match inst.code.capacity {
+        Some(_) if inst.code.random_fill == (0, 0) => "; channels empty".to_string(),
+        Some(_) => {
+            let (lo, hi) = inst.code.random_fill;
+            let held = match lo == hi {
+                true => count(lo as u64, "message"),
+                false => format!("{lo} to {hi} messages"),
+            };
+            format!(
+                "; each channel {held} of every type and field, older than the next channel's, as --init random fills them"
+            )
+        }
+        None => String::new(),
+    };
+    format!(
+        "{} (every value in the declared `random` ranges, the domains elsewhere{channels}; --from random)",
+        count(u64::try_from(starts).unwrap_or(u64::MAX), "arbitrary start")
+    )
 }

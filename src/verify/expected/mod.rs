@@ -157,18 +157,11 @@ pub fn build(
         most,
     };
     let budget = crate::memory::limit() / 2;
-    match starts {
-        Starts::One(cfg) => {
-            b.number(cfg)?;
-        }
-        Starts::Every(space) => {
-            if space.count() > most as u128 {
-                return Err(Refusal::TooManyReached(most as u64));
-            }
-            for cfg in space.iter() {
-                b.number(cfg)?;
-            }
-        }
+    if starts.count() > most as u128 {
+        return Err(Refusal::TooManyReached(most as u64));
+    }
+    for cfg in starts.iter() {
+        b.number(cfg)?;
     }
     b.model.starts = b.model.configs.len();
     let mut next = 0;

@@ -365,3 +365,54 @@ fn every_arbitrary_start_is_searched_from() {
         assert_eq!(worst(ex.verify(&daemon).expect("verified")), each_worst);
     }
 }
+
+/// Programs that pass messages start from every channel content
+/// `--init random` can draw too: what a search from all of them reaches,
+/// each start first in its order, is what plain searches from each one
+/// reach, together (Israeli and Jalfon's merging tokens on a chain of
+/// three, channels of one message or none).
+#[test]
+fn every_arbitrary_channel_content_is_searched_from() {
+    let src = "message tok\nchannel capacity 1 random 0..1\nvar has: bool\n\
+               process {\n\
+               walk :: has -> has := false; send tok to random(nbrs)\n\
+               take :: receive tok from q -> has := true\n}\n\
+               legitimate: count(p in procs : p.has) + sum(p in procs : sum(q in nbrs(p) : msgs(p, q))) == 1\n";
+    let inst = super::super::test_instance(src, "chain:3", &[]);
+    let starts = Starts::arbitrary(&inst).expect("few enough");
+    assert_eq!(starts.count(), 8 * 16, "three flags, four channels");
+    let each: Vec<Config> = starts.iter().collect();
+    for daemon in [Daemon::Central, Daemon::Distributed] {
+        let starts = Starts::arbitrary(&inst).expect("few enough");
+        let ex = Explorer::reachable(&inst, starts, &daemon, None).expect("explorable");
+        let mut union = std::collections::BTreeSet::new();
+        for (k, start) in each.iter().enumerate() {
+            let mut first = start.clone();
+            first.canonicalize();
+            let kept = ex.states.config(k as u32);
+            assert!(kept == first, "start {k} in order");
+            union.extend(
+                plain_search(&inst, start, &daemon)
+                    .0
+                    .into_iter()
+                    .map(|line| {
+                        // The configuration, without the plain search's numbers.
+                        line.split_once(": ")
+                            .expect("numbered")
+                            .1
+                            .rsplit_once(" from ")
+                            .expect("a parent")
+                            .0
+                            .to_string()
+                    }),
+            );
+        }
+        let together: std::collections::BTreeSet<String> = (0..ex.count)
+            .map(|i| {
+                let cfg = ex.states.config(i);
+                format!("{:?} {:?}", cfg.rows, cfg.chans)
+            })
+            .collect();
+        assert_eq!(together, union, "{}", daemon.name());
+    }
+}

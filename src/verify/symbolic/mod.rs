@@ -249,6 +249,10 @@ impl<'a> Symbolic<'a> {
                 None => Err(outside_the_domains()),
             },
             Starts::Every(space) => self.enc.within(space).map_err(oom),
+            // Programs that pass messages are refused before.
+            Starts::Filled(..) => Err(Refusal::Unsupported(
+                "messages in transit are not taken by the decision diagrams".into(),
+            )),
         }
     }
 }
