@@ -735,6 +735,19 @@ fn what_cannot_be_translated_is_refused_with_the_reason() {
             && err.contains("help: start from the declared values (`--from declared`)"),
         "{err}"
     );
+    // Nor from its arbitrary starts, which verify explores.
+    let args = [
+        "export",
+        "promela",
+        "tests/golden/programs/chang_roberts.gc",
+    ];
+    let (code, _, err) = guarded(&[&args[..], &["-t", "ring:3", "--from", "random"]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("the arbitrary starts of a program that passes messages")
+            && err.contains("`guarded verify --from random` explores them"),
+        "{err}"
+    );
     let (code, _, err) = guarded(&[
         "export",
         "promela",

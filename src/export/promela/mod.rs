@@ -570,11 +570,17 @@ fn start_block(t: &Tr, edges: &[(usize, usize)], start: &Start) -> Result<String
     match (t.channels, start) {
         (Some(channels), Start::At(c)) => out.extend(channels.start(&c.chans)?),
         (Some(_), _) => {
+            let which = match start {
+                Start::Arbitrary => "the arbitrary starts of a program that passes messages (every channel content `--init random` can draw; `guarded verify --from random` explores them)",
+                _ => "every configuration of a program that passes messages (every content of its channels)",
+            };
             return Err(Untranslatable {
-                message: "every configuration of a program that passes messages (every content of its channels)".into(),
+                message: which.into(),
                 span: prog.capacity.as_ref().map(|c| c.2),
-                help: Some("start from the declared values (`--from declared`) or a configuration file"),
-            })
+                help: Some(
+                    "start from the declared values (`--from declared`) or a configuration file",
+                ),
+            });
         }
         (None, _) => {}
     }
