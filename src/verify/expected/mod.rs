@@ -17,7 +17,7 @@ pub use solve::{
 };
 
 use super::process_bits::as_bits;
-use super::{tell, Choices, Progress, Refusal, Starts, PROGRESS_EVERY};
+use super::{tell, Progress, Refusal, Starts, PROGRESS_EVERY};
 use crate::load::Instance;
 use crate::runtime::daemon::Daemon;
 use crate::runtime::step::Move;
@@ -60,17 +60,6 @@ pub enum MoverChoice {
     /// draws it: a step's movers draw apart, so each joint choice is as
     /// likely as any other.
     Drawn,
-}
-
-impl From<Choices> for MoverChoice {
-    /// What `verify`'s choices mean here: every move, the worst counting;
-    /// or the first.
-    fn from(c: Choices) -> MoverChoice {
-        match c {
-            Choices::Every => MoverChoice::Slowest,
-            Choices::First => MoverChoice::First,
-        }
-    }
 }
 
 /// One way a step may go once its movers are drawn: how many moves it
