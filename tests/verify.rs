@@ -572,6 +572,27 @@ fn arbitrary_starts_with_messages_fill_the_channels() {
             "{fill}: {out}"
         );
     }
+    // Channels without a message type hold nothing: random starts leave
+    // them empty (`run --init random` drew a type from none and panicked),
+    // and a fill of one or more is refused before the run.
+    let program = dir.join("none.gc");
+    for (fill, exit_run, exit_verify) in [("", 0, 0), (" random 1..2", 1, 1)] {
+        let text = format!("channel capacity 2{fill}\nvar x: bool\nprocess {{ a :: x -> x := false }}\nlegitimate: forall(p in procs : not p.x)\n");
+        std::fs::write(&program, text).unwrap();
+        let program = program.to_str().unwrap();
+        let (exit, out) = guarded(&["run", program, "-t", "ring:3", "--init", "random"]);
+        assert_eq!(exit, exit_run, "{fill}: {out}");
+        let (exit, out) = guarded(&["verify", program, "-t", "ring:3", "--from", "random"]);
+        assert_eq!(exit, exit_verify, "{fill}: {out}");
+        if exit_verify != 0 {
+            let refused = Command::new(env!("CARGO_BIN_EXE_guarded"))
+                .args(["check", program, "-t", "ring:3"])
+                .output()
+                .expect("the binary runs");
+            let said = String::from_utf8_lossy(&refused.stderr);
+            assert!(said.contains("declares no message type"), "{said}");
+        }
+    }
     let arrow = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/arrow.gc");
     let (exit, _) = guarded(&["verify", arrow, "-t", "tree:3", "--from", "random"]);
     assert_eq!(exit, 1, "in ticks: refused");

@@ -202,6 +202,23 @@ impl Instantiation<'_> {
             },
             (_, cap) => (0, cap.unwrap_or(0)),
         };
+        // Without a message type a channel can hold nothing: random
+        // starts leave it empty, and a fill of at least one is refused.
+        let random_fill = match (&prog.capacity, prog.messages.is_empty()) {
+            (Some((_, _, span)), true) if random_fill.0 > 0 => {
+                self.problems.push(
+                    Problem::new(
+                        "guarded::instance::random_range",
+                        "the random channel fill asks for messages, and the program declares no message type",
+                    )
+                    .label(*span, "declared here")
+                    .help("declare a `message` type, or fill the channels with `random 0..0`"),
+                );
+                (0, 0)
+            }
+            (_, true) => (0, 0),
+            (_, false) => random_fill,
+        };
         let delay = self.delay(capacity);
         let message_domains = prog
             .messages

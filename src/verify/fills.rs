@@ -25,8 +25,9 @@ pub struct Fills {
 
 impl Fills {
     /// The fills of `code`'s channels on `topo`; where one channel alone
-    /// may hold more than `most` contents, how many it may (or `u128::MAX`
-    /// past that).
+    /// may hold more than `most` contents, or they hold more than 16
+    /// times `most` messages together, how many contents there are (or
+    /// `u128::MAX` past that).
     pub fn of(code: &Compiled, topo: &Topology, most: u128) -> Result<Fills, u128> {
         let empty = Channels::new(topo, code.capacity);
         let (lo, hi) = code.random_fill;
@@ -42,8 +43,11 @@ impl Fills {
             let here = (messages.len() as u128).checked_pow(k as u32)?;
             sum.checked_add(here)
         });
+        // A long channel of few message values has few contents, but
+        // each is long.
+        let held = |count: u128| count.saturating_mul(hi.max(1) as u128);
         match count {
-            Some(count) if count <= most => {}
+            Some(count) if count <= most && held(count) <= most.saturating_mul(16) => {}
             count => return Err(count.unwrap_or(u128::MAX)),
         }
         let mut contents = Vec::new();
@@ -181,5 +185,11 @@ legitimate: forall(p in procs : p.x == 0)
             Err(other) => panic!("{other:?}"),
             Ok(_) => panic!("refused"),
         }
+        // One message value, but channels of 65,536: few contents, each
+        // long.
+        let long = "message m\nchannel capacity 65536\nvar x: bool\n\
+                    process { a :: receive m from q -> x := true }\nlegitimate: true\n";
+        let inst = test_instance(long, "chain:2", &[]);
+        assert!(Starts::arbitrary(&inst).is_err(), "refused");
     }
 }

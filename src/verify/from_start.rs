@@ -122,7 +122,7 @@ impl Starts {
         match Fills::of(&inst.code, &inst.topo, MOST_CONTENTS) {
             Ok(fills) => Ok(Starts::Filled(space, fills)),
             Err(contents) => Err(Refusal::Unsupported(format!(
-                "a channel's arbitrary contents are {} (every sequence of {} to {} messages), more than {MOST_CONTENTS} to list: narrow them (`channel capacity K random lo..hi`)",
+                "a channel's arbitrary contents are {} (every sequence of {} to {} messages), too many to list (at most {MOST_CONTENTS}, of 16 messages each on average): narrow them (`channel capacity K random lo..hi`)",
                 if contents == u128::MAX { "too many to count".to_string() } else { contents.to_string() },
                 inst.code.random_fill.0,
                 inst.code.random_fill.1
