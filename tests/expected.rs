@@ -432,8 +432,9 @@ fn families_and_daemon_lists_on_the_command_line() {
     {
         assert_eq!(row[0], n.to_string(), "{csv}");
         assert_eq!(row[5], "synchronous", "{csv}");
-        assert_eq!(row[6], "true", "{csv}");
-        let found: f64 = row[7].parse().unwrap();
+        assert_eq!(row[6], "every", "{csv}");
+        assert_eq!(row[7], "true", "{csv}");
+        let found: f64 = row[8].parse().unwrap();
         assert!((found - worst).abs() < 1e-6, "{csv}");
         // From the declared start as `expect` on that size alone says.
         let (_, single, _) =
@@ -444,10 +445,23 @@ fn families_and_daemon_lists_on_the_command_line() {
             .and_then(|rest| rest.split(',').next())
             .and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("{single}"));
-        let found: f64 = row[8].parse().unwrap();
+        let found: f64 = row[9].parse().unwrap();
         assert!((found - declared).abs() < 1e-6, "{csv}\n{single}");
         assert!(declared < worst && declared > 0.0, "{single}");
     }
+    // The choice a row is about, as `--choice` spells it.
+    let (_, first, _) = guarded(&[
+        "expect",
+        "programs/herman.gc",
+        "-t",
+        "uring:5",
+        "--choice",
+        "first",
+        "--format",
+        "csv",
+    ]);
+    let row: Vec<&str> = first.lines().nth(1).unwrap_or("").split(',').collect();
+    assert_eq!(row.get(6), Some(&"first"), "{first}");
     // A list of daemons: a row each, in the order given, and the table
     // says how each draws its movers.
     let (code, out, err) = guarded(&[

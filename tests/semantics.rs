@@ -211,6 +211,24 @@ fn roles_by_id_and_ids_from_a_list() {
 }
 
 #[test]
+fn an_edge_variable_starts_with_its_value_at_the_lower_numbered_end() {
+    // `self` differs at the two ends: the lower-numbered one's is kept, and
+    // a write by either end lands at both.
+    let src = "edge var head: node = self\nprocess { flip for q in nbrs :: edge(q).head == self and q.index > index -> edge(q).head := q }\n\
+               legitimate: forall(p in procs : forall(q in nbrs(p) : (edge(p, q).head == p) == (p.index < q.index)))";
+    for topology in ["ring:5", "grid:3x3", "random:7"] {
+        let mut s = sim(src, topology, Daemon::Central, 1);
+        assert_eq!(s.legitimate(), Some(true), "{topology}");
+        assert_eq!(s.step().unwrap(), Outcome::Moved, "{topology}");
+        assert_eq!(
+            s.legitimate(),
+            Some(false),
+            "{topology}: a write at both ends"
+        );
+    }
+}
+
+#[test]
 fn node_variables_read_through_and_stay_local() {
     // Each process points at its smallest-index neighbour and copies its x.
     let src = "var x: 0..9 = index\nvar p: node = self\n\

@@ -156,7 +156,7 @@ pub(super) fn expect_family(a: &ExpectArgs, specs: &[String], daemons: &[Daemon]
 fn render(a: &ExpectArgs, rows: &[Row]) -> String {
     match a.format {
         Format::Json => json_text(a, rows),
-        Format::Csv => csv(rows),
+        Format::Csv => csv(rows, a.choice.name()),
         Format::Text => text(a, rows),
     }
 }
@@ -290,9 +290,11 @@ fn text(a: &ExpectArgs, rows: &[Row]) -> String {
     out
 }
 
-fn csv(rows: &[Row]) -> String {
+/// A row per instance and daemon; `choice` (as `--choice` spells it) in
+/// each, so that files from several commands can be put together.
+fn csv(rows: &[Row], choice: &str) -> String {
     let mut out = String::from(
-        "n,topology,parameters,configurations,starts,daemon,probability_1,worst_steps,declared_steps,average_steps,worst_moves,declared_moves,average_moves,worst_rounds,declared_rounds,average_rounds,certified\n",
+        "n,topology,parameters,configurations,starts,daemon,choice,probability_1,worst_steps,declared_steps,average_steps,worst_moves,declared_moves,average_moves,worst_rounds,declared_rounds,average_rounds,certified\n",
     );
     let quoted = show::csv_field;
     // To the precision value iteration certifies, not its last digits; an
@@ -306,7 +308,7 @@ fn csv(rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{choice},{},{},{},{},{}",
             r.n,
             quoted(&r.topology),
             quoted(&r.params),
