@@ -271,10 +271,12 @@ fn spin_agrees_under_the_distributed_and_locally_central_daemons() {
     let oldest = oldest.as_str();
     let election = "tests/golden/programs/chang_roberts.gc";
     for (program, topology, daemon, choice, reached) in [
-        (election, "ring:3", "distributed", "every", 38),
-        (election, "ring:4", "locally-central", "first", 162),
-        (oldest, "ring:3", "distributed", "every", 434),
-        (oldest, "star:4", "locally-central", "first", 599),
+        // Messages to different processes not ordered against one
+        // another (38, 162, 434 and 599 where they were).
+        (election, "ring:3", "distributed", "every", 25),
+        (election, "ring:4", "locally-central", "first", 59),
+        (oldest, "ring:3", "distributed", "every", 419),
+        (oldest, "star:4", "locally-central", "first", 269),
         (oldest, "ring:3", "synchronous", "every", 4),
     ] {
         let instance = [

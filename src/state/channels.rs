@@ -195,6 +195,48 @@ impl Channels {
         }
     }
 
+    /// The process each channel leads to, by channel number: the
+    /// neighbour lists of `topo` end to end (see [`Topology::arc`]).
+    pub fn receivers(topo: &Topology) -> Vec<u32> {
+        (0..topo.n()).flat_map(|p| topo.nbrs(p)).copied().collect()
+    }
+
+    /// Where each message in transit is (channel, place in it), in the
+    /// order a search keeps them: receiver by receiver (`receivers`, as
+    /// [`Channels::receivers`] gives it), each receiver's in the order
+    /// they were sent. Only a receiver's own messages' order is ever read
+    /// (it takes its oldest first; a step's sends are the youngest at each
+    /// receiver), so two configurations that differ only in how old
+    /// messages to different processes are against one another have the
+    /// same runs, and a search keeps one of them.
+    pub fn by_receiver(&self, receivers: &[u32], out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let mut keyed: Vec<(u32, u64, u32, u32)> = Vec::new();
+        for (arc, queue) in self.queues.iter().enumerate() {
+            for (at, m) in queue.iter().enumerate() {
+                keyed.push((receivers[arc], m.seq, arc as u32, at as u32));
+            }
+        }
+        keyed.sort_unstable();
+        out.extend(keyed.iter().map(|&(_, _, arc, at)| (arc, at)));
+    }
+
+    /// Puts the channels in the canonical form a search keeps them in:
+    /// messages numbered from 0 receiver by receiver, each receiver's in
+    /// the order they were sent (see [`Channels::by_receiver`]).
+    pub fn canonicalize_by_receiver(&mut self, receivers: &[u32]) {
+        if self.all_empty() {
+            self.next_seq = 0;
+            return;
+        }
+        let mut order = Vec::new();
+        self.by_receiver(receivers, &mut order);
+        for (seq, &(arc, at)) in order.iter().enumerate() {
+            self.queues[arc as usize][at as usize].seq = seq as u64;
+        }
+        self.next_seq = order.len() as u64;
+    }
+
     /// Whether every channel is empty (as they all are where the program
     /// declares no messages).
     pub fn all_empty(&self) -> bool {

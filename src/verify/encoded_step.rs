@@ -1,7 +1,7 @@
 //! A step whose movers' moves the view memo remembers, written straight
 //! as the bytes of the configuration it leads to: the movers' rows
 //! replaced, the messages they took left out, the ones they sent put
-//! after the others in the step's order, which is what the step
+//! after the others to their receivers in the step's order, which is what the step
 //! relation's successor, put in canonical form and encoded, gives,
 //! without building it (its channels copied queue by queue, renumbered,
 //! then read again to be encoded). Movers read the configuration before
@@ -69,8 +69,9 @@ impl Effect {
 
 /// A configuration made ready for its steps to be written as bytes: its
 /// rows' code, which a step changes by what its movers' cells add, and
-/// its messages in the order they were sent, each packed (channel, word,
-/// bits), with how many each channel holds.
+/// its messages in the order the arena keeps them (receiver by receiver,
+/// each's in the order sent), each packed (channel, word, bits), with how
+/// many each channel holds.
 #[derive(Default)]
 pub(super) struct EncodedSteps {
     code: u64,
@@ -202,6 +203,11 @@ impl EncodedSteps {
                 *at = (arc as u32, word, bits);
             }
         }
+        // As the arena keeps them: receiver by receiver (stable).
+        let receiver = |m: &(u32, u64, u32)| arena.receiver(m.0);
+        if !self.messages.is_sorted_by_key(receiver) {
+            self.messages.sort_by_key(receiver);
+        }
         let Some(code) = space.index_of_rows(&cfg.rows) else {
             return false;
         };
@@ -280,9 +286,20 @@ impl EncodedSteps {
         if count == 0 {
             return true;
         }
+        // The messages sent are the youngest at their receivers: each goes
+        // after the others to its receiver (stable: in the step's order).
+        let receiver = |m: &(u32, u64, u32)| arena.receiver(m.0);
+        if !self.sent.is_sorted_by_key(receiver) {
+            self.sent.sort_by_key(receiver);
+        }
         let mut bits = BitWriter::new(out);
-        put_but_heads(&self.messages, &mut self.heads, &mut bits);
-        for &(_, word, width) in &self.sent {
+        let mut sent = Merged {
+            sent: &self.sent,
+            next: 0,
+            receiver: |arc| arena.receiver(arc),
+        };
+        put_but_heads(&self.messages, &mut self.heads, &mut sent, &mut bits);
+        for &(_, word, width) in &self.sent[sent.next..] {
             bits.put(word, width);
         }
         bits.finish();
@@ -290,30 +307,73 @@ impl EncodedSteps {
     }
 }
 
+/// A step's messages sent (channel, word, bits; by receiver), put among
+/// those kept as the arena keeps them: before the first kept message to
+/// a later receiver.
+struct Merged<'s, R> {
+    sent: &'s [(u32, u64, u32)],
+    /// How many are put.
+    next: usize,
+    receiver: R,
+}
+
+impl<R: Fn(u32) -> u32> Merged<'_, R> {
+    /// Puts the message kept on channel `arc`, after the messages sent
+    /// to receivers before its own.
+    #[inline(always)]
+    fn put_kept(&mut self, arc: u32, (word, width): (u64, u32), bits: &mut BitWriter) {
+        if let Some(&(first, _, _)) = self.sent.get(self.next) {
+            let to = (self.receiver)(arc);
+            if (self.receiver)(first) < to {
+                self.put_before(to, bits);
+            }
+        }
+        bits.put(word, width);
+    }
+
+    /// Puts the messages sent to receivers before `to`.
+    #[inline(never)]
+    fn put_before(&mut self, to: u32, bits: &mut BitWriter) {
+        while let Some(&(arc, word, width)) = self.sent.get(self.next) {
+            if (self.receiver)(arc) >= to {
+                break;
+            }
+            bits.put(word, width);
+            self.next += 1;
+        }
+    }
+}
+
 /// Puts each message of `messages` (channel, word, bits) but the first on
 /// each channel of `heads` (each channel once: the heads a step's movers
-/// take, each its channel's oldest message), in order; `heads` is spent.
+/// take, each its channel's oldest message), in order, with `sent`'s
+/// messages put among them (see [`Merged`]); `heads` is spent.
 /// In line: a step's bytes are written around it (as a call, 12 more
 /// instructions a step of Chang and Roberts' election with one mover, 33
 /// with several).
 #[inline(always)]
-fn put_but_heads(messages: &[(u32, u64, u32)], heads: &mut Vec<u32>, bits: &mut BitWriter) {
+fn put_but_heads<R: Fn(u32) -> u32>(
+    messages: &[(u32, u64, u32)],
+    heads: &mut Vec<u32>,
+    sent: &mut Merged<R>,
+    bits: &mut BitWriter,
+) {
     // No head or one (every central step) without a search per message.
     match heads[..] {
         [] => {
-            for &(_, word, width) in messages {
-                bits.put(word, width);
+            for &(arc, word, width) in messages {
+                sent.put_kept(arc, (word, width), bits);
             }
         }
         // Those before the head and after it, without a test at each.
         [head] => {
             let at = messages.iter().position(|m| m.0 == head);
             let (before, after) = messages.split_at(at.unwrap_or(messages.len()));
-            for &(_, word, width) in before {
-                bits.put(word, width);
+            for &(arc, word, width) in before {
+                sent.put_kept(arc, (word, width), bits);
             }
-            for &(_, word, width) in after.get(1..).unwrap_or_default() {
-                bits.put(word, width);
+            for &(arc, word, width) in after.get(1..).unwrap_or_default() {
+                sent.put_kept(arc, (word, width), bits);
             }
         }
         // Channels numbered below 64: each head's channel a bit.
@@ -324,7 +384,7 @@ fn put_but_heads(messages: &[(u32, u64, u32)], heads: &mut Vec<u32>, bits: &mut 
                     left &= !(1 << arc);
                     continue;
                 }
-                bits.put(word, width);
+                sent.put_kept(arc, (word, width), bits);
             }
         }
         _ => {
@@ -333,7 +393,7 @@ fn put_but_heads(messages: &[(u32, u64, u32)], heads: &mut Vec<u32>, bits: &mut 
                     heads.swap_remove(at);
                     continue;
                 }
-                bits.put(word, width);
+                sent.put_kept(arc, (word, width), bits);
             }
         }
     }
@@ -378,7 +438,8 @@ process {
 
     /// Every message but the first on each channel whose head is taken is
     /// put, in order, whichever way the heads are looked for: none, one,
-    /// channels below 64 as bits, or searched for (channels past 64).
+    /// channels below 64 as bits, or searched for (channels past 64); the
+    /// messages sent go after those kept to their receivers.
     #[test]
     fn messages_but_the_heads_taken_are_put_in_order() {
         use rand::{Rng, SeedableRng};
@@ -395,10 +456,18 @@ process {
                     a
                 }
             };
+            // Three receivers, the messages kept by receiver as the arena
+            // keeps them.
+            let receiver = |arc: u32| arc % 3;
             let count = rng.gen_range(0..9);
-            let messages: Vec<(u32, u64, u32)> = (0..count)
+            let mut messages: Vec<(u32, u64, u32)> = (0..count)
                 .map(|k| (arc(&mut rng), k as u64 + 1, rng.gen_range(1..40)))
                 .collect();
+            messages.sort_by_key(|m| receiver(m.0));
+            let mut sent: Vec<(u32, u64, u32)> = (0..rng.gen_range(0..4))
+                .map(|k| (arc(&mut rng), 100 + k as u64, rng.gen_range(1..40)))
+                .collect();
+            sent.sort_by_key(|m| receiver(m.0));
             let mut on: Vec<u32> = messages.iter().map(|m| m.0).collect();
             on.sort_unstable();
             on.dedup();
@@ -413,19 +482,34 @@ process {
             let mut expected = Vec::new();
             let mut reference = BitWriter::new(&mut expected);
             let mut first: Vec<u32> = heads.clone();
+            let mut kept = Vec::new();
             for &(arc, word, width) in &messages {
                 if let Some(at) = first.iter().position(|&h| h == arc) {
                     first.remove(at);
                     continue;
                 }
-                reference.put(word, width);
+                kept.push((arc, word, width));
+            }
+            for to in 0..3 {
+                let mine = |m: &&(u32, u64, u32)| receiver(m.0) == to;
+                for &(_, word, width) in kept.iter().filter(mine).chain(sent.iter().filter(mine)) {
+                    reference.put(word, width);
+                }
             }
             reference.finish();
             let mut got = Vec::new();
             let mut bits = BitWriter::new(&mut got);
-            put_but_heads(&messages, &mut heads, &mut bits);
+            let mut merged = Merged {
+                sent: &sent,
+                next: 0,
+                receiver,
+            };
+            put_but_heads(&messages, &mut heads, &mut merged, &mut bits);
+            for &(_, word, width) in &sent[merged.next..] {
+                bits.put(word, width);
+            }
             bits.finish();
-            assert_eq!(got, expected, "{messages:?}");
+            assert_eq!(got, expected, "{messages:?} {sent:?}");
         }
         assert!(ways.iter().all(|&w| w > 100), "{ways:?}");
     }

@@ -60,6 +60,9 @@ pub(super) struct Symmetry {
     /// Per action of each role: whether its binder ranges over processes.
     member_is_process: Vec<Vec<bool>>,
     role_of: crate::compile::RoleMap,
+    /// The process each channel leads to: images are kept as the search
+    /// keeps configurations, messages numbered receiver by receiver.
+    receivers: Vec<u32>,
 }
 
 impl Symmetry {
@@ -94,6 +97,7 @@ impl Symmetry {
             node_slot,
             member_is_process,
             role_of: code.role_of.clone(),
+            receivers: crate::state::channels::Channels::receivers(topo),
         };
         let seen = observes(&inst.prog);
         let order = seen.order || (!every_move && seen.binder_over_processes);
@@ -171,7 +175,13 @@ impl Symmetry {
         for (a, &from) in self.perms[k].source_arc.iter().enumerate() {
             out.chans.queues[a].clone_from(&cfg.chans.queues[from as usize]);
         }
-        out.canonicalize();
+        self.canonicalize(out);
+    }
+
+    /// `cfg` in the form images are compared in: messages numbered
+    /// receiver by receiver (a symmetry maps receivers to receivers).
+    fn canonicalize(&self, cfg: &mut Config) {
+        cfg.chans.canonicalize_by_receiver(&self.receivers);
     }
 
     /// The image of `cfg` under symmetry `k`.
@@ -187,6 +197,7 @@ impl Symmetry {
         let cells = cfg.rows.len();
         let mut best = 0;
         out.clone_from(cfg);
+        self.canonicalize(out);
         for k in 1..self.perms.len() {
             // Cell by cell: most images differ from the best in a cell or two.
             let mut order = Ordering::Equal;

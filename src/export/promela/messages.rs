@@ -1,10 +1,12 @@
 //! Messages in Promela, from a given start. Each
 //! channel (a directed edge, numbered as the runtime numbers them) is a
 //! fixed run of `capacity` slots, head first: its length, and each slot's
-//! message type, fields and rank. The rank orders every message in
-//! transit by age (0 the oldest), which is what a process's choice among
-//! its receives reads (the oldest message first). Ranks are renumbered
-//! when a message is taken and empty slots hold zeros, so that a
+//! message type, fields and rank. The rank orders the messages in
+//! transit to one process by age (0 the oldest), which is what its
+//! choice among its receives reads (the oldest message first); how old
+//! messages to different processes are against one another is read by
+//! nothing, and kept by neither the model nor `verify`. Ranks are
+//! renumbered when a message is taken and empty slots hold zeros, so that a
 //! configuration has one representation, as `verify` keeps it: SPIN's
 //! states are then `verify`'s configurations (plus the one before the
 //! start). The synchronous step reads the channels in a copy from before
@@ -28,6 +30,8 @@ pub(super) struct Layout {
     capacity: usize,
     /// The Promela type of each field position (over every message type).
     field_types: Vec<&'static str>,
+    /// The process each channel leads to.
+    receivers: Vec<u32>,
 }
 
 impl Layout {
@@ -81,7 +85,13 @@ impl Layout {
             arcs,
             capacity,
             field_types,
+            receivers: Channels::receivers(t.topo),
         }))
+    }
+
+    /// The channels into process `to`.
+    fn arcs_into(&self, to: u32) -> impl Iterator<Item = usize> + '_ {
+        (0..self.arcs).filter(move |&a| self.receivers[a] == to)
     }
 
     /// The index of slot `i` of channel `arc`.
@@ -95,7 +105,7 @@ impl Layout {
         let (arcs, slots) = (self.arcs.max(1), (self.arcs * self.capacity).max(1));
         let _ = writeln!(
             out,
-            "/* channels: {} of {} messages, head first; a slot's rank is its message's age among all (0: the oldest) */",
+            "/* channels: {} of {} messages, head first; a slot's rank is its message's age among those to its receiver (0: the oldest) */",
             self.arcs, self.capacity
         );
         let _ = writeln!(out, "byte c_len[{arcs}];");
@@ -152,22 +162,22 @@ impl Layout {
     /// [`Layout::take_for`] of the channel of the first of `branches`
     /// (condition, channel) whose condition holds.
     pub(super) fn take_when(&self, branches: &[(String, usize)]) -> Option<String> {
+        // One process's moves: every channel leads to it.
+        let to = self.receivers[branches.first()?.1];
         let branches: Vec<String> = branches
             .iter()
             .map(|(when, arc)| format!(":: {when} -> a0 = {arc}"))
             .collect();
-        (!branches.is_empty()).then(|| {
-            format!(
-                "if\n{}\n:: else -> a0 = -1\nfi;\nif\n:: a0 >= 0 ->\n{}\n:: else -> skip\nfi",
-                branches.join("\n"),
-                super::stmt::indent(&self.take_from("a0"))
-            )
-        })
+        Some(format!(
+            "if\n{}\n:: else -> a0 = -1\nfi;\nif\n:: a0 >= 0 ->\n{}\n:: else -> skip\nfi",
+            branches.join("\n"),
+            super::stmt::indent(&self.take_from("a0", to))
+        ))
     }
 
-    /// How many messages are in transit.
-    fn total(&self) -> String {
-        let terms: Vec<String> = (0..self.arcs).map(|k| format!("c_len[{k}]")).collect();
+    /// How many messages are in transit to process `to`.
+    fn total(&self, to: u32) -> String {
+        let terms: Vec<String> = self.arcs_into(to).map(|k| format!("c_len[{k}]")).collect();
         if terms.is_empty() {
             "0".into()
         } else {
@@ -176,15 +186,16 @@ impl Layout {
     }
 
     /// Channel `arc`'s head taken: the rest moved up, the freed slot
-    /// cleared, and the younger messages' ranks moved down.
+    /// cleared, and the ranks of the younger messages to its receiver
+    /// moved down.
     fn take(&self, arc: usize) -> String {
-        self.take_from(&arc.to_string())
+        self.take_from(&arc.to_string(), self.receivers[arc])
     }
 
     /// [`Layout::take`] of the channel numbered `arc` (a Promela
-    /// expression). Loops, not unrolled: SPIN bounds how long a `d_step`
-    /// may be.
-    fn take_from(&self, arc: &str) -> String {
+    /// expression), into process `to`. Loops, not unrolled: SPIN bounds
+    /// how long a `d_step` may be.
+    fn take_from(&self, arc: &str, to: u32) -> String {
         let cap = self.capacity;
         let (first, last) = (
             format!("{arc} * {cap}"),
@@ -197,7 +208,17 @@ impl Layout {
             .map(|a| format!("{a}[s0] = {a}[s0 + 1]"))
             .collect();
         let clear: Vec<String> = arrays.iter().map(|a| format!("{a}[{last}] = 0")).collect();
-        let slots = self.arcs * cap;
+        // The ranks of the messages to `to`, channel by channel.
+        let younger: Vec<String> = self
+            .arcs_into(to)
+            .map(|a| {
+                format!(
+                    "s0 = {};\ndo\n:: s0 < {} -> c_rank[s0] = c_rank[s0] - (c_rank[s0] > r0 -> 1 : 0); s0 = s0 + 1\n:: else -> break\nod",
+                    self.slot(a, 0),
+                    self.slot(a, cap)
+                )
+            })
+            .collect();
         [
             format!("r0 = c_rank[{first}]"),
             format!("s0 = {first}"),
@@ -207,16 +228,14 @@ impl Layout {
             ),
             clear.join(";\n"),
             format!("c_len[{arc}] = c_len[{arc}] - 1"),
-            "s0 = 0".to_string(),
-            format!(
-                "do\n:: s0 < {slots} -> c_rank[s0] = c_rank[s0] - (c_rank[s0] > r0 -> 1 : 0); s0 = s0 + 1\n:: else -> break\nod"
-            ),
+            younger.join(";\n"),
         ]
         .join(";\n")
     }
 
     /// A message of type `kind` with the fields in `values` (Promela
-    /// variables) appended to channel `arc`, the youngest in transit.
+    /// variables) appended to channel `arc`, the youngest in transit to
+    /// its receiver.
     fn append(&self, arc: usize, kind: usize, values: &[String]) -> String {
         // The slot's index, its length taken modulo the capacity (which
         // the assertion makes no change) so that C compilers see it stay
@@ -226,7 +245,7 @@ impl Layout {
         let mut out = vec![
             format!("assert(c_len[{arc}] < {cap})"),
             format!("s0 = {} + c_len[{arc}] % {cap}", self.slot(arc, 0)),
-            format!("c_rank[{at}] = {}", self.total()),
+            format!("c_rank[{at}] = {}", self.total(self.receivers[arc])),
             format!("c_kind[{at}] = {kind}"),
         ];
         for (j, v) in values.iter().enumerate() {
@@ -253,9 +272,9 @@ impl Layout {
     }
 
     /// The assignments that put `chans`' contents in the model, each
-    /// message ranked by its age.
+    /// message ranked by its age among those to its receiver.
     pub(super) fn start(&self, chans: &Channels) -> Result<Vec<String>, Untranslatable> {
-        let mut by_age: Vec<(u64, usize, usize)> = Vec::new();
+        let mut by_age: Vec<(u32, u64, usize, usize)> = Vec::new();
         for (arc, queue) in chans.queues.iter().enumerate() {
             if queue.len() > self.capacity {
                 return Err(Untranslatable::new(
@@ -266,11 +285,14 @@ impl Layout {
                     None,
                 ));
             }
-            by_age.extend(queue.iter().enumerate().map(|(i, m)| (m.seq, arc, i)));
+            let to = self.receivers[arc];
+            by_age.extend(queue.iter().enumerate().map(|(i, m)| (to, m.seq, arc, i)));
         }
         by_age.sort_unstable();
         let mut out = Vec::new();
-        for (rank, &(_, arc, i)) in by_age.iter().enumerate() {
+        for (k, &(to, _, arc, i)) in by_age.iter().enumerate() {
+            // Those before it to the same receiver.
+            let rank = by_age[..k].iter().filter(|b| b.0 == to).count();
             let m = &chans.queues[arc][i];
             let s = self.slot(arc, i);
             out.push(format!("c_kind[{s}] = {}", m.kind));

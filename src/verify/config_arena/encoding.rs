@@ -26,6 +26,9 @@ pub(crate) struct MessageShape {
     pub(crate) arity: Vec<u8>,
     pub(crate) timed: bool,
     pub(crate) domains: Vec<Vec<(i64, u32)>>,
+    /// The process each channel leads to ([`Channels::receivers`]): the
+    /// messages are kept receiver by receiver ([`Channels::by_receiver`]).
+    pub(crate) receivers: Vec<u32>,
 }
 
 impl MessageShape {
@@ -61,7 +64,14 @@ impl MessageShape {
                         .collect()
                 })
                 .collect(),
+            receivers: Channels::receivers(&inst.topo),
         }
+    }
+
+    /// The process channel `arc` leads to.
+    #[inline]
+    pub(crate) fn receiver(&self, arc: u32) -> u32 {
+        self.receivers.get(arc as usize).copied().unwrap_or(0)
     }
 
     /// The bits of a packed message's channel (among `arcs`) and type.
@@ -101,7 +111,8 @@ pub(super) struct Encoding {
 
 impl Encoding {
     /// Appends `cfg`'s bytes (canonical: its messages numbered 0, 1, ...
-    /// in the order they were sent) to `out`.
+    /// in the order they were sent, or receiver by receiver) to `out`:
+    /// its messages receiver by receiver ([`Channels::by_receiver`]).
     pub(super) fn encode(&self, cfg: &Config, out: &mut Vec<u8>) {
         let head = out.len();
         // First, how many messages are in transit and how the rest is
@@ -124,9 +135,10 @@ impl Encoding {
                 cfg.rows.iter().for_each(|&v| varint(out, zigzag(v)));
             }
         }
-        // The messages in the order they were sent, each with its channel:
-        // the channels are first in, first out, so that order gives every
-        // queue back, and each message's place in it needs no bytes.
+        // The messages receiver by receiver, each receiver's in the order
+        // they were sent, each with its channel: the channels are first
+        // in, first out, so that order gives every queue back, and each
+        // message's place in it needs no bytes.
         if count == 0 {
             return;
         }
@@ -148,6 +160,11 @@ impl Encoding {
                 debug_assert!(m.seq < count as u64, "canonical channels");
                 order[m.seq as usize] = (arc as u32, at as u32);
             }
+        }
+        // Stable: each receiver's in the order sent.
+        let receiver = |&(arc, _): &(u32, u32)| self.messages.receiver(arc);
+        if !order.is_sorted_by_key(receiver) {
+            order.sort_by_key(receiver);
         }
         // Packed (`PACKED`) where every field is in its domain: the
         // channel, the type and each field in the bits their values take,
@@ -204,7 +221,7 @@ impl Encoding {
     /// fits in a word: one pass over the channels, each message's word
     /// put at its number, then written in order.
     fn pack_words(&self, chans: &Channels, count: usize, out: &mut Vec<u8>) -> bool {
-        let (mut few, mut many) = ([(0u64, 0u32); 32], Vec::new());
+        let (mut few, mut many) = ([(0u32, 0u64, 0u32); 32], Vec::new());
         let words = first_of(&mut few, &mut many, count);
         // Most channels are empty: an iterator over a queue's two halves
         // costs more than the test.
@@ -216,13 +233,19 @@ impl Encoding {
             for m in front.iter().chain(back) {
                 debug_assert!(m.seq < count as u64, "canonical channels");
                 match self.word(arc, m) {
-                    Some(word) => words[m.seq as usize] = word,
+                    Some((word, held)) => {
+                        words[m.seq as usize] = (self.messages.receiver(arc as u32), word, held);
+                    }
                     None => return false,
                 }
             }
         }
+        // Stable: each receiver's in the order sent.
+        if !words.is_sorted_by_key(|w| w.0) {
+            words.sort_by_key(|w| w.0);
+        }
         let mut bits = BitWriter::new(out);
-        for &(word, held) in words.iter() {
+        for &(_, word, held) in words.iter() {
             bits.put(word, held);
         }
         bits.finish();
@@ -268,7 +291,8 @@ impl Encoding {
 
     /// What a step written as bytes needs of the configuration `bytes`
     /// begin with (see [`Encoding::decode_packing`]), read from them: its rows'
-    /// code, returned, and its messages in the order they were sent,
+    /// code, returned, and its messages in the order kept (receiver by
+    /// receiver, each's in the order sent),
     /// each's channel, word and bits as [`Encoding::word`] gives them,
     /// into `messages`, with how many each channel holds added to
     /// `on_arc`; `None` where its rows are not coded or its messages not

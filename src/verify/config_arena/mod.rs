@@ -6,11 +6,14 @@
 //! bytes replaces hashing every queue.
 //!
 //! The encoding is canonical for canonical configurations (messages
-//! numbered 0, 1, ... in the order they were sent): how many messages are
-//! in transit and how the rest is written, in one variable-length
+//! numbered 0, 1, ... in the order they were sent), and the same for two
+//! that differ only in how old messages to different processes are
+//! against one another, which no run can tell apart (see
+//! [`crate::state::channels::Channels::by_receiver`]): how many messages
+//! are in transit and how the rest is written, in one variable-length
 //! integer; the rows (their code in the state space where the space has
-//! one for them, else each value as a variable-length integer); then, in
-//! the order the messages were sent, each one's
+//! one for them, else each value as a variable-length integer); then,
+//! receiver by receiver and each receiver's in the order sent, each one's
 //! channel, type and the fields its type has, packed in the bits their
 //! values take (in a program in rounds whose fields are in their domains;
 //! else each a variable-length integer, with, in a program that runs in
@@ -306,6 +309,13 @@ impl ConfigArena {
         self.encoding.packed_messages(from, messages, on_arc)
     }
 
+    /// The process channel `arc` leads to (the messages are kept receiver
+    /// by receiver).
+    #[inline]
+    pub(super) fn receiver(&self, arc: u32) -> u32 {
+        self.encoding.messages.receiver(arc)
+    }
+
     /// Whether messages are packed a word each (in rounds, each type's
     /// bits fitting a word), and then message `m`'s word on channel
     /// `arc` and its bits; `None` where it is not packed so.
@@ -376,7 +386,7 @@ mod tests {
     use super::bytes::{read_varint, unzigzag, zigzag, BitReader};
     use super::*;
     use crate::runtime::init::InitMode;
-    use crate::state::channels::Msg;
+    use crate::state::channels::{Channels, Msg};
 
     /// Two message types of 0 and 2 fields, in rounds or (`DELAY`) in ticks.
     const PROGRAM: &str = "message ping
@@ -420,6 +430,14 @@ process {
             let (first, last) = (other.chans.queues[0][0].seq, other.chans.queues[5][0].seq);
             other.chans.queues[0][0].seq = last;
             other.chans.queues[5][0].seq = first;
+            // Messages to different processes sent in another order
+            // (channel 0 leads to 1, channel 3 to 2): no run tells them
+            // apart, and they are kept as one.
+            let mut alike = cfg.clone();
+            let (first, last) = (alike.chans.queues[0][0].seq, alike.chans.queues[3][0].seq);
+            alike.chans.queues[0][0].seq = last;
+            alike.chans.queues[3][0].seq = first;
+            assert_ne!(alike, cfg);
             // A field outside its domain (b in -2..2) is kept all the
             // same, unpacked.
             let mut wild = cfg.clone();
@@ -438,8 +456,14 @@ process {
             if !timed {
                 assert!(packed.len() < unpacked.len(), "{packed:?} {unpacked:?}");
             }
+            assert_eq!(arena.index(&alike), Some(1), "kept as one");
+            assert!(!arena.insert(&alike));
+            // Back numbered receiver by receiver.
+            let receivers = Channels::receivers(&inst.topo);
             for (k, c) in [&start, &cfg, &other, &wild].into_iter().enumerate() {
-                assert_eq!(&arena.get(k as u32), c);
+                let mut kept = c.clone();
+                kept.chans.canonicalize_by_receiver(&receivers);
+                assert_eq!(arena.get(k as u32), kept);
                 assert_eq!(arena.index(c), Some(k as u32));
             }
             let mut encoded = Vec::new();

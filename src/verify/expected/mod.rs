@@ -136,6 +136,7 @@ pub fn build(
         every: choices != MoverChoice::First,
         drawn: choices == MoverChoice::Drawn,
         index: HashMap::new(),
+        receivers: crate::state::channels::Channels::receivers(&inst.topo),
         model: Model {
             configs: Vec::new(),
             starts: 0,
@@ -183,6 +184,8 @@ struct Builder<'a> {
     drawn: bool,
     /// Each configuration reached (canonical: rows and channels), by number.
     index: HashMap<Config, u32>,
+    /// The process each channel leads to.
+    receivers: Vec<u32>,
     model: Model,
     most: usize,
 }
@@ -200,7 +203,8 @@ fn outcomes_bytes(outcomes: &[Outcome]) -> u64 {
 impl Builder<'_> {
     /// The number of `cfg`, numbered now if new.
     fn number(&mut self, mut cfg: Config) -> Result<u32, Refusal> {
-        cfg.canonicalize();
+        // As verify keeps them: messages receiver by receiver.
+        cfg.chans.canonicalize_by_receiver(&self.receivers);
         if let Some(&i) = self.index.get(&cfg) {
             return Ok(i);
         }

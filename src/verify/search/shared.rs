@@ -422,7 +422,7 @@ mod tests {
         );
         let mut shared_runs = 0;
         for (program, clean) in [(src, true), (&faulting[..], false), (&cycling[..], false)] {
-            let mut inst = test_instance(program, "ring:8", &[]);
+            let mut inst = test_instance(program, "ring:12", &[]);
             let start = inst.initial(&InitMode::Declared, &[]).expect("a start");
             let ex = Explorer::reachable(&inst, start, &Daemon::Central, None).expect("reached");
             assert!(
