@@ -108,7 +108,10 @@ fn reach(
     mut start: Config,
     progress: Option<Progress>,
 ) -> Result<Reached, Refusal> {
-    start.canonicalize();
+    // Messages numbered receiver by receiver, as the search in rounds
+    // keeps them: only a process's own messages' order is read.
+    let receivers = crate::state::channels::Channels::receivers(&inst.topo);
+    start.chans.canonicalize_by_receiver(&receivers);
     let step_rel = inst.step_relation();
     let runtime = |e: RunError, cfg: &Config| Refusal::Runtime(Box::new((e, cfg.clone())));
     let mut r = Reached {
@@ -157,7 +160,8 @@ fn reach(
                 Ok(made) => moves = made.len() as u32,
             }
         }
-        for (succ, delays) in next.drain(..) {
+        for (mut succ, delays) in next.drain(..) {
+            succ.chans.canonicalize_by_receiver(&receivers);
             r.transitions += 1;
             let to = match index.get(&succ) {
                 Some(&j) => j,
