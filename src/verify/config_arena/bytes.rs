@@ -161,7 +161,7 @@ pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     x.remainder().iter().zip(y.remainder()).all(|(u, v)| u == v)
 }
 
-pub(super) fn zigzag(v: i64) -> u64 {
+pub(in crate::verify) fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
 }
 

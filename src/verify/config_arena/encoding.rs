@@ -14,7 +14,7 @@ use crate::verify::bits_for;
 /// how the rest is written: `UNCODED` (rows as values, not a code) and
 /// `PACKED` (messages packed in bits).
 pub(in crate::verify) const HOW: u32 = 2;
-const UNCODED: u64 = 1;
+pub(in crate::verify) const UNCODED: u64 = 1;
 pub(in crate::verify) const PACKED: u64 = 2;
 
 /// What an instance's messages carry: per type, how many fields (those

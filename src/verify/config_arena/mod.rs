@@ -28,11 +28,11 @@ use crate::runtime::space::Space;
 use crate::state::channels::Msg;
 use crate::state::Config;
 use bytes::{hash, same_bytes};
-pub(super) use bytes::{put_low_bytes, varint, BitWriter};
+pub(super) use bytes::{put_low_bytes, varint, zigzag, BitWriter};
 use encoding::Encoding;
 pub(crate) use encoding::MessageShape;
 pub(super) use encoding::Packed;
-pub(super) use encoding::{HOW, PACKED};
+pub(super) use encoding::{HOW, PACKED, UNCODED};
 use starts::Starts;
 
 /// No number in a slot of the table.
