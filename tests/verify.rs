@@ -1462,3 +1462,48 @@ fn every_mover_is_named_once_some_role_has_several_actions() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A domain too large for the state space's lists (`0..1000000000`) is
+/// refused with the variable's name by every command that would list it,
+/// where it aborted the process (an allocation of 8 GB); `expect` from
+/// the declared start lists nothing and still answers.
+#[test]
+fn a_domain_too_large_to_list_is_refused_not_a_crash() {
+    let dir = std::env::temp_dir().join(format!("guarded-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("big.gc");
+    std::fs::write(
+        &program,
+        "var big: 0..1000000000 = 0\nprocess { a :: big < 3 -> big := big + 1 }\n\
+         legitimate: forall(p in procs : p.big >= 3)\n",
+    )
+    .unwrap();
+    let program = program.to_str().unwrap();
+    let said = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_guarded"))
+            .args(args)
+            .output()
+            .expect("the binary runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for args in [
+        &["verify", program, "-t", "ring:3"][..],
+        &["verify", program, "-t", "ring:3", "--from", "declared"],
+        &["verify", program, "-t", "ring:3", "--from", "random"],
+        &["verify", program, "-t", "ring:3", "--engine", "symbolic"],
+        &["expect", program, "-t", "ring:3"],
+        &["expect", program, "-t", "ring:3", "--from", "random"],
+    ] {
+        let (code, err) = said(args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("the variable `big` has 1000000001 values"),
+            "{args:?}: {err}"
+        );
+    }
+    let (code, err) = said(&["expect", program, "-t", "ring:3", "--from", "declared"]);
+    assert_eq!(code, Some(0), "{err}");
+}

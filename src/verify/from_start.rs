@@ -115,6 +115,7 @@ impl Starts {
     /// within the declared `random` ranges, channels filled as `--init
     /// random` fills them (see `fills.rs`).
     pub fn arbitrary(inst: &Instance) -> Result<Starts, Refusal> {
+        super::refuse_unlistable(inst)?;
         let space = inst.arbitrary_space();
         if inst.code.capacity.is_none() {
             return Ok(Starts::Every(space));

@@ -168,9 +168,31 @@ pub struct Explorer<'a> {
     symmetry: Option<symmetry::Symmetry>,
 }
 
-/// Refuses what no exploration handles: timers, which advance when a round
-/// ends, so that a configuration alone does not say what happens next.
+/// The most values of one variable the state space lists (a slot's
+/// values are kept as a list).
+pub const MOST_LISTED_VALUES: u128 = 1 << 24;
+
+/// Refuses a variable whose domain has more values than the state space
+/// lists (`var big: 0..1000000000`), which every engine builds.
+pub fn refuse_unlistable(inst: &Instance) -> Result<(), Refusal> {
+    for (slot, d) in inst.code.domains.iter().enumerate() {
+        let size = d.size(0, &inst.topo);
+        if size > MOST_LISTED_VALUES {
+            let (v, _) = inst.code.var_of_slot(slot);
+            return Err(Refusal::Unsupported(format!(
+                "the variable `{}` has {size} values, more than verify and expect list ({MOST_LISTED_VALUES}): narrow its domain (a `random lo..hi` range narrows only the starts)",
+                inst.prog.vars[v].name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses what no exploration handles: a domain too large to list;
+/// timers, which advance when a round ends, so that a configuration
+/// alone does not say what happens next.
 fn refuse_unexplorable(inst: &Instance) -> Result<(), Refusal> {
+    refuse_unlistable(inst)?;
     if inst.runs_in_ticks() {
         return Err(Refusal::Unsupported(
             "the program runs in ticks (its channels declare a `delay`): verify explores it from one start (`--from declared` or a file), on one topology at a time, not from every configuration or under a daemon".into(),

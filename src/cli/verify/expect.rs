@@ -181,6 +181,7 @@ pub(super) fn compute(
     let starts = match origin {
         Origin::Every => {
             crate::verify::refuse_every_channel_content(inst)?;
+            crate::verify::refuse_unlistable(inst)?;
             Starts::Every(inst.space())
         }
         Origin::Arbitrary => Starts::arbitrary(inst)?,

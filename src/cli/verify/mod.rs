@@ -317,6 +317,9 @@ fn explore(
         symmetries: 1,
         verdicts: Vec::new(),
     };
+    if let Err(r) = crate::verify::refuse_unlistable(inst) {
+        return Err((found, Stop::Refused(r)));
+    }
     match engine(a, inst, origin) {
         Ok(Engine::Explicit) => {}
         Ok(Engine::Symbolic) => {
