@@ -32,6 +32,8 @@ pub(super) struct Layout {
     field_types: Vec<&'static str>,
     /// The process each channel leads to.
     receivers: Vec<u32>,
+    /// The channels into each process ([`crate::topology::Topology::arcs_into`]).
+    into: Vec<Vec<u32>>,
 }
 
 impl Layout {
@@ -86,12 +88,15 @@ impl Layout {
             capacity,
             field_types,
             receivers: Channels::receivers(t.topo),
+            into: (0..t.topo.n())
+                .map(|p| t.topo.arcs_into(p).to_vec())
+                .collect(),
         }))
     }
 
     /// The channels into process `to`.
     fn arcs_into(&self, to: u32) -> impl Iterator<Item = usize> + '_ {
-        (0..self.arcs).filter(move |&a| self.receivers[a] == to)
+        self.into[to as usize].iter().map(|&a| a as usize)
     }
 
     /// The index of slot `i` of channel `arc`.
