@@ -24,6 +24,7 @@ mod tests;
 
 use super::config_arena::MessageShape;
 use super::fills::Fills;
+use super::kept_steps::KeptStepsWriter;
 use super::move_memo::MoveMemo;
 use super::parents::Parents;
 use super::reached::Reached;
@@ -216,6 +217,8 @@ struct Numbering<'n> {
     reached: &'n mut Reached,
     parents: &'n mut Parents,
     frontier: &'n mut Frontier,
+    /// Where the steps are kept for the searches after this one.
+    kept: &'n mut Option<KeptStepsWriter>,
 }
 
 impl<'a> Explorer<'a> {
@@ -320,6 +323,11 @@ impl<'a> Explorer<'a> {
         let memo = remembered
             .as_ref()
             .map(|moves| Memo::new(inst, moves, daemon));
+        // Under the central daemon, configurations kept whole have their
+        // steps kept for the searches after this one.
+        let keeps_steps =
+            matches!(daemon, Daemon::Central) && reached.code(0).is_none() && symmetry.is_none();
+        let mut kept = keeps_steps.then(KeptStepsWriter::new).flatten();
         let expanding = Expanding {
             inst,
             listed,
@@ -329,6 +337,7 @@ impl<'a> Explorer<'a> {
             daemon,
             block,
             look_up,
+            keeps_steps: kept.is_some(),
             spare: Mutex::new(Vec::new()),
             free: Mutex::new(Vec::new()),
         };
@@ -357,7 +366,8 @@ impl<'a> Explorer<'a> {
             if i >= told {
                 ex.tell("reaching configurations", i as u64, reached.len() as u64)?;
                 told = i + PROGRESS_EVERY as usize;
-                let held = reached.bytes() + parents.bytes() + frontier.bytes();
+                let steps = kept.as_ref().map_or(0, KeptStepsWriter::bytes);
+                let held = reached.bytes() + parents.bytes() + frontier.bytes() + steps;
                 if reached.full() || held >= max_reachable_bytes() {
                     return Err(Refusal::TooManyReached(reached.len() as u64));
                 }
@@ -386,6 +396,7 @@ impl<'a> Explorer<'a> {
                 reached: &mut reached,
                 parents: &mut parents,
                 frontier: &mut frontier,
+                kept: &mut kept,
             };
             if overlap && !next.is_empty() {
                 let codes = Codes {
@@ -420,6 +431,7 @@ impl<'a> Explorer<'a> {
         reached.kept_all();
         ex.count = reached.len() as u32;
         ex.states = States::Reachable { reached, parents };
+        ex.kept_steps = kept.and_then(KeptStepsWriter::finish);
         drop(expanding);
         ex.symmetry = symmetry;
         Ok(ex)
@@ -450,6 +462,7 @@ impl<'a> Explorer<'a> {
             reached,
             parents,
             frontier,
+            kept,
         } = numbering;
         if block.outside {
             return Err(outside_the_domains());
@@ -459,8 +472,11 @@ impl<'a> Explorer<'a> {
             // A counterexample of its own; the rest is explored without it.
             let (err, moves) = *fault;
             self.fault.get_or_insert((err, **c + k, moves));
+            // The searches after this one must meet it themselves: they
+            // work the steps out again.
+            **kept = None;
         }
-        block.keep_steps(reached, frontier, |evaluated, children| {
+        block.keep_steps(reached, frontier, kept, |evaluated, children| {
             parents.numbered(children);
             self.record(**c, evaluated);
             **c += 1;

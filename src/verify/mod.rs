@@ -37,6 +37,7 @@ mod from_start;
 mod tours;
 pub use from_start::{max_reachable_bytes, Starts};
 pub use moves::{steps_listed, MOST_IMAGES};
+mod kept_steps;
 mod local;
 mod move_memo;
 mod move_sets;
@@ -166,6 +167,8 @@ pub struct Explorer<'a> {
     choices: Choices,
     /// The symmetries it explores by orbits under, where asked.
     symmetry: Option<symmetry::Symmetry>,
+    /// From a start, where they are kept: every configuration's steps.
+    kept_steps: Option<kept_steps::KeptSteps>,
 }
 
 /// The most values of one variable the state space lists (a slot's
@@ -288,6 +291,7 @@ impl<'a> Explorer<'a> {
             reached_transitions: 0,
             choices: Choices::Every,
             symmetry: None,
+            kept_steps: None,
         }
     }
 

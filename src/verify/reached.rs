@@ -177,11 +177,15 @@ impl Reached {
 
     /// Keeps what [`Reached::unkept`] gave (with `bytes`, the bytes it
     /// appended, for a store of whole configurations), unless it is kept
-    /// already: whether it is new.
-    pub(super) fn keep(&mut self, unkept: Unkept, bytes: &[u8]) -> bool {
+    /// already: whether it is new, and its number where the store knows
+    /// it at once (whole configurations).
+    pub(super) fn keep(&mut self, unkept: Unkept, bytes: &[u8]) -> (bool, Option<u32>) {
         match (self, unkept) {
-            (Reached::Whole(arena), Unkept::Encoded) => arena.insert_encoded(bytes),
-            (Reached::Packed(p), Unkept::Code(code)) => p.insert(code),
+            (Reached::Whole(arena), Unkept::Encoded) => {
+                let (new, number) = arena.insert_encoded(bytes);
+                (new, Some(number))
+            }
+            (Reached::Packed(p), Unkept::Code(code)) => (p.insert(code), None),
             _ => unreachable!("made by another store"),
         }
     }

@@ -341,6 +341,11 @@ impl<'e, 'a> Search<'e, 'a> {
         // From a start, a run stops where an invariant fails: the slow way
         // says so.
         let stops = self.ex.states.reached_from_a_start() && self.ex.stops_at(i);
+        if let Some(kept) = self.ex.kept_steps.as_ref().filter(|_| !stops) {
+            if kept.read(i, out) {
+                return Ok(self.ex.is_terminal(i));
+            }
+        }
         if let Some(fast) = self.fast.as_mut().filter(|_| !stops) {
             if let Some(terminal) = fast.load_steps((i, from), self.daemon, out)? {
                 return Ok(terminal);

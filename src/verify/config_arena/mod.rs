@@ -333,19 +333,20 @@ impl ConfigArena {
         SCRATCH.with_borrow_mut(|bytes| {
             bytes.clear();
             self.encoding.encode(cfg, bytes);
-            self.insert_encoded(bytes)
+            self.insert_encoded(bytes).0
         })
     }
 
     /// Keeps the configuration `bytes` encode unless kept already: whether
-    /// it is new.
-    pub(super) fn insert_encoded(&mut self, bytes: &[u8]) -> bool {
+    /// it is new, and its number.
+    pub(super) fn insert_encoded(&mut self, bytes: &[u8]) -> (bool, u32) {
         let h = hash(bytes);
         let s = self.slot_hashed(bytes, h);
         if self.table[s] != EMPTY {
-            return false;
+            return (false, self.number(self.table[s]));
         }
-        self.table[s] = self.entry(self.len() as u32, h);
+        let number = self.len() as u32;
+        self.table[s] = self.entry(number, h);
         self.bytes.extend_from_slice(bytes);
         // Under 4 GiB: the search stops once the arena is full (MOST_BYTES).
         self.starts.push(self.bytes.len() as u32);
@@ -359,7 +360,7 @@ impl ConfigArena {
         if 8 * self.len() > 7 * self.table.len() {
             self.rehash(self.table.len() * 2);
         }
-        true
+        (true, number)
     }
 
     /// Makes the table `size` slots long and puts every number back.

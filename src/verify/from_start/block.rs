@@ -2,6 +2,7 @@
 //! and what they found, in order, for the numbering to read.
 
 use super::super::evaluate::Evaluated;
+use super::super::kept_steps::KeptStepsWriter;
 use super::super::reached::{Reached, Unkept};
 use super::super::Refusal;
 use super::sleep::Frontier;
@@ -14,6 +15,12 @@ const KEEP_AHEAD: usize = 16;
 /// A step in a block's list: the code of the configuration it leads to,
 /// or this, for the block's next step set [`Aside`].
 pub(super) const ASIDE: u64 = u64::MAX;
+
+/// A step in a block's list, where steps are kept for the searches after
+/// this one, to a configuration kept already, whose number is the block's
+/// next in `numbers` (steps are kept only where configurations are kept
+/// whole, which have no codes).
+pub(super) const KNOWN: u64 = u64::MAX - 1;
 
 /// A step without a code (codes are below `u64::MAX`, so `ASIDE` is none).
 pub(super) enum Aside {
@@ -64,6 +71,16 @@ pub(super) struct Steps {
     pub(super) encoded: Vec<u8>,
     pub(super) sleeps: Vec<u64>,
     pub(super) skipped: u64,
+    /// Whether the steps are kept for the searches after this one (see
+    /// [`KeptStepsWriter`]): then `movers` has each step's one mover, and
+    /// once [`Block::leave_out_kept`] is done, `numbers` has, in order,
+    /// where the steps marked [`KNOWN`] lead.
+    pub(super) keeping: bool,
+    pub(super) movers: Vec<u32>,
+    numbers: Vec<u32>,
+    /// Scratch of [`Block::keep_steps`]: a configuration's steps, where
+    /// each leads and its mover.
+    edges: Vec<(u32, u32)>,
     /// Scratch of [`Block::leave_out_kept`]: for some whole
     /// configurations at a time, where each one's bytes end and whether
     /// it is kept.
@@ -79,6 +96,8 @@ impl Steps {
         self.encoded.clear();
         self.sleeps.clear();
         self.skipped = 0;
+        self.movers.clear();
+        self.numbers.clear();
     }
 }
 
@@ -113,6 +132,9 @@ impl Block {
             sleeps,
             ends,
             kept: found,
+            keeping,
+            movers,
+            numbers,
             ..
         } = steps;
         if !look_up && aside.is_empty() {
@@ -136,7 +158,9 @@ impl Block {
         for (_, to) in configs.iter_mut() {
             for step in from..*to {
                 let code = codes[step];
-                let stays = match code {
+                // Whether it stays to be numbered, and where it leads if
+                // that is known.
+                let (stays, number) = match code {
                     ASIDE => {
                         let Aside::Encoded(stop) = aside[next_whole] else {
                             unreachable!("only steps to whole configurations are left aside")
@@ -152,7 +176,8 @@ impl Block {
                             }));
                             reached.index_many(&encoded[base..], ends, found);
                         }
-                        let stays = found[next_whole - window].is_none();
+                        let number = found[next_whole - window];
+                        let stays = number.is_none();
                         next_whole += 1;
                         let bytes = start as usize..stop as usize;
                         start = stop;
@@ -162,34 +187,44 @@ impl Block {
                             aside[wholes] = Aside::Encoded(end as u32);
                             wholes += 1;
                         }
-                        stays
+                        (stays, number)
                     }
-                    code => !look_up || !reached.contains_code(code),
+                    code => (!look_up || !reached.contains_code(code), None),
                 };
-                codes[kept] = code;
+                // Kept for the searches after this one, it stays, known.
+                let known = number.filter(|_| *keeping);
+                codes[kept] = if known.is_some() { KNOWN } else { code };
+                numbers.extend(known);
                 if let Some(&sleep) = sleeps.get(step) {
                     sleeps[kept] = sleep;
                 }
-                kept += usize::from(stays);
+                if let Some(&mover) = movers.get(step) {
+                    movers[kept] = mover;
+                }
+                kept += usize::from(stays || known.is_some());
             }
             from = *to;
             *to = kept;
         }
         codes.truncate(kept);
         sleeps.truncate(kept);
+        movers.truncate(kept);
         aside.truncate(wholes);
         encoded.truncate(end);
     }
 
     /// Keeps, in order, the configurations the steps lead to that are not
     /// kept yet, and, where the steps have sleep sets, each new one's
-    /// onto `frontier`; tells `each` what each configuration says and how
-    /// many it was the first to reach. Empties the block's configurations
-    /// and steps.
+    /// onto `frontier`; where they are kept for the searches after this
+    /// one, writes each configuration's into `kept` (left `None` if that
+    /// fails); tells `each` what each configuration says and how many it
+    /// was the first to reach. Empties the block's configurations and
+    /// steps.
     pub(super) fn keep_steps(
         &mut self,
         reached: &mut Reached,
         frontier: &mut Frontier,
+        kept: &mut Option<KeptStepsWriter>,
         mut each: impl FnMut(Evaluated, u32),
     ) {
         let Block { configs, steps, .. } = self;
@@ -198,8 +233,13 @@ impl Block {
             aside,
             encoded,
             sleeps,
+            keeping,
+            movers,
+            numbers,
+            edges,
             ..
         } = steps;
+        let mut known = numbers.iter();
         // Where the new ones go starts to load, a few ahead: the threads'
         // own look-ups, if any, are long gone from the cache.
         for &code in codes.iter().take(KEEP_AHEAD) {
@@ -213,10 +253,10 @@ impl Block {
             let mut children = 0;
             while k < to {
                 match codes.get(k + KEEP_AHEAD) {
-                    Some(&ASIDE) | None => {}
+                    Some(&ASIDE) | Some(&KNOWN) | None => {}
                     Some(&code) => reached.prefetch_slot(code),
                 }
-                let new = match codes[k] {
+                let (new, number) = match codes[k] {
                     ASIDE => match wholes.next() {
                         Some(Aside::Encoded(end)) => {
                             let bytes = &encoded[start as usize..end as usize];
@@ -225,8 +265,15 @@ impl Block {
                         }
                         _ => unreachable!("only steps to whole configurations are left"),
                     },
+                    KNOWN if *keeping => (false, known.next().copied()),
                     code => reached.keep(Unkept::Code(code), &[]),
                 };
+                match (number, movers.get(k)) {
+                    (Some(number), Some(&mover)) => edges.push((number, mover)),
+                    // A step that cannot be kept: none are.
+                    _ if *keeping => *kept = None,
+                    _ => {}
+                }
                 if new {
                     if let Some(&sleep) = sleeps.get(k) {
                         frontier.push(sleep);
@@ -235,6 +282,10 @@ impl Block {
                 children += u32::from(new);
                 k += 1;
             }
+            if *keeping && kept.as_mut().is_some_and(|w| !w.config(edges)) {
+                *kept = None;
+            }
+            edges.clear();
             each(evaluated, children);
         }
         drop(wholes);

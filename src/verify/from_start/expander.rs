@@ -194,6 +194,8 @@ impl<'i> Expander<'i> {
             aside,
             sleeps,
             skipped,
+            movers,
+            keeping,
             ..
         } = steps;
         block.transitions += replace(skipped, 0);
@@ -222,6 +224,9 @@ impl<'i> Expander<'i> {
                             if let Some(&sleep) = sleeps.get(step - 1) {
                                 sleeps[kept] = sleep;
                             }
+                            if let Some(&mover) = movers.get(step - 1) {
+                                movers[kept] = mover;
+                            }
                             kept += 1;
                         }
                         Aside::Outside => block.outside = true,
@@ -244,12 +249,17 @@ impl<'i> Expander<'i> {
                 if let Some(&sleep) = sleeps.get(step - 1) {
                     sleeps[kept] = sleep;
                 }
-                kept += usize::from(!again);
+                if let Some(&mover) = movers.get(step - 1) {
+                    movers[kept] = mover;
+                }
+                // Where steps are kept, every one is.
+                kept += usize::from(!again || *keeping);
             }
             *to = kept;
         }
         codes.truncate(kept);
         sleeps.truncate(kept);
+        movers.truncate(kept);
         aside.truncate(wholes);
     }
 
@@ -398,6 +408,9 @@ impl<'i> Expander<'i> {
                 }
                 after = Some((asleep.after(apart[p]), p));
             }
+            if steps.keeping {
+                steps.movers.push(movers[0]);
+            }
             let mut push = |code: u64| {
                 steps.codes.push(code);
                 if let (Some((sleep, p)), Some(asleep)) = (after, &mut asleep) {
@@ -485,6 +498,10 @@ impl Expander<'_> {
             symmetries,
             views.as_ref(),
             |moves, at| {
+                // Under the central daemon, where steps are kept: one mover.
+                if steps.keeping {
+                    steps.movers.push(moves.first().map_or(0, |m| m.process));
+                }
                 // Every mover's move remembered: the step written as bytes.
                 if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
                     let stride = inst.code.stride;

@@ -33,6 +33,9 @@ pub(super) struct Expanding<'e> {
     pub(super) daemon: &'e Daemon,
     pub(super) block: u32,
     pub(super) look_up: bool,
+    /// Whether steps are kept for the searches after this one (see
+    /// [`crate::verify::kept_steps`]).
+    pub(super) keeps_steps: bool,
     pub(super) spare: Mutex<Vec<Block>>,
     /// Expanders no thread is using: their memos of views stay learnt
     /// from one batch to the next. (A new one for each of Chang and
@@ -104,7 +107,8 @@ impl<'e> Expanding<'e> {
         sleeps: Option<&[u64]>,
     ) -> Block {
         let emptied = self.spare.lock().ok().and_then(|mut s| s.pop());
-        let emptied = emptied.unwrap_or_else(Block::empty);
+        let mut emptied = emptied.unwrap_or_else(Block::empty);
+        emptied.steps.keeping = self.keeps_steps;
         x.block(self.daemon, source, range, sleeps, emptied, self.look_up)
     }
 

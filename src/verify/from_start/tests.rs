@@ -422,3 +422,82 @@ fn every_arbitrary_channel_content_is_searched_from() {
         assert_eq!(together, union, "{}", daemon.name());
     }
 }
+
+/// Where the first search keeps each configuration's steps for the
+/// searches after it (configurations kept whole, the central daemon),
+/// they are the steps worked out again, in the same order, with whether
+/// the configuration is terminal; on one thread and on two, with every
+/// move or the first of each mover, where a choice of actions makes
+/// steps of the same mover (Chang and Roberts' with a second `learn`)
+/// and where an invariant stops runs. Not kept by orbits, nor under
+/// another daemon, nor where a step faults (the searches must meet it).
+#[test]
+fn kept_steps_are_those_worked_out_again() {
+    use crate::verify::search::Search;
+    use crate::verify::Fairness;
+    let chang_roberts = include_str!("../../../tests/golden/programs/chang_roberts.gc");
+    let learn =
+        "learn :: receive elected(u) from q and u != id -> leader := u; send elected(u) to right";
+    let twice = format!("{learn}\n    re{learn}");
+    let choosing = chang_roberts.replace(learn, &twice);
+    let few_awake = chang_roberts.replace(
+        "count(p in procs : p.leader == p.id) <= 1",
+        "count(p in procs : p.awake) <= 3",
+    );
+    let faulting = chang_roberts.replace(
+        "u < id and awake -> skip",
+        "u < id and awake -> leader := 1 / (u - 2)",
+    );
+    assert!(choosing != chang_roberts && few_awake != chang_roberts && faulting != chang_roberts);
+    let central = Daemon::Central;
+    for (src, topology, choices, threads, kept) in [
+        (chang_roberts, "ring:6", Choices::Every, 1, true),
+        (chang_roberts, "ring:6", Choices::Every, 2, true),
+        (&choosing, "ring:5", Choices::Every, 1, true),
+        (&choosing, "ring:5", Choices::First, 2, true),
+        (&few_awake, "ring:6", Choices::Every, 1, true),
+        (&faulting, "ring:6", Choices::Every, 1, false),
+    ] {
+        let mut inst = super::super::test_instance(src, topology, &[]);
+        let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+        let mut ex = pool
+            .unwrap()
+            .install(|| Explorer::reachable_choosing(&inst, start.clone(), &central, None, choices))
+            .unwrap();
+        assert_eq!(
+            ex.kept_steps.is_some(),
+            kept,
+            "{topology}, {threads} threads"
+        );
+        let each = |ex: &Explorer| {
+            let mut search = Search::new(ex, &central, Fairness::Unfair);
+            let mut out = Vec::new();
+            (0..ex.count)
+                .map(|i| {
+                    let terminal = search.successors_from(i, None, &mut out).unwrap();
+                    (terminal, out.clone())
+                })
+                .collect::<Vec<_>>()
+        };
+        let read = each(&ex);
+        ex.kept_steps = None;
+        let again = each(&ex);
+        assert!(read.iter().map(|s| s.1.len()).sum::<usize>() > 100);
+        assert_eq!(read, again, "{topology}, {threads} threads");
+    }
+    let mut inst = super::super::test_instance(chang_roberts, "ring:4", &[]);
+    let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+    let distributed = Explorer::reachable(&inst, start, &Daemon::Distributed, None);
+    assert!(distributed.unwrap().kept_steps.is_none());
+    // A uniform ring: the rotations.
+    let tokens = "message tok\nchannel capacity 1 random 0..1\nvar has: bool\n\
+                  process {\n\
+                  walk :: has -> has := false; send tok to random(nbrs)\n\
+                  take :: receive tok from q -> has := true\n}\n";
+    let inst = super::super::test_instance(tokens, "ring:4", &[]);
+    let starts = Starts::arbitrary(&inst).expect("few enough");
+    let orbits = Explorer::reachable_by_orbits(&inst, starts, &central, None, Choices::Every);
+    let orbits = orbits.unwrap();
+    assert!(orbits.symmetry.is_some() && orbits.kept_steps.is_none());
+}
