@@ -6,7 +6,7 @@
 //! search with channels. Under the central daemon, with configurations
 //! kept whole (channels) and not by orbits: a step is then where it leads
 //! and its one mover, 5 bytes in a file, unlinked once open, so that the
-//! memory kept is 4 bytes a configuration (where its steps begin), and
+//! memory kept is 1.125 bytes a configuration (where its steps begin), and
 //! up to 2 MiB a thread of the file's blocks read last. A
 //! configuration's steps are read back in the order the step relation
 //! lists them, faulting ones left out (as the searches leave them out);
@@ -33,17 +33,56 @@ pub(super) struct KeptStepsWriter {
     file: BufWriter<File>,
     /// Which of the process's files it is (see [`MADE`]).
     made: u64,
-    /// Per configuration written, where its steps begin (counted in steps).
-    starts: Vec<u32>,
-    steps: u64,
+    starts: Starts,
 }
 
 /// The steps of every configuration, written: see the module's doc.
 pub(super) struct KeptSteps {
     file: File,
     made: u64,
-    /// Per configuration, where its steps begin, and one past the last.
-    starts: Vec<u32>,
+    starts: Starts,
+}
+
+/// Per configuration, where its steps begin: how many it has (at most
+/// 255), and where those of every 64th begin, 1.125 bytes a
+/// configuration.
+#[derive(Default)]
+struct Starts {
+    counts: Vec<u8>,
+    marks: Vec<u64>,
+    /// The steps of every configuration so far.
+    total: u64,
+}
+
+impl Starts {
+    /// The next configuration has `count` steps; false where they are too
+    /// many to say.
+    fn push(&mut self, count: usize) -> bool {
+        let Ok(count) = u8::try_from(count) else {
+            return false;
+        };
+        if self.counts.len().is_multiple_of(64) {
+            self.marks.push(self.total);
+        }
+        self.counts.push(count);
+        self.total += u64::from(count);
+        true
+    }
+
+    /// Where configuration `i`'s steps begin, and how many it has.
+    fn get(&self, i: usize) -> Option<(u64, usize)> {
+        let count = *self.counts.get(i)?;
+        let mark = i / 64;
+        let before: u64 = self.counts[mark * 64..i]
+            .iter()
+            .map(|&c| u64::from(c))
+            .sum();
+        Some((self.marks[mark] + before, usize::from(count)))
+    }
+
+    fn bytes(&self) -> usize {
+        self.counts.capacity() + 8 * self.marks.capacity()
+    }
 }
 
 impl KeptStepsWriter {
@@ -54,18 +93,16 @@ impl KeptStepsWriter {
         Some(KeptStepsWriter {
             file: BufWriter::with_capacity(1 << 16, file),
             made,
-            starts: Vec::new(),
-            steps: 0,
+            starts: Starts::default(),
         })
     }
 
     /// The next configuration's steps, each where it leads and its one
     /// mover; false where the file cannot take them (it is then of no use).
     pub(super) fn config(&mut self, steps: &[(u32, u32)]) -> bool {
-        let Ok(start) = u32::try_from(self.steps) else {
+        if !self.starts.push(steps.len()) {
             return false;
-        };
-        self.starts.push(start);
+        }
         for &(to, mover) in steps {
             let mut bytes = [0; STEP_BYTES];
             bytes[..4].copy_from_slice(&to.to_le_bytes());
@@ -74,19 +111,18 @@ impl KeptStepsWriter {
                 return false;
             }
         }
-        self.steps += steps.len() as u64;
         true
     }
 
     /// The bytes it keeps in memory.
     pub(super) fn bytes(&self) -> usize {
-        4 * self.starts.capacity() + self.file.capacity()
+        self.starts.bytes() + self.file.capacity()
     }
 
     /// The steps written, to read; `None` if they cannot be.
     pub(super) fn finish(mut self) -> Option<KeptSteps> {
-        self.starts.push(u32::try_from(self.steps).ok()?);
-        self.starts.shrink_to_fit();
+        self.starts.counts.shrink_to_fit();
+        self.starts.marks.shrink_to_fit();
         let file = self.file.into_inner().ok()?;
         Some(KeptSteps {
             file,
@@ -101,13 +137,10 @@ impl KeptSteps {
     /// where they cannot be read.
     pub(super) fn read(&self, i: u32, out: &mut Vec<Succ>) -> bool {
         out.clear();
-        let (Some(&from), Some(&to)) =
-            (self.starts.get(i as usize), self.starts.get(i as usize + 1))
-        else {
+        let Some((from, count)) = self.starts.get(i as usize) else {
             return false;
         };
-        let at = u64::from(from) * STEP_BYTES as u64;
-        let len = (to - from) as usize * STEP_BYTES;
+        let (at, len) = (from * STEP_BYTES as u64, count * STEP_BYTES);
         CACHE.with_borrow_mut(|cache| {
             let Some(bytes) = cache.read(self, at, len) else {
                 return false;
@@ -123,7 +156,7 @@ impl KeptSteps {
 
     /// The bytes the file holds.
     fn file_bytes(&self) -> u64 {
-        u64::from(*self.starts.last().unwrap_or(&0)) * STEP_BYTES as u64
+        self.starts.total * STEP_BYTES as u64
     }
 }
 
@@ -272,6 +305,8 @@ mod tests {
             assert_eq!(out, succs(steps));
         }
         assert!(!small.read(3, &mut out));
+        let mut w = KeptStepsWriter::new().expect("a temporary file");
+        assert!(w.config(&[(0, 0); 255]) && !w.config(&[(0, 0); 256]));
         // Forwards, then strided backwards (every block out of its slot).
         let order = (0..many.len()).chain((0..many.len()).rev().step_by(97));
         for (k, i) in order.enumerate() {
