@@ -44,6 +44,7 @@ use sleep::Frontier;
 use source::Codes;
 use std::mem::replace;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// The most configurations expanded together: what they find is held
@@ -337,7 +338,7 @@ impl<'a> Explorer<'a> {
             daemon,
             block,
             look_up,
-            keeps_steps: kept.is_some(),
+            keeps_steps: AtomicBool::new(kept.is_some()),
             spare: Mutex::new(Vec::new()),
             free: Mutex::new(Vec::new()),
         };
@@ -425,6 +426,10 @@ impl<'a> Explorer<'a> {
                 ahead = Some((next, claims.blocks(), slept));
             } else {
                 ex.number_all(blocks, &mut numbering, &expanding)?;
+            }
+            // A step that faulted, or a file that took no more, dropped them.
+            if kept.is_none() {
+                expanding.keeps_steps.store(false, Ordering::Relaxed);
             }
             i = range.end as usize;
         }

@@ -13,6 +13,7 @@
 //! a search whose first pass met a fault, or whose file cannot be
 //! written or read, works them out again instead.
 
+use super::process_bits::as_bits;
 use super::successors::Succ;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -148,7 +149,7 @@ impl KeptSteps {
             out.extend(bytes.chunks_exact(STEP_BYTES).map(|step| Succ {
                 to: u32::from_le_bytes([step[0], step[1], step[2], step[3]]),
                 moves: 1,
-                movers: 1u64.checked_shl(u32::from(step[4])).unwrap_or(0),
+                movers: as_bits(&[u32::from(step[4])]),
             }));
             true
         })

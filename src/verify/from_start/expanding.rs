@@ -13,6 +13,7 @@ use crate::verify::reached::Reached;
 use crate::verify::symmetry::Symmetry;
 use rayon::prelude::*;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// What the threads expanding configurations share: the instance, the
@@ -34,8 +35,9 @@ pub(super) struct Expanding<'e> {
     pub(super) block: u32,
     pub(super) look_up: bool,
     /// Whether steps are kept for the searches after this one (see
-    /// [`crate::verify::kept_steps`]).
-    pub(super) keeps_steps: bool,
+    /// [`crate::verify::kept_steps`]): cleared where they no longer are,
+    /// so that the blocks expanded after leave the work out.
+    pub(super) keeps_steps: AtomicBool,
     pub(super) spare: Mutex<Vec<Block>>,
     /// Expanders no thread is using: their memos of views stay learnt
     /// from one batch to the next. (A new one for each of Chang and
@@ -108,7 +110,7 @@ impl<'e> Expanding<'e> {
     ) -> Block {
         let emptied = self.spare.lock().ok().and_then(|mut s| s.pop());
         let mut emptied = emptied.unwrap_or_else(Block::empty);
-        emptied.steps.keeping = self.keeps_steps;
+        emptied.steps.keeping = self.keeps_steps.load(Ordering::Relaxed);
         x.block(self.daemon, source, range, sleeps, emptied, self.look_up)
     }
 
