@@ -406,6 +406,73 @@ fn incremental_legitimacy_agrees_with_full_evaluation() {
     }
 }
 
+/// Legitimacy's conjuncts over every process are asked lazily (only where
+/// the value needs them: not while one is known false elsewhere), yet a
+/// run sees what the whole predicate says after every step, faults
+/// included: a division by zero at one process is the predicate's fault
+/// only where no process before it makes a conjunct false, as the
+/// predicate evaluated in order finds it. Conjuncts whose body cannot
+/// fault, may fault, a count and a whole conjunct; the central daemon's
+/// batches and the distributed daemon.
+#[test]
+fn lazy_legitimacy_says_and_faults_as_the_whole_predicate() {
+    let moves = "var x: 0..9 = 0\nprocess {\n    up :: x < 9 and x <= left.x -> x := x + 1\n    \
+                 down :: x > 0 and x > right.x + 1 -> x := x - 1\n}\n";
+    let predicates = [
+        // May fault (x == 7 at a process before any x == 2): asked in order.
+        "forall(p in procs : p.x != 2 and (p.x < 5 or 10 / (p.x - 7) < 100))",
+        // Cannot fault: asked in any order.
+        "forall(p in procs : p.x != 2 and p.x + 1 < 9)",
+        "count(p in procs : p.x == 0) >= 1 and max(p in procs : p.x) < 9 \
+         and forall(p in procs : p.x != 4)",
+        "forall(p in procs : p.x != 3) and forall(p in procs : 10 / (p.x - 7) < 100)",
+    ];
+    let (mut faults, mut falses, mut truths) = (0, 0, 0);
+    for predicate in predicates {
+        let src = format!("{moves}legitimate: {predicate}\n");
+        for daemon in [Daemon::Central, Daemon::Distributed] {
+            for seed in 0..12 {
+                let setup = Setup {
+                    topology: Some("ring:9".into()),
+                    seed,
+                    init: InitMode::Random,
+                    daemon: daemon.clone(),
+                    ..Setup::default()
+                };
+                // A start where the predicate faults is refused at once.
+                let Ok(mut s) = simulate(&src, &setup) else {
+                    continue;
+                };
+                for step in 0..400 {
+                    let whole = s.legitimate_in_full();
+                    let what = format!("{predicate} {daemon:?} seed {seed} step {step}");
+                    assert_eq!(s.legitimate(), *whole.as_ref().expect(&what), "{what}");
+                    match s.legitimate() {
+                        Some(true) => truths += 1,
+                        _ => falses += 1,
+                    }
+                    match s.step() {
+                        Ok(Outcome::Moved) => {}
+                        Ok(_) => break,
+                        Err(e) => {
+                            let said = format!("{e:?}");
+                            let whole = s.legitimate_in_full();
+                            let fault = whole.expect_err(&format!("{what}: {said}"));
+                            assert!(said.contains(&fault.message), "{what}: {said}");
+                            faults += 1;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        faults >= 10 && falses >= 100 && truths >= 100,
+        "{faults} {falses} {truths}"
+    );
+}
+
 #[test]
 fn a_read_from_a_wider_domain_is_still_checked() {
     // `x := y` needs no check when y's domain lies within x's, and must

@@ -464,7 +464,11 @@ impl Compiler<'_> {
             match c {
                 BExpr::Forall(slot, Coll::Procs, body) if local(*slot, body) => {
                     incremental = true;
-                    parts.push(LegitPart::Forall(*slot, self.bexpr(body)));
+                    parts.push(LegitPart::Forall(
+                        *slot,
+                        self.bexpr(body),
+                        self.cannot_fault(body),
+                    ));
                 }
                 BExpr::Cmp(op, IExpr::Count(slot, Coll::Procs, body), k)
                     if local(*slot, body) && const_eval(k, &self.params, self.n).is_some() =>

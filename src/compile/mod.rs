@@ -11,6 +11,7 @@ use closures::{fault, CheckFn, PFn};
 pub use env::{Draws, Effects, Enabledness, Env, NoneEnabled};
 pub mod columns;
 mod expr;
+mod faults;
 mod fused;
 mod instantiate;
 mod junction;

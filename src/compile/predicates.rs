@@ -8,8 +8,10 @@ use crate::span::Span;
 /// A conjunct of the legitimacy predicate.
 pub enum LegitPart {
     /// `forall(p in procs : body)` with `body` local to p: holds when it
-    /// holds at every process; the bound variable's slot.
-    Forall(usize, BFn),
+    /// holds at every process; the bound variable's slot, and whether
+    /// `body` cannot fault (its value then does not depend on the order
+    /// the processes are asked in).
+    Forall(usize, BFn, bool),
     /// `count(p in procs : body) CMP k` with `body` local to p.
     Count(usize, BFn, Cmp, i64),
     /// Anything else, evaluated in full.

@@ -136,7 +136,7 @@ fn parts_stand(env: &Env, parts: &[LegitPart], i: usize, checks: &mut InvariantC
     counts.resize_with(parts.len(), || None);
     for (part, kept) in parts.iter().zip(counts.iter_mut()) {
         let stands = match part {
-            LegitPart::Forall(slot, body) => checks
+            LegitPart::Forall(slot, body, _) => checks
                 .asked
                 .iter()
                 .all(|&p| holds_at(*slot, body, p as usize) == Some(true)),

@@ -65,16 +65,12 @@ impl Simulation {
             .transpose()
     }
 
-    /// Keeps the counts of the incremental conjuncts (processes where the
-    /// local predicate holds) and evaluates the others, in full or at the
-    /// processes the last step affected; whether all hold.
+    /// Whether the legitimacy predicate holds, its incremental conjuncts
+    /// marked in full or at the processes the last step affected (see
+    /// `legit_parts.rs`).
     pub(super) fn legit_parts(&mut self, full: bool) -> Result<bool, Box<Fault>> {
-        // Reused from step to step: no allocation in the steady state.
-        let mut changes = std::mem::take(&mut self.legit_changes);
         let reads = Reads::of(&self.code, &self.topo, &self.state, &self.chans, &self.buf);
-        let all = reads.legit_parts(&mut self.progress, &mut changes, &self.affected, full);
-        self.legit_changes = changes;
-        all
+        reads.legit_parts(&mut self.progress, &self.affected, full)
     }
 
     /// Evaluates a compiled global expression on the current configuration;
@@ -230,73 +226,5 @@ impl<'a> Reads<'a> {
             enabled_count: progress.enabled_count(),
             ..Env::new(self.state, self.topo, &b.locals, self.chans, &b.fx, 0)
         }
-    }
-
-    /// [`Simulation::legit_parts`], with the processes the last step
-    /// affected in `affected` and `changes` to work in.
-    pub(super) fn legit_parts(
-        &self,
-        progress: &mut Progress,
-        changes: &mut Vec<(usize, bool)>,
-        affected: &[u32],
-        full: bool,
-    ) -> Result<bool, Box<Fault>> {
-        use crate::compile::LegitPart;
-        let code = self.code;
-        let n = self.topo.n();
-        let fresh = progress.legit.len() != code.legit_parts.len();
-        if fresh {
-            progress.legit = vec![(Bits::new(n), 0); code.legit_parts.len()];
-        } else if full {
-            // Evaluated again everywhere (after every column step): the
-            // bits are reused, not allocated again.
-            for (bits, count) in &mut progress.legit {
-                bits.clear_all();
-                *count = 0;
-            }
-        }
-        let full = full || fresh;
-        let mut all = true;
-        for (i, part) in code.legit_parts.iter().enumerate() {
-            let (slot, body) = match part {
-                LegitPart::Whole(f) => {
-                    all &= f.holds(&self.env(progress))?;
-                    continue;
-                }
-                LegitPart::Forall(slot, body) | LegitPart::Count(slot, body, _, _) => (*slot, body),
-            };
-            changes.clear();
-            {
-                let env = self.env(progress);
-                let mut eval = |p: usize| -> Result<(), Box<Fault>> {
-                    env.locals[slot].set(p as i64);
-                    changes.push((p, body.holds(&env)?));
-                    Ok(())
-                };
-                if full {
-                    (0..n).try_for_each(&mut eval)?;
-                } else {
-                    affected.iter().try_for_each(|&p| eval(p as usize))?;
-                }
-            }
-            let (bits, count) = &mut progress.legit[i];
-            for &(p, holds) in changes.iter() {
-                if holds != bits.get(p) {
-                    if holds {
-                        bits.set(p);
-                        *count += 1;
-                    } else {
-                        bits.take(p);
-                        *count -= 1;
-                    }
-                }
-            }
-            all &= match part {
-                LegitPart::Forall(..) => *count == n,
-                LegitPart::Count(_, _, op, k) => op.holds(*count as i64, *k),
-                LegitPart::Whole(_) => true,
-            };
-        }
-        Ok(all)
     }
 }

@@ -33,6 +33,7 @@ mod column_steps;
 mod fast;
 mod general;
 mod invariants;
+mod legit_parts;
 mod measures;
 mod narrow;
 mod ring_batch;
@@ -127,9 +128,6 @@ pub struct Simulation {
     pub(crate) column_min_run: usize,
     /// Runs of consecutive processes with one role.
     role_runs: usize,
-    /// The incremental legitimacy conjuncts' new values at the affected
-    /// processes, kept to reuse its allocation.
-    legit_changes: Vec<(usize, bool)>,
     /// Whether single moves may take the lean path ([`Simulation::single_move`]).
     pub(crate) single_move_path: bool,
     /// Whether central steps prefetch what the next ones will read: on when
@@ -171,8 +169,9 @@ struct Progress {
     steps_in_round: u64,
     /// Enabled at the round's start and neither moved nor neutralized since.
     in_round: Bits,
-    /// Per incremental legitimacy conjunct: where its predicate holds, and how often.
-    legit: Vec<(Bits, usize)>,
+    /// Per incremental legitimacy conjunct: where its predicate is known
+    /// to hold (see `legit_parts.rs`).
+    legit: Vec<legit_parts::PartState>,
     /// Set after a column step: then `procs[].chosen`, `procs[].pos`,
     /// `enabled` and `in_round` are out of date, and this holds the truth.
     dense: Option<Dense>,
@@ -325,7 +324,6 @@ impl Simulation {
             column_path: true,
             column_min_run: 8,
             role_runs,
-            legit_changes: Vec::new(),
             single_move_path: true,
             look_ahead: n * (stride * 8 + std::mem::size_of::<ProcInfo>()) > LOOK_AHEAD_BYTES,
             ring_guard_readers: None,
@@ -391,7 +389,10 @@ impl Simulation {
         self.state.capacity() * 8
             + self.code.role_of.bytes()
             + fixed
-            + p.legit.iter().map(|(bits, _)| bits.bytes()).sum::<usize>()
+            + p.legit
+                .iter()
+                .map(legit_parts::PartState::bytes)
+                .sum::<usize>()
             + p.last.worked_out.get().map_or(0, lists)
             + p.procs.capacity() * std::mem::size_of::<ProcInfo>()
             + p.enabled.list.capacity() * 4

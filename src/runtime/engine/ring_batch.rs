@@ -43,7 +43,6 @@ struct Taken {
 fn evaluate_legitimacy(
     reads: &Reads,
     progress: &mut Progress,
-    changes: &mut Vec<(usize, bool)>,
     (p, n, readers, writes): (u32, u32, (bool, bool), u64),
 ) -> Result<Option<bool>, RunError> {
     if progress.legitimacy_stands(reads.code, writes) {
@@ -53,7 +52,7 @@ fn evaluate_legitimacy(
     let affected = &affected[..count];
     let holds = match &reads.code.legitimate {
         Some(legit) if reads.code.legit_parts.is_empty() => legit.holds(&reads.env(progress)),
-        _ => reads.legit_parts(progress, changes, affected, false),
+        _ => reads.legit_parts(progress, affected, false),
     };
     let step = progress.steps;
     holds
@@ -170,7 +169,6 @@ impl Simulation {
             progress,
             buf,
             look_ahead,
-            legit_changes,
             ..
         } = self;
         let code = &**code;
@@ -262,7 +260,7 @@ impl Simulation {
                 None if evaluates_legitimacy => {
                     let reads = Reads::of(code, topo, state, chans, b);
                     let mover = (p as u32, n as u32, readers, action.writes);
-                    match evaluate_legitimacy(&reads, progress, legit_changes, mover)? {
+                    match evaluate_legitimacy(&reads, progress, mover)? {
                         Some(holds) => holds,
                         None => continue,
                     }
