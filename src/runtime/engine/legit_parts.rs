@@ -119,6 +119,18 @@ impl PartState {
         w * 64 + word.trailing_zeros() as usize
     }
 
+    /// Process `i`, marked, asked: P `holds` there, or not.
+    #[inline]
+    fn answered(&mut self, i: usize, holds: bool) {
+        self.dirty.take(i);
+        if holds {
+            self.holding += 1;
+        } else {
+            self.falses.set(i);
+            self.false_count += 1;
+        }
+    }
+
     /// Marked processes parked below `first_false`, now pending.
     fn unpark(&mut self) {
         let first = self.first_false;
@@ -145,15 +157,11 @@ impl PartState {
                 continue;
             }
             match ask(i) {
-                Ok(true) => {
-                    self.dirty.take(i);
-                    self.holding += 1;
-                }
-                Ok(false) => {
-                    self.dirty.take(i);
-                    self.falses.set(i);
-                    self.false_count += 1;
-                    self.first_false = i;
+                Ok(holds) => {
+                    self.answered(i, holds);
+                    if !holds {
+                        self.first_false = i;
+                    }
                 }
                 Err(f) => {
                     if fault.as_ref().is_none_or(|(k, _)| q < *k) {
@@ -183,12 +191,8 @@ impl PartState {
         while let Some(q) = self.pending.pop() {
             let i = q as usize;
             let holds = ask(i).inspect_err(|_| self.pending.push(q))?;
-            self.dirty.take(i);
-            if holds {
-                self.holding += 1;
-            } else {
-                self.falses.set(i);
-                self.false_count += 1;
+            self.answered(i, holds);
+            if !holds {
                 return Ok(false);
             }
         }
@@ -202,15 +206,7 @@ impl PartState {
         while let Some(q) = self.pending.pop() {
             let i = q as usize;
             match ask(i) {
-                Ok(holds) => {
-                    self.dirty.take(i);
-                    if holds {
-                        self.holding += 1;
-                    } else {
-                        self.falses.set(i);
-                        self.false_count += 1;
-                    }
-                }
+                Ok(holds) => self.answered(i, holds),
                 Err(f) => {
                     if fault.as_ref().is_none_or(|(k, _)| q < *k) {
                         fault = Some((q, f));
