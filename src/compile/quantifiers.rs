@@ -314,6 +314,13 @@ impl Compiler<'_> {
     }
 
     /// Builds a closure that runs `f` over the members of a collection.
+    /// Whether the topology is `ring:N` with N at least 3: process i's
+    /// neighbours are i-1 and i+1 (mod N), in increasing order.
+    fn plain_ring(&self) -> bool {
+        self.topo
+            .is_some_and(|t| t.regular_ring == Some(true) && t.n() >= 3)
+    }
+
     pub(super) fn over<T: 'static>(
         &self,
         coll: &Coll,
@@ -324,6 +331,12 @@ impl Compiler<'_> {
         }
         match coll {
             Coll::Procs => Box::new(move |e| f(e, &mut Members::Values(0..=e.topo.n() as i64 - 1))),
+            // On a ring of at least three (`ring:N`), a process's two
+            // neighbours are computed, not looked up.
+            Coll::NbrsOf(Proc::Me) if self.plain_ring() => Box::new(move |e| {
+                let pair = ring_nbrs(e.me as u32, e.topo.n() as u32);
+                f(e, &mut Members::Nodes(pair.iter()))
+            }),
             // The process's own neighbours and a quantified process's:
             // found without a call.
             Coll::NbrsOf(Proc::Me) => {
@@ -509,6 +522,19 @@ impl Iterator for Members<'_> {
     }
 }
 
+/// Process `p`'s neighbours on a ring of `n` (at least 3), in increasing
+/// order, as [`crate::topology::Topology::nbrs`] lists them.
+#[inline(always)]
+fn ring_nbrs(p: u32, n: u32) -> [u32; 2] {
+    if p == 0 {
+        [1, n - 1]
+    } else if p + 1 == n {
+        [0, n - 2]
+    } else {
+        [p - 1, p + 1]
+    }
+}
+
 /// The most pairs a comparison with the best member's keys compares as
 /// members come ([`Compiler::best_compared`]): SSLE's keys are two.
 const MOST_COMPARED: usize = 4;
@@ -520,4 +546,27 @@ fn no_member<T>(span: Span) -> Res<T> {
         "no member to choose from".into(),
         "the collection (after its filter) is empty here; guard the use, e.g. with `exists(q in S : true)`",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    /// The neighbours computed on a ring are those its topology lists, in
+    /// its order, at every process of rings of 3 to 9.
+    #[test]
+    fn a_rings_computed_neighbours_are_its_listed_ones() {
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0);
+        for n in 3..10u32 {
+            let topo =
+                crate::topology::build(&format!("ring:{n}"), &mut rng, &|_| Err(String::new()))
+                    .expect("a ring");
+            assert_eq!(topo.regular_ring, Some(true));
+            for p in 0..n {
+                assert_eq!(
+                    super::ring_nbrs(p, n),
+                    topo.nbrs(p as usize),
+                    "ring:{n} process {p}"
+                );
+            }
+        }
+    }
 }
