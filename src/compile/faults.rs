@@ -115,11 +115,10 @@ impl Compiler<'_> {
                 self.bounds(body)
             }
             IExpr::Best(best) => {
-                let filter_safe = best.filter.as_ref().is_none_or(|f| self.cannot_fault(f));
-                let keys_safe = best.keys.iter().all(|k| self.bounds(k).is_some());
                 // A filter may leave no member.
                 let has_members = self.members_of(&best.coll)? && best.filter.is_none();
-                (filter_safe && keys_safe && has_members).then_some(ANY)
+                let keys_safe = best.keys.iter().all(|k| self.bounds(k).is_some());
+                (has_members && keys_safe).then_some(ANY)
             }
             IExpr::Side(..)
             | IExpr::Sum(..)

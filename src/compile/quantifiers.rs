@@ -313,7 +313,6 @@ impl Compiler<'_> {
         Some(())
     }
 
-    /// Builds a closure that runs `f` over the members of a collection.
     /// Whether the topology is `ring:N` with N at least 3: process i's
     /// neighbours are i-1 and i+1 (mod N), in increasing order.
     fn plain_ring(&self) -> bool {
@@ -321,6 +320,7 @@ impl Compiler<'_> {
             .is_some_and(|t| t.regular_ring == Some(true) && t.n() >= 3)
     }
 
+    /// Builds a closure that runs `f` over the members of a collection.
     pub(super) fn over<T: 'static>(
         &self,
         coll: &Coll,
