@@ -91,7 +91,9 @@ var y: 0..2
 var z: array[2] of 0..4
 var w: 0..3 random 0..2
 var aim: node
+def Full(P) = P.z[1] == 4
 process {
+    tint :: Full(aim) and w > 0 -> w := 0
     reset priority 1 :: y == 2 and z[0] == 4 -> y := 0; z[0] := 0
     climb :: exists(q in nbrs : x < q.x) and z[1] != 2 -> x := x + 1
     follow :: aim.y > y and z[1] < 4 -> y := y + 1; z[1] := z[1] + 1
@@ -100,6 +102,8 @@ process {
     point :: forall(q in nbrs : q.x == x) and aim != self -> aim := self
     drop :: z[1] == 4 and exists(q in nbrs : q.aim == self) -> z[1] := 0; aim := argmin(q in nbrs : q.x)
     spin :: x == 3 and forall(q in nbrs : q.x >= 2) -> x := 0; y := (y + 1) mod 3
+    bump :: aim == self and z[1] < 4 and w > 0 -> z[1] := z[1] + 1
+    glow :: w == 2 and forall(q in nbrs : q.y != 1) and min(q in nbrs : q.y) < 2 -> y := 1
 }
 ";
 

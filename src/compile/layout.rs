@@ -310,6 +310,7 @@ impl Compiler<'_> {
         ir::GuardReads {
             anywhere: self.slots_of_vars(reads.anywhere),
             others: self.slots_of_vars(reads.others),
+            at_self: self.slots_of_vars(reads.at_self),
             cost: reads.cost,
         }
     }

@@ -158,11 +158,22 @@ pub(crate) fn first_true(
     Ok(NO_ACTION)
 }
 
+/// Whose rows a step changed, as a process whose guards are refreshed
+/// after it sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Whose {
+    /// Its own only: it is the step's one mover.
+    Own,
+    /// Only those of others it may read.
+    Others,
+    /// Its own and others' (a step of several movers).
+    Both,
+}
+
 /// [`first_true`] for a process whose first enabled action was `before`
-/// (`NO_ACTION`: none) until a step changed the slots of a row in
-/// `changed` (bits as [`crate::compile::CAction::guard_reads`] has them),
-/// at the process itself when `own`, else at another it may read. A guard that reads none
-/// of them has its value still: those before `before` are false, `before`
+/// (`NO_ACTION`: none) until a step changed the slots `changed` (bits as
+/// [`crate::compile::CAction::guard_reads`] has them) of the rows `whose`
+/// says. A guard that reads none of them there has its value still: those before `before` are false, `before`
 /// is enabled, and neither is evaluated. Gives what [`first_true`] gives,
 /// faults included: a guard left alone would give again what it gave, and
 /// without a fault. Not for roles with receive actions (the oldest
@@ -172,13 +183,13 @@ pub(crate) fn first_true_after(
     role: &CRole,
     env: &Env,
     before: u16,
-    (changed, own): (u64, bool),
+    (changed, whose): (u64, Whose),
 ) -> Result<u16, (usize, Box<Fault>)> {
     for (i, a) in role.actions.iter().enumerate() {
-        let reads = if own {
-            a.guard_reads.anywhere
-        } else {
-            a.guard_reads.others
+        let reads = match whose {
+            Whose::Own => a.guard_reads.at_self,
+            Whose::Others => a.guard_reads.others,
+            Whose::Both => a.guard_reads.anywhere,
         };
         if reads & changed == 0 {
             match (i as u16).cmp(&before) {

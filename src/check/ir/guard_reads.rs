@@ -2,7 +2,7 @@
 //! roughly what evaluating it costs: what the bookkeeping after a step
 //! needs to leave alone the guards the step cannot have changed.
 
-use super::analysis::{Part, ReadWalk};
+use super::read_walk::{Part, ReadWalk};
 use super::*;
 
 /// The variables a guard reads, as masks with bit `v` for variable `v`
@@ -15,6 +15,14 @@ pub struct GuardReads {
     /// Variables read at a process that may be another: a neighbour, the
     /// one a node variable names (which may be its own process).
     pub others: u64,
+    /// Variables read at a process that may be its own: itself, or one
+    /// that a node variable, an expression, a ring side or the tree
+    /// parent names (all counted so, though a ring side never is); not a
+    /// member of its own neighbours (topologies drop self-loops), so that
+    /// a step that changed only the mover's row leaves alone the mover's
+    /// guards that read what it changed only at neighbours (SSLE's
+    /// `Q.color` of its neighbours `Q`).
+    pub at_self: u64,
     /// What evaluating it costs, roughly: its reads, and four more for
     /// each quantifier (left alone, a guard of one or two reads saves
     /// less than telling whether it may be).
@@ -27,6 +35,7 @@ impl GuardReads {
     pub const ALL: GuardReads = GuardReads {
         anywhere: u64::MAX,
         others: u64::MAX,
+        at_self: u64::MAX,
         cost: u32::MAX,
     };
 }
@@ -39,9 +48,11 @@ pub fn var_bit(v: usize) -> u64 {
 /// What `guard` reads, with the binder's collection and filter where the
 /// action has one (they decide whether it is enabled too).
 pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
+    let own_nbrs = own_neighbour_locals(guard, binder);
     let mut reads = GuardReads {
         anywhere: 0,
         others: 0,
+        at_self: 0,
         cost: 0,
     };
     let mut quantifiers = 0;
@@ -52,6 +63,10 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
             reads.cost += 1;
             if !matches!(at, Proc::Me) {
                 reads.others |= var_bit(v);
+            }
+            let never_self = matches!(at, Proc::Local(s) if *s < 64 && own_nbrs >> s & 1 != 0);
+            if !never_self {
+                reads.at_self |= var_bit(v);
             }
         };
         let mut each = |part: Part| {
@@ -81,6 +96,34 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
     reads
 }
 
+/// The local slots (below 64) of `guard` and `binder` bound only to
+/// members of the process's own neighbours (`q in nbrs`), as bits: none
+/// of them is ever the process itself. A slot bound anywhere to anything
+/// else (slots may be reused by quantifiers side by side) is left out.
+fn own_neighbour_locals(guard: &BExpr, binder: Option<&Binder>) -> u64 {
+    let (mut nbrs, mut other) = (0u64, 0u64);
+    {
+        let mut each = |part: Part| {
+            if let Part::Bound(slot, coll) = part {
+                let bit = if slot < 64 { 1 << slot } else { 0 };
+                match coll {
+                    Some(Coll::NbrsOf(Proc::Me)) => nbrs |= bit,
+                    _ => other |= bit,
+                }
+            }
+        };
+        let mut walk = ReadWalk {
+            visit: &mut |_, _, _| {},
+            each: Some(&mut each),
+        };
+        walk.b(guard);
+        if let Some(binder) = binder {
+            walk.binder(binder);
+        }
+    }
+    nbrs & !other
+}
+
 /// The variables `s` may assign (bits as [`var_bit`] gives them): of its
 /// own process, the only ones a statement without effects writes.
 pub fn writes(s: &Stmt) -> u64 {
@@ -90,5 +133,58 @@ pub fn writes(s: &Stmt) -> u64 {
         Stmt::For(_, body) => writes(body),
         Stmt::Seq(list) => list.iter().fold(0, |m, s| m | writes(s)),
         Stmt::If(_, then, otherwise) => writes(then) | writes(otherwise),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the first action's guard reads, `x`, `y` and `p` declared
+    /// (bits 1, 2 and 4).
+    fn reads_of(guard: &str) -> GuardReads {
+        let src = format!(
+            "var x: 0..3 = 0\nvar y: 0..3 = 0\nvar p: node = self\n\
+             process {{ a :: {guard} -> skip }}\n"
+        );
+        let ast = crate::syntax::parse_program(&src).expect("parses");
+        let prog = crate::check::check(&ast).expect("checks");
+        let action = &prog.roles[0].actions[0];
+        guard_reads(&action.guard, action.binder.as_ref())
+    }
+
+    /// A variable read only at the process's neighbours is not read at the
+    /// process itself; one read through a node variable may be, as is the
+    /// node variable; a `min` over the neighbours reads them only.
+    #[test]
+    fn what_is_read_at_the_process_itself_is_told_from_what_is_read_at_neighbours() {
+        let (x, y, p) = (1, 2, 4);
+        let cases = [
+            ("exists(q in nbrs : q.x > 0)", x, 0),
+            ("x > 0 and forall(q in nbrs : q.y == x)", x | y, x),
+            ("p.x > y", x | y | p, x | y | p),
+            ("min(q in nbrs : q.x) > y", x | y, y),
+            ("exists(q in nbrs : q.p == self and q.p.y == 0)", y | p, y),
+        ];
+        for (guard, others_or_own, at_self) in cases {
+            let reads = reads_of(guard);
+            assert_eq!(reads.anywhere, others_or_own, "{guard}");
+            assert_eq!(reads.at_self, at_self, "{guard}");
+        }
+    }
+
+    /// A local slot bound to the neighbours in one place and to every
+    /// process in another (slots are reused side by side) may name the
+    /// process itself.
+    #[test]
+    fn a_slot_bound_beyond_the_neighbours_anywhere_may_be_the_process_itself() {
+        let read = |v| Box::new(BExpr::Var(Proc::Local(0), v));
+        let nbrs = BExpr::Exists(0, Coll::NbrsOf(Proc::Me), read(0));
+        assert_eq!(guard_reads(&nbrs, None).at_self, 0);
+        let both = BExpr::And(
+            Box::new(nbrs),
+            Box::new(BExpr::Forall(0, Coll::Procs, read(1))),
+        );
+        assert_eq!(guard_reads(&both, None).at_self, 0b11);
     }
 }

@@ -11,6 +11,7 @@ mod guard_reads;
 mod observes;
 mod ops;
 mod own_reads;
+mod read_walk;
 
 pub use analysis::{
     draws, draws_i, fixed_truth, local_arc, local_to, reads_locals, reads_var_b, state_free,

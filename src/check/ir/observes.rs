@@ -1,7 +1,8 @@
 //! What a program observes of which process is which: the question
 //! symmetry reduction asks before it permutes an instance's processes.
 
-use super::analysis::{state_free, Part, ReadWalk};
+use super::analysis::state_free;
+use super::read_walk::{Part, ReadWalk};
 use super::*;
 
 /// What a program observes of which process is which, deciding which

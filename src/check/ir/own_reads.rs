@@ -1,7 +1,7 @@
 //! What an action reads of processes other than its own: whether its
 //! guard and move depend on its own edges only, or on its own row only.
 
-use super::analysis::{Part, ReadWalk};
+use super::read_walk::{Part, ReadWalk};
 use super::*;
 
 /// Whether `action` reads an edge variable (`edge_var(v)`) only at its own

@@ -4,7 +4,7 @@
 //! (and the timers that advance when one ends).
 
 use super::*;
-use crate::runtime::choose::first_true_after;
+use crate::runtime::choose::{first_true_after, Whose};
 
 /// Adds `q` to the processes a step affects unless it is there already:
 /// searched for in the list when there are `few`, else marked in `marks`.
@@ -54,15 +54,15 @@ pub(super) fn refresh_in(
 
 /// [`refresh_in`] after a step that changed the slots `changed` (when
 /// given, and where `q`'s role leaves guards alone: see
-/// [`first_true_after`]) of `q`'s own row when `own`, else of a process `q`
-/// reads: the guards that read none of them are left alone.
+/// [`first_true_after`]) of the rows [`Whose`] says: the guards that read
+/// none of them there are left alone.
 #[inline(always)]
 pub(super) fn refresh_after(
     code: &Compiled,
     progress: &mut Progress,
     env: &mut Env,
     q: u32,
-    changed: Option<(u64, bool)>,
+    changed: Option<(u64, Whose)>,
 ) -> Result<(), RunError> {
     env.me = q as usize;
     let info = &mut progress.procs[q as usize];
@@ -109,8 +109,8 @@ pub(super) fn refresh_ring(
     let (p, n) = (p as u32, n as u32);
     let before = if p == 0 { n - 1 } else { p - 1 };
     let after = if p + 1 == n { 0 } else { p + 1 };
-    let own = changed.map(|vars| (vars, true));
-    let others = changed.map(|vars| (vars, false));
+    let own = changed.map(|vars| (vars, Whose::Own));
+    let others = changed.map(|vars| (vars, Whose::Others));
     refresh_after(code, progress, env, p, own)?;
     match readers {
         (true, false) => refresh_after(code, progress, env, after, others)?,
@@ -276,7 +276,12 @@ impl Simulation {
             }
             Some(vars) => {
                 for (k, &q) in self.affected.iter().enumerate() {
-                    let changed = Some((vars, k == 0 || !one_mover));
+                    let whose = match (one_mover, k) {
+                        (true, 0) => Whose::Own,
+                        (true, _) => Whose::Others,
+                        (false, _) => Whose::Both,
+                    };
+                    let changed = Some((vars, whose));
                     refresh_after(code, progress, &mut env, q, changed)?;
                 }
             }
