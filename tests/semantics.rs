@@ -78,6 +78,32 @@ fn a_multiple_assignment_evaluates_every_value_first() {
     assert_eq!(values(&s), [2, 1, 1]);
 }
 
+/// A multiple assignment checks the values that may leave their
+/// domains (and only those need it: a constant within the range, a
+/// boolean, the process itself as a node are written as they are), and a
+/// value outside faults before anything is written.
+#[test]
+fn a_multiple_assignment_writes_constants_booleans_and_itself_and_checks_the_rest() {
+    let src = "var x: 0..3 = 0\nvar k: 0..9 = 0\nvar b: bool = false\nvar p: node = self\n\
+               process {\n\
+                 away :: k == 0 -> p, k := right, 1\n\
+                 a :: k != 0 -> x, k, b, p := x + 1, 7, not b, self\n\
+               }";
+    let mut s = sim(src, "ring:3", schedule(&[&[0u32] as &[u32]; 5]), 0);
+    let first = |s: &Simulation| values(s)[..4].to_vec();
+    let rows = [[0, 1, 0, 1], [1, 7, 1, 0], [2, 7, 0, 0], [3, 7, 1, 0]];
+    for (step, row) in rows.iter().enumerate() {
+        assert_eq!(s.step().unwrap(), Outcome::Moved, "step {step}");
+        assert_eq!(first(&s), row, "step {step}");
+    }
+    let fault = s.step().expect_err("x := 4 leaves 0..3");
+    assert!(
+        format!("{fault:?}").contains("`x` := 4 is outside its domain 0..3"),
+        "{fault:?}"
+    );
+    assert_eq!(first(&s), [3, 7, 1, 0], "nothing written");
+}
+
 #[test]
 fn a_multiple_assignment_repeating_an_expression_gives_it_one_value_and_draws_each_time() {
     // The minimum and the maximum are each written twice (and computed

@@ -10,6 +10,8 @@ use super::*;
 enum Write {
     /// A scalar or an element at a known slot.
     Slot(usize, IFn, CheckFn),
+    /// A boolean scalar (no check: any boolean is in its domain).
+    Bool(usize, BFn),
     /// An element at a computed slot.
     At(IFn, IFn, CheckFn),
     /// A whole array copied from an array at the process `PFn` names.
@@ -17,6 +19,22 @@ enum Write {
     /// An edge variable: the variable, the other end, the value; it
     /// lands in this process's slot for that neighbour and at the other end.
     Edge(usize, IFn, IFn, IFn, CheckFn, Span),
+}
+
+/// The most targets a multiple assignment compiled by
+/// [`Compiler::slot_writes`] has.
+const MOST_SLOT_WRITES: usize = 8;
+
+/// Where a value of [`Compiler::slot_writes`] comes from.
+enum Source {
+    /// A constant within the target's domain.
+    Const(i64),
+    /// A closure whose value lies within the domain.
+    Unchecked(IFn),
+    /// A boolean.
+    Bool(BFn),
+    /// A closure whose value is checked before it is written.
+    Checked(IFn, CheckFn),
 }
 
 impl Compiler<'_> {
@@ -289,14 +307,7 @@ impl Compiler<'_> {
             let Some(Write::Slot(slot, f, check)) = writes.into_iter().next() else {
                 unreachable!("matched above")
             };
-            let within = match (&values[0], &self.domains[targets[0].var]) {
-                (Value::Int(IExpr::Var(_, w)), VarDomain::Range(lo, hi)) => {
-                    matches!(self.domains[*w], VarDomain::Range(l, h) if *lo <= l && h <= *hi)
-                }
-                (_, VarDomain::Bool | VarDomain::Enum(_)) => true,
-                _ => false,
-            };
-            if within {
+            if self.within_domain(&targets[0], &values[0]) {
                 if let Value::Int(x) = &values[0] {
                     if let Some(read) = self.plain(x) {
                         return super::fused::fused_assign(slot, read, self.stride);
@@ -313,6 +324,19 @@ impl Compiler<'_> {
                 e.scratch[slot].set(v);
                 Ok(())
             });
+        }
+        if let [Write::Bool(..)] = writes[..] {
+            let Some(Write::Bool(slot, f)) = writes.into_iter().next() else {
+                unreachable!("matched above")
+            };
+            return Box::new(move |e| {
+                e.scratch[slot].set(i64::from(f.holds(e)?));
+                Ok(())
+            });
+        }
+        let at_slots = |w: &Write| matches!(w, Write::Slot(..) | Write::Bool(..));
+        if writes.len() <= MOST_SLOT_WRITES && writes.iter().all(at_slots) {
+            return self.slot_writes(targets, values, writes);
         }
         let stride = self.stride;
         // Every right-hand side and index is evaluated before anything is written.
@@ -338,6 +362,7 @@ impl Compiler<'_> {
                         check(e, v)?;
                         push(*slot, v);
                     }
+                    Write::Bool(slot, f) => push(*slot, i64::from(f.holds(e)?)),
                     Write::At(slot, f, check) => {
                         let s = slot(e)? as usize;
                         let v = f(e)?;
@@ -374,8 +399,80 @@ impl Compiler<'_> {
         })
     }
 
+    /// Whether `value` lies in the domain of `target`'s variable whatever
+    /// the configuration, so that its assignment needs no check: a read
+    /// of a variable whose range lies within the target's, a boolean or
+    /// an enumeration value (typed so), a constant within the range, the
+    /// process itself as a node.
+    fn within_domain(&self, target: &ir::Target, value: &Value) -> bool {
+        match (value, &self.domains[target.var]) {
+            (Value::Int(IExpr::Var(_, w)), VarDomain::Range(lo, hi)) => {
+                matches!(self.domains[*w], VarDomain::Range(l, h) if *lo <= l && h <= *hi)
+            }
+            (_, VarDomain::Bool | VarDomain::Enum(_)) => true,
+            (Value::Int(IExpr::Index(ir::Proc::Me)), VarDomain::Node) => true,
+            (Value::Int(x), VarDomain::Range(lo, hi)) => {
+                const_eval(x, &self.params, self.n).is_some_and(|v| (*lo..=*hi).contains(&v))
+            }
+            _ => false,
+        }
+    }
+
+    /// A multiple assignment of at most [`MOST_SLOT_WRITES`] targets, each
+    /// at a slot known when compiled (`writes`, all [`Write::Slot`] or
+    /// [`Write::Bool`]): the
+    /// values computed in order into an array on the stack, constants
+    /// without a call and checks only where a value may leave its domain
+    /// (SSLE's attach and resets write five variables, three of them
+    /// constants or its own index), then written.
+    fn slot_writes(&self, targets: &[ir::Target], values: &[Value], writes: Vec<Write>) -> SFn {
+        let mut sources = Vec::with_capacity(writes.len());
+        for ((t, v), w) in targets.iter().zip(values).zip(writes) {
+            let (slot, f, check) = match w {
+                Write::Slot(slot, f, check) => (slot, f, check),
+                Write::Bool(slot, f) => {
+                    sources.push((slot, Source::Bool(f)));
+                    continue;
+                }
+                _ => unreachable!("slot writes only"),
+            };
+            let within = self.within_domain(t, v);
+            let source = match v {
+                Value::Int(x) if within => const_eval(x, &self.params, self.n).map(Source::Const),
+                _ => None,
+            };
+            let source = source.unwrap_or_else(|| match within {
+                true => Source::Unchecked(f),
+                false => Source::Checked(f, check),
+            });
+            sources.push((slot, source));
+        }
+        Box::new(move |e| {
+            let mut values = [0i64; MOST_SLOT_WRITES];
+            for ((_, source), value) in sources.iter().zip(&mut values) {
+                *value = match source {
+                    Source::Const(v) => *v,
+                    Source::Unchecked(f) => f(e)?,
+                    Source::Bool(f) => i64::from(f.holds(e)?),
+                    Source::Checked(f, check) => {
+                        let v = f(e)?;
+                        check(e, v)?;
+                        v
+                    }
+                };
+            }
+            for ((slot, _), value) in sources.iter().zip(values) {
+                e.scratch[*slot].set(value);
+            }
+            Ok(())
+        })
+    }
+
     /// Where one target of an assignment writes, and the value it writes.
     fn write_of(&self, t: &ir::Target, val: &Value) -> Write {
+        if let (Value::Bool(b), None) = (val, &t.index) {
+            return Write::Bool(self.offsets[t.var], self.bexpr(b));
+        }
         let check = self.domain_check(t.var, t.span);
         let f: IFn = match val {
             Value::Int(x) => self.iexpr(x),
