@@ -300,24 +300,31 @@ impl Simulation {
                 self.progress.pending -= 1;
             }
         }
-        self.movers_done()
+        self.movers_done(None)
     }
 
-    /// [`Simulation::finish_step`] for a step whose one mover is `p`.
+    /// [`Simulation::finish_step`] for a step whose one mover is `p`, its
+    /// action writing the slots `writes`.
     #[inline]
-    pub(super) fn finish_single(&mut self, p: usize) -> Result<Outcome, RunError> {
+    pub(super) fn finish_single(&mut self, p: usize, writes: u64) -> Result<Outcome, RunError> {
         if self.progress.in_round.take(p) {
             self.progress.pending -= 1;
         }
-        self.movers_done()
+        self.movers_done(Some(writes))
     }
 
-    /// The end of a step once its movers have left the round.
+    /// The end of a step once its movers have left the round; `writes`,
+    /// the slots its one mover's action writes where the caller knows them
+    /// (else they are found from the step's record).
     #[inline(always)]
-    fn movers_done(&mut self) -> Result<Outcome, RunError> {
+    fn movers_done(&mut self, writes: Option<u64>) -> Result<Outcome, RunError> {
         self.progress.steps_in_round += 1;
         let full = self.progress.pending == 0 && self.end_round()?;
-        if full || !self.moves_leave_legitimacy() {
+        let stands = match writes {
+            Some(writes) => self.progress.legitimacy_stands(&self.code, writes),
+            None => self.moves_leave_legitimacy(),
+        };
+        if full || !stands {
             self.update_legitimacy(full)?;
         }
         Ok(Outcome::Moved)

@@ -173,6 +173,7 @@ impl Simulation {
             return Err(self.single_move_fault(p, info, fault));
         }
         self.progress.moved[action.place as usize] += 1;
+        let writes = action.writes;
         let last = &mut self.progress.last;
         set_one(&mut last.actions, u32::from(info.chosen));
         if self.code.has_binders {
@@ -225,12 +226,19 @@ impl Simulation {
                         Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, p);
                     let (code, progress) = (&self.code, &mut self.progress);
                     refresh_ring(code, progress, &mut env, (p, n), readers, changed)?;
-                    return self.finish_single(p);
+                    return self.finish_single(p, writes);
                 }
                 // Legitimacy's local conjuncts are evaluated again where
                 // the step affected them: list them.
                 let (affected, count) = ring_affected(p as u32, n as u32, readers);
                 self.affected.extend_from_slice(&affected[..count]);
+            }
+            // One mover off rings: itself, then the processes that read
+            // it, distinct (a reader list is sorted without repeats, and
+            // no process reads itself), so listed without a search.
+            _ if self.topo.regular_ring.is_none() => {
+                self.affected.push(p as u32);
+                self.affected.extend_from_slice(self.topo.readers(p));
             }
             _ => {
                 let few = self.few_readers(p);
@@ -243,7 +251,7 @@ impl Simulation {
             }
         }
         self.refresh_affected(changed, true)?;
-        self.finish_single(p)
+        self.finish_single(p, writes)
     }
 
     /// The fault of mover `p`'s statement, with the step record as the
