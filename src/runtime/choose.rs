@@ -173,11 +173,12 @@ pub(crate) enum Whose {
 /// [`first_true`] for a process whose first enabled action was `before`
 /// (`NO_ACTION`: none) until a step changed the slots `changed` (bits as
 /// [`crate::compile::CAction::guard_reads`] has them) of the rows `whose`
-/// says. A guard that reads none of them there has its value still: those before `before` are false, `before`
-/// is enabled, and neither is evaluated. Gives what [`first_true`] gives,
-/// faults included: a guard left alone would give again what it gave, and
-/// without a fault. Not for roles with receive actions (the oldest
-/// message, not program order, chooses among them).
+/// says. A guard that reads none of them there has its value still: those
+/// before `before` are false, `before` is enabled, and neither is
+/// evaluated. Gives what [`first_true`] gives, faults included: a guard
+/// left alone would give again what it gave, and without a fault. Not for
+/// roles with receive actions (the oldest message, not program order,
+/// chooses among them).
 #[inline]
 pub(crate) fn first_true_after(
     role: &CRole,

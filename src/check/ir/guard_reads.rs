@@ -141,7 +141,7 @@ mod tests {
     use super::*;
 
     /// What the first action's guard reads, `x`, `y` and `p` declared
-    /// (bits 1, 2 and 4).
+    /// (variables 0, 1 and 2: masks 1, 2 and 4).
     fn reads_of(guard: &str) -> GuardReads {
         let src = format!(
             "var x: 0..3 = 0\nvar y: 0..3 = 0\nvar p: node = self\n\
