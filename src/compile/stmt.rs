@@ -422,8 +422,8 @@ impl Compiler<'_> {
     /// at a slot known when compiled (`writes`, all [`Write::Slot`] or
     /// [`Write::Bool`]): the values computed in order into an array on the
     /// stack, constants without a call and checks only where a value may
-    /// leave its domain (SSLE's attach and resets write five variables,
-    /// three of them constants or its own index), then written.
+    /// leave its domain (SSLE's resets write five variables, three of them
+    /// constants or its own index), then written.
     fn slot_writes(&self, targets: &[ir::Target], values: &[Value], writes: Vec<Write>) -> SFn {
         let mut sources = Vec::with_capacity(writes.len());
         for ((t, v), w) in targets.iter().zip(values).zip(writes) {
