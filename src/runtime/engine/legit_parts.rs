@@ -106,17 +106,7 @@ impl PartState {
 
     /// The first clean process from `from` where P is false (`n`: none).
     fn next_false(&self, from: usize) -> usize {
-        let words = &self.falses.0;
-        let mut w = from / 64;
-        let mut word = words.get(w).map_or(0, |x| x & (u64::MAX << (from % 64)));
-        while word == 0 {
-            w += 1;
-            match words.get(w) {
-                Some(&x) => word = x,
-                None => return self.n,
-            }
-        }
-        w * 64 + word.trailing_zeros() as usize
+        self.falses.first_set_from(from).unwrap_or(self.n)
     }
 
     /// Process `i`, marked, asked: P `holds` there, or not.
@@ -164,9 +154,7 @@ impl PartState {
                     }
                 }
                 Err(f) => {
-                    if fault.as_ref().is_none_or(|(k, _)| q < *k) {
-                        fault = Some((q, f));
-                    }
+                    keep_first(&mut fault, q, f);
                     // Still marked: asked again when it matters.
                     self.parked.push(q);
                 }
@@ -208,9 +196,7 @@ impl PartState {
             match ask(i) {
                 Ok(holds) => self.answered(i, holds),
                 Err(f) => {
-                    if fault.as_ref().is_none_or(|(k, _)| q < *k) {
-                        fault = Some((q, f));
-                    }
+                    keep_first(&mut fault, q, f);
                     self.parked.push(q);
                 }
             }
@@ -220,6 +206,14 @@ impl PartState {
             Some((_, f)) => Err(f),
             None => Ok(self.holding),
         }
+    }
+}
+
+/// `f`, the fault at process `q`, kept in `fault` unless one at an earlier
+/// process is.
+fn keep_first(fault: &mut Option<(u32, Box<Fault>)>, q: u32, f: Box<Fault>) {
+    if fault.as_ref().is_none_or(|(k, _)| q < *k) {
+        *fault = Some((q, f));
     }
 }
 
