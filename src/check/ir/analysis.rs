@@ -341,6 +341,16 @@ fn finds_draw(walk_over: impl FnOnce(&mut ReadWalk)) -> bool {
 /// Whether `b` reads one of the local `slots` (a binder's member, a
 /// received message's sender or fields) anywhere.
 pub fn reads_locals(b: &BExpr, slots: &[usize]) -> bool {
+    finds_local(slots, |walk| walk.b(b))
+}
+
+/// [`reads_locals`] of an integer expression.
+pub fn reads_locals_i(e: &IExpr, slots: &[usize]) -> bool {
+    finds_local(slots, |walk| walk.i(e))
+}
+
+/// Whether what `walk_over` walks reads one of the local `slots`.
+fn finds_local(slots: &[usize], walk_over: impl FnOnce(&mut ReadWalk)) -> bool {
     let mut found = false;
     {
         let mut each = |part: Part| {
@@ -353,7 +363,7 @@ pub fn reads_locals(b: &BExpr, slots: &[usize]) -> bool {
             visit: &mut |_, _, _| {},
             each: Some(&mut each),
         };
-        walk.b(b);
+        walk_over(&mut walk);
     }
     found
 }

@@ -14,7 +14,8 @@ mod own_reads;
 mod read_walk;
 
 pub use analysis::{
-    draws, draws_i, fixed_truth, local_arc, local_to, reads_locals, reads_var_b, state_free,
+    draws, draws_i, fixed_truth, local_arc, local_to, reads_locals, reads_locals_i, reads_var_b,
+    state_free,
 };
 pub use exclusive::exclusive;
 pub use guard_reads::{guard_reads, var_bit, writes, GuardReads};
