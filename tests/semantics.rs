@@ -70,6 +70,32 @@ fn a_statement_reads_its_row_as_written_and_neighbours_as_before() {
     assert_eq!(values(&all), [3, 4, 4, 1, 4, 2, 2, 4, 3]);
 }
 
+/// What a statement evaluates before its first assignment reads the
+/// configuration (the compiler reads it so, as guards do); after an
+/// assignment, in an `if` either branch of which assigned, and in a
+/// `for`'s later members, it reads the row as written, also through a
+/// node variable that names the process itself.
+#[test]
+fn a_statement_reads_its_row_as_written_once_anything_is_assigned() {
+    let src = "var x: 0..99 = 1\nvar y: 0..99 = 0\nvar z: 0..99 = 0\nvar w: 0..99 = 0\n\
+               var up: node = self\n\
+               process { a :: y == 0 -> \
+                 if up.x == 1 { x := 10 }; \
+                 y := up.x; \
+                 for q in nbrs { x := x + 1 }; \
+                 if x == 12 { z := up.x + 1 } else { z := 50 }; \
+                 w := up.x }";
+    let mut s = sim(src, "ring:3", schedule(&[&[0]]), 0);
+    s.step().unwrap();
+    // x becomes 10, then 12 over the two neighbours, each read as written.
+    assert_eq!(values(&s)[..4], [12, 10, 13, 12]);
+    let src = "var x: 0..99 = 1\nvar y: 0..99 = 0\nvar up: node = self\n\
+               process { a :: y == 0 -> for q in nbrs { x := x + 1 }; y := up.x }";
+    let mut s = sim(src, "ring:3", schedule(&[&[0]]), 0);
+    s.step().unwrap();
+    assert_eq!(values(&s)[..2], [3, 3]);
+}
+
 #[test]
 fn a_multiple_assignment_evaluates_every_value_first() {
     let src = "var x: 0..9 = 1\nvar y: 0..9 = 2\nvar done: bool = false\nprocess { a :: not done -> x, y, done := y, x, true }";

@@ -379,14 +379,15 @@ impl Instantiation<'_> {
                 };
                 let (guard, body, binder) = match (&a.receive, &a.binder) {
                     (Some(r), _) => {
-                        let (guard, body) = c.receive_action(r, &a.guard, s.stmt(&a.body));
+                        let (guard, body) = c.receive_action(r, &a.guard, s.action_stmt(&a.body));
                         (guard, body, None)
                     }
                     (None, Some(b)) => {
-                        let (guard, body, binder) = c.bound_action(b, &a.guard, s.stmt(&a.body));
+                        let (guard, body, binder) =
+                            c.bound_action(b, &a.guard, s.action_stmt(&a.body));
                         (guard, body, Some(binder))
                     }
-                    (None, None) => (c.bexpr(&a.guard), s.stmt(&a.body), None),
+                    (None, None) => (c.bexpr(&a.guard), s.action_stmt(&a.body), None),
                 };
                 let reads_timers = ir::reads_var_b(&a.guard, &is_timer)
                     || a.binder.as_ref().is_some_and(|b| {

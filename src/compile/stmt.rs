@@ -202,6 +202,57 @@ impl Compiler<'_> {
         (guard, body)
     }
 
+    /// An action's statement (this compiler compiling statements): what
+    /// it evaluates before its first assignment is compiled as a guard is
+    /// (see [`Compiler::stmt_after`]).
+    pub(super) fn action_stmt(&self, s: &ir::Stmt) -> SFn {
+        self.stmt_after(s, true).0
+    }
+
+    /// `s`, where `unwritten` says that nothing has been assigned before
+    /// it in the move: the mover's row being written (`Env::scratch`) is
+    /// then its row in the configuration, so the expressions `s`
+    /// evaluates until it assigns read that instead, compiled as guards
+    /// are, with their reads of the process's own variables fused
+    /// (SSLE's `done := Done(self)`: its quantifiers over the neighbours
+    /// compare keys without a call). Also whether nothing is assigned
+    /// after it either. A `for` counts as assigning (its filter runs
+    /// between its body's writes); a `send` assigns nothing.
+    fn stmt_after(&self, s: &ir::Stmt, unwritten: bool) -> (SFn, bool) {
+        let reading = || match unwritten {
+            true => Compiler {
+                in_stmt: false,
+                ..self.clone()
+            },
+            false => self.clone(),
+        };
+        match s {
+            ir::Stmt::Skip => (self.stmt(s), unwritten),
+            ir::Stmt::Assign(..) => (reading().stmt(s), false),
+            ir::Stmt::Send(..) => (reading().stmt(s), unwritten),
+            ir::Stmt::For(..) => (self.stmt(s), false),
+            ir::Stmt::Seq(v) => {
+                let mut still = unwritten;
+                let fs: Vec<SFn> = v
+                    .iter()
+                    .map(|s| {
+                        let (f, after) = self.stmt_after(s, still);
+                        still = after;
+                        f
+                    })
+                    .collect();
+                (Box::new(move |e| fs.iter().try_for_each(|f| f(e))), still)
+            }
+            ir::Stmt::If(c, a, b) => {
+                let fc = reading().bexpr(c);
+                let ((fa, after_a), (fb, after_b)) =
+                    (self.stmt_after(a, unwritten), self.stmt_after(b, unwritten));
+                let f: SFn = Box::new(move |e| if fc.holds(e)? { fa(e) } else { fb(e) });
+                (f, after_a && after_b)
+            }
+        }
+    }
+
     pub(super) fn stmt(&self, s: &ir::Stmt) -> SFn {
         match s {
             ir::Stmt::Skip => Box::new(|_| Ok(())),
