@@ -215,9 +215,10 @@ impl Compiler<'_> {
     /// evaluates until it assigns read that instead, compiled as guards
     /// are, with their reads of the process's own variables fused
     /// (SSLE's `done := Done(self)`: its quantifiers over the neighbours
-    /// compare keys without a call). Also whether nothing is assigned
-    /// after it either. A `for` counts as assigning (its filter runs
-    /// between its body's writes); a `send` assigns nothing.
+    /// compare keys without a call). With it, whether the row is still
+    /// unwritten after `s`: a `for` counts as assigning (its filter runs
+    /// between its body's writes), a `send` assigns nothing, and an `if`
+    /// leaves it unwritten only where neither branch assigns.
     fn stmt_after(&self, s: &ir::Stmt, unwritten: bool) -> (SFn, bool) {
         let reading = || match unwritten {
             true => Compiler {
