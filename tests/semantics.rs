@@ -1747,3 +1747,100 @@ fn reads_through_a_process_an_equality_named_as_the_reader_read_the_reader() {
         "{faults} faults, {enabled} enabled"
     );
 }
+
+/// Quantifiers whose body compares a member's variables, as a tuple, with
+/// one process's (the compiler finds that process's row once and compares
+/// each member in its loop): every operator, the member on either side,
+/// constants on either side, and the row of the process itself, of its
+/// left neighbour, of the one a node variable names and of another
+/// quantifier's member, held to a hand evaluation on random
+/// configurations of `ring:4`.
+#[test]
+fn a_quantifier_comparing_each_member_with_one_row_as_tuples_means_what_it_says() {
+    type Eval = fn(&[[i64; 3]], usize) -> bool;
+    fn nbrs(p: usize) -> [usize; 2] {
+        let (a, b) = ((p + 3) % 4, (p + 1) % 4);
+        [a.min(b), a.max(b)]
+    }
+    let guards: [(&str, Eval); 7] = [
+        ("forall(q in nbrs : (q.a, q.b) <= (a, b + 1))", |r, p| {
+            nbrs(p)
+                .iter()
+                .all(|&q| (r[q][0], r[q][1]) <= (r[p][0], r[p][1] + 1))
+        }),
+        ("exists(q in nbrs : (a, b) < (q.a + 1, q.b))", |r, p| {
+            nbrs(p)
+                .iter()
+                .any(|&q| (r[p][0], r[p][1]) < (r[q][0] + 1, r[q][1]))
+        }),
+        (
+            "forall(q in nbrs : (q.a, q.b) != (left.a, left.b))",
+            |r, p| {
+                let l = (p + 3) % 4;
+                nbrs(p)
+                    .iter()
+                    .all(|&q| (r[q][0], r[q][1]) != (r[l][0], r[l][1]))
+            },
+        ),
+        ("exists(q in nbrs : (q.a, q.b) == (up.a, up.b))", |r, p| {
+            let u = r[p][2] as usize;
+            nbrs(p)
+                .iter()
+                .any(|&q| (r[q][0], r[q][1]) == (r[u][0], r[u][1]))
+        }),
+        ("exists(q in nbrs : (q.a, q.b - 1) >= (a, b))", |r, p| {
+            nbrs(p)
+                .iter()
+                .any(|&q| (r[q][0], r[q][1] - 1) >= (r[p][0], r[p][1]))
+        }),
+        (
+            "forall(q in nbrs : (q.a, q.b) > (up.a, up.b - 1))",
+            |r, p| {
+                let u = r[p][2] as usize;
+                nbrs(p)
+                    .iter()
+                    .all(|&q| (r[q][0], r[q][1]) > (r[u][0], r[u][1] - 1))
+            },
+        ),
+        (
+            "exists(s in nbrs : forall(q in nbrs : (q.a, q.b) <= (s.a, s.b)))",
+            |r, p| {
+                nbrs(p).iter().any(|&s| {
+                    nbrs(p)
+                        .iter()
+                        .all(|&q| (r[q][0], r[q][1]) <= (r[s][0], r[s][1]))
+                })
+            },
+        ),
+    ];
+    let vars = "var a: 0..3\nvar b: 0..3\nvar up: node";
+    let (mut held, mut cases) = (0, 0);
+    for (guard, eval) in guards {
+        let src = format!("{vars}\nprocess {{ g :: {guard} -> skip }}");
+        for seed in 0..60 {
+            let s = simulate(
+                &src,
+                &Setup {
+                    topology: Some("ring:4".into()),
+                    init: InitMode::Random,
+                    seed,
+                    ..Setup::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{guard}: {e}"));
+            let rows: Vec<[i64; 3]> = s.rows().chunks(3).map(|r| [r[0], r[1], r[2]]).collect();
+            for p in 0..4 {
+                let expected = eval(&rows, p);
+                let found = !s.enabled_actions(p).unwrap().is_empty();
+                assert_eq!(found, expected, "{guard} at {p}, seed {seed}: {rows:?}");
+                held += usize::from(expected);
+                cases += 1;
+            }
+        }
+    }
+    // Each way, often.
+    assert!(
+        held > cases / 5 && held < cases * 4 / 5,
+        "{held} of {cases}"
+    );
+}

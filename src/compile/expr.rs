@@ -349,6 +349,9 @@ impl Compiler<'_> {
                 if let Some(first) = self.member_first(slot, body) {
                     return self.quantifier_first(slot, coll, want, first);
                 }
+                if let Some(f) = self.quantifier_tuple(slot, coll, want, body) {
+                    return f;
+                }
                 let body = self.bexpr(body);
                 self.over(coll, move |e, items| {
                     for q in items {

@@ -16,6 +16,7 @@ mod fused;
 mod instantiate;
 mod junction;
 mod layout;
+mod member_tuples;
 mod narrow;
 pub use layout::{every_slot, slot_bit};
 mod overlaps;

@@ -174,98 +174,10 @@ impl Compiler<'_> {
         })
     }
 
-    /// `let m = argmin(q in C : keys) in (m's keys + constants) OP values`
-    /// (`body`, a boolean made a number, `negate`d if asked), where the
-    /// keys are the member's own variables, `OP` orders and the values do
-    /// not read `m`: as `exists(q in C : ...)` for `<`/`<=` of a minimum
-    /// (or `>`/`>=` of a maximum) and `forall` for the others, each member
-    /// compared as it comes and the search stopped at the first that
-    /// decides, rather than the best found first (SSLE's
-    /// `Succ(Min_Key_Nbr(P)) < P.key`). The same value: the best member's
-    /// keys are at most (at least) every member's, lexicographically and
-    /// so on any prefix, and adding constants keeps the order. The same
-    /// faults: an empty collection faults before anything is read, and
-    /// nothing else can (plain reads, constants that cannot overflow the
-    /// keys' domains). `None` where the expression is not so.
-    pub(super) fn best_compared(
-        &self,
-        slot: usize,
-        b: &ir::Best,
-        body: &IExpr,
-        negate: bool,
-    ) -> Option<BFn> {
-        let IExpr::FromBool(cmp) = body else {
-            return None;
-        };
-        if b.filter.is_some() || self.in_stmt {
-            return None;
-        }
-        let keys: Vec<usize> = (b.keys.iter())
-            .map(|k| match self.plain(k)? {
-                Plain::Local(offset, local) if local == b.slot => Some(offset),
-                _ => None,
-            })
-            .collect::<Option<_>>()?;
-        let (op, pairs) = tuples::compared_pairs(cmp)?;
-        if pairs.len() > keys.len().min(MOST_COMPARED) {
-            return None;
-        }
-        // Per pair: the member's key plus a constant, and the value.
-        let mut member = Vec::new();
-        let mut values = Vec::new();
-        let mut left = None;
-        for (j, &(a, c)) in pairs.iter().enumerate() {
-            let (on_left, (offset, plus), value) = self.member_side(slot, (a, c))?;
-            if offset != keys[j] || left.is_some_and(|l| l != on_left) {
-                return None;
-            }
-            left = Some(on_left);
-            let value = self.operand(value).filter(|o| !o.may_fault())?.read;
-            if value.reads_local(slot) || value.reads_local(b.slot) {
-                return None;
-            }
-            member.push((offset, plus));
-            values.push(value);
-        }
-        let op = if negate { op.negated() } else { op };
-        let op = if left? { op } else { op.swapped() };
-        let exists = match (op, b.max) {
-            (Cmp::Lt | Cmp::Le, false) | (Cmp::Gt | Cmp::Ge, true) => true,
-            (Cmp::Gt | Cmp::Ge, false) | (Cmp::Lt | Cmp::Le, true) => false,
-            _ => return None,
-        };
-        let (member, values): (Box<[_]>, Box<[_]>) = (member.into(), values.into());
-        let (stride, span) = (self.stride, b.span);
-        Some(
-            ir::specialize_cmp!(op, OP => self.over(&b.coll, move |e, items| {
-                let Some(first) = items.next() else {
-                    return no_member(span);
-                };
-                let mut wanted = [0i64; MOST_COMPARED];
-                for (w, v) in wanted.iter_mut().zip(values.iter()) {
-                    *w = v.get(e, stride);
-                }
-                // Whether member `q`'s keys (plus their constants) compare so.
-                let holds = |q: i64| {
-                    let row = q as usize * stride;
-                    for (&(offset, plus), &y) in member.iter().zip(&wanted) {
-                        let x = e.state[row + offset].wrapping_add(plus);
-                        if x != y {
-                            return OP.holds(x, y);
-                        }
-                    }
-                    OP.holds(0, 0)
-                };
-                let decided = std::iter::once(first).chain(items).any(|q| holds(q) == exists);
-                Ok(Truth::from(decided == exists))
-            })),
-        )
-    }
-
     /// Which of `a` and `b` is a key of the member bound to `slot` (see
     /// [`Compiler::member_key`]), the other not reading it as one: whether
     /// it is `a`, the key, and the other.
-    fn member_side<'x>(
+    pub(super) fn member_side<'x>(
         &self,
         slot: usize,
         (a, b): (&'x IExpr, &'x IExpr),
@@ -537,10 +449,10 @@ fn ring_nbrs(p: u32, n: u32) -> [u32; 2] {
 
 /// The most pairs a comparison with the best member's keys compares as
 /// members come ([`Compiler::best_compared`]): SSLE's keys are two.
-const MOST_COMPARED: usize = 4;
+pub(super) const MOST_COMPARED: usize = 4;
 
 /// An `argmin`/`argmax`, or a `min`/`max` of keys, over nothing.
-fn no_member<T>(span: Span) -> Res<T> {
+pub(super) fn no_member<T>(span: Span) -> Res<T> {
     fault(
         span,
         "no member to choose from".into(),

@@ -99,6 +99,11 @@ impl Operand {
         })
     }
 
+    /// Its plain read and constant, where it cannot fault (see [`Safe`]).
+    pub(super) fn safe_read(&self) -> Option<(Plain, i64)> {
+        self.safe().map(|s| (s.read, s.plus))
+    }
+
     /// It as a [`Direct`] operand, unless it reads through a value.
     fn direct(&self) -> Option<Direct> {
         self.through.is_none().then_some(Direct {
@@ -171,7 +176,7 @@ fn tuples_of<O: Get>(op: Cmp, pairs: Vec<(O, O)>, stride: usize) -> BFn {
 /// neighbour on a ring of `n`, the one a local names, the one an own node
 /// variable (its slot) names.
 #[derive(Clone, Copy, PartialEq)]
-enum RowOf {
+pub(super) enum RowOf {
     Me,
     Left(usize),
     Local(usize),
@@ -202,8 +207,10 @@ macro_rules! with_row {
     };
 }
 
+pub(super) use with_row;
+
 /// The row a plain read reads a slot of, and the slot.
-fn row_of(read: Plain) -> Option<(RowOf, usize)> {
+pub(super) fn row_of(read: Plain) -> Option<(RowOf, usize)> {
     Some(match read {
         Plain::Own(slot) => (RowOf::Me, slot),
         Plain::Left(slot, n) => (RowOf::Left(n), slot),
