@@ -24,7 +24,7 @@ mod tests;
 
 use super::config_arena::MessageShape;
 use super::fills::Fills;
-use super::kept_steps::KeptStepsWriter;
+use super::kept_steps::{KeptStepsWriter, MoverBytes};
 use super::move_memo::MoveMemo;
 use super::parents::Parents;
 use super::reached::Reached;
@@ -324,11 +324,15 @@ impl<'a> Explorer<'a> {
         let memo = remembered
             .as_ref()
             .map(|moves| Memo::new(inst, moves, daemon));
-        // Under the central daemon, configurations kept whole have their
-        // steps kept for the searches after this one.
-        let keeps_steps =
-            matches!(daemon, Daemon::Central) && reached.code(0).is_none() && symmetry.is_none();
-        let mut kept = keeps_steps.then(KeptStepsWriter::new).flatten();
+        // Configurations kept whole have their steps kept for the searches
+        // after this one: under a daemon of several movers, where the
+        // numbering lists them as those searches do (the first action
+        // alone is listed in another order: `Daemon::each_move_set`).
+        let keeps_steps = reached.code(0).is_none()
+            && symmetry.is_none()
+            && (matches!(daemon, Daemon::Central) || listed.is_some());
+        let movers = MoverBytes::under(daemon, inst.topo.n()).filter(|_| keeps_steps);
+        let mut kept = movers.and_then(KeptStepsWriter::new);
         let expanding = Expanding {
             inst,
             listed,

@@ -3,17 +3,18 @@
 //! most steps, cycles, rounds), which would otherwise work each one out
 //! again: decoding the configuration, looking its processes' views up,
 //! writing each successor's bytes and looking them up, nearly half of a
-//! search with channels. Under the central daemon, with configurations
-//! kept whole (channels) and not by orbits: a step is then where it leads
-//! and its one mover, 5 bytes in a file, unlinked once open, so that the
-//! memory kept is 1.125 bytes a configuration (where its steps begin), and
-//! up to 2 MiB a thread of the file's blocks read last. A
-//! configuration's steps are read back in the order the step relation
-//! lists them, faulting ones left out (as the searches leave them out);
-//! a search whose first pass met a fault, or whose file cannot be
-//! written or read, works them out again instead.
+//! search with channels. Where configurations are kept whole (channels)
+//! and not by orbits, in an unlinked file: under the central daemon a step
+//! is where it leads and its one mover, 5 bytes, and the memory kept is
+//! 1.125 bytes a configuration (where its steps begin); under the others
+//! (at most 64 processes), where it leads and its movers as bits, 4 bytes
+//! and one a group of 8 processes, and 2.125 bytes a configuration; up to
+//! 2 MiB a thread of the file's blocks read last. A configuration's steps
+//! are read back in the order the step relation lists them, faulting ones
+//! left out (as the searches leave them out); a search whose first pass
+//! met a fault, or whose file cannot be written or read or would pass
+//! [`MOST_FILE_BYTES`], works them out again instead.
 
-use super::process_bits::as_bits;
 use super::successors::Succ;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -23,11 +24,57 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// the blocks a thread keeps of one are known by.
 static MADE: AtomicU64 = AtomicU64::new(0);
 
-/// The bytes of a step in the file: where it leads, then its mover.
-const STEP_BYTES: usize = 5;
-
-/// The mover byte of a mover past 64 processes, whose bit no set holds.
+/// The mover byte of a central step whose mover is past 64 processes,
+/// whose bit no set holds.
 const NO_BIT: u8 = 64;
+
+/// The most bytes the file may take (a gibibyte: a distributed daemon's
+/// steps on a ring of 13 with channels are a few hundred megabytes);
+/// past them the steps are worked out again, as where none are kept.
+const MOST_FILE_BYTES: u64 = 1 << 30;
+
+/// How a step's movers are written, after where it leads (4 bytes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum MoverBytes {
+    /// One mover (the central daemon): its number, in a byte ([`NO_BIT`]
+    /// past 64 processes).
+    One,
+    /// Any set of the first 64 processes: its bits, the lowest this many
+    /// bytes of them.
+    Bits(usize),
+}
+
+impl MoverBytes {
+    /// How a step's movers are written under `daemon` with `n`
+    /// processes: `None` where they cannot be (several movers, past 64).
+    pub(super) fn under(daemon: &crate::runtime::daemon::Daemon, n: usize) -> Option<Self> {
+        use crate::runtime::daemon::Daemon;
+        match daemon {
+            Daemon::Central => Some(MoverBytes::One),
+            Daemon::Distributed | Daemon::LocallyCentral | Daemon::Synchronous if n <= 64 => {
+                Some(MoverBytes::Bits(n.div_ceil(8).max(1)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The bytes of a step in the file.
+    fn step_bytes(self) -> usize {
+        4 + match self {
+            MoverBytes::One => 1,
+            MoverBytes::Bits(width) => width,
+        }
+    }
+
+    /// The bytes of a configuration's count of steps: one under the
+    /// central daemon (at most 255 steps), else two (at most 65,535).
+    fn count_bytes(self) -> usize {
+        match self {
+            MoverBytes::One => 1,
+            MoverBytes::Bits(_) => 2,
+        }
+    }
+}
 
 /// The steps being written, configuration after configuration.
 pub(super) struct KeptStepsWriter {
@@ -35,6 +82,9 @@ pub(super) struct KeptStepsWriter {
     /// Which of the process's files it is (see [`MADE`]).
     made: u64,
     starts: Starts,
+    /// A step's bytes, and scratch for them.
+    movers: MoverBytes,
+    step: Vec<u8>,
 }
 
 /// The steps of every configuration, written: see the module's doc.
@@ -42,13 +92,14 @@ pub(super) struct KeptSteps {
     file: File,
     made: u64,
     starts: Starts,
+    movers: MoverBytes,
 }
 
-/// Per configuration, where its steps begin: how many it has (at most
-/// 255), and where those of every 64th begin, 1.125 bytes a
-/// configuration.
+/// Per configuration, where its steps begin: how many it has (in
+/// `width` bytes, little-endian), and where those of every 64th begin.
 #[derive(Default)]
 struct Starts {
+    width: usize,
     counts: Vec<u8>,
     marks: Vec<u64>,
     /// The steps of every configuration so far.
@@ -56,29 +107,47 @@ struct Starts {
 }
 
 impl Starts {
+    fn new(width: usize) -> Self {
+        Starts {
+            width,
+            ..Starts::default()
+        }
+    }
+
+    /// How many configurations it has.
+    fn len(&self) -> usize {
+        self.counts.len() / self.width
+    }
+
+    /// The count of steps of configuration `i`, which it has.
+    fn count(&self, i: usize) -> u64 {
+        let bytes = &self.counts[i * self.width..(i + 1) * self.width];
+        bytes.iter().rev().fold(0, |c, &b| c << 8 | u64::from(b))
+    }
+
     /// The next configuration has `count` steps; false where they are too
     /// many to say.
     fn push(&mut self, count: usize) -> bool {
-        let Ok(count) = u8::try_from(count) else {
+        if count >> (8 * self.width) != 0 {
             return false;
-        };
-        if self.counts.len().is_multiple_of(64) {
+        }
+        if self.len().is_multiple_of(64) {
             self.marks.push(self.total);
         }
-        self.counts.push(count);
-        self.total += u64::from(count);
+        self.counts
+            .extend_from_slice(&count.to_le_bytes()[..self.width]);
+        self.total += count as u64;
         true
     }
 
     /// Where configuration `i`'s steps begin, and how many it has.
     fn get(&self, i: usize) -> Option<(u64, usize)> {
-        let count = *self.counts.get(i)?;
+        if i >= self.len() {
+            return None;
+        }
         let mark = i / 64;
-        let before: u64 = self.counts[mark * 64..i]
-            .iter()
-            .map(|&c| u64::from(c))
-            .sum();
-        Some((self.marks[mark] + before, usize::from(count)))
+        let before: u64 = (mark * 64..i).map(|k| self.count(k)).sum();
+        Some((self.marks[mark] + before, self.count(i) as usize))
     }
 
     fn bytes(&self) -> usize {
@@ -87,28 +156,42 @@ impl Starts {
 }
 
 impl KeptStepsWriter {
-    /// An empty file for the steps, where one can be made.
-    pub(super) fn new() -> Option<Self> {
+    /// An empty file for the steps, their movers written as `movers`
+    /// says, where one can be made.
+    pub(super) fn new(movers: MoverBytes) -> Option<Self> {
         let made = MADE.fetch_add(1, Ordering::Relaxed);
         let file = temporary_file(made)?;
         Some(KeptStepsWriter {
             file: BufWriter::with_capacity(1 << 16, file),
             made,
-            starts: Starts::default(),
+            starts: Starts::new(movers.count_bytes()),
+            movers,
+            step: Vec::new(),
         })
     }
 
-    /// The next configuration's steps, each where it leads and its one
-    /// mover; false where the file cannot take them (it is then of no use).
-    pub(super) fn config(&mut self, steps: &[(u32, u32)]) -> bool {
-        if !self.starts.push(steps.len()) {
+    /// The next configuration's steps, each where it leads and its movers
+    /// as bits (none for a central mover past 64 processes); false where
+    /// the file cannot take them (it is then of no use).
+    pub(super) fn config(&mut self, steps: &[(u32, u64)]) -> bool {
+        let step_bytes = self.movers.step_bytes() as u64;
+        let total = self.starts.total + steps.len() as u64;
+        if total * step_bytes > MOST_FILE_BYTES || !self.starts.push(steps.len()) {
             return false;
         }
-        for &(to, mover) in steps {
-            let mut bytes = [0; STEP_BYTES];
-            bytes[..4].copy_from_slice(&to.to_le_bytes());
-            bytes[4] = u8::try_from(mover).map_or(NO_BIT, |m| m.min(NO_BIT));
-            if self.file.write_all(&bytes).is_err() {
+        for &(to, movers) in steps {
+            self.step.clear();
+            self.step.extend_from_slice(&to.to_le_bytes());
+            match self.movers {
+                MoverBytes::One => self.step.push(match movers {
+                    0 => NO_BIT,
+                    bits => bits.trailing_zeros() as u8,
+                }),
+                MoverBytes::Bits(width) => {
+                    self.step.extend_from_slice(&movers.to_le_bytes()[..width]);
+                }
+            }
+            if self.file.write_all(&self.step).is_err() {
                 return false;
             }
         }
@@ -129,6 +212,7 @@ impl KeptStepsWriter {
             file,
             made: self.made,
             starts: self.starts,
+            movers: self.movers,
         })
     }
 }
@@ -141,15 +225,31 @@ impl KeptSteps {
         let Some((from, count)) = self.starts.get(i as usize) else {
             return false;
         };
-        let (at, len) = (from * STEP_BYTES as u64, count * STEP_BYTES);
+        let step_bytes = self.movers.step_bytes();
+        let (at, len) = (from * step_bytes as u64, count * step_bytes);
         CACHE.with_borrow_mut(|cache| {
             let Some(bytes) = cache.read(self, at, len) else {
                 return false;
             };
-            out.extend(bytes.chunks_exact(STEP_BYTES).map(|step| Succ {
-                to: u32::from_le_bytes([step[0], step[1], step[2], step[3]]),
-                moves: 1,
-                movers: as_bits(&[u32::from(step[4])]),
+            out.extend(bytes.chunks_exact(step_bytes).map(|step| {
+                let to = u32::from_le_bytes([step[0], step[1], step[2], step[3]]);
+                match self.movers {
+                    MoverBytes::One => Succ {
+                        to,
+                        moves: 1,
+                        movers: 1u64.checked_shl(u32::from(step[4])).unwrap_or(0),
+                    },
+                    MoverBytes::Bits(_) => {
+                        let mut bits = [0; 8];
+                        bits[..step.len() - 4].copy_from_slice(&step[4..]);
+                        let movers = u64::from_le_bytes(bits);
+                        Succ {
+                            to,
+                            moves: movers.count_ones(),
+                            movers,
+                        }
+                    }
+                }
             }));
             true
         })
@@ -157,7 +257,7 @@ impl KeptSteps {
 
     /// The bytes the file holds.
     fn file_bytes(&self) -> u64 {
-        self.starts.total * STEP_BYTES as u64
+        self.starts.total * self.movers.step_bytes() as u64
     }
 }
 
@@ -262,24 +362,29 @@ fn read_at(_: &File, _: &mut [u8], _: u64) -> bool {
 mod tests {
     use super::*;
 
-    /// `steps` written to a file, read back.
-    fn written(steps: &[Vec<(u32, u32)>]) -> KeptSteps {
-        let mut w = KeptStepsWriter::new().expect("a temporary file");
+    /// `steps` written to a file with movers as `movers` says, read back.
+    fn written(movers: MoverBytes, steps: &[Vec<(u32, u64)>]) -> KeptSteps {
+        let mut w = KeptStepsWriter::new(movers).expect("a temporary file");
         for config in steps {
             assert!(w.config(config));
         }
         w.finish().expect("finished")
     }
 
-    fn succs(steps: &[(u32, u32)]) -> Vec<Succ> {
+    fn succs(steps: &[(u32, u64)]) -> Vec<Succ> {
         steps
             .iter()
-            .map(|&(to, p)| Succ {
+            .map(|&(to, movers)| Succ {
                 to,
-                moves: 1,
-                movers: if p < 64 { 1 << p } else { 0 },
+                moves: movers.count_ones().max(1),
+                movers,
             })
             .collect()
+    }
+
+    /// A central mover: as bits, none past 64 processes.
+    fn one(p: u32) -> u64 {
+        1u64.checked_shl(p).unwrap_or(0)
     }
 
     /// Steps come back as written, configuration by configuration, a
@@ -290,24 +395,27 @@ mod tests {
     #[test]
     fn steps_come_back_as_written() {
         let few = vec![
-            vec![(1, 0), (2, 3)],
+            vec![(1, one(0)), (2, one(3))],
             vec![],
-            vec![(u32::MAX - 1, 63), (7, 64), (8, 300)],
+            vec![(u32::MAX - 1, one(63)), (7, one(64)), (8, one(300))],
         ];
-        let many: Vec<Vec<(u32, u32)>> = (0..400_000u32)
-            .map(|i| (0..i % 7).map(|k| (i * 7 + k, (i + k) % 70)).collect())
+        let many: Vec<Vec<(u32, u64)>> = (0..400_000u32)
+            .map(|i| (0..i % 7).map(|k| (i * 7 + k, one((i + k) % 70))).collect())
             .collect();
         let total: usize = many.iter().map(Vec::len).sum();
-        assert!(total * STEP_BYTES > 2 * MOST_BLOCKS * BLOCK);
-        let (small, large) = (written(&few), written(&many));
+        assert!(total * MoverBytes::One.step_bytes() > 2 * MOST_BLOCKS * BLOCK);
+        let (small, large) = (
+            written(MoverBytes::One, &few),
+            written(MoverBytes::One, &many),
+        );
         let mut out = Vec::new();
         for (i, steps) in few.iter().enumerate() {
             assert!(small.read(i as u32, &mut out));
             assert_eq!(out, succs(steps));
         }
         assert!(!small.read(3, &mut out));
-        let mut w = KeptStepsWriter::new().expect("a temporary file");
-        assert!(w.config(&[(0, 0); 255]) && !w.config(&[(0, 0); 256]));
+        let mut w = KeptStepsWriter::new(MoverBytes::One).expect("a temporary file");
+        assert!(w.config(&[(0, 1); 255]) && !w.config(&[(0, 1); 256]));
         // Forwards, then strided backwards (every block out of its slot).
         let order = (0..many.len()).chain((0..many.len()).rev().step_by(97));
         for (k, i) in order.enumerate() {
@@ -318,5 +426,55 @@ mod tests {
                 assert_eq!(out, succs(&few[2]));
             }
         }
+    }
+
+    /// Steps of several movers come back with their sets and how many
+    /// move, in as few bytes as the processes need (12 processes: two;
+    /// 64: eight, the last process's bit too); a configuration may have
+    /// up to 65,535 of them, whose starts are found past the 64th.
+    #[test]
+    fn sets_of_movers_come_back_as_written() {
+        for (n, width) in [(12, 2), (64, 8), (1, 1)] {
+            let movers = MoverBytes::under(&crate::runtime::daemon::Daemon::Distributed, n);
+            assert_eq!(movers, Some(MoverBytes::Bits(width)));
+            let full = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+            let steps: Vec<Vec<(u32, u64)>> = (0..200u32)
+                .map(|i| {
+                    let count = if i == 70 {
+                        65_535
+                    } else {
+                        (i % 5) as u64 * 100
+                    };
+                    (0..count)
+                        .map(|k| (i + k as u32, (k * 2_654_435_761) & full | 1))
+                        .collect()
+                })
+                .collect();
+            let kept = written(movers.unwrap(), &steps);
+            let mut out = Vec::new();
+            for i in (0..steps.len()).rev() {
+                assert!(kept.read(i as u32, &mut out), "{n}: {i}");
+                assert_eq!(out, succs(&steps[i]), "{n}: {i}");
+            }
+            let mut w = KeptStepsWriter::new(movers.unwrap()).expect("a temporary file");
+            assert!(!w.config(&vec![(0, 1); 65_536]));
+        }
+        assert_eq!(
+            MoverBytes::under(&crate::runtime::daemon::Daemon::Distributed, 65),
+            None
+        );
+    }
+
+    /// Past the most bytes the file may take, a configuration's steps are
+    /// refused (the writer is then dropped).
+    #[test]
+    fn the_file_takes_at_most_a_gibibyte() {
+        let mut w = KeptStepsWriter::new(MoverBytes::Bits(8)).expect("a temporary file");
+        let per_config = 65_535u64;
+        let fit = MOST_FILE_BYTES / (per_config * 12);
+        w.starts.total = fit * per_config;
+        assert!(!w.config(&vec![(0, 1); per_config as usize]));
+        w.starts.total = (fit - 1) * per_config;
+        assert!(w.config(&[(0, 1); 10]));
     }
 }

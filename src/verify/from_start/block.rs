@@ -72,15 +72,15 @@ pub(super) struct Steps {
     pub(super) sleeps: Vec<u64>,
     pub(super) skipped: u64,
     /// Whether the steps are kept for the searches after this one (see
-    /// [`KeptStepsWriter`]): then `movers` has each step's one mover, and
+    /// [`KeptStepsWriter`]): then `movers` has each step's movers as bits, and
     /// once [`Block::leave_out_kept`] is done, `numbers` has, in order,
     /// where the steps marked [`KNOWN`] lead.
     pub(super) keeping: bool,
-    pub(super) movers: Vec<u32>,
+    pub(super) movers: Vec<u64>,
     numbers: Vec<u32>,
     /// Scratch of [`Block::keep_steps`]: a configuration's steps, where
-    /// each leads and its mover.
-    edges: Vec<(u32, u32)>,
+    /// each leads and its movers.
+    edges: Vec<(u32, u64)>,
     /// Scratch of [`Block::leave_out_kept`]: for some whole
     /// configurations at a time, where each one's bytes end and whether
     /// it is kept.

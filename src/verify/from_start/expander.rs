@@ -409,7 +409,7 @@ impl<'i> Expander<'i> {
                 after = Some((asleep.after(apart[p]), p));
             }
             if steps.keeping {
-                steps.movers.push(movers[0]);
+                steps.movers.push(as_bits(movers));
             }
             let mut push = |code: u64| {
                 steps.codes.push(code);
@@ -498,9 +498,8 @@ impl Expander<'_> {
             symmetries,
             views.as_ref(),
             |moves, at| {
-                // Under the central daemon, where steps are kept: one mover.
                 if steps.keeping {
-                    steps.movers.push(moves.first().map_or(0, |m| m.process));
+                    steps.movers.push(as_bits(moves.iter().map(|m| &m.process)));
                 }
                 // Every mover's move remembered: the step written as bytes.
                 if let (Some(views), Some(arena)) = (views.as_ref(), arena) {
