@@ -17,6 +17,7 @@
 //! Chang and Roberts' ring of 13 under the distributed daemon writes 1.2
 //! GB), works them out again instead.
 
+use super::process_bits::as_bits;
 use super::successors::Succ;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -79,10 +80,10 @@ pub(super) struct KeptStepsWriter {
     /// Which of the process's files it is (see [`MADE`]).
     made: u64,
     starts: Starts,
-    /// How a step's movers are written, and scratch for a configuration's
-    /// steps' bytes.
+    /// How a step's movers are written.
     movers: MoverBytes,
-    step: Vec<u8>,
+    /// Scratch: the bytes of the configuration's steps being written.
+    config_bytes: Vec<u8>,
     /// The most bytes the file may take: half the memory budget.
     most_bytes: u64,
 }
@@ -174,7 +175,7 @@ impl KeptStepsWriter {
             made,
             starts: Starts::new(movers.count_bytes()),
             movers,
-            step: Vec::new(),
+            config_bytes: Vec::new(),
             most_bytes: crate::memory::limit() / 2,
         })
     }
@@ -190,8 +191,8 @@ impl KeptStepsWriter {
         }
         // The configuration's steps written at once (a call of `memcpy` a
         // step was 1.4% of a central search with rounds).
-        self.step.clear();
-        self.step.reserve(steps.len() * step_bytes as usize);
+        self.config_bytes.clear();
+        self.config_bytes.reserve(steps.len() * step_bytes as usize);
         match self.movers {
             MoverBytes::One => {
                 for &(to, movers) in steps {
@@ -200,17 +201,18 @@ impl KeptStepsWriter {
                         0 => NO_BIT,
                         bits => bits.trailing_zeros() as u8,
                     };
-                    self.step.extend_from_slice(&[a, b, c, d, mover]);
+                    self.config_bytes.extend_from_slice(&[a, b, c, d, mover]);
                 }
             }
             MoverBytes::Bits(width) => {
                 for &(to, movers) in steps {
-                    self.step.extend_from_slice(&to.to_le_bytes());
-                    self.step.extend_from_slice(&movers.to_le_bytes()[..width]);
+                    self.config_bytes.extend_from_slice(&to.to_le_bytes());
+                    self.config_bytes
+                        .extend_from_slice(&movers.to_le_bytes()[..width]);
                 }
             }
         }
-        self.file.write_all(&self.step).is_ok()
+        self.file.write_all(&self.config_bytes).is_ok()
     }
 
     /// The bytes it keeps in memory.
@@ -253,7 +255,7 @@ impl KeptSteps {
                 MoverBytes::One => out.extend(bytes.chunks_exact(5).map(|step| Succ {
                     to: to(step),
                     moves: 1,
-                    movers: 1u64.checked_shl(u32::from(step[4])).unwrap_or(0),
+                    movers: as_bits(&[u32::from(step[4])]),
                 })),
                 MoverBytes::Bits(_) => out.extend(bytes.chunks_exact(step_bytes).map(|step| {
                     let mut bits = [0; 8];
@@ -399,7 +401,7 @@ mod tests {
 
     /// A central mover: as bits, none past 64 processes.
     fn one(p: u32) -> u64 {
-        1u64.checked_shl(p).unwrap_or(0)
+        as_bits(&[p])
     }
 
     /// Steps come back as written, configuration by configuration, a
