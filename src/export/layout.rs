@@ -80,15 +80,21 @@ fn ring_order(topo: &Topology) -> Option<Vec<usize>> {
     Some(order)
 }
 
-/// `order` clockwise on a circle, the first at the top.
+/// `order` (every process once) clockwise on a circle, the first at the
+/// top.
 fn circle(order: &[usize]) -> Vec<Point> {
     let n = order.len();
     let mut at = vec![(0.5, 0.5); n];
     for (k, &p) in order.iter().enumerate() {
-        let a = std::f64::consts::TAU * k as f64 / n as f64;
-        at[p] = (0.5 + 0.5 * a.sin(), 0.5 - 0.5 * a.cos());
+        at[p] = on_circle(k, n);
     }
     at
+}
+
+/// Place `k` of `count` clockwise on the circle, place 0 at the top.
+fn on_circle(k: usize, count: usize) -> Point {
+    let a = std::f64::consts::TAU * k as f64 / count as f64;
+    (0.5 + 0.5 * a.sin(), 0.5 - 0.5 * a.cos())
 }
 
 /// The Petersen graph's standard drawing: the outer pentagon 0..4, and
@@ -103,13 +109,11 @@ fn petersen() -> Vec<Point> {
 
 /// Process 0 at the centre, the others around it.
 fn star(n: usize) -> Vec<Point> {
-    let around: Vec<usize> = (1..n).collect();
-    let ring = circle(&around);
-    let mut at = vec![(0.5, 0.5); n];
-    for (k, &p) in around.iter().enumerate() {
-        at[p] = ring[k];
-    }
-    at
+    // The centre, process 0, in the middle; the others around it. (The
+    // others were once placed as a circle of their own, whose places are
+    // numbered from 0: process n - 1 fell past its end.)
+    let leaves = (1..n).map(|p| on_circle(p - 1, n - 1));
+    std::iter::once((0.5, 0.5)).chain(leaves).collect()
 }
 
 /// Layers by distance from process 0 (the root of `tree:N`); within a
@@ -235,7 +239,8 @@ mod tests {
 
     fn topo(spec: &str) -> Topology {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-        crate::topology::build(spec, &mut rng, &|_| Err(String::new())).unwrap()
+        crate::topology::build(spec, &mut rng, &|_| Err(String::new()))
+            .unwrap_or_else(|e| panic!("{spec}: {e:?}"))
     }
 
     #[test]
@@ -269,6 +274,51 @@ mod tests {
         assert!(tree
             .iter()
             .all(|&(x, y)| (0.0..=1.0).contains(&x) && (0.0..=1.0).contains(&y)));
+    }
+
+    /// Every family, at sizes from one process up, gets a place for each
+    /// process inside the picture, no two at one place (a star once
+    /// panicked: its last process fell past the circle of the others).
+    #[test]
+    fn every_family_places_every_process_apart() {
+        let specs = [
+            "ring:2",
+            "ring:5",
+            "uring:5",
+            "chain:1",
+            "chain:2",
+            "chain:4",
+            "star:1",
+            "star:2",
+            "star:3",
+            "star:6",
+            "complete:4",
+            "grid:2x3",
+            "torus:3x3",
+            "hypercube:3",
+            "petersen",
+            "tree:1",
+            "tree:6",
+            "random:9",
+        ];
+        for spec in specs {
+            let at = layout(&topo(spec));
+            assert_eq!(at.len(), topo(spec).n(), "{spec}");
+            for (p, &(x, y)) in at.iter().enumerate() {
+                assert!(
+                    (0.0..=1.0).contains(&x) && (0.0..=1.0).contains(&y),
+                    "{spec}: {p}"
+                );
+                for (q, &(u, v)) in at.iter().enumerate().skip(p + 1) {
+                    assert!((x - u).hypot(y - v) > 0.01, "{spec}: {p} and {q} overlap");
+                }
+            }
+        }
+        let star = layout(&topo("star:5"));
+        assert_eq!(star[0], (0.5, 0.5), "the centre in the middle");
+        for leaf in &star[1..] {
+            assert!(((leaf.0 - 0.5).hypot(leaf.1 - 0.5) - 0.5).abs() < 1e-9);
+        }
     }
 
     #[test]
