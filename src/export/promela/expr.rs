@@ -112,15 +112,32 @@ impl Tr<'_> {
                 None => Err(Untranslatable::new("`tree_parent` off a tree", Some(*span))),
             },
             Proc::Local(s) => match self.locals.get(*s).cloned().flatten() {
-                Some(Val::Const(v)) => Ok(At::Known(v as usize)),
+                Some(Val::Const(v)) => self.known(v, None),
                 Some(Val::Dyn(e)) => Ok(At::Dynamic(e)),
                 None => Err(Untranslatable::new("an unbound local", None)),
             },
             Proc::Through(v) => Ok(At::Dynamic(self.read(&At::Known(me), *v, None)?)),
-            Proc::At(e, _) | Proc::Via(e, _) => match self.constant(e) {
-                Some(q) => Ok(At::Known(q as usize)),
+            Proc::At(e, span) | Proc::Via(e, span) => match self.constant(e) {
+                Some(q) => self.known(q, Some(*span)),
                 None => Ok(At::Dynamic(self.iexpr(e)?)),
             },
+        }
+    }
+
+    /// Process `q`, a value known now (written at `span`, where known),
+    /// where the instance has it: a program may name a process that does
+    /// not exist, which a run reports when the read happens.
+    fn known(&self, q: i64, span: Option<Span>) -> Result<At, Untranslatable> {
+        let n = self.topo.n();
+        match usize::try_from(q) {
+            Ok(q) if q < n => Ok(At::Known(q)),
+            _ => Err(Untranslatable::new(
+                format!(
+                    "process {q} (this instance has processes 0 to {})",
+                    n.saturating_sub(1)
+                ),
+                span,
+            )),
         }
     }
 
