@@ -91,15 +91,17 @@ fn tail(s: &str) -> String {
 }
 
 /// Runs one program through `check`, short runs under several daemons and
-/// starts, and a few REPL lines: whether `check` accepted it, or the first
+/// starts, a few REPL lines and, where the program got past the checker,
+/// the other commands a program meets (see [`other_commands`]; `every` of
+/// them, else one drawn): whether `check` accepted it, or the first
 /// problem found.
-fn exercise(program: &str, rng: &mut ChaCha8Rng, dir: &Path) -> Result<bool, String> {
+fn exercise(program: &str, rng: &mut ChaCha8Rng, dir: &Path, every: bool) -> Result<bool, String> {
     let path = dir.join("case.gc");
     std::fs::write(&path, program).expect("write the case");
     let p = path.to_str().expect("UTF-8 path");
-    let accepted = invoke(&["check", p, "--memory-limit", MEMORY], "")
-        .map_err(|why| format!("check: {why}"))?
-        == 0;
+    let checked = invoke(&["check", p, "--memory-limit", MEMORY], "")
+        .map_err(|why| format!("check: {why}"))?;
+    let accepted = checked == 0;
     let daemons = ["central", "synchronous", "distributed", "locally-central"];
     // A ring of 40 is one where synchronous steps can run column by column
     // (runs of one role of 8 and more), in batches when nothing watches.
@@ -131,7 +133,39 @@ fn exercise(program: &str, rng: &mut ChaCha8Rng, dir: &Path) -> Result<bool, Str
         let args = ["repl", p, "--memory-limit", MEMORY];
         invoke(&args, &lines).map_err(|why| format!("repl with\n{lines}: {why}"))?;
     }
+    // Past the checker (a runtime error at the start, 3, is past it too).
+    if !matches!(checked, 1 | 2) {
+        other_commands(p, rng, every)?;
+    }
     Ok(accepted)
+}
+
+/// The commands beyond `check`, runs and the REPL that a program meets:
+/// its exports, `verify` and `expect` on a small instance, and `fmt`
+/// (`export promela` once panicked on a process the instance lacks:
+/// tests/fuzz/corpus/absent_process.gc); `every` one, else one drawn.
+fn other_commands(p: &str, rng: &mut ChaCha8Rng, every: bool) -> Result<(), String> {
+    let topology = *["ring:3", "chain:3", "star:4"].choose(rng).unwrap();
+    let small = ["--topology", topology, "--memory-limit", "256M"];
+    let commands: [&[&str]; 5] = [
+        &["export", "promela", p],
+        &["export", "dot", p],
+        &["verify", p, "--from", "declared", "--no-rounds"],
+        &["expect", p],
+        &["fmt", "--check", p],
+    ];
+    let chosen = match every {
+        true => &commands[..],
+        false => std::slice::from_ref(commands.choose(rng).unwrap()),
+    };
+    for command in chosen {
+        let mut args = command.to_vec();
+        if command[0] != "fmt" {
+            args.extend(small);
+        }
+        invoke(&args, "").map_err(|why| format!("{}: {why}", args.join(" ")))?;
+    }
+    Ok(())
 }
 
 fn repl_lines(rng: &mut ChaCha8Rng) -> String {
@@ -660,7 +694,7 @@ fn pass(seed: u64, cases: Option<usize>, budget: Duration, findings: &Path) -> P
             let base = seeds.choose(&mut rng).expect("seed programs");
             mutate(base, &mut rng)
         };
-        match exercise(&program, &mut rng, &dir) {
+        match exercise(&program, &mut rng, &dir, false) {
             Ok(accepted) => {
                 p.generated += usize::from(generated);
                 p.accepted += usize::from(generated && accepted);
@@ -693,7 +727,7 @@ fn the_corpus_runs_clean() {
     assert!(!paths.is_empty(), "the corpus is not empty");
     for path in paths {
         let program = std::fs::read_to_string(&path).unwrap_or_default();
-        if let Err(why) = exercise(&program, &mut rng, &scratch) {
+        if let Err(why) = exercise(&program, &mut rng, &scratch, true) {
             panic!("{}: {why}", path.display());
         }
     }
