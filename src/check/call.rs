@@ -61,6 +61,7 @@ impl Checker {
             }
             "msgs" => self.msgs_call(f, args, span),
             _ if self.defs.contains_key(&f.name) => self.use_def(f, args, span),
+            _ if !self.first_unknown(f.span) => None,
             _ => {
                 let neighbour = ["left", "right", "tree_parent"].contains(&f.name.as_str());
                 let help = match suggest(&f.name, sorted_names(&self.defs)) {
@@ -403,6 +404,9 @@ impl Checker {
             }
         };
         if !self.defs.contains_key(&name.name) || depth > 64 {
+            if !self.first_unknown(name.span) {
+                return None;
+            }
             let help = match suggest(&name.name, sorted_names(&self.defs)) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "define it: `def NAME(p) = {q in nbrs(p) : ...}`".into(),

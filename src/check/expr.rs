@@ -292,6 +292,9 @@ impl Checker {
             .get(&field.name)
             .filter(|&&v| self.vars[v].kind == ir::VarKind::Edge)
         else {
+            if !self.first_unknown(field.span) {
+                return None;
+            }
             let edge_vars: Vec<&str> = self
                 .vars
                 .iter()

@@ -303,6 +303,13 @@ impl Checker {
         self.problems.push(p);
     }
 
+    /// Whether the unknown name written at `span` is met for the first
+    /// time (see `unknown_at`): the caller reports it, and works out its
+    /// suggestion, only then.
+    fn first_unknown(&mut self, span: Span) -> bool {
+        self.unknown_at.insert((span.start, span.end))
+    }
+
     /// Enters one level of nesting at `span`; false (reported once) past
     /// [`MAX_DEPTH`], and the caller checks nothing below.
     fn descend(&mut self, span: Span) -> bool {

@@ -126,6 +126,9 @@ impl Checker {
         span: Span,
     ) -> Option<ast::Stmt> {
         if !self.defs.contains_key(&f.name) {
+            if !self.first_unknown(f.span) {
+                return None;
+            }
             let help = match suggest(&f.name, sorted_names(&self.defs)) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "a statement is `x := e`, `if`, `for`, `skip`, or a `def NAME(..) { .. }` used by name".into(),
@@ -248,8 +251,9 @@ impl Checker {
             );
             return None;
         }
-        match self.var_index.get(&field.name) {
-            Some(&v) => Some(self.var_read(p, v)),
+        match self.var_index.get(&field.name).copied() {
+            Some(v) => Some(self.var_read(p, v)),
+            None if !self.first_unknown(field.span) => None,
             None => {
                 let help = match suggest(
                     &field.name,
@@ -357,7 +361,7 @@ impl Checker {
             }
             _ => {}
         }
-        if !self.unknown_at.insert((id.span.start, id.span.end)) {
+        if !self.first_unknown(id.span) {
             return None;
         }
         let mut candidates: Vec<&str> = self
