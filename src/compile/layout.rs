@@ -311,6 +311,9 @@ impl Compiler<'_> {
             anywhere: self.slots_of_vars(reads.anywhere),
             others: self.slots_of_vars(reads.others),
             at_self: self.slots_of_vars(reads.at_self),
+            // The node variable's slot, and the slots read where it points.
+            named: (reads.named).map(|(p, vars)| (self.offsets[p], self.slots_of_vars(vars))),
+            others_elsewhere: self.slots_of_vars(reads.others_elsewhere),
             cost: reads.cost,
         }
     }

@@ -164,8 +164,9 @@ pub(crate) fn first_true(
 pub(crate) enum Whose {
     /// Its own only: it is the step's one mover.
     Own,
-    /// Only those of others it may read.
-    Others,
+    /// Only those of others it may read: the step's one mover's, this
+    /// process.
+    Others(u32),
     /// Its own and others' (a step of several movers).
     Both,
 }
@@ -173,24 +174,35 @@ pub(crate) enum Whose {
 /// [`first_true`] for a process whose first enabled action was `before`
 /// (`NO_ACTION`: none) until a step changed the slots `changed` (bits as
 /// [`crate::compile::CAction::guard_reads`] has them) of the rows `whose`
-/// says. A guard that reads none of them there has its value still: those
-/// before `before` are false, `before` is enabled, and neither is
-/// evaluated. Gives what [`first_true`] gives, faults included: a guard
-/// left alone would give again what it gave, and without a fault. Not for
-/// roles with receive actions (the oldest message, not program order,
-/// chooses among them).
+/// says (rows of `stride` slots). A guard that reads none of them there
+/// has its value still: those before `before` are false, `before` is
+/// enabled, and neither is evaluated. Gives what [`first_true`] gives,
+/// faults included: a guard left alone would give again what it gave, and
+/// without a fault. Not for roles with receive actions (the oldest
+/// message, not program order, chooses among them).
 #[inline]
 pub(crate) fn first_true_after(
     role: &CRole,
-    env: &Env,
+    (env, stride): (&Env, usize),
     before: u16,
     (changed, whose): (u64, Whose),
 ) -> Result<u16, (usize, Box<Fault>)> {
     for (i, a) in role.actions.iter().enumerate() {
+        let r = &a.guard_reads;
         let reads = match whose {
-            Whose::Own => a.guard_reads.at_self,
-            Whose::Others => a.guard_reads.others,
-            Whose::Both => a.guard_reads.anywhere,
+            Whose::Own => r.at_self,
+            // What a node variable of this process (which did not move)
+            // names is read only where it names the mover.
+            Whose::Others(mover) => match r.named {
+                Some((slot, there))
+                    if there & changed == 0
+                        || env.state[env.me * stride + slot] != i64::from(mover) =>
+                {
+                    r.others_elsewhere
+                }
+                _ => r.others,
+            },
+            Whose::Both => r.anywhere,
         };
         if reads & changed == 0 {
             match (i as u16).cmp(&before) {

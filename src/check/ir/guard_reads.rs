@@ -23,6 +23,15 @@ pub struct GuardReads {
     /// guards that read what it changed only at neighbours (SSLE's
     /// `Q.color` of its neighbours `Q`).
     pub at_self: u64,
+    /// Where every read at the process an own node variable names
+    /// (`parent.x`) goes through one such variable: that variable and the
+    /// variables read there. A step of one other process changes nothing
+    /// read there unless the variable names that process (SSLE's
+    /// `Is_True_Chld(self)` reads its parent's key only).
+    pub named: Option<(usize, u64)>,
+    /// The variables in `others` read at other processes than `named`'s
+    /// (all of `others` where `named` is `None`).
+    pub others_elsewhere: u64,
     /// What evaluating it costs, roughly: its reads, and four more for
     /// each quantifier (left alone, a guard of one or two reads saves
     /// less than telling whether it may be).
@@ -36,6 +45,8 @@ impl GuardReads {
         anywhere: u64::MAX,
         others: u64::MAX,
         at_self: u64::MAX,
+        named: None,
+        others_elsewhere: u64::MAX,
         cost: u32::MAX,
     };
 }
@@ -53,16 +64,31 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
         anywhere: 0,
         others: 0,
         at_self: 0,
+        named: None,
+        others_elsewhere: 0,
         cost: 0,
     };
+    // The node variables read through, and what is read at what they name.
+    let (mut pointers, mut named) = (0u64, 0u64);
+    let mut pointer = None;
     let mut quantifiers = 0;
     let mut beyond_variables = false;
     {
         let mut visit = |at: &Proc, v: usize, _: Option<&IExpr>| {
             reads.anywhere |= var_bit(v);
             reads.cost += 1;
-            if !matches!(at, Proc::Me) {
-                reads.others |= var_bit(v);
+            match at {
+                Proc::Me => {}
+                Proc::Through(p) => {
+                    reads.others |= var_bit(v);
+                    pointers |= var_bit(*p);
+                    pointer = Some(*p);
+                    named |= var_bit(v);
+                }
+                _ => {
+                    reads.others |= var_bit(v);
+                    reads.others_elsewhere |= var_bit(v);
+                }
             }
             let never_self = matches!(at, Proc::Local(s) if *s < 64 && own_nbrs >> s & 1 != 0);
             if !never_self {
@@ -91,6 +117,11 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
     }
     if beyond_variables {
         return GuardReads::ALL;
+    }
+    match pointer {
+        // One node variable (not sharing its bit with others past 63).
+        Some(p) if pointers.count_ones() == 1 && p < 63 => reads.named = Some((p, named)),
+        _ => reads.others_elsewhere |= named,
     }
     reads.cost += 4 * quantifiers;
     reads
@@ -140,11 +171,11 @@ pub fn writes(s: &Stmt) -> u64 {
 mod tests {
     use super::*;
 
-    /// What the first action's guard reads, `x`, `y` and `p` declared
-    /// (variables 0, 1 and 2: masks 1, 2 and 4).
+    /// What the first action's guard reads, `x`, `y`, `p` and `r`
+    /// declared (variables 0 to 3: masks 1, 2, 4 and 8).
     fn reads_of(guard: &str) -> GuardReads {
         let src = format!(
-            "var x: 0..3 = 0\nvar y: 0..3 = 0\nvar p: node = self\n\
+            "var x: 0..3 = 0\nvar y: 0..3 = 0\nvar p: node = self\nvar r: node = self\n\
              process {{ a :: {guard} -> skip }}\n"
         );
         let ast = crate::syntax::parse_program(&src).expect("parses");
@@ -170,6 +201,34 @@ mod tests {
             let reads = reads_of(guard);
             assert_eq!(reads.anywhere, others_or_own, "{guard}");
             assert_eq!(reads.at_self, at_self, "{guard}");
+        }
+    }
+
+    /// What one node variable names is told from the other processes a
+    /// guard reads (variable 2 is `p`); through two such variables, or
+    /// through a neighbour's, it is not.
+    #[test]
+    fn what_is_read_where_a_node_variable_points_is_told_apart() {
+        let (x, y, p, r) = (1, 2, 4, 8);
+        let cases = [
+            ("p.x > y", Some((2, x)), 0),
+            (
+                "p.x == p.y and exists(q in nbrs : q.y > 0)",
+                Some((2, x | y)),
+                y,
+            ),
+            ("p.x > 0 and r.y > 0", None, x | y),
+            ("exists(q in nbrs : q.p.x > 0)", None, x | p),
+            ("x > 0 and p == self", None, 0),
+        ];
+        for (guard, named, elsewhere) in cases {
+            let reads = reads_of(guard);
+            assert_eq!(reads.named, named, "{guard}");
+            assert_eq!(reads.others_elsewhere, elsewhere, "{guard}");
+            // Whatever is read at another process is in one or the other.
+            let there = named.map_or(0, |n| n.1);
+            assert_eq!(reads.others, elsewhere | there, "{guard}");
+            assert_eq!(reads.others & r, 0, "{guard}");
         }
     }
 

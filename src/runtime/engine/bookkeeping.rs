@@ -69,7 +69,7 @@ pub(super) fn refresh_after(
     let role = &code.roles[info.role as usize];
     let first = match changed {
         Some(changed) if role.leaves_guards_alone => {
-            first_true_after(role, env, info.chosen, changed)
+            first_true_after(role, (env, code.stride), info.chosen, changed)
         }
         _ => first_true(role, env, false),
     };
@@ -110,7 +110,7 @@ pub(super) fn refresh_ring(
     let before = if p == 0 { n - 1 } else { p - 1 };
     let after = if p + 1 == n { 0 } else { p + 1 };
     let own = changed.map(|vars| (vars, Whose::Own));
-    let others = changed.map(|vars| (vars, Whose::Others));
+    let others = changed.map(|vars| (vars, Whose::Others(p)));
     refresh_after(code, progress, env, p, own)?;
     match readers {
         (true, false) => refresh_after(code, progress, env, after, others)?,
@@ -278,7 +278,7 @@ impl Simulation {
                 for (k, &q) in self.affected.iter().enumerate() {
                     let whose = match (one_mover, k) {
                         (true, 0) => Whose::Own,
-                        (true, _) => Whose::Others,
+                        (true, _) => Whose::Others(self.affected[0]),
                         (false, _) => Whose::Both,
                     };
                     let changed = Some((vars, whose));
