@@ -346,3 +346,39 @@ fn a_scripted_session() {
     c.notify("exit", Value::Null);
     assert!(child.wait().unwrap().success());
 }
+
+/// A message claiming more bytes than the server reads ends the session
+/// with exit status 1 and the reason, after answering what came before
+/// it (such a claim once aborted the process, found by fuzzing).
+#[test]
+fn a_message_past_the_bound_ends_the_session_with_the_reason() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_guarded"))
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut c = Client {
+        stdin: child.stdin.take().unwrap(),
+        stdout: BufReader::new(child.stdout.take().unwrap()),
+        next: 0,
+    };
+    let init = c.request("initialize", json!({"capabilities": {}}));
+    assert_eq!(init["result"]["capabilities"]["hoverProvider"], true);
+    write!(c.stdin, "Content-Length: 999999999999\r\n\r\n{{}}").unwrap();
+    drop(c.stdin);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("a message of 999999999999 bytes, more than the"),
+        "{err}"
+    );
+}

@@ -1,6 +1,7 @@
 //! Front end: `guarded lsp`, a Language Server Protocol server on standard
-//! input and output. lsp-server (rust-analyzer's transport: framing, the
-//! initialize handshake, shutdown) carries the messages; their contents
+//! input and output. lsp-server (rust-analyzer's messages: their parsing,
+//! the initialize handshake, shutdown) carries them, over a transport of
+//! our own that bounds each message (`transport.rs`); their contents
 //! are JSON built here, from the same parser, checker and formatter as
 //! the command line (`analysis.rs`), so an editor shows the command
 //! line's diagnostics as the user types.
@@ -10,6 +11,7 @@ mod language;
 mod rename;
 mod scopes;
 mod text;
+mod transport;
 
 /// The `.gc` files of a folder of the repository, in name order, with
 /// their text: what the tests run every request over.
@@ -33,7 +35,7 @@ fn gc_files(folder: &str) -> Vec<(std::path::PathBuf, String)> {
 }
 
 use analysis::Analysis;
-use lsp_server::{Connection, Message, Notification, Request, Response};
+use lsp_server::{Message, Notification, Request, Response};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -56,10 +58,13 @@ fn capabilities() -> Value {
 
 /// Serves one editor until it shuts the server down.
 pub fn serve() -> Result<(), String> {
-    let (connection, io) = Connection::stdio();
-    connection
-        .initialize(capabilities())
-        .map_err(|e| format!("the editor did not initialize the server: {e}"))?;
+    let (connection, io) = transport::stdio();
+    if let Err(e) = connection.initialize(capabilities()) {
+        // Where the input broke off, that is the reason.
+        drop(connection);
+        io.join()?;
+        return Err(format!("the editor did not initialize the server: {e}"));
+    }
     let mut documents: HashMap<String, Analysis> = HashMap::new();
     for message in &connection.receiver {
         match message {
@@ -94,7 +99,7 @@ pub fn serve() -> Result<(), String> {
         }
     }
     drop(connection);
-    io.join().map_err(|e| format!("the connection failed: {e}"))
+    io.join()
 }
 
 /// A document opened, changed or closed: its address, and its analysis
