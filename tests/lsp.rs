@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 struct Client {
     stdin: ChildStdin,
@@ -94,19 +94,27 @@ fn at(needle: &str, k: usize, skip: usize) -> Value {
     json!({"textDocument": {"uri": URI}, "position": place(PROGRAM, needle, k, skip)})
 }
 
-#[test]
-fn a_scripted_session() {
+/// `guarded lsp` started, its error output going to `stderr`, and a
+/// client of it.
+fn server(stderr: Stdio) -> (Child, Client) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_guarded"))
         .arg("lsp")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .unwrap();
-    let mut c = Client {
+    let client = Client {
         stdin: child.stdin.take().unwrap(),
         stdout: BufReader::new(child.stdout.take().unwrap()),
         next: 0,
     };
+    (child, client)
+}
+
+#[test]
+fn a_scripted_session() {
+    let (mut child, mut c) = server(Stdio::inherit());
     let init = c.request("initialize", json!({"capabilities": {}}));
     let caps = &init["result"]["capabilities"];
     assert_eq!(caps["hoverProvider"], true, "{init}");
@@ -352,18 +360,7 @@ fn a_scripted_session() {
 /// it (such a claim once aborted the process, found by fuzzing).
 #[test]
 fn a_message_past_the_bound_ends_the_session_with_the_reason() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_guarded"))
-        .arg("lsp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut c = Client {
-        stdin: child.stdin.take().unwrap(),
-        stdout: BufReader::new(child.stdout.take().unwrap()),
-        next: 0,
-    };
+    let (mut child, mut c) = server(Stdio::piped());
     let init = c.request("initialize", json!({"capabilities": {}}));
     assert_eq!(init["result"]["capabilities"]["hoverProvider"], true);
     write!(c.stdin, "Content-Length: 999999999999\r\n\r\n{{}}").unwrap();
