@@ -494,6 +494,21 @@ fn instances_beyond_the_memory_budget_are_refused_before_allocating() {
     );
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("memory budget"), "{}", o.stderr);
+    // A random graph's edges as many as expected, before drawing them
+    // (random:N is no longer capped at 5,000 processes).
+    for spec in ["random:1000000:0.5", "random:50000000"] {
+        let o = guarded(
+            &["check", program, "--topology", spec, "--memory-limit", "1G"],
+            "",
+        );
+        assert_eq!(o.code, 2, "{spec}: {}", o.stderr);
+        assert!(
+            o.stderr.contains(&format!("the topology `{spec}` (about"))
+                && o.stderr.contains("memory budget"),
+            "{spec}: {}",
+            o.stderr
+        );
+    }
     let edges = scratch("far.txt", "0 49999999\n");
     let spec = format!("file:{}", edges.to_str().unwrap());
     let o = guarded(

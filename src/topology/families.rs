@@ -177,11 +177,7 @@ pub(super) fn tree(name: String, n: usize, rng: &mut ChaCha8Rng) -> Topology {
 /// then each other pair is joined with probability `p` (default: about
 /// two more edges per process).
 pub(super) fn random(name: String, n: usize, p: Option<f64>, rng: &mut ChaCha8Rng) -> Topology {
-    let p = p.unwrap_or(if n > 1 {
-        (2.0 / (n as f64 - 1.0)).min(1.0)
-    } else {
-        0.0
-    });
+    let p = p.unwrap_or_else(|| default_edge_probability(n));
     let mut order: Vec<usize> = (0..n).collect();
     order.shuffle(rng);
     // FxHash: SipHash took half the set-up of `random:1000` (500,000 look-ups),
@@ -194,14 +190,73 @@ pub(super) fn random(name: String, n: usize, p: Option<f64>, rng: &mut ChaCha8Rn
         adj.insert((a, b));
         g.edge(a, b);
     }
-    for a in 0..n {
-        for b in a + 1..n {
-            if !adj.contains(&(a, b)) && rng.gen_bool(p) {
+    if n <= EVERY_PAIR_DRAWN_UP_TO {
+        for a in 0..n {
+            for b in a + 1..n {
+                if !adj.contains(&(a, b)) && rng.gen_bool(p) {
+                    g.edge(a, b);
+                }
+            }
+        }
+    } else {
+        for (a, b) in pairs_drawn(n, p, rng) {
+            if !adj.contains(&(a, b)) {
                 g.edge(a, b);
             }
         }
     }
     Topology::freeze(name, g)
+}
+
+/// The probability of each edge beyond the spanning tree where `random:N`
+/// gives none: about two such edges a process.
+pub(super) fn default_edge_probability(n: usize) -> f64 {
+    if n > 1 {
+        (2.0 / (n as f64 - 1.0)).min(1.0)
+    } else {
+        0.0
+    }
+}
+
+/// Up to this many processes `random:N` draws once for every pair, as it
+/// always has (seeds name the same graphs); past it, the pairs are drawn
+/// by skipping ([`pairs_drawn`]), which takes time in the edges drawn
+/// rather than in the pairs (a million processes: 5 * 10^11 pairs).
+pub(super) const EVERY_PAIR_DRAWN_UP_TO: usize = 5_000;
+
+/// Each pair `(a, b)`, `a < b < n`, with probability `p`, independently
+/// (G(n, p)), in increasing order: the gap to the next pair drawn is
+/// geometric (Batagelj and Brandes, "Efficient generation of large random
+/// networks", 2005), so the cost follows the pairs drawn, not all pairs.
+fn pairs_drawn(n: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    if p <= 0.0 {
+        return pairs;
+    }
+    if p >= 1.0 {
+        return (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .collect();
+    }
+    let log_q = (1.0 - p).ln();
+    // Pair (w, v) with w < v; v from 1, w the offset within v's pairs.
+    let (mut v, mut w) = (1usize, -1i64);
+    while v < n {
+        let r: f64 = rng.gen();
+        // A gap past every pair left ends the loop below.
+        let gap = ((1.0 - r).ln() / log_q).floor();
+        w = w
+            .saturating_add(1)
+            .saturating_add(gap.min(i64::MAX as f64 / 2.0) as i64);
+        while v < n && w >= v as i64 {
+            w -= v as i64;
+            v += 1;
+        }
+        if v < n {
+            pairs.push((w as usize, v));
+        }
+    }
+    pairs
 }
 
 #[cfg(test)]
@@ -212,6 +267,69 @@ mod tests {
     /// or (directed) its readers'; once made (as compiling a program that
     /// reads neighbour lists makes them), they are kept as rows made when
     /// built.
+    /// Past [`EVERY_PAIR_DRAWN_UP_TO`], pairs are drawn by skipping: each
+    /// once, in order, inside the processes, as many as expected (about
+    /// p times the pairs; bounds seven deviations wide), none at p = 0 and
+    /// all at p = 1; the same pairs for the same seed.
+    #[test]
+    fn pairs_drawn_by_skipping_are_each_pair_with_its_probability() {
+        use rand::SeedableRng;
+        let draw = |n, p, seed| pairs_drawn(n, p, &mut ChaCha8Rng::seed_from_u64(seed));
+        for (n, p) in [(2000, 0.01), (300, 0.5), (50_000, 0.00004)] {
+            let pairs = draw(n, p, 1);
+            assert_eq!(pairs, draw(n, p, 1));
+            assert!(pairs
+                .windows(2)
+                .all(|w| (w[0].1, w[0].0) < (w[1].1, w[1].0)));
+            assert!(pairs.iter().all(|&(a, b)| a < b && b < n));
+            let all = (n * (n - 1) / 2) as f64;
+            let (mean, deviation) = (p * all, (p * (1.0 - p) * all).sqrt());
+            let drawn = pairs.len() as f64;
+            assert!(
+                (drawn - mean).abs() < 7.0 * deviation,
+                "{n} {p}: {drawn} of {mean}"
+            );
+            // Spread over the pairs: those of the first half of the
+            // processes are a quarter of them.
+            let first = pairs.iter().filter(|&&(_, b)| b < n / 2).count() as f64;
+            assert!(
+                (first / drawn - 0.25).abs() < 0.05,
+                "{n} {p}: {first} of {drawn}"
+            );
+        }
+        assert!(draw(100, 0.0, 1).is_empty());
+        assert_eq!(draw(50, 1.0, 1).len(), 50 * 49 / 2);
+    }
+
+    /// A random graph past [`EVERY_PAIR_DRAWN_UP_TO`] is connected (its
+    /// spanning tree), without loops or repeated edges, with about two
+    /// edges a process at the default probability.
+    #[test]
+    fn a_large_random_graph_is_connected_with_the_edges_expected() {
+        use rand::SeedableRng;
+        let n = 3 * EVERY_PAIR_DRAWN_UP_TO;
+        let t = random("random".into(), n, None, &mut ChaCha8Rng::seed_from_u64(5));
+        let mut seen = vec![false; n];
+        let mut stack = vec![0];
+        seen[0] = true;
+        while let Some(p) = stack.pop() {
+            let nbrs = t.nbrs(p);
+            assert!(
+                nbrs.windows(2).all(|w| w[0] < w[1]),
+                "{p}: sorted, no repeats"
+            );
+            for &q in nbrs {
+                assert_ne!(q as usize, p);
+                if !std::mem::replace(&mut seen[q as usize], true) {
+                    stack.push(q as usize);
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "connected");
+        let edges = t.edge_count();
+        assert!((19 * n / 10..21 * n / 10).contains(&edges), "{edges} edges");
+    }
+
     #[test]
     fn large_rings_make_their_rows_on_demand() {
         let n = RINGS_ROWS_ON_DEMAND + 1;

@@ -33,6 +33,22 @@ fn budget(family: &str, arg: &str) -> Result<(), String> {
     )
 }
 
+/// Refuses `random:N[:P]` whose edges, as many as expected, would exceed
+/// the memory budget, before drawing them (`random:1000000:0.5` would
+/// have 2.5 * 10^11).
+fn random_fits(n: usize, p: Option<f64>, arg: &str) -> Result<(), String> {
+    let p = p.unwrap_or_else(|| families::default_edge_probability(n));
+    let pairs = n as f64 * (n as f64 - 1.0) / 2.0;
+    // The spanning tree's edges, and the others drawn (kept as pairs too
+    // while they are drawn).
+    let edges = n.saturating_sub(1) as f64 + p * pairs;
+    let arcs = (2.0 * edges).min(u128::MAX as f64 / 64.0) as u128;
+    crate::memory::check(
+        n as u128 * BYTES_PER_PROCESS + arcs * (BYTES_PER_ARC + 8),
+        &format!("the topology `random:{arg}` (about {edges:.0} edges)"),
+    )
+}
+
 /// The largest topology accepted, to keep a typo from exhausting memory.
 pub const MAX_PROCESSES: usize = 50_000_000;
 
@@ -132,10 +148,7 @@ pub fn build(
                 }
                 None => (count(arg, "process count")?, None),
             };
-            // Every pair is considered once, so the cost is quadratic.
-            if n > 5_000 {
-                return Err(format!("random:{n} is too large; use at most 5000 processes").into());
-            }
+            random_fits(n, p, arg)?;
             families::random(name, n, p, rng)
         }
         "file" => {
