@@ -263,10 +263,6 @@ fn pairs_drawn(n: usize, p: f64, rng: &mut ChaCha8Rng) -> Vec<(usize, usize)> {
 mod tests {
     use super::*;
 
-    /// A large ring makes its rows when first asked for, its neighbours'
-    /// or (directed) its readers'; once made (as compiling a program that
-    /// reads neighbour lists makes them), they are kept as rows made when
-    /// built.
     /// Past [`EVERY_PAIR_DRAWN_UP_TO`], pairs are drawn by skipping: each
     /// once, in order, inside the processes, as many as expected (about
     /// p times the pairs; bounds seven deviations wide), none at p = 0 and
@@ -330,6 +326,10 @@ mod tests {
         assert!((19 * n / 10..21 * n / 10).contains(&edges), "{edges} edges");
     }
 
+    /// A large ring makes its rows when first asked for, its neighbours'
+    /// or (directed) its readers'; once made (as compiling a program that
+    /// reads neighbour lists makes them), they are kept as rows made when
+    /// built.
     #[test]
     fn large_rings_make_their_rows_on_demand() {
         let n = RINGS_ROWS_ON_DEMAND + 1;
