@@ -1,7 +1,7 @@
 //! Topologies read from files: an edge list, and the graph a DOT file's
 //! nodes and arcs make; either, when it is one cycle, oriented as a ring.
 
-use super::spec::{BYTES_PER_ARC, BYTES_PER_PROCESS};
+use super::spec::topology_bytes;
 use super::{Arcs, BuildError, Sides, Topology, MAX_PROCESSES, NONE};
 
 /// Gives a graph read from a file `left`/`right` neighbours when it is a
@@ -98,7 +98,7 @@ pub fn edge_list(name: &str, text: &str) -> Result<Topology, BuildError> {
         return Err(format!("{name}: the edge list has no processes").into());
     }
     crate::memory::check(
-        n as u128 * BYTES_PER_PROCESS + pairs.len() as u128 * 2 * BYTES_PER_ARC,
+        topology_bytes(n as u128, pairs.len() as u128 * 2),
         &format!("the edge list's {n} processes"),
     )?;
     let mut g = Arcs::new(n);

@@ -6,8 +6,14 @@ use super::*;
 
 /// Bytes a topology takes per process and per arc while it is built (the
 /// graph, then the frozen neighbour lists), as an estimate.
-pub(super) const BYTES_PER_PROCESS: u128 = 64;
-pub(super) const BYTES_PER_ARC: u128 = 16;
+const BYTES_PER_PROCESS: u128 = 64;
+const BYTES_PER_ARC: u128 = 16;
+
+/// What a topology of `processes` and `arcs` takes while it is built, as
+/// estimated before building it.
+pub(super) fn topology_bytes(processes: u128, arcs: u128) -> u128 {
+    processes * BYTES_PER_PROCESS + arcs * BYTES_PER_ARC
+}
 
 /// Refuses a family's size whose topology would exceed the memory budget,
 /// before building it; sizes it cannot read are left to the builder.
@@ -28,7 +34,7 @@ fn budget(family: &str, arg: &str) -> Result<(), String> {
         _ => return Ok(()),
     };
     crate::memory::check(
-        n * BYTES_PER_PROCESS + arcs * BYTES_PER_ARC,
+        topology_bytes(n, arcs),
         &format!("the topology `{family}:{arg}`"),
     )
 }
@@ -39,12 +45,13 @@ fn budget(family: &str, arg: &str) -> Result<(), String> {
 fn random_fits(n: usize, p: Option<f64>, arg: &str) -> Result<(), String> {
     let p = p.unwrap_or_else(|| families::default_edge_probability(n));
     let pairs = n as f64 * (n as f64 - 1.0) / 2.0;
-    // The spanning tree's edges, and the others drawn (kept as pairs too
-    // while they are drawn).
+    // The spanning tree's edges, and the others drawn.
     let edges = n.saturating_sub(1) as f64 + p * pairs;
     let arcs = (2.0 * edges).min(u128::MAX as f64 / 64.0) as u128;
+    // Each edge drawn is kept as a pair (16 bytes, 8 an arc) too until
+    // it is an edge.
     crate::memory::check(
-        n as u128 * BYTES_PER_PROCESS + arcs * (BYTES_PER_ARC + 8),
+        topology_bytes(n as u128, arcs) + arcs * 8,
         &format!("the topology `random:{arg}` (about {edges:.0} edges)"),
     )
 }
