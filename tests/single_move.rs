@@ -107,6 +107,31 @@ process {
 }
 ";
 
+/// Guards that read neighbours past a test of their node variable
+/// (`q.aim == self`, either way round), in `forall`, `exists`, `count`
+/// and `sum`, with reads before the test (every member's, one of them a
+/// division by zero where a neighbour's `w`, `x` and `y` are all 3, which
+/// only moves reach) and through the neighbour's `aim` past it: a single
+/// move of a neighbour whose `aim` named the process neither before nor
+/// after it leaves only the reads past the test alone. Every process can
+/// always move (`tick` and `turn`), and `aim` keeps changing.
+const UNDER_TEST: &str = "
+var x: 0..3
+var y: 0..3
+var w: 0..3 random 0..2
+var aim: node
+process {
+    settle priority 1 :: forall(q in nbrs : q.aim == self => q.x <= x) and x < 3 and w == 1 -> x := x + 1
+    adopt priority 1 :: exists(q in nbrs : q.x < 3 and q.aim == self and q.y > y) and y < 3 -> y := y + 1
+    follow priority 1 :: aim != self and aim.y < y -> y := aim.y
+    spill priority 1 :: sum(q in {r in nbrs : r.aim == self} : q.x) >= 4 and y > 0 -> y := 0
+    brittle priority 2 :: exists(q in nbrs : 6 / (9 - q.w - q.x - q.y) > 7 and q.aim == self) -> w := 0
+    gather priority 2 :: count(q in nbrs : w > 0 and self == q.aim and q.aim.w < 3 and q.x >= x) >= 1 and w < 3 -> w := w + 1
+    turn priority 2 :: w == 3 -> aim := argmin(q in nbrs : q.y); w := 0; x := 0
+    tick priority 3 :: w < 3 -> w := w + 1; x := (x + 1) mod 4; y := (y + w) mod 4
+}
+";
+
 fn start(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, lean: bool) -> Simulation {
     start_from(
         src,
@@ -322,6 +347,7 @@ fn johnen_and_ssle_until_silent() {
 #[test]
 fn guards_left_alone_give_the_runs_of_guards_evaluated() {
     let (mut steps, mut faults) = (0, 0);
+    let (mut under_steps, mut under_faults) = (0, 0);
     for topology in [
         "ring:3",
         "ring:4",
@@ -334,11 +360,16 @@ fn guards_left_alone_give_the_runs_of_guards_evaluated() {
             let taken = same_runs(PARTIAL_READS, topology, &[], seed, 3000, Ids::Index);
             steps += taken;
             faults += usize::from(taken < 3000);
+            let taken = same_runs(UNDER_TEST, topology, &[], seed, 3000, Ids::Index);
+            under_steps += taken;
+            under_faults += usize::from(taken < 3000);
         }
     }
     // Long runs, some ended by the fault.
     assert!(steps > 20_000, "{steps} steps in all");
     assert!(faults > 0, "no run faulted");
+    assert!(under_steps > 20_000, "{under_steps} steps in all");
+    assert!(under_faults > 0, "no run faulted");
 }
 
 /// General steps (several movers, or a random choice among a mover's
@@ -359,6 +390,8 @@ fn general_steps_leaving_guards_alone_take_the_steps_of_guards_evaluated() {
     for (src, topology, params) in [
         (PARTIAL_READS, "ring:9", vec![]),
         (PARTIAL_READS, "random:12", vec![]),
+        (UNDER_TEST, "random:12", vec![]),
+        (UNDER_TEST, "grid:4x4", vec![]),
         (SSLE, "random:12", vec![("repair", 1)]),
         (SSLE, "ring:7", vec![("repair", 1)]),
     ] {
@@ -501,6 +534,8 @@ fn batches_of_single_moves_take_the_steps_one_by_one_would() {
         // Guards left alone, with rows of several slots.
         (PARTIAL_READS, "ring:4".into(), vec![]),
         (PARTIAL_READS, "ring:9".into(), vec![]),
+        (UNDER_TEST, "ring:7".into(), vec![]),
+        (UNDER_TEST, "random:12".into(), vec![]),
     ];
     for src in [
         RIGHT_READER,

@@ -118,6 +118,7 @@ pub fn instantiate(
             .map(|p| p.name.clone())
             .zip(inst.params)
             .collect(),
+        under_slot: (roles.iter()).find_map(|r| r.slot_readers.as_ref()?.under),
         roles,
         role_of: super::RoleMap::new(&role_of),
         domains: layout.domains,
@@ -431,6 +432,7 @@ impl Instantiation<'_> {
             roles.push(CRole {
                 // Decided below, with every role's writes.
                 leaves_guards_alone: false,
+                slot_readers: None,
                 actions,
                 may_choose,
                 overlaps,

@@ -313,6 +313,7 @@ impl Compiler<'_> {
             at_self: self.slots_of_vars(reads.at_self),
             // The node variable's slot, and the slots read where it points.
             named: (reads.named).map(|(p, vars)| (self.offsets[p], self.slots_of_vars(vars))),
+            under: (reads.under).map(|(v, vars)| (self.offsets[v], self.slots_of_vars(vars))),
             others_elsewhere: self.slots_of_vars(reads.others_elsewhere),
             cost: reads.cost,
         }
@@ -357,11 +358,16 @@ impl Compiler<'_> {
             .flat_map(|r| &r.actions)
             .map(|a| a.writes)
             .collect();
-        for role in roles {
-            role.leaves_guards_alone = role.actions.iter().any(|a| {
+        let under = slot_readers::under_slot(roles.iter().flat_map(|r| &r.actions));
+        for role in roles.iter_mut() {
+            let gains = role.actions.iter().any(|a| {
                 let reads = a.guard_reads;
                 reads.cost >= 4 && writes.iter().any(|w| reads.others & w == 0)
             });
+            role.slot_readers = gains
+                .then(|| SlotReaders::of(&role.actions, under))
+                .flatten();
+            role.leaves_guards_alone = role.slot_readers.is_some();
         }
     }
 }

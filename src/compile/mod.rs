@@ -26,7 +26,9 @@ mod quantifiers;
 mod reads;
 mod role_map;
 mod shared;
+mod slot_readers;
 pub use role_map::RoleMap;
+pub use slot_readers::SlotReaders;
 mod stmt;
 mod tuples;
 pub use predicates::{CInvariant, CProperty, LegitPart};
@@ -170,8 +172,12 @@ pub struct CRole {
     pub overlaps: Vec<(u32, u32)>,
     /// Whether a step leaves alone the guards of its processes that read
     /// nothing the step changed: where some guard that costs more than a
-    /// read or two reads at other processes nothing some action writes.
+    /// read or two reads at other processes nothing some action writes,
+    /// in a role of at most 64 actions.
     pub leaves_guards_alone: bool,
+    /// Where it leaves guards alone (and has at most 64 actions): which
+    /// guards read each slot.
+    pub slot_readers: Option<Box<SlotReaders>>,
 }
 
 /// A program instantiated on a topology and compiled.
@@ -212,6 +218,10 @@ pub struct Compiled {
     pub params: Vec<(String, i64)>,
     /// The roles.
     pub roles: Vec<CRole>,
+    /// The slot whose value at a step's one mover, before and after the
+    /// step, tells its neighbours whether their guards' reads under a
+    /// test of it count ([`SlotReaders::under`], the same in every role).
+    pub under_slot: Option<usize>,
     /// Each process's role.
     pub role_of: RoleMap,
     /// Domains by slot (an array's elements share its element domain).

@@ -8,7 +8,7 @@
 //! random with `--choice random`), and draw from their generator. Used by
 //! every path that steps (the engine, the step relation).
 
-use crate::compile::{CRole, Compiled, Env, Fault, Holds, NO_ACTION};
+use crate::compile::{CRole, Compiled, Env, Fault, Holds, SlotReaders, NO_ACTION};
 use crate::runtime::error::{guard_fault, RunError};
 
 /// One move of a process: which action it runs, for which binder member,
@@ -164,60 +164,91 @@ pub(crate) fn first_true(
 pub(crate) enum Whose {
     /// Its own only: it is the step's one mover.
     Own,
-    /// Only those of others it may read: the step's one mover's, this
-    /// process.
-    Others(u32),
+    /// Only those of others it may read: the step's one mover's.
+    Others(Mover),
     /// Its own and others' (a step of several movers).
     Both,
+}
+
+/// A step's one mover, as the processes that read it see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Mover {
+    /// The process.
+    pub(crate) index: u32,
+    /// The processes its program-wide `under` slot
+    /// ([`crate::compile::Compiled::under_slot`]) named before and after
+    /// the step (-1 where there is none).
+    pub(crate) tested: [i64; 2],
+}
+
+impl Mover {
+    /// Process `index`, whose row was `before` and is now `after`, in a
+    /// program whose `under` slot is `under`.
+    #[inline(always)]
+    pub(crate) fn new(index: usize, under: Option<usize>, before: &[i64], after: &[i64]) -> Self {
+        let tested = match under {
+            Some(slot) => [before[slot], after[slot]],
+            None => [-1, -1],
+        };
+        Mover {
+            index: index as u32,
+            tested,
+        }
+    }
 }
 
 /// [`first_true`] for a process whose first enabled action was `before`
 /// (`NO_ACTION`: none) until a step changed the slots `changed` (bits as
 /// [`crate::compile::CAction::guard_reads`] has them) of the rows `whose`
-/// says (rows of `stride` slots). A guard that reads none of them there
-/// has its value still: those before `before` are false, `before` is
-/// enabled, and neither is evaluated. Gives what [`first_true`] gives,
-/// faults included: a guard left alone would give again what it gave, and
-/// without a fault. Not for roles with receive actions (the oldest
-/// message, not program order, chooses among them).
+/// says (rows of `stride` slots), `readers` telling which guards read
+/// them there. A guard that reads none of them there has its value
+/// still: those before `before` are false, `before` is enabled, those
+/// after it false if it was `NO_ACTION`, and none of them is evaluated.
+/// Gives what [`first_true`] gives, faults included: a guard left alone
+/// would give again what it gave, and without a fault. Not for roles with
+/// receive actions (the oldest message, not program order, chooses among
+/// them).
 #[inline]
 pub(crate) fn first_true_after(
     role: &CRole,
+    readers: &SlotReaders,
     (env, stride): (&Env, usize),
     before: u16,
     (changed, whose): (u64, Whose),
 ) -> Result<u16, (usize, Box<Fault>)> {
-    for (i, a) in role.actions.iter().enumerate() {
-        let r = &a.guard_reads;
-        let reads = match whose {
-            Whose::Own => r.at_self,
-            // What a node variable of this process (which did not move)
-            // names is read only where it names the mover.
-            Whose::Others(mover) => match r.named {
-                Some((slot, there))
-                    if there & changed == 0
-                        || env.state[env.me * stride + slot] != i64::from(mover) =>
-                {
-                    r.others_elsewhere
-                }
-                _ => r.others,
-            },
-            Whose::Both => r.anywhere,
-        };
-        if reads & changed == 0 {
-            match (i as u16).cmp(&before) {
-                std::cmp::Ordering::Less => continue,
-                std::cmp::Ordering::Equal => return Ok(before),
-                std::cmp::Ordering::Greater => {}
-            }
+    let column = match whose {
+        Whose::Own => &readers.own,
+        // What a node variable of this process (which did not move)
+        // names is read only where it names the mover; what is read under
+        // a test of the mover's node variable, only where that named this
+        // process.
+        Whose::Others(mover) => {
+            let named = (readers.named)
+                .is_some_and(|slot| env.state[env.me * stride + slot] == i64::from(mover.index));
+            let me = env.me as i64;
+            let tested = mover.tested[0] == me || mover.tested[1] == me;
+            &readers.others[usize::from(named) | usize::from(tested) << 1]
         }
-        match a.guard.holds(env) {
+        Whose::Both => &readers.anywhere,
+    };
+    let stale = SlotReaders::reading(column, changed);
+    // The guards to evaluate, in order, and the action chosen if none of
+    // them holds.
+    let (mut todo, otherwise) = match before {
+        NO_ACTION => (stale, NO_ACTION),
+        b if stale >> b & 1 == 0 => (stale & ((1 << b) - 1), b),
+        b => (stale | (readers.all & !((1 << b) - 1)), NO_ACTION),
+    };
+    while todo != 0 {
+        let i = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        match role.actions[i].guard.holds(env) {
             Ok(true) => return Ok(i as u16),
             Ok(false) => {}
             Err(fault) => return Err((i, fault)),
         }
     }
-    Ok(NO_ACTION)
+    Ok(otherwise)
 }
 
 /// Among the enabled receive actions of the priority of action `first`

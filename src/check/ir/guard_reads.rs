@@ -3,6 +3,7 @@
 //! needs to leave alone the guards the step cannot have changed.
 
 use super::read_walk::{Part, ReadWalk};
+use super::under_test::reads_under_test;
 use super::*;
 
 /// The variables a guard reads, as masks with bit `v` for variable `v`
@@ -29,8 +30,15 @@ pub struct GuardReads {
     /// read there unless the variable names that process (SSLE's
     /// `Is_True_Chld(self)` reads its parent's key only).
     pub named: Option<(usize, u64)>,
-    /// The variables in `others` read at other processes than `named`'s
-    /// (all of `others` where `named` is `None`).
+    /// Where some reads at other processes are made only under a test
+    /// `q.v == self` of a neighbour `q` (SSLE's children, `{Q in nbrs :
+    /// Q.parent == self and ...}`): `v`, and the variables so read (`v`
+    /// among them). A step of one other process changes nothing so read
+    /// unless its `v` names this process, before the step or after it.
+    pub under: Option<(usize, u64)>,
+    /// The variables in `others` read at other processes than `named`'s,
+    /// and not only under `under`'s test (all of `others` where both are
+    /// `None`).
     pub others_elsewhere: u64,
     /// What evaluating it costs, roughly: its reads, and four more for
     /// each quantifier (left alone, a guard of one or two reads saves
@@ -46,6 +54,7 @@ impl GuardReads {
         others: u64::MAX,
         at_self: u64::MAX,
         named: None,
+        under: None,
         others_elsewhere: u64::MAX,
         cost: u32::MAX,
     };
@@ -65,9 +74,12 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
         others: 0,
         at_self: 0,
         named: None,
+        under: None,
         others_elsewhere: 0,
         cost: 0,
     };
+    let under_test = reads_under_test(guard);
+    let mut under = 0u64;
     // The node variables read through, and what is read at what they name.
     let (mut pointers, mut named) = (0u64, 0u64);
     let mut pointer = None;
@@ -77,8 +89,13 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
         let mut visit = |at: &Proc, v: usize, _: Option<&IExpr>| {
             reads.anywhere |= var_bit(v);
             reads.cost += 1;
+            let tested = (under_test.as_ref()).is_some_and(|u| u.at.contains(&(at as *const Proc)));
             match at {
                 Proc::Me => {}
+                _ if tested => {
+                    reads.others |= var_bit(v);
+                    under |= var_bit(v);
+                }
                 Proc::Through(p) => {
                     reads.others |= var_bit(v);
                     pointers |= var_bit(*p);
@@ -102,7 +119,7 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
             );
             let quantifier = matches!(
                 part,
-                Part::Quantifier | Part::Int(IExpr::Count(..) | IExpr::Sum(..) | IExpr::Best(_))
+                Part::Quantifier(_) | Part::Int(IExpr::Count(..) | IExpr::Sum(..) | IExpr::Best(_))
             );
             quantifiers += u32::from(quantifier);
         };
@@ -123,6 +140,7 @@ pub fn guard_reads(guard: &BExpr, binder: Option<&Binder>) -> GuardReads {
         Some(p) if pointers.count_ones() == 1 && p < 63 => reads.named = Some((p, named)),
         _ => reads.others_elsewhere |= named,
     }
+    reads.under = under_test.map(|u| (u.var, under)).filter(|_| under != 0);
     reads.cost += 4 * quantifiers;
     reads
 }
@@ -229,6 +247,55 @@ mod tests {
             let there = named.map_or(0, |n| n.1);
             assert_eq!(reads.others, elsewhere | there, "{guard}");
             assert_eq!(reads.others & r, 0, "{guard}");
+        }
+    }
+
+    /// What is read of a neighbour past a test `q.p == self` (either way
+    /// round) in a quantifier over the neighbours is told from what is
+    /// read of every neighbour (before the test, or with no test); one
+    /// node variable's tests count (the first found).
+    #[test]
+    fn what_is_read_past_a_test_of_a_neighbours_node_variable_is_told_apart() {
+        let (x, y, p, r) = (1, 2, 4, 8);
+        let cases = [
+            (
+                "forall(q in nbrs : q.p == self => q.x > 0)",
+                Some((2, p | x)),
+                0,
+            ),
+            (
+                "exists(q in nbrs : q.y > 0 and self == q.p and q.x > 0)",
+                Some((2, p | x)),
+                y,
+            ),
+            (
+                "count(q in nbrs : q.p == self and q.p.y > 0) > 1",
+                Some((2, p | y)),
+                0,
+            ),
+            (
+                "sum(q in {s in nbrs : s.p == self} : q.x) > 1",
+                Some((2, p | x)),
+                0,
+            ),
+            ("exists(q in nbrs : q.p == q and q.x > 0)", None, p | x),
+            ("exists(q in nbrs : q.x > 0 => q.p == self)", None, p | x),
+            (
+                "exists(q in nbrs : q.p == self) and exists(q in nbrs : q.r == self and q.y > 0)",
+                Some((2, p)),
+                r | y,
+            ),
+        ];
+        for (guard, under, elsewhere) in cases {
+            let reads = reads_of(guard);
+            assert_eq!(reads.under, under, "{guard}");
+            assert_eq!(reads.others_elsewhere, elsewhere, "{guard}");
+            // Whatever is read at another process is in one or the other.
+            assert_eq!(
+                reads.others,
+                elsewhere | under.map_or(0, |u| u.1),
+                "{guard}"
+            );
         }
     }
 

@@ -12,6 +12,7 @@ mod observes;
 mod ops;
 mod own_reads;
 mod read_walk;
+mod under_test;
 
 pub use analysis::{
     draws, draws_i, fixed_truth, local_arc, local_to, reads_locals, reads_locals_i, reads_var_b,

@@ -13,7 +13,7 @@ pub(super) enum Part<'e> {
     /// `enabled(q)`: whether a process is enabled, which is no variable.
     Enabled,
     /// A `forall` or `exists`.
-    Quantifier,
+    Quantifier(&'e BExpr),
     /// A local slot bound: to the members of a collection, or (`None`) to
     /// a value that is not one (`let`, `acyclic`'s pair).
     Bound(usize, Option<&'e Coll>),
@@ -55,7 +55,7 @@ impl ReadWalk<'_> {
             }
             BExpr::Forall(slot, coll, body) | BExpr::Exists(slot, coll, body) => {
                 if let Some(each) = self.each.as_mut() {
-                    each(Part::Quantifier);
+                    each(Part::Quantifier(b));
                     each(Part::Bound(*slot, Some(coll)));
                 }
                 self.coll(coll);

@@ -4,7 +4,7 @@
 //! (and the timers that advance when one ends).
 
 use super::*;
-use crate::runtime::choose::{first_true_after, Whose};
+use crate::runtime::choose::{first_true_after, Mover, Whose};
 
 /// Adds `q` to the processes a step affects unless it is there already:
 /// searched for in the list when there are `few`, else marked in `marks`.
@@ -67,9 +67,9 @@ pub(super) fn refresh_after(
     env.me = q as usize;
     let info = &mut progress.procs[q as usize];
     let role = &code.roles[info.role as usize];
-    let first = match changed {
-        Some(changed) if role.leaves_guards_alone => {
-            first_true_after(role, (env, code.stride), info.chosen, changed)
+    let first = match (changed, &role.slot_readers) {
+        (Some(changed), Some(readers)) => {
+            first_true_after(role, readers, (env, code.stride), info.chosen, changed)
         }
         _ => first_true(role, env, false),
     };
@@ -104,13 +104,13 @@ pub(super) fn refresh_ring(
     env: &mut Env,
     (p, n): (usize, usize),
     readers: (bool, bool),
-    changed: Option<u64>,
+    changed: Option<(u64, Mover)>,
 ) -> Result<(), RunError> {
     let (p, n) = (p as u32, n as u32);
     let before = if p == 0 { n - 1 } else { p - 1 };
     let after = if p + 1 == n { 0 } else { p + 1 };
-    let own = changed.map(|vars| (vars, Whose::Own));
-    let others = changed.map(|vars| (vars, Whose::Others(p)));
+    let own = changed.map(|(vars, _)| (vars, Whose::Own));
+    let others = changed.map(|(vars, mover)| (vars, Whose::Others(mover)));
     refresh_after(code, progress, env, p, own)?;
     match readers {
         (true, false) => refresh_after(code, progress, env, after, others)?,
@@ -274,15 +274,24 @@ impl Simulation {
                     refresh_in(code, progress, &mut env, q)?;
                 }
             }
-            Some(vars) => {
+            Some(vars) if one_mover => {
+                // The mover first, then those that read it.
+                let m = self.affected[0] as usize;
+                let stride = code.stride;
+                let (before, after) = (&progress.last.before, &self.state[m * stride..]);
+                let mover = Mover::new(m, code.under_slot, before, after);
                 for (k, &q) in self.affected.iter().enumerate() {
-                    let whose = match (one_mover, k) {
-                        (true, 0) => Whose::Own,
-                        (true, _) => Whose::Others(self.affected[0]),
-                        (false, _) => Whose::Both,
+                    let whose = if k == 0 {
+                        Whose::Own
+                    } else {
+                        Whose::Others(mover)
                     };
-                    let changed = Some((vars, whose));
-                    refresh_after(code, progress, &mut env, q, changed)?;
+                    refresh_after(code, progress, &mut env, q, Some((vars, whose)))?;
+                }
+            }
+            Some(vars) => {
+                for &q in &self.affected {
+                    refresh_after(code, progress, &mut env, q, Some((vars, Whose::Both)))?;
                 }
             }
         }

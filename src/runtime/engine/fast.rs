@@ -10,6 +10,7 @@ use super::bookkeeping::{refresh_ring, ring_affected};
 use super::unread_guards::changed_slots;
 use super::*;
 use crate::runtime::cache::prefetch;
+use crate::runtime::choose::Mover;
 
 /// The size of configuration and bookkeeping above which central steps
 /// prefetch (see [`Simulation::prefetch_next_move`]): about what a core's
@@ -208,7 +209,10 @@ impl Simulation {
                 *v = c.get();
             }
         }
-        let changed = (self.leaves_guards_alone).then(|| changed_slots(&last.before, &last.after));
+        let changed = (self.leaves_guards_alone).then(|| {
+            let mover = Mover::new(p, self.code.under_slot, &last.before, &last.after);
+            (changed_slots(&last.before, &last.after), mover)
+        });
         last.whole = false;
         last.tick = false;
         self.progress.steps += 1;
@@ -250,7 +254,7 @@ impl Simulation {
                 }
             }
         }
-        self.refresh_affected(changed, true)?;
+        self.refresh_affected(changed.map(|(vars, _)| vars), true)?;
         self.finish_single(p, writes)
     }
 
