@@ -111,6 +111,20 @@ impl Compiler<'_> {
             return None;
         }
         let test = self.member_tuple(slot, slot, body)?;
+        self.pair_against_row(coll, (want, None), &test)
+    }
+
+    /// [`Compiler::quantifier_tuple`] of `test`, where it is two pairs
+    /// whose values are slots of one row (`Succ(P.key)`): the row found
+    /// once, nothing decided at run time about where it is. `want` as
+    /// there; `empty`, where an empty collection is a fault there (the
+    /// keys of its best member compared). `None` where `test` is not so.
+    fn pair_against_row(
+        &self,
+        coll: &Coll,
+        (want, empty): (bool, Option<Span>),
+        test: &MemberTuple,
+    ) -> Option<BFn> {
         let &[(m0, p0), (m1, p1)] = &test.member[..] else {
             return None;
         };
@@ -122,25 +136,24 @@ impl Compiler<'_> {
             return None;
         }
         let (member, value) = ([(m0, p0), (m1, p1)], [(a0, q0), (a1, q1)]);
-        Some(
-            with_row!(row, row => self.pair_against_row(coll, want, (test.op, member), (row, value))),
-        )
+        let shape = (want, empty, test.op, member);
+        Some(with_row!(row, row => self.pair_against_row_of(coll, shape, (row, value))))
     }
 
-    /// [`Compiler::quantifier_tuple`] of two pairs whose values are slots
-    /// of one row (`Succ(P.key)`): the row found once, nothing decided at
-    /// run time about where it is.
-    fn pair_against_row<R: RowBase>(
+    /// [`Compiler::pair_against_row`] with the row's kind known.
+    fn pair_against_row_of<R: RowBase>(
         &self,
         coll: &Coll,
-        want: bool,
-        (op, member): (Cmp, [(usize, i64); 2]),
+        (want, empty, op, member): (bool, Option<Span>, Cmp, [(usize, i64); 2]),
         (row, value): (R, [(usize, i64); 2]),
     ) -> BFn {
         let stride = self.stride;
         let [(m0, p0), (m1, p1)] = member;
         let [(v0, q0), (v1, q1)] = value;
         ir::specialize_cmp!(op, OP => self.over(coll, move |e, items| {
+            if let Some(span) = empty.filter(|_| items.is_empty()) {
+                return no_member(span);
+            }
             let base = row.base(e, stride);
             let (w0, w1) = (e.state[base + v0].wrapping_add(q0), e.state[base + v1].wrapping_add(q1));
             let found = items.any(|q| {
@@ -203,6 +216,9 @@ impl Compiler<'_> {
             (Cmp::Gt | Cmp::Ge, false) | (Cmp::Lt | Cmp::Le, true) => false,
             _ => return None,
         };
+        if let Some(tight) = self.pair_against_row(&b.coll, (exists, Some(b.span)), &test) {
+            return Some(tight);
+        }
         let (stride, span) = (self.stride, b.span);
         Some(
             ir::specialize_cmp!(test.op, OP => self.over(&b.coll, move |e, items| {

@@ -422,6 +422,17 @@ pub(super) enum Members<'a> {
     Values(std::ops::RangeInclusive<i64>),
 }
 
+impl Members<'_> {
+    /// Whether there are no members (left).
+    #[inline(always)]
+    pub(super) fn is_empty(&self) -> bool {
+        match self {
+            Members::Nodes(nodes) => nodes.len() == 0,
+            Members::Values(values) => values.is_empty(),
+        }
+    }
+}
+
 impl Iterator for Members<'_> {
     type Item = i64;
 
