@@ -4,7 +4,7 @@
 //! their values), in a few loads a changed slot rather than a test an
 //! action.
 
-use super::{CAction, NO_ACTION};
+use super::CAction;
 
 /// For each slot of a row (numbered as [`super::slot_bit`] numbers them:
 /// slots from 63 on share 63), the actions of one role whose guards read
@@ -35,7 +35,7 @@ impl SlotReaders {
     /// The table for `actions` (at most 64: `None` otherwise), with
     /// `under` the program's [`under_slot`].
     pub(super) fn of(actions: &[CAction], under: Option<usize>) -> Option<Box<SlotReaders>> {
-        if actions.len() > 64 || actions.len() >= usize::from(NO_ACTION) {
+        if actions.len() > 64 {
             return None;
         }
         let named = most_common(actions.iter().filter_map(|a| a.guard_reads.named));
