@@ -67,12 +67,26 @@ fn guard(ring: bool, shape: Shape) -> impl Strategy<Value = String> {
     )
         .prop_map(|(a, op, b)| format!("{a} {op} {b}"));
     let flag = if shape == Shape::OnlyX { "x == 0" } else { "b" };
-    let atom = prop_oneof![
-        4 => cmp,
-        1 => Just(flag.to_string()),
-        1 => Just(format!("not {flag}")),
-        1 => Just("exists(q in nbrs : q.x == x)".to_string()),
+    let mut atoms = vec![
+        (4, cmp.boxed()),
+        (1, Just(flag.to_string()).boxed()),
+        (1, Just(format!("not {flag}")).boxed()),
+        (1, Just("exists(q in nbrs : q.x == x)".to_string()).boxed()),
     ];
+    if shape != Shape::OnlyX {
+        // Reads of neighbours past a test of their node variable (a set
+        // of children), one dividing by zero before its test; a read
+        // through the process's own.
+        let tested = prop::sample::select(vec![
+            "exists(q in nbrs : q.p == self and q.x > x)",
+            "count(q in nbrs : self == q.p and q.c == 0) > 0",
+            "forall(q in nbrs : q.p == self => q.x <= x)",
+            "exists(q in nbrs : 2 / (q.x - x) > 0 and q.p == self and q.b)",
+            "p.x == x",
+        ]);
+        atoms.push((2, tested.prop_map(str::to_string).boxed()));
+    }
+    let atom = proptest::strategy::Union::new_weighted(atoms);
     atom.prop_recursive(1, 3, 2, |inner| {
         (
             inner.clone(),
@@ -96,6 +110,8 @@ fn statement(ring: bool, shape: Shape) -> impl Strategy<Value = String> {
             guard(ring, shape).prop_map(|g| format!("b := {g}")),
             (int_expr(ring, shape), int_expr(ring, shape))
                 .prop_map(|(a, e)| format!("x, c := ({a}) mod K, ({e}) mod 3")),
+            prop::sample::select(vec!["p := argmin(q in nbrs : q.x)", "p := self"])
+                .prop_map(str::to_string),
         ]
         .boxed()
     };
@@ -154,8 +170,10 @@ fn program_of(ring: bool, shape: Shape) -> impl Strategy<Value = String> {
                 (false, _) => "forall(p in procs : p.x == 0 or p.b)",
             };
             let vars = match shape {
-                Shape::Full => "var x: 0..K-1\nvar b: bool\nvar c: 0..2\nedge var e: 0..1",
-                Shape::NoEdges => "var x: 0..K-1\nvar b: bool\nvar c: 0..2",
+                Shape::Full => {
+                    "var x: 0..K-1\nvar b: bool\nvar c: 0..2\nvar p: node\nedge var e: 0..1"
+                }
+                Shape::NoEdges => "var x: 0..K-1\nvar b: bool\nvar c: 0..2\nvar p: node",
                 Shape::OnlyX => "var x: 0..K-1",
             };
             format!("param K = {k}\n{vars}\n{roles}\nlegitimate: {legit}\n")
