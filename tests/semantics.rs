@@ -1027,6 +1027,45 @@ fn a_best_members_keys_compared_agree_however_the_comparison_is_turned() {
     }
 }
 
+/// A guard over the process's own `(a, b)` pair and its node variable `r`
+/// (whether `r` names it), and what it says of them.
+type LedGuard = (&'static str, fn((i64, i64), bool) -> bool);
+
+#[test]
+fn a_chain_led_by_an_own_comparison_agrees_and_stops_where_it_decides() {
+    // A chain of `and` or `or` whose first operand compares an own
+    // variable with a constant or with the process itself is one closure
+    // making that comparison in line: either way round, two operands or
+    // more, and a division by zero after it that the first operand keeps
+    // from being evaluated (a fault would fail the test).
+    let cases: [LedGuard; 8] = [
+        ("a == 1 and b > 0", |(a, b), _| a == 1 && b > 0),
+        ("1 != a or b == 2", |(a, b), _| a != 1 || b == 2),
+        ("a < 2 and b != a and a + b > 0", |(a, b), _| {
+            a < 2 && b != a && a + b > 0
+        }),
+        ("r == self or a + b == 3", |(a, b), named| {
+            named || a + b == 3
+        }),
+        ("self != r and (b == 0 or a == 2)", |(a, b), named| {
+            !named && (b == 0 || a == 2)
+        }),
+        ("2 <= a or b >= a or a == b", |(a, b), _| {
+            2 <= a || b >= a || a == b
+        }),
+        ("a != 0 and 6 / a > 4", |(a, _), _| a == 1),
+        ("a == 0 or 6 / a > 2", |_, _| true),
+    ];
+    for (guard, expected) in cases {
+        let src =
+            format!("var a: 0..2\nvar b: 0..2\nvar r: node\nprocess {{ t :: {guard} -> a := a }}");
+        each_guard_on_random_graphs(&src, guard, |s, p, own| {
+            let named = s.value(p, "r").unwrap() == p as i64;
+            expected(own, named)
+        });
+    }
+}
+
 /// A guard over the neighbours' `(a, b)` pairs and the process's own,
 /// and what it says of them.
 type NeighbourGuard = (&'static str, fn(&[(i64, i64)], (i64, i64)) -> bool);

@@ -75,6 +75,9 @@ impl Compiler<'_> {
             [only] => return self.bexpr(only),
             _ => {}
         }
+        if let Some(chain) = self.led_chain(op, &parts) {
+            return chain;
+        }
         if let [a, b] = parts[..] {
             let (fa, fb) = (self.bexpr(a), self.bexpr(b));
             return match op {
@@ -104,6 +107,26 @@ impl Compiler<'_> {
         }
     }
 
+    /// The chain `parts` (at least two) of `op` where its first operand
+    /// compares an own variable with a constant or with the process
+    /// itself (SSLE's `color == 0`, `parent == self`): that comparison
+    /// made in the chain's closure, not called for (a call costs more
+    /// than the comparison); `None` where the first operand is not so.
+    fn led_chain(&self, op: Junction, parts: &[&BExpr]) -> Option<BFn> {
+        let (BExpr::Cmp(cmp, a, b), rest) = parts.split_first()? else {
+            return None;
+        };
+        let lead = match (self.plain(a)?, self.plain(b)?) {
+            (Plain::Own(slot), Plain::Const(c)) => (*cmp, slot, Some(c)),
+            (Plain::Own(slot), Plain::Me) => (*cmp, slot, None),
+            (Plain::Const(c), Plain::Own(slot)) => (cmp.swapped(), slot, Some(c)),
+            (Plain::Me, Plain::Own(slot)) => (cmp.swapped(), slot, None),
+            _ => return None,
+        };
+        let rest: Vec<BFn> = rest.iter().map(|x| self.bexpr(x)).collect();
+        Some(led_by(op, lead, rest, self.stride))
+    }
+
     /// The value of `x` where it is fixed by the instance (constants,
     /// parameters, `n`; see [`ir::fixed_truth`]); `None` where it depends
     /// on the state.
@@ -129,4 +152,50 @@ fn negated(x: &BExpr) -> Option<BExpr> {
         BExpr::BoolEq(eq, a, b) => BExpr::BoolEq(!eq, a.clone(), b.clone()),
         _ => return None,
     })
+}
+
+/// A chain of `op` whose first operand compares own slot `slot` by `cmp`
+/// with a constant (or, `None`, the process itself), then `rest`, in
+/// order: one closure for each operator and comparison, the comparison
+/// in line.
+fn led_by(
+    op: Junction,
+    (cmp, slot, value): (Cmp, usize, Option<i64>),
+    rest: Vec<BFn>,
+    stride: usize,
+) -> BFn {
+    let decides = op == Junction::Or;
+    // Whether the first operand decides the chain (`OP` a constant where
+    // this is in line).
+    #[inline(always)]
+    fn first_decides(
+        e: &Env,
+        op: Cmp,
+        (slot, value, stride): (usize, Option<i64>, usize),
+        decides: bool,
+    ) -> bool {
+        let against = value.unwrap_or(e.me as i64);
+        op.holds(e.state[e.me * stride + slot], against) == decides
+    }
+    let lead = (slot, value, stride);
+    match <[BFn; 1]>::try_from(rest) {
+        // Two operands: the second's value is the chain's.
+        Ok([then]) => ir::specialize_cmp!(cmp, OP => boolean(move |e| {
+            if first_decides(e, OP, lead, decides) {
+                return Ok(decides);
+            }
+            then.holds(e)
+        })),
+        Err(rest) => ir::specialize_cmp!(cmp, OP => boolean(move |e| {
+            if first_decides(e, OP, lead, decides) {
+                return Ok(decides);
+            }
+            for f in &rest {
+                if f.holds(e)? == decides {
+                    return Ok(decides);
+                }
+            }
+            Ok(!decides)
+        })),
+    }
 }
