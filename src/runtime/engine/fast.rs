@@ -209,10 +209,7 @@ impl Simulation {
                 *v = c.get();
             }
         }
-        let changed = (self.leaves_guards_alone).then(|| {
-            let mover = Mover::new(p, self.code.under_slot, &last.before, &last.after);
-            (changed_slots(&last.before, &last.after), mover)
-        });
+        let changed = (self.leaves_guards_alone).then(|| changed_slots(&last.before, &last.after));
         last.whole = false;
         last.tick = false;
         self.progress.steps += 1;
@@ -229,6 +226,9 @@ impl Simulation {
                     let mut env =
                         Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, p);
                     let (code, progress) = (&self.code, &mut self.progress);
+                    let last = &progress.last;
+                    let mover = || Mover::new(p, code.under_slot, &last.before, &last.after);
+                    let changed = changed.map(|vars| (vars, mover()));
                     refresh_ring(code, progress, &mut env, (p, n), readers, changed)?;
                     return self.finish_single(p, writes);
                 }
@@ -254,7 +254,7 @@ impl Simulation {
                 }
             }
         }
-        self.refresh_affected(changed.map(|(vars, _)| vars), true)?;
+        self.refresh_affected(changed, true)?;
         self.finish_single(p, writes)
     }
 
