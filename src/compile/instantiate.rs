@@ -408,6 +408,8 @@ impl Instantiation<'_> {
                     receive_from: a.receive.as_ref().map(|r| r.1),
                     binder,
                     draws: ir::draws(a),
+                    // Decided once the role's actions are all known.
+                    disables_mover: ir::disables_itself(a, &|v| prog.vars[v].kind),
                     // Set once every role is compiled.
                     place: 0,
                 });
@@ -427,8 +429,11 @@ impl Instantiation<'_> {
             let at = |k: usize| order.iter().position(|&o| o == k).expect("a permutation") as u32;
             let overlaps = overlaps.iter().map(|&(i, j)| (at(i), at(j))).collect();
             let mut slots: Vec<Option<CAction>> = actions.into_iter().map(Some).collect();
-            let actions: Vec<_> = order.iter().filter_map(|&k| slots[k].take()).collect();
+            let mut actions: Vec<_> = order.iter().filter_map(|&k| slots[k].take()).collect();
             orders.push(order);
+            if actions.len() > 1 {
+                actions.iter_mut().for_each(|a| a.disables_mover = false);
+            }
             roles.push(CRole {
                 // Decided below, with every role's writes.
                 leaves_guards_alone: false,

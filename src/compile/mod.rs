@@ -139,6 +139,13 @@ pub struct CAction {
     pub binder: Option<CBinder>,
     /// Whether its statement draws at random.
     pub draws: bool,
+    /// Whether a move of it by one process alone (every other standing
+    /// still) leaves that process with no enabled action: it is its
+    /// role's only action and its move leaves its guard false (`x != E
+    /// -> x := E`, see [`crate::check::ir::disables_itself`]). The
+    /// central daemon's steps then do not evaluate the mover's guard
+    /// again.
+    pub disables_mover: bool,
     /// Its place among every role's actions (roles in order, each's in
     /// compiled order): where a run counts its moves.
     pub place: u32,

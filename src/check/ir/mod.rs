@@ -12,6 +12,7 @@ mod observes;
 mod ops;
 mod own_reads;
 mod read_walk;
+mod self_disabling;
 mod under_test;
 
 pub use analysis::{
@@ -24,6 +25,7 @@ pub use observes::observes;
 pub(crate) use ops::specialize_cmp;
 pub use ops::{absolute, negate, Arith, Cmp};
 pub use own_reads::{reads_own_edges_only, reads_own_variables_only};
+pub use self_disabling::disables_itself;
 
 /// The type of a value. Everything but `Bool` is stored as an integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

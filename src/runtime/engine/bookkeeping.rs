@@ -77,6 +77,15 @@ pub(super) fn refresh_after(
         Ok(a) => a,
         Err((i, fault)) => return Err(guard_fault(role, q as usize, i, progress.steps, fault)),
     };
+    settle_choice(progress, q, a);
+    Ok(())
+}
+
+/// Keeps `a` as process `q`'s first enabled action (`NO_ACTION`: none),
+/// listing or unlisting it as enabled.
+#[inline(always)]
+fn settle_choice(progress: &mut Progress, q: u32, a: u16) {
+    let info = &mut progress.procs[q as usize];
     info.chosen = a;
     let listed = info.pos != NONE;
     if a == NO_ACTION {
@@ -91,18 +100,49 @@ pub(super) fn refresh_after(
     } else if !listed {
         progress.enabled.insert_unlisted(info, q);
     }
-    Ok(())
+}
+
+/// [`refresh_after`] of the mover `p` of a single move (every other
+/// process standing still), whose action `disables` it or not (see
+/// [`crate::compile::CAction::disables_mover`]): if it does, it has no
+/// enabled action, which is known without evaluating its guard.
+#[inline(always)]
+fn refresh_lone_mover(
+    code: &Compiled,
+    progress: &mut Progress,
+    env: &mut Env,
+    (p, disables): (u32, bool),
+    changed: Option<(u64, Whose)>,
+) -> Result<(), RunError> {
+    if disables {
+        settle_choice(progress, p, NO_ACTION);
+        return Ok(());
+    }
+    refresh_after(code, progress, env, p, changed)
+}
+
+/// Whether the action the one mover `m` of a step took disables it (see
+/// [`crate::compile::CAction::disables_mover`]), asked before it is
+/// refreshed (its first enabled action is then the one it took, the only
+/// one of a role where any does).
+fn disables_mover(code: &Compiled, progress: &Progress, m: u32) -> bool {
+    let info = progress.procs[m as usize];
+    let actions = &code.roles[info.role as usize].actions;
+    actions
+        .get(usize::from(info.chosen))
+        .is_some_and(|a| a.disables_mover)
 }
 
 /// [`refresh_in`] of the processes a move of `p` affects on a ring of
-/// `n`, in [`ring_affected`]'s order, unrolled on `readers` (building its
+/// `n` (its action `disables` it or not: see [`refresh_lone_mover`]), in
+/// [`ring_affected`]'s order, unrolled on `readers` (building its
 /// list cost 12 to 18 instructions a step in the hot loops that call this).
 #[inline(always)]
 pub(super) fn refresh_ring(
     code: &Compiled,
     progress: &mut Progress,
     env: &mut Env,
-    (p, n): (usize, usize),
+    (p, n, disables): (usize, usize, bool),
     readers: (bool, bool),
     changed: Option<(u64, Mover)>,
 ) -> Result<(), RunError> {
@@ -111,7 +151,7 @@ pub(super) fn refresh_ring(
     let after = if p + 1 == n { 0 } else { p + 1 };
     let own = changed.map(|(vars, _)| (vars, Whose::Own));
     let others = changed.map(|(vars, mover)| (vars, Whose::Others(mover)));
-    refresh_after(code, progress, env, p, own)?;
+    refresh_lone_mover(code, progress, env, (p, disables), own)?;
     match readers {
         (true, false) => refresh_after(code, progress, env, after, others)?,
         (false, true) => refresh_after(code, progress, env, before, others)?,
@@ -269,23 +309,36 @@ impl Simulation {
         let (code, progress) = (&self.code, &mut self.progress);
         // Two loops, so that every guard evaluated tests nothing for it.
         match changed {
+            // The mover first, then those that read it.
+            None if one_mover => {
+                let (&m, readers) = self.affected.split_first().expect("the mover");
+                let disables = disables_mover(code, progress, m);
+                refresh_lone_mover(code, progress, &mut env, (m, disables), None)?;
+                for &q in readers {
+                    refresh_in(code, progress, &mut env, q)?;
+                }
+            }
             None => {
                 for &q in &self.affected {
                     refresh_in(code, progress, &mut env, q)?;
                 }
             }
             Some(vars) if one_mover => {
-                // The mover first, then those that read it.
-                let m = self.affected[0] as usize;
+                let (&m, readers) = self.affected.split_first().expect("the mover");
                 let stride = code.stride;
-                let (before, after) = (&progress.last.before, &self.state[m * stride..]);
-                let mover = Mover::new(m, code.under_slot, before, after);
-                for (k, &q) in self.affected.iter().enumerate() {
-                    let whose = if k == 0 {
-                        Whose::Own
-                    } else {
-                        Whose::Others(mover)
-                    };
+                let at = m as usize * stride;
+                let (before, after) = (&progress.last.before, &self.state[at..]);
+                let mover = Mover::new(m as usize, code.under_slot, before, after);
+                let disables = disables_mover(code, progress, m);
+                refresh_lone_mover(
+                    code,
+                    progress,
+                    &mut env,
+                    (m, disables),
+                    Some((vars, Whose::Own)),
+                )?;
+                for &q in readers {
+                    let whose = Whose::Others(mover);
                     refresh_after(code, progress, &mut env, q, Some((vars, whose)))?;
                 }
             }

@@ -174,7 +174,7 @@ impl Simulation {
             return Err(self.single_move_fault(p, info, fault));
         }
         self.progress.moved[action.place as usize] += 1;
-        let writes = action.writes;
+        let (writes, disables) = (action.writes, action.disables_mover);
         let last = &mut self.progress.last;
         set_one(&mut last.actions, u32::from(info.chosen));
         if self.code.has_binders {
@@ -229,7 +229,8 @@ impl Simulation {
                     let last = &progress.last;
                     let mover = || Mover::new(p, code.under_slot, &last.before, &last.after);
                     let changed = changed.map(|vars| (vars, mover()));
-                    refresh_ring(code, progress, &mut env, (p, n), readers, changed)?;
+                    let at = (p, n, disables);
+                    refresh_ring(code, progress, &mut env, at, readers, changed)?;
                     return self.finish_single(p, writes);
                 }
                 // Legitimacy's local conjuncts are evaluated again where

@@ -276,7 +276,8 @@ impl Simulation {
                 scratch: &b.scratch,
                 ..Env::new(state, topo, &b.locals, chans, &b.fx, p)
             };
-            refresh_ring(code, progress, &mut env, (p, n), readers, changed)?;
+            let at = (p, n, action.disables_mover);
+            refresh_ring(code, progress, &mut env, at, readers, changed)?;
             progress.single_mover_done(p);
             let holds = match legit_count {
                 Some((op, k)) => op.holds(progress.enabled.list.len() as i64, k),
