@@ -85,11 +85,12 @@ fn prefetch_ahead(
 
 impl Progress {
     /// Rounds after a step whose one mover was `p`, where no timer runs:
-    /// the mover has left the round, which ends if no process is left in
+    /// the mover has left the round (where its move `disabled` it, its
+    /// refresh took it out already), which ends if no process is left in
     /// it.
     #[inline]
-    fn single_mover_done(&mut self, p: usize) {
-        if self.in_round.take(p) {
+    fn single_mover_done(&mut self, p: usize, disabled: bool) {
+        if !disabled && self.in_round.take(p) {
             self.pending -= 1;
         }
         self.steps_in_round += 1;
@@ -276,9 +277,10 @@ impl Simulation {
                 scratch: &b.scratch,
                 ..Env::new(state, topo, &b.locals, chans, &b.fx, p)
             };
-            let at = (p, n, action.disables_mover);
+            let disables = action.disables_mover;
+            let at = (p, n, disables);
             refresh_ring(code, progress, &mut env, at, readers, changed)?;
-            progress.single_mover_done(p);
+            progress.single_mover_done(p, disables);
             let holds = match legit_count {
                 Some((op, k)) => op.holds(progress.enabled.list.len() as i64, k),
                 None if evaluates_legitimacy => {
