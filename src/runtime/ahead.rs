@@ -8,18 +8,23 @@
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha8Rng;
 
-/// How many words the draws may be taken ahead (a power of two).
-const AHEAD: usize = 8;
+/// How many words the draws may be taken ahead (at most 64: a bit each).
+const AHEAD: usize = 16;
 
-/// Words drawn from the generator and not used yet, in a ring buffer,
-/// oldest first.
+/// Words drawn from the generator and not used yet, oldest first, each
+/// with whether a draw at the length of the time it was drawn accepts
+/// it: the guesses at later draws then skip the words they will reject
+/// without multiplying each again.
 #[derive(Debug, Default)]
 pub(crate) struct DrawsAhead {
     words: [u64; AHEAD],
-    head: usize,
-    count: usize,
-    /// The generator's word position of the oldest (a `u64` is two 32-bit
-    /// words of the stream).
+    /// The first word not used yet, and the end of those drawn.
+    next: usize,
+    end: usize,
+    /// Bit `i`: word `i` accepted at its length.
+    accepted: u64,
+    /// The generator's word position of the first not used (a `u64` is
+    /// two 32-bit words of the stream).
     first_position: u128,
 }
 
@@ -27,37 +32,39 @@ impl DrawsAhead {
     /// The next 64-bit word of the stream.
     #[inline]
     fn next_word(&mut self, rng: &mut ChaCha8Rng) -> u64 {
-        if self.count == 0 {
+        if self.next == self.end {
             return rng.next_u64();
         }
-        let word = self.words[self.head];
-        self.head = (self.head + 1) % AHEAD;
-        self.count -= 1;
+        let word = self.words[self.next];
+        self.next += 1;
         self.first_position += 2;
         word
     }
 
-    /// The word `k` places ahead (`k < AHEAD`), drawn now if it was not.
-    #[inline(always)]
-    fn peek(&mut self, rng: &mut ChaCha8Rng, k: usize) -> u64 {
-        if self.count <= k {
-            self.fill(rng);
-        }
-        self.words[(self.head + k) % AHEAD]
-    }
-
-    /// Draws words ahead until this keeps as many as it can: a step uses
-    /// about one word, so the scans then go several steps without coming
-    /// here.
+    /// Draws words ahead until this keeps as many as it can, the unused
+    /// ones moved to the front, each marked as a draw below `len` would
+    /// take it or not: a step uses about one word, so the guesses go
+    /// several steps without coming here.
     #[inline(never)]
-    fn fill(&mut self, rng: &mut ChaCha8Rng) {
-        while self.count < AHEAD {
-            if self.count == 0 {
-                self.first_position = rng.get_word_pos();
-            }
-            self.words[(self.head + self.count) % AHEAD] = rng.next_u64();
-            self.count += 1;
+    fn fill(&mut self, rng: &mut ChaCha8Rng, len: usize) {
+        let kept = self.end - self.next;
+        if kept == 0 {
+            self.first_position = rng.get_word_pos();
         }
+        // A few words: a call of `memmove` costs more.
+        for i in 0..kept {
+            self.words[i] = self.words[self.next + i];
+        }
+        let mut accepted = self.accepted.checked_shr(self.next as u32).unwrap_or(0);
+        let zone = rejection_zone(len);
+        for (i, word) in self.words.iter_mut().enumerate().skip(kept) {
+            *word = rng.next_u64();
+            let low = (u128::from(*word) * len as u128) as u64;
+            accepted |= u64::from(low <= zone) << i;
+        }
+        self.accepted = accepted;
+        self.next = 0;
+        self.end = AHEAD;
     }
 
     /// An index below `len` (at least 1): what `rng.gen_range(0..len)`
@@ -66,7 +73,7 @@ impl DrawsAhead {
     /// once a step.
     #[inline(always)]
     pub(crate) fn index(&mut self, rng: &mut ChaCha8Rng, len: usize) -> usize {
-        if self.count == 0 {
+        if self.next == self.end {
             // Nothing drawn ahead (the usual case where steps do not look
             // ahead): rand's own draw.
             return rng.gen_range(0..len);
@@ -80,42 +87,47 @@ impl DrawsAhead {
         }
     }
 
-    /// The indices the `N` draws after the next one give if they draw
-    /// below `len` too: guesses at later draws, rejected words skipped, in
-    /// one pass over the words ahead. `None` where the last is further
-    /// ahead than the words this keeps.
+    /// The indices the two draws after the next one give if they draw
+    /// below `len` too and accept the words a draw accepted at the length
+    /// of the time each was drawn ahead: guesses at later draws (a
+    /// length differs by one a step, and rand rejects few words but
+    /// where a length is just past a power of two). `None` where the
+    /// words ahead do not hold three accepted.
     #[inline]
-    pub(crate) fn guess_after_next<const N: usize>(
+    pub(crate) fn guess_after_next(
         &mut self,
         rng: &mut ChaCha8Rng,
         len: usize,
-    ) -> Option<[usize; N]> {
-        let zone = rejection_zone(len);
-        let mut guesses = [0; N];
-        // The next draw's word is skipped as it is accepted.
-        let mut accepted = 0;
-        for i in 0..AHEAD {
-            let wide = u128::from(self.peek(rng, i)) * len as u128;
-            if wide as u64 <= zone {
-                if accepted > 0 {
-                    guesses[accepted - 1] = (wide >> 64) as usize;
-                    if accepted == N {
-                        return Some(guesses);
-                    }
-                }
-                accepted += 1;
+    ) -> Option<[usize; 2]> {
+        let ahead = |d: &Self| {
+            // The next draw's word is the first accepted: skipped.
+            let mut left = d.accepted.checked_shr(d.next as u32).unwrap_or(0);
+            left &= left.wrapping_sub(1);
+            let second = left.trailing_zeros() as usize;
+            left &= left.wrapping_sub(1);
+            let third = left.trailing_zeros() as usize;
+            (d.next + third < d.end).then_some([d.next + second, d.next + third])
+        };
+        let [second, third] = match ahead(self) {
+            Some(at) => at,
+            None => {
+                self.fill(rng, len);
+                ahead(self)?
             }
-        }
-        None
+        };
+        let at = |k: usize| ((u128::from(self.words[k]) * len as u128) >> 64) as usize;
+        Some([at(second), at(third)])
     }
 
-    /// Puts the generator back where the first word drawn ahead was, as if
-    /// none had been drawn.
+    /// Puts the generator back where the first word drawn ahead and not
+    /// used was, as if none had been drawn.
     pub(crate) fn give_back(&mut self, rng: &mut ChaCha8Rng) {
-        if self.count > 0 {
+        if self.next < self.end {
             rng.set_word_pos(self.first_position);
-            self.count = 0;
         }
+        self.next = 0;
+        self.end = 0;
+        self.accepted = 0;
     }
 }
 
@@ -150,7 +162,7 @@ mod tests {
                 for step in 0..100 {
                     let len = len + step % 3;
                     if step % 5 != 0 {
-                        ahead.guess_after_next::<2>(&mut ahead_rng, len);
+                        ahead.guess_after_next(&mut ahead_rng, len);
                     }
                     let want = plain.gen_range(0..len);
                     assert_eq!(
@@ -175,7 +187,7 @@ mod tests {
             let mut ahead = DrawsAhead::default();
             let mut guessed = 0;
             for _ in 0..1000 {
-                let guess = ahead.guess_after_next::<2>(&mut rng, len);
+                let guess = ahead.guess_after_next(&mut rng, len);
                 ahead.index(&mut rng, len);
                 let second = ahead.index(&mut rng, len);
                 let third = ahead.index(&mut rng, len);
