@@ -155,6 +155,9 @@ fn bad_programs() {
 /// arguments on its first line and the commands typed after it.
 #[test]
 fn repl_transcripts() {
+    // A transcript saves a configuration under `target/`, which a build
+    // with its target directory elsewhere (CARGO_TARGET_DIR) leaves out.
+    std::fs::create_dir_all("target").expect("create target/");
     let cases: Vec<(PathBuf, Vec<String>, Option<String>)> = cases("tests/golden/repl", "repl")
         .into_iter()
         .map(|c| {
