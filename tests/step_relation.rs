@@ -131,6 +131,24 @@ fn action(ring: bool, shape: Shape, k: usize) -> impl Strategy<Value = String> {
             let prio = prio.map_or(String::new(), |p| format!(" priority {p}"));
             format!("    a{k}{prio} :: {g} -> {s}")
         });
+    // `x != E -> x := E`, which a lone move leaves disabled where `E`
+    // reads no variable the statement writes (`x` itself, or `c`).
+    let copy = (
+        int_expr(ring, shape),
+        prop::option::of(guard(ring, shape)),
+        prop::bool::ANY,
+    )
+        .prop_map(move |(e, more, also_c)| {
+            let e = format!("({e}) mod K");
+            let more = more.map_or(String::new(), |g| format!(" and ({g})"));
+            let c = if also_c && shape != Shape::OnlyX {
+                "c := (c + 1) mod 3; "
+            } else {
+                ""
+            };
+            format!("    d{k} :: x != {e}{more} -> {c}x := {e}")
+        });
+    let plain = prop_oneof![4 => plain, 1 => copy];
     if shape != Shape::Full {
         return plain.boxed();
     }
@@ -205,7 +223,19 @@ fn follows_relation(src: &str, topology: &str, seed: u64, daemon: Daemon, choice
         let what = format!("{topology} seed {seed} {} step {k}:\n{src}", daemon.name());
         let before = sim.config();
         match sim.step() {
-            Ok(Outcome::Moved) => common::assert_step_follows_relation(&sim, &before, &what),
+            Ok(Outcome::Moved) => {
+                common::assert_step_follows_relation(&sim, &before, &what);
+                // The processes the simulator lists as enabled, kept step
+                // by step (some guards left alone, some movers unlisted
+                // without their guard), are those the relation finds.
+                let after = sim.config();
+                if let Ok(mut want) = sim.step_relation().enabled(&after) {
+                    let mut listed = sim.enabled().to_vec();
+                    listed.sort_unstable();
+                    want.sort_unstable();
+                    assert_eq!(listed, want, "{what}: enabled after the step");
+                }
+            }
             Ok(_) => return,
             Err(e) => {
                 // The relation, given the movers with their first enabled
