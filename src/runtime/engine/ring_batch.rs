@@ -155,12 +155,15 @@ impl Simulation {
         until_legitimate: bool,
     ) -> Result<u64, RunError> {
         let mut batch = Batch::default();
-        // Compiled twice, so that programs whose guards all read every
-        // variable test nothing for it.
-        let outcome = if self.leaves_guards_alone {
-            self.ring_batch_steps::<true>(readers, budget, until_legitimate, &mut batch)
-        } else {
-            self.ring_batch_steps::<false>(readers, budget, until_legitimate, &mut batch)
+        // Compiled four times, so that programs whose guards all read
+        // every variable test nothing for it, and rings too small to look
+        // ahead carry no code for it.
+        let run = (readers, budget, until_legitimate, &mut batch);
+        let outcome = match (self.leaves_guards_alone, self.look_ahead) {
+            (true, true) => self.ring_batch_steps::<true, true>(run),
+            (true, false) => self.ring_batch_steps::<true, false>(run),
+            (false, true) => self.ring_batch_steps::<false, true>(run),
+            (false, false) => self.ring_batch_steps::<false, false>(run),
         };
         batch.draws.give_back(&mut self.rng);
         if let Some(step) = batch.last {
@@ -185,12 +188,9 @@ impl Simulation {
     /// keeps them, timers left out. In line, as the loop was before it had
     /// two forms (7 instructions a step fewer on Dijkstra's ring of 1000).
     #[inline(always)]
-    fn ring_batch_steps<const UNREAD_GUARDS: bool>(
+    fn ring_batch_steps<const UNREAD_GUARDS: bool, const LOOK_AHEAD: bool>(
         &mut self,
-        readers: (bool, bool),
-        budget: u64,
-        until_legitimate: bool,
-        batch: &mut Batch,
+        (readers, budget, until_legitimate, batch): ((bool, bool), u64, bool, &mut Batch),
     ) -> Result<(), RunError> {
         let Batch { taken, last, draws } = batch;
         let Simulation {
@@ -201,11 +201,10 @@ impl Simulation {
             chans,
             progress,
             buf,
-            look_ahead,
             ..
         } = self;
         let code = &**code;
-        let (topo, chans, b, look_ahead) = (&*topo, &*chans, &*buf, *look_ahead);
+        let (topo, chans, b) = (&*topo, &*chans, &*buf);
         let state: &mut [i64] = state;
         let stride = code.stride;
         let n = topo.n();
@@ -222,8 +221,13 @@ impl Simulation {
             if len == 0 || (until_legitimate && progress.legit_now == Some(true)) {
                 break;
             }
-            let p = progress.enabled.list[draws.index(rng, len)] as usize;
-            if look_ahead && len >= LOOK_AHEAD_ENABLED {
+            let drawn = if LOOK_AHEAD {
+                draws.index(rng, len)
+            } else {
+                rng.gen_range(0..len)
+            };
+            let p = progress.enabled.list[drawn] as usize;
+            if LOOK_AHEAD && len >= LOOK_AHEAD_ENABLED {
                 prefetch_ahead(draws, rng, progress, state, stride);
             }
             let info = progress.procs[p];
