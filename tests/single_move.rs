@@ -135,8 +135,9 @@ process {
 // Actions whose move disables them (`x != E -> x := E`, the mover's
 // guard then not evaluated again after a central step) beside ones that
 // look alike but do not: `bump` reads what it writes (and is always
-// enabled, so that runs go on), `nudge` assigns `x` again after; `mix` is led by its comparison in an `and`, `flip`
-// on a boolean, `copy` assigns another variable first.
+// enabled, so that runs go on), `nudge` assigns `x` again after. `mix`
+// is led by its comparison in an `and`, `flip` compares booleans, and
+// `copy` assigns another variable first.
 const SELF_DISABLING: &str = "
 var x: 0..4 = 0
 var y: 0..4 = 0
@@ -159,7 +160,8 @@ process where index != 0 and index mod 4 == 0 {
 legitimate: forall(p in procs : p.y == 4)
 ";
 
-// The same shapes over the neighbours, for topologies that are not rings.
+// The same shapes over the neighbours, for topologies that are not
+// rings: `low` and `top` disable themselves, `bump` does not.
 const SELF_DISABLING_NBRS: &str = "
 var x: 0..4 = 0
 var y: 0..4 = 0
@@ -505,14 +507,11 @@ fn movers_whose_actions_disable_themselves_are_disabled() {
         "chain:6",
     ];
     let mut steps = 0;
-    for (src, topology) in topologies.iter().flat_map(|t| {
-        let src = if t.starts_with("ring") {
-            SELF_DISABLING
-        } else {
-            SELF_DISABLING_NBRS
+    for topology in topologies {
+        let src = match topology.starts_with("ring") {
+            true => SELF_DISABLING,
+            false => SELF_DISABLING_NBRS,
         };
-        [(src, *t)]
-    }) {
         for (seed, lean) in [(1, true), (2, true), (3, true), (4, false), (5, false)] {
             let what = format!("{topology} seed {seed} lean {lean}");
             let mut sim = start(src, topology, &[], seed, lean);
