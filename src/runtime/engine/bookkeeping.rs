@@ -297,7 +297,9 @@ impl Simulation {
     /// rows (when given), the guards that read none of them are left
     /// alone: with `one_mover`, the first affected process is the step's
     /// one mover, and the others see only what it changed of a process
-    /// they read; else every affected process counts as a mover.
+    /// they read; else every affected process counts as a mover. A one
+    /// mover whose action disables it is unlisted without its guard
+    /// evaluated (see [`refresh_lone_mover`]).
     #[inline]
     pub(super) fn refresh_affected(
         &mut self,
