@@ -176,6 +176,32 @@ process where index mod 3 == 2 {
 }
 ";
 
+/// One plain action a role and one value a process, with legitimacy a
+/// count of enabled processes, as the ring batch's lean loop takes them:
+/// guards reading the right neighbour only, so that a move changes the
+/// guard of the process before the mover; movers that may stay enabled.
+const LEAN_RIGHT: &str = "
+var x: 0..3 random 0..3
+process {
+    up :: x <= right.x -> x := (x + 1) mod 4
+}
+legitimate: count(p in procs : enabled(p)) != 2
+";
+
+/// Two roles of one plain action each, one reading both neighbours, the
+/// other the right one, whose move disables it without the shape that
+/// says so (its guard is evaluated again).
+const LEAN_BOTH: &str = "
+var x: 0..4 random 0..4
+process where index mod 2 == 0 {
+    even :: x != left.x or x == right.x -> x := (left.x + right.x + 1) mod 5
+}
+process where index mod 2 == 1 {
+    odd :: x < right.x -> x := right.x
+}
+legitimate: count(p in procs : enabled(p)) <= 1
+";
+
 fn start(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, lean: bool) -> Simulation {
     start_from(
         src,
@@ -338,7 +364,7 @@ fn dijkstra_on_rings_of_every_small_size_and_a_large_one() {
 
 #[test]
 fn guards_reading_either_side_and_legitimacy_read_at_neighbours() {
-    for src in [RIGHT_READER, BOTH_SIDES, LOCAL_LEGIT] {
+    for src in [RIGHT_READER, BOTH_SIDES, LOCAL_LEGIT, LEAN_RIGHT, LEAN_BOTH] {
         for n in [2, 3, 5, 40] {
             for seed in 0..4 {
                 same_runs(src, &format!("ring:{n}"), &[], seed, 2000, Ids::Index);
@@ -636,6 +662,8 @@ fn batches_of_single_moves_take_the_steps_one_by_one_would() {
         TWO_CELLS,
         LEGIT_FAULTS,
         WHOLE_LEGIT,
+        LEAN_RIGHT,
+        LEAN_BOTH,
     ] {
         cases.push((src, "ring:6".into(), vec![]));
         cases.push((src, "ring:40".into(), vec![]));

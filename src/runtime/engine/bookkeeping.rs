@@ -84,7 +84,7 @@ pub(super) fn refresh_after(
 /// Keeps `a` as process `q`'s first enabled action (`NO_ACTION`: none),
 /// listing or unlisting it as enabled.
 #[inline(always)]
-fn settle_choice(progress: &mut Progress, q: u32, a: u16) {
+pub(super) fn settle_choice(progress: &mut Progress, q: u32, a: u16) {
     let info = &mut progress.procs[q as usize];
     info.chosen = a;
     let listed = info.pos != NONE;
@@ -490,6 +490,11 @@ impl Progress {
     pub(super) fn start_round(&mut self) {
         self.steps_in_round = 0;
         self.pending = self.enabled.list.len();
+        // One process enabled (a token ring's legitimate runs): no loop.
+        if let [only] = self.enabled.list[..] {
+            self.in_round.set(only as usize);
+            return;
+        }
         for &p in &self.enabled.list {
             self.in_round.set(p as usize);
         }

@@ -33,6 +33,7 @@ mod column_steps;
 mod fast;
 mod general;
 mod invariants;
+mod lean_ring;
 mod legit_parts;
 mod measures;
 mod narrow;

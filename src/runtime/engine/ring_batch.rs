@@ -5,10 +5,12 @@
 //! keeps it (a count of enabled processes, parts at the processes the step
 //! affected, or the whole predicate). tests/single_move.rs holds batches to
 //! steps taken one at a time, which tests/step_relation.rs holds to the
-//! step relation.
+//! step relation. Programs of one plain action a role and one value a
+//! process take the leaner loop of `lean_ring.rs` instead.
 
 use super::bookkeeping::{refresh_ring, ring_affected};
 use super::fast::{prefetch_moves, set_one, LOOK_AHEAD_ENABLED};
+use super::lean_ring::lean_actions;
 use super::measures::Reads;
 use super::*;
 use crate::compile::{slot_bit, Holds};
@@ -17,20 +19,20 @@ use crate::runtime::choose::Mover;
 
 /// What a batch has done so far, and the draws it took ahead.
 #[derive(Default)]
-struct Batch {
-    taken: u64,
-    last: Option<Taken>,
-    draws: DrawsAhead,
+pub(super) struct Batch {
+    pub(super) taken: u64,
+    pub(super) last: Option<Taken>,
+    pub(super) draws: DrawsAhead,
 }
 
 /// The last step of a batch, for its record: the mover, its action, and
 /// (with one value a process) its value before the step; with more, the
 /// row before is in the record already.
 #[derive(Clone, Copy)]
-struct Taken {
-    mover: u32,
-    action: u16,
-    before: i64,
+pub(super) struct Taken {
+    pub(super) mover: u32,
+    pub(super) action: u16,
+    pub(super) before: i64,
 }
 
 /// Whether legitimacy holds after a single move on a ring, where it is
@@ -83,13 +85,40 @@ fn prefetch_ahead(
     }
 }
 
+/// A batch's next mover: the daemon's draw among the enabled processes,
+/// with what the steps after it will read asked of the cache where the
+/// ring looks ahead (`LOOK_AHEAD`, rows of `stride` values); `None` where
+/// none is enabled or, with `until_legitimate`, legitimacy holds.
+#[inline(always)]
+pub(super) fn next_mover<const LOOK_AHEAD: bool>(
+    (draws, rng): (&mut DrawsAhead, &mut ChaCha8Rng),
+    progress: &Progress,
+    state: &[i64],
+    (stride, until_legitimate): (usize, bool),
+) -> Option<usize> {
+    let len = progress.enabled.list.len();
+    if len == 0 || (until_legitimate && progress.legit_now == Some(true)) {
+        return None;
+    }
+    let drawn = if LOOK_AHEAD {
+        draws.index(rng, len)
+    } else {
+        rng.gen_range(0..len)
+    };
+    let p = progress.enabled.list[drawn] as usize;
+    if LOOK_AHEAD && len >= LOOK_AHEAD_ENABLED {
+        prefetch_ahead(draws, rng, progress, state, stride);
+    }
+    Some(p)
+}
+
 impl Progress {
     /// Rounds after a step whose one mover was `p`, where no timer runs:
     /// the mover has left the round (where its move `disabled` it, its
     /// refresh took it out already), which ends if no process is left in
     /// it.
     #[inline]
-    fn single_mover_done(&mut self, p: usize, disabled: bool) {
+    pub(super) fn single_mover_done(&mut self, p: usize, disabled: bool) {
         if !disabled && self.in_round.take(p) {
             self.pending -= 1;
         }
@@ -132,7 +161,39 @@ fn land_row<const UNREAD_GUARDS: bool>(
     changed
 }
 
+/// What a batch's loop reads and writes of a simulation, taken apart
+/// (see [`Simulation::loop_parts`]).
+pub(super) type LoopParts<'s> = (
+    &'s Compiled,
+    &'s Topology,
+    &'s mut [i64],
+    &'s mut ChaCha8Rng,
+    &'s Channels,
+    &'s mut Progress,
+    &'s StepBuffers,
+);
+
 impl Simulation {
+    /// The simulation taken apart for a batch's loop, so that what the
+    /// loop reads stays where it is while it writes the rest, the
+    /// configuration held as a slice, not the vector, so that its start
+    /// and length stay in registers rather than being loaded again after
+    /// each call.
+    #[inline(always)]
+    pub(super) fn loop_parts(&mut self) -> LoopParts<'_> {
+        let Simulation {
+            code,
+            topo,
+            state,
+            rng,
+            chans,
+            progress,
+            buf,
+            ..
+        } = self;
+        (&**code, &*topo, state, rng, &*chans, progress, &*buf)
+    }
+
     /// Which neighbours' guards read a mover, where a batch of single
     /// moves keeps all its bookkeeping in its loop: a ring of at least
     /// three, and no timers.
@@ -155,15 +216,22 @@ impl Simulation {
         until_legitimate: bool,
     ) -> Result<u64, RunError> {
         let mut batch = Batch::default();
-        // Compiled four times, so that programs whose guards all read
-        // every variable test nothing for it, and rings too small to look
-        // ahead carry no code for it.
         let run = (readers, budget, until_legitimate, &mut batch);
-        let outcome = match (self.leaves_guards_alone, self.look_ahead) {
-            (true, true) => self.ring_batch_steps::<true, true>(run),
-            (true, false) => self.ring_batch_steps::<true, false>(run),
-            (false, true) => self.ring_batch_steps::<false, true>(run),
-            (false, false) => self.ring_batch_steps::<false, false>(run),
+        let code = std::sync::Arc::clone(&self.code);
+        let outcome = match lean_actions(&code) {
+            Some(actions) => match self.look_ahead {
+                true => self.lean_ring_steps::<true>(&actions, run),
+                false => self.lean_ring_steps::<false>(&actions, run),
+            },
+            // Compiled four times, so that programs whose guards all read
+            // every variable test nothing for it, and rings too small to
+            // look ahead carry no code for it.
+            None => match (self.leaves_guards_alone, self.look_ahead) {
+                (true, true) => self.ring_batch_steps::<true, true>(run),
+                (true, false) => self.ring_batch_steps::<true, false>(run),
+                (false, true) => self.ring_batch_steps::<false, true>(run),
+                (false, false) => self.ring_batch_steps::<false, false>(run),
+            },
         };
         batch.draws.give_back(&mut self.rng);
         if let Some(step) = batch.last {
@@ -174,11 +242,8 @@ impl Simulation {
 
     /// The loop of [`Simulation::ring_batch`], which counts the steps in
     /// `batch` and leaves there the last whose statement ran, also when a
-    /// guard faults after it. The simulation is taken apart so that what
-    /// the loop reads stays where it is while it writes the rest, and the
-    /// configuration is held as a slice, not the vector, so that its start
-    /// and length stay in registers rather than being loaded again after
-    /// each call. One environment serves a step: made after the step's
+    /// guard faults after it, on the simulation taken apart
+    /// ([`Simulation::loop_parts`]). One environment serves a step: made after the step's
     /// write, it serves the refreshes (the mover, then the neighbours that
     /// read it in index order, as `single_move` refreshes them) and then
     /// the next step's statement (guards do not read `scratch`), and is
@@ -193,19 +258,7 @@ impl Simulation {
         (readers, budget, until_legitimate, batch): ((bool, bool), u64, bool, &mut Batch),
     ) -> Result<(), RunError> {
         let Batch { taken, last, draws } = batch;
-        let Simulation {
-            code,
-            topo,
-            state,
-            rng,
-            chans,
-            progress,
-            buf,
-            ..
-        } = self;
-        let code = &**code;
-        let (topo, chans, b) = (&*topo, &*chans, &*buf);
-        let state: &mut [i64] = state;
+        let (code, topo, state, rng, chans, progress, b) = self.loop_parts();
         let stride = code.stride;
         let n = topo.n();
         let legit_count = code.legit_enabled_count;
@@ -217,19 +270,10 @@ impl Simulation {
             ..Env::new(state, topo, &b.locals, chans, &b.fx, 0)
         };
         while *taken < budget {
-            let len = progress.enabled.list.len();
-            if len == 0 || (until_legitimate && progress.legit_now == Some(true)) {
+            let stop = (stride, until_legitimate);
+            let Some(p) = next_mover::<LOOK_AHEAD>((draws, rng), progress, state, stop) else {
                 break;
-            }
-            let drawn = if LOOK_AHEAD {
-                draws.index(rng, len)
-            } else {
-                rng.gen_range(0..len)
             };
-            let p = progress.enabled.list[drawn] as usize;
-            if LOOK_AHEAD && len >= LOOK_AHEAD_ENABLED {
-                prefetch_ahead(draws, rng, progress, state, stride);
-            }
             let info = progress.procs[p];
             let action = &code.roles[info.role as usize].actions[info.chosen as usize];
             let mut before = 0;
