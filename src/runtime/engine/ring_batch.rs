@@ -117,7 +117,7 @@ impl Progress {
     /// the mover has left the round (where its move `disabled` it, its
     /// refresh took it out already), which ends if no process is left in
     /// it.
-    #[inline]
+    #[inline(always)]
     pub(super) fn single_mover_done(&mut self, p: usize, disabled: bool) {
         if !disabled && self.in_round.take(p) {
             self.pending -= 1;
