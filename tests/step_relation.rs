@@ -43,9 +43,14 @@ fn int_expr(ring: bool, shape: Shape) -> impl Strategy<Value = String> {
     }
     if ring {
         leaves.push(Just("left.x".to_string()).boxed());
-        if shape != Shape::OnlyX {
-            leaves.push(Just("right.c".to_string()).boxed());
-        }
+        // A guard of `x` alone reading the right neighbour only: a move
+        // then changes the guard of the process before the mover alone.
+        let right = if shape == Shape::OnlyX {
+            "right.x"
+        } else {
+            "right.c"
+        };
+        leaves.push(Just(right.to_string()).boxed());
     }
     let leaf = proptest::strategy::Union::new(leaves);
     leaf.prop_recursive(2, 6, 2, |inner| {
@@ -199,6 +204,27 @@ fn program_of(ring: bool, shape: Shape) -> impl Strategy<Value = String> {
     )
 }
 
+/// A program of one plain action a role and one value a process, with
+/// legitimacy (or none) a count of enabled processes compared with a
+/// constant: the ring batch's lean loop takes its central runs on rings.
+fn lean_program() -> impl Strategy<Value = String> {
+    let op = prop::sample::select(vec!["==", "!=", "<", "<=", ">", ">="]);
+    let legit = prop::option::of((op, 0..4i64));
+    let one = || action(true, Shape::OnlyX, 0);
+    (2..5i64, one(), prop::option::of(one()), legit).prop_map(|(k, main, special, legit)| {
+        let roles = match special {
+            Some(first) => format!(
+                "process where index mod 3 == 0 {{\n{first}\n}}\nprocess where index mod 3 != 0 {{\n{main}\n}}"
+            ),
+            None => format!("process {{\n{main}\n}}"),
+        };
+        let legit = legit.map_or(String::new(), |(op, c)| {
+            format!("legitimate: count(p in procs : enabled(p)) {op} {c}\n")
+        });
+        format!("param K = {k}\nvar x: 0..K-1\n{roles}\n{legit}")
+    })
+}
+
 /// The same error with the step number left out (a configuration value
 /// has no place in a run).
 fn without_step(e: &RunError) -> String {
@@ -271,6 +297,42 @@ fn follows_relation(src: &str, topology: &str, seed: u64, daemon: Daemon, choice
     }
 }
 
+/// An observer that looks at every step, so that the run loop takes them
+/// one by one (it hands the engine batches where nothing watches).
+struct EveryStep;
+
+impl guarded::runtime::run::Observer for EveryStep {}
+
+/// A central run on a ring taken in batches (the ring batch's loops, the
+/// lean one where every role has one plain action and every process one
+/// value) ends where and as the same run taken one step at a time ends.
+fn batches_end_as_steps_do(src: &str, topology: &str, seed: u64, until_legitimate: bool) {
+    use guarded::runtime::run::{run, Limits, Unobserved};
+    let setup = common::random_setup(topology, &Daemon::Central, Choice::First, seed);
+    let (Ok(mut batched), Ok(mut stepped)) = (simulate(src, &setup), simulate(src, &setup)) else {
+        return;
+    };
+    let limits = Limits {
+        steps: 300,
+        moves: None,
+        until_legitimate,
+        invariants: true,
+    };
+    let a = run(&mut batched, &limits, &mut Unobserved);
+    let b = run(&mut stepped, &limits, &mut EveryStep);
+    let what = format!("{topology} seed {seed} until legitimate {until_legitimate}:\n{src}");
+    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{what}");
+    assert_eq!(batched.rows(), stepped.rows(), "{what}");
+    assert_eq!(batched.enabled(), stepped.enabled(), "{what}");
+    assert_eq!(batched.now(), stepped.now(), "{what}");
+    assert_eq!(batched.legitimate(), stepped.legitimate(), "{what}");
+    assert_eq!(batched.stabilized_at(), stepped.stabilized_at(), "{what}");
+    let counts = |s: &guarded::runtime::engine::Simulation| -> Vec<Vec<u64>> {
+        s.moves_per_action().map(<[u64]>::to_vec).collect()
+    };
+    assert_eq!(counts(&batched), counts(&stepped), "{what}");
+}
+
 const DAEMONS: [Daemon; 4] = [
     Daemon::Central,
     Daemon::Synchronous,
@@ -303,6 +365,16 @@ proptest! {
         for d in DAEMONS {
             follows_relation(&src, &format!("ring:{n}"), seed, d, choice);
         }
+    }
+
+    #[test]
+    fn ring_batches_end_as_steps_taken_one_by_one_do(
+        src in prop_oneof![program(true), lean_program()],
+        n in 3..9usize,
+        seed in 0..1000u64,
+        until in any::<bool>(),
+    ) {
+        batches_end_as_steps_do(&src, &format!("ring:{n}"), seed, until);
     }
 
     #[test]
