@@ -5,7 +5,8 @@
 //! step the pure step relation, given the configuration before it and the
 //! movers and actions the simulator chose, must give the simulator's
 //! configuration and enabled set, and where the simulator faults it must
-//! fault the same way.
+//! fault the same way. Central runs on rings taken in batches (the run
+//! loop's fast path) must end as the same runs taken one step at a time.
 
 use guarded::load::{simulate, Setup};
 use guarded::runtime::daemon::Daemon;
