@@ -28,14 +28,21 @@ pub(super) fn affect(marks: &mut Bits, affected: &mut Vec<u32>, few: bool, q: u3
 /// processes on.
 #[inline(always)]
 pub(super) fn ring_affected(p: u32, n: u32, readers: (bool, bool)) -> ([u32; 3], usize) {
-    let before = if p == 0 { n - 1 } else { p - 1 };
-    let after = if p + 1 == n { 0 } else { p + 1 };
+    let (before, after) = ring_neighbours(p, n);
     match readers {
         (true, false) => ([p, after, 0], 2),
         (false, true) => ([p, before, 0], 2),
         (true, true) => ([p, before.min(after), before.max(after)], 3),
         (false, false) => ([p, 0, 0], 1),
     }
+}
+
+/// The processes before and after `p` on a ring of `n`.
+#[inline(always)]
+pub(super) fn ring_neighbours(p: u32, n: u32) -> (u32, u32) {
+    let before = if p == 0 { n - 1 } else { p - 1 };
+    let after = if p + 1 == n { 0 } else { p + 1 };
+    (before, after)
 }
 
 /// Re-evaluates `q`'s guards in `env` (a guard environment on the
@@ -147,8 +154,7 @@ pub(super) fn refresh_ring(
     changed: Option<(u64, Mover)>,
 ) -> Result<(), RunError> {
     let (p, n) = (p as u32, n as u32);
-    let before = if p == 0 { n - 1 } else { p - 1 };
-    let after = if p + 1 == n { 0 } else { p + 1 };
+    let (before, after) = ring_neighbours(p, n);
     let own = changed.map(|(vars, _)| (vars, Whose::Own));
     let others = changed.map(|(vars, mover)| (vars, Whose::Others(mover)));
     refresh_lone_mover(code, progress, env, (p, disables), own)?;

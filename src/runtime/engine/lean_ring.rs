@@ -7,7 +7,7 @@
 //! the nearest cache. The same steps as the ring batch, kept as it keeps
 //! them: tests/single_move.rs holds both to steps taken one at a time.
 
-use super::bookkeeping::settle_choice;
+use super::bookkeeping::{ring_neighbours, settle_choice};
 use super::ring_batch::{next_mover, Batch, Taken};
 use super::*;
 use crate::check::ir::Cmp;
@@ -109,9 +109,8 @@ impl Simulation {
             } else {
                 lean_refresh(code, actions, progress, &mut env, p)?;
             }
-            let (p32, n32) = (p as u32, n as u32);
-            let before_p = if p32 == 0 { n32 - 1 } else { p32 - 1 } as usize;
-            let after_p = if p32 + 1 == n32 { 0 } else { p32 + 1 } as usize;
+            let (before_p, after_p) = ring_neighbours(p as u32, n as u32);
+            let (before_p, after_p) = (before_p as usize, after_p as usize);
             match readers {
                 (true, false) => lean_refresh(code, actions, progress, &mut env, after_p)?,
                 (false, true) => lean_refresh(code, actions, progress, &mut env, before_p)?,
