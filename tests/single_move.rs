@@ -202,6 +202,34 @@ process where index mod 2 == 1 {
 legitimate: count(p in procs : enabled(p)) <= 1
 ";
 
+/// Guards and statements the lean loop evaluates itself (a comparison of
+/// two reads, an assignment of one: see `InlineGuard`), with a constant
+/// on either side, a mover that stays enabled and one disabled without
+/// the shape that says so.
+const LEAN_INLINE: &str = "
+var x: 0..3 random 0..3
+process where index mod 3 == 0 {
+    reset :: 1 <= left.x -> x := 0
+}
+process where index mod 3 != 0 {
+    copy :: left.x < x -> x := left.x
+}
+legitimate: count(p in procs : enabled(p)) == 1
+";
+
+/// One role's guard and statement inline, the other's neither: the loop
+/// then calls every guard, and makes the first role's moves itself.
+const LEAN_MIXED: &str = "
+var x: 0..3 random 0..3
+process where index mod 2 == 0 {
+    copy :: x != left.x -> x := left.x
+}
+process where index mod 2 == 1 {
+    up :: x <= left.x and x < 3 -> x := x + 1
+}
+legitimate: count(p in procs : enabled(p)) >= 2
+";
+
 fn start(src: &str, topology: &str, params: &[(&str, i64)], seed: u64, lean: bool) -> Simulation {
     start_from(
         src,
@@ -364,7 +392,11 @@ fn dijkstra_on_rings_of_every_small_size_and_a_large_one() {
 
 #[test]
 fn guards_reading_either_side_and_legitimacy_read_at_neighbours() {
-    for src in [RIGHT_READER, BOTH_SIDES, LOCAL_LEGIT, LEAN_RIGHT, LEAN_BOTH] {
+    let lean = [LEAN_RIGHT, LEAN_BOTH, LEAN_INLINE, LEAN_MIXED];
+    for src in [RIGHT_READER, BOTH_SIDES, LOCAL_LEGIT]
+        .into_iter()
+        .chain(lean)
+    {
         for n in [2, 3, 5, 40] {
             for seed in 0..4 {
                 same_runs(src, &format!("ring:{n}"), &[], seed, 2000, Ids::Index);
@@ -664,6 +696,8 @@ fn batches_of_single_moves_take_the_steps_one_by_one_would() {
         WHOLE_LEGIT,
         LEAN_RIGHT,
         LEAN_BOTH,
+        LEAN_INLINE,
+        LEAN_MIXED,
     ] {
         cases.push((src, "ring:6".into(), vec![]));
         cases.push((src, "ring:40".into(), vec![]));

@@ -210,8 +210,18 @@ fn program_of(ring: bool, shape: Shape) -> impl Strategy<Value = String> {
 /// constant: the ring batch's lean loop takes its central runs on rings.
 fn lean_program() -> impl Strategy<Value = String> {
     let op = prop::sample::select(vec!["==", "!=", "<", "<=", ">", ">="]);
-    let legit = prop::option::of((op, 0..4i64));
-    let one = || action(true, Shape::OnlyX, 0);
+    let legit = prop::option::of((op.clone(), 0..4i64));
+    // Some the lean loop evaluates itself: a comparison of two reads, an
+    // assignment of one (constants within every `K`).
+    let read = || prop::sample::select(vec!["x", "left.x", "0", "1", "2"]);
+    let inline = (
+        read(),
+        op.clone(),
+        read(),
+        prop::sample::select(vec!["x", "left.x", "0", "1"]),
+    )
+        .prop_map(|(a, op, b, r)| format!("    i0 :: {a} {op} {b} -> x := {r}"));
+    let one = move || prop_oneof![2 => action(true, Shape::OnlyX, 0), 1 => inline.clone()];
     (2..5i64, one(), prop::option::of(one()), legit).prop_map(|(k, main, special, legit)| {
         let roles = match special {
             Some(first) => format!(

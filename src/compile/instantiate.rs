@@ -390,6 +390,9 @@ impl Instantiation<'_> {
                     }
                     (None, None) => (c.bexpr(&a.guard), s.action_stmt(&a.body), None),
                 };
+                let plain = a.receive.is_none() && a.binder.is_none();
+                let inline_guard = c.inline_guard(&a.guard).filter(|_| plain);
+                let inline_assign = c.inline_assign(&a.body).filter(|_| plain);
                 let reads_timers = ir::reads_var_b(&a.guard, &is_timer)
                     || a.binder.as_ref().is_some_and(|b| {
                         b.filter
@@ -412,6 +415,8 @@ impl Instantiation<'_> {
                     disables_mover: ir::disables_itself(a, &|v| prog.vars[v].kind),
                     // Set once every role is compiled.
                     place: 0,
+                    inline_guard,
+                    inline_assign,
                 });
             }
             // Stable: program order decides among equal priorities.

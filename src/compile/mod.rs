@@ -13,6 +13,8 @@ pub mod columns;
 mod expr;
 mod faults;
 mod fused;
+mod inline;
+pub use inline::{InlineAssign, InlineGuard};
 mod instantiate;
 mod junction;
 mod layout;
@@ -149,6 +151,14 @@ pub struct CAction {
     /// Its place among every role's actions (roles in order, each's in
     /// compiled order): where a run counts its moves.
     pub place: u32,
+    /// Its guard, where a run loop can evaluate it itself (see
+    /// [`InlineGuard`]); only for an action with no binder and no
+    /// `receive`.
+    pub inline_guard: Option<InlineGuard>,
+    /// Its statement, where a run loop can make its move itself (see
+    /// [`InlineAssign`]); only for an action with no binder and no
+    /// `receive`.
+    pub inline_assign: Option<InlineAssign>,
 }
 
 /// The binder of an action `for q in C`: which members enable it, and its

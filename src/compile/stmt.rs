@@ -456,7 +456,7 @@ impl Compiler<'_> {
     /// of a variable whose range lies within the target's, a boolean or
     /// an enumeration value (typed so), a constant within the range, the
     /// process itself as a node.
-    fn within_domain(&self, target: &ir::Target, value: &Value) -> bool {
+    pub(super) fn within_domain(&self, target: &ir::Target, value: &Value) -> bool {
         match (value, &self.domains[target.var]) {
             (Value::Int(IExpr::Var(_, w)), VarDomain::Range(lo, hi)) => {
                 matches!(self.domains[*w], VarDomain::Range(l, h) if *lo <= l && h <= *hi)

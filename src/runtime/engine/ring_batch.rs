@@ -10,7 +10,7 @@
 
 use super::bookkeeping::{refresh_ring, ring_affected};
 use super::fast::{prefetch_moves, set_one, LOOK_AHEAD_ENABLED};
-use super::lean_ring::lean_actions;
+use super::lean_ring::{guards_inline, lean_actions};
 use super::measures::Reads;
 use super::*;
 use crate::compile::{slot_bit, Holds};
@@ -219,9 +219,11 @@ impl Simulation {
         let run = (readers, budget, until_legitimate, &mut batch);
         let code = std::sync::Arc::clone(&self.code);
         let outcome = match lean_actions(&code) {
-            Some(actions) => match self.look_ahead {
-                true => self.lean_ring_steps::<true>(&actions, run),
-                false => self.lean_ring_steps::<false>(&actions, run),
+            Some(actions) => match (self.look_ahead, guards_inline(&actions)) {
+                (true, true) => self.lean_ring_steps::<true, true>(&actions, run),
+                (true, false) => self.lean_ring_steps::<true, false>(&actions, run),
+                (false, true) => self.lean_ring_steps::<false, true>(&actions, run),
+                (false, false) => self.lean_ring_steps::<false, false>(&actions, run),
             },
             // Compiled four times, so that programs whose guards all read
             // every variable test nothing for it, and rings too small to
