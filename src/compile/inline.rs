@@ -117,3 +117,103 @@ impl Compiler<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{Effects, Env, Holds};
+    use crate::load::{check, Setup};
+    use crate::state::channels::Channels;
+    use rand::{Rng, SeedableRng};
+    use std::cell::Cell;
+
+    /// Actions whose guard or statement is inline, and others that only
+    /// look so (a sum, the right neighbour, a value past the target's
+    /// domain, two assignments).
+    const ACTIONS: &str = "
+param K = 5
+var x: 0..K-1
+var y: 0..3
+process {
+    a :: x != left.x -> x := left.x
+    b :: 2 < x -> x := 0
+    c :: left.x >= 1 -> x := x
+    d :: x == y -> y := 3
+    e :: x < left.y -> y := left.y
+    f :: x + 1 == left.x -> x := (x + 1) mod K
+    g :: x <= right.x -> x := right.x
+    h :: x > 1 -> y := x
+    i :: 1 == 1 -> x := left.x; y := 0
+}
+";
+
+    /// Which actions the compiler finds inline, and that each inline form
+    /// gives what the closures compiled beside it give, at every process
+    /// of random configurations on a ring.
+    #[test]
+    fn inline_forms_mean_what_their_closures_do() {
+        let setup = Setup {
+            topology: Some("ring:5".into()),
+            ..Setup::default()
+        };
+        let inst = check(ACTIONS)
+            .expect("checks")
+            .instantiate(&setup, &|_| Err("no files".into()))
+            .expect("compiles");
+        let (code, topo) = (&inst.code, &inst.topo);
+        let actions = &code.roles[0].actions;
+        let found: Vec<(&str, bool, bool)> = (actions.iter())
+            .map(|a| {
+                (
+                    &a.label[..],
+                    a.inline_guard.is_some(),
+                    a.inline_assign.is_some(),
+                )
+            })
+            .collect();
+        let expected = [
+            ("a", true, true),
+            ("b", true, true),
+            ("c", true, true),
+            ("d", true, true),
+            ("e", true, true),
+            ("f", false, false),
+            ("g", false, false),
+            ("h", true, false),
+            ("i", true, false),
+        ];
+        assert_eq!(found, expected);
+        let stride = code.stride;
+        let locals = vec![Cell::new(0); code.max_locals];
+        let (chans, fx) = (Channels::default(), Effects::default());
+        let scratch = vec![Cell::new(0); stride];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..200 {
+            // `x` in 0..5, `y` in 0..4.
+            let state: Vec<i64> = (0..5 * stride)
+                .map(|k| rng.gen_range(0..if k % stride == code.offsets[0] { 5 } else { 4 }))
+                .collect();
+            for me in 0..5 {
+                let left = topo.left(me) as usize;
+                let env = Env {
+                    scratch: &scratch,
+                    ..Env::new(&state, topo, &locals, &chans, &fx, me)
+                };
+                for a in actions {
+                    if let Some(g) = a.inline_guard {
+                        let closure = a.guard.holds(&env).expect("no fault");
+                        assert_eq!(g.holds(&state, stride, me, left), closure, "{}", a.label);
+                    }
+                    if let Some(assign) = a.inline_assign {
+                        let row = &state[me * stride..(me + 1) * stride];
+                        scratch.iter().zip(row).for_each(|(c, &v)| c.set(v));
+                        (a.body)(&env).expect("no fault");
+                        let mut want = row.to_vec();
+                        want[assign.slot] = assign.value.get(&state, stride, me, left);
+                        let got: Vec<i64> = scratch.iter().map(Cell::get).collect();
+                        assert_eq!(got, want, "{}", a.label);
+                    }
+                }
+            }
+        }
+    }
+}
