@@ -18,4 +18,5 @@ pub mod run;
 pub mod schedule;
 pub mod space;
 pub mod step;
+mod step_buffers;
 pub mod tick;

@@ -15,59 +15,21 @@
 //! `runtime/choose.rs`'s and [`StepRelation::moves_into`]'s.
 
 use crate::check::ir;
-use crate::compile::{
-    CAction, Compiled, Draws, Effects, Enabledness, Env, Fault, NoneEnabled, NO_ACTION,
-};
+use crate::compile::{CAction, Compiled, Draws, Enabledness, Env, Fault, NoneEnabled, NO_ACTION};
 pub use crate::runtime::choose::Move;
 pub(crate) use crate::runtime::choose::{enabled_actions_from, first_true};
 use crate::runtime::record::StepRecord;
-use crate::span::Span;
-use crate::state::channels::{Channels, MAX_FIELDS};
+use crate::state::channels::Channels;
 use crate::state::Config;
 use crate::topology::Topology;
 use std::cell::Cell;
+
+pub(crate) use crate::runtime::step_buffers::StepBuffers;
 
 pub use crate::runtime::error::RunError;
 pub(crate) use crate::runtime::error::{
     guard_fault, predicate_fault, statement_fault, INVARIANT, LEGITIMACY, PROPERTY,
 };
-
-/// A message a mover sends in the step being taken: sender, destination,
-/// type, fields, the `send`'s span, the sender's action.
-pub(crate) type PendingSend = (usize, usize, u16, [i64; MAX_FIELDS], Span, u32);
-/// An edge variable a mover writes: writer, the other end, variable, value,
-/// the assignment's span, the writer's action.
-pub(crate) type PendingEdgeWrite = (usize, usize, usize, i64, Span, u32);
-
-/// The cells and lists a step works in, kept from step to step so that
-/// steps allocate nothing in the steady state.
-#[derive(Default)]
-pub(crate) struct StepBuffers {
-    /// The mover's own row while its statement runs; its writes land here.
-    pub(crate) scratch: Vec<Cell<i64>>,
-    /// Quantifier and binder variables.
-    pub(crate) locals: Vec<Cell<i64>>,
-    /// What the running statement does besides writing its own row.
-    pub(crate) fx: Effects,
-    /// The edge variables written in the step being taken.
-    pub(crate) edge_writes: Vec<PendingEdgeWrite>,
-    /// The messages sent in the step being taken.
-    pub(crate) sends: Vec<PendingSend>,
-    /// [`crate::state::channels::Msg::due`] of the messages sent: 0 (they
-    /// may be taken at once) but while a tick's moves are made.
-    pub(crate) sent_due: u16,
-}
-
-impl StepBuffers {
-    /// Buffers for `code`.
-    pub(crate) fn new(code: &Compiled) -> Self {
-        StepBuffers {
-            scratch: vec![Cell::new(0); code.stride],
-            locals: vec![Cell::new(0); code.max_locals],
-            ..StepBuffers::default()
-        }
-    }
-}
 
 /// How a mover runs in a step: its action, and where a [`Move`] names
 /// them, the binder member it runs for and the values of its draws.
@@ -189,10 +151,7 @@ pub(crate) fn run_action(
     if code.has_effects {
         buf.fx.clear();
     }
-    let env = Env {
-        scratch: &buf.scratch,
-        ..Env::new(state, topo, &buf.locals, chans, &buf.fx, p)
-    };
+    let env = buf.statement_env(state, topo, chans, p);
     if pick.member.is_none() && pick.draws.is_none() {
         return (action.body)(&env).map_err(|fault| statement_fault(action, p, step_no, fault));
     }

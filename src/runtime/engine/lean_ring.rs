@@ -82,7 +82,6 @@ impl Simulation {
         let cell = &b.scratch[0];
         let Batch { taken, last, draws } = batch;
         let legit_at = legit_count.map(|(op, k)| CountRange::of(op, k));
-        let parts = (topo, chans, b);
         // Where guards are called, the environment made after a step's
         // write serves the refreshes, then the next step's statement
         // (guards do not read `scratch`).
@@ -100,7 +99,9 @@ impl Simulation {
             let after = match action.inline_assign {
                 Some(assign) => assign.value.get(state, 1, p, before_p),
                 None => {
-                    let mut env = kept.take().unwrap_or_else(|| env_at(state, parts, p));
+                    let mut env = kept
+                        .take()
+                        .unwrap_or_else(|| b.statement_env(state, topo, chans, p));
                     env.me = p;
                     cell.set(before);
                     if let Err(fault) = (action.body)(&env) {
@@ -124,7 +125,7 @@ impl Simulation {
             });
             // The mover, then its readers in index order, as
             // `refresh_ring` refreshes them.
-            let mut env = (!INLINE_GUARDS).then(|| env_at(state, parts, p));
+            let mut env = (!INLINE_GUARDS).then(|| b.statement_env(state, topo, chans, p));
             let guards = (code, actions, &*state);
             if action.disables {
                 settle_choice(progress, p as u32, NO_ACTION);
@@ -190,18 +191,6 @@ impl CountRange {
     #[inline(always)]
     fn holds(&self, count: i64) -> bool {
         (self.low <= count && count <= self.high) != self.outside
-    }
-}
-
-/// The environment of `me`'s statement and guards in `state`.
-fn env_at<'a>(
-    state: &'a [i64],
-    (topo, chans, b): (&'a Topology, &'a Channels, &'a StepBuffers),
-    me: usize,
-) -> Env<'a> {
-    Env {
-        scratch: &b.scratch,
-        ..Env::new(state, topo, &b.locals, chans, &b.fx, me)
     }
 }
 

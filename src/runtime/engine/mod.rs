@@ -541,11 +541,7 @@ impl Simulation {
     /// The environment mover `p`'s statement runs in: its row in the
     /// scratch cells. Statements cannot ask whether a process is enabled.
     fn statement_env(&self, p: usize) -> Env<'_> {
-        let b = &self.buf;
-        Env {
-            scratch: &b.scratch,
-            ..Env::new(&self.state, &self.topo, &b.locals, &self.chans, &b.fx, p)
-        }
+        (self.buf).statement_env(&self.state, &self.topo, &self.chans, p)
     }
 
     /// The enabled actions of `p` (those of the most urgent enabled priority), by index.

@@ -267,10 +267,7 @@ impl Simulation {
         // With one value a process, its cell of the statement's row.
         let own_cell = b.scratch.first().filter(|_| stride == 1);
         let evaluates_legitimacy = code.legitimate.is_some();
-        let mut env = Env {
-            scratch: &b.scratch,
-            ..Env::new(state, topo, &b.locals, chans, &b.fx, 0)
-        };
+        let mut env = b.statement_env(state, topo, chans, 0);
         while *taken < budget {
             let stop = (stride, until_legitimate);
             let Some(p) = next_mover::<LOOK_AHEAD>((draws, rng), progress, state, stop) else {
@@ -323,10 +320,7 @@ impl Simulation {
                 action: info.chosen,
                 before,
             });
-            env = Env {
-                scratch: &b.scratch,
-                ..Env::new(state, topo, &b.locals, chans, &b.fx, p)
-            };
+            env = b.statement_env(state, topo, chans, p);
             let disables = action.disables_mover;
             let at = (p, n, disables);
             refresh_ring(code, progress, &mut env, at, readers, changed)?;
