@@ -253,17 +253,20 @@ fn messages(large: bool) {
     // Messages to different processes are not ordered against one
     // another (2026-12-05): the ring of 8 central reaches 2,824
     // configurations where it reached 348,204, so the rings are larger
-    // than before. The rows' code must fit 64 bits for steps to be
-    // written as bytes: Chang and Roberts' ring of 14 does not.
+    // than before. The rows' code must fit two 64-bit halves for steps
+    // to be written as bytes: Chang and Roberts' ring of 14 (about 2^69
+    // rows) is the first to take two.
     let mut cases = vec![
         (&chang_roberts, "ring:11", "distributed", None),
         (&chang_roberts, "ring:12", "central", None),
         (&chang_roberts, "ring:12", "distributed", None),
         (&chang_roberts, "ring:13", "central", None),
+        (&chang_roberts, "ring:14", "central", None),
         (&arrow, "chain:7", "central", Some(7)),
         (&arrow, "chain:8", "central", Some(8)),
     ];
     if large {
+        cases.push((&chang_roberts, "ring:15", "central", None));
         cases.push((&chang_roberts, "ring:13", "distributed", None));
         cases.push((&arrow, "chain:9", "central", Some(9)));
     }

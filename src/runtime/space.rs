@@ -16,6 +16,8 @@ use crate::state::channels::Channels;
 use crate::state::Config;
 use crate::topology::Topology;
 
+mod halves;
+
 /// Division by a fixed count, the fastest way that is exact for the
 /// numbers divided: a mask and a shift for a power of two; else, where
 /// every number divided is below 2^64 over the count, a multiplication by
@@ -110,6 +112,9 @@ pub struct Space {
     weights: Vec<u128>,
     /// Per cell of the rows: its free slot, or `NOT_FREE`.
     free_at: Vec<u32>,
+    /// A configuration's code in two 64-bit halves, where it has one
+    /// (boxed: a store holding a space stays small beside its others).
+    halves: Option<Box<halves::Halves>>,
 }
 
 const NOT_FREE: u32 = u32::MAX;
@@ -187,18 +192,20 @@ impl Space {
             chans: Channels::new(topo, code.capacity),
             weights,
             free_at,
+            halves: None,
         };
         space.take_reciprocals();
         space
     }
 
     /// Gives each free slot the divisor that is exact for every code of
-    /// the space (each below the count).
+    /// the space (each below the count), and the space its code in halves.
     fn take_reciprocals(&mut self) {
         let count = self.count();
         for f in &mut self.free {
             f.divisor = Divisor::new(f.values.len() as u64, count);
         }
+        self.halves = halves::Halves::new(&self.radices()).map(Box::new);
     }
 
     /// Per free slot, in order (the last varies fastest), how many values

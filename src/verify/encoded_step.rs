@@ -19,7 +19,7 @@
 //! its domain, the step relation is asked instead, and reports it.
 
 use super::config_arena::{
-    put_low_bytes, varint, zigzag, BitWriter, ConfigArena, Packed, HOW, PACKED, UNCODED,
+    put_code, varint, zigzag, BitWriter, ConfigArena, Packed, HOW, PACKED, UNCODED,
 };
 use super::view_memo::ViewMemo;
 use crate::runtime::step::{Move, StepRelation};
@@ -32,10 +32,12 @@ use crate::topology::Topology;
 pub(super) struct Effect {
     /// The mover's row after.
     row: Box<[i64]>,
-    /// What the move adds to a configuration's code, worked out at its
+    /// What the move adds to a configuration's code, its halves (see
+    /// [`crate::runtime::space::Space::index_halves`]) the high and low
+    /// 64 bits of a 128-bit number, added modulo 2^128; worked out at its
     /// first step written (`None`: a value the code does not take). The
     /// same at every step: the mover and its row before are in its view.
-    code_delta: std::cell::OnceCell<Option<i128>>,
+    code_delta: std::cell::OnceCell<Option<u128>>,
     /// The channel whose head it took.
     taken: Option<u32>,
     /// What it sent, in order, each with its channel.
@@ -70,13 +72,14 @@ impl Effect {
 }
 
 /// A configuration made ready for its steps to be written as bytes: its
-/// rows' code, which a step changes by what its movers' cells add, and
+/// rows' code (in halves), which a step changes by what its movers' cells add, and
 /// its messages in the order the arena keeps them (receiver by receiver,
 /// each's in the order sent), each packed (channel, word, bits), with how
 /// many each channel holds.
 #[derive(Default)]
 pub(super) struct EncodedSteps {
-    code: u64,
+    /// Its rows' code, the halves the high and low 64 bits.
+    code: u128,
     messages: Vec<(u32, u64, u32)>,
     on_arc: Vec<u32>,
     /// Whether the configuration whose steps are written can be stepped
@@ -87,7 +90,7 @@ pub(super) struct EncodedSteps {
     number: Option<u32>,
     /// The configuration whose code and messages were read as it was
     /// decoded (see [`EncodedSteps::decoded`]), and its code.
-    decoded: Option<(u32, u64)>,
+    decoded: Option<(u32, [u64; 2])>,
     /// A step's movers, each with where the memo keeps what its move
     /// does; its messages sent (channel, word, bits) and heads taken.
     movers: Vec<(usize, (u32, u32))>,
@@ -112,7 +115,7 @@ impl EncodedSteps {
         self.number = Some(i);
         self.ready = match self.decoded {
             Some((j, code)) if j == i => {
-                self.code = code;
+                self.code = joined(code);
                 Some(true)
             }
             _ => None,
@@ -127,7 +130,7 @@ impl EncodedSteps {
         &mut self,
         i: u32,
         arcs: usize,
-        decode: impl FnOnce(Packed) -> Option<u64>,
+        decode: impl FnOnce(Packed) -> Option<[u64; 2]>,
     ) {
         self.on_arc.clear();
         self.on_arc.resize(arcs, 0);
@@ -172,7 +175,7 @@ impl EncodedSteps {
         let Some(code) = arena.packed_messages(i, &mut self.messages, &mut self.on_arc) else {
             return false;
         };
-        self.code = code;
+        self.code = joined(code);
         self.ready = Some(true);
         true
     }
@@ -209,8 +212,8 @@ impl EncodedSteps {
             self.messages.sort_by_key(receiver);
         }
         self.code = match arena.coded() {
-            Some((space, _)) => match space.index_of_rows(&cfg.rows) {
-                Some(code) => code,
+            Some((space, _)) => match space.index_halves(&cfg.rows) {
+                Some(code) => joined(code),
                 None => return false,
             },
             None => 0,
@@ -234,8 +237,8 @@ impl EncodedSteps {
         if self.ready != Some(true) {
             return false;
         }
-        // Where the state space is too large for a code (more than 2^64
-        // rows), the rows are written value by value.
+        // Where the state space is too large for a code in two 64-bit
+        // halves, the rows are written value by value.
         let coded = arena.coded();
         // Each move looked up once: what it sends, in order (the movers',
         // each's in its order), the head it takes, and what it adds to the
@@ -243,7 +246,11 @@ impl EncodedSteps {
         // part).
         self.sent.clear();
         self.heads.clear();
-        let mut code = i128::from(self.code);
+        // The halves as one number: each half's sum is exact and in its
+        // range once every mover's part is added, so the sum modulo 2^128
+        // is the step's code, whatever carries and borrows the parts make
+        // on the way (two numbers made a step 13 instructions longer).
+        let mut code = self.code;
         for &(p, e) in &self.movers {
             let effect = views.effect(e);
             for (arc, m) in effect.sent.iter() {
@@ -264,13 +271,16 @@ impl EncodedSteps {
                 None => *effect.code_delta.get_or_init(|| {
                     let before = &cfg.rows[p * stride..(p + 1) * stride];
                     let mut cells = before.iter().zip(effect.row.iter()).enumerate();
-                    cells.try_fold(0, |sum, (j, (&old, &new))| {
-                        Some(sum + space.delta(p * stride + j, old, new)?)
-                    })
+                    let [high, low] =
+                        cells.try_fold([0, 0], |[high, low], (j, (&old, &new))| {
+                            let [h, l] = space.delta_halves(p * stride + j, old, new)?;
+                            Some([high + h, low + l])
+                        })?;
+                    Some(((high as u128) << 64).wrapping_add(low as u128))
                 }),
             };
             match delta {
-                Some(d) => code += d,
+                Some(d) => code = code.wrapping_add(d),
                 None => return false,
             }
         }
@@ -288,12 +298,15 @@ impl EncodedSteps {
         let count = self.messages.len() - heads + self.sent.len();
         let packed = if count > 0 { PACKED } else { 0 };
         match coded {
-            Some((_, width)) => {
-                let Ok(code) = u64::try_from(code) else {
+            Some((_, widths)) => {
+                let (high, low) = ((code >> 64) as u64, code as u64);
+                // A code past its bytes (none there are for a high half
+                // that is always 0) is none of the space's.
+                if high.checked_shr(8 * widths[0] as u32).unwrap_or(0) != 0 {
                     return false;
-                };
+                }
                 varint(out, (count as u64) << HOW | packed);
-                put_low_bytes(out, code, width);
+                put_code(out, [high, low], widths);
             }
             None => {
                 varint(out, (count as u64) << HOW | UNCODED | packed);
@@ -337,6 +350,12 @@ impl EncodedSteps {
             row.iter().for_each(|&v| varint(out, zigzag(v)));
         }
     }
+}
+
+/// A rows' code in halves (high, low) as one number, the high half its
+/// high 64 bits.
+fn joined([high, low]: [u64; 2]) -> u128 {
+    u128::from(high) << 64 | u128::from(low)
 }
 
 /// A step's messages sent (channel, word, bits; by receiver), put among
@@ -674,11 +693,13 @@ process {
     #[test]
     fn steps_written_as_bytes_are_the_successors_encoded() {
         // More than 2^64 rows on a ring of 4 (2^17 a process): the rows
-        // written value by value.
+        // coded in two halves; more than 2^128 on a ring of 3 (2^49 a
+        // process): written value by value.
         let wide_rows = QUEUES.replace(
             "take :: receive tok(v) from q -> c := v",
             "take :: receive tok(v) from q -> c := v; big := (big + 7) mod 65536",
         ) + "var big: 0..65535 = 0\n";
+        let widest_rows = wide_rows.clone() + "var more: 0..65535 = 0\nvar most: 0..65535 = 0\n";
         // (program, topology, whether some step leaves the domains)
         let cases = [
             (PROGRAM, "ring:3", true),
@@ -687,6 +708,7 @@ process {
             (QUEUES, "ring:3", false),
             (&wide_rows[..], "ring:4", false),
             (&wide_rows[..], "ring:5", false),
+            (&widest_rows[..], "ring:3", false),
         ];
         for (program, topology, leaves) in cases {
             let mut inst = crate::verify::test_instance(program, topology, &[]);
@@ -697,11 +719,13 @@ process {
                 .unwrap()
                 .with_effects(&inst, &start);
             let arena = ConfigArena::new(inst.space(), &start, MessageShape::of(&inst));
-            assert_eq!(
-                arena.coded().is_none(),
-                program.contains("big"),
-                "{topology}"
-            );
+            // Whether the code has a high half, where the rows are coded.
+            let halves = arena.coded().map(|(_, widths)| widths[0] > 0);
+            let expected = match program.contains("most") {
+                true => None,
+                false => Some(program.contains("big")),
+            };
+            assert_eq!(halves, expected, "{topology}");
             let mut steps = EncodedSteps::default();
             let (mut written, mut left, mut faults, mut by_places) = (0, 0, 0, 0);
             let mut seen = HashSet::from([start.clone()]);

@@ -97,8 +97,9 @@ impl MessageShape {
 
 /// How configurations are written as bytes.
 pub(super) struct Encoding {
-    /// The state space and the bytes of a code, where the rows are coded.
-    pub(super) coded: Option<(Space, usize)>,
+    /// The state space and the bytes of each half of a code (high, then
+    /// low; see [`Space::index_halves`]), where the rows are coded.
+    pub(super) coded: Option<(Space, [usize; 2])>,
     pub(super) messages: MessageShape,
     /// The bits of a packed message's channel and type.
     pub(super) bits: (u32, u32),
@@ -124,11 +125,11 @@ impl Encoding {
         match self
             .coded
             .as_ref()
-            .and_then(|(space, w)| Some((space.index_u64(cfg)?, *w)))
+            .and_then(|(space, w)| Some((space.index_halves(&cfg.rows)?, *w)))
         {
-            Some((code, width)) => {
+            Some((code, widths)) => {
                 varint(out, (count as u64) << HOW);
-                put_low_bytes(out, code, width);
+                put_code(out, code, widths);
             }
             None => {
                 varint(out, (count as u64) << HOW | UNCODED);
@@ -302,11 +303,11 @@ impl Encoding {
         bytes: &[u8],
         messages: &mut Vec<(u32, u64, u32)>,
         on_arc: &mut [u32],
-    ) -> Option<u64> {
+    ) -> Option<[u64; 2]> {
         let mut at = 0;
         let how = read_varint(bytes, &mut at);
-        let (_, width) = self.coded.as_ref().filter(|_| how & UNCODED == 0)?;
-        let code = get_low_bytes(bytes, at, *width);
+        let (_, widths) = self.coded.as_ref().filter(|_| how & UNCODED == 0)?;
+        let code = get_code(bytes, &mut at, *widths);
         messages.clear();
         let count = how >> HOW;
         if count == 0 {
@@ -317,7 +318,7 @@ impl Encoding {
         }
         let (arc_bits, kind_bits) = self.bits;
         let head = arc_bits + kind_bits;
-        let mut bits = BitReader::new(&bytes[at + *width..]);
+        let mut bits = BitReader::new(&bytes[at..]);
         for _ in 0..count {
             // The channel and the type in one read, the fields in another.
             let arc_kind = bits.take(head);
@@ -343,14 +344,13 @@ impl Encoding {
         bytes: &[u8],
         cfg: &mut Config,
         mut packed: Option<Packed>,
-    ) -> Option<u64> {
+    ) -> Option<[u64; 2]> {
         let mut at = 0;
         let how = read_varint(bytes, &mut at);
         let code = match (&self.coded, how & UNCODED) {
-            (Some((space, width)), 0) => {
-                let code = get_low_bytes(bytes, at, *width);
-                space.decode_into(code, cfg);
-                at += *width;
+            (Some((space, widths)), 0) => {
+                let code = get_code(bytes, &mut at, *widths);
+                space.decode_halves_into(code, cfg);
                 Some(code)
             }
             _ => {
@@ -428,6 +428,39 @@ impl Encoding {
         cfg.chans.next_seq = count;
         packed.and(code)
     }
+}
+
+/// Appends a rows' code in halves (high, then low), each in the low
+/// bytes of `widths` (none for a high half that is always 0). In line,
+/// the high half apart: where there is one code, a step's bytes are
+/// written as they were before there were halves (put in line, two
+/// halves made a step of Chang and Roberts' election 30 instructions
+/// longer, with a call to append each).
+#[inline(always)]
+pub(in crate::verify) fn put_code(out: &mut Vec<u8>, code: [u64; 2], widths: [usize; 2]) {
+    if widths[0] > 0 {
+        put_high(out, code[0], widths[0]);
+    }
+    put_low_bytes(out, code[1], widths[1]);
+}
+
+/// The high half of a code, for [`put_code`].
+#[inline(never)]
+fn put_high(out: &mut Vec<u8>, high: u64, width: usize) {
+    put_low_bytes(out, high, width);
+}
+
+/// The rows' code in halves that [`put_code`] wrote at `at` of `bytes`,
+/// `at` moved past it.
+#[inline]
+fn get_code(bytes: &[u8], at: &mut usize, widths: [usize; 2]) -> [u64; 2] {
+    let high = match widths[0] {
+        0 => 0,
+        width => get_low_bytes(bytes, *at, width),
+    };
+    let low = get_low_bytes(bytes, *at + widths[0], widths[1]);
+    *at += widths[0] + widths[1];
+    [high, low]
 }
 
 /// Where a configuration's messages are read packed, as

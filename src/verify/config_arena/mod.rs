@@ -31,7 +31,7 @@ use bytes::{hash, same_bytes};
 pub(super) use bytes::{put_low_bytes, varint, zigzag, BitWriter};
 use encoding::Encoding;
 pub(crate) use encoding::MessageShape;
-pub(super) use encoding::Packed;
+pub(super) use encoding::{put_code, Packed};
 pub(super) use encoding::{HOW, PACKED, UNCODED};
 use starts::Starts;
 
@@ -79,15 +79,21 @@ impl ConfigArena {
     /// coded in `space` where that gives `like` back, and whose messages
     /// are shaped as `messages` says.
     pub(super) fn new(space: Space, like: &Config, messages: MessageShape) -> Self {
-        let coded = space.count() <= u128::from(u64::MAX)
+        let halves = space.halves_counts();
+        let coded = halves.is_some()
             && space
                 .index(like)
                 .is_some_and(|code| space.config(code).rows == like.rows);
-        let width = bits_for(space.count()).div_ceil(8);
+        // Each half's bytes: none for a high half of one value (a space of
+        // at most 2^64), at least one for the low half.
+        let widths = halves.map(|[high, low]| {
+            let bytes = |count| bits_for(count).div_ceil(8) as usize;
+            [bytes(high), bytes(low).max(1)]
+        });
         let bits = messages.bits(like.chans.queues.len());
         ConfigArena {
             encoding: Encoding {
-                coded: coded.then_some((space, (width as usize).max(1))),
+                coded: widths.filter(|_| coded).map(|widths| (space, widths)),
                 words: !messages.timed && messages.fits_words(bits),
                 fields_bits: (messages.domains.iter())
                     .map(|fields| fields.iter().map(|f| f.1).sum())
@@ -128,13 +134,18 @@ impl ConfigArena {
     /// [`ConfigArena::get_into`], and what
     /// [`ConfigArena::packed_messages`] gives into `packed`, from one
     /// reading of its bytes (see [`Encoding::decode_packing`]).
-    pub(super) fn get_into_packing(&self, i: u32, cfg: &mut Config, packed: Packed) -> Option<u64> {
+    pub(super) fn get_into_packing(
+        &self,
+        i: u32,
+        cfg: &mut Config,
+        packed: Packed,
+    ) -> Option<[u64; 2]> {
         self.decode_into(i, cfg, Some(packed))
     }
 
     /// Number `i` decoded into `cfg`, reshaped first if it is not one of
     /// this instance's, with what `packed` asks for.
-    fn decode_into(&self, i: u32, cfg: &mut Config, packed: Option<Packed>) -> Option<u64> {
+    fn decode_into(&self, i: u32, cfg: &mut Config, packed: Option<Packed>) -> Option<[u64; 2]> {
         if cfg.rows.len() != self.like.rows.len()
             || cfg.chans.queues.len() != self.like.chans.queues.len()
         {
@@ -288,23 +299,23 @@ impl ConfigArena {
         self.encoding.encode(cfg, out);
     }
 
-    /// The state space the rows are coded in and the bytes of a code,
-    /// where they are.
-    pub(super) fn coded(&self) -> Option<(&Space, usize)> {
+    /// The state space the rows are coded in and the bytes of each half
+    /// of a code (see [`Space::index_halves`]), where they are.
+    pub(super) fn coded(&self) -> Option<(&Space, [usize; 2])> {
         self.encoding
             .coded
             .as_ref()
-            .map(|(space, width)| (space, *width))
+            .map(|(space, widths)| (space, *widths))
     }
 
-    /// Configuration `i`'s rows' code and its messages packed, as
+    /// Configuration `i`'s rows' code (in halves) and its messages packed, as
     /// [`Encoding::packed_messages`] reads them from its bytes.
     pub(super) fn packed_messages(
         &self,
         i: u32,
         messages: &mut Vec<(u32, u64, u32)>,
         on_arc: &mut [u32],
-    ) -> Option<u64> {
+    ) -> Option<[u64; 2]> {
         let from = &self.bytes[self.starts.get(i as usize)..];
         self.encoding.packed_messages(from, messages, on_arc)
     }

@@ -115,11 +115,22 @@ fn configurations_are_numbered_as_a_plain_search_numbers_them() {
     // Heads from both neighbours, full channels, a field sent out of its
     // domain: steps written as bytes (see `encoded_step`) or not.
     let full = crate::verify::encoded_step::tests::PROGRAM;
+    // 2^85 rows on a ring of 5: rows coded in two 64-bit halves.
+    let wide_rows = "message tok(v: 0..1)
+channel capacity 2
+var c: 0..1 = 0
+var big: 0..65535 = 0
+process {
+    emit :: c == 0 -> c := 1; send tok(index mod 2) to right
+    take :: receive tok(v) from q -> c := v; big := (big + 7) mod 65536
+}
+";
     for (src, topology, params, sets) in [
         (arbitration, "ring:6", &[][..], &[][..]),
         (arbitration, "grid:2x3", &[], &[]),
         (chang_roberts, "ring:7", &[], &[]),
         (full, "ring:4", &[], &[]),
+        (wide_rows, "ring:5", &[], &[]),
         (johnen, "uring:4", &[("k", 1)], &[]),
         (dijkstra, "ring:13", &[("K", 13)], &tokens[..]),
     ] {
@@ -128,6 +139,12 @@ fn configurations_are_numbered_as_a_plain_search_numbers_them() {
             .initial(&InitMode::Declared, sets)
             .or_else(|_| inst.initial(&InitMode::Random, sets))
             .unwrap();
+        let halves = inst.space().halves_counts();
+        assert_eq!(
+            halves.is_some_and(|[high, _]| high > 1),
+            src == wide_rows,
+            "{topology}"
+        );
         // On one thread the numbering looks every step up; on more,
         // the threads look first where a look-up reads codes kept.
         // Batches of at most 64 configurations: on more threads, the
