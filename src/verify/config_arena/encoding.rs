@@ -432,10 +432,10 @@ impl Encoding {
 
 /// Appends a rows' code in halves (high, then low), each in the low
 /// bytes of `widths` (none for a high half that is always 0). In line,
-/// the high half apart: where there is one code, a step's bytes are
-/// written as they were before there were halves (put in line, two
-/// halves made a step of Chang and Roberts' election 30 instructions
-/// longer, with a call to append each).
+/// but the high half written by a call: with both writes in line,
+/// `EncodedSteps::write` grew past what the compiler puts in line and
+/// the bit writer's flush became calls to append and memcpy, about 30
+/// instructions a step of Chang and Roberts' election.
 #[inline(always)]
 pub(in crate::verify) fn put_code(out: &mut Vec<u8>, code: [u64; 2], widths: [usize; 2]) {
     if widths[0] > 0 {
