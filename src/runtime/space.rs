@@ -260,7 +260,8 @@ impl Space {
     /// [`Space::index_u64`] of a configuration whose rows are `rows`.
     #[inline]
     pub fn index_of_rows(&self, rows: &[i64]) -> Option<u64> {
-        debug_assert!(self.count() <= u128::from(u64::MAX));
+        // Every index is below the count: at most 2^64 of them fit.
+        debug_assert!(self.count() <= 1 << 64);
         let mut index = 0u64;
         for f in &self.free {
             let k = f.position(rows[f.at])?;

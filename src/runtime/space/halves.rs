@@ -149,6 +149,9 @@ mod tests {
     fn halves_split_where_both_fit() {
         let at_most = Halves::new(&[3, 5, 7]).expect("fits");
         assert_eq!((at_most.split, at_most.counts), (0, [1, 105]));
+        // 64 booleans: 2^64 configurations, one half still.
+        let bits = Halves::new(&[2; 64]).expect("fits");
+        assert_eq!((bits.split, bits.counts), (0, [1, 1 << 64]));
         let radices = [1 << 20, 1 << 30, 1 << 40, 3];
         let two = Halves::new(&radices).expect("two halves");
         assert_eq!(two.split, 2);
