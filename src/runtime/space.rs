@@ -230,9 +230,7 @@ impl Space {
             rows[f.at] = f.values[(index % len) as usize];
             index /= len;
         }
-        for &(copy, original) in &self.mirrors {
-            rows[copy] = rows[original];
-        }
+        self.copy_mirrors(&mut rows);
         Config {
             rows,
             chans: self.chans.clone(),
@@ -278,9 +276,7 @@ impl Space {
             cfg.rows[f.at] = f.values[digit as usize];
             index = rest;
         }
-        for &(copy, original) in &self.mirrors {
-            cfg.rows[copy] = cfg.rows[original];
-        }
+        self.copy_mirrors(&mut cfg.rows);
     }
 
     /// The free slot (its place in the free slots' order) at cell `at` of
@@ -306,9 +302,7 @@ impl Space {
             }
             cfg.rows[f.at] = f.values[0];
         }
-        for &(copy, original) in &self.mirrors {
-            cfg.rows[copy] = cfg.rows[original];
-        }
+        self.copy_mirrors(&mut cfg.rows);
         changed
     }
 
@@ -327,9 +321,7 @@ impl Space {
             changed += 1;
             (from, to) = (from / len, to / len);
         }
-        for &(copy, original) in &self.mirrors {
-            cfg.rows[copy] = cfg.rows[original];
-        }
+        self.copy_mirrors(&mut cfg.rows);
         changed
     }
 
@@ -385,13 +377,31 @@ impl Space {
         if old == new {
             return Some(0);
         }
+        let (k, places) = self.slot_move(at, old, new)?;
+        Some(places * self.weights[k] as i128)
+    }
+
+    /// The free slot of cell `at` and how many places among its values
+    /// `new` is after `old`; `None` where the cell is not free to change
+    /// or either is not one of its values.
+    #[inline]
+    fn slot_move(&self, at: usize, old: i64, new: i64) -> Option<(usize, i128)> {
         let k = self.free_at[at];
         if k == NOT_FREE {
             return None;
         }
         let f = &self.free[k as usize];
         let (from, to) = (f.position(old)?, f.position(new)?);
-        Some((to as i128 - from as i128) * self.weights[k as usize] as i128)
+        Some((k as usize, to as i128 - from as i128))
+    }
+
+    /// Makes each cell that copies another (an edge's far end) hold its
+    /// original's value.
+    #[inline]
+    fn copy_mirrors(&self, rows: &mut [i64]) {
+        for &(copy, original) in &self.mirrors {
+            rows[copy] = rows[original];
+        }
     }
 
     /// Every configuration, in index order.

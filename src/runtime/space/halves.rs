@@ -10,7 +10,7 @@
 //! has at most 2^64 configurations, the split is at the first slot: the
 //! high half is 0 and the low half is the index.
 
-use super::{Config, Divisor, Space, NOT_FREE};
+use super::{Config, Divisor, Space};
 
 /// The most values a half takes: every code of it fits 64 bits.
 const MOST: u128 = 1 << 64;
@@ -110,9 +110,7 @@ impl Space {
                 index = rest;
             }
         }
-        for &(copy, original) in &self.mirrors {
-            cfg.rows[copy] = cfg.rows[original];
-        }
+        self.copy_mirrors(&mut cfg.rows);
     }
 
     /// What changing cell `at` of the rows from `old` to `new` adds to
@@ -124,15 +122,9 @@ impl Space {
             return Some([0, 0]);
         }
         let h = self.halves.as_ref()?;
-        let k = self.free_at[at];
-        if k == NOT_FREE {
-            return None;
-        }
-        let k = k as usize;
-        let f = &self.free[k];
-        let (from, to) = (f.position(old)?, f.position(new)?);
+        let (k, places) = self.slot_move(at, old, new)?;
         let mut delta = [0; 2];
-        delta[h.half(k)] = (to as i128 - from as i128) * h.slots[k].1 as i128;
+        delta[h.half(k)] = places * h.slots[k].1 as i128;
         Some(delta)
     }
 }
