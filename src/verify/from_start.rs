@@ -200,13 +200,18 @@ impl Starts {
 pub(super) struct Choosing {
     choices: Choices,
     by_orbits: bool,
+    /// Whether rounds will be counted: each configuration's enabled
+    /// processes are kept only then.
+    rounds: bool,
 }
 
 impl Choosing {
+    #[cfg(test)]
     fn new(choices: Choices) -> Self {
         Choosing {
             choices,
             by_orbits: false,
+            rounds: true,
         }
     }
 }
@@ -242,14 +247,7 @@ impl<'a> Explorer<'a> {
         progress: Option<Progress<'a>>,
         choices: Choices,
     ) -> Result<Self, Refusal> {
-        Self::reach(
-            inst,
-            start.into(),
-            (daemon, Choosing::new(choices)),
-            progress,
-            true,
-            TOGETHER,
-        )
+        Self::reachable_for(inst, start, (daemon, progress), (choices, false, true))
     }
 
     /// [`Explorer::reachable_choosing`], keeping one configuration of each
@@ -261,16 +259,35 @@ impl<'a> Explorer<'a> {
         progress: Option<Progress<'a>>,
         choices: Choices,
     ) -> Result<Self, Refusal> {
-        let mut choose = Choosing::new(choices);
-        choose.by_orbits = true;
-        Self::reach(
+        Self::reachable_for(inst, start, (daemon, progress), (choices, true, true))
+    }
+
+    /// [`Explorer::reachable_choosing`], by orbits where `by_orbits` (see
+    /// [`Explorer::reachable_by_orbits`]), for a search that counts rounds
+    /// only where `rounds`: without them, each configuration's enabled
+    /// processes are not kept while reaching (2 bytes a configuration on
+    /// a ring of 15), and are asked of the guards again if ever needed.
+    pub fn reachable_for(
+        inst: &'a Instance,
+        start: impl Into<Starts>,
+        (daemon, progress): (&Daemon, Option<Progress<'a>>),
+        (choices, by_orbits, rounds): (Choices, bool, bool),
+    ) -> Result<Self, Refusal> {
+        let choose = Choosing {
+            choices,
+            by_orbits,
+            rounds,
+        };
+        let mut ex = Self::reach(
             inst,
             start.into(),
             (daemon, choose),
             progress,
             true,
             TOGETHER,
-        )
+        )?;
+        ex.count_rounds(rounds);
+        Ok(ex)
     }
 
     /// [`Explorer::reachable_choosing`], every guard, move and predicate
@@ -297,6 +314,7 @@ impl<'a> Explorer<'a> {
             Some(daemon.clone()),
         );
         ex.choices = choosing.choices;
+        ex.count_rounds(choosing.rounds);
         let symmetry = choosing
             .by_orbits
             .then(|| super::symmetry::Symmetry::find(inst, ex.every_move()))

@@ -141,7 +141,8 @@ pub struct Explorer<'a> {
     /// From a start, per configuration: its enabled processes as bits
     /// (empty with more than 64 processes: then rounds are not counted;
     /// empty too without a declared legitimacy, which rounds and fairness
-    /// are about: asked of the guards again if ever needed). From every
+    /// are about, or where rounds are not counted: asked of the guards
+    /// again if ever needed). From every
     /// configuration they are asked of the guards again instead: a word
     /// each would be twice what the rest of the exploration keeps.
     enabled: EnabledSets,
@@ -343,7 +344,7 @@ impl<'a> Explorer<'a> {
         // Rounds are counted with a bit per process, and only towards a
         // declared legitimacy: without one they are not kept (they are
         // asked of the guards again if ever needed).
-        if self.inst.topo.n() <= 64 && self.declared {
+        if self.inst.topo.n() <= 64 && self.declared && self.rounds {
             self.enabled.push(e.enabled);
         }
         if self.invariant.is_none() {

@@ -421,12 +421,8 @@ fn verify_under(
                 _ => Starts::arbitrary(inst)?,
             };
             let (choices, progress) = (a.choice.into(), Some(progress));
-            let x = match a.symmetry {
-                true => Explorer::reachable_by_orbits(inst, starts, daemon, progress, choices),
-                false => Explorer::reachable_choosing(inst, starts, daemon, progress, choices),
-            };
-            let mut x = x?;
-            x.count_rounds(!a.no_rounds);
+            let plan = (choices, a.symmetry, !a.no_rounds);
+            let mut x = Explorer::reachable_for(inst, starts, (daemon, progress), plan)?;
             x.check_properties(!a.no_properties);
             found.symmetries = x.symmetries();
             reached = x;

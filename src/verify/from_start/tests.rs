@@ -387,6 +387,53 @@ fn every_arbitrary_start_is_searched_from() {
     }
 }
 
+/// Reached for a search without rounds, no configuration's enabled
+/// processes are kept; asked for rounds after all, the search works them
+/// out again and finds what it finds with them kept, under each daemon,
+/// with the fairness searches that ask for them too (a ring where one
+/// process can go on napping and waking before a leader is known).
+#[test]
+fn enabled_processes_are_kept_only_for_rounds() {
+    use crate::verify::Fairness;
+    let chang_roberts = include_str!("../../../tests/golden/programs/chang_roberts.gc");
+    let restless = chang_roberts
+        .replace(
+            "var awake: bool = false",
+            "var awake: bool = false\nvar nap: bool = false",
+        )
+        .replace(
+            "done :: receive elected(u) from q and u == id -> skip",
+            "done :: receive elected(u) from q and u == id -> skip\n    \
+             doze :: leader == -1 and index == 0 -> nap := not nap",
+        );
+    assert_eq!(restless.matches("nap").count(), 3);
+    for (src, converges) in [(chang_roberts, true), (&restless, false)] {
+        let mut inst = super::super::test_instance(src, "ring:4", &[]);
+        let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+        for daemon in [Daemon::Central, Daemon::Distributed, Daemon::Synchronous] {
+            let reach = |rounds: bool| {
+                let plan = (Choices::Every, false, rounds);
+                Explorer::reachable_for(&inst, start.clone(), (&daemon, None), plan).unwrap()
+            };
+            let (kept, mut asked) = (reach(true), reach(false));
+            assert_eq!(kept.enabled.len(), kept.count as usize);
+            assert_eq!(asked.enabled.len(), 0, "none kept without rounds");
+            asked.count_rounds(true);
+            for fairness in [Fairness::Unfair, Fairness::Weak] {
+                let [a, b] = [&kept, &asked].map(|ex| {
+                    format!(
+                        "{:?}",
+                        ex.verify_fairly(&daemon, fairness).map(|v| v.convergence)
+                    )
+                });
+                assert_eq!(a, b, "{}", daemon.name());
+                let cycle = a.contains("Cycle") || a.contains("HoldsUnderFairness");
+                assert_eq!(!cycle && a.contains("rounds: Some"), converges, "{a}");
+            }
+        }
+    }
+}
+
 /// Programs that pass messages start from every channel content
 /// `--init random` can draw too: what a search from all of them reaches,
 /// each start first in its order, is what plain searches from each one
