@@ -278,16 +278,14 @@ impl<'a> Explorer<'a> {
             by_orbits,
             rounds,
         };
-        let mut ex = Self::reach(
+        Self::reach(
             inst,
             start.into(),
             (daemon, choose),
             progress,
             true,
             TOGETHER,
-        )?;
-        ex.count_rounds(rounds);
-        Ok(ex)
+        )
     }
 
     /// [`Explorer::reachable_choosing`], every guard, move and predicate

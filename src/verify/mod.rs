@@ -342,8 +342,9 @@ impl<'a> Explorer<'a> {
         }
         self.legit_count += u64::from(e.legit);
         // Rounds are counted with a bit per process, and only towards a
-        // declared legitimacy: without one they are not kept (they are
-        // asked of the guards again if ever needed).
+        // declared legitimacy: without one, or where rounds will not be
+        // counted, they are not kept (they are asked of the guards again
+        // if ever needed).
         if self.inst.topo.n() <= 64 && self.declared && self.rounds {
             self.enabled.push(e.enabled);
         }
