@@ -453,10 +453,10 @@ impl<'a> Explorer<'a> {
             }
             i = range.end as usize;
         }
-        reached.kept_all();
+        ex.kept_steps = kept.and_then(KeptStepsWriter::finish);
+        reached.kept_all(ex.kept_steps.is_some());
         ex.count = reached.len() as u32;
         ex.states = States::Reachable { reached, parents };
-        ex.kept_steps = kept.and_then(KeptStepsWriter::finish);
         drop(expanding);
         ex.symmetry = symmetry;
         Ok(ex)

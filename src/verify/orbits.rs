@@ -71,6 +71,15 @@ impl<'a> Explorer<'a> {
         }
     }
 
+    /// Whether `cfg` is configuration `i` (the one standing for its orbit,
+    /// under symmetries): [`Explorer::number_of`] gives `i`.
+    pub(super) fn leads_to(&self, cfg: &Config, i: u32) -> bool {
+        match &self.symmetry {
+            None => self.states.is(i, cfg),
+            Some(_) => self.number_of(cfg).map(|(j, _)| j) == Some(i),
+        }
+    }
+
     /// `run`, a run between orbits, as a run between configurations from
     /// its start: each step's moves taken back by the symmetry that led to
     /// its configuration's orbit (none before the first); with

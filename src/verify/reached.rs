@@ -21,6 +21,9 @@ use crate::state::Config;
 use std::sync::OnceLock;
 
 /// The reached configurations.
+// One store an exploration, never in a collection: its variants' sizes
+// cost nothing that a box would save.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Reached {
     /// Kept as bytes (see [`ConfigArena`]).
     Whole(ConfigArena),
@@ -94,6 +97,16 @@ impl Reached {
         match self {
             Reached::Whole(arena) => arena.index(cfg),
             Reached::Packed(p) => p.find(p.space.index(cfg)? as u64),
+        }
+    }
+
+    /// Whether configuration `i` is `cfg` (in canonical form): for whole
+    /// configurations, without looking `cfg` up (see
+    /// [`ConfigArena::let_table_go`]).
+    pub(super) fn is(&self, i: u32, cfg: &Config) -> bool {
+        match self {
+            Reached::Whole(arena) => arena.is(i, cfg),
+            Reached::Packed(_) => self.index(cfg) == Some(i),
         }
     }
 
@@ -191,10 +204,14 @@ impl Reached {
     }
 
     /// Says that nothing more is kept: the set of codes goes, and the
-    /// table of numbers answers from now on (made when first asked for).
-    pub(super) fn kept_all(&mut self) {
-        if let Reached::Packed(p) = self {
-            p.set = None;
+    /// table of numbers answers from now on (made when first asked for);
+    /// where `steps_kept` (the searches after read where each step leads),
+    /// whole configurations' table goes, made again if one is looked up.
+    pub(super) fn kept_all(&mut self, steps_kept: bool) {
+        match self {
+            Reached::Packed(p) => p.set = None,
+            Reached::Whole(arena) if steps_kept => arena.let_table_go(),
+            Reached::Whole(_) => {}
         }
     }
 
@@ -458,11 +475,16 @@ mod tests {
         assert_eq!(packed.len(), few as usize);
         let missing = space.config(count - 1);
         assert_eq!(packed.index(&missing), whole.index(&missing));
-        packed.kept_all();
+        // The whole store's table let go, and made again by the look-ups.
+        packed.kept_all(true);
+        whole.kept_all(true);
         for i in 0..few as u32 {
             assert_eq!(packed.get(i), whole.get(i));
             assert_eq!(packed.index(&whole.get(i)), Some(i));
+            assert!(whole.is(i, &packed.get(i)));
+            assert_eq!(whole.index(&packed.get(i)), Some(i));
         }
+        assert_eq!(whole.index(&missing), packed.index(&missing));
         set
     }
 

@@ -67,7 +67,7 @@ impl Explorer<'_> {
             .into_iter()
             .find(|moves| {
                 let next = rel.successor_of(&cfg, moves);
-                next.is_ok_and(|n| self.number_of(&n).map(|(i, _)| i) == Some(to))
+                next.is_ok_and(|n| self.leads_to(&n, to))
             })
     }
 

@@ -173,13 +173,25 @@ impl<'e, 'a> Search<'e, 'a> {
     /// [`Search::edges`], and whether no process is enabled there.
     fn edges_and_terminal(&mut self, i: u32) -> Result<(Vec<Edge>, bool), Refusal> {
         let mut out = Vec::new();
+        // Where the steps lead, where they were kept: the steps written
+        // are then not looked up (the set of codes goes once steps are
+        // kept, and a look-up would make it again).
+        self.batch.given.clear();
+        let stops = self.ex.states.reached_from_a_start() && self.ex.stops_at(i);
+        if let Some(kept) = self.ex.kept_steps.as_ref().filter(|_| !stops) {
+            let mut kept_steps = Vec::new();
+            if kept.read(i, &mut kept_steps) {
+                self.batch.given.extend(kept_steps.iter().map(|s| s.to));
+            }
+        }
         let terminal = self.each_edge((i, None), true, |to, step, _| {
             out.push(Edge {
                 to,
                 moves: step.moves.to_vec(),
             })
-        })?;
-        Ok((out, terminal))
+        });
+        self.batch.given.clear();
+        Ok((out, terminal?))
     }
 
     /// Calls `each` with every step the daemon allows from configuration

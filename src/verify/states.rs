@@ -62,6 +62,15 @@ impl States {
         }
     }
 
+    /// Whether configuration `i` is `cfg` (for orbits, the one standing
+    /// for its orbit): [`States::index`] of `cfg` is `i`.
+    pub(super) fn is(&self, i: u32, cfg: &Config) -> bool {
+        match self {
+            States::Reachable { reached, .. } => reached.is(i, cfg),
+            _ => self.index(cfg) == Some(i),
+        }
+    }
+
     /// Whether these are the configurations reachable from starts
     /// (the first numbers), rather than all.
     pub(super) fn reached_from_a_start(&self) -> bool {

@@ -34,6 +34,7 @@ pub(crate) use encoding::MessageShape;
 pub(super) use encoding::{put_code, Packed};
 pub(super) use encoding::{HOW, PACKED, UNCODED};
 use starts::Starts;
+use std::sync::OnceLock;
 
 /// No number in a slot of the table.
 const EMPTY: u32 = u32::MAX;
@@ -64,9 +65,11 @@ pub(super) struct ConfigArena {
     /// Where each configuration's bytes start, and one past the last.
     starts: Starts,
     /// Numbers (each in its low `number_bits`, with a tag above, see
-    /// [`TAGGED_NUMBER_BITS`]), or `EMPTY`; a power of two long, at most
-    /// seven eighths full.
-    table: Vec<u32>,
+    /// [`TAGGED_NUMBER_BITS`]), or `EMPTY`; 2^`slot_bits` long,
+    /// at most seven eighths full. Let go where no look-up is expected
+    /// (see [`ConfigArena::let_table_go`]), and made again at the next.
+    table: OnceLock<Vec<u32>>,
+    slot_bits: u32,
     number_bits: u32,
     /// A configuration of the instance, shaped as decoding needs.
     like: Config,
@@ -103,7 +106,8 @@ impl ConfigArena {
             },
             bytes: Vec::new(),
             starts: Starts::new(),
-            table: vec![EMPTY; 1 << 10],
+            table: OnceLock::from(vec![EMPTY; 1 << 10]),
+            slot_bits: 10,
             number_bits: TAGGED_NUMBER_BITS,
             like: like.clone(),
             most_bytes: MOST_BYTES,
@@ -173,12 +177,13 @@ impl ConfigArena {
         }
     }
 
-    /// Whether a slot's `entry` (not `EMPTY`) may hold bytes hashing to
-    /// `h`: its tag is theirs (a slot with another tag holds other bytes).
+    /// The bits of a slot's entry that hold its tag: an entry (not
+    /// `EMPTY`) may hold bytes hashing to `h` where these bits of it are
+    /// those of `self.entry(0, h)` (a slot with another tag holds other
+    /// bytes).
     #[inline]
-    fn tag_matches(&self, entry: u32, h: u64) -> bool {
-        let tag_mask = !(u32::MAX >> (32 - self.number_bits));
-        entry & tag_mask == self.entry(0, h)
+    fn tag_mask(&self) -> u32 {
+        !(u32::MAX >> (32 - self.number_bits))
     }
 
     /// The number a slot's `entry` holds.
@@ -195,14 +200,15 @@ impl ConfigArena {
     /// [`ConfigArena::slot`] of `bytes`, whose hash is `h`.
     #[inline]
     fn slot_hashed(&self, bytes: &[u8], h: u64) -> usize {
-        let mask = self.table.len() - 1;
+        let table = self.table();
+        let mask = table.len() - 1;
         let mut s = h as usize & mask;
+        // The tag once, not at each slot probed.
+        let (tag_mask, tag) = (self.tag_mask(), self.entry(0, h));
         loop {
-            match self.table[s] {
+            match table[s] {
                 EMPTY => return s,
-                e if self.tag_matches(e, h) && same_bytes(self.at(self.number(e)), bytes) => {
-                    return s
-                }
+                e if e & tag_mask == tag && same_bytes(self.at(self.number(e)), bytes) => return s,
                 _ => s = (s + 1) & mask,
             }
         }
@@ -217,10 +223,20 @@ impl ConfigArena {
         })
     }
 
+    /// Whether configuration `i` is `cfg` (canonical), asked without the
+    /// table.
+    pub(super) fn is(&self, i: u32, cfg: &Config) -> bool {
+        SCRATCH.with_borrow_mut(|bytes| {
+            bytes.clear();
+            self.encoding.encode(cfg, bytes);
+            self.holds(i, bytes)
+        })
+    }
+
     /// The number of the configuration `bytes` encode (see
     /// [`ConfigArena::encode`]), if kept.
     pub(super) fn index_encoded(&self, bytes: &[u8]) -> Option<u32> {
-        Some(self.table[self.slot(bytes)])
+        Some(self.table()[self.slot(bytes)])
             .filter(|&e| e != EMPTY)
             .map(|e| self.number(e))
     }
@@ -240,7 +256,10 @@ impl ConfigArena {
         let range = |k: usize| &bytes[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
         /// No number in the first slot (empty, or another tag).
         const NO_FIRST: usize = usize::MAX;
-        let mask = self.table.len() - 1;
+        let table = self.table();
+        let mask = table.len() - 1;
+        // Worked out once, not at each look-up.
+        let tag_mask = self.tag_mask();
         out.clear();
         let mut hashes = [0u64; TOGETHER];
         // Per look-up: the number the first slot names (its tag matching),
@@ -254,11 +273,11 @@ impl ConfigArena {
             for (j, (h, key)) in hashes[..len].iter_mut().zip(&mut keys).enumerate() {
                 *key = range(from + j);
                 *h = hash(key);
-                prefetch(&self.table[*h as usize & mask]);
+                prefetch(&table[*h as usize & mask]);
             }
             for (&h, first) in hashes[..len].iter().zip(&mut firsts) {
-                let e = self.table[h as usize & mask];
-                *first = match e != EMPTY && self.tag_matches(e, h) {
+                let e = table[h as usize & mask];
+                *first = match e != EMPTY && e & tag_mask == self.entry(0, h) {
                     true => {
                         let i = self.number(e) as usize;
                         self.starts.prefetch(i);
@@ -283,10 +302,10 @@ impl ConfigArena {
                     && same_bytes(&self.bytes[starts[j]..self.starts.get(i + 1)], bytes)
                 {
                     Some(i as u32)
-                } else if self.table[h as usize & mask] == EMPTY {
+                } else if table[h as usize & mask] == EMPTY {
                     None
                 } else {
-                    let e = self.table[self.slot_hashed(bytes, h)];
+                    let e = table[self.slot_hashed(bytes, h)];
                     (e != EMPTY).then(|| self.number(e))
                 };
                 out.push(found);
@@ -353,43 +372,80 @@ impl ConfigArena {
     pub(super) fn insert_encoded(&mut self, bytes: &[u8]) -> (bool, u32) {
         let h = hash(bytes);
         let s = self.slot_hashed(bytes, h);
-        if self.table[s] != EMPTY {
-            return (false, self.number(self.table[s]));
+        let found = self.table()[s];
+        if found != EMPTY {
+            return (false, self.number(found));
         }
         let number = self.len() as u32;
-        self.table[s] = self.entry(number, h);
+        let entry = self.entry(number, h);
+        self.table.get_mut().expect("made by the look-up")[s] = entry;
         self.bytes.extend_from_slice(bytes);
         // Under 4 GiB: the search stops once the arena is full (MOST_BYTES).
         self.starts.push(self.bytes.len() as u32);
         // The next number, with the largest tag, must not be `EMPTY`.
         if self.number_bits < 32 && self.len() + 1 >= 1 << self.number_bits {
             self.number_bits = 32;
-            self.rehash(self.table.len());
+            self.rehash(self.slot_bits);
         }
         // Seven eighths: a probe past other configurations reads their
         // slots only (the tags), which lie together.
-        if 8 * self.len() > 7 * self.table.len() {
-            self.rehash(self.table.len() * 2);
+        if 8 * self.len() > 7 << self.slot_bits {
+            self.rehash(self.slot_bits + 1);
         }
         (true, number)
     }
 
-    /// Makes the table `size` slots long and puts every number back.
-    fn rehash(&mut self, size: usize) {
-        self.table = vec![EMPTY; size];
+    /// Makes the table 2^`bits` slots long and puts every number back.
+    fn rehash(&mut self, bits: u32) {
+        // The old one goes first, as it did.
+        self.table = OnceLock::new();
+        self.slot_bits = bits;
+        self.table = OnceLock::from(self.filled());
+    }
+
+    /// The table, made again if it was let go.
+    #[inline]
+    fn table(&self) -> &[u32] {
+        self.table.get_or_init(|| self.filled())
+    }
+
+    /// A table 2^`slot_bits` long holding every number.
+    // Out of the look-ups' code, which ask for the table at each.
+    #[cold]
+    #[inline(never)]
+    fn filled(&self) -> Vec<u32> {
+        let size = 1 << self.slot_bits;
+        let mut table = vec![EMPTY; size];
         for i in 0..self.len() as u32 {
             let h = hash(self.at(i));
             let mut s = h as usize & (size - 1);
-            while self.table[s] != EMPTY {
+            while table[s] != EMPTY {
                 s = (s + 1) & (size - 1);
             }
-            self.table[s] = self.entry(i, h);
+            table[s] = self.entry(i, h);
         }
+        table
+    }
+
+    /// Lets the table go, every configuration being kept and none
+    /// expected to be looked up (where the steps between them are kept
+    /// too: Chang and Roberts' ring of 15 held 16.8 MB of it through the
+    /// searches after reaching); a look-up makes it again.
+    pub(super) fn let_table_go(&mut self) {
+        self.table = OnceLock::new();
+    }
+
+    /// Whether configuration `i` is kept as `bytes`, asked without the
+    /// table (a step whose destination is known already, see
+    /// `search/batch.rs`).
+    pub(super) fn holds(&self, i: u32, bytes: &[u8]) -> bool {
+        (i as usize) < self.len() && same_bytes(self.at(i), bytes)
     }
 
     /// The bytes kept.
     pub(super) fn bytes(&self) -> usize {
-        self.bytes.capacity() + self.starts.bytes() + 4 * self.table.len()
+        let table = self.table.get().map_or(0, Vec::len);
+        self.bytes.capacity() + self.starts.bytes() + 4 * table
     }
 }
 

@@ -38,6 +38,12 @@ pub(super) struct StepBatch {
     counts: Vec<(u32, u64)>,
     keeps_moves: bool,
     found: Vec<Option<u32>>,
+    /// Where each step listed leads, where that is known already (the
+    /// steps kept while reaching, in the order listed): a step written is
+    /// then taken to lead there if the configuration there is its bytes,
+    /// with no look-up (see [`StepBatch::pass_on`]). Set for one
+    /// configuration's steps, and emptied by [`StepBatch::pass_on`].
+    pub(super) given: Vec<u32>,
 }
 
 /// A step as [`StepBatch::pass_on`] passes it on: its moves (none where
@@ -77,6 +83,39 @@ impl StepBatch {
         }
     }
 
+    /// Where the steps written lead, into `found`, taken from `given`
+    /// where there is a destination for each step listed and each is the
+    /// step's configuration: its bytes those the step wrote (a number
+    /// holding them is theirs: the arena keeps each configuration once),
+    /// or the number a step found; false, with `found` empty, otherwise.
+    fn found_given(&mut self, arena: &ConfigArena) -> bool {
+        if self.given.len() != self.listed.len() {
+            return false;
+        }
+        let mut start = 0;
+        let mut ends = self.ends.iter();
+        for (listed, &to) in self.listed.iter().zip(&self.given) {
+            let holds = match listed {
+                Listed::Written => {
+                    let end = *ends.next().expect("an end for each step written");
+                    let bytes = &self.bytes[start..end];
+                    start = end;
+                    arena.holds(to, bytes)
+                }
+                Listed::Found(next, _) => *next == to,
+                Listed::Faults(_) | Listed::Outside => false,
+            };
+            if !holds {
+                self.found.clear();
+                return false;
+            }
+            if matches!(listed, Listed::Written) {
+                self.found.push(Some(to));
+            }
+        }
+        true
+    }
+
     /// Passes the steps on in the order listed, as one at a time would
     /// have: `each` with where a step leads, the step and the symmetry;
     /// a fault recorded by `fault` (with its moves) unless one was; and at
@@ -90,8 +129,11 @@ impl StepBatch {
     ) -> bool {
         self.found.clear();
         if let Some(arena) = arena.filter(|_| !self.ends.is_empty()) {
-            arena.index_many(&self.bytes, &self.ends, &mut self.found);
+            if !self.found_given(arena) {
+                arena.index_many(&self.bytes, &self.ends, &mut self.found);
+            }
         }
+        self.given.clear();
         let mut found = self.found.iter();
         let mut from = 0;
         for (k, listed) in self.listed.drain(..).enumerate() {
