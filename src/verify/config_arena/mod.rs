@@ -397,7 +397,8 @@ impl ConfigArena {
 
     /// Makes the table 2^`bits` slots long and puts every number back.
     fn rehash(&mut self, bits: u32) {
-        // The old one goes first, as it did.
+        // The old one goes first: both at once would take half as much
+        // memory again.
         self.table = OnceLock::new();
         self.slot_bits = bits;
         self.table = OnceLock::from(self.filled());
