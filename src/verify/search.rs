@@ -165,6 +165,17 @@ impl<'e, 'a> Search<'e, 'a> {
         self.ex.states.config(i)
     }
 
+    /// Reads into `out` the steps kept from configuration `i`, where they
+    /// were kept and may answer: not where a run stops because an
+    /// invariant fails (the slow way says so). Whether they were.
+    fn kept_steps_for(&self, i: u32, out: &mut Vec<Succ>) -> bool {
+        let stops = self.ex.states.reached_from_a_start() && self.ex.stops_at(i);
+        match self.ex.kept_steps.as_ref() {
+            Some(kept) if !stops => kept.read(i, out),
+            _ => false,
+        }
+    }
+
     /// Every step the daemon allows from configuration `i`.
     pub(super) fn edges(&mut self, i: u32) -> Result<Vec<Edge>, Refusal> {
         Ok(self.edges_and_terminal(i)?.0)
@@ -176,13 +187,9 @@ impl<'e, 'a> Search<'e, 'a> {
         // Where the steps lead, where they were kept: the steps written
         // are then not looked up (the set of codes goes once steps are
         // kept, and a look-up would make it again).
-        self.batch.given.clear();
-        let stops = self.ex.states.reached_from_a_start() && self.ex.stops_at(i);
-        if let Some(kept) = self.ex.kept_steps.as_ref().filter(|_| !stops) {
-            let mut kept_steps = Vec::new();
-            if kept.read(i, &mut kept_steps) {
-                self.batch.given.extend(kept_steps.iter().map(|s| s.to));
-            }
+        let mut kept_steps = Vec::new();
+        if self.kept_steps_for(i, &mut kept_steps) {
+            self.batch.given.extend(kept_steps.iter().map(|s| s.to));
         }
         let terminal = self.each_edge((i, None), true, |to, step, _| {
             out.push(Edge {
@@ -350,14 +357,12 @@ impl<'e, 'a> Search<'e, 'a> {
         from: Option<(u32, u64)>,
         out: &mut Vec<Succ>,
     ) -> Result<bool, Refusal> {
+        if self.kept_steps_for(i, out) {
+            return Ok(self.ex.is_terminal(i));
+        }
         // From a start, a run stops where an invariant fails: the slow way
         // says so.
         let stops = self.ex.states.reached_from_a_start() && self.ex.stops_at(i);
-        if let Some(kept) = self.ex.kept_steps.as_ref().filter(|_| !stops) {
-            if kept.read(i, out) {
-                return Ok(self.ex.is_terminal(i));
-            }
-        }
         if let Some(fast) = self.fast.as_mut().filter(|_| !stops) {
             if let Some(terminal) = fast.load_steps((i, from), self.daemon, out)? {
                 return Ok(terminal);
