@@ -267,6 +267,9 @@ fn messages(large: bool) {
     ];
     if large {
         cases.push((&chang_roberts, "ring:15", "central", None));
+        // Past 6 million configurations: where the process's own few MB
+        // no longer weigh on the bytes a configuration.
+        cases.push((&chang_roberts, "ring:16", "central", None));
         cases.push((&chang_roberts, "ring:13", "distributed", None));
         cases.push((&arrow, "chain:9", "central", Some(9)));
     }

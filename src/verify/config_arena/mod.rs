@@ -125,8 +125,8 @@ impl ConfigArena {
     }
 
     fn at(&self, i: u32) -> &[u8] {
-        let i = i as usize;
-        &self.bytes[self.starts.get(i)..self.starts.get(i + 1)]
+        let (start, end) = self.starts.span(i as usize);
+        &self.bytes[start..end]
     }
 
     /// Overwrites `cfg` (a configuration of the same instance) with number
@@ -265,7 +265,7 @@ impl ConfigArena {
         // Per look-up: the number the first slot names (its tag matching),
         // then where its bytes start; each read once, as the cache is asked.
         let mut firsts = [NO_FIRST; TOGETHER];
-        let mut starts = [0usize; TOGETHER];
+        let mut spans = [(0usize, 0usize); TOGETHER];
         // Each look-up's bytes, found once.
         let mut keys: [&[u8]; TOGETHER] = [&[]; TOGETHER];
         for from in (0..ends.len()).step_by(TOGETHER) {
@@ -286,10 +286,10 @@ impl ConfigArena {
                     false => NO_FIRST,
                 };
             }
-            for (&i, start) in firsts[..len].iter().zip(&mut starts) {
+            for (&i, span) in firsts[..len].iter().zip(&mut spans) {
                 if i != NO_FIRST {
-                    *start = self.starts.get(i);
-                    if let Some(at) = self.bytes.get(*start) {
+                    *span = self.starts.span(i);
+                    if let Some(at) = self.bytes.get(span.0) {
                         prefetch(at);
                     }
                 }
@@ -298,16 +298,15 @@ impl ConfigArena {
                 let (bytes, h, i) = (keys[j], hashes[j], firsts[j]);
                 // Mostly the first slot answers: the bytes it names are
                 // these, or it is empty.
-                let found = if i != NO_FIRST
-                    && same_bytes(&self.bytes[starts[j]..self.starts.get(i + 1)], bytes)
-                {
-                    Some(i as u32)
-                } else if table[h as usize & mask] == EMPTY {
-                    None
-                } else {
-                    let e = table[self.slot_hashed(bytes, h)];
-                    (e != EMPTY).then(|| self.number(e))
-                };
+                let found =
+                    if i != NO_FIRST && same_bytes(&self.bytes[spans[j].0..spans[j].1], bytes) {
+                        Some(i as u32)
+                    } else if table[h as usize & mask] == EMPTY {
+                        None
+                    } else {
+                        let e = table[self.slot_hashed(bytes, h)];
+                        (e != EMPTY).then(|| self.number(e))
+                    };
                 out.push(found);
             }
         }
@@ -417,8 +416,11 @@ impl ConfigArena {
     fn filled(&self) -> Vec<u32> {
         let size = 1 << self.slot_bits;
         let mut table = vec![EMPTY; size];
+        // One configuration after another: each starts where the last ended.
+        let mut start = 0;
         for i in 0..self.len() as u32 {
-            let h = hash(self.at(i));
+            let end = self.starts.end_of(i as usize, start);
+            let h = hash(&self.bytes[std::mem::replace(&mut start, end)..end]);
             let mut s = h as usize & (size - 1);
             while table[s] != EMPTY {
                 s = (s + 1) & (size - 1);
