@@ -19,7 +19,7 @@
 //! its domain, the step relation is asked instead, and reports it.
 
 use super::config_arena::{
-    put_code, varint, zigzag, BitWriter, ConfigArena, Packed, HOW, PACKED, UNCODED,
+    put_low_bytes, varint, zigzag, BitWriter, ConfigArena, Packed, HOW, PACKED, UNCODED,
 };
 use super::view_memo::ViewMemo;
 use crate::runtime::step::{Move, StepRelation};
@@ -297,23 +297,30 @@ impl EncodedSteps {
         let heads = self.heads.len();
         let count = self.messages.len() - heads + self.sent.len();
         let packed = if count > 0 { PACKED } else { 0 };
-        match coded {
+        // The code's high half heads the messages' bits (see
+        // `CodeWidths`).
+        let high = match coded {
             Some((_, widths)) => {
                 let (high, low) = ((code >> 64) as u64, code as u64);
-                // A code past its bytes (none there are for a high half
+                // A code past its bits (none there are for a high half
                 // that is always 0) is none of the space's.
-                if high.checked_shr(8 * widths[0] as u32).unwrap_or(0) != 0 {
+                if high.checked_shr(widths.high_bits).unwrap_or(0) != 0 {
                     return false;
                 }
                 varint(out, (count as u64) << HOW | packed);
-                put_code(out, [high, low], widths);
+                put_low_bytes(out, low, widths.low_bytes);
+                (high, widths.high_bits)
             }
             None => {
                 varint(out, (count as u64) << HOW | UNCODED | packed);
                 self.put_rows((cfg, stride), views, out);
+                (0, 0)
             }
-        }
+        };
+        let mut bits = BitWriter::new(out);
+        bits.put(high.0, high.1);
         if count == 0 {
+            bits.finish();
             return true;
         }
         // The messages sent are the youngest at their receivers: each goes
@@ -322,7 +329,6 @@ impl EncodedSteps {
         if !self.sent.is_sorted_by_key(receiver) {
             self.sent.sort_by_key(receiver);
         }
-        let mut bits = BitWriter::new(out);
         let mut sent = Merged {
             sent: &self.sent,
             next: 0,
@@ -720,7 +726,7 @@ process {
                 .with_effects(&inst, &start);
             let arena = ConfigArena::new(inst.space(), &start, MessageShape::of(&inst));
             // Whether the code has a high half, where the rows are coded.
-            let halves = arena.coded().map(|(_, widths)| widths[0] > 0);
+            let halves = arena.coded().map(|(_, widths)| widths.high_bits > 0);
             let expected = match program.contains("most") {
                 true => None,
                 false => Some(program.contains("big")),

@@ -97,9 +97,9 @@ impl MessageShape {
 
 /// How configurations are written as bytes.
 pub(super) struct Encoding {
-    /// The state space and the bytes of each half of a code (high, then
-    /// low; see [`Space::index_halves`]), where the rows are coded.
-    pub(super) coded: Option<(Space, [usize; 2])>,
+    /// The state space and how a code in halves is written (see
+    /// [`Space::index_halves`]), where the rows are coded.
+    pub(super) coded: Option<(Space, CodeWidths)>,
     pub(super) messages: MessageShape,
     /// The bits of a packed message's channel and type.
     pub(super) bits: (u32, u32),
@@ -122,29 +122,33 @@ impl Encoding {
         let count: usize = chans.queues.iter().map(|q| q.len()).sum();
         // Rows with a code or, with a value the space does not have, each
         // value (`UNCODED`): every configuration is kept.
-        match self
+        // The code's high half, if any, heads the bits the messages are
+        // packed in (see `CodeWidths`).
+        let high = match self
             .coded
             .as_ref()
             .and_then(|(space, w)| Some((space.index_halves(&cfg.rows)?, *w)))
         {
             Some((code, widths)) => {
                 varint(out, (count as u64) << HOW);
-                put_code(out, code, widths);
+                put_low_bytes(out, code[1], widths.low_bytes);
+                (code[0], widths.high_bits)
             }
             None => {
                 varint(out, (count as u64) << HOW | UNCODED);
                 cfg.rows.iter().for_each(|&v| varint(out, zigzag(v)));
+                (0, 0)
             }
-        }
+        };
         // The messages receiver by receiver, each receiver's in the order
         // they were sent, each with its channel: the channels are first
         // in, first out, so that order gives every queue back, and each
         // message's place in it needs no bytes.
         if count == 0 {
-            return;
+            return put_high_alone(out, high);
         }
         // The first byte holds the low bits of the integer.
-        if self.words && self.pack_words(chans, count, out) {
+        if self.words && self.pack_words(chans, (count, high), out) {
             out[head] |= PACKED as u8;
             return;
         }
@@ -171,10 +175,11 @@ impl Encoding {
         // channel, the type and each field in the bits their values take,
         // next to one another; else, from the same place, a
         // variable-length integer each.
-        if !self.messages.timed && self.pack(chans, order, out) {
+        if !self.messages.timed && self.pack(chans, (order, high), out) {
             out[head] |= PACKED as u8;
             return;
         }
+        put_high_alone(out, high);
         for &(arc, at) in order.iter() {
             let m = &chans.queues[arc as usize][at as usize];
             varint(out, u64::from(arc));
@@ -220,8 +225,13 @@ impl Encoding {
 
     /// [`Encoding::pack`] of the `count` messages of `chans` where each
     /// fits in a word: one pass over the channels, each message's word
-    /// put at its number, then written in order.
-    fn pack_words(&self, chans: &Channels, count: usize, out: &mut Vec<u8>) -> bool {
+    /// put at its number, then written in order, after `high`.
+    fn pack_words(
+        &self,
+        chans: &Channels,
+        (count, high): (usize, (u64, u32)),
+        out: &mut Vec<u8>,
+    ) -> bool {
         let (mut few, mut many) = ([(0u32, 0u64, 0u32); 32], Vec::new());
         let words = first_of(&mut few, &mut many, count);
         // Most channels are empty: an iterator over a queue's two halves
@@ -246,6 +256,7 @@ impl Encoding {
             words.sort_by_key(|w| w.0);
         }
         let mut bits = BitWriter::new(out);
+        bits.put(high.0, high.1);
         for &(_, word, held) in words.iter() {
             bits.put(word, held);
         }
@@ -253,12 +264,19 @@ impl Encoding {
         true
     }
 
-    /// Appends the messages `order` lists (channel, place), packed; false,
-    /// with `out` as it was, where a field is outside its domain.
-    fn pack(&self, chans: &Channels, order: &[(u32, u32)], out: &mut Vec<u8>) -> bool {
+    /// Appends the code's high half `high` (its value and bits) and the
+    /// messages `order` lists (channel, place), packed; false, with `out`
+    /// as it was, where a field is outside its domain.
+    fn pack(
+        &self,
+        chans: &Channels,
+        (order, high): (&[(u32, u32)], (u64, u32)),
+        out: &mut Vec<u8>,
+    ) -> bool {
         let from = out.len();
         let (arc_bits, kind_bits) = self.bits;
         let mut bits = BitWriter::new(out);
+        bits.put(high.0, high.1);
         for &(arc, at) in order {
             let m = &chans.queues[arc as usize][at as usize];
             let Some(fields) = self.messages.domains.get(usize::from(m.kind)) else {
@@ -307,7 +325,7 @@ impl Encoding {
         let mut at = 0;
         let how = read_varint(bytes, &mut at);
         let (_, widths) = self.coded.as_ref().filter(|_| how & UNCODED == 0)?;
-        let code = get_code(bytes, &mut at, *widths);
+        let (code, mut bits) = get_code(bytes, at, *widths);
         messages.clear();
         let count = how >> HOW;
         if count == 0 {
@@ -318,7 +336,6 @@ impl Encoding {
         }
         let (arc_bits, kind_bits) = self.bits;
         let head = arc_bits + kind_bits;
-        let mut bits = BitReader::new(&bytes[at..]);
         for _ in 0..count {
             // The channel and the type in one read, the fields in another.
             let arc_kind = bits.take(head);
@@ -347,17 +364,19 @@ impl Encoding {
     ) -> Option<[u64; 2]> {
         let mut at = 0;
         let how = read_varint(bytes, &mut at);
-        let code = match (&self.coded, how & UNCODED) {
+        // The bits the messages are packed in, from the code's high half.
+        let (code, mut bits) = match (&self.coded, how & UNCODED) {
             (Some((space, widths)), 0) => {
-                let code = get_code(bytes, &mut at, *widths);
+                let (code, bits) = get_code(bytes, at, *widths);
                 space.decode_halves_into(code, cfg);
-                Some(code)
+                at += widths.low_bytes + widths.high_bits.div_ceil(8) as usize;
+                (Some(code), bits)
             }
             _ => {
                 for v in cfg.rows.iter_mut() {
                     *v = unzigzag(read_varint(bytes, &mut at));
                 }
-                None
+                (None, BitReader::new(&bytes[at..]))
             }
         };
         cfg.chans.queues.iter_mut().for_each(|q| q.clear());
@@ -373,7 +392,6 @@ impl Encoding {
         if how & PACKED != 0 {
             let (arc_bits, kind_bits) = self.bits;
             let head = arc_bits + kind_bits;
-            let mut bits = BitReader::new(&bytes[at..]);
             for seq in 0..count {
                 // The channel and the type in one read.
                 let arc_kind = bits.take(head);
@@ -430,37 +448,48 @@ impl Encoding {
     }
 }
 
-/// Appends a rows' code in halves (high, then low), each in the low
-/// bytes of `widths` (none for a high half that is always 0). In line,
-/// but the high half written by a call: with both writes in line,
-/// `EncodedSteps::write` grew past what the compiler puts in line and
-/// the bit writer's flush became calls to append and memcpy, about 30
-/// instructions a step of Chang and Roberts' election.
-#[inline(always)]
-pub(in crate::verify) fn put_code(out: &mut Vec<u8>, code: [u64; 2], widths: [usize; 2]) {
-    if widths[0] > 0 {
-        put_high(out, code[0], widths[0]);
+/// How a rows' code in halves is written: the low half in `low_bytes`
+/// bytes after the count (at least one), the high half in `high_bits`
+/// bits (none where it is always 0: a space of at most 2^64) at the head
+/// of the bits the messages are packed in, so that its last byte is
+/// shared with them rather than padded alone.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::verify) struct CodeWidths {
+    pub(in crate::verify) high_bits: u32,
+    pub(in crate::verify) low_bytes: usize,
+}
+
+impl CodeWidths {
+    /// The widths of the halves of a code of `counts` (high, low).
+    pub(super) fn of([high, low]: [u128; 2]) -> Self {
+        CodeWidths {
+            high_bits: bits_for(high),
+            low_bytes: (bits_for(low).div_ceil(8) as usize).max(1),
+        }
     }
-    put_low_bytes(out, code[1], widths[1]);
 }
 
-/// The high half of a code, for [`put_code`].
-#[inline(never)]
-fn put_high(out: &mut Vec<u8>, high: u64, width: usize) {
-    put_low_bytes(out, high, width);
+/// The high half of a code (its value and bits) in bits of its own, where
+/// no message is packed after it.
+fn put_high_alone(out: &mut Vec<u8>, (high, bits): (u64, u32)) {
+    if bits > 0 {
+        let mut writer = BitWriter::new(out);
+        writer.put(high, bits);
+        writer.finish();
+    }
 }
 
-/// The rows' code in halves that [`put_code`] wrote at `at` of `bytes`,
-/// `at` moved past it.
+/// The rows' code in halves written from `at` of `bytes` (see
+/// [`CodeWidths`]), and a reader of the bits after its high half.
 #[inline]
-fn get_code(bytes: &[u8], at: &mut usize, widths: [usize; 2]) -> [u64; 2] {
-    let high = match widths[0] {
+fn get_code(bytes: &[u8], at: usize, widths: CodeWidths) -> ([u64; 2], BitReader<'_>) {
+    let low = get_low_bytes(bytes, at, widths.low_bytes);
+    let mut bits = BitReader::new(&bytes[at + widths.low_bytes..]);
+    let high = match widths.high_bits {
         0 => 0,
-        width => get_low_bytes(bytes, *at, width),
+        width => bits.take(width),
     };
-    let low = get_low_bytes(bytes, *at + widths[0], widths[1]);
-    *at += widths[0] + widths[1];
-    [high, low]
+    ([high, low], bits)
 }
 
 /// Where a configuration's messages are read packed, as

@@ -12,18 +12,19 @@
 //! [`crate::state::channels::Channels::by_receiver`]): how many messages
 //! are in transit and how the rest is written, in one variable-length
 //! integer; the rows (their code in the state space where the space has
-//! one for them, else each value as a variable-length integer); then,
-//! receiver by receiver and each receiver's in the order sent, each one's
-//! channel, type and the fields its type has, packed in the bits their
-//! values take (in a program in rounds whose fields are in their domains;
-//! else each a variable-length integer, with, in a program that runs in
-//! ticks, how many ticks it has to go).
+//! one for them: its low half in bytes, its high half, past 2^64 rows, in
+//! the bits its values take, at the head of the messages' bits; else each
+//! value as a variable-length integer); then, receiver by receiver and
+//! each receiver's in the order sent, each one's channel, type and the
+//! fields its type has, packed in the bits their values take (in a
+//! program in rounds whose fields are in their domains; else each a
+//! variable-length integer, with, in a program that runs in ticks, how
+//! many ticks it has to go).
 
 mod bytes;
 mod encoding;
 mod starts;
 
-use super::bits_for;
 use crate::runtime::space::Space;
 use crate::state::channels::Msg;
 use crate::state::Config;
@@ -31,7 +32,7 @@ use bytes::{hash, same_bytes};
 pub(super) use bytes::{put_low_bytes, varint, zigzag, BitWriter};
 use encoding::Encoding;
 pub(crate) use encoding::MessageShape;
-pub(super) use encoding::{put_code, Packed};
+pub(super) use encoding::{CodeWidths, Packed};
 pub(super) use encoding::{HOW, PACKED, UNCODED};
 use starts::Starts;
 use std::sync::OnceLock;
@@ -87,12 +88,7 @@ impl ConfigArena {
             && space
                 .index(like)
                 .is_some_and(|code| space.config(code).rows == like.rows);
-        // Each half's bytes: none for a high half of one value (a space of
-        // at most 2^64), at least one for the low half.
-        let widths = halves.map(|[high, low]| {
-            let bytes = |count| bits_for(count).div_ceil(8) as usize;
-            [bytes(high), bytes(low).max(1)]
-        });
+        let widths = halves.map(CodeWidths::of);
         let bits = messages.bits(like.chans.queues.len());
         ConfigArena {
             encoding: Encoding {
@@ -317,9 +313,9 @@ impl ConfigArena {
         self.encoding.encode(cfg, out);
     }
 
-    /// The state space the rows are coded in and the bytes of each half
-    /// of a code (see [`Space::index_halves`]), where they are.
-    pub(super) fn coded(&self) -> Option<(&Space, [usize; 2])> {
+    /// The state space the rows are coded in and how a code in halves is
+    /// written (see [`Space::index_halves`]), where they are.
+    pub(super) fn coded(&self) -> Option<(&Space, CodeWidths)> {
         self.encoding
             .coded
             .as_ref()
@@ -459,11 +455,14 @@ mod tests {
     use crate::runtime::init::InitMode;
     use crate::state::channels::{Channels, Msg};
 
-    /// Two message types of 0 and 2 fields, in rounds or (`DELAY`) in ticks.
+    /// Two message types of 0 and 2 fields, in rounds or (`DELAY`) in
+    /// ticks; with `BIG` a variable of 2^22 values, past 2^64 rows on a
+    /// ring of 3 (a code in two halves).
     const PROGRAM: &str = "message ping
 message pair(a: 0..3, b: -2..2)
 channel capacity 3 DELAY
 var x: 0..1 = 0
+BIG
 process {
     a :: x == 0 -> x := 1; send ping to right
     b :: receive pair(u, v) from q -> x := 0
@@ -472,13 +471,23 @@ process {
 
     #[test]
     fn configurations_with_messages_come_back_as_they_were_kept() {
-        for (delay, timed) in [("", false), ("delay 1..3", true)] {
-            let mut inst =
-                crate::verify::test_instance(&PROGRAM.replace("DELAY", delay), "ring:3", &[]);
+        let big = "var big: 0..4194303 = 4194303";
+        for (delay, timed, big) in [
+            ("", false, ""),
+            ("delay 1..3", true, ""),
+            ("", false, big),
+            ("delay 1..3", true, big),
+        ] {
+            let program = PROGRAM.replace("DELAY", delay).replace("BIG", big);
+            let mut inst = crate::verify::test_instance(&program, "ring:3", &[]);
             let start = inst.initial(&InitMode::Declared, &[]).unwrap();
             let shape = MessageShape::of(&inst);
             assert_eq!((shape.arity.as_slice(), shape.timed), (&[0, 2][..], timed));
             let mut arena = ConfigArena::new(inst.space(), &start, shape);
+            // The code's high half heads the messages' bits (or stands
+            // alone where none is packed).
+            let high_bits = arena.coded().map(|(_, widths)| widths.high_bits);
+            assert_eq!(high_bits, Some(if big.is_empty() { 0 } else { 23 }));
             // Sent in an order that is not the channels': channel, type,
             // fields, ticks to go.
             let sent = [
@@ -553,7 +562,11 @@ process {
     /// become all number.
     #[test]
     fn every_configuration_kept_is_found_under_its_number() {
-        let mut inst = crate::verify::test_instance(&PROGRAM.replace("DELAY", ""), "ring:3", &[]);
+        let mut inst = crate::verify::test_instance(
+            &PROGRAM.replace("DELAY", "").replace("BIG", ""),
+            "ring:3",
+            &[],
+        );
         let start = inst.initial(&InitMode::Declared, &[]).unwrap();
         for number_bits in [TAGGED_NUMBER_BITS, 9] {
             let mut arena = ConfigArena::new(inst.space(), &start, MessageShape::of(&inst));
