@@ -259,7 +259,8 @@ impl ConfigArena {
         out.clear();
         let mut hashes = [0u64; TOGETHER];
         // Per look-up: the number the first slot names (its tag matching),
-        // then where its bytes start; each read once, as the cache is asked.
+        // then where its bytes start and end; each read once, as the cache
+        // is asked.
         let mut firsts = [NO_FIRST; TOGETHER];
         let mut spans = [(0usize, 0usize); TOGETHER];
         // Each look-up's bytes, found once.
