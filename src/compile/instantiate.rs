@@ -2,7 +2,7 @@
 //! lengths and priorities become constants, each process gets its role,
 //! what depends on the topology is checked (ring neighbours, a tree), and
 //! guards, statements and predicates are compiled into closures.
-//! [`instantiate`] is a short driver over these steps; every step reports
+//! [`instantiate()`] is a short driver over these steps; every step reports
 //! its problems, and all of them are returned together.
 
 use super::layout::Layout;

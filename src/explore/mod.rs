@@ -2,7 +2,7 @@
 //! server (tiny_http: synchronous and small, which is all one user on
 //! 127.0.0.1 needs; no async runtime to carry) serves one page, embedded
 //! in the binary, and a JSON API the page calls (docs/explore.md). Each
-//! page is a session: an [`Exploration`] of the instance the command line
+//! page is a session: an [`Exploration`](session::Exploration) of the instance the command line
 //! set up, where the user chooses the next move among those the daemon
 //! allows, goes back, branches, evaluates expressions, edits the program
 //! and runs `verify` on it.

@@ -1,6 +1,6 @@
 //! How the REPL's `step` and `run` watch the run loop: each step is
 //! remembered for `back` and printed with the watches (only the last 20 of
-//! a long `run`, printed once it stops: see [`Session::run_steps`]); `run`
+//! a long `run`, printed once it stops: see [`Session::run_steps`](super::Session::run_steps)); `run`
 //! stops when its `until` holds, a breakpoint becomes true, or Ctrl-C is
 //! pressed.
 

@@ -21,7 +21,8 @@ pub struct StepRecord {
     /// Movers and actions worked out from `chosen_before`.
     pub(crate) worked_out: OnceCell<(Vec<u32>, Vec<u32>)>,
     /// Each mover's row before the step, `stride` values each; after a
-    /// column step, the whole configuration before it (see [`Simulation::mover_rows`]).
+    /// column step, the whole configuration before it (see
+    /// [`Simulation::mover_rows`](crate::runtime::engine::Simulation::mover_rows)).
     pub(crate) before: Vec<i64>,
     /// Each mover's row after the step; unused after a column step, whose
     /// rows after are the configuration's.

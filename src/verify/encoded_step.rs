@@ -108,9 +108,9 @@ impl EncodedSteps {
         self.decoded = None;
     }
 
-    /// [`EncodedSteps::forget`], the next configuration being number `i`
-    /// of the arena the steps are written for: ready already where it was
-    /// [`EncodedSteps::decoded`] last.
+    /// The steps written next leave from configuration number `i` of the
+    /// arena they are written for: it is loaded at the first, unless it
+    /// was [`EncodedSteps::decoded`] last (ready already then).
     pub(super) fn forget_for(&mut self, i: u32) {
         self.number = Some(i);
         self.ready = match self.decoded {
@@ -140,7 +140,7 @@ impl EncodedSteps {
 
     /// Appends to `out` the bytes of the configuration the step of
     /// `moves` leads to from `cfg` (canonical, kept in `arena`; the same
-    /// since [`EncodedSteps::forget`]; rows of `stride` values), where
+    /// since [`EncodedSteps::forget_for`]; rows of `stride` values), where
     /// `views` keeps what each move does (loaded with `cfg`'s views; `at`:
     /// where, if the lister says, see [`ViewMemo::effects_at`]); false, with
     /// `out` as it was, where the step relation must be asked instead.

@@ -6,7 +6,7 @@ use std::cell::OnceCell;
 
 /// After a synchronous step evaluated column by column, what every process
 /// would run next, as a column; the enabled list, positions and round flags
-/// are worked out from it when needed (see [`Simulation::settle`]).
+/// are worked out from it when needed (see [`Simulation::settle`](super::Simulation::settle)).
 #[derive(Clone)]
 pub(super) struct Dense {
     pub(super) chosen: Vec<u16>,

@@ -369,7 +369,7 @@ impl Encoding {
             (Some((space, widths)), 0) => {
                 let (code, bits) = get_code(bytes, at, *widths);
                 space.decode_halves_into(code, cfg);
-                at += widths.low_bytes + widths.high_bits.div_ceil(8) as usize;
+                at += widths.bytes_alone();
                 (Some(code), bits)
             }
             _ => {
@@ -466,6 +466,12 @@ impl CodeWidths {
             high_bits: bits_for(high),
             low_bytes: (bits_for(low).div_ceil(8) as usize).max(1),
         }
+    }
+
+    /// The bytes a code takes where no message is packed after its high
+    /// half, which then stands alone (see [`put_high_alone`]).
+    pub(super) fn bytes_alone(self) -> usize {
+        self.low_bytes + self.high_bits.div_ceil(8) as usize
     }
 }
 

@@ -113,7 +113,8 @@ impl Starts {
         }
     }
 
-    /// Where configuration `i`'s bytes start and end.
+    /// Where configuration `i`'s bytes start and end, read in one `match`:
+    /// its end through [`Starts::end_of`] was a call at each look-up.
     #[inline(always)]
     pub(super) fn span(&self, i: usize) -> (usize, usize) {
         match self {

@@ -21,7 +21,7 @@ pub const CERTIFIED_WITHIN: f64 = 1e-9;
 const GUESS_AT: [f64; 7] = [1e-10, 3e-11, 1e-11, 3e-12, 1e-12, 3e-13, 1e-13];
 
 /// The change at which value iteration stops when no guess checks (the
-/// last of [`GUESS_AT`]).
+/// last of `GUESS_AT`).
 pub const TOLERANCE: f64 = GUESS_AT[GUESS_AT.len() - 1];
 
 /// The most sweeps value iteration makes before it gives up.
@@ -109,7 +109,7 @@ pub fn no_sure_arrival(model: &Model) -> Option<(u32, u32)> {
 
 /// The expected `cost` to legitimacy from each configuration, each choice
 /// taken to make it longest: value iteration from 0, certified where it
-/// can be (see [`iterate`]). Only where
+/// can be (by `iterate`). Only where
 /// [`no_sure_arrival`] finds nothing (else some values are infinite).
 pub fn expected(
     model: &Model,

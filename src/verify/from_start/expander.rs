@@ -79,14 +79,14 @@ pub(super) struct Expander<'i> {
     seen: Vec<u64>,
     /// The sleep set of the configuration expanded, where they are used.
     sleep: Option<u64>,
-    /// See [`Expanding::listed`], and where the moves are listed.
+    /// See [`Expanding::listed`](super::expanding::Expanding::listed), and where the moves are listed.
     listed: Option<bool>,
     lister: Lister,
     /// Where the program has channels: what each process does per view.
     views: Option<ViewMemo>,
     /// The configuration expanded, made ready to write its steps as bytes.
     encoded: EncodedSteps,
-    /// See [`Expanding::symmetry`], and where a step's orbit is found.
+    /// See [`Expanding::symmetry`](super::expanding::Expanding::symmetry), and where a step's orbit is found.
     symmetry: Option<&'i Symmetry>,
     canonical: Config,
 }

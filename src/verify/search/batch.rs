@@ -30,7 +30,7 @@ pub(super) struct StepBatch {
     ends: Vec<usize>,
     listed: Vec<Listed>,
     /// Each step's moves, one after the other, and where each ends, where
-    /// they are kept (see [`StepBatch::keep_moves`]).
+    /// they are kept (see [`StepBatch::clear`]).
     moves: Vec<Move>,
     move_ends: Vec<usize>,
     /// Each step's number of moves and its movers as bits (see
