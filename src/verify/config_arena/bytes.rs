@@ -119,7 +119,7 @@ pub(super) fn hash(bytes: &[u8]) -> u64 {
 /// Appends the low `count` bytes (at most 8) of `v` to `out`, least
 /// significant first: eight written and the rest cut, since a copy of a
 /// length known only when running is a call to memcpy.
-#[inline]
+#[inline(always)]
 pub(in crate::verify) fn put_low_bytes(out: &mut Vec<u8>, v: u64, count: usize) {
     let len = out.len();
     out.extend_from_slice(&v.to_le_bytes());
@@ -169,7 +169,20 @@ pub(super) fn unzigzag(u: u64) -> i64 {
     ((u >> 1) as i64) ^ -((u & 1) as i64)
 }
 
-pub(in crate::verify) fn varint(out: &mut Vec<u8>, mut v: u64) {
+/// Appends `v` as a variable-length integer, seven bits a byte: the one
+/// byte of a small value in line (a configuration's count mostly), the
+/// rest a call.
+#[inline(always)]
+pub(in crate::verify) fn varint(out: &mut Vec<u8>, v: u64) {
+    if v < 0x80 {
+        out.push(v as u8);
+    } else {
+        varint_long(out, v);
+    }
+}
+
+#[inline(never)]
+fn varint_long(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;

@@ -1,8 +1,8 @@
 //! How a configuration with channels is written as bytes (see the
-//! parent module's doc for the encoding), and what an instance's messages
-//! carry.
+//! parent module's doc for the encoding).
 
 use super::bytes::{get_low_bytes, read_varint, unzigzag, zigzag, BitReader};
+use super::MessageShape;
 use super::{put_low_bytes, varint, BitWriter};
 use crate::runtime::space::Space;
 use crate::state::channels::{Channels, Msg, MAX_FIELDS};
@@ -17,84 +17,6 @@ pub(in crate::verify) const HOW: u32 = 2;
 pub(in crate::verify) const UNCODED: u64 = 1;
 pub(in crate::verify) const PACKED: u64 = 2;
 
-/// What an instance's messages carry: per type, how many fields (those
-/// past them are 0), and whether the program runs in ticks (where a
-/// message has ticks to go; in rounds, none); per type, each field's
-/// smallest value and the bits its values take (empty where unknown).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct MessageShape {
-    pub(crate) arity: Vec<u8>,
-    pub(crate) timed: bool,
-    pub(crate) domains: Vec<Vec<(i64, u32)>>,
-    /// The process each channel leads to ([`Channels::receivers`]): the
-    /// messages are kept receiver by receiver ([`Channels::by_receiver`]).
-    pub(crate) receivers: Vec<u32>,
-}
-
-impl MessageShape {
-    /// The shape of `inst`'s messages.
-    pub(crate) fn of(inst: &crate::load::Instance) -> Self {
-        use crate::compile::VarDomain;
-        let n = inst.topo.n() as i64;
-        let field = |d: &VarDomain| match *d {
-            VarDomain::Bool => (0, 2),
-            VarDomain::Range(lo, hi) => (lo, hi.saturating_sub(lo).saturating_add(1)),
-            VarDomain::Enum(len) => (0, len as i64),
-            VarDomain::Node => (0, n),
-        };
-        MessageShape {
-            arity: inst
-                .prog
-                .messages
-                .iter()
-                .map(|m| m.fields.len() as u8)
-                .collect(),
-            timed: inst.runs_in_ticks(),
-            domains: inst
-                .code
-                .message_domains
-                .iter()
-                .map(|fields| {
-                    fields
-                        .iter()
-                        .map(|d| {
-                            let (lo, size) = field(d);
-                            (lo, bits_for(size.max(1) as u128))
-                        })
-                        .collect()
-                })
-                .collect(),
-            receivers: Channels::receivers(&inst.topo),
-        }
-    }
-
-    /// The process channel `arc` leads to.
-    #[inline]
-    pub(crate) fn receiver(&self, arc: u32) -> u32 {
-        self.receivers.get(arc as usize).copied().unwrap_or(0)
-    }
-
-    /// The bits of a packed message's channel (among `arcs`) and type.
-    pub(super) fn bits(&self, arcs: usize) -> (u32, u32) {
-        (bits_for(arcs as u128), bits_for(self.domains.len() as u128))
-    }
-
-    /// Whether every packed message of every type fits in a word.
-    pub(super) fn fits_words(&self, (arc_bits, kind_bits): (u32, u32)) -> bool {
-        self.domains
-            .iter()
-            .all(|fields| arc_bits + kind_bits + fields.iter().map(|f| f.1).sum::<u32>() <= 64)
-    }
-
-    /// How many fields a message of type `kind` has (every one, for a type
-    /// this shape does not know).
-    pub(super) fn arity(&self, kind: u16) -> usize {
-        self.arity
-            .get(usize::from(kind))
-            .map_or(MAX_FIELDS, |&a| usize::from(a))
-    }
-}
-
 /// How configurations are written as bytes.
 pub(super) struct Encoding {
     /// The state space and how a code in halves is written (see
@@ -108,13 +30,104 @@ pub(super) struct Encoding {
     pub(super) words: bool,
     /// Per message type: the bits of its fields, packed.
     pub(super) fields_bits: Vec<u32>,
+    /// Where the count of messages is left out and read from the length
+    /// (see [`CountInLength`]).
+    pub(super) count_in_length: Option<CountInLength>,
+}
+
+/// Where every configuration's rows are coded and its messages packed a
+/// word each, all of one width: its bytes are its code and its messages
+/// alone, and how many messages there are is read from how many bytes
+/// there are (the count's byte was 1 of Chang and Roberts' 21 a
+/// configuration on the ring of 16). A configuration not so written
+/// (rows the code does not take, a field outside its domain) begins with
+/// a low half no code takes, then is written with its count (see
+/// [`HOW`]).
+#[derive(Clone, Copy, Debug)]
+pub(in crate::verify) struct CountInLength {
+    /// The bits each message takes: at least 8, so that the bits that
+    /// pad the last byte hold no message.
+    width: u32,
+    /// The low half no code takes (the count of its values).
+    marker: u64,
+}
+
+impl CountInLength {
+    /// Where configurations' counts can be read from their length: rows
+    /// coded as `coded` (the space's counts in halves and how they are
+    /// written), messages packed a word each (`words`), each type taking
+    /// the bits of its channel and type (`bits`) and of its fields
+    /// (`fields_bits`); `None` where the types' widths differ or are
+    /// below a byte, or where the code's low half has no value to spare
+    /// (its count all its bytes hold: Chang and Roberts' ring of 15, 2^75
+    /// rows, whose low half holds 2^64 values).
+    pub(super) fn of(
+        coded: Option<([u128; 2], CodeWidths)>,
+        words: bool,
+        (arc_bits, kind_bits): (u32, u32),
+        fields_bits: &[u32],
+    ) -> Option<Self> {
+        let ([_, low_count], widths) = coded.filter(|_| words)?;
+        let width = arc_bits + kind_bits + fields_bits.first()?;
+        let one_width = fields_bits
+            .iter()
+            .all(|&f| arc_bits + kind_bits + f == width);
+        // A low half past every code's, which its bytes can hold (at most
+        // eight).
+        let fits = low_count >> (8 * widths.low_bytes) == 0;
+        (one_width && width >= 8 && fits).then_some(CountInLength {
+            width,
+            marker: low_count as u64,
+        })
+    }
 }
 
 impl Encoding {
+    /// What the configuration `bytes` begin with (`len` bytes long) says
+    /// of its count of messages and of how the rest is written (as the
+    /// variable-length integer its bytes begin with where they have one,
+    /// see [`HOW`]), and where that rest starts.
+    #[inline]
+    fn how(&self, bytes: &[u8], len: usize) -> (u64, usize) {
+        let mut at = 0;
+        if let (Some(implied), Some((_, widths))) = (self.count_in_length, &self.coded) {
+            if get_low_bytes(bytes, 0, widths.low_bytes) != implied.marker {
+                let bits = 8 * (len - widths.low_bytes) as u32 - widths.high_bits;
+                let count = u64::from(bits / implied.width);
+                return (count << HOW | if count > 0 { PACKED } else { 0 }, 0);
+            }
+            at = widths.low_bytes;
+        }
+        let how = read_varint(bytes, &mut at);
+        (how, at)
+    }
+
     /// Appends `cfg`'s bytes (canonical: its messages numbered 0, 1, ...
     /// in the order they were sent, or receiver by receiver) to `out`:
     /// its messages receiver by receiver ([`Channels::by_receiver`]).
     pub(super) fn encode(&self, cfg: &Config, out: &mut Vec<u8>) {
+        if let (Some(implied), Some((space, widths))) = (self.count_in_length, &self.coded) {
+            let head = out.len();
+            if let Some([high, low]) = space.index_halves(&cfg.rows) {
+                put_low_bytes(out, low, widths.low_bytes);
+                let count = cfg.chans.queues.iter().map(|q| q.len()).sum();
+                let high = (high, widths.high_bits);
+                if count == 0 {
+                    return put_high_alone(out, high);
+                }
+                if self.pack_words(&cfg.chans, (count, high), out) {
+                    return;
+                }
+                out.truncate(head);
+            }
+            // Written with its count, after the low half no code takes.
+            put_low_bytes(out, implied.marker, widths.low_bytes);
+        }
+        self.encode_counted(cfg, out);
+    }
+
+    /// [`Encoding::encode`] with the count of messages first.
+    fn encode_counted(&self, cfg: &Config, out: &mut Vec<u8>) {
         let head = out.len();
         // First, how many messages are in transit and how the rest is
         // written, in one variable-length integer (see `HOW`).
@@ -309,7 +322,7 @@ impl Encoding {
     }
 
     /// What a step written as bytes needs of the configuration `bytes`
-    /// begin with (see [`Encoding::decode_packing`]), read from them: its rows'
+    /// begin with, `len` long (see [`Encoding::decode_packing`]), read from them: its rows'
     /// code, returned, and its messages in the order kept (receiver by
     /// receiver, each's in the order sent),
     /// each's channel, word and bits as [`Encoding::word`] gives them,
@@ -318,12 +331,11 @@ impl Encoding {
     /// packed a word each.
     pub(super) fn packed_messages(
         &self,
-        bytes: &[u8],
+        (bytes, len): (&[u8], usize),
         messages: &mut Vec<(u32, u64, u32)>,
         on_arc: &mut [u32],
     ) -> Option<[u64; 2]> {
-        let mut at = 0;
-        let how = read_varint(bytes, &mut at);
+        let (how, at) = self.how(bytes, len);
         let (_, widths) = self.coded.as_ref().filter(|_| how & UNCODED == 0)?;
         let (code, mut bits) = get_code(bytes, at, *widths);
         messages.clear();
@@ -349,8 +361,8 @@ impl Encoding {
     }
 
     /// Overwrites `cfg` (a configuration of the same instance) with the
-    /// one `bytes` begin with: what they encode says where it ends, and
-    /// the bytes after, if any, are read (eight at a time) but not used.
+    /// one `bytes` begin with, `len` long: the bytes after, if any, are
+    /// read (eight at a time) but not used.
     /// Where `packed` asks, also what [`Encoding::packed_messages`] gives
     /// (its messages into the first, their count by channel added to the
     /// second, and the rows' code returned), from the same reading;
@@ -358,12 +370,11 @@ impl Encoding {
     /// unfinished) or nothing is asked.
     pub(super) fn decode_packing(
         &self,
-        bytes: &[u8],
+        (bytes, len): (&[u8], usize),
         cfg: &mut Config,
         mut packed: Option<Packed>,
     ) -> Option<[u64; 2]> {
-        let mut at = 0;
-        let how = read_varint(bytes, &mut at);
+        let (how, mut at) = self.how(bytes, len);
         // The bits the messages are packed in, from the code's high half.
         let (code, mut bits) = match (&self.coded, how & UNCODED) {
             (Some((space, widths)), 0) => {
@@ -449,7 +460,7 @@ impl Encoding {
 }
 
 /// How a rows' code in halves is written: the low half in `low_bytes`
-/// bytes after the count (at least one), the high half in `high_bits`
+/// bytes (at least one) after the count, if any, the high half in `high_bits`
 /// bits (none where it is always 0: a space of at most 2^64) at the head
 /// of the bits the messages are packed in, so that its last byte is
 /// shared with them rather than padded alone.

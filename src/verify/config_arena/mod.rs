@@ -19,10 +19,16 @@
 //! fields its type has, packed in the bits their values take (in a
 //! program in rounds whose fields are in their domains; else each a
 //! variable-length integer, with, in a program that runs in ticks, how
-//! many ticks it has to go).
+//! many ticks it has to go). Where every message takes one width of at
+//! least a byte, packed a word each, and the rows' code has a low half
+//! to spare, the count is left out of a configuration whose rows are
+//! coded and whose messages are packed, and read from its length; any
+//! other begins with that spare low half, then is written as above (see
+//! [`CountInLength`]).
 
 mod bytes;
 mod encoding;
+mod message_shape;
 mod starts;
 
 use crate::runtime::space::Space;
@@ -30,10 +36,11 @@ use crate::state::channels::Msg;
 use crate::state::Config;
 use bytes::{hash, same_bytes};
 pub(super) use bytes::{put_low_bytes, varint, zigzag, BitWriter};
+use encoding::CountInLength;
 use encoding::Encoding;
-pub(crate) use encoding::MessageShape;
 pub(super) use encoding::{CodeWidths, Packed};
 pub(super) use encoding::{HOW, PACKED, UNCODED};
+pub(crate) use message_shape::MessageShape;
 use starts::Starts;
 use std::sync::OnceLock;
 
@@ -90,15 +97,20 @@ impl ConfigArena {
                 .is_some_and(|code| space.config(code).rows == like.rows);
         let widths = halves.map(CodeWidths::of);
         let bits = messages.bits(like.chans.queues.len());
+        let words = !messages.timed && messages.fits_words(bits);
+        let fields_bits: Vec<u32> = (messages.domains.iter())
+            .map(|fields| fields.iter().map(|f| f.1).sum())
+            .collect();
+        let widths = widths.filter(|_| coded);
+        let count_in_length = CountInLength::of(halves.zip(widths), words, bits, &fields_bits);
         ConfigArena {
             encoding: Encoding {
-                coded: widths.filter(|_| coded).map(|widths| (space, widths)),
-                words: !messages.timed && messages.fits_words(bits),
-                fields_bits: (messages.domains.iter())
-                    .map(|fields| fields.iter().map(|f| f.1).sum())
-                    .collect(),
+                coded: widths.map(|widths| (space, widths)),
+                words,
+                fields_bits,
                 messages,
                 bits,
+                count_in_length,
             },
             bytes: Vec::new(),
             starts: Starts::new(),
@@ -153,8 +165,9 @@ impl ConfigArena {
         }
         // The bytes from its start on: decoding reads only its own, but
         // may then read them eight at a time up to its last.
-        let bytes = &self.bytes[self.starts.get(i as usize)..];
-        self.encoding.decode_packing(bytes, cfg, packed)
+        let (start, end) = self.starts.span(i as usize);
+        self.encoding
+            .decode_packing((&self.bytes[start..], end - start), cfg, packed)
     }
 
     /// Configuration number `i`.
@@ -323,6 +336,13 @@ impl ConfigArena {
             .map(|(space, widths)| (space, *widths))
     }
 
+    /// Whether a configuration whose rows are coded and whose messages
+    /// are packed a word each is written without its count of messages
+    /// (see [`CountInLength`]).
+    pub(super) fn count_in_length(&self) -> bool {
+        self.encoding.count_in_length.is_some()
+    }
+
     /// Configuration `i`'s rows' code (in halves) and its messages packed, as
     /// [`Encoding::packed_messages`] reads them from its bytes.
     pub(super) fn packed_messages(
@@ -331,8 +351,8 @@ impl ConfigArena {
         messages: &mut Vec<(u32, u64, u32)>,
         on_arc: &mut [u32],
     ) -> Option<[u64; 2]> {
-        let from = &self.bytes[self.starts.get(i as usize)..];
-        self.encoding.packed_messages(from, messages, on_arc)
+        let (start, end) = self.starts.span(i as usize);
+        (self.encoding).packed_messages((&self.bytes[start..], end - start), messages, on_arc)
     }
 
     /// The process channel `arc` leads to (the messages are kept receiver
@@ -469,6 +489,83 @@ process {
     b :: receive pair(u, v) from q -> x := 0
 }
 ";
+
+    /// Where messages are of one width of at least a byte, a
+    /// configuration whose rows are coded and whose messages packed is
+    /// its code and its messages alone, their count read from its length;
+    /// one with a field outside its domain, or a row the code does not
+    /// take, begins with a low half no code takes, then its count. Each
+    /// comes back as kept, with a code in one half and in two.
+    #[test]
+    fn counts_are_read_from_lengths_where_messages_have_one_width() {
+        use crate::verify::encoded_step::tests::ONE_WIDTH;
+        let big = "var big: 0..4194300 = 0\n";
+        for (program, high_bits) in [
+            (ONE_WIDTH.to_string(), 0),
+            (ONE_WIDTH.to_string() + big, 26),
+        ] {
+            let mut inst = crate::verify::test_instance(&program, "ring:3", &[]);
+            let start = inst.initial(&InitMode::Declared, &[]).unwrap();
+            let mut arena = ConfigArena::new(inst.space(), &start, MessageShape::of(&inst));
+            assert!(arena.count_in_length());
+            let (space, widths) = arena.coded().expect("coded");
+            assert_eq!(widths.high_bits, high_bits);
+            let marker = space.halves_counts().unwrap()[1] as u64;
+            // Six channels (3 bits), two types (1), two fields (3 + 3).
+            let width = 10;
+            let mut configs = vec![start.clone()];
+            for count in 1..=6 {
+                let mut cfg = start.clone();
+                cfg.rows[0] = 2;
+                for k in 0..count {
+                    let m = cfg
+                        .chans
+                        .stamp(k as u16 % 2, [k as i64 % 5, 7 - k as i64, 0, 0]);
+                    cfg.chans.queues[k].push_back(m);
+                }
+                cfg.canonicalize();
+                configs.push(cfg);
+            }
+            let mut wild = configs[3].clone();
+            wild.chans.queues[1][0].fields[0] = 9;
+            let mut outside = configs[2].clone();
+            outside.rows[1] = 7;
+            configs.extend([wild, outside]);
+            let receivers = Channels::receivers(&inst.topo);
+            for (k, cfg) in configs.iter().enumerate() {
+                assert!(arena.insert(cfg), "{k} is new");
+                let mut bytes = Vec::new();
+                arena.encode(cfg, &mut bytes);
+                let low = super::bytes::get_low_bytes(&bytes, 0, widths.low_bytes);
+                if k <= 6 {
+                    // Its code and k messages' bits, padded to a byte.
+                    let bits = high_bits + k as u32 * width;
+                    assert_eq!(
+                        bytes.len(),
+                        widths.low_bytes + bits.div_ceil(8) as usize,
+                        "{k}"
+                    );
+                    assert_ne!(low, marker, "{k}");
+                } else {
+                    assert_eq!(low, marker, "{k}");
+                    // Then its count of messages, not packed.
+                    let mut at = widths.low_bytes;
+                    let how = read_varint(&bytes, &mut at);
+                    assert_eq!(how >> HOW, cfg.chans.next_seq, "{k}");
+                    // A field outside its domain, unpacked; rows the code
+                    // does not take, each value.
+                    let uncoded = k == 8;
+                    assert_eq!((how & PACKED == 0, how & UNCODED != 0), (!uncoded, uncoded));
+                }
+            }
+            for (k, cfg) in configs.iter().enumerate() {
+                let mut kept = cfg.clone();
+                kept.chans.canonicalize_by_receiver(&receivers);
+                assert_eq!(arena.get(k as u32), kept, "{k}");
+                assert_eq!(arena.index(cfg), Some(k as u32), "{k}");
+            }
+        }
+    }
 
     #[test]
     fn configurations_with_messages_come_back_as_they_were_kept() {
