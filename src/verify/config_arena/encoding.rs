@@ -2,6 +2,7 @@
 //! parent module's doc for the encoding).
 
 use super::bytes::{get_low_bytes, read_varint, unzigzag, zigzag, BitReader};
+use super::count_in_length::CountInLength;
 use super::MessageShape;
 use super::{put_low_bytes, varint, BitWriter};
 use crate::runtime::space::Space;
@@ -35,53 +36,6 @@ pub(super) struct Encoding {
     pub(super) count_in_length: Option<CountInLength>,
 }
 
-/// Where every configuration's rows are coded and its messages packed a
-/// word each, all of one width: its bytes are its code and its messages
-/// alone, and how many messages there are is read from how many bytes
-/// there are (the count's byte was 1 of Chang and Roberts' 21 a
-/// configuration on the ring of 16). A configuration not so written
-/// (rows the code does not take, a field outside its domain) begins with
-/// a low half no code takes, then is written with its count (see
-/// [`HOW`]).
-#[derive(Clone, Copy, Debug)]
-pub(in crate::verify) struct CountInLength {
-    /// The bits each message takes: at least 8, so that the bits that
-    /// pad the last byte hold no message.
-    width: u32,
-    /// The low half no code takes (the count of its values).
-    marker: u64,
-}
-
-impl CountInLength {
-    /// Where configurations' counts can be read from their length: rows
-    /// coded as `coded` (the space's counts in halves and how they are
-    /// written), messages packed a word each (`words`), each type taking
-    /// the bits of its channel and type (`bits`) and of its fields
-    /// (`fields_bits`); `None` where the types' widths differ or are
-    /// below a byte, or where the code's low half has no value to spare
-    /// (its count all its bytes hold: Chang and Roberts' ring of 15, 2^75
-    /// rows, whose low half holds 2^64 values).
-    pub(super) fn of(
-        coded: Option<([u128; 2], CodeWidths)>,
-        words: bool,
-        (arc_bits, kind_bits): (u32, u32),
-        fields_bits: &[u32],
-    ) -> Option<Self> {
-        let ([_, low_count], widths) = coded.filter(|_| words)?;
-        let width = arc_bits + kind_bits + fields_bits.first()?;
-        let one_width = fields_bits
-            .iter()
-            .all(|&f| arc_bits + kind_bits + f == width);
-        // A low half past every code's, which its bytes can hold (at most
-        // eight).
-        let fits = low_count >> (8 * widths.low_bytes) == 0;
-        (one_width && width >= 8 && fits).then_some(CountInLength {
-            width,
-            marker: low_count as u64,
-        })
-    }
-}
-
 impl Encoding {
     /// What the configuration `bytes` begin with (`len` bytes long) says
     /// of its count of messages and of how the rest is written (as the
@@ -91,12 +45,11 @@ impl Encoding {
     fn how(&self, bytes: &[u8], len: usize) -> (u64, usize) {
         let mut at = 0;
         if let (Some(implied), Some((_, widths))) = (self.count_in_length, &self.coded) {
-            if get_low_bytes(bytes, 0, widths.low_bytes) != implied.marker {
-                let bits = 8 * (len - widths.low_bytes) as u32 - widths.high_bits;
-                let count = u64::from(bits / implied.width);
+            let count = implied.count(len, *widths);
+            if !implied.marks(bytes, *widths, count) {
                 return (count << HOW | if count > 0 { PACKED } else { 0 }, 0);
             }
-            at = widths.low_bytes;
+            at = implied.counted_from(*widths);
         }
         let how = read_varint(bytes, &mut at);
         (how, at)
@@ -120,8 +73,9 @@ impl Encoding {
                 }
                 out.truncate(head);
             }
-            // Written with its count, after the low half no code takes.
-            put_low_bytes(out, implied.marker, widths.low_bytes);
+            // Written with its count, after what no configuration so
+            // written begins with.
+            implied.put_mark(out, *widths);
         }
         self.encode_counted(cfg, out);
     }

@@ -21,12 +21,14 @@
 //! variable-length integer, with, in a program that runs in ticks, how
 //! many ticks it has to go). Where every message takes one width of at
 //! least a byte, packed a word each, and the rows' code has a low half
-//! to spare, the count is left out of a configuration whose rows are
+//! to spare or the channels a number, the count is left out of a configuration whose rows are
 //! coded and whose messages are packed, and read from its length; any
-//! other begins with that spare low half, then is written as above (see
-//! [`CountInLength`]).
+//! other begins with a mark (that spare low half or, where there is
+//! none, a message on a channel there is not), then is written as above
+//! (see [`CountInLength`]).
 
 mod bytes;
+mod count_in_length;
 mod encoding;
 mod message_shape;
 mod starts;
@@ -36,7 +38,7 @@ use crate::state::channels::Msg;
 use crate::state::Config;
 use bytes::{hash, same_bytes};
 pub(super) use bytes::{put_low_bytes, varint, zigzag, BitWriter};
-use encoding::CountInLength;
+use count_in_length::CountInLength;
 use encoding::Encoding;
 pub(super) use encoding::{CodeWidths, Packed};
 pub(super) use encoding::{HOW, PACKED, UNCODED};
@@ -102,7 +104,12 @@ impl ConfigArena {
             .map(|fields| fields.iter().map(|f| f.1).sum())
             .collect();
         let widths = widths.filter(|_| coded);
-        let count_in_length = CountInLength::of(halves.zip(widths), words, bits, &fields_bits);
+        let count_in_length = CountInLength::of(
+            halves.zip(widths),
+            (words, like.chans.queues.len()),
+            bits,
+            &fields_bits,
+        );
         ConfigArena {
             encoding: Encoding {
                 coded: widths.map(|widths| (space, widths)),
@@ -494,23 +501,31 @@ process {
     /// configuration whose rows are coded and whose messages packed is
     /// its code and its messages alone, their count read from its length;
     /// one with a field outside its domain, or a row the code does not
-    /// take, begins with a low half no code takes, then its count. Each
-    /// comes back as kept, with a code in one half and in two.
+    /// take, begins with a mark, then its count: a low half no code takes
+    /// or, where the low half has none to spare (2^24 rows in 3 bytes),
+    /// a message on a seventh of six channels. Each comes back as kept,
+    /// with a code in one half and in two.
     #[test]
     fn counts_are_read_from_lengths_where_messages_have_one_width() {
         use crate::verify::encoded_step::tests::ONE_WIDTH;
-        let big = "var big: 0..4194300 = 0\n";
-        for (program, high_bits) in [
-            (ONE_WIDTH.to_string(), 0),
-            (ONE_WIDTH.to_string() + big, 26),
+        let big = ONE_WIDTH.to_string() + "var big: 0..4194300 = 0\n";
+        let full = ONE_WIDTH.replace("var c: 0..3 = 0\nvar d: 0..2 = 0\n", "var c: 0..255 = 0\n");
+        assert_ne!(full, ONE_WIDTH);
+        for (program, high_bits, mark) in [
+            (ONE_WIDTH.to_string(), 0, "Low"),
+            (big, 26, "Low"),
+            (full, 0, "Channel(6)"),
         ] {
             let mut inst = crate::verify::test_instance(&program, "ring:3", &[]);
             let start = inst.initial(&InitMode::Declared, &[]).unwrap();
             let mut arena = ConfigArena::new(inst.space(), &start, MessageShape::of(&inst));
-            assert!(arena.count_in_length());
-            let (space, widths) = arena.coded().expect("coded");
+            let implied = arena
+                .encoding
+                .count_in_length
+                .expect("the count in the length");
+            assert!(format!("{implied:?}").contains(mark), "{implied:?}");
+            let (_, widths) = arena.coded().expect("coded");
             assert_eq!(widths.high_bits, high_bits);
-            let marker = space.halves_counts().unwrap()[1] as u64;
             // Six channels (3 bits), two types (1), two fields (3 + 3).
             let width = 10;
             let mut configs = vec![start.clone()];
@@ -529,27 +544,24 @@ process {
             let mut wild = configs[3].clone();
             wild.chans.queues[1][0].fields[0] = 9;
             let mut outside = configs[2].clone();
-            outside.rows[1] = 7;
+            outside.rows[1] = 300;
             configs.extend([wild, outside]);
             let receivers = Channels::receivers(&inst.topo);
             for (k, cfg) in configs.iter().enumerate() {
                 assert!(arena.insert(cfg), "{k} is new");
                 let mut bytes = Vec::new();
                 arena.encode(cfg, &mut bytes);
-                let low = super::bytes::get_low_bytes(&bytes, 0, widths.low_bytes);
+                let count = implied.count(bytes.len(), widths);
                 if k <= 6 {
                     // Its code and k messages' bits, padded to a byte.
                     let bits = high_bits + k as u32 * width;
-                    assert_eq!(
-                        bytes.len(),
-                        widths.low_bytes + bits.div_ceil(8) as usize,
-                        "{k}"
-                    );
-                    assert_ne!(low, marker, "{k}");
+                    let len = widths.low_bytes + bits.div_ceil(8) as usize;
+                    assert_eq!((bytes.len(), count), (len, k as u64), "{k}");
+                    assert!(!implied.marks(&bytes, widths, count), "{k}");
                 } else {
-                    assert_eq!(low, marker, "{k}");
+                    assert!(implied.marks(&bytes, widths, count), "{k}");
                     // Then its count of messages, not packed.
-                    let mut at = widths.low_bytes;
+                    let mut at = implied.counted_from(widths);
                     let how = read_varint(&bytes, &mut at);
                     assert_eq!(how >> HOW, cfg.chans.next_seq, "{k}");
                     // A field outside its domain, unpacked; rows the code
