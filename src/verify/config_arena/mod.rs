@@ -21,11 +21,11 @@
 //! variable-length integer, with, in a program that runs in ticks, how
 //! many ticks it has to go). Where every message takes one width of at
 //! least a byte, packed a word each, and the rows' code has a low half
-//! to spare or the channels a number, the count is left out of a configuration whose rows are
-//! coded and whose messages are packed, and read from its length; any
-//! other begins with a mark (that spare low half or, where there is
-//! none, a message on a channel there is not), then is written as above
-//! (see [`CountInLength`]).
+//! to spare or the channels a number, the count is left out of a
+//! configuration whose rows are coded and whose messages are packed, and
+//! read from its length; any other begins with a mark (that spare low
+//! half or, where there is none, a message on a channel there is not),
+//! then is written as above (see [`CountInLength`]).
 
 mod bytes;
 mod count_in_length;
@@ -359,7 +359,8 @@ impl ConfigArena {
         on_arc: &mut [u32],
     ) -> Option<[u64; 2]> {
         let (start, end) = self.starts.span(i as usize);
-        (self.encoding).packed_messages((&self.bytes[start..], end - start), messages, on_arc)
+        let bytes = (&self.bytes[start..], end - start);
+        self.encoding.packed_messages(bytes, messages, on_arc)
     }
 
     /// The process channel `arc` leads to (the messages are kept receiver
