@@ -170,8 +170,8 @@ pub(super) fn unzigzag(u: u64) -> i64 {
 }
 
 /// Appends `v` as a variable-length integer, seven bits a byte: the one
-/// byte of a small value in line (a configuration's count mostly), the
-/// rest a call.
+/// byte of a small value in line (a configuration's count of messages,
+/// where its length does not say it), the rest a call.
 #[inline(always)]
 pub(in crate::verify) fn varint(out: &mut Vec<u8>, v: u64) {
     if v < 0x80 {
