@@ -97,13 +97,13 @@ impl ConfigArena {
             && space
                 .index(like)
                 .is_some_and(|code| space.config(code).rows == like.rows);
-        let widths = halves.map(CodeWidths::of);
+        // Where the rows are coded: how a code is written.
+        let widths = halves.map(CodeWidths::of).filter(|_| coded);
         let bits = messages.bits(like.chans.queues.len());
         let words = !messages.timed && messages.fits_words(bits);
         let fields_bits: Vec<u32> = (messages.domains.iter())
             .map(|fields| fields.iter().map(|f| f.1).sum())
             .collect();
-        let widths = widths.filter(|_| coded);
         let count_in_length = CountInLength::of(
             halves.zip(widths),
             (words, like.chans.queues.len()),
